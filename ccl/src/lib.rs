@@ -1,0 +1,1 @@
+//! Placeholder crate root; see the crate description.

@@ -1,0 +1,376 @@
+//! NVIDIA devices through cudarc's driver API, loaded dynamically: the build needs no
+//! CUDA, and a machine without a driver simply has no `cuda:N` devices.
+
+use super::{
+    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
+};
+use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
+use crate::{Arch, Device, DeviceInfo, Error, Result, Target};
+use cudarc::driver::{result, sys, CudaContext, CudaEvent, CudaStream, DriverError};
+use std::any::Any;
+use std::ffi::{c_void, CString};
+use std::sync::{Arc, Mutex, OnceLock};
+
+fn err(api: &str, e: DriverError) -> Error {
+    Error::backend(api, e.0 as i64, e.to_string())
+}
+
+/// Whether the driver library loads and initialises.
+fn driver_ready() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
+        // SAFETY: only probes whether the library can be loaded.
+        let present = unsafe { sys::is_culib_present() };
+        present && result::init().is_ok()
+    })
+}
+
+/// Number of CUDA devices (0 without a driver).
+pub fn device_count() -> usize {
+    if !driver_ready() {
+        return 0;
+    }
+    result::device::get_count()
+        .map(|n| n.max(0) as usize)
+        .unwrap_or(0)
+}
+
+/// Properties of every CUDA device.
+pub fn enumerate() -> Vec<DeviceInfo> {
+    (0..device_count())
+        .filter_map(|i| open(i).ok().map(|d| d.info().clone()))
+        .collect()
+}
+
+/// Opens `cuda:ordinal`; the same handle is returned on every call.
+pub fn open(ordinal: usize) -> Result<Device> {
+    static OPEN: OnceLock<Mutex<Vec<Option<Device>>>> = OnceLock::new();
+    if ordinal >= device_count() {
+        return Err(Error::DeviceNotFound {
+            requested: format!("cuda:{ordinal}"),
+            available: crate::device::available_names(),
+        });
+    }
+    let cache = OPEN.get_or_init(|| Mutex::new(Vec::new()));
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() <= ordinal {
+        cache.resize(ordinal + 1, None);
+    }
+    if let Some(d) = &cache[ordinal] {
+        return Ok(d.clone());
+    }
+    let dev = Device::from_backend(Arc::new(CudaBackend::new(ordinal)?));
+    cache[ordinal] = Some(dev.clone());
+    Ok(dev)
+}
+
+#[derive(Debug)]
+pub struct CudaBackend {
+    ctx: Arc<CudaContext>,
+    info: DeviceInfo,
+}
+
+impl CudaBackend {
+    fn new(ordinal: usize) -> Result<Self> {
+        let ctx = CudaContext::new(ordinal).map_err(|e| err("cuCtxCreate", e))?;
+        let attr = |a| ctx.attribute(a).map_err(|e| err("cuDeviceGetAttribute", e));
+        use sys::CUdevice_attribute::*;
+        let (major, minor) = (
+            attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        let arch = Arch::from_compute_capability(major, minor).ok_or_else(|| {
+            Error::unsupported(
+                format!("compute capability {major}.{minor}"),
+                format!("cuda:{ordinal} (rocm-rs targets sm_80 and newer)"),
+            )
+        })?;
+        let info = DeviceInfo {
+            id: format!("cuda:{ordinal}"),
+            name: ctx.name().map_err(|e| err("cuDeviceGetName", e))?,
+            target: Target::new(arch),
+            total_memory: ctx.total_mem().map_err(|e| err("cuDeviceTotalMem", e))? as u64,
+            compute_units: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            clock_mhz: attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+                .ok()
+                .map(|khz| (khz / 1000) as u32),
+        };
+        Ok(CudaBackend { ctx, info })
+    }
+
+    fn bind(&self) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| err("cuCtxSetCurrent", e))
+    }
+
+    fn stream<'a>(&self, s: &'a dyn BackendStream) -> Result<&'a CudaStreamHandle> {
+        downcast_stream::<CudaStreamHandle>(s, &self.info.id)
+    }
+}
+
+#[derive(Debug)]
+struct CudaAllocation {
+    ptr: sys::CUdeviceptr,
+    bytes: usize,
+    ctx: Arc<CudaContext>,
+}
+
+impl Drop for CudaAllocation {
+    fn drop(&mut self) {
+        if self.bytes == 0 {
+            return;
+        }
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: `ptr` came from cuMemAlloc in this context and is freed once. Work
+            // using it was synchronised by the owner before the buffer was dropped (the
+            // launch contract); cuMemFree itself waits for the device.
+            let _ = unsafe { result::free_sync(self.ptr) };
+        }
+    }
+}
+
+impl Allocation for CudaAllocation {
+    fn address(&self) -> u64 {
+        self.ptr
+    }
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+#[derive(Debug)]
+pub struct CudaStreamHandle {
+    stream: Arc<CudaStream>,
+}
+
+impl BackendStream for CudaStreamHandle {
+    fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|e| err("cuStreamSynchronize", e))
+    }
+    fn record_event(&self) -> Result<Box<dyn BackendEvent>> {
+        let ev = self
+            .stream
+            .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| err("cuEventRecord", e))?;
+        Ok(Box::new(CudaEventHandle(ev)))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[derive(Debug)]
+struct CudaEventHandle(CudaEvent);
+
+impl BackendEvent for CudaEventHandle {
+    fn synchronize(&self) -> Result<()> {
+        self.0
+            .synchronize()
+            .map_err(|e| err("cuEventSynchronize", e))
+    }
+    fn elapsed_ms(&self, later: &dyn BackendEvent) -> Result<f32> {
+        let later = later
+            .as_any()
+            .downcast_ref::<CudaEventHandle>()
+            .ok_or_else(|| Error::invalid("event", "events are from different devices"))?;
+        self.0
+            .elapsed_ms(&later.0)
+            .map_err(|e| err("cuEventElapsedTime", e))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Backend for CudaBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Box<dyn Allocation>> {
+        let ctx = self.ctx.clone();
+        if bytes == 0 {
+            return Ok(Box::new(CudaAllocation { ptr: 0, bytes, ctx }));
+        }
+        self.bind()?;
+        // SAFETY: plain allocation in the bound context.
+        let ptr = unsafe { result::malloc_sync(bytes) }.map_err(|e| {
+            if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                Error::OutOfMemory {
+                    device: self.info.id.clone(),
+                    bytes,
+                }
+            } else {
+                err("cuMemAlloc", e)
+            }
+        })?;
+        let alloc = CudaAllocation { ptr, bytes, ctx };
+        // SAFETY: [ptr, ptr + bytes) was just allocated.
+        unsafe { result::memset_d8_sync(ptr, 0, bytes) }.map_err(|e| err("cuMemsetD8", e))?;
+        Ok(Box::new(alloc))
+    }
+
+    fn write(&self, stream: &dyn BackendStream, dst: u64, src: &[u8]) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        // SAFETY: the front end checked [dst, dst + len) is inside a live allocation of this
+        // device; we synchronise before returning, so `src` outlives the copy.
+        unsafe { result::memcpy_htod_async(dst, src, s.stream.cu_stream()) }
+            .map_err(|e| err("cuMemcpyHtoDAsync", e))?;
+        s.synchronize()
+    }
+
+    fn read(&self, stream: &dyn BackendStream, src: u64, dst: &mut [u8]) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        // SAFETY: as in `write`; `dst` is filled before we return.
+        unsafe { result::memcpy_dtoh_async(dst, src, s.stream.cu_stream()) }
+            .map_err(|e| err("cuMemcpyDtoHAsync", e))?;
+        s.synchronize()
+    }
+
+    fn copy(&self, stream: &dyn BackendStream, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        // SAFETY: both ranges were checked against live allocations of this device.
+        unsafe { result::memcpy_dtod_async(dst, src, bytes, s.stream.cu_stream()) }
+            .map_err(|e| err("cuMemcpyDtoDAsync", e))
+    }
+
+    fn fill_bytes(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        value: u8,
+        bytes: usize,
+    ) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        // SAFETY: the range was checked against a live allocation of this device.
+        unsafe { result::memset_d8_async(dst, value, bytes, s.stream.cu_stream()) }
+            .map_err(|e| err("cuMemsetD8Async", e))
+    }
+
+    fn new_stream(&self) -> Result<Arc<dyn BackendStream>> {
+        let stream = self
+            .ctx
+            .new_stream()
+            .map_err(|e| err("cuStreamCreate", e))?;
+        Ok(Arc::new(CudaStreamHandle { stream }))
+    }
+
+    fn load_module(&self, image: &ModuleImage) -> Result<Arc<dyn BackendModule>> {
+        let ModuleImage::Ptx(text) = image else {
+            return Err(Error::unsupported(
+                format!("loading a {} module", image.kind_name()),
+                &self.info.id,
+            ));
+        };
+        let c = CString::new(text.as_str())
+            .map_err(|_| Error::invalid("PTX", "contains a NUL byte"))?;
+        self.bind()?;
+        // SAFETY: `c` is a NUL-terminated PTX image that lives across the call.
+        let module = unsafe { result::module::load_data(c.as_ptr() as *const c_void) }
+            .map_err(|e| err("cuModuleLoadData", e))?;
+        Ok(Arc::new(CudaModuleHandle(Arc::new(RawModule {
+            module,
+            ctx: self.ctx.clone(),
+        }))))
+    }
+}
+
+/// A loaded CUmodule; unloaded when the module and all its kernels are dropped.
+#[derive(Debug)]
+struct RawModule {
+    module: sys::CUmodule,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: CUmodule handles may be used from any thread once the context is bound.
+unsafe impl Send for RawModule {}
+// SAFETY: as above; the driver synchronises access internally.
+unsafe impl Sync for RawModule {}
+
+impl Drop for RawModule {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: loaded in `load_module`, unloaded once, after every kernel is gone.
+            let _ = unsafe { result::module::unload(self.module) };
+        }
+    }
+}
+
+#[derive(Debug)]
+struct CudaModuleHandle(Arc<RawModule>);
+
+impl BackendModule for CudaModuleHandle {
+    fn kernel(&self, name: &str) -> Result<Arc<dyn BackendKernel>> {
+        let c =
+            CString::new(name).map_err(|_| Error::invalid("kernel name", "contains a NUL byte"))?;
+        self.0
+            .ctx
+            .bind_to_thread()
+            .map_err(|e| err("cuCtxSetCurrent", e))?;
+        // SAFETY: the module is loaded and `c` is NUL-terminated.
+        let function = unsafe { result::module::get_function(self.0.module, c) }.map_err(|e| {
+            Error::Module(format!("kernel `{name}` not found in the PTX module: {e}"))
+        })?;
+        Ok(Arc::new(CudaKernel {
+            function,
+            module: self.0.clone(),
+        }))
+    }
+}
+
+#[derive(Debug)]
+struct CudaKernel {
+    function: sys::CUfunction,
+    module: Arc<RawModule>,
+}
+
+// SAFETY: CUfunction handles may be used from any thread once the context is bound.
+unsafe impl Send for CudaKernel {}
+// SAFETY: as above.
+unsafe impl Sync for CudaKernel {}
+
+impl BackendKernel for CudaKernel {
+    unsafe fn launch(
+        &self,
+        stream: &dyn BackendStream,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        let s = downcast_stream::<CudaStreamHandle>(stream, "a CUDA device")?;
+        self.module
+            .ctx
+            .bind_to_thread()
+            .map_err(|e| err("cuCtxSetCurrent", e))?;
+        let mut packed = args.bytes();
+        // cuLaunchKernel's kernelParams: one pointer per parameter, into the packed block.
+        let base = packed.as_mut_ptr();
+        let mut params: Vec<*mut c_void> = args
+            .slots()
+            .iter()
+            .map(|slot| base.wrapping_add(slot.offset) as *mut c_void)
+            .collect();
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        // SAFETY: `params` points at correctly laid out values that outlive the call (the
+        // driver copies them during cuLaunchKernel); the caller guarantees the argument
+        // list matches the kernel and that its memory accesses stay in bounds.
+        unsafe {
+            result::launch_kernel(
+                self.function,
+                (gx, gy, gz),
+                (bx, by, bz),
+                config.shared_bytes,
+                s.stream.cu_stream(),
+                &mut params,
+            )
+        }
+        .map_err(|e| err("cuLaunchKernel", e))
+    }
+}

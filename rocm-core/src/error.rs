@@ -1,0 +1,123 @@
+//! The one error type of rocm-rs.
+//!
+//! Every fallible operation in the workspace returns [`Result`]. Bad input is reported as
+//! an [`Error`] naming what was wrong; no panic is reachable from the public API.
+
+use std::fmt;
+
+/// Result alias used throughout rocm-rs.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, with enough context to act on it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument was rejected: `what` names it, `why` says what rule it broke.
+    #[error("invalid argument `{what}`: {why}")]
+    InvalidArgument { what: String, why: String },
+
+    /// The operation exists, but not on this device (or not for this dtype/target yet).
+    #[error("`{op}` is not supported on {device}")]
+    Unsupported { op: String, device: String },
+
+    /// A device name that does not match any present device.
+    #[error("no device `{requested}`; available: {}", available.join(", "))]
+    DeviceNotFound {
+        requested: String,
+        available: Vec<String>,
+    },
+
+    /// A target name that is not in the capability table.
+    #[error("unknown target `{name}`: {why}; known targets: {}", known.join(", "))]
+    UnknownTarget {
+        name: String,
+        why: String,
+        known: Vec<String>,
+    },
+
+    /// A device allocation failed.
+    #[error("out of memory on {device}: requested {bytes} bytes")]
+    OutOfMemory { device: String, bytes: usize },
+
+    /// A buffer or view access outside its bounds.
+    #[error("out of bounds: {what}")]
+    OutOfBounds { what: String },
+
+    /// Two objects that must live on the same device do not.
+    #[error("device mismatch: {what} is on {found}, expected {expected}")]
+    DeviceMismatch {
+        what: String,
+        expected: String,
+        found: String,
+    },
+
+    /// A module or kernel could not be found or loaded.
+    #[error("module error: {0}")]
+    Module(String),
+
+    /// A driver or runtime call failed: which API, its code and message.
+    #[error("{api} failed with code {code}: {message}")]
+    Backend {
+        api: String,
+        code: i64,
+        message: String,
+    },
+
+    /// An I/O error (files, sockets), with the operation that failed.
+    #[error("I/O error during {context}: {message}")]
+    Io { context: String, message: String },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub fn invalid(what: impl Into<String>, why: impl fmt::Display) -> Self {
+        Error::InvalidArgument {
+            what: what.into(),
+            why: why.to_string(),
+        }
+    }
+
+    /// Shorthand for [`Error::Unsupported`].
+    pub fn unsupported(op: impl Into<String>, device: impl fmt::Display) -> Self {
+        Error::Unsupported {
+            op: op.into(),
+            device: device.to_string(),
+        }
+    }
+
+    /// Shorthand for [`Error::Backend`].
+    pub fn backend(api: impl Into<String>, code: i64, message: impl Into<String>) -> Self {
+        Error::Backend {
+            api: api.into(),
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for [`Error::Io`].
+    pub fn io(context: impl Into<String>, err: impl fmt::Display) -> Self {
+        Error::Io {
+            context: context.into(),
+            message: err.to_string(),
+        }
+    }
+}
+
+/// Returns `Err(InvalidArgument)` unless `cond` holds.
+///
+/// ```
+/// # use rocm_core::{ensure_arg, Result};
+/// fn f(lda: usize, m: usize) -> Result<()> {
+///     ensure_arg!(lda >= m.max(1), "lda", "must be >= max(1, m) = {}, got {}", m.max(1), lda);
+///     Ok(())
+/// }
+/// assert!(f(1, 2).is_err());
+/// ```
+#[macro_export]
+macro_rules! ensure_arg {
+    ($cond:expr, $what:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err($crate::Error::invalid($what, format!($($fmt)+)));
+        }
+    };
+}
