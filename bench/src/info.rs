@@ -3,7 +3,7 @@
 use rocm_core::target::MatrixKind;
 use rocm_core::{Device, DeviceInfo};
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Default)]
 pub struct InfoArgs {
     /// Print JSON instead of a table.
     #[arg(long)]

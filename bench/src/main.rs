@@ -5,7 +5,9 @@
 
 use clap::{Parser, Subcommand};
 
+mod bandwidth;
 mod info;
+mod suite;
 
 /// rocm-rs benchmarks and device inspection.
 #[derive(Parser)]
@@ -19,12 +21,18 @@ struct Cli {
 enum Command {
     /// List every device present with its target and capabilities (like rocminfo).
     Info(info::InfoArgs),
+    /// Host/device copy bandwidth (like rocm_bandwidth_test).
+    Bandwidth(bandwidth::BandwidthArgs),
+    /// A short run of everything present on one device.
+    Suite(suite::SuiteArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
+        Command::Bandwidth(a) => bandwidth::run(a),
+        Command::Suite(a) => suite::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

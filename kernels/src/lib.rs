@@ -1,1 +1,11 @@
-//! Placeholder crate root; see the crate description.
+//! rocm-kernels: the programs.
+//!
+//! Generators turn typed parameters and a target into PTX text or AMDGPU code objects;
+//! libraries ask this crate for a program and launch it through `rocm-core`.
+//!
+//! Built so far: [`copy`], the device-to-device copy kernel (hand-written PTX) that
+//! `rocm-bench bandwidth` measures with. The generator framework, PTX builder and
+//! catalogs arrive with the Level 1 BLAS work.
+
+pub mod copy;
+pub mod ptxas;

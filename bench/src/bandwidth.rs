@@ -1,0 +1,179 @@
+//! `rocm-bench bandwidth`: copy bandwidth between host and device and within a device,
+//! like rocm_bandwidth_test.
+//!
+//! Host-to-device and device-to-host count the bytes moved once. Device-to-device counts
+//! bytes read plus bytes written, the convention torch and nccl-tests use for copies. On
+//! CUDA devices the device-to-device copy runs our PTX kernel (`rocm_kernels::copy`); the
+//! driver's own cuMemcpyDtoD is shown beside it. On the CPU it is a memcpy.
+
+use rocm_core::{BackendKind, Device, DeviceBuffer, Result, Stream};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct BandwidthArgs {
+    /// Device to measure (default: ROCM_DEVICE, else the best present).
+    #[arg(long)]
+    device: Option<String>,
+    /// Bytes per copy (default: 1 GiB on GPUs, 256 MiB on the CPU).
+    #[arg(long)]
+    bytes: Option<usize>,
+    /// Timed repetitions of each copy (after 3 warm-ups).
+    #[arg(long, default_value_t = 20)]
+    iters: u32,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Quarter-size default for the suite.
+    #[arg(skip)]
+    quick: bool,
+}
+
+impl BandwidthArgs {
+    /// A short run for `rocm-bench suite`: a quarter of the default sizes, 5 copies.
+    pub fn quick(device: Option<String>) -> Self {
+        BandwidthArgs {
+            device,
+            bytes: None,
+            iters: 5,
+            json: false,
+            quick: true,
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Row {
+    direction: &'static str,
+    engine: &'static str,
+    bytes: usize,
+    /// Bytes counted per copy (read + written for device-to-device).
+    counted_bytes: usize,
+    mean_ms: f64,
+    gb_per_s: f64,
+}
+
+fn row(
+    direction: &'static str,
+    engine: &'static str,
+    bytes: usize,
+    counted: usize,
+    ms: f64,
+) -> Row {
+    Row {
+        direction,
+        engine,
+        bytes,
+        counted_bytes: counted,
+        mean_ms: ms,
+        gb_per_s: counted as f64 / (ms * 1e-3) / 1e9,
+    }
+}
+
+/// Mean milliseconds of `iters` runs of `f` after 3 warm-ups, timed on the host.
+fn host_timed(iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    for _ in 0..3 {
+        f()?;
+    }
+    let t = Instant::now();
+    for _ in 0..iters {
+        f()?;
+    }
+    Ok(t.elapsed().as_secs_f64() * 1e3 / iters as f64)
+}
+
+/// Mean milliseconds of `iters` runs of `f` after 3 warm-ups, timed with stream events.
+fn stream_timed(stream: &Stream, iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    for _ in 0..3 {
+        f()?;
+    }
+    stream.synchronize()?;
+    let start = stream.record()?;
+    for _ in 0..iters {
+        f()?;
+    }
+    let end = stream.record()?;
+    Ok(start.elapsed_ms(&end)? as f64 / iters as f64)
+}
+
+pub fn run(args: &BandwidthArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let device = match &args.device {
+        Some(d) => Device::open(d)?,
+        None => Device::default()?,
+    };
+    let full: usize = if device.is_cpu() { 256 << 20 } else { 1 << 30 };
+    let bytes = args
+        .bytes
+        .unwrap_or(if args.quick { full / 4 } else { full });
+    let iters = args.iters.max(1);
+    let host: Vec<u8> = (0..bytes).map(|i| (i * 7 + 3) as u8).collect();
+    let mut back = vec![0u8; bytes];
+    let src = DeviceBuffer::from_slice(&device, &host)?;
+    let mut dst = device.alloc::<u8>(bytes)?;
+    let mut rows = Vec::new();
+
+    let ms = host_timed(iters, || dst.upload(&host))?;
+    rows.push(row("host-to-device", "driver", bytes, bytes, ms));
+    let ms = host_timed(iters, || src.download(&mut back))?;
+    rows.push(row("device-to-host", "driver", bytes, bytes, ms));
+
+    let stream = device.default_stream();
+    if device.kind() == BackendKind::Cuda {
+        let ms = stream_timed(stream, iters, || {
+            rocm_kernels::copy::copy(stream, &mut dst.as_slice_mut(), &src.as_slice())
+        })?;
+        rows.push(row(
+            "device-to-device",
+            "rocm-rs PTX kernel",
+            bytes,
+            2 * bytes,
+            ms,
+        ));
+        let ms = stream_timed(stream, iters, || {
+            dst.as_slice_mut().copy_from(&src.as_slice())
+        })?;
+        rows.push(row(
+            "device-to-device",
+            "driver memcpy",
+            bytes,
+            2 * bytes,
+            ms,
+        ));
+    } else {
+        let ms = host_timed(iters, || dst.as_slice_mut().copy_from(&src.as_slice()))?;
+        rows.push(row("device-to-device", "memcpy", bytes, 2 * bytes, ms));
+    }
+    stream.synchronize()?;
+    // A bandwidth figure is only worth printing if the copies were right.
+    if dst.to_vec()? != host {
+        return Err("device-to-device copy produced wrong data".into());
+    }
+
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "device": device.info(),
+                "rows": rows,
+            }))?
+        );
+        return Ok(());
+    }
+    println!(
+        "device {} ({}), {} bytes per copy, mean of {iters} after 3 warm-ups",
+        device.id(),
+        device.info().name,
+        bytes
+    );
+    println!(
+        "{:<18} {:<20} {:>12} {:>10}",
+        "direction", "engine", "ms", "GB/s"
+    );
+    for r in &rows {
+        println!(
+            "{:<18} {:<20} {:>12.4} {:>10.1}",
+            r.direction, r.engine, r.mean_ms, r.gb_per_s
+        );
+    }
+    println!("(device-to-device counts bytes read plus written)");
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! `rocm-bench suite`: a short run of everything present on one device.
+//!
+//! Each library adds its section here as it lands; a section prints its own table and
+//! fails the suite if its check fails.
+
+use crate::{bandwidth, info};
+
+#[derive(clap::Args)]
+pub struct SuiteArgs {
+    /// Device to run on (default: ROCM_DEVICE, else the best present).
+    #[arg(long)]
+    device: Option<String>,
+}
+
+pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
+    println!("== devices");
+    info::run(&info::InfoArgs::default())?;
+    println!("\n== bandwidth");
+    bandwidth::run(&bandwidth::BandwidthArgs::quick(args.device.clone()))?;
+    Ok(())
+}
