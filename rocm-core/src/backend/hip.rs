@@ -1,8 +1,8 @@
 //! AMD devices through the HIP runtime (libamdhip64), loaded at run time with libloading:
 //! the build needs no ROCm, and a machine without it simply has no `hip:N` devices.
 //!
-//! Layers: [`ffi`] is the C API (library search, the table of functions we call, error
-//! names), [`props`] the device-properties struct, and this module the safe backend: one
+//! Layers: `ffi` is the C API (library search, the table of functions we call, error
+//! names), `props` the device-properties struct, and this module the safe backend: one
 //! [`HipBackend`] per device, and allocations, streams, events, modules and kernels that
 //! each hold what they need to be released. HIP's current device is per thread, so every
 //! call that creates something first selects the backend's device (`hipSetDevice`), as
@@ -1061,6 +1061,80 @@ mod tests {
                 "{case}: {err}"
             );
         }
+    }
+
+    /// A kernel that only ends, with the descriptor and metadata `hipModuleLoadData` needs.
+    const EMPTY_KERNEL: &str = r#"
+.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+.amdhsa_code_object_version 5
+.text
+.globl nop_kernel
+.p2align 8
+.type nop_kernel,@function
+nop_kernel:
+  s_endpgm
+.Lnop_kernel_end:
+.size nop_kernel, .Lnop_kernel_end-nop_kernel
+.rodata
+.p2align 6
+.amdhsa_kernel nop_kernel
+  .amdhsa_next_free_vgpr 1
+  .amdhsa_next_free_sgpr 1
+  .amdhsa_accum_offset 4
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx90a
+amdhsa.kernels:
+  - .name: nop_kernel
+    .symbol: nop_kernel.kd
+    .kernarg_segment_size: 0
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 1
+    .vgpr_count: 1
+    .max_flat_workgroup_size: 64
+...
+.end_amdgpu_metadata
+"#;
+
+    /// Code objects as LLVM links them (llvm-mc-19 + ld.lld-19, which `scripts/test`
+    /// installs) pass the check whole and fail it cut short by one byte.
+    #[test]
+    fn linked_code_objects_pass_the_check() {
+        use std::process::Command;
+        let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+        if !have("llvm-mc-19") || !have("ld.lld-19") {
+            eprintln!("skipped: llvm-mc-19 / ld.lld-19 not installed");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("rocm-core-hip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (src, obj, out) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
+        std::fs::write(&src, EMPTY_KERNEL).unwrap();
+        let ok = |c: &mut Command| assert!(c.status().unwrap().success(), "{c:?}");
+        ok(Command::new("llvm-mc-19")
+            .args([
+                "-triple",
+                "amdgcn-amd-amdhsa",
+                "-mcpu=gfx90a",
+                "-filetype=obj",
+            ])
+            .arg(&src)
+            .arg("-o")
+            .arg(&obj));
+        ok(Command::new("ld.lld-19")
+            .arg("-shared")
+            .arg(&obj)
+            .arg("-o")
+            .arg(&out));
+        let image = std::fs::read(&out).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        check_code_object(&image).unwrap();
+        assert!(check_code_object(&image[..image.len() - 1]).is_err());
     }
 
     #[test]
