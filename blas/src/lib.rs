@@ -1,1 +1,40 @@
-//! Placeholder crate root; see the crate description.
+//! rocm-blas: BLAS on every rocm-rs device.
+//!
+//! A [`Blas`] handle binds a device and a stream (like `rocblas_handle`); every routine
+//! takes device buffer views plus the usual BLAS dimensions, leading dimensions and
+//! increments, checks them as reference BLAS does (each violation an error naming the
+//! argument), and runs on the handle's device. Matrices are column-major.
+//!
+//! Built so far: GEMM (single, strided-batched, batched) and Level 1, for f32, f64,
+//! Complex32 and Complex64, on the CPU device (the `gemm` crate and rayon). Other devices
+//! return `Error::Unsupported` until their kernels land.
+//!
+//! ```
+//! use rocm_blas::{Blas, Transpose};
+//! use rocm_core::Device;
+//! let dev = Device::cpu();
+//! let blas = Blas::new(&dev);
+//! let a = dev.upload(&[1.0f64, 2.0, 3.0, 4.0])?; // [[1, 3], [2, 4]]
+//! let b = dev.upload(&[1.0f64, 1.0])?;
+//! let mut c = dev.alloc::<f64>(2)?;
+//! blas.gemm(Transpose::N, Transpose::N, 2, 1, 2, 1.0, &a.as_slice(), 2,
+//!           &b.as_slice(), 2, 0.0, &mut c.as_slice_mut(), 2)?;
+//! assert_eq!(c.to_vec()?, vec![4.0, 6.0]);
+//! # Ok::<(), rocm_core::Error>(())
+//! ```
+
+pub mod check;
+mod cpu;
+mod gemm;
+mod handle;
+pub mod level1;
+pub mod math;
+pub mod reference;
+pub mod scalar;
+pub mod types;
+
+pub use handle::Blas;
+pub use level1::rotg;
+pub use math::MathMode;
+pub use scalar::{Real, Scalar};
+pub use types::{Diag, Side, Transpose, Uplo};

@@ -1,0 +1,267 @@
+//! Level 1 against the reference on every dtype, with lengths around the parallel chunk
+//! size, odd lengths, and positive and negative increments.
+//!
+//! Tolerances (ε the dtype's epsilon, × 4 for complex arithmetic):
+//! - axpy/axpby: one multiply-add per element: 2ε·(|α x| + |β y|).
+//! - dot/dotc/sum/asum: n-term sums: (n + 1)ε·Σ|terms|.
+//! - nrm2: scaled two-pass sum of squares: (n + 4)ε·‖x‖.
+//! - rot: two products and a sum per element: 3ε·(|c||x| + |s||y|).
+//! - scal/copy/swap/iamax: exact (the same single operation or none).
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use rocm_blas::{reference, Blas, Real, Scalar};
+use rocm_core::{Complex32, Complex64, Device, Error};
+
+fn strided<T: Scalar>(r: &mut Rng64, n: usize, inc: isize) -> Vec<T> {
+    random_vec(r, rocm_blas::check::vector_extent(n, inc).max(1))
+}
+
+fn check_l1<T: Scalar>(n: usize, incx: isize, incy: isize, seed: u64) {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let mut r = rng(seed);
+    let x: Vec<T> = strided(&mut r, n, incx);
+    let y: Vec<T> = strided(&mut r, n, incy);
+    let (alpha, beta): (T, T) = (random(&mut r), random(&mut r));
+    let idx = |i: usize, inc: isize| rocm_blas::check::vector_index(i, n, inc);
+    let xd = dev.upload(&x).unwrap();
+    let p = T::PREFIX;
+
+    // axpby and axpy
+    for (b, name) in [(beta, "axpby"), (T::one(), "axpy")] {
+        let mut yd = dev.upload(&y).unwrap();
+        if name == "axpy" {
+            blas.axpy(n, alpha, &xd.as_slice(), incx, &mut yd.as_slice_mut(), incy)
+                .unwrap();
+        } else {
+            blas.axpby(
+                n,
+                alpha,
+                &xd.as_slice(),
+                incx,
+                b,
+                &mut yd.as_slice_mut(),
+                incy,
+            )
+            .unwrap();
+        }
+        let got = yd.to_vec().unwrap();
+        for i in 0..n {
+            let (xv, yv) = (x[idx(i, incx)], y[idx(i, incy)]);
+            let want = alpha.widen() * xv.widen() + b.widen() * yv.widen();
+            let mag = abs(alpha) * abs(xv) + abs(b) * abs(yv);
+            assert_close(
+                got[idx(i, incy)],
+                want,
+                mag,
+                2.0,
+                &format!("{p}{name} n={n} i={i}"),
+            );
+        }
+    }
+
+    // dot, dotc
+    let yd = dev.upload(&y).unwrap();
+    for conj in [false, true] {
+        let got = if conj {
+            blas.dotc(n, &xd.as_slice(), incx, &yd.as_slice(), incy)
+        } else {
+            blas.dot(n, &xd.as_slice(), incx, &yd.as_slice(), incy)
+        }
+        .unwrap();
+        let (want, mag) = reference::dot(n, &x, incx, &y, incy, conj);
+        assert_close(
+            got,
+            want,
+            mag,
+            (n + 1) as f64,
+            &format!("{p}dot conj={conj} n={n}"),
+        );
+    }
+
+    // sum, asum, nrm2
+    let got = blas.sum(n, &xd.as_slice(), incx).unwrap();
+    let ones = vec![T::one(); n.max(1)];
+    let (want, mag) = reference::dot(n, &x, incx, &ones, 1, false);
+    assert_close(got, want, mag, (n + 1) as f64, &format!("{p}sum n={n}"));
+    let got = blas.asum(n, &xd.as_slice(), incx).unwrap();
+    let want = reference::asum(n, &x, incx);
+    assert_close(got, want, want, (n + 1) as f64, &format!("{p}asum n={n}"));
+    let got = blas.nrm2(n, &xd.as_slice(), incx).unwrap();
+    let want = reference::nrm2(n, &x, incx);
+    assert_close(got, want, want, (n + 4) as f64, &format!("{p}nrm2 n={n}"));
+
+    // iamax, iamin: exact
+    assert_eq!(
+        blas.iamax(n, &xd.as_slice(), incx).unwrap(),
+        reference::iamax(n, &x, incx, true)
+    );
+    assert_eq!(
+        blas.iamin(n, &xd.as_slice(), incx).unwrap(),
+        reference::iamax(n, &x, incx, false)
+    );
+
+    // scal, copy, swap: exact
+    let mut sd = dev.upload(&x).unwrap();
+    blas.scal(n, alpha, &mut sd.as_slice_mut(), incx).unwrap();
+    let got = sd.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(got[idx(i, incx)], alpha * x[idx(i, incx)], "{p}scal");
+    }
+    let mut cd = dev.upload(&y).unwrap();
+    blas.copy(n, &xd.as_slice(), incx, &mut cd.as_slice_mut(), incy)
+        .unwrap();
+    let got = cd.to_vec().unwrap();
+    for i in 0..n {
+        assert_eq!(got[idx(i, incy)], x[idx(i, incx)], "{p}copy");
+    }
+    let (mut a, mut b) = (dev.upload(&x).unwrap(), dev.upload(&y).unwrap());
+    blas.swap(n, &mut a.as_slice_mut(), incx, &mut b.as_slice_mut(), incy)
+        .unwrap();
+    let (ga, gb) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+    for i in 0..n {
+        assert_eq!(ga[idx(i, incx)], y[idx(i, incy)], "{p}swap");
+        assert_eq!(gb[idx(i, incy)], x[idx(i, incx)], "{p}swap");
+    }
+
+    // rot with c² + |s|² = 1
+    let theta: f64 = 0.7;
+    let c: T::Real = real(theta.cos());
+    let s = T::from_parts(real(theta.sin() * 0.6), real(theta.sin() * 0.8));
+    let (mut a, mut b) = (dev.upload(&x).unwrap(), dev.upload(&y).unwrap());
+    blas.rot(
+        n,
+        &mut a.as_slice_mut(),
+        incx,
+        &mut b.as_slice_mut(),
+        incy,
+        c,
+        s,
+    )
+    .unwrap();
+    let (ga, gb) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+    let cw = T::from_real(c);
+    for i in 0..n {
+        let (xv, yv) = (x[idx(i, incx)], y[idx(i, incy)]);
+        let mag = abs(cw) * (abs(xv) + abs(yv)) + abs(s) * (abs(xv) + abs(yv));
+        let wx = cw.widen() * xv.widen() + s.widen() * yv.widen();
+        let wy = cw.widen() * yv.widen() - s.conj().widen() * xv.widen();
+        assert_close(ga[idx(i, incx)], wx, mag, 3.0, &format!("{p}rot x"));
+        assert_close(gb[idx(i, incy)], wy, mag, 3.0, &format!("{p}rot y"));
+    }
+}
+
+fn lengths() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(0usize),
+        Just(1),
+        Just(2),
+        Just(31),
+        Just(32),
+        Just(33),
+        Just(63),
+        Just(64),
+        Just(65),
+        Just(1009),
+        0usize..300,
+        Just((1 << 15) + 3),
+        Just(70001)
+    ]
+}
+
+fn incs() -> impl Strategy<Value = isize> {
+    prop_oneof![Just(1isize), Just(1), Just(2), Just(-1), Just(-3), Just(5)]
+}
+
+macro_rules! l1_props {
+    ($name:ident, $t:ty) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(40))]
+            #[test]
+            fn $name(n in lengths(), incx in incs(), incy in incs(), seed in any::<u64>()) {
+                check_l1::<$t>(n, incx, incy, seed);
+            }
+        }
+    };
+}
+l1_props!(s_level1_matches_reference, f32);
+l1_props!(d_level1_matches_reference, f64);
+l1_props!(c_level1_matches_reference, Complex32);
+l1_props!(z_level1_matches_reference, Complex64);
+
+fn nrm2_extremes<R: Real>(big: f64, tiny: f64) {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    for scale in [big, tiny] {
+        let x: Vec<R> = (1..=5).map(|i| real::<R>(i as f64 * scale)).collect();
+        let got = blas
+            .nrm2(5, &dev.upload(&x).unwrap().as_slice(), 1)
+            .unwrap()
+            .as_f64();
+        let want = 55f64.sqrt() * scale;
+        assert!(
+            got.is_finite() && got > 0.0,
+            "nrm2 of {scale:e}-sized entries gave {got}"
+        );
+        assert!(
+            (got - want).abs() <= 8.0 * R::epsilon().as_f64() * want,
+            "{got} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn nrm2_neither_overflows_nor_underflows() {
+    nrm2_extremes::<f32>(1e37, 1e-40);
+    nrm2_extremes::<f64>(1e300, 1e-310);
+}
+
+#[test]
+fn rotg_and_rotm() {
+    let (c, s, r, _) = rocm_blas::rotg(3.0f64, 4.0);
+    // A few roundings of quantities of size <= 5.
+    let tol = 4.0 * f64::EPSILON * 5.0;
+    assert!((c - 0.6).abs() < tol && (s - 0.8).abs() < tol && (r - 5.0).abs() < tol);
+    assert!((c * 3.0 + s * 4.0 - r).abs() < tol && (-s * 3.0 + c * 4.0).abs() < tol);
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let mut x = dev.upload(&[1.0f64, 2.0]).unwrap();
+    let mut y = dev.upload(&[3.0f64, -1.0]).unwrap();
+    // flag -1: full H = [[2, 0.5], [-1, 3]] (param = [flag, h11, h21, h12, h22]).
+    blas.rotm(
+        2,
+        &mut x.as_slice_mut(),
+        1,
+        &mut y.as_slice_mut(),
+        1,
+        [-1.0, 2.0, -1.0, 0.5, 3.0],
+    )
+    .unwrap();
+    assert_eq!(x.to_vec().unwrap(), vec![2.0 + 1.5, 4.0 - 0.5]);
+    assert_eq!(y.to_vec().unwrap(), vec![-1.0 + 9.0, -2.0 - 3.0]);
+}
+
+#[test]
+fn bad_increments_and_short_buffers_are_errors() {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let x = dev.upload(&[1.0f32; 10]).unwrap();
+    let what = |e: Error| match e {
+        Error::InvalidArgument { what, .. } => what,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(what(blas.nrm2(4, &x.as_slice(), 0).unwrap_err()), "incx");
+    assert_eq!(what(blas.asum(4, &x.as_slice(), 4).unwrap_err()), "x");
+    assert_eq!(
+        what(
+            blas.dot(4, &x.as_slice(), 3, &x.as_slice(), -4)
+                .unwrap_err()
+        ),
+        "y"
+    );
+    assert_eq!(blas.iamax(0, &x.as_slice(), 1).unwrap(), 0);
+    assert_eq!(blas.nrm2(0, &x.as_slice(), 1).unwrap(), 0.0);
+}
