@@ -9,6 +9,8 @@ use rocm_core::{BackendKind, Device, Error, Result, Stream};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Engine {
     Cpu,
+    /// A GPU running our generated kernels (CUDA today).
+    Gpu,
 }
 
 /// A BLAS context bound to one device and stream.
@@ -58,8 +60,14 @@ impl Blas {
     pub(crate) fn engine(&self, op: &str) -> Result<Engine> {
         match self.device.kind() {
             BackendKind::Cpu => Ok(Engine::Cpu),
-            _ => Err(Error::unsupported(format!("blas {op}"), &self.device)),
+            BackendKind::Cuda => Ok(Engine::Gpu),
+            _ => Err(self.unsupported(op)),
         }
+    }
+
+    /// `Unsupported` naming the routine and this device.
+    pub(crate) fn unsupported(&self, op: &str) -> Error {
+        Error::unsupported(format!("blas {op}"), &self.device)
     }
 
     pub(crate) fn check_device(&self, what: &str, device: &Device) -> Result<()> {

@@ -6,9 +6,20 @@
 
 #![allow(clippy::too_many_arguments)]
 
+use crate::gpu::level1::{self as gpu, Reduced, Vector};
 use crate::handle::Engine;
 use crate::{check, cpu, Blas, Real, Scalar};
+use num_traits::NumCast;
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
+use rocm_kernels::level1::L1Op;
+
+fn vec_of(address: u64, inc: isize) -> Vector {
+    Vector { address, inc }
+}
+
+fn real_of<R: Real>(v: f64) -> R {
+    <R as NumCast>::from(v).unwrap_or_else(R::nan)
+}
 
 impl Blas {
     fn l1_in<T: Scalar>(
@@ -46,6 +57,10 @@ impl Blas {
         self.l1_out("x", "incx", x, n, incx)?;
         match self.engine("scal")? {
             Engine::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
+            Engine::Gpu => {
+                let xv = vec_of(x.address(), incx);
+                gpu::elementwise(self, L1Op::Scal, n, xv, None, alpha, T::zero())?
+            }
         }
         Ok(())
     }
@@ -81,6 +96,13 @@ impl Blas {
                 let x = check::host("x", x)?;
                 cpu::level1::axpby(n, alpha, x, incx, beta, check::host_mut("y", y)?, incy)
             }
+            Engine::Gpu => {
+                let op = L1Op::Axpby {
+                    read_y: beta != T::zero(),
+                };
+                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
+                gpu::elementwise(self, op, n, xv, Some(yv), alpha, beta)?
+            }
         }
         Ok(())
     }
@@ -101,6 +123,10 @@ impl Blas {
                 let x = check::host("x", x)?;
                 cpu::level1::copy(n, x, incx, check::host_mut("y", y)?, incy)
             }
+            Engine::Gpu => {
+                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
+                gpu::elementwise(self, L1Op::Copy, n, xv, Some(yv), T::one(), T::zero())?
+            }
         }
         Ok(())
     }
@@ -120,6 +146,10 @@ impl Blas {
             Engine::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::swap(n, x, incx, check::host_mut("y", y)?, incy)
+            }
+            Engine::Gpu => {
+                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
+                gpu::elementwise(self, L1Op::Swap, n, xv, Some(yv), T::one(), T::zero())?
             }
         }
         Ok(())
@@ -146,6 +176,13 @@ impl Blas {
                 incy,
                 conj,
             )),
+            Engine::Gpu => {
+                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
+                match gpu::reduce::<T>(self, L1Op::Dot { conj }, n, xv, Some(yv))? {
+                    Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
+                    _ => Err(self.unsupported(op)),
+                }
+            }
         }
     }
 
@@ -178,6 +215,12 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.engine("sum")? {
             Engine::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
+            Engine::Gpu => {
+                match gpu::reduce::<T>(self, L1Op::Sum, n, vec_of(x.address(), incx), None)? {
+                    Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
+                    _ => Err(self.unsupported("sum")),
+                }
+            }
         }
     }
 
@@ -191,6 +234,12 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.engine("asum")? {
             Engine::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
+            Engine::Gpu => {
+                match gpu::reduce::<T>(self, L1Op::Asum, n, vec_of(x.address(), incx), None)? {
+                    Reduced::Sum(re, _) => Ok(real_of(re)),
+                    _ => Err(self.unsupported("asum")),
+                }
+            }
         }
     }
 
@@ -204,6 +253,12 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.engine("nrm2")? {
             Engine::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
+            Engine::Gpu => {
+                match gpu::reduce::<T>(self, L1Op::Nrm2, n, vec_of(x.address(), incx), None)? {
+                    Reduced::Nrm2(v) => Ok(real_of(v)),
+                    _ => Err(self.unsupported("nrm2")),
+                }
+            }
         }
     }
 
@@ -212,6 +267,7 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.engine("iamax")? {
             Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
+            Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
         }
     }
 
@@ -220,6 +276,7 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.engine("iamin")? {
             Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
+            Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
         }
     }
 
@@ -241,6 +298,7 @@ impl Blas {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rot(n, x, incx, check::host_mut("y", y)?, incy, c, s)
             }
+            Engine::Gpu => return Err(self.unsupported("rot")),
         }
         Ok(())
     }
@@ -262,8 +320,34 @@ impl Blas {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rotm(n, x, incx, check::host_mut("y", y)?, incy, param)
             }
+            Engine::Gpu => return Err(self.unsupported("rotm")),
         }
         Ok(())
+    }
+}
+
+impl Blas {
+    fn gpu_iamax<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        max: bool,
+    ) -> Result<usize> {
+        if n == 0 {
+            return Ok(0);
+        }
+        match gpu::reduce::<T>(
+            self,
+            L1Op::Iamax { max },
+            n,
+            vec_of(x.address(), incx),
+            None,
+        )? {
+            // All-NaN input: the first element, as on the CPU.
+            Reduced::Index(i) => Ok(i.map_or(1, |i| i as usize + 1)),
+            _ => Err(self.unsupported("iamax")),
+        }
     }
 }
 

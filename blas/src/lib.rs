@@ -26,6 +26,7 @@
 pub mod check;
 mod cpu;
 mod gemm;
+mod gpu;
 mod handle;
 pub mod level1;
 pub mod math;

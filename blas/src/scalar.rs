@@ -12,7 +12,9 @@ use std::iter::Sum;
 use std::ops::Neg;
 
 /// f32 or f64.
-pub trait Real: Scalar<Real = Self> + Float + Display + Sum + PartialOrd {
+pub trait Real:
+    Scalar<Real = Self> + Float + Display + Sum + PartialOrd + rocm_core::KernelArg
+{
     /// The value as f64 (exact).
     fn as_f64(self) -> f64;
 }

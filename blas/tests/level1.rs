@@ -19,9 +19,8 @@ fn strided<T: Scalar>(r: &mut Rng64, n: usize, inc: isize) -> Vec<T> {
     random_vec(r, rocm_blas::check::vector_extent(n, inc).max(1))
 }
 
-fn check_l1<T: Scalar>(n: usize, incx: isize, incy: isize, seed: u64) {
-    let dev = Device::cpu();
-    let blas = Blas::new(&dev);
+fn check_l1<T: Scalar>(dev: &Device, n: usize, incx: isize, incy: isize, seed: u64) {
+    let blas = Blas::new(dev);
     let mut r = rng(seed);
     let x: Vec<T> = strided(&mut r, n, incx);
     let y: Vec<T> = strided(&mut r, n, incy);
@@ -104,12 +103,20 @@ fn check_l1<T: Scalar>(n: usize, incx: isize, incy: isize, seed: u64) {
         reference::iamax(n, &x, incx, false)
     );
 
-    // scal, copy, swap: exact
+    // scal: one (complex) product; copy, swap: exact
     let mut sd = dev.upload(&x).unwrap();
     blas.scal(n, alpha, &mut sd.as_slice_mut(), incx).unwrap();
     let got = sd.to_vec().unwrap();
     for i in 0..n {
-        assert_eq!(got[idx(i, incx)], alpha * x[idx(i, incx)], "{p}scal");
+        let xv = x[idx(i, incx)];
+        let want = alpha.widen() * xv.widen();
+        assert_close(
+            got[idx(i, incx)],
+            want,
+            abs(alpha) * abs(xv),
+            2.0,
+            &format!("{p}scal"),
+        );
     }
     let mut cd = dev.upload(&y).unwrap();
     blas.copy(n, &xd.as_slice(), incx, &mut cd.as_slice_mut(), incy)
@@ -127,7 +134,21 @@ fn check_l1<T: Scalar>(n: usize, incx: isize, incy: isize, seed: u64) {
         assert_eq!(gb[idx(i, incy)], x[idx(i, incx)], "{p}swap");
     }
 
-    // rot with c² + |s|² = 1
+    // rot with c² + |s|² = 1 (CPU only so far: GPUs must say so)
+    if !dev.is_cpu() {
+        let (mut a, mut b) = (dev.upload(&x).unwrap(), dev.upload(&y).unwrap());
+        let err = blas.rot(
+            n,
+            &mut a.as_slice_mut(),
+            incx,
+            &mut b.as_slice_mut(),
+            incy,
+            real(1.0),
+            T::zero(),
+        );
+        assert!(matches!(err, Err(Error::Unsupported { .. })), "{err:?}");
+        return;
+    }
     let theta: f64 = 0.7;
     let c: T::Real = real(theta.cos());
     let s = T::from_parts(real(theta.sin() * 0.6), real(theta.sin() * 0.8));
@@ -182,7 +203,7 @@ macro_rules! l1_props {
             #![proptest_config(ProptestConfig::with_cases(40))]
             #[test]
             fn $name(n in lengths(), incx in incs(), incy in incs(), seed in any::<u64>()) {
-                check_l1::<$t>(n, incx, incy, seed);
+                check_l1::<$t>(&Device::cpu(), n, incx, incy, seed);
             }
         }
     };
@@ -192,9 +213,74 @@ l1_props!(d_level1_matches_reference, f64);
 l1_props!(c_level1_matches_reference, Complex32);
 l1_props!(z_level1_matches_reference, Complex64);
 
+/// Every GPU present, or a printed reason why there is none.
+fn gpus() -> Vec<Device> {
+    let found: Vec<Device> = Device::enumerate()
+        .into_iter()
+        .filter(|d| {
+            !d.id.starts_with("cpu") && !d.id.starts_with("emu") && !d.id.starts_with("hip")
+        })
+        .filter_map(|d| Device::open(&d.id).ok())
+        .collect();
+    if found.is_empty() {
+        eprintln!("skipped: no CUDA device present for the GPU Level 1 tests");
+    }
+    found
+}
+
+#[test]
+fn gpu_level1_matches_reference() {
+    for dev in gpus() {
+        let mut seed = 0;
+        // 5_000_011 spans several grid sweeps of the reductions (loop-carried accumulators).
+        for n in [
+            5_000_011,
+            0usize,
+            1,
+            2,
+            3,
+            31,
+            32,
+            33,
+            255,
+            256,
+            257,
+            1023,
+            4097,
+            65537,
+            1 << 20,
+            (1 << 21) + 5,
+        ] {
+            for (incx, incy) in [(1isize, 1isize), (2, -1), (-3, 1), (1, 4)] {
+                seed += 1;
+                check_l1::<f32>(&dev, n, incx, incy, seed);
+                check_l1::<f64>(&dev, n, incx, incy, seed);
+                check_l1::<Complex32>(&dev, n, incx, incy, seed);
+                check_l1::<Complex64>(&dev, n, incx, incy, seed);
+            }
+        }
+        // Misaligned views narrow the vector width instead of faulting.
+        let blas = Blas::new(&dev);
+        let data: Vec<f32> = (0..1001).map(|i| i as f32 * 0.5).collect();
+        let x = dev.upload(&data).unwrap();
+        let v = x.slice(1..1001).unwrap();
+        let got = blas.asum(1000, &v, 1).unwrap() as f64;
+        let want: f64 = data[1..].iter().map(|v| *v as f64).sum();
+        assert!(
+            (got - want).abs() <= 1001.0 * f32::EPSILON as f64 * want,
+            "{got} vs {want}"
+        );
+        nrm2_extremes_on::<f32>(&dev, 1e37, 1e-40);
+        nrm2_extremes_on::<f64>(&dev, 1e300, 1e-310);
+    }
+}
+
 fn nrm2_extremes<R: Real>(big: f64, tiny: f64) {
-    let dev = Device::cpu();
-    let blas = Blas::new(&dev);
+    nrm2_extremes_on::<R>(&Device::cpu(), big, tiny)
+}
+
+fn nrm2_extremes_on<R: Real>(dev: &Device, big: f64, tiny: f64) {
+    let blas = Blas::new(dev);
     for scale in [big, tiny] {
         let x: Vec<R> = (1..=5).map(|i| real::<R>(i as f64 * scale)).collect();
         let got = blas

@@ -7,5 +7,9 @@
 //! `rocm-bench bandwidth` measures with. The generator framework, PTX builder and
 //! catalogs arrive with the Level 1 BLAS work.
 
+pub mod catalog;
 pub mod copy;
+pub mod generator;
+pub mod level1;
+pub mod ptx;
 pub mod ptxas;

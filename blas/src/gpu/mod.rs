@@ -1,0 +1,3 @@
+//! The GPU path: generated kernels from rocm-kernels, launched through rocm-core.
+
+pub mod level1;

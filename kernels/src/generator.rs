@@ -1,0 +1,115 @@
+//! The generator framework.
+//!
+//! A generator is a pure function `(Params, Target) -> Program`: `Params` is a typed,
+//! serialisable description of one kernel variant (Tensile's "solution" idea: dtype,
+//! vector width, work per thread, workgroup size...), and the [`Program`] is PTX text or
+//! an AMDGPU code object plus the rule that turns a problem size into launch geometry.
+//! [`load`] generates and loads a program once per process, keyed by (generator name,
+//! generator version, params, target, device).
+
+use rocm_core::{Device, LaunchConfig, Module, ModuleImage, Result, Target};
+use serde::{de::DeserializeOwned, Serialize};
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// How a problem of `n` work units maps to a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum LaunchRule {
+    /// `block` work-items per workgroup, each covering `units_per_item` units; as many
+    /// workgroups as needed.
+    Cover { block: u32, units_per_item: u32 },
+    /// A fixed grid (e.g. a reduction's first pass), capped by the units available.
+    Fixed { grid: u32, block: u32 },
+}
+
+impl LaunchRule {
+    /// The launch for `n` units (at least one workgroup).
+    pub fn config(&self, n: u64) -> LaunchConfig {
+        match *self {
+            LaunchRule::Cover {
+                block,
+                units_per_item,
+            } => {
+                let per_block = block as u64 * units_per_item as u64;
+                let grid = n.div_ceil(per_block).clamp(1, i32::MAX as u64) as u32;
+                LaunchConfig::linear(grid, block)
+            }
+            LaunchRule::Fixed { grid, block } => LaunchConfig::linear(grid.max(1), block),
+        }
+    }
+}
+
+/// A generated program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub image: ModuleImage,
+    /// Kernel names in the module, in the order the generator documents.
+    pub kernels: Vec<String>,
+    pub launch: LaunchRule,
+}
+
+/// A kernel generator.
+pub trait Generator {
+    /// What varies between variants.
+    type Params: Serialize + DeserializeOwned + Clone + Debug + PartialEq;
+    /// Stable name (catalogs and caches refer to it).
+    const NAME: &'static str;
+    /// Bump when the generated code changes, so caches do not serve stale programs.
+    const VERSION: u32;
+    /// Generates the program for `target`.
+    fn generate(params: &Self::Params, target: &Target) -> Result<Program>;
+}
+
+/// A program loaded on a device.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub program: Arc<Program>,
+    pub module: Module,
+}
+
+/// Generates (if needed) and loads `G`'s program for `params` on `device`, once per
+/// process.
+pub fn load<G: Generator>(device: &Device, params: &G::Params) -> Result<Loaded> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Loaded>>> = OnceLock::new();
+    let key = format!(
+        "{}@{}|{}|{}|{}",
+        G::NAME,
+        G::VERSION,
+        serde_json::to_string(params).unwrap_or_default(),
+        device.target(),
+        device.id()
+    );
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(l) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(l.clone());
+    }
+    let program = Arc::new(G::generate(params, device.target())?);
+    let module = device.load_module(&program.image)?;
+    let loaded = Loaded { program, module };
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, loaded.clone());
+    Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cover_rounds_up_and_never_launches_zero_blocks() {
+        let r = LaunchRule::Cover {
+            block: 256,
+            units_per_item: 4,
+        };
+        assert_eq!(r.config(0).grid, [1, 1, 1]);
+        assert_eq!(r.config(1024).grid[0], 1);
+        assert_eq!(r.config(1025).grid[0], 2);
+        assert_eq!(
+            LaunchRule::Fixed { grid: 0, block: 64 }.config(9).grid[0],
+            1
+        );
+    }
+}
