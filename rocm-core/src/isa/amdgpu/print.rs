@@ -1,0 +1,202 @@
+//! The printer: [`Instr`] in LLVM AMDGPU assembler syntax for a target, as `llvm-mc`
+//! accepts it (explicit `_e32`/`_e64` suffixes, every `s_waitcnt` counter spelled out).
+
+use super::encode::{ds_two_addr, source_count};
+use super::instr::{Cache, Instr};
+use super::operand::{fmt_float, Operand};
+use super::ops::{Form, ImmKind, Slot, Ty};
+use super::target::IsaTarget;
+use std::fmt;
+
+impl Instr {
+    /// The mnemonic on `t` (without `_e32`/`_e64`), `None` if the target lacks the op.
+    pub fn mnemonic(&self, t: IsaTarget) -> Option<&'static str> {
+        let info = self.op.info();
+        if info.opcode[t.column()] == super::ops::NA {
+            return None;
+        }
+        let n = match t {
+            IsaTarget::Gfx908 | IsaTarget::Gfx90a => info.names[0],
+            IsaTarget::Gfx942 if !info.names[1].is_empty() => info.names[1],
+            IsaTarget::Gfx942 => info.names[0],
+            _ => info.names[2],
+        };
+        (!n.is_empty()).then_some(n)
+    }
+
+    /// A [`fmt::Display`] of this instruction in LLVM syntax for `t`.
+    pub fn display(&self, t: IsaTarget) -> InstrDisplay<'_> {
+        InstrDisplay { instr: self, t }
+    }
+}
+
+/// See [`Instr::display`].
+pub struct InstrDisplay<'a> {
+    instr: &'a Instr,
+    t: IsaTarget,
+}
+
+fn bits(f: &mut fmt::Formatter<'_>, name: &str, v: u8, n: usize) -> fmt::Result {
+    write!(f, " {name}:[")?;
+    for i in 0..n {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{}", (v >> i) & 1)?;
+    }
+    f.write_str("]")
+}
+
+impl fmt::Display for InstrDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (i, t) = (self.instr, self.t);
+        let info = i.op.info();
+        let Some(name) = i.mnemonic(t) else {
+            return write!(f, "// {:?} is not available on {t}", i.op);
+        };
+        f.write_str(name)?;
+        if matches!(info.form, Form::Vop1 | Form::Vop2 | Form::Vopc) {
+            f.write_str(if i.vop3 { "_e64" } else { "_e32" })?;
+        }
+        let m = i.mods;
+        let vop3 = i.is_vop3_encoded();
+        let mut src = 0usize;
+        for (k, (o, s)) in i.operands.iter().zip(info.slots).enumerate() {
+            f.write_str(if k == 0 { " " } else { ", " })?;
+            let is_src = matches!(
+                s,
+                Slot::VSrc(_) | Slot::VReg(_) | Slot::ASrc(_) | Slot::MaskSrc
+            );
+            let (neg, abs) = if is_src && vop3 {
+                ((m.neg >> src) & 1 != 0, (m.abs >> src) & 1 != 0)
+            } else {
+                (false, false)
+            };
+            if is_src {
+                src += 1;
+            }
+            // `-29` would read as the integer -29: constants are negated with `neg(..)`.
+            let constant = matches!(o, Operand::Int(_) | Operand::Float(_) | Operand::Literal(_));
+            let neg_call = neg && !abs && constant;
+            if neg_call {
+                f.write_str("neg(")?;
+            } else if neg {
+                f.write_str("-")?;
+            }
+            if abs {
+                f.write_str("|")?;
+            }
+            match (o, s) {
+                (Operand::Imm(x), Slot::Simm(ImmKind::Hex16)) => write!(f, "0x{:x}", *x as u16)?,
+                // 64-bit operands read inline floats as doubles: 1/(2π) needs all digits.
+                (Operand::Float(x), Slot::VSrc(2) | Slot::SSrc(2)) => fmt_float(f, *x, true)?,
+                (Operand::Float(x), Slot::MfmaAcc(_)) if info.ty == Ty::F64 => {
+                    fmt_float(f, *x, true)?
+                }
+                _ => write!(f, "{o}")?,
+            }
+            if abs {
+                f.write_str("|")?;
+            }
+            if neg_call {
+                f.write_str(")")?;
+            }
+        }
+        let cache_names: [(Cache, &str); 4] = if t.sc_cache_bits() {
+            [
+                (Cache::GLC, "sc0"),
+                (Cache::SC1, "sc1"),
+                (Cache::SLC, "nt"),
+                (Cache::DLC, "dlc"),
+            ]
+        } else {
+            [
+                (Cache::GLC, "glc"),
+                (Cache::SLC, "slc"),
+                (Cache::DLC, "dlc"),
+                (Cache::SC1, "sc1"),
+            ]
+        };
+        let nsrc = source_count(info);
+        match info.form {
+            Form::Smem => {
+                if m.offset < 0 {
+                    write!(f, ", -0x{:x}", -i64::from(m.offset))?;
+                } else {
+                    write!(f, ", 0x{:x}", m.offset)?;
+                }
+                // SMEM keeps the `glc` spelling on gfx942.
+                if m.cache.has(Cache::GLC) {
+                    f.write_str(" glc")?;
+                }
+                if m.cache.has(Cache::DLC) {
+                    f.write_str(" dlc")?;
+                }
+            }
+            Form::Ds => {
+                if ds_two_addr(i.op) {
+                    if m.offset != 0 {
+                        write!(f, " offset0:{}", m.offset)?;
+                    }
+                    if m.offset1 != 0 {
+                        write!(f, " offset1:{}", m.offset1)?;
+                    }
+                } else if m.offset != 0 {
+                    write!(f, " offset:{}", m.offset)?;
+                }
+            }
+            Form::Global => {
+                if m.offset != 0 {
+                    write!(f, " offset:{}", m.offset)?;
+                }
+                for (b, n) in cache_names {
+                    if m.cache.has(b) {
+                        write!(f, " {n}")?;
+                    }
+                }
+            }
+            Form::Vop3p | Form::Wmma => {
+                let all = (1u8 << nsrc) - 1;
+                if m.op_sel & all != 0 {
+                    bits(f, "op_sel", m.op_sel, nsrc)?;
+                }
+                if m.op_sel_hi & all != all && info.form == Form::Vop3p {
+                    bits(f, "op_sel_hi", m.op_sel_hi, nsrc)?;
+                }
+                if m.neg & all != 0 {
+                    bits(f, "neg_lo", m.neg, nsrc)?;
+                }
+                if m.neg_hi & all != 0 {
+                    bits(f, "neg_hi", m.neg_hi, nsrc)?;
+                }
+                if m.clamp {
+                    f.write_str(" clamp")?;
+                }
+            }
+            Form::Mai => {
+                if m.cbsz != 0 {
+                    write!(f, " cbsz:{}", m.cbsz)?;
+                }
+                if m.abid != 0 {
+                    write!(f, " abid:{}", m.abid)?;
+                }
+                if m.blgp != 0 {
+                    write!(f, " blgp:{}", m.blgp)?;
+                }
+            }
+            _ if vop3 => {
+                if m.clamp {
+                    f.write_str(" clamp")?;
+                }
+                match m.omod {
+                    1 => f.write_str(" mul:2")?,
+                    2 => f.write_str(" mul:4")?,
+                    3 => f.write_str(" div:2")?,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
