@@ -265,9 +265,13 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
             }
         }
         Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3 => {
+            let vop3b = info.slots.contains(&Slot::CarryDst);
+            let sdst = (w0 >> 8) & 0x7f;
             let (dst, srcs) = if vop3 {
                 mods.clamp = bit(w0, 15);
-                mods.abs = ((w0 >> 8) & 7) as u8;
+                if !vop3b {
+                    mods.abs = ((w0 >> 8) & 7) as u8;
+                }
                 mods.neg = ((w1 >> 29) & 7) as u8;
                 mods.omod = ((w1 >> 27) & 3) as u8;
                 (
@@ -291,6 +295,8 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
                     Slot::SDstV => r.src(dst, 1)?,
                     Slot::MaskDst if vop3 => r.src(dst, mask)?,
                     Slot::MaskDst => vcc,
+                    Slot::CarryDst if vop3 => r.src(sdst, mask)?,
+                    Slot::CarryDst => vcc,
                     Slot::MaskSrc if !vop3 => vcc,
                     Slot::MaskSrc | Slot::VSrc(_) | Slot::VReg(_) | Slot::ASrc(_) => {
                         let code = srcs[si];

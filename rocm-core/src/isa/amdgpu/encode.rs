@@ -430,6 +430,7 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     let info = c.info;
     let vop3 = c.instr.is_vop3_encoded();
     let mut dst = 0u32;
+    let mut sdst: Option<u32> = None;
     let mut srcs: Vec<u16> = Vec::with_capacity(3);
     let mut scalars: Vec<Operand> = Vec::new();
     for (i, (o, s)) in c.instr.operands.iter().zip(info.slots).enumerate() {
@@ -442,6 +443,13 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                     dst = u32::from(c.scalar(o, t.mask_sgprs(), true)?);
                 } else if !is_vcc(o, t) {
                     return Err(bad(&c.name(), "VOPC (_e32) writes vcc; use e64 for others"));
+                }
+            }
+            Slot::CarryDst => {
+                if vop3 {
+                    sdst = Some(u32::from(c.scalar(o, t.mask_sgprs(), true)?));
+                } else if !is_vcc(o, t) {
+                    return Err(bad(&c.name(), "VOP2 carry-out is vcc; use e64 for others"));
                 }
             }
             Slot::MaskSrc => {
@@ -509,7 +517,7 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
             w0_base
                 | op << 16
                 | u32::from(m.clamp) << 15
-                | u32::from(m.abs & 7) << 8
+                | sdst.unwrap_or(u32::from(m.abs & 7)) << 8
                 | (dst & 0xff),
             u32::from(m.neg & 7) << 29
                 | u32::from(m.omod & 3) << 27

@@ -213,7 +213,7 @@ impl Gen<'_> {
                     }
                 }
                 Slot::SDstV => self.sgpr(1),
-                Slot::MaskDst | Slot::MaskSrc => self.mask(vop3),
+                Slot::MaskDst | Slot::MaskSrc | Slot::CarryDst => self.mask(vop3),
                 Slot::ADst(w) | Slot::ASrc(w) => self.agpr(w),
                 Slot::MfmaDst(w) => {
                     if mfma_acc {
@@ -374,6 +374,11 @@ impl Gen<'_> {
                     m.clamp = self.rng.random_bool(0.3);
                     m.omod = self.rng.random_range(0..4);
                 }
+            }
+            Form::Vop2 | Form::Vop3
+                if (i.vop3 || info.form == Form::Vop3) && info.slots.contains(&Slot::CarryDst) =>
+            {
+                m.clamp = self.rng.random_bool(0.3);
             }
             Form::Vop3p => {
                 if matches!(i.op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32) {
