@@ -333,6 +333,16 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
             format!("{:?} sets fields its form does not have", instr.mods),
         ));
     }
+    if matches!(
+        instr.op,
+        Op::SWaitcntVscnt | Op::SWaitcntVmcnt | Op::SWaitcntLgkmcnt
+    ) && instr.operands.first() != Some(&Operand::Null)
+    {
+        return Err(bad(
+            &format!("{:?}", instr.op),
+            "the register operand must be null (the count is the immediate)",
+        ));
+    }
     let mut c = Ctx {
         t,
         instr,
@@ -527,7 +537,14 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
         ]);
     }
     let s0 = u32::from(srcs.first().copied().unwrap_or(0));
-    let s1 = u32::from(srcs.get(1).copied().unwrap_or(256)) - 256;
+    let s1 = u32::from(srcs.get(1).copied().unwrap_or(256))
+        .checked_sub(256)
+        .ok_or_else(|| {
+            bad(
+                &c.name(),
+                "the second source of an _e32 form must be a VGPR",
+            )
+        })?;
     let opc = u32::from(opc);
     Ok(vec![match info.form {
         Form::Vop1 => 0x7E00_0000 | (dst & 0xff) << 17 | opc << 9 | s0,

@@ -269,6 +269,12 @@ impl Gen<'_> {
                 }
             }
         }
+        if matches!(
+            op,
+            Op::SWaitcntVscnt | Op::SWaitcntVmcnt | Op::SWaitcntLgkmcnt
+        ) {
+            i.operands[0] = Operand::Null;
+        }
         if op == Op::VAccvgprWriteB32 && i.operands[1].is_scalar_value() {
             i.operands[1] = self.vgpr(1);
         }

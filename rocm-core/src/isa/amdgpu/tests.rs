@@ -261,6 +261,13 @@ fn target_rules_are_enforced() {
     // Modifiers a form lacks are rejected.
     let bad = Instr::new(Op::SMovB32, [s(1), s(2)]).offset(4);
     assert!(encode(&bad, Gfx90a).is_err());
+    // Bits outside the model are reported, not dropped: gfx11 VOP3 op_sel
+    // (`v_fma_f16 v1, v2, v3, v4 op_sel:[1,0,0,0]`) and a DPP source (code 250).
+    let e = decode(&[0xd648_0801, 0x0412_0702], Gfx1100)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("outside the model"), "{e}");
+    assert!(decode(&[0x7e02_02fa, 0x00ff_0000], Gfx90a).is_err());
     // Truncated and unknown words are errors.
     assert!(decode(&[0xd3cc_9100], Gfx90a).is_err());
     assert!(decode(&[], Gfx90a).is_err());
