@@ -388,6 +388,18 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
     Ok(words)
 }
 
+/// Encodes a sequence of instructions into one dword stream.
+pub fn encode_all<'a>(
+    instrs: impl IntoIterator<Item = &'a Instr>,
+    t: IsaTarget,
+) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for i in instrs {
+        out.extend(encode(i, t)?);
+    }
+    Ok(out)
+}
+
 fn encode_smem(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     let (ops, slots) = (&c.instr.operands, c.info.slots);
     let (Some(Slot::SDst(w)), Some(dst), Some(base)) = (slots.first(), ops.first(), ops.get(1))

@@ -120,6 +120,30 @@ impl Instr {
         self
     }
 
+    /// The explicit operands this instruction writes, in assembler order (implicit
+    /// state such as SCC from scalar compares or EXEC reads is not listed).
+    pub fn defs(&self) -> impl Iterator<Item = &Operand> {
+        self.op
+            .info()
+            .slots
+            .iter()
+            .zip(&self.operands)
+            .filter(|(s, _)| s.is_def())
+            .map(|(_, o)| o)
+    }
+
+    /// The explicit operands this instruction reads (registers and constants), in
+    /// assembler order.
+    pub fn uses(&self) -> impl Iterator<Item = &Operand> {
+        self.op
+            .info()
+            .slots
+            .iter()
+            .zip(&self.operands)
+            .filter(|(s, _)| !s.is_def())
+            .map(|(_, o)| o)
+    }
+
     /// Whether the instruction uses a VOP3-family 64-bit encoding.
     pub fn is_vop3_encoded(&self) -> bool {
         self.vop3 || self.op.info().form == Form::Vop3

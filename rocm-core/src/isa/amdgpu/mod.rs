@@ -95,7 +95,7 @@ mod print;
 mod target;
 
 pub use decode::{decode, decode_all};
-pub use encode::{encode, has_e64};
+pub use encode::{encode, encode_all, has_e64};
 pub use instr::{Cache, Instr, Mods};
 pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};
 pub use ops::{Form, ImmKind, Op, OpInfo, Slot, Ty, NA, OPS};

@@ -312,7 +312,7 @@ fn fmt_range(f: &mut fmt::Formatter<'_>, prefix: char, r: RegRange) -> fmt::Resu
     if r.count == 1 {
         write!(f, "{prefix}{}", r.first)
     } else {
-        write!(f, "{prefix}[{}:{}]", r.first, r.end() - 1)
+        write!(f, "{prefix}[{}:{}]", r.first, r.end().saturating_sub(1))
     }
 }
 

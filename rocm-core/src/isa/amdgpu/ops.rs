@@ -142,7 +142,47 @@ pub const NA: u16 = u16::MAX;
 
 use Slot::*;
 
+impl Slot {
+    /// Whether the operand in this slot is written (destinations, carry-out, compare
+    /// results); everything else is read.
+    pub fn is_def(self) -> bool {
+        matches!(
+            self,
+            Slot::SDst(_)
+                | Slot::VDst(_)
+                | Slot::SDstV
+                | Slot::MaskDst
+                | Slot::CarryDst
+                | Slot::ADst(_)
+                | Slot::MfmaDst(_)
+                | Slot::DsDst(_)
+                | Slot::GDst(_)
+        )
+    }
+}
+
 impl Op {
+    /// The instruction a mnemonic names on `t` (`_e32`/`_e64` suffixes removed), if the
+    /// model has it.
+    pub fn from_mnemonic(name: &str, t: super::IsaTarget) -> Option<Op> {
+        let name = name
+            .strip_suffix("_e32")
+            .or_else(|| name.strip_suffix("_e64"))
+            .unwrap_or(name);
+        OPS.iter()
+            .filter(|i| i.opcode[t.column()] != NA)
+            .find(|i| {
+                let n = match t.column() {
+                    0 | 1 => i.names[0],
+                    2 if !i.names[1].is_empty() => i.names[1],
+                    2 => i.names[0],
+                    _ => i.names[2],
+                };
+                n == name
+            })
+            .map(|i| i.op)
+    }
+
     /// This instruction's table row.
     pub fn info(self) -> &'static OpInfo {
         // OPS is in enum order (checked by a unit test).

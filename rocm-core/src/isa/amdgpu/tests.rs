@@ -309,3 +309,116 @@ fn targets_from_arch() {
         );
     }
 }
+
+#[test]
+fn matrix_instructions_of_the_target_table_are_modelled() {
+    use crate::target::{Arch, MatrixKind};
+    for t in IsaTarget::ALL {
+        let arch = match t {
+            IsaTarget::Gfx908 => Arch::Gfx908,
+            IsaTarget::Gfx90a => Arch::Gfx90a,
+            IsaTarget::Gfx942 => Arch::Gfx942,
+            IsaTarget::Gfx1100 => Arch::Gfx1100,
+            IsaTarget::Gfx1101 => Arch::Gfx1101,
+            IsaTarget::Gfx1102 => Arch::Gfx1102,
+            IsaTarget::Gfx1151 => Arch::Gfx1151,
+        };
+        let caps = arch.caps();
+        for m in caps.matrix {
+            assert!(matches!(m.kind, MatrixKind::Mfma | MatrixKind::Wmma));
+            let op = Op::from_mnemonic(m.mnemonic, t)
+                .unwrap_or_else(|| panic!("{} on {t} is not in the ISA table", m.mnemonic));
+            let form = op.info().form;
+            assert!(matches!(form, Form::Mai | Form::Wmma), "{:?}", op);
+        }
+    }
+}
+
+#[test]
+fn defs_and_uses_follow_the_slots() {
+    let i = Instr::new(
+        Op::VAddcCoU32,
+        [v(1), Operand::Vcc, v(2), v(3), Operand::Vcc],
+    );
+    let defs: Vec<_> = i.defs().copied().collect();
+    let uses: Vec<_> = i.uses().copied().collect();
+    assert_eq!(defs, [v(1), Operand::Vcc]);
+    assert_eq!(uses, [v(2), v(3), Operand::Vcc]);
+    let st = Instr::new(Op::GlobalStoreDword, [vr(2, 2), v(1), Operand::Off]);
+    assert_eq!(st.defs().count(), 0);
+    assert_eq!(st.uses().count(), 3);
+    // A stream encodes as the concatenation of its instructions.
+    let t = IsaTarget::Gfx90a;
+    let prog = [
+        Instr::new(Op::SNop, [Operand::Imm(0)]),
+        Instr::new(Op::VMovB32, [v(0), Operand::Literal(0x1234_5678)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let words = encode_all(&prog, t).unwrap();
+    assert_eq!(words.len(), 4);
+    assert_eq!(decode_all(&words, t).unwrap(), prog);
+    assert_eq!(
+        Op::from_mnemonic("v_add_nc_u32_e64", IsaTarget::Gfx1100),
+        Some(Op::VAddU32)
+    );
+    assert_eq!(Op::from_mnemonic("v_add_nc_u32", IsaTarget::Gfx90a), None);
+}
+
+/// Arbitrary words and arbitrary operand lists never panic: the decoder returns an
+/// instruction that re-encodes to the same words or an error, and the encoder and
+/// printer accept or reject anything.
+#[test]
+fn garbage_never_panics() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = StdRng::seed_from_u64(7);
+    let ops: Vec<Op> = Op::all().collect();
+    let mut decoded = 0;
+    for k in 0..20_000 {
+        let t = IsaTarget::ALL[k % IsaTarget::ALL.len()];
+        // Random words, biased towards valid prefixes by taking the prefix of a real op.
+        let mut words: Vec<u32> = (0..3).map(|_| rng.random()).collect();
+        if k % 2 == 0 {
+            let op = ops[rng.random_range(0..ops.len())];
+            if let Ok(w) = encode(&Instr::new(op, Vec::new()), t) {
+                words[0] = (w[0] & 0xffff_0000) | (words[0] & 0xffff);
+            }
+        }
+        if let Ok((i, n)) = decode(&words, t) {
+            decoded += 1;
+            assert_eq!(encode(&i, t).unwrap(), words[..n].to_vec());
+            let _ = i.display(t).to_string();
+        }
+        // Random operands of random kinds.
+        let op = ops[rng.random_range(0..ops.len())];
+        let n = rng.random_range(0..6);
+        let operands: Vec<Operand> = (0..n)
+            .map(|_| {
+                let r = RegRange::new(rng.random_range(0..300), rng.random_range(0..20));
+                match rng.random_range(0..10) {
+                    0 => Operand::Sgpr(r),
+                    1 => Operand::Vgpr(r),
+                    2 => Operand::Agpr(r),
+                    3 => Operand::Int(rng.random()),
+                    4 => Operand::Literal(rng.random()),
+                    5 => Operand::Imm(rng.random()),
+                    6 => Operand::Waitcnt(Waitcnt {
+                        vm: rng.random(),
+                        exp: rng.random(),
+                        lgkm: rng.random(),
+                    }),
+                    7 => Operand::Off,
+                    8 => Operand::Vcc,
+                    _ => Operand::Float(InlineFloat::One),
+                }
+            })
+            .collect();
+        let mut i = Instr::new(op, operands);
+        i.vop3 = rng.random_bool(0.3);
+        i.mods.offset = rng.random_range(-70_000..70_000);
+        i.mods.cbsz = rng.random_range(0..10);
+        let _ = encode(&i, t);
+        let _ = i.display(t).to_string();
+    }
+    assert!(decoded > 100, "only {decoded} random words decoded");
+}
