@@ -298,11 +298,16 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
                     Slot::CarryDst if vop3 => r.src(sdst, mask)?,
                     Slot::CarryDst => vcc,
                     Slot::MaskSrc if !vop3 => vcc,
-                    Slot::MaskSrc | Slot::VSrc(_) | Slot::VReg(_) | Slot::ASrc(_) => {
+                    Slot::MaskSrc
+                    | Slot::VSrc(_)
+                    | Slot::VReg(_)
+                    | Slot::ASrc(_)
+                    | Slot::SSrc(_) => {
                         let code = srcs[si];
                         si += 1;
                         match *s {
                             Slot::MaskSrc => r.src(code, mask)?,
+                            Slot::SSrc(w) => r.src(code, w)?,
                             Slot::ASrc(w) if code >= 256 => areg(code - 256, w),
                             Slot::VSrc(w) | Slot::VReg(w) => r.src(code, w)?,
                             _ => return Err(bad("AGPR source without a vector code")),

@@ -485,10 +485,19 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                     ));
                 }
             }
+            Slot::SSrc(w) => {
+                srcs.push(c.scalar(o, w, false)?);
+                // gfx9 v_writelane reads its M0 lane select outside the constant bus.
+                let free = c.instr.op == Op::VWritelaneB32 && *o == Operand::M0;
+                if o.is_scalar_value() && !free {
+                    scalars.push(*o);
+                }
+            }
             Slot::VSrc(w) | Slot::VReg(w) | Slot::ASrc(w) => {
                 let code = match *s {
                     Slot::ASrc(_) => 256 + c.agpr(o, w)?,
-                    Slot::VReg(_) if !vop3 => 256 + c.vgpr(o, w)?,
+                    // Only promoted VOP2/VOPC forms let the VGPR operand be scalar.
+                    Slot::VReg(_) if !c.instr.vop3 => 256 + c.vgpr(o, w)?,
                     _ => c.src9(o, w)?,
                 };
                 if o.is_scalar_value() {

@@ -448,6 +448,8 @@ pub enum Op {
     VMed3F32,
     VMbcntLoU32B32,
     VMbcntHiU32B32,
+    VReadlaneB32,
+    VWritelaneB32,
 }
 
 /// The table row of every [`Op`], in enum order.
@@ -2742,5 +2744,23 @@ pub static OPS: &[OpInfo] = &[
         ty: Ty::B32,
         atomic: false,
         slots: &[VDst(1), VSrc(1), VSrc(1)],
+    },
+    OpInfo {
+        op: Op::VReadlaneB32,
+        form: Form::Vop3,
+        names: ["v_readlane_b32", "v_readlane_b32", "v_readlane_b32"],
+        opcode: [0x289, 0x289, 0x289, 0x360],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[SDstV, VReg(1), SSrc(1)],
+    },
+    OpInfo {
+        op: Op::VWritelaneB32,
+        form: Form::Vop3,
+        names: ["v_writelane_b32", "v_writelane_b32", "v_writelane_b32"],
+        opcode: [0x28a, 0x28a, 0x28a, 0x361],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[VDst(1), SSrc(1), SSrc(1)],
     },
 ];

@@ -179,6 +179,20 @@ impl Gen<'_> {
                     }
                 }
                 Slot::SDst(w) => self.scalar_dst(w),
+                Slot::SSrc(w) if info.form == Form::Vop3 => {
+                    if i.op == Op::VWritelaneB32 && nsrc == 1 && t.family() == IsaFamily::Gfx9 {
+                        // gfx9 lane select: M0 (free) or an inline constant.
+                        nsrc += 1;
+                        if self.chance(0.5) {
+                            Operand::M0
+                        } else {
+                            Operand::Int(self.rng.random_range(0..=63))
+                        }
+                    } else {
+                        nsrc += 1;
+                        self.scalar_src(w, false)
+                    }
+                }
                 Slot::SSrc(w) => self.scalar_src(w, lit_ok),
                 Slot::Simm(k) => match k {
                     ImmKind::Hex16 => Operand::Imm(self.rng.random_range(0..=0xffff)),
@@ -331,7 +345,8 @@ impl Gen<'_> {
                 }
                 lit = Some(o);
             }
-            if valu && o.is_scalar_value() {
+            let free = i.op == Op::VWritelaneB32 && o == Operand::M0;
+            if valu && o.is_scalar_value() && !free {
                 if !seen.contains(&o) && seen.len() >= limit {
                     let w = match s {
                         Slot::VSrc(w) | Slot::VReg(w) => w,
@@ -350,7 +365,11 @@ impl Gen<'_> {
                         seen.push(o);
                         continue;
                     }
-                    i.operands[k] = self.vgpr(w);
+                    i.operands[k] = if let Slot::SSrc(_) = s {
+                        Operand::Int(self.rng.random_range(0..=64))
+                    } else {
+                        self.vgpr(w)
+                    };
                     continue;
                 }
                 if !seen.contains(&o) {

@@ -65,8 +65,10 @@ impl fmt::Display for InstrDisplay<'_> {
             f.write_str(if k == 0 { " " } else { ", " })?;
             let is_src = matches!(
                 s,
-                Slot::VSrc(_) | Slot::VReg(_) | Slot::ASrc(_) | Slot::MaskSrc
-            );
+                Slot::VSrc(_) | Slot::VReg(_) | Slot::ASrc(_) | Slot::MaskSrc | Slot::SSrc(_)
+            ) && info.form != Form::Sop2
+                && info.form != Form::Sop1
+                && info.form != Form::Sopc;
             let (neg, abs) = if is_src && vop3 {
                 ((m.neg >> src) & 1 != 0, (m.abs >> src) & 1 != 0)
             } else {
