@@ -481,24 +481,27 @@ impl Gen<'_> {
     }
 }
 
-/// Parses `; encoding: [0x..,...]` lines of llvm-mc output into dwords.
-fn parse_encodings(out: &str) -> Vec<Vec<u32>> {
+/// Parses `TEXT ; encoding: [0x..,...]` lines of llvm-mc output into LLVM's own
+/// printing of the instruction (whitespace collapsed) and its dwords.
+fn parse_encodings(out: &str) -> Vec<(String, Vec<u32>)> {
     out.lines()
-        .filter_map(|l| l.split("encoding: [").nth(1))
-        .map(|rest| {
+        .filter_map(|l| l.split_once("; encoding: ["))
+        .map(|(text, rest)| {
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
             let bytes: Vec<u8> = rest
                 .trim_end_matches(']')
                 .split(',')
                 .filter_map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok())
                 .collect();
-            bytes
+            let words = bytes
                 .chunks(4)
                 .map(|c| {
                     let mut a = [0u8; 4];
                     a[..c.len()].copy_from_slice(c);
                     u32::from_le_bytes(a)
                 })
-                .collect()
+                .collect();
+            (text, words)
         })
         .collect()
 }
@@ -621,8 +624,16 @@ fn check_target(t: IsaTarget) {
             ));
             continue;
         }
-        for ((i, ours), theirs) in accepted.into_iter().zip(&encs) {
+        for ((i, ours), (their_text, theirs)) in accepted.into_iter().zip(&encs) {
             let text = i.display(t).to_string();
+            // Our printer writes what LLVM prints back (its canonical syntax).
+            let ours_text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            // Exception: LLVM spells ds_swizzle offsets as swizzle(...) macros.
+            if ours_text != *their_text && i.op != Op::DsSwizzleB32 {
+                failures.push(format!(
+                    "{t}: we print `{ours_text}`, llvm prints `{their_text}`"
+                ));
+            }
             if ours != theirs {
                 failures.push(format!(
                     "{t}: `{text}`: ours {ours:08x?}, llvm {theirs:08x?}"

@@ -1,9 +1,9 @@
 //! The printer: [`Instr`] in LLVM AMDGPU assembler syntax for a target, as `llvm-mc`
 //! accepts it (explicit `_e32`/`_e64` suffixes, every `s_waitcnt` counter spelled out).
 
-use super::encode::{ds_two_addr, source_count};
+use super::encode::{ds_two_addr, has_e64, source_count};
 use super::instr::{Cache, Instr};
-use super::operand::{fmt_float, Operand};
+use super::operand::{fmt_float, Operand, Waitcnt};
 use super::ops::{Form, ImmKind, Slot, Ty};
 use super::target::IsaTarget;
 use std::fmt;
@@ -55,7 +55,7 @@ impl fmt::Display for InstrDisplay<'_> {
             return write!(f, "// {:?} is not available on {t}", i.op);
         };
         f.write_str(name)?;
-        if matches!(info.form, Form::Vop1 | Form::Vop2 | Form::Vopc) {
+        if has_e64(i.op) {
             f.write_str(if i.vop3 { "_e64" } else { "_e32" })?;
         }
         let m = i.mods;
@@ -90,8 +90,30 @@ impl fmt::Display for InstrDisplay<'_> {
             }
             match (o, s) {
                 (Operand::Imm(x), Slot::Simm(ImmKind::Hex16)) => write!(f, "0x{:x}", *x as u16)?,
+                // Like LLVM: only the counters waited on, all three when none is.
+                (Operand::Waitcnt(w), _) => {
+                    let max = Waitcnt::max(t.family());
+                    let fields = [
+                        ("vmcnt", w.vm, max.vm),
+                        ("expcnt", w.exp, max.exp),
+                        ("lgkmcnt", w.lgkm, max.lgkm),
+                    ];
+                    let all_max = fields.iter().all(|(_, v, m)| v == m);
+                    let mut first = true;
+                    for (name, v, m) in fields {
+                        if all_max || v != m {
+                            if !first {
+                                f.write_str(" ")?;
+                            }
+                            first = false;
+                            write!(f, "{name}({v})")?;
+                        }
+                    }
+                }
                 // 64-bit operands read inline floats as doubles: 1/(2π) needs all digits.
-                (Operand::Float(x), Slot::VSrc(2) | Slot::SSrc(2)) => fmt_float(f, *x, true)?,
+                (Operand::Float(x), Slot::VSrc(2) | Slot::SSrc(2)) if info.ty != Ty::F32 => {
+                    fmt_float(f, *x, true)?
+                }
                 (Operand::Float(x), Slot::MfmaAcc(_)) if info.ty == Ty::F64 => {
                     fmt_float(f, *x, true)?
                 }
@@ -107,8 +129,8 @@ impl fmt::Display for InstrDisplay<'_> {
         let cache_names: [(Cache, &str); 4] = if t.sc_cache_bits() {
             [
                 (Cache::GLC, "sc0"),
-                (Cache::SC1, "sc1"),
                 (Cache::SLC, "nt"),
+                (Cache::SC1, "sc1"),
                 (Cache::DLC, "dlc"),
             ]
         } else {

@@ -41,7 +41,7 @@ fn known() -> Vec<(IsaTarget, Instr, &'static str, Vec<u32>)> {
         (
             Gfx90a,
             Instr::new(Op::SWaitcnt, [wc(max9.vm, max9.exp, 0)]),
-            "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(0)",
+            "s_waitcnt lgkmcnt(0)",
             w(&[0x7f, 0xc0, 0x8c, 0xbf]),
         ),
         (
@@ -145,7 +145,7 @@ fn known() -> Vec<(IsaTarget, Instr, &'static str, Vec<u32>)> {
         (
             Gfx1100,
             Instr::new(Op::SWaitcnt, [wc(max11.vm, max11.exp, 0)]),
-            "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(0)",
+            "s_waitcnt lgkmcnt(0)",
             w(&[0x07, 0xfc, 0x89, 0xbf]),
         ),
         (
