@@ -4,7 +4,7 @@
 use super::encode::{ds_two_addr, has_e64, source_count};
 use super::instr::{Cache, Instr};
 use super::operand::{fmt_float, Operand, Waitcnt};
-use super::ops::{Form, ImmKind, Slot, Ty};
+use super::ops::{Form, ImmKind, Op, Slot, Ty};
 use super::target::IsaTarget;
 use std::fmt;
 
@@ -165,6 +165,9 @@ impl fmt::Display for InstrDisplay<'_> {
                     if m.offset1 != 0 {
                         write!(f, " offset1:{}", m.offset1)?;
                     }
+                } else if i.op == Op::DsSwizzleB32 && m.offset != 0 {
+                    f.write_str(" offset:")?;
+                    fmt_swizzle(f, m.offset as u16)?;
                 } else if m.offset != 0 {
                     write!(f, " offset:{}", m.offset)?;
                 }
@@ -223,4 +226,60 @@ impl fmt::Display for InstrDisplay<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether a bit-mask swizzle is the one its macro spelling assembles to: per lane bit
+/// only constant 0 or 1 (`and` clear, `or` the value, no `xor`), preserve (`and`) or
+/// invert (`and` and `xor`). Other encodings print as raw offsets so they round-trip.
+pub(crate) fn swizzle_has_macro(imm: u16) -> bool {
+    let (and, or, xor) = (imm & 0x1f, (imm >> 5) & 0x1f, (imm >> 10) & 0x1f);
+    imm & 0x8000 == 0 && and & or == 0 && xor & !and == 0
+}
+
+/// A `ds_swizzle_b32` offset as LLVM spells it. Bit 15 clear: bit-mask mode, where lane
+/// `l` reads lane `((l & and) | or) ^ xor` within groups of 32 (5-bit masks at bits 0,
+/// 5, 10); `0x80xx`: quad permute, two bits per lane of each quad. Bit-mask patterns
+/// that are swaps, reversals or broadcasts get those names; the rest print per lane bit
+/// as `0`/`1` (constant), `p` (preserved) or `i` (inverted), most significant first.
+/// Encodings no macro produces print as numbers (LLVM prints a lossy macro for them).
+fn fmt_swizzle(f: &mut fmt::Formatter<'_>, imm: u16) -> fmt::Result {
+    if imm & 0xff00 == 0x8000 {
+        let lane = |k: u16| (imm >> (2 * k)) & 3;
+        return write!(
+            f,
+            "swizzle(QUAD_PERM,{},{},{},{})",
+            lane(0),
+            lane(1),
+            lane(2),
+            lane(3)
+        );
+    }
+    if imm & 0x8000 != 0 || !swizzle_has_macro(imm) {
+        return write!(f, "{imm}");
+    }
+    let (and, or, xor) = (imm & 0x1f, (imm >> 5) & 0x1f, (imm >> 10) & 0x1f);
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return write!(f, "swizzle(SWAP,{xor})");
+    }
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return write!(f, "swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x1f - and + 1;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return write!(f, "swizzle(BROADCAST,{group},{or})");
+    }
+    f.write_str("swizzle(BITMASK_PERM,\"")?;
+    for b in (0..5).rev() {
+        let bit = 1 << b;
+        // The lane bit's value when the source lane bit is 0 and when it is 1.
+        let v0 = (or ^ xor) & bit != 0;
+        let v1 = ((and | or) ^ xor) & bit != 0;
+        f.write_str(match (v0, v1) {
+            (false, false) => "0",
+            (true, true) => "1",
+            (false, true) => "p",
+            (true, false) => "i",
+        })?;
+    }
+    f.write_str("\")")
 }
