@@ -457,3 +457,25 @@ pub fn decode_all(mut words: &[u32], t: IsaTarget) -> Result<Vec<Instr>> {
     }
     Ok(out)
 }
+
+/// A listing of a code stream: one line per instruction with its byte offset, LLVM text
+/// and encoding (`  v_mov_b32_e32 v0, 1.0  // 000004: 7E0002F2`).
+pub fn disassemble(mut words: &[u32], t: IsaTarget) -> Result<String> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut at = 0usize;
+    while !words.is_empty() {
+        let (i, n) = decode(words, t).map_err(|e| bad(format!("at byte {:#x}: {e}", at * 4)))?;
+        let enc: Vec<String> = words[..n].iter().map(|w| format!("{w:08X}")).collect();
+        let _ = writeln!(
+            out,
+            "  {:<56} // {:06X}: {}",
+            i.display(t).to_string(),
+            at * 4,
+            enc.join(" ")
+        );
+        at += n;
+        words = &words[n..];
+    }
+    Ok(out)
+}

@@ -67,6 +67,13 @@
 //!
 //! The model is wave64 on gfx9 and wave32 on gfx11 (what our kernels use).
 //!
+//! ## Printing
+//!
+//! [`Instr::display`] writes LLVM's canonical syntax (what `llvm-mc -show-encoding` echoes
+//! back; the oracle tests compare the text too): `_e32`/`_e64` suffixes, only the waited
+//! counters of `s_waitcnt`, `neg(..)` for negated constants, `swizzle(..)` offsets.
+//! [`disassemble`] lists a whole code stream.
+//!
 //! ## Decoding
 //!
 //! [`decode`] classifies the first dword by its prefix, looks the opcode up in the
@@ -94,7 +101,7 @@ mod ops;
 mod print;
 mod target;
 
-pub use decode::{decode, decode_all};
+pub use decode::{decode, decode_all, disassemble};
 pub use encode::{encode, encode_all, has_e64};
 pub use instr::{Cache, Instr, Mods};
 pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};

@@ -149,6 +149,15 @@ impl TryFrom<Arch> for IsaTarget {
     }
 }
 
+impl TryFrom<&crate::target::Target> for IsaTarget {
+    type Error = Error;
+    /// The model's target for a code-generation target (its features do not change
+    /// encodings).
+    fn try_from(t: &crate::target::Target) -> Result<Self> {
+        IsaTarget::from_arch(t.arch())
+    }
+}
+
 impl fmt::Display for IsaTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

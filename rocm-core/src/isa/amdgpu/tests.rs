@@ -357,6 +357,14 @@ fn defs_and_uses_follow_the_slots() {
     let words = encode_all(&prog, t).unwrap();
     assert_eq!(words.len(), 4);
     assert_eq!(decode_all(&words, t).unwrap(), prog);
+    let listing = disassemble(&words, t).unwrap();
+    assert!(
+        listing.contains("v_mov_b32_e32 v0, 0x12345678"),
+        "{listing}"
+    );
+    assert!(listing.contains("// 00000C: BF810000"), "{listing}");
+    let target: crate::target::Target = "gfx90a:xnack-".parse().unwrap();
+    assert_eq!(IsaTarget::try_from(&target).unwrap(), IsaTarget::Gfx90a);
     assert_eq!(
         Op::from_mnemonic("v_add_nc_u32_e64", IsaTarget::Gfx1100),
         Some(Op::VAddU32)
