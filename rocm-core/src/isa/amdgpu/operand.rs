@@ -318,7 +318,7 @@ fn fmt_range(f: &mut fmt::Formatter<'_>, prefix: char, r: RegRange) -> fmt::Resu
 
 impl fmt::Display for Operand {
     /// LLVM syntax. Inline 1/(2π) prints with f32 precision; the printer of instructions
-    /// uses [`fmt_float`] for other types.
+    /// spells it in full for 64-bit operands.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Operand::Sgpr(r) => fmt_range(f, 's', r),
