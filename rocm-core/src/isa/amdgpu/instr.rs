@@ -2,7 +2,20 @@
 //! variant and the modifiers.
 
 use super::operand::Operand;
-use super::ops::{Form, Op};
+use super::ops::{Form, Op, Slot};
+use super::target::{IsaFamily, IsaTarget};
+
+/// The wait counters of `s_waitcnt` (and gfx11's `s_waitcnt_vscnt`): which one an
+/// outstanding memory instruction holds until its data arrives or leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// Vector memory loads (and on gfx9 also stores and atomics).
+    Vm,
+    /// gfx11 vector memory stores and atomics without return.
+    Vs,
+    /// LDS, scalar memory (and GDS/messages).
+    Lgkm,
+}
 
 /// Cache-policy bits of memory instructions. On gfx9 (gfx908/gfx90a) and gfx11 they print
 /// as `glc slc dlc`; gfx942 calls the same bits `sc0 nt` plus its own `sc1`.
@@ -142,6 +155,24 @@ impl Instr {
             .zip(&self.operands)
             .filter(|(s, _)| !s.is_def())
             .map(|(_, o)| o)
+    }
+
+    /// The counter this instruction increments until it completes, `None` for
+    /// instructions that complete in order (ALU, branches).
+    pub fn counter(&self, t: IsaTarget) -> Option<Counter> {
+        let info = self.op.info();
+        match info.form {
+            Form::Smem | Form::Ds => Some(Counter::Lgkm),
+            Form::Global => {
+                let returns = info.slots.iter().any(|s| matches!(s, Slot::GDst(_)));
+                Some(match t.family() {
+                    IsaFamily::Gfx9 => Counter::Vm,
+                    IsaFamily::Gfx11 if returns => Counter::Vm,
+                    IsaFamily::Gfx11 => Counter::Vs,
+                })
+            }
+            _ => None,
+        }
     }
 
     /// Whether the instruction uses a VOP3-family 64-bit encoding.

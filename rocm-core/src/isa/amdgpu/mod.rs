@@ -103,7 +103,7 @@ mod target;
 
 pub use decode::{decode, decode_all, disassemble};
 pub use encode::{encode, encode_all, has_e64};
-pub use instr::{Cache, Instr, Mods};
+pub use instr::{Cache, Counter, Instr, Mods};
 pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};
 pub use ops::{Form, ImmKind, Op, OpInfo, Slot, Ty, NA, OPS};
 pub use print::InstrDisplay;

@@ -430,3 +430,20 @@ fn garbage_never_panics() {
     }
     assert!(decoded > 100, "only {decoded} random words decoded");
 }
+
+#[test]
+fn memory_instructions_name_their_wait_counter() {
+    use IsaTarget::*;
+    let load = Instr::new(Op::GlobalLoadDword, [v(1), vr(2, 2), Operand::Off]);
+    let store = Instr::new(Op::GlobalStoreDword, [vr(2, 2), v(1), Operand::Off]);
+    let smem = Instr::new(Op::SLoadDword, [s(1), sr(2, 2)]);
+    let lds = Instr::new(Op::DsReadB32, [v(1), v(2)]);
+    let alu = Instr::new(Op::VAddF32, [v(1), v(2), v(3)]);
+    assert_eq!(load.counter(Gfx90a), Some(Counter::Vm));
+    assert_eq!(store.counter(Gfx90a), Some(Counter::Vm));
+    assert_eq!(load.counter(Gfx1100), Some(Counter::Vm));
+    assert_eq!(store.counter(Gfx1100), Some(Counter::Vs));
+    assert_eq!(smem.counter(Gfx1100), Some(Counter::Lgkm));
+    assert_eq!(lds.counter(Gfx942), Some(Counter::Lgkm));
+    assert_eq!(alu.counter(Gfx942), None);
+}
