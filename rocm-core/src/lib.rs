@@ -18,6 +18,7 @@ pub mod backend;
 pub mod device;
 pub mod element;
 pub mod error;
+pub mod isa;
 pub mod memory;
 pub mod module;
 pub mod stream;

@@ -1,0 +1,733 @@
+//! Differential tests against LLVM: for every form and target, random instructions are
+//! printed, assembled by `llvm-mc-19 -show-encoding` in one batch per (target, form),
+//! and LLVM's bytes must equal our encoding and decode back to the same instruction.
+//!
+//! Skipped (with a message) when `llvm-mc-19` is absent; CI installs it. `LLVM_MC`
+//! overrides the binary. `ROCM_FULL_TESTS=1` runs ten times more cases.
+
+use super::encode::{constant_bus_limit, ds_two_addr, has_e64, low_vgprs_only, source_count};
+use super::print::swizzle_has_macro;
+use super::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn llvm_mc() -> Option<String> {
+    let bin = std::env::var("LLVM_MC").unwrap_or_else(|_| "llvm-mc-19".into());
+    let ok = Command::new(&bin)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    ok.then_some(bin)
+}
+
+/// Random instructions valid on a target.
+struct Gen<'a> {
+    rng: &'a mut StdRng,
+    t: IsaTarget,
+}
+
+const INLINE_F32: [u32; 9] = [
+    0x3f00_0000,
+    0xbf00_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x4000_0000,
+    0xc000_0000,
+    0x4080_0000,
+    0xc080_0000,
+    0x3e22_f983,
+];
+
+impl Gen<'_> {
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p)
+    }
+
+    fn aligned(&mut self, limit: u16, width: u8, align: u16) -> u16 {
+        let slots = (limit - u16::from(width)) / align + 1;
+        self.rng.random_range(0..slots) * align
+    }
+
+    fn vgpr_first(&mut self, width: u8) -> u16 {
+        let align = if width >= 2 && self.t.aligned_vector_tuples() {
+            2
+        } else {
+            1
+        };
+        self.aligned(256, width, align)
+    }
+
+    fn vgpr(&mut self, width: u8) -> Operand {
+        vr(self.vgpr_first(width), width)
+    }
+
+    fn agpr(&mut self, width: u8) -> Operand {
+        ar(self.vgpr_first(width), width)
+    }
+
+    fn sgpr(&mut self, width: u8) -> Operand {
+        let align = match width {
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        };
+        sr(self.aligned(self.t.sgpr_count(), width, align), width)
+    }
+
+    fn special(&mut self, width: u8, dst: bool) -> Operand {
+        let g11 = self.t.family() == IsaFamily::Gfx11;
+        let mut c: Vec<Operand> = if width == 2 {
+            vec![Operand::Vcc, Operand::Exec]
+        } else {
+            vec![
+                Operand::VccLo,
+                Operand::VccHi,
+                Operand::ExecLo,
+                Operand::ExecHi,
+                Operand::M0,
+            ]
+        };
+        if g11 {
+            c.push(Operand::Null);
+        }
+        if !dst && width == 1 {
+            c.push(Operand::Scc);
+        }
+        c[self.rng.random_range(0..c.len())]
+    }
+
+    fn constant(&mut self, literal_ok: bool) -> Operand {
+        match self.rng.random_range(0..3) {
+            0 => Operand::Int(self.rng.random_range(-16..=64)),
+            1 => Operand::Float(InlineFloat::ALL[self.rng.random_range(0..9)]),
+            _ if literal_ok => loop {
+                let x: u32 = self.rng.random();
+                let inline = x <= 64 || x >= 0xffff_fff0 || INLINE_F32.contains(&x);
+                if !inline {
+                    break Operand::Literal(x);
+                }
+            },
+            _ => Operand::Int(self.rng.random_range(-16..=64)),
+        }
+    }
+
+    fn scalar_src(&mut self, width: u8, literal_ok: bool) -> Operand {
+        match self.rng.random_range(0..10) {
+            0..=4 => self.sgpr(width),
+            5 => self.special(width, false),
+            _ => self.constant(literal_ok && width == 1),
+        }
+    }
+
+    fn scalar_dst(&mut self, width: u8) -> Operand {
+        if width <= 2 && self.chance(0.2) {
+            self.special(width, true)
+        } else {
+            self.sgpr(width)
+        }
+    }
+
+    fn mask(&mut self, vop3: bool) -> Operand {
+        let w = self.t.mask_sgprs();
+        let vcc = if w == 2 { Operand::Vcc } else { Operand::VccLo };
+        if !vop3 || self.chance(0.3) {
+            vcc
+        } else {
+            self.sgpr(w)
+        }
+    }
+
+    fn bits(&mut self, n: usize) -> u8 {
+        self.rng.random_range(0..(1u8 << n))
+    }
+
+    fn instr(&mut self, op: Op) -> Instr {
+        let t = self.t;
+        let info = op.info();
+        let g11 = t.family() == IsaFamily::Gfx11;
+        let mut i = Instr::new(op, Vec::new());
+        i.vop3 = has_e64(op) && self.chance(0.5);
+        let vop3 = i.is_vop3_encoded();
+        let lit_ty = matches!(info.ty, Ty::B32 | Ty::F32);
+        // Literals: scalar forms, VOP1/2/C e32 src0, gfx11 VOP3.
+        let lit_ok = lit_ty
+            && match info.form {
+                Form::Sop1 | Form::Sop2 | Form::Sopc | Form::Vop1 | Form::Vop2 | Form::Vopc => {
+                    !vop3 || g11
+                }
+                Form::Vop3 => g11,
+                _ => false,
+            };
+        // Memory data in AGPRs (gfx90a+), all or nothing.
+        let mem_agpr = t.unified_agprs() && self.chance(0.25);
+        let saddr_off = self.chance(0.5);
+        let mfma_acc = !t.unified_agprs() || self.chance(0.5);
+        let mut nsrc = 0;
+        for s in info.slots {
+            let o = match *s {
+                Slot::SDst(w) if info.form == Form::Smem => {
+                    if w <= 2 && self.chance(0.1) {
+                        if w == 2 {
+                            Operand::Vcc
+                        } else {
+                            Operand::VccLo
+                        }
+                    } else {
+                        self.sgpr(w)
+                    }
+                }
+                Slot::SDst(w) => self.scalar_dst(w),
+                Slot::SSrc(w) if info.form == Form::Vop3 => {
+                    if i.op == Op::VWritelaneB32 && nsrc == 1 && t.family() == IsaFamily::Gfx9 {
+                        // gfx9 lane select: M0 (free) or an inline constant.
+                        nsrc += 1;
+                        if self.chance(0.5) {
+                            Operand::M0
+                        } else {
+                            Operand::Int(self.rng.random_range(0..=63))
+                        }
+                    } else {
+                        nsrc += 1;
+                        self.scalar_src(w, false)
+                    }
+                }
+                Slot::SSrc(w) => self.scalar_src(w, lit_ok),
+                Slot::Simm(k) => match k {
+                    ImmKind::Hex16 => Operand::Imm(self.rng.random_range(0..=0xffff)),
+                    ImmKind::Nop => Operand::Imm(self.rng.random_range(0..=15)),
+                    ImmKind::Branch => Operand::Imm(self.rng.random_range(-32768..=32767)),
+                    ImmKind::Small => Operand::Imm(self.rng.random_range(0..=3)),
+                    ImmKind::Waitcnt => {
+                        let m = Waitcnt::max(t.family());
+                        Operand::Waitcnt(Waitcnt {
+                            vm: self.rng.random_range(0..=m.vm),
+                            exp: self.rng.random_range(0..=m.exp),
+                            lgkm: self.rng.random_range(0..=m.lgkm),
+                        })
+                    }
+                },
+                Slot::SBase => self.sgpr(2),
+                Slot::VDst(w) => self.vgpr(w),
+                Slot::VSrc(w) => {
+                    nsrc += 1;
+                    if self.chance(0.5) {
+                        self.vgpr(w)
+                    } else {
+                        self.scalar_src(w, lit_ok && (vop3 || nsrc == 1))
+                    }
+                }
+                Slot::VReg(w) => {
+                    nsrc += 1;
+                    if vop3 && info.form == Form::Vop2 && self.chance(0.3) {
+                        self.scalar_src(w, lit_ok)
+                    } else {
+                        self.vgpr(w)
+                    }
+                }
+                Slot::SDstV => self.sgpr(1),
+                Slot::MaskDst | Slot::MaskSrc | Slot::CarryDst => self.mask(vop3),
+                Slot::ADst(w) | Slot::ASrc(w) => self.agpr(w),
+                Slot::MfmaDst(w) => {
+                    if mfma_acc {
+                        self.agpr(w)
+                    } else {
+                        self.vgpr(w)
+                    }
+                }
+                Slot::MfmaSrc(w) => {
+                    if self.chance(0.3) {
+                        self.agpr(w)
+                    } else {
+                        self.vgpr(w)
+                    }
+                }
+                Slot::MfmaAcc(w) => {
+                    if t.unified_agprs() && self.chance(0.2) {
+                        self.constant(false)
+                    } else if mfma_acc {
+                        self.agpr(w)
+                    } else {
+                        self.vgpr(w)
+                    }
+                }
+                Slot::DsDst(w)
+                | Slot::DsData(w)
+                | Slot::DsData1(w)
+                | Slot::GDst(w)
+                | Slot::GData(w) => {
+                    if mem_agpr {
+                        self.agpr(w)
+                    } else {
+                        self.vgpr(w)
+                    }
+                }
+                Slot::DsAddr => self.vgpr(1),
+                Slot::GAddr => self.vgpr(if saddr_off { 2 } else { 1 }),
+                Slot::GSaddr => {
+                    if saddr_off {
+                        Operand::Off
+                    } else {
+                        self.sgpr(2)
+                    }
+                }
+            };
+            i.operands.push(o);
+        }
+        self.fix_scalars(&mut i);
+        if low_vgprs_only(op, t, i.vop3) {
+            for o in &mut i.operands {
+                if let Operand::Vgpr(r) = o {
+                    r.first %= 128;
+                }
+            }
+        }
+        if matches!(
+            op,
+            Op::SWaitcntVscnt | Op::SWaitcntVmcnt | Op::SWaitcntLgkmcnt
+        ) {
+            i.operands[0] = Operand::Null;
+        }
+        if op == Op::VAccvgprWriteB32 && i.operands[1].is_scalar_value() {
+            i.operands[1] = self.vgpr(1);
+        }
+        if info.form == Form::Mai && self.chance(0.5) {
+            // C is D itself (the common accumulate) or placed apart from it.
+            if let Operand::Agpr(_) | Operand::Vgpr(_) = i.operands[3] {
+                i.operands[3] = i.operands[0];
+            }
+        }
+        if info.form == Form::Mai {
+            if let (Operand::Agpr(x) | Operand::Vgpr(x), Operand::Agpr(y) | Operand::Vgpr(y)) =
+                (i.operands[0], i.operands[3])
+            {
+                let overlap = x.first < y.first + u16::from(y.count)
+                    && y.first < x.first + u16::from(x.count);
+                if overlap && x != y {
+                    i.operands[3] = i.operands[0];
+                }
+            }
+        }
+        self.mods(&mut i);
+        i
+    }
+
+    /// Keeps one literal value and the constant-bus limit by turning extra scalar
+    /// sources into VGPRs.
+    fn fix_scalars(&mut self, i: &mut Instr) {
+        let info = i.op.info();
+        let valu = matches!(
+            info.form,
+            Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3 | Form::Vop3p
+        );
+        let limit = if i.is_vop3_encoded() || info.form == Form::Vop3p {
+            constant_bus_limit(i.op, self.t)
+        } else {
+            1
+        };
+        let mut seen: Vec<Operand> = Vec::new();
+        let mut lit: Option<Operand> = None;
+        for k in 0..i.operands.len() {
+            let s = info.slots[k];
+            let o = i.operands[k];
+            let is_src = matches!(
+                s,
+                Slot::VSrc(_) | Slot::VReg(_) | Slot::SSrc(_) | Slot::MaskSrc
+            );
+            if !is_src {
+                continue;
+            }
+            if let Operand::Literal(_) = o {
+                if lit.is_some_and(|l| l != o) {
+                    i.operands[k] = Operand::Int(1);
+                    continue;
+                }
+                lit = Some(o);
+            }
+            let free = i.op == Op::VWritelaneB32 && o == Operand::M0;
+            if valu && o.is_scalar_value() && !free {
+                if !seen.contains(&o) && seen.len() >= limit {
+                    let w = match s {
+                        Slot::VSrc(w) | Slot::VReg(w) => w,
+                        _ => 1,
+                    };
+                    if s == Slot::MaskSrc {
+                        // The selector must stay scalar: drop a scalar elsewhere instead.
+                        for j in 0..k {
+                            if let Slot::VSrc(w) | Slot::VReg(w) = info.slots[j] {
+                                if i.operands[j].is_scalar_value() {
+                                    i.operands[j] = self.vgpr(w);
+                                }
+                            }
+                        }
+                        seen.clear();
+                        seen.push(o);
+                        continue;
+                    }
+                    i.operands[k] = if let Slot::SSrc(_) = s {
+                        Operand::Int(self.rng.random_range(0..=64))
+                    } else {
+                        self.vgpr(w)
+                    };
+                    continue;
+                }
+                if !seen.contains(&o) {
+                    seen.push(o);
+                }
+            }
+        }
+    }
+
+    fn mods(&mut self, i: &mut Instr) {
+        let t = self.t;
+        let info = i.op.info();
+        let nsrc = source_count(info);
+        let m = &mut i.mods;
+        match info.form {
+            Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3
+                if (i.vop3 || info.form == Form::Vop3) && info.ty.is_float() =>
+            {
+                let fsrc = info
+                    .slots
+                    .iter()
+                    .filter(|s| matches!(s, Slot::VSrc(_) | Slot::VReg(_)))
+                    .count();
+                m.neg = self.rng.random_range(0..(1u8 << fsrc));
+                m.abs = self.rng.random_range(0..(1u8 << fsrc));
+                if info.form != Form::Vopc {
+                    m.clamp = self.rng.random_bool(0.3);
+                    m.omod = self.rng.random_range(0..4);
+                }
+            }
+            Form::Vop2 | Form::Vop3
+                if (i.vop3 || info.form == Form::Vop3) && info.slots.contains(&Slot::CarryDst) =>
+            {
+                m.clamp = self.rng.random_bool(0.3);
+            }
+            Form::Vop3p => {
+                if matches!(i.op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32) {
+                    return;
+                }
+                m.op_sel = self.bits(nsrc);
+                m.op_sel_hi = self.bits(nsrc) | if nsrc < 3 { 4 } else { 0 };
+                if i.op == Op::VDot2F32F16 {
+                    // The f32 addend has no halves to select; gfx942 allows no op_sel at all.
+                    m.op_sel &= 3;
+                    if t == IsaTarget::Gfx942 {
+                        m.op_sel = 0;
+                        m.op_sel_hi = 7;
+                    }
+                }
+                if info.ty != Ty::B16 {
+                    m.neg = self.bits(nsrc);
+                    m.neg_hi = self.bits(nsrc);
+                }
+                m.clamp = self.rng.random_bool(0.3);
+            }
+            Form::Wmma => {
+                let int = info.ty == Ty::B32;
+                m.neg = self.bits(2);
+                if !int {
+                    m.neg_hi = self.bits(2);
+                }
+                if matches!(i.op, Op::VWmmaF16_16x16x16F16 | Op::VWmmaBf16_16x16x16Bf16) {
+                    m.op_sel = self.bits(1) << 2;
+                }
+                if int {
+                    m.clamp = self.rng.random_bool(0.5);
+                }
+            }
+            Form::Mai => {
+                m.cbsz = self.rng.random_range(0..=4);
+                m.abid = self.rng.random_range(0..(1u8 << m.cbsz));
+                if info.ty != Ty::F64 {
+                    m.blgp = self.rng.random_range(0..8);
+                }
+            }
+            Form::Smem => {
+                m.offset = if t.family() == IsaFamily::Gfx11 {
+                    self.rng.random_range(-0x10_0000..=0xF_FFFF)
+                } else {
+                    self.rng.random_range(0..=0xF_FFFF)
+                };
+                let bits = if t.family() == IsaFamily::Gfx11 { 5 } else { 1 };
+                m.cache = Cache(self.rng.random_range(0..8u8) & bits);
+            }
+            Form::Ds => {
+                if ds_two_addr(i.op) {
+                    m.offset = self.rng.random_range(0..=255);
+                    m.offset1 = self.rng.random();
+                } else if i.op == Op::DsSwizzleB32 {
+                    // Every swizzle spelling: raw, quad permute, swap, reverse, broadcast.
+                    let k = self.rng.random_range(0..5u32);
+                    m.offset = match self.rng.random_range(0..7) {
+                        0 => 0x8000 | self.rng.random_range(0..=0xff),
+                        1 => 0x1f | (1 << k) << 10,
+                        2 => 0x1f | ((2 << k) - 1) << 10,
+                        3 => {
+                            let g = 2i32 << k;
+                            (0x1f ^ (g - 1)) | self.rng.random_range(0..g) << 5
+                        }
+                        4 => {
+                            // A BITMASK_PERM spelling: per bit 0, 1, preserve or invert.
+                            let (mut and, mut or, mut xor) = (0, 0, 0);
+                            for b in 0..5 {
+                                match self.rng.random_range(0..4) {
+                                    0 => {}
+                                    1 => or |= 1 << b,
+                                    2 => and |= 1 << b,
+                                    _ => {
+                                        and |= 1 << b;
+                                        xor |= 1 << b;
+                                    }
+                                }
+                            }
+                            and | or << 5 | xor << 10
+                        }
+                        _ => self.rng.random_range(0..=0xffff),
+                    };
+                } else {
+                    m.offset = self.rng.random_range(0..=0xffff);
+                }
+            }
+            Form::Global => {
+                m.offset = self.rng.random_range(-4096..=4095);
+                let bits = match (t.family(), t.sc_cache_bits()) {
+                    (IsaFamily::Gfx11, _) => 7,
+                    (_, true) => 11,
+                    _ => 3,
+                };
+                let mut c = self.rng.random_range(0..16u8) & bits;
+                if info.atomic {
+                    let rtn = info.slots.iter().any(|s| matches!(s, Slot::GDst(_)));
+                    c = (c & !1) | u8::from(rtn);
+                }
+                m.cache = Cache(c);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Parses `TEXT ; encoding: [0x..,...]` lines of llvm-mc output into LLVM's own
+/// printing of the instruction (whitespace collapsed) and its dwords.
+fn parse_encodings(out: &str) -> Vec<(String, Vec<u32>)> {
+    out.lines()
+        .filter_map(|l| l.split_once("; encoding: ["))
+        .map(|(text, rest)| {
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let bytes: Vec<u8> = rest
+                .trim_end_matches(']')
+                .split(',')
+                .filter_map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok())
+                .collect();
+            let words = bytes
+                .chunks(4)
+                .map(|c| {
+                    let mut a = [0u8; 4];
+                    a[..c.len()].copy_from_slice(c);
+                    u32::from_le_bytes(a)
+                })
+                .collect();
+            (text, words)
+        })
+        .collect()
+}
+
+fn assemble(bin: &str, t: IsaTarget, text: &str) -> (String, String) {
+    let mut child = Command::new(bin)
+        .args([
+            "-triple=amdgcn-amd-amdhsa",
+            &format!("-mcpu={}", t.name()),
+            "-show-encoding",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn llvm-mc");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write to llvm-mc");
+    let out = child.wait_with_output().expect("llvm-mc output");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const FORMS: [Form; 15] = [
+    Form::Sop1,
+    Form::Sop2,
+    Form::Sopk,
+    Form::Sopc,
+    Form::Sopp,
+    Form::Smem,
+    Form::Vop1,
+    Form::Vop2,
+    Form::Vopc,
+    Form::Vop3,
+    Form::Vop3p,
+    Form::Mai,
+    Form::Wmma,
+    Form::Ds,
+    Form::Global,
+];
+
+/// Minimum random cases per (target, form); each op gets an equal share, at least 12.
+const CASES_PER_FORM: usize = 240;
+
+fn check_target(t: IsaTarget) {
+    let Some(bin) = llvm_mc() else {
+        eprintln!(
+            "SKIPPED: llvm-mc-19 not found (install llvm-19, or set LLVM_MC); \
+             the AMDGPU encoder is not checked against LLVM for {t}"
+        );
+        return;
+    };
+    let scale = if std::env::var("ROCM_FULL_TESTS").is_ok_and(|v| v == "1") {
+        10
+    } else {
+        1
+    };
+    let mut rng = StdRng::seed_from_u64(0xA3D6_0000 + t as u64);
+    let mut failures: Vec<String> = Vec::new();
+    let mut total = 0usize;
+    let mut summary = Vec::new();
+    for form in FORMS {
+        let ops: Vec<Op> = Op::all()
+            .filter(|o| o.info().form == form && o.info().opcode[t.column()] != NA)
+            .collect();
+        if ops.is_empty() {
+            continue;
+        }
+        let per_op = (CASES_PER_FORM * scale).div_ceil(ops.len()).max(12);
+        let mut gen = Gen { rng: &mut rng, t };
+        let mut cases: Vec<(Instr, Vec<u32>)> = Vec::new();
+        for &op in &ops {
+            for _ in 0..per_op {
+                let i = gen.instr(op);
+                match encode(&i, t) {
+                    Ok(w) => cases.push((i, w)),
+                    Err(e) => failures.push(format!("{t}: our encoder rejects {i:?}: {e}")),
+                }
+            }
+        }
+        let text: String = cases
+            .iter()
+            .map(|(i, _)| format!("{}\n", i.display(t)))
+            .collect();
+        let (out, err) = assemble(&bin, t, &text);
+        let lines: Vec<&str> = text.lines().collect();
+        let mut rejected = std::collections::HashSet::new();
+        for l in err.lines().filter(|l| l.contains("error:")) {
+            let n: Option<usize> = l
+                .split(':')
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .map(|n: usize| n - 1);
+            if let Some(n) = n {
+                rejected.insert(n);
+                failures.push(format!(
+                    "{t}: llvm-mc rejects `{}`: {l}",
+                    lines.get(n).unwrap_or(&"?")
+                ));
+            }
+        }
+        let encs = parse_encodings(&out);
+        let accepted: Vec<&(Instr, Vec<u32>)> = cases
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !rejected.contains(k))
+            .map(|(_, c)| c)
+            .collect();
+        if encs.len() != accepted.len() {
+            failures.push(format!(
+                "{t} {form:?}: {} encodings for {} accepted lines",
+                encs.len(),
+                accepted.len()
+            ));
+            continue;
+        }
+        for ((i, ours), (their_text, theirs)) in accepted.into_iter().zip(&encs) {
+            let text = i.display(t).to_string();
+            // Our printer writes what LLVM prints back (its canonical syntax).
+            let ours_text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            // LLVM prints a (lossy) macro for swizzle offsets no macro assembles to; we
+            // print those as numbers so the text round-trips.
+            let raw_swizzle = i.op == Op::DsSwizzleB32
+                && i.mods.offset & 0x8000 == 0
+                && !swizzle_has_macro(i.mods.offset as u16);
+            if ours_text != *their_text && !raw_swizzle {
+                failures.push(format!(
+                    "{t}: we print `{ours_text}`, llvm prints `{their_text}`"
+                ));
+            }
+            if ours != theirs {
+                failures.push(format!(
+                    "{t}: `{text}`: ours {ours:08x?}, llvm {theirs:08x?}"
+                ));
+                continue;
+            }
+            match decode(theirs, t) {
+                Ok((back, n)) if back == *i && n == theirs.len() => {}
+                Ok((back, n)) => failures.push(format!(
+                    "{t}: `{text}` decodes as {back:?} ({n} words), expected {i:?}"
+                )),
+                Err(e) => failures.push(format!("{t}: `{text}` does not decode: {e}")),
+            }
+        }
+        total += cases.len();
+        summary.push(format!(
+            "{form:?}: {} ops, {} cases",
+            ops.len(),
+            cases.len()
+        ));
+    }
+    eprintln!(
+        "{t}: {total} random instructions checked against llvm-mc ({})",
+        summary.join("; ")
+    );
+    if !failures.is_empty() {
+        let n = failures.len();
+        failures.truncate(40);
+        panic!(
+            "{n} mismatches against llvm-mc on {t}:\n{}",
+            failures.join("\n")
+        );
+    }
+}
+
+#[test]
+fn llvm_mc_agrees_gfx908() {
+    check_target(IsaTarget::Gfx908);
+}
+#[test]
+fn llvm_mc_agrees_gfx90a() {
+    check_target(IsaTarget::Gfx90a);
+}
+#[test]
+fn llvm_mc_agrees_gfx942() {
+    check_target(IsaTarget::Gfx942);
+}
+#[test]
+fn llvm_mc_agrees_gfx1100() {
+    check_target(IsaTarget::Gfx1100);
+}
+#[test]
+fn llvm_mc_agrees_gfx1101() {
+    check_target(IsaTarget::Gfx1101);
+}
+#[test]
+fn llvm_mc_agrees_gfx1102() {
+    check_target(IsaTarget::Gfx1102);
+}
+#[test]
+fn llvm_mc_agrees_gfx1151() {
+    check_target(IsaTarget::Gfx1151);
+}
