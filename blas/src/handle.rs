@@ -3,7 +3,8 @@
 
 use crate::check;
 use crate::math::MathMode;
-use rocm_core::{BackendKind, Device, Error, Result, Stream};
+use rocm_core::{BackendKind, Device, DeviceBuffer, Error, Result, Stream};
+use std::sync::{Arc, Mutex};
 
 /// Where a routine runs, decided once per call from the handle's device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +20,9 @@ pub struct Blas {
     device: Device,
     stream: Stream,
     math_mode: MathMode,
+    /// Device scratch for reduction partials, kept across calls (like rocBLAS's handle
+    /// workspace) so a reduction allocates nothing. Held for the whole call.
+    workspace: Arc<Mutex<Option<DeviceBuffer<f64>>>>,
 }
 
 impl Blas {
@@ -28,6 +32,27 @@ impl Blas {
             device: device.clone(),
             stream: device.default_stream().clone(),
             math_mode: MathMode::default(),
+            workspace: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Runs `f` with at least `len` elements of the handle's device workspace.
+    pub(crate) fn with_workspace<R>(
+        &self,
+        len: usize,
+        f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
+    ) -> Result<R> {
+        let mut guard = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.as_ref().is_none_or(|w| w.len() < len) {
+            *guard = None;
+            *guard = Some(DeviceBuffer::zeros(&self.device, len)?);
+        }
+        match guard.as_mut() {
+            Some(w) => f(w),
+            None => Err(Error::OutOfMemory {
+                device: self.device.id().into(),
+                bytes: len * 8,
+            }),
         }
     }
 
@@ -35,6 +60,8 @@ impl Blas {
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         check::same_device(&self.device, "stream", stream.device())?;
         self.stream = stream.clone();
+        // The workspace is ordered on the old stream; give this handle its own.
+        self.workspace = Arc::new(Mutex::new(None));
         Ok(())
     }
 

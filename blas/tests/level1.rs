@@ -130,8 +130,14 @@ fn check_l1<T: Scalar>(dev: &Device, n: usize, incx: isize, incy: isize, seed: u
         .unwrap();
     let (ga, gb) = (a.to_vec().unwrap(), b.to_vec().unwrap());
     for i in 0..n {
-        assert_eq!(ga[idx(i, incx)], y[idx(i, incy)], "{p}swap");
-        assert_eq!(gb[idx(i, incy)], x[idx(i, incx)], "{p}swap");
+        let ctx = format!("{p}swap n={n} incx={incx} incy={incy} i={i} on {dev}");
+        assert_eq!(ga[idx(i, incx)], y[idx(i, incy)], "{ctx}");
+        assert_eq!(
+            gb[idx(i, incy)],
+            x[idx(i, incx)],
+            "{ctx}: y unchanged: {}",
+            gb[idx(i, incy)] == y[idx(i, incy)]
+        );
     }
 
     // rot with c² + |s|² = 1 (CPU only so far: GPUs must say so)

@@ -6,7 +6,7 @@
 //! for reductions sums the per-workgroup partials in order.
 
 use crate::{Blas, Scalar};
-use rocm_core::{DeviceBuffer, Error, KernelArgs, Result};
+use rocm_core::{Error, KernelArgs, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator::{self, Generator};
 use rocm_kernels::level1::{self as gen, L1Op, Level1, Level1Params};
@@ -129,20 +129,24 @@ pub(crate) fn reduce<T: Scalar>(
     let slots = gen::partial_slots(op, T::DTYPE);
     let grid = p.grid as usize;
     let dev = blas.device();
-    let mut partials = DeviceBuffer::<f64>::zeros(dev, slots * grid)?;
-    if n > 0 {
-        let mut args = KernelArgs::new();
-        args.push(n as u64)
-            .push_pointer(x.start::<T>(n), dev)
-            .push(x.inc as i64);
-        if let Some(y) = y {
-            args.push_pointer(y.start::<T>(n), dev).push(y.inc as i64);
-        }
-        args.push(&partials.as_slice_mut());
-        launch(blas, &p, n, &args)?;
-    }
     let mut host = vec![0.0f64; slots * grid];
-    partials.as_slice().download_on(blas.stream(), &mut host)?;
+    blas.with_workspace(slots * grid, |work| {
+        let mut partials = work.slice_mut(..slots * grid)?;
+        if n > 0 {
+            let mut args = KernelArgs::new();
+            args.push(n as u64)
+                .push_pointer(x.start::<T>(n), dev)
+                .push(x.inc as i64);
+            if let Some(y) = y {
+                args.push_pointer(y.start::<T>(n), dev).push(y.inc as i64);
+            }
+            args.push(&partials);
+            launch(blas, &p, n, &args)?;
+        } else {
+            partials.fill_zero()?;
+        }
+        partials.as_slice().download_on(blas.stream(), &mut host)
+    })?;
     let slot = |s: usize| &host[s * grid..(s + 1) * grid];
     Ok(match op {
         L1Op::Dot { .. } | L1Op::Sum | L1Op::Asum => {

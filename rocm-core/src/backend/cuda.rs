@@ -121,10 +121,11 @@ impl Drop for CudaAllocation {
         if self.bytes == 0 {
             return;
         }
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: `ptr` came from cuMemAlloc in this context and is freed once. Work
-            // using it was synchronised by the owner before the buffer was dropped (the
-            // launch contract); cuMemFree itself waits for the device.
+        // Work still queued on a non-blocking stream may use the memory: wait for the
+        // device before freeing, so an early drop can never become a use-after-free.
+        if self.ctx.bind_to_thread().is_ok() && self.ctx.synchronize().is_ok() {
+            // SAFETY: `ptr` came from cuMemAlloc in this context, is freed once, and no
+            // queued work can still reach it (synchronised above).
             let _ = unsafe { result::free_sync(self.ptr) };
         }
     }
@@ -210,6 +211,12 @@ impl Backend for CudaBackend {
         let alloc = CudaAllocation { ptr, bytes, ctx };
         // SAFETY: [ptr, ptr + bytes) was just allocated.
         unsafe { result::memset_d8_sync(ptr, 0, bytes) }.map_err(|e| err("cuMemsetD8", e))?;
+        // cuMemsetD8 is queued on the legacy stream, which our non-blocking streams do
+        // not wait for: finish it before the buffer is handed out, or a later upload on
+        // another stream could land first and be zeroed.
+        self.ctx
+            .synchronize()
+            .map_err(|e| err("cuCtxSynchronize", e))?;
         Ok(Box::new(alloc))
     }
 
