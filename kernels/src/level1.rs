@@ -8,7 +8,7 @@
 //! run a fixed grid (`grid` workgroups) looping over tiles, reduce inside each workgroup
 //! through warp shuffles and shared memory in a fixed order, and leave one partial per
 //! workgroup; the host sums the partials in order. The result is therefore the same run
-//! to run. nrm2 accumulates in f64 with Blue's three accumulators (tiny, medium, huge)
+//! to run. nrm2 accumulates in f64, with Blue's three accumulators (tiny, medium, huge)
 //! for f64 inputs, so it neither overflows nor underflows where the result does not.
 
 use crate::generator::{Generator, LaunchRule, Program};
@@ -80,7 +80,8 @@ pub struct Level1Params {
 
 impl Level1Params {
     /// The default variant: 16-byte vectors, 256 work-items, 4 vectors each, and for
-    /// reductions 4 workgroups per SM-sized unit of 132 (an H100's SM count).
+    /// reductions 2112 workgroups (16 per SM of a 132-SM H100/H200: the best of the
+    /// grids measured on an H200, see bench/results).
     pub fn fallback(op: L1Op, dtype: DType, contiguous: bool) -> Self {
         Level1Params {
             op,
@@ -89,7 +90,7 @@ impl Level1Params {
             vector_bytes: 16,
             block: 256,
             unroll: 4,
-            grid: 132 * 4,
+            grid: 132 * 16,
         }
     }
 
@@ -171,7 +172,7 @@ pub const KERNEL: &str = "rocm_blas_l1";
 impl Generator for Level1 {
     type Params = Level1Params;
     const NAME: &'static str = "level1";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
 
     fn generate(p: &Level1Params, target: &Target) -> Result<Program> {
         p.validate()?;
@@ -540,13 +541,14 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
             L1Op::Nrm2 => {
                 if let Some(Acc::Blue(b)) = &mut acc {
                     for r in xs {
-                        let w = if rt == Ty::F64 {
-                            *r
+                        if rt == Ty::F64 {
+                            let a = k.abs(Ty::F64, *r);
+                            blue_step(&mut k, b, a);
                         } else {
-                            k.cvt(Ty::F64, *r)
-                        };
-                        let a = k.abs(Ty::F64, w);
-                        blue_step(&mut k, b, a);
+                            // An f32's square cannot leave f64's range: plain f64 sum.
+                            let w = k.cvt(Ty::F64, *r);
+                            b[1] = k.fma(Ty::F64, w, w, b[1]);
+                        }
                     }
                 }
             }
