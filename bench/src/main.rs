@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bandwidth;
 mod blas;
 mod info;
+mod kernels;
 mod suite;
 
 /// rocm-rs benchmarks and device inspection.
@@ -29,6 +30,9 @@ enum Command {
     /// BLAS routines (like rocblas-bench).
     #[command(subcommand)]
     Blas(blas::BlasCommand),
+    /// Kernel generators: list them, show generated code and resources.
+    #[command(subcommand)]
+    Kernels(kernels::KernelsCommand),
 }
 
 fn main() {
@@ -38,6 +42,7 @@ fn main() {
         Command::Bandwidth(a) => bandwidth::run(a),
         Command::Suite(a) => suite::run(a),
         Command::Blas(c) => blas::run(c),
+        Command::Kernels(c) => kernels::run(c),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

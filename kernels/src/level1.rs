@@ -172,7 +172,7 @@ pub const KERNEL: &str = "rocm_blas_l1";
 impl Generator for Level1 {
     type Params = Level1Params;
     const NAME: &'static str = "level1";
-    const VERSION: u32 = 3;
+    const VERSION: u32 = 4;
 
     fn generate(p: &Level1Params, target: &Target) -> Result<Program> {
         p.validate()?;
@@ -291,7 +291,21 @@ enum Acc {
     Sum(Val),
     Real(Reg),
     Blue([Reg; 3]),
-    Arg { value: Reg, index: Reg },
+    /// (value, index) per unrolled unit: independent chains, folded after the loop.
+    Arg(Vec<(Reg, Reg)>),
+}
+
+/// The better of two (value, 0-based index) candidates: larger (`max`) or smaller value,
+/// the smaller index on ties; the identity index u64::MAX never wins a tie.
+fn better_arg(k: &mut KernelBuilder, max: bool, a: (Reg, Reg), b: (Reg, Reg)) -> (Reg, Reg) {
+    let (v, i) = a;
+    let (ov, oi) = b;
+    let better = k.setp(if max { Cmp::Gt } else { Cmp::Lt }, v.ty(), ov, v);
+    let same = k.setp(Cmp::Eq, v.ty(), ov, v);
+    let earlier = k.setp(Cmp::Lt, Ty::U64, oi, i);
+    let tie = k.and_pred(same, earlier);
+    let take = k.or_pred(better, tie);
+    (k.selp(v.ty(), ov, v, take), k.selp(Ty::U64, oi, i, take))
 }
 
 fn build(p: &Level1Params) -> Result<KernelBuilder> {
@@ -359,10 +373,16 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
             k.mov(Ty::F64, Op::F64(0.0)),
             k.mov(Ty::F64, Op::F64(0.0)),
         ])),
-        L1Op::Iamax { max } => Some(Acc::Arg {
-            value: k.mov(rt, if max { neg_one(rt) } else { inf(rt) }),
-            index: k.mov(Ty::U64, Op::I(-1)),
-        }),
+        L1Op::Iamax { max } => Some(Acc::Arg(
+            (0..p.unroll)
+                .map(|_| {
+                    (
+                        k.mov(rt, if max { neg_one(rt) } else { inf(rt) }),
+                        k.mov(Ty::U64, Op::I(-1)),
+                    )
+                })
+                .collect(),
+        )),
         _ => None,
     };
 
@@ -468,7 +488,7 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
 
     // Phase 2: arithmetic and stores.
     let elems = |v: &[Reg]| -> Vec<Val> { v.chunks(comps as usize).map(|c| c.to_vec()).collect() };
-    for un in &units {
+    for (u_index, un) in units.iter().enumerate() {
         let store = |k: &mut KernelBuilder, addr: Reg, vals: &[Reg]| {
             k.when(un.full, false).st_global(addr, 0, vals);
             for (e, pe) in un.partial.iter().enumerate() {
@@ -553,7 +573,8 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
                 }
             }
             L1Op::Iamax { max } => {
-                if let Some(Acc::Arg { value, index }) = &mut acc {
+                if let Some(Acc::Arg(pairs)) = &mut acc {
+                    let (value, index) = &mut pairs[u_index];
                     for (e, ev) in elems(xs).iter().enumerate() {
                         let a = cx.abs1(&mut k, ev);
                         let idx = k.add(Ty::U64, un.elem0, e as i64);
@@ -595,6 +616,18 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
         k.add_to(unit0, p.grid as i64 * tile_units);
         k.bra(top);
         k.place(done);
+        // Fold the per-unit (value, index) chains into one.
+        let acc = match acc {
+            Some(Acc::Arg(pairs)) => {
+                let max = matches!(p.op, L1Op::Iamax { max: true });
+                let mut best = pairs[0];
+                for other in &pairs[1..] {
+                    best = better_arg(&mut k, max, best, *other);
+                }
+                Some(Acc::Arg(vec![best]))
+            }
+            other => other,
+        };
         if let (Some(acc), Some(partials)) = (acc, partials) {
             block_reduce_and_store(&mut k, p, acc, partials, tid, cta)?;
         }
@@ -679,7 +712,7 @@ fn block_reduce_and_store(
         Acc::Sum(v) => (v, 0),
         Acc::Real(r) => (vec![r], 0),
         Acc::Blue(b) => (b.to_vec(), 0),
-        Acc::Arg { value, index } => (vec![value, index], 1),
+        Acc::Arg(pairs) => (vec![pairs[0].0, pairs[0].1], 1),
     };
     let combine = |k: &mut KernelBuilder, mine: &mut Vec<Reg>, other: &[Reg]| {
         if kind == 0 {
@@ -688,17 +721,9 @@ fn block_reduce_and_store(
             }
         } else {
             let max = matches!(p.op, L1Op::Iamax { max: true });
-            let (v, i) = (mine[0], mine[1]);
-            let (ov, oi) = (other[0], other[1]);
-            let better = k.setp(if max { Cmp::Gt } else { Cmp::Lt }, v.ty(), ov, v);
-            let same = k.setp(Cmp::Eq, v.ty(), ov, v);
-            let earlier = k.setp(Cmp::Lt, Ty::U64, oi, i);
-            let tie = k.and_pred(same, earlier);
-            let take = k.or_pred(better, tie);
-            let nv = k.selp(v.ty(), ov, v, take);
-            let ni = k.selp(Ty::U64, oi, i, take);
-            mine[0] = nv;
-            mine[1] = ni;
+            let (v, i) = better_arg(k, max, (mine[0], mine[1]), (other[0], other[1]));
+            mine[0] = v;
+            mine[1] = i;
         }
     };
     let warp_reduce = |k: &mut KernelBuilder, regs: &mut Vec<Reg>| {

@@ -1,0 +1,104 @@
+//! `rocm-bench kernels list|show`: the generators and what they generate for a target.
+
+use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::catalog::Catalog;
+use rocm_kernels::generator::Generator;
+use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, DTYPES};
+use rocm_kernels::ptxas::Ptxas;
+
+#[derive(clap::Subcommand)]
+pub enum KernelsCommand {
+    /// List the generators and the operations and dtypes each covers.
+    List,
+    /// Print the program generated for one operation, with ptxas's resource report.
+    Show(ShowArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ShowArgs {
+    /// Operation: scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2, iamax, iamin.
+    op: String,
+    #[arg(long, default_value = "sm_90")]
+    target: String,
+    #[arg(long, default_value = "f32")]
+    dtype: String,
+    /// Strided (non-unit increment) variant instead of the contiguous one.
+    #[arg(long)]
+    strided: bool,
+    /// Problem size the catalog selects for.
+    #[arg(long, default_value_t = 1 << 20)]
+    n: u64,
+}
+
+fn parse_op(name: &str) -> Result<L1Op, String> {
+    Ok(match name {
+        "scal" => L1Op::Scal,
+        "axpy" | "axpby" => L1Op::Axpby { read_y: true },
+        "copy" => L1Op::Copy,
+        "swap" => L1Op::Swap,
+        "dot" => L1Op::Dot { conj: false },
+        "dotc" => L1Op::Dot { conj: true },
+        "sum" => L1Op::Sum,
+        "asum" => L1Op::Asum,
+        "nrm2" => L1Op::Nrm2,
+        "iamax" => L1Op::Iamax { max: true },
+        "iamin" => L1Op::Iamax { max: false },
+        other => {
+            return Err(format!(
+                "unknown operation `{other}`; see `rocm-bench kernels list`"
+            ))
+        }
+    })
+}
+
+pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
+    match cmd {
+        KernelsCommand::List => {
+            println!(
+                "generator {} (version {}): BLAS Level 1, PTX for sm_80..sm_90a",
+                Level1::NAME,
+                Level1::VERSION
+            );
+            let ops: Vec<String> = ALL_OPS.iter().map(|o| format!("{o:?}")).collect();
+            println!("  ops:    {}", ops.join(", "));
+            let d: Vec<&str> = DTYPES.iter().map(|d| d.name()).collect();
+            println!("  dtypes: {}", d.join(", "));
+            println!("generator copy: device-to-device copy (hand-written PTX)");
+            Ok(())
+        }
+        KernelsCommand::Show(a) => {
+            let target: Target = a.target.parse()?;
+            let dtype: DType = a.dtype.parse()?;
+            let op = parse_op(&a.op)?;
+            let contiguous = !a.strided;
+            let p = Catalog::for_target(&target).select(
+                Level1::NAME,
+                &Level1Params::key(op, dtype, contiguous),
+                a.n,
+                Level1Params::fallback(op, dtype, contiguous),
+            );
+            let prog = Level1::generate(&p, &target)?;
+            let ModuleImage::Ptx(text) = &prog.image else {
+                return Err("the Level 1 generator produced no PTX".into());
+            };
+            println!("// params: {p:?}\n// launch: {:?}", prog.launch);
+            println!("{text}");
+            match Ptxas::find() {
+                Some(ptxas) => {
+                    let report = ptxas.compile(text, &target)?;
+                    for k in &report.kernels {
+                        println!(
+                            "// ptxas {target}: {}: {} registers, {} bytes shared, {} bytes stack, spills {}/{}",
+                            k.name, k.registers, k.shared_bytes, k.stack_bytes, k.spill_stores, k.spill_loads
+                        );
+                    }
+                    for w in &report.warnings {
+                        println!("// ptxas warning: {w}");
+                    }
+                }
+                None => println!("// ptxas not found: {}", rocm_kernels::ptxas::HOW_TO_GET),
+            }
+            Ok(())
+        }
+    }
+}
