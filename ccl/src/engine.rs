@@ -307,6 +307,9 @@ pub(crate) struct Wait {
     deadline: Option<Instant>,
     spins: u32,
     last_probe: Instant,
+    /// A peer found closed: fatal only if the next pass over the links moves nothing
+    /// (its last bytes may have arrived just before it exited).
+    closed_peer: bool,
 }
 
 /// The links of one rank and everything needed to drive them.
@@ -384,6 +387,7 @@ impl Engine {
             deadline: self.tuning.timeout.and_then(|t| now.checked_add(t)),
             spins: 0,
             last_probe: now,
+            closed_peer: false,
         }
     }
 
@@ -494,6 +498,7 @@ impl Engine {
             }
             if moved {
                 wait.spins = 0;
+                wait.closed_peer = false;
             } else {
                 self.idle(wait, txs, rxs)?;
             }
@@ -563,18 +568,33 @@ impl Engine {
                 &peers.join(", "),
             ));
         }
-        if !self.mesh.is_empty() && now.duration_since(wait.last_probe) > Duration::from_millis(2) {
+        if !self.mesh.is_empty()
+            && (wait.closed_peer || now.duration_since(wait.last_probe) > Duration::from_millis(2))
+        {
             wait.last_probe = now;
-            self.probe_peers()?;
+            // Only the peers this call still waits on: one that finished its part and
+            // exited is no failure.
+            let waiting_on = |p: usize| {
+                txs.iter().any(|t| t.peer == p && !t.finished())
+                    || rxs.iter().any(|r| r.peer == p && !r.finished())
+            };
+            match self.probe_peers(&waiting_on) {
+                Err(e) if wait.closed_peer => return Err(e),
+                Err(_) => wait.closed_peer = true,
+                Ok(()) => wait.closed_peer = false,
+            }
         }
         Ok(())
     }
 
     /// Whether every other process still holds its end of the bootstrap connection.
-    fn probe_peers(&self) -> Result<()> {
+    fn probe_peers(&self, waiting_on: &dyn Fn(usize) -> bool) -> Result<()> {
         let mut b = [0u8; 1];
         for (peer, s) in self.mesh.iter().enumerate() {
             let Some(s) = s else { continue };
+            if !waiting_on(peer) {
+                continue;
+            }
             match s.peek(&mut b) {
                 Ok(0) => {
                     return Err(error::peer_lost(

@@ -14,8 +14,6 @@
 //! control page: the abort word ([`Region::abort_word`]) that any rank sets to stop every
 //! rank's pending call.
 
-#![allow(dead_code)] // TCP links and mapped regions are wired by the bootstrap (next commit).
-
 use rocm_core::{Error, Result};
 use std::alloc::Layout;
 use std::io::{ErrorKind, Read, Write};
@@ -41,6 +39,7 @@ pub(crate) trait Link: Send {
 
 enum Backing {
     Heap(Layout),
+    /// Kept to unmap on drop.
     Map(#[allow(dead_code)] memmap2::MmapMut),
 }
 
@@ -291,10 +290,11 @@ impl TcpLink {
     }
 
     fn lost(&self, e: impl std::fmt::Display) -> Error {
-        Error::io(
-            format!("the TCP link to rank {}", self.peer),
+        Error::backend(
+            "rocm-ccl tcp link",
+            crate::error::FailureKind::PeerLost.code(),
             format!(
-                "{e} (rank {} died, aborted or closed its communicator)",
+                "the TCP connection to rank {} failed: {e} (it died, aborted or closed its communicator)",
                 self.peer
             ),
         )

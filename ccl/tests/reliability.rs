@@ -219,7 +219,7 @@ fn bad_arguments_are_clear_errors() {
 fn gpu_devices_are_unsupported() {
     // Only runs where a GPU is present; the CPU-only CI has nothing to check here.
     if let Ok(gpu) = Device::open("cuda:0").or_else(|_| Device::open("hip:0")) {
-        match Comm::init_all(&[gpu.clone()]) {
+        match Comm::init_all(std::slice::from_ref(&gpu)) {
             Err(Error::Unsupported { device, .. }) => assert_eq!(device, gpu.to_string()),
             other => panic!("expected Unsupported, got {:?}", other.err()),
         }
