@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod ccl;
 mod info;
 
 /// rocm-rs benchmarks and device inspection.
@@ -19,12 +20,15 @@ struct Cli {
 enum Command {
     /// List every device present with its target and capabilities (like rocminfo).
     Info(info::InfoArgs),
+    /// Collective benchmarks like nccl-tests (all_reduce, all_gather, broadcast, ...).
+    Ccl(ccl::CclArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
+        Command::Ccl(a) => ccl::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");
