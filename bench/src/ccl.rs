@@ -334,6 +334,20 @@ fn config(a: &CclArgs) -> BoxResult<Config> {
     Ok(c)
 }
 
+/// Best of 5 single-thread copies of `bytes` between two touched buffers, in GB/s.
+pub fn memcpy_gbs(bytes: usize) -> f64 {
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        dst.copy_from_slice(std::hint::black_box(&src));
+        std::hint::black_box(&mut dst);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    bytes as f64 / best / 1e9
+}
+
 pub fn run(a: &CclArgs) -> BoxResult<()> {
     if a.ranks == 0 {
         return Err("--ranks must be at least 1".into());
@@ -345,6 +359,13 @@ pub fn run(a: &CclArgs) -> BoxResult<()> {
         return Err(format!("op {} is not defined for {}", a.op, a.dtype).into());
     }
     let config = config(a)?;
+    if a.worker_id.is_none() {
+        let bytes = a.max_bytes.clamp(1 << 20, 256 << 20);
+        println!(
+            "# single-thread memcpy of {bytes} bytes, same run: {:.3} GB/s (peer for busbw)",
+            memcpy_gbs(bytes)
+        );
+    }
     if let (Some(id), Some(rank)) = (&a.worker_id, a.worker_rank) {
         let id = UniqueId::from_hex(id)?;
         let mut comm =

@@ -518,6 +518,7 @@ impl Comm {
             control,
             mesh,
             config,
+            None,
         ))
     }
 }

@@ -103,6 +103,7 @@ impl Comm {
         control: Arc<Region>,
         mesh: Vec<Option<TcpStream>>,
         config: &Config,
+        direct: Option<RegionLayout>,
     ) -> Comm {
         let sockets = mesh
             .iter()
@@ -116,7 +117,7 @@ impl Comm {
             tree_max_bytes: config.tree_max_bytes,
         };
         Comm {
-            engine: Engine::new(rank, links, control, mesh, tuning),
+            engine: Engine::new(rank, links, control, mesh, tuning, direct),
             device,
             transport,
             sockets,
@@ -160,6 +161,7 @@ impl Comm {
                 Arc::clone(&region),
                 Vec::new(),
                 config,
+                config.direct.then_some(layout),
             ));
         }
         Ok(comms)

@@ -2,7 +2,8 @@
 //!
 //! The defaults suit CPU ranks; every field can also be set from the environment with
 //! [`Config::from_env`] (`ROCM_CCL_TIMEOUT_MS`, `ROCM_CCL_RING_BYTES`, `ROCM_CCL_CHUNK_BYTES`,
-//! `ROCM_CCL_TREE_MAX_BYTES`, `ROCM_CCL_SHM=0` to force TCP between processes of one host).
+//! `ROCM_CCL_TREE_MAX_BYTES`, `ROCM_CCL_SHM=0` to force TCP between processes of one host,
+//! `ROCM_CCL_DIRECT=0` to make threads use the rings).
 
 use rocm_core::{Error, Result};
 use std::time::Duration;
@@ -23,6 +24,9 @@ pub struct Config {
     pub step_bytes: usize,
     /// Whether processes on one host use shared memory (else TCP over loopback).
     pub shared_memory: bool,
+    /// Whether ranks that are threads of one process reduce straight out of each other's
+    /// buffers (all_reduce); else they go through the rings like processes.
+    pub direct: bool,
 }
 
 impl Default for Config {
@@ -34,6 +38,7 @@ impl Default for Config {
             tree_max_bytes: 32 << 10,
             step_bytes: 64 << 10,
             shared_memory: true,
+            direct: true,
         }
     }
 }
@@ -66,6 +71,9 @@ impl Config {
         }
         if let Some(v) = env_usize("ROCM_CCL_SHM")? {
             c.shared_memory = v != 0;
+        }
+        if let Some(v) = env_usize("ROCM_CCL_DIRECT")? {
+            c.direct = v != 0;
         }
         c.validate()?;
         Ok(c)

@@ -16,7 +16,7 @@
 
 use crate::error::{self, AbortReason, FailureKind};
 use crate::op::{reduce_bytes_from, reduce_bytes_into, ReduceOp, Reducible};
-use crate::transport::{Link, Region};
+use crate::transport::{Link, Region, RegionLayout, Slot};
 use rocm_core::{DType, Error, Result};
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
@@ -326,6 +326,10 @@ pub(crate) struct Engine {
     pub tuning: Tuning,
     /// The call in progress, for error messages.
     pub op: &'static str,
+    /// For threads of one process: the layout of `control`, whose slots allow direct access.
+    direct: Option<RegionLayout>,
+    /// Number of direct calls made so far (every rank makes the same calls).
+    pub direct_seq: u64,
 }
 
 impl Engine {
@@ -335,6 +339,7 @@ impl Engine {
         control: Arc<Region>,
         mesh: Vec<Option<TcpStream>>,
         tuning: Tuning,
+        direct: Option<RegionLayout>,
     ) -> Engine {
         let nranks = links.len();
         Engine {
@@ -347,7 +352,43 @@ impl Engine {
             mesh,
             tuning,
             op: "",
+            direct,
+            direct_seq: 0,
         }
+    }
+
+    /// The slot of `rank` when the ranks are threads of this process sharing `control`.
+    pub fn slot(&self, rank: usize) -> Option<&Slot> {
+        self.control.slot(self.direct?, rank)
+    }
+
+    /// Whether direct (zero-copy) collectives are possible.
+    pub fn has_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// One idle step of a wait outside [`Engine::run`]: backs off, and fails on abort or
+    /// past the deadline (`what` names what was awaited).
+    pub fn pause(&mut self, wait: &mut Wait, what: &str) -> Result<()> {
+        wait.spins += 1;
+        if wait.spins < 256 {
+            std::hint::spin_loop();
+            if wait.spins % 32 != 0 {
+                return Ok(());
+            }
+        } else if wait.spins < 4096 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        if let Some(reason) = self.stopped() {
+            return Err(error::aborted(self.op, self.rank, reason));
+        }
+        if wait.deadline.is_some_and(|d| Instant::now() >= d) {
+            let timeout = self.tuning.timeout.unwrap_or_default();
+            return Err(error::timed_out(self.op, self.rank, timeout, what));
+        }
+        Ok(())
     }
 
     pub fn control(&self) -> &Arc<Region> {

@@ -35,6 +35,7 @@ mod algo;
 pub mod bootstrap;
 pub mod comm;
 pub mod config;
+mod direct;
 mod engine;
 pub mod error;
 pub mod op;

@@ -79,13 +79,18 @@ impl RegionLayout {
         PAGE + self.cap
     }
 
+    /// Bytes of the control area: the abort word's page, then one [`Slot`] per rank.
+    fn control_bytes(&self) -> usize {
+        (PAGE + self.nranks * std::mem::size_of::<Slot>()).next_multiple_of(PAGE)
+    }
+
     /// Total bytes of the region.
     pub fn bytes(&self) -> usize {
-        PAGE + self.nranks * self.nranks * self.stride()
+        self.control_bytes() + self.nranks * self.nranks * self.stride()
     }
 
     fn ring_offset(&self, from: usize, to: usize) -> usize {
-        PAGE + (from * self.nranks + to) * self.stride()
+        self.control_bytes() + (from * self.nranks + to) * self.stride()
     }
 }
 
@@ -128,6 +133,17 @@ impl Region {
         unsafe { &*(self.ptr as *const AtomicU32) }
     }
 
+    /// The direct-access slot of `rank` (threads of one process only; see [`Slot`]).
+    pub fn slot(&self, layout: RegionLayout, rank: usize) -> Option<&Slot> {
+        if rank >= layout.nranks || layout.bytes() > self.len {
+            return None;
+        }
+        // SAFETY: slot `rank` lies inside the control area of the region (checked above),
+        // is 128-byte aligned (page-aligned base, 128-byte slots), zero-initialised, and
+        // only accessed through atomics.
+        Some(unsafe { &*(self.ptr.add(PAGE + rank * std::mem::size_of::<Slot>()) as *const Slot) })
+    }
+
     /// The link of rank `me` to rank `peer` inside this region.
     pub fn shm_link(
         self: &Arc<Self>,
@@ -153,6 +169,21 @@ impl Region {
             _region: Arc::clone(self),
         })
     }
+}
+
+/// What a rank publishes for direct (zero-copy) collectives between threads: the
+/// addresses of its buffers and the call, then `arrive`/`done` sequence numbers.
+#[repr(C, align(128))]
+#[derive(Default)]
+pub(crate) struct Slot {
+    pub arrive: AtomicU64,
+    pub done: AtomicU64,
+    pub src: AtomicU64,
+    pub dst: AtomicU64,
+    /// The call (kind, dtype, op, count) packed by the caller.
+    pub call: [AtomicU64; 2],
+    /// Slot 0 only: `2s+1` once call `s` may go ahead, `2s+2` if it was cancelled.
+    pub gate: AtomicU64,
 }
 
 /// One direction of a ring: `head` (bytes ever written) on the first cache line of the

@@ -172,6 +172,18 @@ fn eight_ranks() {
     sweep(8, &Config::default(), &[0, 1, 13, 2053, 9001]);
 }
 
+/// The ring/doubling all_reduce between threads (direct access off), default sizes.
+#[test]
+fn rings_between_threads() {
+    let config = Config {
+        direct: false,
+        ..Config::default()
+    };
+    for n in [2, 3] {
+        sweep(n, &config, &[0, 1, 7, 9001]);
+    }
+}
+
 /// Tiny rings and chunks: ring wrap-around, chunk pipelining, split elements, empty segments.
 #[test]
 fn tiny_rings_and_chunks() {
@@ -211,12 +223,13 @@ proptest! {
 
     /// Random rank counts, sizes, algorithm thresholds and chunking.
     #[test]
-    fn random_shapes(n in 1usize..6, len in 0usize..600, chunk in 16usize..400, tree in 0usize..4096, ring_pages in 1usize..4, seed in 0u64..1000) {
+    fn random_shapes(n in 1usize..6, len in 0usize..600, chunk in 16usize..400, tree in 0usize..4096, ring_pages in 1usize..4, seed in 0u64..1000, direct: bool) {
         let config = Config {
             ring_bytes: ring_pages * 4096,
             chunk_bytes: chunk,
             tree_max_bytes: tree,
             step_bytes: 64 + chunk,
+            direct,
             ..Config::default()
         };
         on_threads(threads(n, &config), |comm| {

@@ -166,6 +166,7 @@ pub fn tiny_config() -> Config {
         chunk_bytes: 40,
         tree_max_bytes: 0,
         step_bytes: 100,
+        direct: false,
         ..Config::default()
     }
 }
