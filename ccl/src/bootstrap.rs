@@ -17,7 +17,7 @@
 //! A wrong magic (a stray or stale connection) is ignored; disagreeing `nranks` or a rank
 //! given twice is reported to every rank; every step has a deadline (`Config::timeout`).
 
-use crate::comm::{Comm, Transport};
+use crate::comm::{Comm, Parts, Transport};
 use crate::config::Config;
 use crate::transport::{Link, Region, RegionLayout, TcpLink};
 use rocm_core::{Device, Error, Result};
@@ -510,16 +510,16 @@ impl Comm {
             s.set_nonblocking(true)
                 .map_err(io("configuring a socket"))?;
         }
-        Ok(Comm::from_parts(
+        let parts = Parts {
             rank,
-            device.clone(),
+            device: device.clone(),
             transport,
             links,
             control,
             mesh,
-            config,
-            None,
-        ))
+            direct: None,
+        };
+        Ok(Comm::from_parts(parts, config))
     }
 }
 

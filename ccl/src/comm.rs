@@ -94,17 +94,31 @@ fn host_mut<'a, T: Reducible>(op: &str, s: &'a mut BufferSliceMut<'_, T>) -> Res
         .ok_or_else(|| Error::unsupported(format!("rocm-ccl {op}"), device))
 }
 
+/// What a transport set-up hands to [`Comm::from_parts`].
+pub(crate) struct Parts {
+    pub rank: usize,
+    pub device: Device,
+    pub transport: Transport,
+    pub links: Vec<Option<Box<dyn Link>>>,
+    /// Holds the abort word (and, for threads, the direct-access slots).
+    pub control: Arc<Region>,
+    /// Sockets to the other processes (empty for threads).
+    pub mesh: Vec<Option<TcpStream>>,
+    /// The layout of `control` when direct access is allowed (threads only).
+    pub direct: Option<RegionLayout>,
+}
+
 impl Comm {
-    pub(crate) fn from_parts(
-        rank: usize,
-        device: Device,
-        transport: Transport,
-        links: Vec<Option<Box<dyn Link>>>,
-        control: Arc<Region>,
-        mesh: Vec<Option<TcpStream>>,
-        config: &Config,
-        direct: Option<RegionLayout>,
-    ) -> Comm {
+    pub(crate) fn from_parts(parts: Parts, config: &Config) -> Comm {
+        let Parts {
+            rank,
+            device,
+            transport,
+            links,
+            control,
+            mesh,
+            direct,
+        } = parts;
         let sockets = mesh
             .iter()
             .flatten()
@@ -153,16 +167,16 @@ impl Comm {
                     Some(Box::new(region.shm_link(layout, rank, peer)?))
                 });
             }
-            comms.push(Comm::from_parts(
+            let parts = Parts {
                 rank,
-                device.clone(),
-                Transport::Threads,
+                device: device.clone(),
+                transport: Transport::Threads,
                 links,
-                Arc::clone(&region),
-                Vec::new(),
-                config,
-                config.direct.then_some(layout),
-            ));
+                control: Arc::clone(&region),
+                mesh: Vec::new(),
+                direct: config.direct.then_some(layout),
+            };
+            comms.push(Comm::from_parts(parts, config));
         }
         Ok(comms)
     }
