@@ -263,6 +263,9 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
         let ip = from_ip16(b[18..34].try_into().unwrap_or_default());
         let host = u64::from_le_bytes(b[34..42].try_into().unwrap_or_default());
         match nranks {
+            None if n == 0 || n > 1 << 16 => {
+                problem = Some(format!("nranks = {n} is not in 1..=65536"));
+            }
             None => {
                 nranks = Some(n);
                 table = vec![None; n];

@@ -151,6 +151,38 @@ fn child() {
                 t.elapsed()
             );
         }
+        "aborter" => {
+            let mut comm = join_from_env_id();
+            comm.barrier().unwrap();
+            std::thread::sleep(Duration::from_millis(500));
+            comm.abort();
+            assert!(
+                comm.barrier().is_err(),
+                "an aborted communicator must refuse calls"
+            );
+        }
+        "aborted" => {
+            let mut comm = join_from_env_id();
+            comm.barrier().unwrap();
+            let t = Instant::now();
+            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; 1 << 16]).unwrap();
+            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 1 << 16).unwrap();
+            let e = comm
+                .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap_err();
+            // Shared memory carries the reason; over TCP the peer just sees closed sockets.
+            let want = if comm.transport() == Transport::SharedMemory {
+                FailureKind::Aborted
+            } else {
+                FailureKind::PeerLost
+            };
+            assert_eq!(failure_kind(&e), Some(want), "{e}");
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "took {:?}",
+                t.elapsed()
+            );
+        }
         "env" => {
             let mut comm = Comm::from_env().unwrap();
             check_collectives(&mut comm);
@@ -201,6 +233,18 @@ fn a_killed_process_fails_the_others() {
             &codes[..2],
             &[Some(0), Some(0)],
             "shm={shm}: survivors {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn abort_in_one_process_stops_the_others() {
+    for shm in [true, false] {
+        let mut kids = run_group(3, shm, &["aborted", "aborted", "aborter"]);
+        let codes = wait_all(&mut kids, Duration::from_secs(60));
+        assert!(
+            codes.iter().all(|c| *c == Some(0)),
+            "shm={shm}: exit codes {codes:?}"
         );
     }
 }
