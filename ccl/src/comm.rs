@@ -45,6 +45,8 @@ pub struct Comm {
     transport: Transport,
     /// Clones of the sockets to the other ranks, for [`AbortHandle`].
     sockets: Vec<TcpStream>,
+    /// The settings it was made with (for [`Comm::split`]).
+    config: Config,
 }
 
 /// Stops a communicator from any thread (see [`Comm::abort_handle`]).
@@ -135,6 +137,7 @@ impl Comm {
             device,
             transport,
             sockets,
+            config: config.clone(),
         }
     }
 
@@ -492,6 +495,52 @@ impl Comm {
             sends: Vec::new(),
             recvs: Vec::new(),
         }
+    }
+
+    /// Splits the communicator (NCCL's `ncclCommSplit`): ranks passing the same `color`
+    /// form a new communicator, ordered by `key` then by their rank here; `None` takes no
+    /// part (and gets `None`). Every rank must call it. The new communicator goes through
+    /// the TCP bootstrap (shared memory on one host), with this communicator's settings.
+    pub fn split(&mut self, color: Option<u32>, key: u32) -> Result<Option<Comm>> {
+        let (n, r) = (self.nranks(), self.rank());
+        let none = u32::MAX;
+        if color == Some(none) {
+            return Err(Error::invalid("color", "u32::MAX is reserved (use None)"));
+        }
+        let cpu = Device::cpu();
+        let mine = rocm_core::DeviceBuffer::from_slice(&cpu, &[color.unwrap_or(none), key])?;
+        let mut all = rocm_core::DeviceBuffer::<u32>::zeros(&cpu, 2 * n)?;
+        self.all_gather(&mine.as_slice(), &mut all.as_slice_mut())?;
+        let all = all.to_vec()?;
+        let Some(color) = color else { return Ok(None) };
+        let mut members: Vec<(u32, usize)> = (0..n)
+            .filter(|&j| all[2 * j] == color)
+            .map(|j| (all[2 * j + 1], j))
+            .collect();
+        members.sort_unstable();
+        let new_rank = members.iter().position(|&(_, j)| j == r).unwrap_or(0);
+        let leader = members[0].1;
+        let mut id_bytes =
+            rocm_core::DeviceBuffer::<u8>::zeros(&cpu, crate::bootstrap::UNIQUE_ID_BYTES)?;
+        if r == leader {
+            let id = if self.transport == Transport::Tcp {
+                crate::UniqueId::new()?
+            } else {
+                crate::UniqueId::new_on(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?
+            };
+            id_bytes.upload(&id.to_bytes())?;
+            let bytes = id_bytes.as_slice();
+            let mut g = self.group_start();
+            for &(_, j) in &members[1..] {
+                g.send(&bytes, j)?;
+            }
+            g.end()?;
+        } else {
+            self.recv(&mut id_bytes.as_slice_mut(), leader)?;
+        }
+        let id = crate::UniqueId::from_bytes(&id_bytes.to_vec()?)?;
+        let config = self.config.clone();
+        Comm::init_rank_with(members.len(), &id, new_rank, &self.device, &config).map(Some)
     }
 
     /// Waits until every rank has called `barrier` (an all-reduce of nothing).

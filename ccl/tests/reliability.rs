@@ -225,3 +225,24 @@ fn gpu_devices_are_unsupported() {
         }
     }
 }
+
+#[test]
+fn split_by_parity_and_key() {
+    let res = on_threads(threads(5, &Config::default()), |comm| {
+        let r = comm.rank();
+        // Rank 4 opts out; the others split by parity, ordered by descending rank.
+        let color = (r != 4).then_some((r % 2) as u32);
+        let sub = comm.split(color, 10 - r as u32).unwrap();
+        let Some(mut sub) = sub else { return (r, None) };
+        let v = sum_of(&mut sub, 1000, r as f32).unwrap();
+        (r, Some((sub.rank(), sub.nranks(), v[0])))
+    });
+    let want = [
+        (0, Some((1, 2, 2.0))),
+        (1, Some((1, 2, 4.0))),
+        (2, Some((0, 2, 2.0))),
+        (3, Some((0, 2, 4.0))),
+        (4, None),
+    ];
+    assert_eq!(res, want);
+}
