@@ -490,19 +490,32 @@ impl Engine {
     /// Runs all transfers to completion (see the module doc).
     pub fn run(&mut self, wait: &mut Wait, txs: &mut [Tx<'_>], rxs: &mut [Rx<'_>]) -> Result<()> {
         let step = self.tuning.step_bytes.max(HDR);
+        // Transfers to one peer go in order: a peer is `busy` once an earlier transfer to
+        // it is still unfinished in this pass. Finished prefixes are skipped, so a pass
+        // costs O(live transfers), not O(all transfers).
+        let mut busy_tx = vec![false; self.nranks];
+        let mut busy_rx = vec![false; self.nranks];
+        let (mut tx_start, mut rx_start) = (0, 0);
         loop {
             let mut pending = false;
             let mut moved = false;
-            for i in 0..txs.len() {
-                if txs[i].finished() {
+            busy_tx.fill(false);
+            busy_rx.fill(false);
+            while tx_start < txs.len() && txs[tx_start].finished() {
+                tx_start += 1;
+            }
+            while rx_start < rxs.len() && rxs[rx_start].finished() {
+                rx_start += 1;
+            }
+            for tx in txs[tx_start..].iter_mut() {
+                if tx.finished() {
                     continue;
                 }
                 pending = true;
-                let peer = txs[i].peer;
-                if txs[..i].iter().any(|t| t.peer == peer && !t.finished()) {
+                let peer = tx.peer;
+                if busy_tx.get(peer).copied().unwrap_or(false) {
                     continue;
                 }
-                let tx = &mut txs[i];
                 let link = self.link(peer)?;
                 if tx.hdr_done < HDR {
                     let n = link.try_send(&tx.hdr[tx.hdr_done..])?;
@@ -515,23 +528,29 @@ impl Engine {
                     tx.done += n;
                     moved |= n > 0;
                 }
+                if let (false, Some(b)) = (tx.finished(), busy_tx.get_mut(peer)) {
+                    *b = true;
+                }
             }
-            for i in 0..rxs.len() {
-                if rxs[i].finished() {
+            for rx in rxs[rx_start..].iter_mut() {
+                if rx.finished() {
                     continue;
                 }
                 pending = true;
-                let peer = rxs[i].peer;
-                if rxs[..i].iter().any(|r| r.peer == peer && !r.finished()) {
+                let peer = rx.peer;
+                if busy_rx.get(peer).copied().unwrap_or(false) {
                     continue;
                 }
-                let rx = &mut rxs[i];
                 let want = (HDR - rx.hdr_done) + (rx.len() - rx.done).min(step);
                 let link = self.link(peer)?;
                 let n = link.try_recv(want, &mut |piece| rx.feed(piece))?;
                 moved |= n > 0;
                 if let Some(got) = rx.bad {
-                    return Err(self.mismatch(peer, rx.expect, got));
+                    let expect = rx.expect;
+                    return Err(self.mismatch(peer, expect, got));
+                }
+                if let (false, Some(b)) = (rx.finished(), busy_rx.get_mut(peer)) {
+                    *b = true;
                 }
             }
             if !pending {
