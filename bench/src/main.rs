@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod bandwidth;
 mod blas;
+mod ccl;
 mod info;
 mod kernels;
 mod suite;
@@ -33,6 +34,8 @@ enum Command {
     /// Kernel generators: list them, show generated code and resources.
     #[command(subcommand)]
     Kernels(kernels::KernelsCommand),
+    /// Collective benchmarks like nccl-tests (all_reduce, all_gather, broadcast, ...).
+    Ccl(ccl::CclArgs),
 }
 
 fn main() {
@@ -43,6 +46,7 @@ fn main() {
         Command::Suite(a) => suite::run(a),
         Command::Blas(c) => blas::run(c),
         Command::Kernels(c) => kernels::run(c),
+        Command::Ccl(a) => ccl::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

@@ -1,0 +1,104 @@
+//! Settings of a communicator: timeout, ring and chunk sizes, algorithm thresholds.
+//!
+//! The defaults suit CPU ranks; every field can also be set from the environment with
+//! [`Config::from_env`] (`ROCM_CCL_TIMEOUT_MS`, `ROCM_CCL_RING_BYTES`, `ROCM_CCL_CHUNK_BYTES`,
+//! `ROCM_CCL_TREE_MAX_BYTES`, `ROCM_CCL_SHM=0` to force TCP between processes of one host,
+//! `ROCM_CCL_DIRECT=0` to make threads use the rings).
+
+use rocm_core::{Error, Result};
+use std::time::Duration;
+
+/// Communicator settings (see the module doc).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// How long any blocking call (and the bootstrap) may wait; `None` waits forever.
+    pub timeout: Option<Duration>,
+    /// Bytes of each shared-memory ring (one per ordered pair of ranks).
+    pub ring_bytes: usize,
+    /// Pipelining unit of the ring and chain algorithms, in bytes.
+    pub chunk_bytes: usize,
+    /// Buffers up to this many bytes use the latency algorithms (recursive doubling,
+    /// binomial trees, direct all-gather); larger ones the bandwidth algorithms (ring, chain).
+    pub tree_max_bytes: usize,
+    /// Most bytes pushed into one link before the engine turns to the next transfer.
+    pub step_bytes: usize,
+    /// Whether processes on one host use shared memory (else TCP over loopback).
+    pub shared_memory: bool,
+    /// Whether ranks that are threads of one process reduce straight out of each other's
+    /// buffers (all_reduce); else they go through the rings like processes.
+    pub direct: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            timeout: Some(Duration::from_secs(600)),
+            ring_bytes: 1 << 20,
+            chunk_bytes: 128 << 10,
+            tree_max_bytes: 32 << 10,
+            step_bytes: 64 << 10,
+            shared_memory: true,
+            direct: true,
+        }
+    }
+}
+
+fn env_usize(name: &str) -> Result<Option<usize>> {
+    match std::env::var(name) {
+        Ok(v) if !v.is_empty() => v
+            .parse()
+            .map(Some)
+            .map_err(|e| Error::invalid(name, format!("`{v}` is not a number: {e}"))),
+        _ => Ok(None),
+    }
+}
+
+impl Config {
+    /// The defaults overridden by the `ROCM_CCL_*` environment variables.
+    pub fn from_env() -> Result<Config> {
+        let mut c = Config::default();
+        if let Some(ms) = env_usize("ROCM_CCL_TIMEOUT_MS")? {
+            c.timeout = (ms > 0).then(|| Duration::from_millis(ms as u64));
+        }
+        if let Some(v) = env_usize("ROCM_CCL_RING_BYTES")? {
+            c.ring_bytes = v;
+        }
+        if let Some(v) = env_usize("ROCM_CCL_CHUNK_BYTES")? {
+            c.chunk_bytes = v;
+        }
+        if let Some(v) = env_usize("ROCM_CCL_TREE_MAX_BYTES")? {
+            c.tree_max_bytes = v;
+        }
+        if let Some(v) = env_usize("ROCM_CCL_SHM")? {
+            c.shared_memory = v != 0;
+        }
+        if let Some(v) = env_usize("ROCM_CCL_DIRECT")? {
+            c.direct = v != 0;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Checks that the sizes are usable.
+    pub fn validate(&self) -> Result<()> {
+        rocm_core::ensure_arg!(
+            self.ring_bytes >= 4096 && self.ring_bytes % 4096 == 0 && self.ring_bytes <= 1 << 30,
+            "ring_bytes",
+            "must be a multiple of 4096 between 4 KiB and 1 GiB, got {}",
+            self.ring_bytes
+        );
+        rocm_core::ensure_arg!(
+            self.chunk_bytes >= 16,
+            "chunk_bytes",
+            "must be at least 16, got {}",
+            self.chunk_bytes
+        );
+        rocm_core::ensure_arg!(
+            self.step_bytes >= 64,
+            "step_bytes",
+            "must be at least 64, got {}",
+            self.step_bytes
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,278 @@
+//! Every collective x element type x reduction op x size x rank count (1, 2, 3, 4, 8),
+//! ranks as threads, against the sequential reference.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use rocm_ccl::{reference, Comm, Config, ReduceOp};
+use rocm_core::{bf16, f16, Complex32, Complex64, DeviceBuffer};
+
+/// Runs every collective once on this rank for element type `T`, `len` elements per rank
+/// (per block for all_gather / reduce_scatter / all_to_all), checking the result; returns
+/// the all_reduce outputs as bytes so that callers can check every rank got the same bits.
+fn all_collectives<T: Gen>(comm: &mut Comm, seed: u64, len: usize, ops: &[ReduceOp]) -> Vec<u8> {
+    let (n, r) = (comm.nranks(), comm.rank());
+    let dev = comm.device().clone();
+    let what = |c: &str| format!("{c} len={len} seed={seed} rank={r}");
+    let mut bits = Vec::new();
+    for (k, &op) in ops.iter().enumerate() {
+        if !op.supports(T::DTYPE) {
+            continue;
+        }
+        let seed = seed + 17 * k as u64;
+        let all = inputs::<T>(seed, n, len);
+        let x = DeviceBuffer::from_slice(&dev, &all[r]).unwrap();
+        // all_reduce, out of place and in place.
+        let mut y = DeviceBuffer::<T>::zeros(&dev, len).unwrap();
+        comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), op)
+            .unwrap();
+        let got = y.to_vec().unwrap();
+        check_reduced(&what("all_reduce"), &all, 0, &got, op);
+        bits.extend_from_slice(bytemuck::cast_slice(&got));
+        let mut z = DeviceBuffer::from_slice(&dev, &all[r]).unwrap();
+        comm.all_reduce_in_place(&mut z.as_slice_mut(), op).unwrap();
+        assert!(
+            z.to_vec().unwrap() == got,
+            "{}",
+            what("in-place all_reduce differs")
+        );
+        // reduce to a root that moves with the op.
+        let root = k % n;
+        let mut y = DeviceBuffer::<T>::zeros(&dev, len).unwrap();
+        let mut yv = y.as_slice_mut();
+        comm.reduce(&x.as_slice(), (r == root).then_some(&mut yv), op, root)
+            .unwrap();
+        if r == root {
+            check_reduced(&what("reduce"), &all, 0, &y.to_vec().unwrap(), op);
+        }
+        // reduce_scatter: every rank contributes n blocks of len.
+        let big = inputs::<T>(seed + 5, n, n * len);
+        let xb = DeviceBuffer::from_slice(&dev, &big[r]).unwrap();
+        let mut y = DeviceBuffer::<T>::zeros(&dev, len).unwrap();
+        comm.reduce_scatter(&xb.as_slice(), &mut y.as_slice_mut(), op)
+            .unwrap();
+        check_reduced(
+            &what("reduce_scatter"),
+            &big,
+            r * len,
+            &y.to_vec().unwrap(),
+            op,
+        );
+    }
+    // Data movement (op-independent).
+    let all = inputs::<T>(seed + 99, n, len);
+    let x = DeviceBuffer::from_slice(&dev, &all[r]).unwrap();
+    let mut g = DeviceBuffer::<T>::zeros(&dev, n * len).unwrap();
+    comm.all_gather(&x.as_slice(), &mut g.as_slice_mut())
+        .unwrap();
+    assert!(
+        g.to_vec().unwrap() == reference::all_gather(&all),
+        "{}",
+        what("all_gather")
+    );
+    let root = (seed as usize) % n;
+    let mut b = DeviceBuffer::from_slice(&dev, &all[r]).unwrap();
+    comm.broadcast(&mut b.as_slice_mut(), root).unwrap();
+    assert!(
+        b.to_vec().unwrap() == reference::broadcast(&all, root),
+        "{}",
+        what("broadcast")
+    );
+    let big = inputs::<T>(seed + 7, n, n * len);
+    let xb = DeviceBuffer::from_slice(&dev, &big[r]).unwrap();
+    let mut yb = DeviceBuffer::<T>::zeros(&dev, n * len).unwrap();
+    comm.all_to_all(&xb.as_slice(), &mut yb.as_slice_mut())
+        .unwrap();
+    assert!(
+        yb.to_vec().unwrap() == reference::all_to_all(&big, r),
+        "{}",
+        what("all_to_all")
+    );
+    // send/recv around the ring (grouped, so that it cannot deadlock).
+    if n > 1 {
+        let mut y = DeviceBuffer::<T>::zeros(&dev, len).unwrap();
+        let mut yv = y.as_slice_mut();
+        let xs = x.as_slice();
+        let mut grp = comm.group_start();
+        grp.send(&xs, (r + 1) % n).unwrap();
+        grp.recv(&mut yv, (r + n - 1) % n).unwrap();
+        grp.end().unwrap();
+        assert!(
+            y.to_vec().unwrap() == all[(r + n - 1) % n],
+            "{}",
+            what("send/recv")
+        );
+    }
+    bits
+}
+
+fn every_dtype(comm: &mut Comm, seed: u64, len: usize, ops: &[ReduceOp]) -> Vec<u8> {
+    let mut bits = all_collectives::<f32>(comm, seed, len, ops);
+    bits.extend(all_collectives::<f64>(comm, seed, len, ops));
+    bits.extend(all_collectives::<f16>(comm, seed, len, ops));
+    bits.extend(all_collectives::<bf16>(comm, seed, len, ops));
+    bits.extend(all_collectives::<i32>(comm, seed, len, ops));
+    bits.extend(all_collectives::<i64>(comm, seed, len, ops));
+    bits.extend(all_collectives::<u8>(comm, seed, len, ops));
+    bits.extend(all_collectives::<i8>(comm, seed, len, ops));
+    bits.extend(all_collectives::<u32>(comm, seed, len, ops));
+    bits.extend(all_collectives::<Complex32>(comm, seed, len, ops));
+    bits.extend(all_collectives::<Complex64>(comm, seed, len, ops));
+    bits
+}
+
+fn sweep(n: usize, config: &Config, sizes: &[usize]) {
+    let bits = on_threads(threads(n, config), |comm| {
+        let mut bits = Vec::new();
+        for (i, &len) in sizes.iter().enumerate() {
+            bits.extend(every_dtype(
+                comm,
+                1000 * i as u64 + n as u64,
+                len,
+                &ReduceOp::ALL,
+            ));
+        }
+        bits
+    });
+    for (r, b) in bits.iter().enumerate() {
+        assert!(
+            b == &bits[0],
+            "all_reduce results of rank {r} differ from rank 0's (n={n})"
+        );
+    }
+}
+
+// Sizes: empty, one element, odd and prime counts, below and above the tree/ring switch
+// (32 KiB) so both algorithm families run for every dtype.
+const SIZES: [usize; 6] = [0, 1, 7, 131, 1029, 9001];
+
+#[test]
+fn one_rank() {
+    sweep(1, &Config::default(), &SIZES);
+}
+
+#[test]
+fn two_ranks() {
+    sweep(2, &Config::default(), &SIZES);
+}
+
+#[test]
+fn three_ranks() {
+    sweep(3, &Config::default(), &SIZES);
+}
+
+#[test]
+fn four_ranks() {
+    sweep(4, &Config::default(), &SIZES);
+}
+
+#[test]
+fn eight_ranks() {
+    sweep(8, &Config::default(), &[0, 1, 13, 2053, 9001]);
+}
+
+/// The ring/doubling all_reduce between threads (direct access off), default sizes.
+#[test]
+fn rings_between_threads() {
+    let config = Config {
+        direct: false,
+        ..Config::default()
+    };
+    for n in [2, 3] {
+        sweep(n, &config, &[0, 1, 7, 9001]);
+    }
+}
+
+/// Tiny rings and chunks: ring wrap-around, chunk pipelining, split elements, empty segments.
+#[test]
+fn tiny_rings_and_chunks() {
+    for n in [2, 3, 5] {
+        sweep(n, &tiny_config(), &[0, 1, 3, 10, 257]);
+    }
+}
+
+/// A few MiB per rank through the pipelined ring (f32 sum and u8 max, 2 and 4 ranks).
+#[test]
+fn megabytes() {
+    for n in [2, 4] {
+        let len = (3 << 20) / 4 + 3;
+        on_threads(threads(n, &Config::default()), |comm| {
+            all_collectives::<f32>(comm, 7, len, &[ReduceOp::Sum]);
+            all_collectives::<u8>(comm, 8, len / 4, &[ReduceOp::Max]);
+        });
+    }
+}
+
+/// 64 MiB per rank, opt-in (`ROCM_FULL_TESTS=1`): all_reduce, all_gather and
+/// reduce_scatter of f32 over 2, 3 and 8 thread ranks and 2 processes' worth of ring
+/// settings. Inputs are small integers (exact in f32), so results are compared exactly
+/// against closed forms instead of materialising every rank's input.
+#[test]
+fn sixty_four_mib_opt_in() {
+    if std::env::var("ROCM_FULL_TESTS").as_deref() != Ok("1") {
+        return;
+    }
+    let len = (64 << 20) / 4;
+    let val = |r: usize, i: usize| ((r * 7 + i) % 13) as f32;
+    for (n, direct) in [(2, true), (2, false), (3, true), (8, true), (8, false)] {
+        let config = Config {
+            direct,
+            ..Config::default()
+        };
+        on_threads(threads(n, &config), |comm| {
+            let (n, r) = (comm.nranks(), comm.rank());
+            let dev = comm.device().clone();
+            let x: Vec<f32> = (0..len).map(|i| val(r, i)).collect();
+            let xb = DeviceBuffer::from_slice(&dev, &x).unwrap();
+            let mut y = DeviceBuffer::<f32>::zeros(&dev, len).unwrap();
+            comm.all_reduce(&xb.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap();
+            let got = y.to_vec().unwrap();
+            for (i, g) in got.iter().enumerate() {
+                let want: f32 = (0..n).map(|j| val(j, i)).sum();
+                assert_eq!(*g, want, "all_reduce n={n} element {i}");
+            }
+            let c = len / n;
+            let mut g = DeviceBuffer::<f32>::zeros(&dev, c * n).unwrap();
+            comm.all_gather(&xb.slice(..c).unwrap(), &mut g.as_slice_mut())
+                .unwrap();
+            for (i, v) in g.to_vec().unwrap().iter().enumerate() {
+                assert_eq!(*v, val(i / c, i % c), "all_gather n={n} element {i}");
+            }
+            let mut rs = DeviceBuffer::<f32>::zeros(&dev, c).unwrap();
+            comm.reduce_scatter(
+                &xb.slice(..c * n).unwrap(),
+                &mut rs.as_slice_mut(),
+                ReduceOp::Max,
+            )
+            .unwrap();
+            for (i, v) in rs.to_vec().unwrap().iter().enumerate() {
+                let want = (0..n).map(|j| val(j, r * c + i)).fold(f32::MIN, f32::max);
+                assert_eq!(*v, want, "reduce_scatter n={n} element {i}");
+            }
+        });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random rank counts, sizes, algorithm thresholds and chunking.
+    #[test]
+    fn random_shapes(n in 1usize..6, len in 0usize..600, chunk in 16usize..400, tree in 0usize..4096, ring_pages in 1usize..4, seed in 0u64..1000, direct: bool) {
+        let config = Config {
+            ring_bytes: ring_pages * 4096,
+            chunk_bytes: chunk,
+            tree_max_bytes: tree,
+            step_bytes: 64 + chunk,
+            direct,
+            ..Config::default()
+        };
+        on_threads(threads(n, &config), |comm| {
+            all_collectives::<f32>(comm, seed, len, &ReduceOp::ALL);
+            all_collectives::<i64>(comm, seed, len, &[ReduceOp::Sum, ReduceOp::Max]);
+            all_collectives::<f16>(comm, seed, len, &[ReduceOp::Avg]);
+        });
+    }
+}
