@@ -41,7 +41,9 @@ pub fn rand_mat(max_dim: usize) -> impl Strategy<Value = RandMat> {
             let mut entries: Vec<_> = if m == 0 || n == 0 {
                 vec![]
             } else {
-                e.into_iter().map(|(r, c, (re, im))| (r, c, re, im)).collect()
+                e.into_iter()
+                    .map(|(r, c, (re, im))| (r, c, re, im))
+                    .collect()
             };
             entries.extend(long.into_iter().map(|(c, (re, im))| (lr, c, re, im)));
             RandMat { m, n, entries }
@@ -52,11 +54,20 @@ pub fn rand_mat(max_dim: usize) -> impl Strategy<Value = RandMat> {
 pub fn rand_square(max_dim: usize) -> impl Strategy<Value = RandMat> {
     (0..=max_dim).prop_flat_map(|n| {
         let k = n * n / 3 + 1;
-        (Just(n), proptest::collection::vec((0..n.max(1), 0..n.max(1), value()), 0..=k))
+        (
+            Just(n),
+            proptest::collection::vec((0..n.max(1), 0..n.max(1), value()), 0..=k),
+        )
             .prop_map(|(n, e)| RandMat {
                 m: n,
                 n,
-                entries: if n == 0 { vec![] } else { e.into_iter().map(|(r, c, (re, im))| (r, c, re, im)).collect() },
+                entries: if n == 0 {
+                    vec![]
+                } else {
+                    e.into_iter()
+                        .map(|(r, c, (re, im))| (r, c, re, im))
+                        .collect()
+                },
             })
     })
 }
@@ -70,8 +81,14 @@ impl RandMat {
         Coo::new(
             self.m,
             self.n,
-            self.entries.iter().map(|e| I::try_from_usize(e.0).unwrap()).collect(),
-            self.entries.iter().map(|e| I::try_from_usize(e.1).unwrap()).collect(),
+            self.entries
+                .iter()
+                .map(|e| I::try_from_usize(e.0).unwrap())
+                .collect(),
+            self.entries
+                .iter()
+                .map(|e| I::try_from_usize(e.1).unwrap())
+                .collect(),
             self.entries.iter().map(|e| scalar(e.2, e.3)).collect(),
         )
         .unwrap()

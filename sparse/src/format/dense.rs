@@ -64,7 +64,7 @@ impl<T: Scalar> Dense<T> {
         Self::new(nrows, ncols, ld, vec![T::zero(); len])
     }
     /// From a row-major closure.
-    pub fn from_fn(nrows: usize, ncols: usize, f: impl Fn(usize, usize) -> T) -> Self {
+    pub fn from_fn(nrows: usize, ncols: usize, mut f: impl FnMut(usize, usize) -> T) -> Self {
         let mut d = Self::zeros(nrows, ncols);
         for j in 0..ncols {
             for i in 0..nrows {
