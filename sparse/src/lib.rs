@@ -5,12 +5,15 @@
 //!   construction, with exact conversions between every pair.
 //! - [`ops`]: SpMV, SpMM, SpGEMM, SpGEAM, SDDMM, SpSV/SpSM, ILU(0)/IC(0) in rocSPARSE's
 //!   staged style (buffer size → analysis → compute), rayon-parallel on the CPU.
+//! - [`mm`]: Matrix Market reading and writing; [`gen`]: test and benchmark matrices.
 //! - [`reference`]: dense, obviously correct implementations every operation is tested
 //!   against.
 //!
 //! Indices are 0-based throughout.
 
 pub mod format;
+pub mod gen;
+pub mod mm;
 pub mod ops;
 pub mod reference;
 pub mod scalar;
