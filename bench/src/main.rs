@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod info;
+mod sparse;
 
 /// rocm-rs benchmarks and device inspection.
 #[derive(Parser)]
@@ -19,12 +20,15 @@ struct Cli {
 enum Command {
     /// List every device present with its target and capabilities (like rocminfo).
     Info(info::InfoArgs),
+    /// Sparse benchmarks: spmv, spmm, spgemm, spsv (like rocsparse-bench).
+    Sparse(sparse::SparseArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
+        Command::Sparse(a) => sparse::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

@@ -125,18 +125,8 @@ pub fn trsv(
         (0..n).rev().collect()
     };
     for &i in &order {
-        let mut s = y[i];
-        for j in 0..n {
-            if j != i {
-                s -= t.at(i, j)
-                    * y[j]
-                    * if (lower && j < i) || (!lower && j > i) {
-                        1.0
-                    } else {
-                        0.0
-                    };
-            }
-        }
+        let deps = if lower { 0..i } else { i + 1..n };
+        let s = y[i] - deps.map(|j| t.at(i, j) * y[j]).sum::<Complex64>();
         y[i] = s / t.at(i, i);
     }
     y
@@ -199,4 +189,28 @@ pub fn max_diff(a: &Mat, b: &Mat) -> f64 {
         }
     }
     d
+}
+
+/// `alpha * op(A) * x + beta * y` straight from the stored entries (any format, through
+/// COO), accumulated in Complex64: the reference for matrices too large to densify.
+pub fn spmv_entries<I: Index, T: Scalar, M: SparseMatrix<I, T>>(
+    op: Op,
+    alpha: Complex64,
+    a: &M,
+    x: &[Complex64],
+    beta: Complex64,
+    y: &[Complex64],
+) -> Result<Vec<Complex64>> {
+    let coo = a.to_coo()?;
+    let mut out: Vec<Complex64> = y.iter().map(|v| beta * v).collect();
+    for ((r, c), v) in coo.row_idx().iter().zip(coo.col_idx()).zip(coo.values()) {
+        let (i, j) = (r.to_usize(), c.to_usize());
+        let v = v.to_c64();
+        match op {
+            Op::N => out[i] += alpha * v * x[j],
+            Op::T => out[j] += alpha * v * x[i],
+            Op::C => out[j] += alpha * v.conj() * x[i],
+        }
+    }
+    Ok(out)
 }

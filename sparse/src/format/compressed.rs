@@ -241,8 +241,9 @@ pub(crate) fn transpose_structure<I: Index>(
     let mut tind = vec![idx_of::<I>(0); nnz];
     let mut perm = vec![0usize; nnz];
     for i in 0..nmajor {
-        for k in ptr[i].to_usize()..ptr[i + 1].to_usize() {
-            let j = ind[k].to_usize();
+        let (s, e) = (ptr[i].to_usize(), ptr[i + 1].to_usize());
+        for (k, jj) in ind.iter().enumerate().take(e).skip(s) {
+            let j = jj.to_usize();
             let dst = next[j];
             next[j] += 1;
             tind[dst] = idx(i);

@@ -191,7 +191,8 @@ impl Ic0 {
                     }
                 }
                 if kc == i {
-                    if !(s.to_c64().re > 0.0) {
+                    let p = s.to_c64().re;
+                    if p.is_nan() || p <= 0.0 {
                         self.zero_pivot = Some(i);
                         return Err(pivot_error(
                             i,

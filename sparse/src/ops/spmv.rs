@@ -160,26 +160,25 @@ impl<I: Index> Spmv<I> {
     }
 }
 
-/// `sum_k vals[k] * x[idx[k]]`.
+/// `sum_{k in range} vals[k] * x[idx[k]]`.
+///
+/// # Safety
+/// `range` must lie inside `idx` and `vals`, and every `idx[k]` in it must be `< x.len()`.
 #[inline(always)]
-fn row_dot<I: Index, T: Scalar>(idx: &[I], vals: &[T], x: &[T]) -> T {
-    // Two accumulators hide the add latency on long rows.
-    let (mut s0, mut s1) = (T::zero(), T::zero());
-    let mut pairs = vals.chunks_exact(2).zip(idx.chunks_exact(2));
-    for (v, j) in &mut pairs {
-        // SAFETY: matrices validate every index to be < ncols at construction, and
-        // compute checked x.len() == ncols.
+unsafe fn row_dot<I: Index, T: Scalar>(
+    idx: &[I],
+    vals: &[T],
+    x: &[T],
+    range: std::ops::Range<usize>,
+) -> T {
+    let mut s = T::zero();
+    for k in range {
+        // SAFETY: guaranteed by the caller.
         unsafe {
-            s0 += v[0] * *x.get_unchecked(j[0].to_usize());
-            s1 += v[1] * *x.get_unchecked(j[1].to_usize());
+            s += *vals.get_unchecked(k) * *x.get_unchecked(idx.get_unchecked(k).to_usize());
         }
     }
-    if vals.len() % 2 == 1 {
-        let k = vals.len() - 1;
-        // SAFETY: as above.
-        s0 += vals[k] * unsafe { *x.get_unchecked(idx[k].to_usize()) };
-    }
-    s0 + s1
+    s
 }
 
 /// Merge-path CSR SpMV over precomputed path coordinates.
@@ -202,13 +201,25 @@ pub(crate) fn merge_spmv<I: Index, T: Scalar>(
         .map(|(yc, w)| {
             let ((r0, k0), (r1, k1)) = (w[0], w[1]);
             let mut k = k0;
-            for (r, yr) in (r0..r1).zip(yc.iter_mut()) {
-                let end = ptr[r + 1].to_usize();
-                let s = row_dot(&idx[k..end], &vals[k..end], x);
-                *yr = axpby(alpha, s, beta, *yr);
-                k = end;
+            let ends = &ptr[r0 + 1..r1 + 1];
+            // SAFETY (both row_dot calls): merge-path coordinates satisfy
+            // ptr[r] <= k <= ptr[r + 1] for the rows they cover, ptr is non-decreasing up
+            // to nnz = idx.len() = vals.len(), and every column index is < ncols =
+            // x.len() (validated at construction, checked by compute).
+            if beta == T::zero() {
+                for (e, yr) in ends.iter().zip(yc.iter_mut()) {
+                    let end = e.to_usize();
+                    *yr = alpha * unsafe { row_dot(idx, vals, x, k..end) };
+                    k = end;
+                }
+            } else {
+                for (e, yr) in ends.iter().zip(yc.iter_mut()) {
+                    let end = e.to_usize();
+                    *yr = alpha * unsafe { row_dot(idx, vals, x, k..end) } + beta * *yr;
+                    k = end;
+                }
             }
-            (k1 > k).then(|| (r1, row_dot(&idx[k..k1], &vals[k..k1], x)))
+            (k1 > k).then(|| (r1, unsafe { row_dot(idx, vals, x, k..k1) }))
         })
         .collect();
     // A row cut by a piece boundary was finished (beta applied) by the piece that ends
