@@ -12,7 +12,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rayon::prelude::*;
 use rocm_core::{Device, DeviceBuffer};
-use rocm_sparse::ops::{Op, Spgemm, Spmv, SpmvAlg};
+use rocm_sparse::ops::{spgemm, Op, Spgemm, Spmv, SpmvAlg};
 use rocm_sparse::{gen, Csr};
 use std::hint::black_box;
 
@@ -120,6 +120,9 @@ fn bench_spgemm(c: &mut Criterion) {
             let plan = Spgemm::analysis(&dev, &a, &a, None).expect("symbolic");
             black_box(plan.compute(1.0, &a, &a, 0.0, None).expect("numeric"))
         })
+    });
+    g.bench_function(BenchmarkId::new("rocm_fused", "poisson2d"), |b| {
+        b.iter(|| black_box(spgemm(&dev, 1.0, &a, &a, 0.0, None).expect("spgemm")))
     });
     let plan = Spgemm::analysis(&dev, &a, &a, None).expect("symbolic");
     g.bench_function(BenchmarkId::new("rocm_numeric", "poisson2d"), |b| {

@@ -206,6 +206,11 @@ fn spgemm_case<I: Index, T: Scalar>(
     let (p, i, v) = cm.clone().into_parts();
     prop_assert!(Csr::new(cm.nrows(), cm.ncols(), p, i, v).is_ok());
     prop_assert_eq!(plan.nnz(), cm.nnz());
+    // The fused one-shot product does the same arithmetic in the same order.
+    prop_assert_eq!(
+        &spgemm(&dev, alpha, &a1, &b1, beta, Some(&d1)).unwrap(),
+        &cm
+    );
     let want = r::gemm(alpha.to_c64(), &aw, &bw, beta.to_c64(), &dw);
     let scale = r::gemm(
         Complex64::new(alpha.abs(), 0.0),

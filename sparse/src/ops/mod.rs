@@ -21,7 +21,7 @@ mod view;
 
 pub use precond::{Ic0, Ilu0};
 pub use sddmm::Sddmm;
-pub use spgemm::{Spgeam, Spgemm};
+pub use spgemm::{spgemm, Spgeam, Spgemm};
 pub use spmm::Spmm;
 pub use spmv::{Spmv, SpmvAlg};
 pub use spsv::{Spsm, Spsv};

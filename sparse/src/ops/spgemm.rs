@@ -204,6 +204,116 @@ impl<I: Index> Spgemm<I> {
     }
 }
 
+/// One-shot `C = alpha * A * B + beta * D` (symbolic and numeric fused in one pass per
+/// row, for a product computed once): each thread accumulates a row in a dense,
+/// lazily zeroed array indexed by column, then emits it sorted. Same arithmetic, in the
+/// same order, as [`Spgemm::analysis`] followed by [`Spgemm::compute`].
+pub fn spgemm<I: Index, T: Scalar>(
+    device: &Device,
+    alpha: T,
+    a: &Csr<I, T>,
+    b: &Csr<I, T>,
+    beta: T,
+    d: Option<&Csr<I, T>>,
+) -> Result<Csr<I, T>> {
+    check_device(device, OP)?;
+    rocm_core::ensure_arg!(
+        a.ncols() == b.nrows(),
+        "B",
+        "A is {}x{} but B is {}x{}",
+        a.nrows(),
+        a.ncols(),
+        b.nrows(),
+        b.ncols()
+    );
+    if let Some(d) = d {
+        rocm_core::ensure_arg!(
+            d.nrows() == a.nrows() && d.ncols() == b.ncols(),
+            "D",
+            "is {}x{}, expected {}x{}",
+            d.nrows(),
+            d.ncols(),
+            a.nrows(),
+            b.ncols()
+        );
+    }
+    let (m, n) = (a.nrows(), b.ncols());
+    let mut prefix = Vec::with_capacity(m + 1);
+    prefix.push(0usize);
+    let mut acc_work = 0usize;
+    for i in 0..m {
+        for k in a.row_range(i) {
+            acc_work += b.row_range(a.col_idx()[k].to_usize()).len();
+        }
+        acc_work += d.map_or(0, |d| d.row_range(i).len()) + 1;
+        prefix.push(acc_work);
+    }
+    let bounds = nnz_split_rows(&prefix, piece_count(acc_work));
+    type Piece<I, T> = (Vec<usize>, Vec<I>, Vec<T>);
+    let pieces: Vec<Piece<I, T>> = bounds
+        .par_windows(2)
+        .map(|w| {
+            let mut stamp = vec![0usize; n];
+            let mut acc = vec![T::zero(); n];
+            let mut counts = Vec::with_capacity(w[1] - w[0]);
+            let (mut cols, mut vals): (Vec<I>, Vec<T>) = (Vec::new(), Vec::new());
+            let mut row: Vec<usize> = Vec::new();
+            for i in w[0]..w[1] {
+                row.clear();
+                let mut add = |j: usize, v: T, row: &mut Vec<usize>| {
+                    if stamp[j] != i + 1 {
+                        stamp[j] = i + 1;
+                        row.push(j);
+                    }
+                    acc[j] += v;
+                };
+                for ka in a.row_range(i) {
+                    let av = alpha * a.values()[ka];
+                    let r = a.col_idx()[ka].to_usize();
+                    for kb in b.row_range(r) {
+                        add(b.col_idx()[kb].to_usize(), av * b.values()[kb], &mut row);
+                    }
+                }
+                if let Some(d) = d {
+                    for kd in d.row_range(i) {
+                        add(d.col_idx()[kd].to_usize(), beta * d.values()[kd], &mut row);
+                    }
+                }
+                row.sort_unstable();
+                for &j in &row {
+                    cols.push(I::from_usize(j));
+                    vals.push(acc[j]);
+                    acc[j] = T::zero();
+                }
+                counts.push(row.len());
+            }
+            (counts, cols, vals)
+        })
+        .collect();
+    let mut ptr = Vec::with_capacity(m + 1);
+    ptr.push(I::from_usize(0));
+    let mut total = 0usize;
+    for (counts, _, _) in &pieces {
+        for &c in counts {
+            total += c;
+            check_fits::<I>("nnz of C", total)?;
+            ptr.push(I::from_usize(total));
+        }
+    }
+    let (mut idx, mut vals) = (Vec::with_capacity(total), Vec::with_capacity(total));
+    for (_, c, v) in pieces {
+        idx.extend_from_slice(&c);
+        vals.extend_from_slice(&v);
+    }
+    Ok(Csr::from_inner(Compressed {
+        nmajor: m,
+        nminor: n,
+        ptr,
+        idx,
+        vals,
+    }))
+}
+
 /// An analysed SpGEAM: the pattern of `C = alpha * A + beta * B` (the union).
 #[derive(Debug, Clone)]
 pub struct Spgeam<I> {
