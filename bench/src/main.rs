@@ -11,6 +11,7 @@ mod ccl;
 mod info;
 mod kernels;
 mod suite;
+mod sparse;
 
 /// rocm-rs benchmarks and device inspection.
 #[derive(Parser)]
@@ -36,6 +37,8 @@ enum Command {
     Kernels(kernels::KernelsCommand),
     /// Collective benchmarks like nccl-tests (all_reduce, all_gather, broadcast, ...).
     Ccl(ccl::CclArgs),
+    /// Sparse benchmarks: spmv, spmm, spgemm, spsv (like rocsparse-bench).
+    Sparse(sparse::SparseArgs),
 }
 
 fn main() {
@@ -47,6 +50,7 @@ fn main() {
         Command::Blas(c) => blas::run(c),
         Command::Kernels(c) => kernels::run(c),
         Command::Ccl(a) => ccl::run(a),
+        Command::Sparse(a) => sparse::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

@@ -1,0 +1,354 @@
+//! `rocm-bench sparse`: rocSPARSE-style benchmarks (like rocsparse-bench) of SpMV, SpMM,
+//! SpGEMM and SpSV on a Matrix Market file or a generated matrix, printing time,
+//! GFLOP/s, GB/s and the error against a reference.
+
+use num_complex::{Complex32, Complex64};
+use rocm_core::{DType, Device, DeviceBuffer, Result};
+use rocm_sparse::mm::{self, MmMatrix};
+use rocm_sparse::ops::*;
+use rocm_sparse::reference::spmv_entries;
+use rocm_sparse::{gen, BlockLayout, Csr, Index, Scalar, SparseMatrix};
+use std::time::Instant;
+
+#[derive(clap::Args, Clone)]
+pub struct SparseArgs {
+    #[command(subcommand)]
+    op: SparseOp,
+}
+
+#[derive(clap::Subcommand, Clone)]
+enum SparseOp {
+    /// y = alpha * op(A) * x + beta * y
+    Spmv(Common),
+    /// C = alpha * op(A) * B + beta * C, B and C dense with --nrhs columns
+    Spmm(Common),
+    /// C = A * A (A square)
+    Spgemm(Common),
+    /// Solve op(L) y = x with L the lower triangle of A
+    Spsv(Common),
+}
+
+#[derive(clap::Args, Clone)]
+struct Common {
+    /// Read the matrix from a Matrix Market file.
+    #[arg(long, conflicts_with = "gen")]
+    mtx: Option<String>,
+    /// Generate the matrix: poisson2d:N, poisson3d:N, banded:N:L:U, uniform:M:N:K,
+    /// powerlaw:N:AVG[:EXP], blocks:MB:BD:K.
+    #[arg(long, default_value = "poisson3d:64")]
+    gen: String,
+    /// Value type: f32, f64, c32, c64.
+    #[arg(long, default_value = "f64")]
+    dtype: DType,
+    /// Use 64-bit indices.
+    #[arg(long)]
+    i64: bool,
+    /// Storage format for SpMV/SpMM: csr, csc, coo, bsr, ell.
+    #[arg(long, default_value = "csr")]
+    format: String,
+    /// BSR block size.
+    #[arg(long, default_value_t = 4)]
+    block: usize,
+    /// Operation on A: n, t, c.
+    #[arg(long, default_value = "n")]
+    op: String,
+    /// Right-hand sides for SpMM.
+    #[arg(long, default_value_t = 8)]
+    nrhs: usize,
+    /// Timed repetitions (the median is reported).
+    #[arg(long, default_value_t = 10)]
+    iters: usize,
+}
+
+pub fn run(a: &SparseArgs) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let (op, c) = match &a.op {
+        SparseOp::Spmv(c) => ("spmv", c),
+        SparseOp::Spmm(c) => ("spmm", c),
+        SparseOp::Spgemm(c) => ("spgemm", c),
+        SparseOp::Spsv(c) => ("spsv", c),
+    };
+    macro_rules! go {
+        ($i:ty) => {
+            match c.dtype {
+                DType::F32 => bench::<$i, f32>(op, c),
+                DType::F64 => bench::<$i, f64>(op, c),
+                DType::C32 => bench::<$i, Complex32>(op, c),
+                DType::C64 => bench::<$i, Complex64>(op, c),
+                d => Err(rocm_core::Error::invalid(
+                    "dtype",
+                    format!("{d} is not a sparse value type (f32, f64, c32, c64)"),
+                )),
+            }
+        };
+    }
+    let r = if c.i64 { go!(i64) } else { go!(i32) };
+    r.map_err(|e| e.into())
+}
+
+fn load<I: Index, T: Scalar>(c: &Common) -> Result<(String, Csr<I, T>)> {
+    match &c.mtx {
+        Some(path) => {
+            let (_, m) = mm::read_file::<I, T>(path)?;
+            let csr = match m {
+                MmMatrix::Sparse(coo) => coo.to_csr()?,
+                MmMatrix::Dense(d) => Csr::from_dense(&d)?,
+            };
+            Ok((path.to_string(), csr))
+        }
+        None => Ok((c.gen.clone(), gen::from_spec(&c.gen)?)),
+    }
+}
+
+fn parse_op(s: &str) -> Result<Op> {
+    match s {
+        "n" | "N" => Ok(Op::N),
+        "t" | "T" => Ok(Op::T),
+        "c" | "C" => Ok(Op::C),
+        _ => Err(rocm_core::Error::invalid(
+            "op",
+            format!("`{s}` is not n, t or c"),
+        )),
+    }
+}
+
+/// Median wall time of `iters` runs of `f` (after one warm-up run).
+fn time(iters: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    let mut t = Vec::with_capacity(iters.max(1));
+    for _ in 0..iters.max(1) {
+        let s = Instant::now();
+        f()?;
+        t.push(s.elapsed().as_secs_f64());
+    }
+    t.sort_by(|a, b| a.total_cmp(b));
+    Ok(t[t.len() / 2])
+}
+
+fn vec_of<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = gen::Rng::new(seed);
+    (0..n).map(|_| rng.value()).collect()
+}
+
+/// max_i |got_i - want_i| / max_i |want_i|.
+fn rel_err<T: Scalar>(got: &[T], want: &[Complex64]) -> f64 {
+    let scale = want
+        .iter()
+        .map(|v| v.norm())
+        .fold(f64::MIN_POSITIVE, f64::max);
+    got.iter()
+        .zip(want)
+        .map(|(g, w)| (g.to_c64() - w).norm())
+        .fold(0.0, f64::max)
+        / scale
+}
+
+fn widen<T: Scalar>(x: &[T]) -> Vec<Complex64> {
+    x.iter().map(|v| v.to_c64()).collect()
+}
+
+fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<()> {
+    let dev = Device::cpu();
+    let (name, a) = load::<I, T>(c)?;
+    let (m, n, nnz) = (a.nrows(), a.ncols(), a.nnz());
+    let (vs, is) = (
+        std::mem::size_of::<T>() as f64,
+        std::mem::size_of::<I>() as f64,
+    );
+    let op = parse_op(&c.op)?;
+    let flop_mul = if T::IS_COMPLEX { 4.0 } else { 1.0 };
+    println!(
+        "sparse {what}: {name} {m}x{n} nnz {nnz} {}/{} threads {}",
+        T::DTYPE,
+        I::DTYPE,
+        rayon::current_num_threads()
+    );
+    let (secs, flops, bytes, err) = match what {
+        "spmv" | "spmm" => {
+            let coo = a.to_coo();
+            let csc = a.to_csc();
+            let bsr = a.to_bsr(c.block, BlockLayout::RowMajor)?;
+            let ell = if c.format == "ell" {
+                Some(a.to_ell()?)
+            } else {
+                None
+            };
+            let mat: SpMat<'_, I, T> = match (c.format.as_str(), &ell) {
+                ("csr", _) => (&a).into(),
+                ("csc", _) => (&csc).into(),
+                ("coo", _) => (&coo).into(),
+                ("bsr", _) => (&bsr).into(),
+                ("ell", Some(e)) => e.into(),
+                (f, _) => {
+                    return Err(rocm_core::Error::invalid(
+                        "format",
+                        format!("`{f}` is not csr, csc, coo, bsr or ell"),
+                    ))
+                }
+            };
+            let (rows, cols) = if op == Op::N { (m, n) } else { (n, m) };
+            let stored = match mat {
+                SpMat::Bsr(b) => b.values().len(),
+                SpMat::Ell(e) => e.values().len(),
+                _ => nnz,
+            };
+            if what == "spmv" {
+                let x = vec_of::<T>(cols, 1);
+                let y0 = vec_of::<T>(rows, 2);
+                let xb = DeviceBuffer::from_slice(&dev, &x)?;
+                let mut yb = DeviceBuffer::from_slice(&dev, &y0)?;
+                let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.5));
+                let plan = Spmv::analysis(&dev, op, mat, SpmvAlg::MergePath)?;
+                plan.compute(alpha, mat, &xb.as_slice(), beta, &mut yb.as_slice_mut())?;
+                let want = spmv_entries(
+                    op,
+                    alpha.to_c64(),
+                    &a,
+                    &widen(&x),
+                    beta.to_c64(),
+                    &widen(&y0),
+                )?;
+                let err = rel_err(&yb.to_vec()?, &want);
+                let t = time(c.iters, || {
+                    plan.compute(alpha, mat, &xb.as_slice(), beta, &mut yb.as_slice_mut())
+                })?;
+                let bytes = stored as f64 * (vs + is)
+                    + (m + 1) as f64 * is
+                    + cols as f64 * vs
+                    + 2.0 * rows as f64 * vs;
+                (t, 2.0 * nnz as f64 * flop_mul, bytes, err)
+            } else {
+                let k = c.nrhs;
+                let b = vec_of::<T>(cols * k, 3);
+                let bb = DeviceBuffer::from_slice(&dev, &b)?;
+                let mut cb = DeviceBuffer::<T>::zeros(&dev, rows * k)?;
+                let plan = Spmm::analysis(&dev, op, mat)?;
+                let bd = DnMat::new(cols, k, k.max(1), Order::RowMajor, bb.as_slice())?;
+                let run = |cb: &mut DeviceBuffer<T>| -> Result<()> {
+                    let mut cd =
+                        DnMatMut::new(rows, k, k.max(1), Order::RowMajor, cb.as_slice_mut())?;
+                    plan.compute(T::one(), mat, &bd, T::zero(), &mut cd)
+                };
+                run(&mut cb)?;
+                // Reference: column 0 and column k-1 through the entry-wise SpMV.
+                let got = cb.to_vec()?;
+                let mut err: f64 = 0.0;
+                for j in [0, k.saturating_sub(1)].into_iter().filter(|_| k > 0) {
+                    let xj: Vec<Complex64> = (0..cols).map(|i| b[i * k + j].to_c64()).collect();
+                    let want = spmv_entries(
+                        op,
+                        Complex64::new(1.0, 0.0),
+                        &a,
+                        &xj,
+                        Complex64::new(0.0, 0.0),
+                        &vec![Complex64::new(0.0, 0.0); rows],
+                    )?;
+                    let gj: Vec<T> = (0..rows).map(|i| got[i * k + j]).collect();
+                    err = err.max(rel_err(&gj, &want));
+                }
+                let t = time(c.iters, || run(&mut cb))?;
+                let bytes = stored as f64 * (vs + is)
+                    + (m + 1) as f64 * is
+                    + (cols + rows) as f64 * k as f64 * vs;
+                (t, 2.0 * nnz as f64 * k as f64 * flop_mul, bytes, err)
+            }
+        }
+        "spgemm" => {
+            let run = || -> Result<Csr<I, T>> {
+                let plan = Spgemm::analysis(&dev, &a, &a, None)?;
+                plan.compute(T::one(), &a, &a, T::zero(), None)
+            };
+            let cm = run()?;
+            // Freivalds check: (A A) x against A (A x) for a random x.
+            let x = widen(&vec_of::<T>(n, 4));
+            let zero = vec![Complex64::new(0.0, 0.0); m];
+            let one = Complex64::new(1.0, 0.0);
+            let ax = spmv_entries(Op::N, one, &a, &x, Complex64::new(0.0, 0.0), &zero)?;
+            let want = spmv_entries(Op::N, one, &a, &ax, Complex64::new(0.0, 0.0), &zero)?;
+            let cx = spmv_entries(Op::N, one, &cm, &x, Complex64::new(0.0, 0.0), &zero)?;
+            let scale = want
+                .iter()
+                .map(|v| v.norm())
+                .fold(f64::MIN_POSITIVE, f64::max);
+            let err = cx
+                .iter()
+                .zip(&want)
+                .map(|(g, w)| (g - w).norm())
+                .fold(0.0, f64::max)
+                / scale;
+            let products: usize = (0..m)
+                .map(|i| {
+                    a.row_range(i)
+                        .map(|k| a.row_range(a.col_idx()[k].to_usize()).len())
+                        .sum::<usize>()
+                })
+                .sum();
+            let t = time(c.iters, || run().map(|_| ()))?;
+            let bytes = 2.0 * nnz as f64 * (vs + is)
+                + cm.nnz() as f64 * (vs + is)
+                + 2.0 * (m + 1) as f64 * is;
+            println!("C = A*A: nnz {}, {products} products", cm.nnz());
+            (t, 2.0 * products as f64 * flop_mul, bytes, err)
+        }
+        "spsv" => {
+            // Lower triangle with the diagonal made dominant so the solve is well posed.
+            let mut l = a.clone();
+            for i in 0..m.min(n) {
+                let s: f64 = l.row_range(i).map(|k| l.values()[k].abs()).sum();
+                let d = l.row_range(i).find(|&k| l.col_idx()[k].to_usize() == i);
+                if let Some(k) = d {
+                    l.values_mut()[k] = T::from_f64(s + 1.0);
+                }
+            }
+            let x = vec_of::<T>(m, 5);
+            let xb = DeviceBuffer::from_slice(&dev, &x)?;
+            let mut yb = DeviceBuffer::<T>::zeros(&dev, m)?;
+            let plan = Spsv::analysis(&dev, op, Fill::Lower, Diag::NonUnit, (&l).into())?;
+            println!("level schedule: {} levels for {m} rows", plan.levels());
+            plan.compute(
+                T::one(),
+                (&l).into(),
+                &xb.as_slice(),
+                &mut yb.as_slice_mut(),
+            )?;
+            // Residual: op(L) y against x, with L the lower triangle of l.
+            let (mut r, mut cidx, mut v) = (vec![], vec![], vec![]);
+            for i in 0..m {
+                for k in l.row_range(i).filter(|&k| l.col_idx()[k].to_usize() <= i) {
+                    r.push(I::from_usize(i));
+                    cidx.push(l.col_idx()[k]);
+                    v.push(l.values()[k]);
+                }
+            }
+            let lt = rocm_sparse::Coo::new(m, n, r, cidx, v)?;
+            let y = yb.to_vec()?;
+            let ly = spmv_entries(
+                op,
+                Complex64::new(1.0, 0.0),
+                &lt,
+                &widen(&y),
+                Complex64::new(0.0, 0.0),
+                &vec![Complex64::new(0.0, 0.0); m],
+            )?;
+            let err = rel_err(&x, &ly);
+            let t = time(c.iters, || {
+                plan.compute(
+                    T::one(),
+                    (&l).into(),
+                    &xb.as_slice(),
+                    &mut yb.as_slice_mut(),
+                )
+            })?;
+            let bytes = nnz as f64 * (vs + is) + (m + 1) as f64 * is + 2.0 * m as f64 * vs;
+            (t, nnz as f64 * flop_mul, bytes, err)
+        }
+        other => return Err(rocm_core::Error::invalid("operation", other)),
+    };
+    println!(
+        "time {:.3} ms  {:.2} GFLOP/s  {:.2} GB/s  rel. error vs reference {:.2e}",
+        secs * 1e3,
+        flops / secs / 1e9,
+        bytes / secs / 1e9,
+        err
+    );
+    Ok(())
+}

@@ -1,0 +1,293 @@
+//! Matrix generators for tests and benchmarks: Poisson stencils, banded, random uniform,
+//! power-law (graph-like) and block-structured matrices, all as sorted [`Csr`].
+//!
+//! Random generators are deterministic in their `seed` (SplitMix64), so a benchmark
+//! matrix is the same on every run and machine.
+
+use crate::format::Csr;
+use crate::scalar::{check_fits, Index, Scalar};
+use rocm_core::Result;
+
+/// SplitMix64: tiny, fast, and good enough to place nonzeros.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// A value in ±[0.5, 1.5): never zero.
+    pub fn value<T: Scalar>(&mut self) -> T {
+        let m = 0.5 + self.unit();
+        let s = if self.next_u64() & 1 == 0 { m } else { -m };
+        if T::IS_COMPLEX {
+            T::from_c64(num_complex::Complex64::new(s, self.unit() - 0.5))
+        } else {
+            T::from_f64(s)
+        }
+    }
+}
+
+/// Builds a CSR from per-row generators that push `(col, value)` in increasing column
+/// order.
+fn build<I: Index, T: Scalar>(
+    nrows: usize,
+    ncols: usize,
+    nnz_hint: usize,
+    mut row: impl FnMut(usize, &mut Vec<(usize, T)>),
+) -> Result<Csr<I, T>> {
+    check_fits::<I>("nrows", nrows)?;
+    check_fits::<I>("ncols", ncols)?;
+    let mut ptr = Vec::with_capacity(nrows + 1);
+    let mut idx = Vec::with_capacity(nnz_hint);
+    let mut vals = Vec::with_capacity(nnz_hint);
+    let mut buf = Vec::new();
+    ptr.push(I::from_usize(0));
+    for i in 0..nrows {
+        buf.clear();
+        row(i, &mut buf);
+        for &(j, v) in &buf {
+            idx.push(I::from_usize(j));
+            vals.push(v);
+        }
+        check_fits::<I>("nnz", idx.len())?;
+        ptr.push(I::from_usize(idx.len()));
+    }
+    Csr::new(nrows, ncols, ptr, idx, vals)
+}
+
+/// The 5-point Laplacian on an `n × n` grid (`n²` rows; 4 on the diagonal, -1 off).
+pub fn poisson2d<I: Index, T: Scalar>(n: usize) -> Result<Csr<I, T>> {
+    let (four, m1) = (T::from_f64(4.0), T::from_f64(-1.0));
+    build(n * n, n * n, 5 * n * n, |r, out| {
+        let (i, j) = (r / n, r % n);
+        if i > 0 {
+            out.push((r - n, m1));
+        }
+        if j > 0 {
+            out.push((r - 1, m1));
+        }
+        out.push((r, four));
+        if j + 1 < n {
+            out.push((r + 1, m1));
+        }
+        if i + 1 < n {
+            out.push((r + n, m1));
+        }
+    })
+}
+
+/// The 7-point Laplacian on an `n × n × n` grid (`n³` rows, about `7 n³` nonzeros).
+pub fn poisson3d<I: Index, T: Scalar>(n: usize) -> Result<Csr<I, T>> {
+    let (six, m1) = (T::from_f64(6.0), T::from_f64(-1.0));
+    let nn = n * n;
+    build(nn * n, nn * n, 7 * nn * n, |r, out| {
+        let (i, j, k) = (r / nn, (r / n) % n, r % n);
+        if i > 0 {
+            out.push((r - nn, m1));
+        }
+        if j > 0 {
+            out.push((r - n, m1));
+        }
+        if k > 0 {
+            out.push((r - 1, m1));
+        }
+        out.push((r, six));
+        if k + 1 < n {
+            out.push((r + 1, m1));
+        }
+        if j + 1 < n {
+            out.push((r + n, m1));
+        }
+        if i + 1 < n {
+            out.push((r + nn, m1));
+        }
+    })
+}
+
+/// An `n × n` band matrix with `lower` sub- and `upper` super-diagonals of random values
+/// and a dominant diagonal.
+pub fn banded<I: Index, T: Scalar>(
+    n: usize,
+    lower: usize,
+    upper: usize,
+    seed: u64,
+) -> Result<Csr<I, T>> {
+    let mut rng = Rng::new(seed);
+    build(n, n, n * (lower + upper + 1), |i, out| {
+        for j in i.saturating_sub(lower)..(i + upper + 1).min(n) {
+            let v = if j == i {
+                T::from_f64(2.0 * (lower + upper + 1) as f64)
+            } else {
+                rng.value()
+            };
+            out.push((j, v));
+        }
+    })
+}
+
+/// An `m × n` matrix with about `per_row` uniformly random columns in every row.
+pub fn random_uniform<I: Index, T: Scalar>(
+    m: usize,
+    n: usize,
+    per_row: usize,
+    seed: u64,
+) -> Result<Csr<I, T>> {
+    let mut rng = Rng::new(seed);
+    let mut cols = Vec::new();
+    build(m, n, m * per_row, |_, out| {
+        cols.clear();
+        if n > 0 {
+            cols.extend((0..per_row).map(|_| rng.below(n)));
+        }
+        cols.sort_unstable();
+        cols.dedup();
+        out.extend(cols.iter().map(|&j| (j, rng.value())));
+    })
+}
+
+/// An `n × n` graph-like matrix: row lengths follow a power law `P(len > x) ~ x^-(a-1)`
+/// (exponent `a > 1`, smaller = heavier tail) scaled to an average of about `avg`, capped
+/// at `n`; columns are uniform. A few rows hold a large share of the nonzeros.
+pub fn power_law<I: Index, T: Scalar>(
+    n: usize,
+    avg: f64,
+    exponent: f64,
+    seed: u64,
+) -> Result<Csr<I, T>> {
+    rocm_core::ensure_arg!(exponent > 1.0, "exponent", "must be > 1, got {exponent}");
+    let mut rng = Rng::new(seed);
+    // Pareto with minimum 1: mean = (a-1)/(a-2) for a > 2; rescale empirically.
+    let raw: Vec<f64> = (0..n)
+        .map(|_| (1.0 - rng.unit()).powf(-1.0 / (exponent - 1.0)))
+        .collect();
+    let mean = raw.iter().sum::<f64>() / n.max(1) as f64;
+    let lens: Vec<usize> = raw
+        .iter()
+        .map(|&x| ((x * avg / mean).round() as usize).min(n))
+        .collect();
+    let total: usize = lens.iter().sum();
+    let mut cols = Vec::new();
+    build(n, n, total, |i, out| {
+        cols.clear();
+        cols.extend((0..lens[i]).map(|_| rng.below(n)));
+        cols.sort_unstable();
+        cols.dedup();
+        out.extend(cols.iter().map(|&j| (j, rng.value())));
+    })
+}
+
+/// A matrix of dense `bd × bd` blocks: `mb × mb` block grid, the diagonal block plus
+/// about `blocks_per_row - 1` random blocks per block row (for BSR).
+pub fn block_structured<I: Index, T: Scalar>(
+    mb: usize,
+    bd: usize,
+    blocks_per_row: usize,
+    seed: u64,
+) -> Result<Csr<I, T>> {
+    let mut rng = Rng::new(seed);
+    let n = mb * bd;
+    let block_cols: Vec<Vec<usize>> = (0..mb)
+        .map(|bi| {
+            let mut c: Vec<usize> = (1..blocks_per_row.max(1)).map(|_| rng.below(mb)).collect();
+            c.push(bi);
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect();
+    build(n, n, n * blocks_per_row * bd, |i, out| {
+        for &bj in &block_cols[i / bd] {
+            for c in 0..bd {
+                out.push((bj * bd + c, rng.value()));
+            }
+        }
+    })
+}
+
+/// A generator named on a command line: `poisson2d:N`, `poisson3d:N`, `banded:N:L:U`,
+/// `uniform:M:N:PER_ROW`, `powerlaw:N:AVG[:EXPONENT]`, `blocks:MB:BD:PER_ROW`.
+pub fn from_spec<I: Index, T: Scalar>(spec: &str) -> Result<Csr<I, T>> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let num = |k: usize| -> Result<usize> {
+        parts.get(k).and_then(|s| s.parse().ok()).ok_or_else(|| {
+            rocm_core::Error::invalid(
+                "gen",
+                format!("`{spec}`: argument {k} missing or not a number"),
+            )
+        })
+    };
+    let float =
+        |k: usize, d: f64| -> f64 { parts.get(k).and_then(|s| s.parse().ok()).unwrap_or(d) };
+    match parts[0] {
+        "poisson2d" => poisson2d(num(1)?),
+        "poisson3d" => poisson3d(num(1)?),
+        "banded" => banded(num(1)?, num(2)?, num(3)?, 1),
+        "uniform" => random_uniform(num(1)?, num(2)?, num(3)?, 2),
+        "powerlaw" => power_law(num(1)?, float(2, 8.0), float(3, 2.1), 3),
+        "blocks" => block_structured(num(1)?, num(2)?, num(3)?, 4),
+        other => Err(rocm_core::Error::invalid(
+            "gen",
+            format!("unknown generator `{other}`; use poisson2d:N, poisson3d:N, banded:N:L:U, uniform:M:N:K, powerlaw:N:AVG[:EXP], blocks:MB:BD:K"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poisson_rows_sum_to_boundary_count() {
+        // Interior rows of the Laplacian sum to 0; the matrix is symmetric.
+        let a = poisson3d::<i32, f64>(5).unwrap();
+        assert_eq!(a.nrows(), 125);
+        assert_eq!(a.nnz(), 7 * 125 - 6 * 25);
+        let interior = 2 * 25 + 2 * 5 + 2;
+        let s: f64 = a.values()[a.row_range(interior)].iter().sum();
+        assert_eq!(s, 0.0);
+        assert_eq!(a.transpose(), a);
+        let b = poisson2d::<i64, f32>(4).unwrap();
+        assert_eq!(b.nnz(), 5 * 16 - 4 * 4);
+        assert_eq!(b.transpose(), b);
+    }
+
+    #[test]
+    fn power_law_has_a_heavy_tail() {
+        let a = power_law::<i32, f64>(20_000, 8.0, 2.1, 7).unwrap();
+        let max = (0..a.nrows()).map(|i| a.row_range(i).len()).max().unwrap();
+        let avg = a.nnz() as f64 / a.nrows() as f64;
+        assert!(avg > 4.0 && avg < 12.0, "avg {avg}");
+        assert!(max as f64 > 50.0 * avg, "max {max} avg {avg}");
+    }
+
+    #[test]
+    fn generators_validate_and_parse() {
+        assert_eq!(
+            banded::<i32, f64>(10, 2, 1, 0).unwrap().nnz(),
+            10 * 4 - 3 - 1
+        );
+        assert!(random_uniform::<i32, f64>(7, 5, 3, 0).unwrap().nnz() <= 21);
+        let b = block_structured::<i32, f64>(6, 3, 2, 0).unwrap();
+        assert_eq!(b.nnz() % 3, 0);
+        assert_eq!(from_spec::<i32, f64>("poisson2d:3").unwrap().nrows(), 9);
+        assert!(from_spec::<i32, f64>("poisson9d:3").is_err());
+        assert!(from_spec::<i32, f64>("banded:3:x:1").is_err());
+        assert!(power_law::<i32, f64>(10, 2.0, 1.0, 0).is_err());
+    }
+}
