@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod fft;
 mod info;
 
 /// rocm-rs benchmarks and device inspection.
@@ -19,12 +20,15 @@ struct Cli {
 enum Command {
     /// List every device present with its target and capabilities (like rocminfo).
     Info(info::InfoArgs),
+    /// Time an FFT plan (like rocfft-bench).
+    Fft(fft::FftArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
+        Command::Fft(a) => fft::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");
