@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bandwidth;
 mod blas;
 mod ccl;
+mod fft;
 mod info;
 mod kernels;
 mod suite;
@@ -39,6 +40,8 @@ enum Command {
     Ccl(ccl::CclArgs),
     /// Sparse benchmarks: spmv, spmm, spgemm, spsv (like rocsparse-bench).
     Sparse(sparse::SparseArgs),
+    /// Time an FFT plan (like rocfft-bench).
+    Fft(fft::FftArgs),
 }
 
 fn main() {
@@ -51,6 +54,7 @@ fn main() {
         Command::Kernels(c) => kernels::run(c),
         Command::Ccl(a) => ccl::run(a),
         Command::Sparse(a) => sparse::run(a),
+        Command::Fft(a) => fft::run(a),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

@@ -1,0 +1,264 @@
+//! `rocm-bench fft`: time one FFT plan, in the style of rocfft-bench.
+//!
+//! Reports the plan time, the median execution time, GFLOP/s with rocFFT's convention
+//! (`batch·k·N·log2 N / t`, `k = 5` complex, `2.5` real), GB/s (input plus output bytes
+//! over time) and the relative L2 error of the first batch against the f64 reference
+//! (skipped where that reference would be slow: a prime factor above 1000).
+
+use rocm_core::{Complex64, Device, DeviceBuffer, Element};
+use rocm_fft::reference::{rel_l2, transform_nd};
+use rocm_fft::{Placement, Plan, PlanBuilder, Precision, TransformType};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct FftArgs {
+    /// Lengths, innermost first (1 to 3).
+    #[arg(long, num_args = 1..=3, required = true)]
+    length: Vec<usize>,
+    /// Number of transforms.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// c2c, r2c or c2r.
+    #[arg(long, default_value = "c2c")]
+    kind: String,
+    /// Backward instead of forward (c2c only; c2r is always backward).
+    #[arg(long)]
+    inverse: bool,
+    /// f16, bf16, f32 or f64.
+    #[arg(long, default_value = "f32")]
+    precision: String,
+    /// In-place transform.
+    #[arg(long)]
+    inplace: bool,
+    /// Timed executions.
+    #[arg(long, default_value_t = 10)]
+    ntrial: usize,
+    /// Print the plan tree.
+    #[arg(long)]
+    explain: bool,
+    /// Device (only `cpu` executes today).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+}
+
+pub fn run(a: &FftArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let dev = Device::open(&a.device)?;
+    let precision: Precision = a.precision.parse()?;
+    let kind = match (a.kind.as_str(), a.inverse) {
+        ("c2c", false) => TransformType::ComplexForward,
+        ("c2c", true) => TransformType::ComplexInverse,
+        ("r2c", _) => TransformType::RealForward,
+        ("c2r", _) => TransformType::RealInverse,
+        (k, _) => return Err(format!("--kind must be c2c, r2c or c2r, got `{k}`").into()),
+    };
+    let placement = if a.inplace {
+        Placement::InPlace
+    } else {
+        Placement::NotInPlace
+    };
+    let t0 = Instant::now();
+    let plan = PlanBuilder::new(kind, &a.length)
+        .batch(a.batch)
+        .precision(precision)
+        .placement(placement)
+        .build(&dev)?;
+    let plan_s = t0.elapsed().as_secs_f64();
+    if a.explain {
+        print!("{}", plan.describe());
+    }
+    let (times, err) = match precision {
+        Precision::F64 => bench_t::<f64>(&plan, &dev, a, kind)?,
+        Precision::F32 => bench_t::<f32>(&plan, &dev, a, kind)?,
+        Precision::F16 => bench_t::<half::f16>(&plan, &dev, a, kind)?,
+        Precision::Bf16 => bench_t::<half::bf16>(&plan, &dev, a, kind)?,
+    };
+    let n: usize = a.length.iter().product();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let med = sorted[sorted.len() / 2];
+    let k = if kind.is_real() { 2.5 } else { 5.0 };
+    let flops = a.batch as f64 * k * n as f64 * (n as f64).log2().max(1.0);
+    let h = a.length[0] / 2 + 1;
+    let c_total = n / a.length[0] * h;
+    let sb = precision.scalar_bytes() as f64;
+    let bytes = a.batch as f64
+        * match kind {
+            TransformType::ComplexForward | TransformType::ComplexInverse => 4.0 * n as f64 * sb,
+            _ => (n as f64 + 2.0 * c_total as f64) * sb,
+        };
+    println!(
+        "fft {} {:?} batch {} {} {:?}: plan {:.3} ms, time {:.4} ms (min {:.4}), {:.2} GFLOP/s, {:.2} GB/s, rel L2 error {}",
+        kind.name(),
+        a.length,
+        a.batch,
+        precision,
+        placement,
+        plan_s * 1e3,
+        med * 1e3,
+        sorted[0] * 1e3,
+        flops / med / 1e9,
+        bytes / med / 1e9,
+        err.map_or("n/a".into(), |e| format!("{e:.3e}"))
+    );
+    Ok(())
+}
+
+/// Scalars of the storage type as f64, and back.
+trait Num: Element {
+    fn put(v: &[f64]) -> Vec<Self>;
+    fn take(v: &[Self]) -> Vec<f64>;
+}
+
+macro_rules! num {
+    ($t:ty, $to:expr, $from:expr) => {
+        impl Num for $t {
+            fn put(v: &[f64]) -> Vec<Self> {
+                v.iter().map(|&x| $to(x)).collect()
+            }
+            fn take(v: &[Self]) -> Vec<f64> {
+                v.iter().map(|&x| $from(x)).collect()
+            }
+        }
+    };
+}
+num!(f32, |x: f64| x as f32, |x: f32| x as f64);
+num!(f64, |x: f64| x, |x: f64| x);
+num!(half::f16, half::f16::from_f64, |x: half::f16| x.to_f64());
+num!(half::bf16, half::bf16::from_f64, |x: half::bf16| x.to_f64());
+
+fn bench_t<S: Num>(
+    plan: &Plan,
+    dev: &Device,
+    a: &FftArgs,
+    kind: TransformType,
+) -> Result<(Vec<f64>, Option<f64>), Box<dyn std::error::Error>> {
+    let in_real = kind == TransformType::RealForward;
+    let out_real = kind == TransformType::RealInverse;
+    let in_s = plan.input_elements() * if in_real { 1 } else { 2 };
+    let out_s = plan.output_elements() * if out_real { 1 } else { 2 };
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    let host: Vec<f64> = (0..in_s.max(if a.inplace { out_s } else { 0 }))
+        .map(|_| rnd())
+        .collect();
+    let input = DeviceBuffer::from_slice(dev, &S::put(&host))?;
+    let stream = dev.default_stream();
+    let mut work = DeviceBuffer::<u8>::zeros(dev, plan.work_buffer_size() + 64)?;
+    let mut times = Vec::new();
+    let mut first_out: Option<Vec<f64>> = None;
+    let mut out = DeviceBuffer::<S>::zeros(dev, out_s.max(1))?;
+    for _ in 0..a.ntrial.max(1) + 1 {
+        if a.inplace {
+            let mut data = DeviceBuffer::from_slice(dev, &S::put(&host))?;
+            let t = Instant::now();
+            plan.execute_in_place(
+                stream,
+                &mut data.as_slice_mut(),
+                Some(&mut work.as_slice_mut()),
+            )?;
+            times.push(t.elapsed().as_secs_f64());
+            first_out.get_or_insert_with(|| S::take(&data.to_vec().unwrap_or_default()));
+        } else {
+            let t = Instant::now();
+            plan.execute(
+                stream,
+                &input.as_slice(),
+                &mut out.as_slice_mut(),
+                Some(&mut work.as_slice_mut()),
+            )?;
+            times.push(t.elapsed().as_secs_f64());
+            if first_out.is_none() {
+                first_out = Some(S::take(&out.to_vec()?));
+            }
+        }
+    }
+    times.remove(0); // warm-up
+    let n: usize = a.length.iter().product();
+    let max_prime = a
+        .length
+        .iter()
+        .map(|&l| {
+            rocm_fft::plan::prime_factors(l)
+                .last()
+                .copied()
+                .unwrap_or(1)
+        })
+        .max()
+        .unwrap_or(1);
+    if max_prime > 1000 || n > 1 << 22 {
+        return Ok((times, None));
+    }
+    // Error of batch 0 (contiguous default layouts) against the f64 reference.
+    let out = first_out.unwrap_or_default();
+    let il = plan.input_layout().clone();
+    let ol = plan.output_layout().clone();
+    let mut c_lens = a.length.clone();
+    if kind.is_real() {
+        c_lens[0] = a.length[0] / 2 + 1;
+    }
+    let idx = |l: &rocm_fft::Layout, lens: &[usize], mut e: usize| {
+        let mut off = l.offset;
+        for (d, &len) in lens.iter().enumerate() {
+            off += (e % len) * l.strides[d];
+            e /= len;
+        }
+        off
+    };
+    let q = |v: f64| S::take(&S::put(&[v]))[0];
+    let in_lens = if in_real {
+        a.length.clone()
+    } else {
+        c_lens.clone()
+    };
+    let out_lens = if out_real {
+        a.length.clone()
+    } else {
+        c_lens.clone()
+    };
+    let x: Vec<Complex64> = (0..in_lens.iter().product())
+        .map(|e| {
+            let i = idx(&il, &in_lens, e);
+            if in_real {
+                Complex64::new(q(host[i]), 0.0)
+            } else {
+                Complex64::new(q(host[2 * i]), q(host[2 * i + 1]))
+            }
+        })
+        .collect();
+    let want: Vec<Complex64> = match kind {
+        TransformType::ComplexForward | TransformType::ComplexInverse => {
+            transform_nd(&x, &a.length, kind.is_forward(), false)
+        }
+        TransformType::RealForward => {
+            let full = transform_nd(&x, &a.length, true, false);
+            (0..c_lens.iter().product())
+                .map(|e| full[e % c_lens[0] + a.length[0] * (e / c_lens[0])])
+                .collect()
+        }
+        TransformType::RealInverse => {
+            if a.length.len() > 1 {
+                return Ok((times, None));
+            }
+            rocm_fft::reference::real_inverse(&x, a.length[0], false)
+                .into_iter()
+                .map(|v| Complex64::new(v, 0.0))
+                .collect()
+        }
+    };
+    let got: Vec<Complex64> = (0..out_lens.iter().product())
+        .map(|e| {
+            let i = idx(&ol, &out_lens, e);
+            if out_real {
+                Complex64::new(out[i], 0.0)
+            } else {
+                Complex64::new(out[2 * i], out[2 * i + 1])
+            }
+        })
+        .collect();
+    Ok((times, Some(rel_l2(&got, &want))))
+}

@@ -1,0 +1,509 @@
+//! The planner: decomposes a transform into a device-independent tree of explicit steps.
+//!
+//! A [`PlanTree`] is plain data (lengths, radices, splits; no closures and no tables), so
+//! the CPU executor ([`crate::cpu`]) and, later, GPU kernel generators can both walk it.
+//! The decomposition follows rocFFT's (`node_factory.cpp`):
+//!
+//! * a complex 1-D length whose prime factors are all small is a sequence of **Stockham**
+//!   radix passes ([`Node::Stockham`]); each pass of radix `r` on a stage of length
+//!   `n_s = r·m` with stride `s` computes, for `p < m`, `q < s`,
+//!   `y[q + s(rp + j)] = ω_{n_s}^{pj} Σ_k x[q + s(p + km)] ω_r^{jk}` (self-sorting: the
+//!   output comes out in natural order);
+//! * a large length `N = R·C` is a **four-step** transform ([`Node::FourStep`]): `C`
+//!   transforms of length `R` over the columns, a twiddle `ω_N^{n2·k1}`, `R` transforms
+//!   of length `C` over the rows, with transposes between them (rocFFT's `L1D_TRTRT`);
+//! * a length with a prime factor above [`MAX_DIRECT_PRIME`] goes through **Bluestein**
+//!   ([`Node::Bluestein`]): `X_k = w_k Σ_j (x_j w_j) conj(w_{k−j})`, `w_k = e^{∓πik²/N}`,
+//!   a circular convolution of padded length `M ≥ 2N−1` (a 2·3·5-smooth number) done with
+//!   two length-`M` transforms and a precomputed kernel;
+//! * a real transform of even length `N` is a complex one of length `N/2` plus a
+//!   pre/post-processing pass ([`RealNode::Even`]); odd lengths use a full complex one
+//!   ([`RealNode::ViaComplex`]);
+//! * a multi-dimensional transform is one pass over each axis ([`AxisStep`]), the real
+//!   axis (0, the innermost) first for R2C and last for C2R.
+
+use std::fmt::{self, Write};
+
+/// Radices with a dedicated butterfly.
+pub const RADICES: [usize; 9] = [2, 3, 4, 5, 7, 8, 11, 13, 16];
+/// Largest prime done by a direct (generic, O(r) per point) radix pass; larger prime
+/// factors go through Bluestein.
+pub const MAX_DIRECT_PRIME: usize = 61;
+/// Lengths above this (in complex elements) use the four-step decomposition when they
+/// split into two factors; below it a Stockham sequence works within the L2 cache.
+pub const FOUR_STEP_MIN: usize = 1 << 14;
+
+/// What a plan computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransformType {
+    /// Complex to complex, `X_k = Σ_j x_j e^{−2πijk/N}`.
+    ComplexForward,
+    /// Complex to complex, `x_j = Σ_k X_k e^{+2πijk/N}` (unnormalised).
+    ComplexInverse,
+    /// Real to complex (Hermitian half: `⌊N0/2⌋+1` outputs along axis 0), forward sign.
+    RealForward,
+    /// Complex (Hermitian half) to real, backward sign, unnormalised.
+    RealInverse,
+}
+
+impl TransformType {
+    /// Whether the exponent's sign is negative.
+    pub fn is_forward(self) -> bool {
+        matches!(
+            self,
+            TransformType::ComplexForward | TransformType::RealForward
+        )
+    }
+
+    /// Whether one side of the transform is real.
+    pub fn is_real(self) -> bool {
+        matches!(
+            self,
+            TransformType::RealForward | TransformType::RealInverse
+        )
+    }
+
+    /// Short name (`c2c-forward`, `r2c`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            TransformType::ComplexForward => "c2c forward",
+            TransformType::ComplexInverse => "c2c backward",
+            TransformType::RealForward => "r2c forward",
+            TransformType::RealInverse => "c2r backward",
+        }
+    }
+}
+
+/// One complex 1-D transform of length `n` on contiguous data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    /// Stockham radix passes; the product of `radices` is `n` (empty for `n <= 1`).
+    Stockham { n: usize, radices: Vec<usize> },
+    /// `n = rows·cols`: `cols` transforms of length `rows` (`first`), twiddles, then
+    /// `rows` transforms of length `cols` (`second`).
+    FourStep {
+        n: usize,
+        rows: usize,
+        cols: usize,
+        first: Box<Node>,
+        second: Box<Node>,
+    },
+    /// Chirp-z: convolution of padded length `m` through `conv` (length `m`, forward).
+    Bluestein { n: usize, m: usize, conv: Box<Node> },
+}
+
+impl Node {
+    /// The transform length.
+    pub fn len(&self) -> usize {
+        match self {
+            Node::Stockham { n, .. } | Node::FourStep { n, .. } | Node::Bluestein { n, .. } => *n,
+        }
+    }
+
+    /// Whether the length is zero.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Complex elements of scratch the executor needs besides the data.
+    pub fn scratch_len(&self) -> usize {
+        match self {
+            Node::Stockham { n, .. } | Node::FourStep { n, .. } => *n,
+            Node::Bluestein { m, conv, .. } => m + conv.scratch_len().max(*m),
+        }
+    }
+
+    /// Whether the tree contains a Bluestein step.
+    pub fn uses_bluestein(&self) -> bool {
+        match self {
+            Node::Stockham { .. } => false,
+            Node::FourStep { first, second, .. } => {
+                first.uses_bluestein() || second.uses_bluestein()
+            }
+            Node::Bluestein { .. } => true,
+        }
+    }
+
+    /// Passes over the data, roughly (for reports).
+    pub fn passes(&self) -> usize {
+        match self {
+            Node::Stockham { radices, .. } => radices.len(),
+            Node::FourStep { first, second, .. } => first.passes() + second.passes() + 3,
+            Node::Bluestein { conv, .. } => 2 * conv.passes() + 2,
+        }
+    }
+}
+
+/// A real 1-D transform of length `n` (the Hermitian side holds `n/2 + 1` values).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RealNode {
+    /// Even `n`: a complex transform of length `n/2` on the packed pairs plus a pass.
+    Even { n: usize, half: Node },
+    /// Odd `n`: the complex transform of length `n` of the real data.
+    ViaComplex { n: usize, full: Node },
+}
+
+impl RealNode {
+    /// The real length.
+    pub fn len(&self) -> usize {
+        match self {
+            RealNode::Even { n, .. } | RealNode::ViaComplex { n, .. } => *n,
+        }
+    }
+
+    /// Whether the length is zero.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The complex node inside.
+    pub fn inner(&self) -> &Node {
+        match self {
+            RealNode::Even { half, .. } => half,
+            RealNode::ViaComplex { full, .. } => full,
+        }
+    }
+
+    /// Complex elements of the line buffer the step works in.
+    pub fn buffer_len(&self) -> usize {
+        match self {
+            RealNode::Even { n, .. } => n / 2 + 1,
+            RealNode::ViaComplex { n, .. } => *n,
+        }
+    }
+}
+
+/// What a pass over one axis does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AxisOp {
+    /// Complex transform of each line.
+    Complex(Node),
+    /// Real-to-complex transform of each line (axis 0, first).
+    RealForward(RealNode),
+    /// Complex-to-real transform of each line (axis 0, last).
+    RealInverse(RealNode),
+}
+
+/// One pass over the lines along `axis`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AxisStep {
+    /// The axis (0 is the innermost, as in rocFFT's `lengths[0]`).
+    pub axis: usize,
+    /// The transform applied to every line.
+    pub op: AxisOp,
+}
+
+/// A whole plan: what is computed and the passes that compute it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanTree {
+    pub kind: TransformType,
+    /// Logical lengths, innermost first.
+    pub lengths: Vec<usize>,
+    pub batch: usize,
+    /// Passes in execution order.
+    pub steps: Vec<AxisStep>,
+}
+
+impl PlanTree {
+    /// Plans a transform. `lengths` must be non-empty with every length non-zero
+    /// (checked by the API).
+    pub fn new(kind: TransformType, lengths: &[usize], batch: usize) -> PlanTree {
+        let mut steps: Vec<AxisStep> = Vec::with_capacity(lengths.len());
+        for (axis, &len) in lengths.iter().enumerate() {
+            let op = match (kind, axis) {
+                (TransformType::RealForward, 0) => AxisOp::RealForward(plan_real(len)),
+                (TransformType::RealInverse, 0) => AxisOp::RealInverse(plan_real(len)),
+                _ => AxisOp::Complex(plan_complex(len)),
+            };
+            steps.push(AxisStep { axis, op });
+        }
+        if kind == TransformType::RealInverse {
+            // C2R: the complex axes first, the real axis last.
+            steps.rotate_left(1);
+        }
+        PlanTree {
+            kind,
+            lengths: lengths.to_vec(),
+            batch,
+            steps,
+        }
+    }
+
+    /// Whether any step uses Bluestein.
+    pub fn uses_bluestein(&self) -> bool {
+        self.steps.iter().any(|s| match &s.op {
+            AxisOp::Complex(n) => n.uses_bluestein(),
+            AxisOp::RealForward(r) | AxisOp::RealInverse(r) => r.inner().uses_bluestein(),
+        })
+    }
+
+    /// The tree as indented text (what `rocm-bench fft --explain` prints).
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} lengths {:?} batch {}",
+            self.kind.name(),
+            self.lengths,
+            self.batch
+        );
+        for step in &self.steps {
+            let _ = match &step.op {
+                AxisOp::Complex(n) => {
+                    let _ = writeln!(s, "  axis {}: complex lines of {}", step.axis, n.len());
+                    write_node(&mut s, n, 2)
+                }
+                AxisOp::RealForward(r) | AxisOp::RealInverse(r) => {
+                    let dir = if matches!(step.op, AxisOp::RealForward(_)) {
+                        "real-to-complex"
+                    } else {
+                        "complex-to-real"
+                    };
+                    match r {
+                        RealNode::Even { n, half } => {
+                            let _ = writeln!(
+                                s,
+                                "  axis {}: {dir} lines of {n}: even, half-length complex {} + twiddle pass",
+                                step.axis,
+                                half.len()
+                            );
+                            write_node(&mut s, half, 2)
+                        }
+                        RealNode::ViaComplex { n, full } => {
+                            let _ = writeln!(
+                                s,
+                                "  axis {}: {dir} lines of {n}: odd, full-length complex",
+                                step.axis
+                            );
+                            write_node(&mut s, full, 2)
+                        }
+                    }
+                }
+            };
+        }
+        s
+    }
+}
+
+impl fmt::Display for PlanTree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
+    let pad = "  ".repeat(depth);
+    match node {
+        Node::Stockham { n, radices } => {
+            let r: Vec<String> = radices.iter().map(|r| r.to_string()).collect();
+            writeln!(
+                s,
+                "{pad}stockham {n} = {} ({} passes)",
+                if r.is_empty() {
+                    "1".to_string()
+                } else {
+                    r.join("x")
+                },
+                radices.len()
+            )
+        }
+        Node::FourStep {
+            n,
+            rows,
+            cols,
+            first,
+            second,
+        } => {
+            writeln!(
+                s,
+                "{pad}four-step {n} = {rows} x {cols}: transpose, {cols} columns of {rows}, twiddle, transpose, {rows} rows of {cols}, transpose"
+            )?;
+            write_node(s, first, depth + 1)?;
+            write_node(s, second, depth + 1)
+        }
+        Node::Bluestein { n, m, conv } => {
+            writeln!(
+                s,
+                "{pad}bluestein {n}: chirp, pad to {m}, forward {m}, kernel multiply, forward {m} (conjugated), chirp"
+            )?;
+            write_node(s, conv, depth + 1)
+        }
+    }
+}
+
+/// The prime factors of `n` in increasing order (with multiplicity).
+pub fn prime_factors(mut n: usize) -> Vec<usize> {
+    let mut f = Vec::new();
+    let mut p = 2;
+    while p * p <= n {
+        while n % p == 0 {
+            f.push(p);
+            n /= p;
+        }
+        p += if p == 2 { 1 } else { 2 };
+    }
+    if n > 1 {
+        f.push(n);
+    }
+    f
+}
+
+/// Whether every prime factor of `n` is at most `limit`.
+pub fn is_smooth(n: usize, limit: usize) -> bool {
+    prime_factors(n).last().is_none_or(|&p| p <= limit)
+}
+
+/// Radix passes for a smooth `n`: powers of two as 16s and 8s (one 4 or 2 as needed),
+/// then the other primes, largest radices first.
+pub fn radix_passes(n: usize) -> Vec<usize> {
+    let factors = prime_factors(n);
+    let twos = factors.iter().filter(|&&p| p == 2).count();
+    let mut out = Vec::new();
+    // Powers of two: 16 = 2^4, 8 = 2^3; remainders as one 4 or 2.
+    let (mut sixteen, rest) = (twos / 4, twos % 4);
+    let mut tail = match rest {
+        0 => vec![],
+        1 => vec![2],
+        2 => vec![4],
+        _ => vec![8],
+    };
+    // 2^5 = 8x4 beats 16x2, 2^6 = 8x8 beats 16x4.
+    if sixteen > 0 && (rest == 1 || rest == 2) {
+        sixteen -= 1;
+        tail = if rest == 1 { vec![8, 4] } else { vec![8, 8] };
+    }
+    out.extend(std::iter::repeat_n(16, sixteen));
+    out.extend(tail);
+    let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p != 2).collect();
+    odd.reverse();
+    out.extend(odd);
+    out
+}
+
+/// The planner for one complex length.
+pub fn plan_complex(n: usize) -> Node {
+    if n <= 1 {
+        return Node::Stockham {
+            n,
+            radices: Vec::new(),
+        };
+    }
+    if !is_smooth(n, MAX_DIRECT_PRIME) {
+        let m = bluestein_length(n);
+        return Node::Bluestein {
+            n,
+            m,
+            conv: Box::new(plan_complex(m)),
+        };
+    }
+    if n > FOUR_STEP_MIN {
+        if let Some(rows) = four_step_split(n) {
+            let cols = n / rows;
+            return Node::FourStep {
+                n,
+                rows,
+                cols,
+                first: Box::new(plan_complex(rows)),
+                second: Box::new(plan_complex(cols)),
+            };
+        }
+    }
+    Node::Stockham {
+        n,
+        radices: radix_passes(n),
+    }
+}
+
+/// The planner for one real length.
+pub fn plan_real(n: usize) -> RealNode {
+    if n % 2 == 0 {
+        RealNode::Even {
+            n,
+            half: plan_complex(n / 2),
+        }
+    } else {
+        RealNode::ViaComplex {
+            n,
+            full: plan_complex(n),
+        }
+    }
+}
+
+/// The divisor of `n` nearest `√n` from below (at least 2), if any.
+fn four_step_split(n: usize) -> Option<usize> {
+    let mut d = (n as f64).sqrt() as usize;
+    while d >= 2 {
+        if n % d == 0 {
+            // A tiny factor gives a tall, thin split with no benefit.
+            return (d * d * 64 >= n).then_some(d);
+        }
+        d -= 1;
+    }
+    None
+}
+
+/// The smallest 2·3·5-smooth number `>= 2n − 1` (the convolution length).
+pub fn bluestein_length(n: usize) -> usize {
+    let target = 2 * n - 1;
+    let mut best = target.next_power_of_two();
+    let mut p3 = 1usize;
+    while p3 < best {
+        let mut p35 = p3;
+        while p35 < best {
+            // Smallest power of two taking p35 to at least target.
+            let mut m = p35;
+            while m < target {
+                m *= 2;
+            }
+            best = best.min(m);
+            p35 *= 5;
+        }
+        p3 *= 3;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_passes_multiply_to_n() {
+        for n in 1..2000usize {
+            if is_smooth(n, MAX_DIRECT_PRIME) {
+                let p: usize = radix_passes(n).iter().product();
+                assert_eq!(p, n);
+            }
+        }
+        assert_eq!(radix_passes(1024), vec![16, 8, 8]);
+        assert_eq!(radix_passes(32), vec![8, 4]);
+        assert_eq!(radix_passes(60), vec![4, 5, 3]);
+    }
+
+    #[test]
+    fn decomposition_choices() {
+        assert!(matches!(
+            plan_complex(1 << 20),
+            Node::FourStep {
+                rows: 1024,
+                cols: 1024,
+                ..
+            }
+        ));
+        assert!(matches!(plan_complex(4096), Node::Stockham { .. }));
+        let b = plan_complex(1009);
+        assert!(matches!(b, Node::Bluestein { n: 1009, m, .. } if (2017..=2048).contains(&m)));
+        assert!(b.uses_bluestein());
+        assert_eq!(bluestein_length(1009), 2025);
+        assert_eq!(bluestein_length(2), 3);
+        assert!(matches!(plan_real(10), RealNode::Even { n: 10, .. }));
+        assert!(matches!(plan_real(9), RealNode::ViaComplex { n: 9, .. }));
+        let t = PlanTree::new(TransformType::RealInverse, &[8, 4, 2], 3);
+        assert_eq!(
+            t.steps.iter().map(|s| s.axis).collect::<Vec<_>>(),
+            vec![1, 2, 0]
+        );
+        let text = t.describe();
+        assert!(text.contains("complex-to-real lines of 8"), "{text}");
+    }
+}

@@ -1,0 +1,82 @@
+//! Twiddle factors ω_n^k = e^{∓2πik/n}, computed in `f64` with the argument reduced to
+//! the first octant, so every table entry is correct to about one ulp of `f64` however
+//! large `n` is (evaluating `sin_cos(2πk/n)` directly loses up to `log2(n)` bits in the
+//! argument).
+
+use num_complex::Complex;
+use std::f64::consts::PI;
+
+/// e^{-2πi k/n} (the forward root), accurate to about one ulp. `n` must be non-zero.
+pub fn root(k: u64, n: u64) -> Complex<f64> {
+    debug_assert!(n > 0);
+    let k = k % n;
+    // Use e^{-iθ} for θ = 2πk/n; fold θ into [0, π] by conjugation, then into [0, π/4].
+    if 2 * k > n {
+        return root(n - k, n).conj();
+    }
+    // Wide integers: 8k and 4n stay exact for any u64 n.
+    let (k8, n128) = (8 * k as u128, n as u128);
+    let (c, s) = if k8 <= n128 {
+        // θ = 2πk/n
+        (2.0 * PI * k as f64 / n as f64).sin_cos().swap()
+    } else if k8 <= 2 * n128 {
+        // φ = π/2 − θ = π(n − 4k)/(2n): cos θ = sin φ, sin θ = cos φ.
+        let phi = PI * (n as f64 - 4.0 * k as f64) / (2.0 * n as f64);
+        let (sp, cp) = phi.sin_cos();
+        (sp, cp)
+    } else if k8 <= 3 * n128 {
+        // φ = θ − π/2 = π(4k − n)/(2n): cos θ = −sin φ, sin θ = cos φ.
+        let phi = PI * (4.0 * k as f64 - n as f64) / (2.0 * n as f64);
+        let (sp, cp) = phi.sin_cos();
+        (-sp, cp)
+    } else {
+        // φ = π − θ = π(n − 2k)/n: cos θ = −cos φ, sin θ = sin φ.
+        let phi = PI * (n as f64 - 2.0 * k as f64) / n as f64;
+        let (sp, cp) = phi.sin_cos();
+        (-cp, sp)
+    };
+    Complex::new(c, -s)
+}
+
+/// The root for a direction: e^{-2πik/n} forward, e^{+2πik/n} backward.
+pub fn root_dir(k: u64, n: u64, forward: bool) -> Complex<f64> {
+    let w = root(k, n);
+    if forward {
+        w
+    } else {
+        w.conj()
+    }
+}
+
+trait Swap {
+    fn swap(self) -> Self;
+}
+impl Swap for (f64, f64) {
+    fn swap(self) -> Self {
+        (self.1, self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_match_direct_evaluation_and_symmetries() {
+        for n in [1u64, 2, 3, 5, 8, 12, 17, 1000, 1 << 20] {
+            for k in (0..n).step_by((n as usize / 97).max(1)) {
+                let w = root(k, n);
+                let th = -2.0 * PI * k as f64 / n as f64;
+                // The direct evaluation is itself off by about |θ|·ε.
+                assert!((w.re - th.cos()).abs() < 1e-14, "n {n} k {k}");
+                assert!((w.im - th.sin()).abs() < 1e-14, "n {n} k {k}");
+                assert!((w.norm() - 1.0).abs() < 4e-16);
+            }
+        }
+        assert_eq!(root(0, 7), Complex::new(1.0, 0.0));
+        assert_eq!(root(2, 4), Complex::new(-1.0, 0.0));
+        assert_eq!(root(1, 4), Complex::new(0.0, -1.0));
+        assert_eq!(root(3, 4), Complex::new(0.0, 1.0));
+        assert_eq!(root_dir(1, 4, false), Complex::new(0.0, 1.0));
+    }
+}
