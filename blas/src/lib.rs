@@ -5,9 +5,14 @@
 //! increments, checks them as reference BLAS does (each violation an error naming the
 //! argument), and runs on the handle's device. Matrices are column-major.
 //!
-//! Built so far: GEMM (single, strided-batched, batched) and Level 1, for f32, f64,
-//! Complex32 and Complex64, on the CPU device (the `gemm` crate and rayon). Other devices
-//! return `Error::Unsupported` until their kernels land.
+//! Built so far, for f32, f64, Complex32 and Complex64 on the CPU device (the `gemm`
+//! crate and rayon); other devices return `Error::Unsupported` until their kernels land:
+//! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`.
+//! - Level 1 ([`level1`]): scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
+//!   iamax, iamin, rot, rotm, [`rotg`].
+//! - Level 2 ([`level2`]): gemv, ger/geru/gerc, trmv, trsv.
+//! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm — blocked onto
+//!   the CPU GEMM engine.
 //!
 //! ```
 //! use rocm_blas::{Blas, Transpose};
@@ -28,6 +33,8 @@ mod cpu;
 mod gemm;
 mod handle;
 pub mod level1;
+pub mod level2;
+pub mod level3;
 pub mod math;
 pub mod reference;
 pub mod scalar;

@@ -2,3 +2,8 @@
 
 pub mod gemm;
 pub mod level1;
+pub mod level2;
+pub mod mat;
+pub mod rank_k;
+pub mod symm;
+pub mod tri;
