@@ -494,4 +494,36 @@ impl Blas {
         };
         self.symm_op("hemm", s, alpha, a, b, beta, c)
     }
+
+    /// Triangular inverse: the `uplo` triangle of inv_a ← that of A⁻¹ (A n×n; with a unit
+    /// diagonal the diagonal of inv_a is not written). The other triangle of inv_a is not
+    /// touched. No singularity test, as BLAS.
+    pub fn trtri<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        diag: Diag,
+        n: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        inv_a: &mut BufferSliceMut<'_, T>,
+        ldinv_a: usize,
+    ) -> Result<()> {
+        check::leading_dimension("lda", lda, n)?;
+        check::leading_dimension("ldinv_a", ldinv_a, n)?;
+        check::matrix("a", "lda", a.len(), n, n, lda)?;
+        check::matrix("inv_a", "ldinv_a", inv_a.len(), n, n, ldinv_a)?;
+        self.check_device("a", a.device())?;
+        self.check_device("inv_a", inv_a.device())?;
+        if n == 0 {
+            return Ok(());
+        }
+        match self.engine("trtri")? {
+            Engine::Cpu => {
+                let a = check::host("a", a)?;
+                let inv = check::host_mut("inv_a", inv_a)?;
+                cpu::tri::trtri(uplo, diag, n, (a, lda), (inv, ldinv_a));
+                Ok(())
+            }
+        }
+    }
 }
