@@ -5,9 +5,16 @@
 //! increments, checks them as reference BLAS does (each violation an error naming the
 //! argument), and runs on the handle's device. Matrices are column-major.
 //!
-//! Built so far: GEMM (single, strided-batched, batched) and Level 1, for f32, f64,
-//! Complex32 and Complex64, on the CPU device (the `gemm` crate and rayon). Other devices
-//! return `Error::Unsupported` until their kernels land.
+//! Built so far, for f32, f64, Complex32 and Complex64 on the CPU device (the `gemm`
+//! crate and rayon); other devices return `Error::Unsupported` until their kernels land:
+//! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`.
+//! - Level 1 ([`level1`]): scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
+//!   iamax, iamin, rot, rotm, [`rotg`].
+//! - Level 2 ([`level2`]): gemv, gbmv, ger/geru/gerc, symv/hemv, sbmv/hbmv, spmv/hpmv,
+//!   syr/her, syr2/her2, spr/hpr, spr2/hpr2, trmv, tbmv, tpmv, trsv, tbsv, tpsv.
+//! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
+//!   onto the CPU GEMM engine.
+//! - Extensions ([`extension`]): geam, dgmm.
 //!
 //! ```
 //! use rocm_blas::{Blas, Transpose};
@@ -25,10 +32,13 @@
 
 pub mod check;
 mod cpu;
+pub mod extension;
 mod gemm;
 mod gpu;
 mod handle;
 pub mod level1;
+pub mod level2;
+pub mod level3;
 pub mod math;
 pub mod reference;
 pub mod scalar;

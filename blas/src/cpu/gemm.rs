@@ -3,6 +3,7 @@
 //! The crate computes dst := α_g·dst + β_g·lhs·rhs on strided views, so BLAS's β is its
 //! α_g and BLAS's α is its β_g; `read_dst = false` when β = 0, so C is never read then.
 
+use crate::cpu::mat::{MatMut, MatRef};
 use crate::gemm::GemmShape;
 use crate::{Scalar, Transpose};
 use rayon::prelude::*;
@@ -10,24 +11,37 @@ use rayon::prelude::*;
 /// Problems smaller than this many multiply-adds run on one thread.
 const PARALLEL_MIN_FMAS: f64 = 64.0 * 64.0 * 64.0;
 
-/// Row and column strides of op(X) for a stored column-major X with leading dim `ld`.
-fn op_strides(t: Transpose, ld: usize) -> (isize, isize) {
-    if t.is_trans() {
-        (ld as isize, 1)
-    } else {
-        (1, ld as isize)
+/// C = β·C on a view (β = 0 writes zeros without reading C; β = 1 touches nothing).
+pub(crate) fn scale_view<T: Scalar>(beta: T, mut c: MatMut<'_, T>) {
+    if beta == T::one() {
+        return;
+    }
+    for j in 0..c.cols() {
+        if let Some(col) = c.col_slice_mut(j) {
+            if beta == T::zero() {
+                col.fill(T::zero());
+            } else {
+                col.iter_mut().for_each(|x| *x *= beta);
+            }
+        } else {
+            for i in 0..c.rows() {
+                let v = if beta == T::zero() {
+                    T::zero()
+                } else {
+                    beta * c.get(i, j)
+                };
+                c.set(i, j, v);
+            }
+        }
     }
 }
 
-/// C = β·C (β = 0 writes zeros without reading C).
-pub(crate) fn scale_matrix<T: Scalar>(m: usize, n: usize, beta: T, c: &mut [T], ldc: usize) {
-    for j in 0..n {
-        let col = &mut c[j * ldc..j * ldc + m];
-        if beta == T::zero() {
-            col.fill(T::zero());
-        } else if beta != T::one() {
-            col.iter_mut().for_each(|x| *x *= beta);
-        }
+/// op(X) as a view: X or its transpose.
+fn op<T: Copy>(t: Transpose, x: MatRef<'_, T>) -> MatRef<'_, T> {
+    if t.is_trans() {
+        x.t()
+    } else {
+        x
     }
 }
 
@@ -41,45 +55,79 @@ pub(crate) fn gemm<T: Scalar>(
     c: &mut [T],
     parallel: bool,
 ) {
-    let (m, n, k) = (s.m, s.n, s.k);
+    if s.m == 0 || s.n == 0 {
+        return;
+    }
+    let (ar, ac) = s.transa.stored_dims(s.m, s.k);
+    let (br, bc) = s.transb.stored_dims(s.k, s.n);
+    gemm_view(
+        alpha,
+        op(s.transa, MatRef::new(a, ar, ac, s.lda)),
+        s.transa.is_conj(),
+        op(s.transb, MatRef::new(b, br, bc, s.ldb)),
+        s.transb.is_conj(),
+        beta,
+        MatMut::new(c, s.m, s.n, s.ldc),
+        parallel,
+    );
+}
+
+/// C = α·A·B + β·C on strided views, where A (m×k) and B (k×n) are read conjugated when
+/// `conj_a` / `conj_b`. β = 0 never reads C. The engine behind every CPU GEMM and every
+/// block update of the CPU Level 3 routines.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_view<T: Scalar>(
+    alpha: T,
+    a: MatRef<'_, T>,
+    conj_a: bool,
+    b: MatRef<'_, T>,
+    conj_b: bool,
+    beta: T,
+    mut c: MatMut<'_, T>,
+    parallel: bool,
+) {
+    let (m, n, k) = (c.rows(), c.cols(), a.cols());
+    assert!(
+        a.rows() == m && b.rows() == k && b.cols() == n,
+        "gemm view shapes"
+    );
     if m == 0 || n == 0 {
         return;
     }
     if k == 0 || alpha == T::zero() {
-        scale_matrix(m, n, beta, c, s.ldc);
+        scale_view(beta, c);
         return;
     }
-    let (a_rs, a_cs) = op_strides(s.transa, s.lda);
-    let (b_rs, b_cs) = op_strides(s.transb, s.ldb);
-    let par = if parallel && s.flops() / 2.0 >= PARALLEL_MIN_FMAS {
+    let fmas = m as f64 * n as f64 * k as f64;
+    let par = if parallel && fmas >= PARALLEL_MIN_FMAS {
         gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {
         gemm::Parallelism::None
     };
-    // SAFETY: the front end checked that `a`, `b` and `c` hold the extents of op(A) (m×k),
-    // op(B) (k×n) and C (m×n) under these strides; `c` is borrowed mutably and cannot
-    // alias `a` or `b`. T is one of f32, f64, Complex32, Complex64 (Scalar is sealed to
-    // those), the types the crate dispatches on.
+    // SAFETY: the three views lie inside the slices they were built from (MatRef/MatMut
+    // constructors and `sub` assert it); `c` is an exclusive view, so it cannot share an
+    // element with `a` or `b`. T is one of f32, f64, Complex32, Complex64 (Scalar is sealed
+    // to those), the types the crate dispatches on.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
             c.as_mut_ptr(),
-            s.ldc as isize,
-            1,
+            c.col_stride(),
+            c.row_stride(),
             beta != T::zero(),
             a.as_ptr(),
-            a_cs,
-            a_rs,
+            a.col_stride(),
+            a.row_stride(),
             b.as_ptr(),
-            b_cs,
-            b_rs,
+            b.col_stride(),
+            b.row_stride(),
             beta,
             alpha,
             false,
-            s.transa.is_conj(),
-            s.transb.is_conj(),
+            conj_a,
+            conj_b,
             par,
         )
     }
