@@ -1,0 +1,144 @@
+//! Criterion: rocm-solver's blocked factorisations against faer in the same run (all
+//! threads, f64), and strided-batched GETRF against a loop of single calls.
+//!
+//! Run: `cargo bench -p rocm-solver --bench factor` (filter e.g. `-- getrf/`).
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use rocm_core::Device;
+use rocm_solver::{Solver, Uplo};
+use std::time::Duration;
+
+/// Entries in [-1, 1) from splitmix64.
+fn random(len: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..len)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// G + n·I: symmetric positive definite (G = R·Rᵀ/n-ish, cheap to build).
+fn spd(n: usize) -> Vec<f64> {
+    let r = random(n * n, 7);
+    let mut a = vec![0.0; n * n];
+    for j in 0..n {
+        for i in 0..n {
+            a[i + j * n] = 0.5 * (r[i + j * n] + r[j + i * n]);
+        }
+        a[j + j * n] += n as f64;
+    }
+    a
+}
+
+fn to_faer(a: &[f64], n: usize) -> faer::Mat<f64> {
+    faer::Mat::from_fn(n, n, |i, j| a[i + j * n])
+}
+
+fn factorisations(c: &mut Criterion) {
+    let dev = Device::cpu();
+    let solver = Solver::new(&dev);
+    for &n in &[1024usize, 2048] {
+        let a = random(n * n, 1);
+        let fa = to_faer(&a, n);
+        let mut g = c.benchmark_group("getrf");
+        g.sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(4));
+        g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
+            let mut piv = dev.alloc::<i32>(n).unwrap();
+            b.iter_batched(
+                || dev.upload(&a).unwrap(),
+                |mut buf| {
+                    solver
+                        .getrf(n, n, &mut buf.as_slice_mut(), n, &mut piv.as_slice_mut())
+                        .unwrap()
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
+            b.iter(|| fa.partial_piv_lu())
+        });
+        g.finish();
+
+        let s = spd(n);
+        let fs = to_faer(&s, n);
+        let mut g = c.benchmark_group("potrf");
+        g.sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(4));
+        g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
+            b.iter_batched(
+                || dev.upload(&s).unwrap(),
+                |mut buf| {
+                    solver
+                        .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
+                        .unwrap()
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
+            b.iter(|| fs.llt(faer::Side::Lower).is_ok())
+        });
+        g.finish();
+    }
+}
+
+fn batched(c: &mut Criterion) {
+    let dev = Device::cpu();
+    let solver = Solver::new(&dev);
+    let (n, count) = (32usize, 10_000usize);
+    let a = random(n * n * count, 3);
+    let mut g = c.benchmark_group("getrf_batched_32x32x10000");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    g.bench_function("strided_batched", |b| {
+        let mut piv = dev.alloc::<i32>(n * count).unwrap();
+        b.iter_batched(
+            || dev.upload(&a).unwrap(),
+            |mut buf| {
+                solver
+                    .getrf_strided_batched(
+                        n,
+                        n,
+                        &mut buf.as_slice_mut(),
+                        n,
+                        n * n,
+                        &mut piv.as_slice_mut(),
+                        n,
+                        count,
+                    )
+                    .unwrap()
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("loop_of_single_calls", |b| {
+        let mut piv = dev.alloc::<i32>(n).unwrap();
+        b.iter_batched(
+            || dev.upload(&a).unwrap(),
+            |mut buf| {
+                let mut view = buf.as_slice_mut();
+                for i in 0..count {
+                    let mut one = view.slice_mut(i * n * n..(i + 1) * n * n).unwrap();
+                    solver
+                        .getrf(n, n, &mut one, n, &mut piv.as_slice_mut())
+                        .unwrap();
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, factorisations, batched);
+criterion_main!(benches);

@@ -1,0 +1,290 @@
+//! Batched and strided-batched GETRF, GETRS, POTRF, POTRS.
+//!
+//! Strided-batched problems sit `stride` elements apart in one buffer (problem `i` at
+//! `i·stride`); batched problems are a slice of views. Per-problem outputs (pivots, info)
+//! use one buffer and a stride, as rocSOLVER's do. On the CPU the problems are spread over
+//! rayon's threads, each factored by the same code as the single call (which takes the
+//! unblocked path for orders up to `BlockSizes::small`), so batched and single results
+//! agree bit for bit.
+
+#![allow(clippy::too_many_arguments)]
+
+use crate::handle::{Info, Solver};
+use crate::lu::{read_pivots, write_pivots};
+use crate::matrix::{extent, MatMut, MatRef};
+use crate::{check, Scalar};
+use rayon::prelude::*;
+use rocm_blas::{Transpose, Uplo};
+use rocm_core::{BufferSlice, BufferSliceMut, Element, Result};
+
+/// `count` disjoint views `stride` apart (the caller checked the strides).
+fn split_strided<'a, T: Element>(
+    buf: BufferSliceMut<'a, T>,
+    stride: usize,
+    count: usize,
+) -> Result<Vec<BufferSliceMut<'a, T>>> {
+    let mut out = Vec::with_capacity(count);
+    let mut rest = buf;
+    for i in 0..count {
+        if i + 1 == count {
+            out.push(rest);
+            break;
+        }
+        let mid = stride.min(rest.len());
+        let (head, tail) = rest.split_at_mut(mid)?;
+        out.push(head);
+        rest = tail;
+    }
+    Ok(out)
+}
+
+/// Shared views `stride` apart (inputs may overlap, e.g. stride 0).
+fn views<'a, T: Element>(
+    buf: &BufferSlice<'a, T>,
+    stride: usize,
+    count: usize,
+) -> Result<Vec<BufferSlice<'a, T>>> {
+    (0..count)
+        .map(|i| buf.slice((i * stride).min(buf.len())..))
+        .collect()
+}
+
+fn check_views<T: Element>(
+    solver: &Solver,
+    name: &str,
+    a: &[BufferSliceMut<'_, T>],
+    rows: usize,
+    cols: usize,
+    ld: usize,
+) -> Result<()> {
+    for (i, v) in a.iter().enumerate() {
+        check::matrix(&format!("{name}[{i}]"), "lda", v.len(), rows, cols, ld)?;
+        check::device(solver.device(), &format!("{name}[{i}]"), v.device())?;
+    }
+    Ok(())
+}
+
+impl Solver {
+    /// GETRF of `batch_count` m×n matrices `stride_a` apart; problem i's pivots go to
+    /// `ipiv[i·stride_p..]`. Returns one `Info` per problem.
+    pub fn getrf_strided_batched<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+        stride_a: usize,
+        ipiv: &mut BufferSliceMut<'_, i32>,
+        stride_p: usize,
+        batch_count: usize,
+    ) -> Result<Vec<Info>> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        check::leading_dimension_of("lda", lda, m)?;
+        check::batch("a", a.len(), extent(m, n, lda), stride_a, batch_count, true)?;
+        check::device(self.device(), "a", a.device())?;
+        let views = split_strided(a.reborrow(), stride_a, batch_count)?;
+        self.getrf_many(m, n, views, lda, ipiv, stride_p)
+    }
+
+    /// GETRF of each m×n matrix in `a`; problem i's pivots go to `ipiv[i·stride_p..]`.
+    pub fn getrf_batched<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        a: &mut [BufferSliceMut<'_, T>],
+        lda: usize,
+        ipiv: &mut BufferSliceMut<'_, i32>,
+        stride_p: usize,
+    ) -> Result<Vec<Info>> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        check_views(self, "a", a, m, n, lda)?;
+        let views: Vec<_> = a.iter_mut().map(|v| v.reborrow()).collect();
+        self.getrf_many(m, n, views, lda, ipiv, stride_p)
+    }
+
+    fn getrf_many<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        views: Vec<BufferSliceMut<'_, T>>,
+        lda: usize,
+        ipiv: &mut BufferSliceMut<'_, i32>,
+        stride_p: usize,
+    ) -> Result<Vec<Info>> {
+        let k = m.min(n);
+        check::batch("ipiv", ipiv.len(), k, stride_p, views.len(), true)?;
+        check::device(self.device(), "ipiv", ipiv.device())?;
+        self.engine("getrf_batched")?;
+        let pivs = split_strided(ipiv.reborrow(), stride_p, views.len())?;
+        views
+            .into_par_iter()
+            .zip(pivs)
+            .map(|(a, mut p)| {
+                let mut piv = vec![0usize; k];
+                let info = self.getrf_view(MatMut::new(a, m, n, lda), &mut piv)?;
+                write_pivots(&mut p, &piv)?;
+                Ok(info)
+            })
+            .collect()
+    }
+
+    /// GETRS of `batch_count` problems: factors `stride_a` apart, pivots `stride_p` apart,
+    /// right-hand sides `stride_b` apart.
+    pub fn getrs_strided_batched<T: Scalar>(
+        &self,
+        trans: Transpose,
+        n: usize,
+        nrhs: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        stride_a: usize,
+        ipiv: &BufferSlice<'_, i32>,
+        stride_p: usize,
+        b: &mut BufferSliceMut<'_, T>,
+        ldb: usize,
+        stride_b: usize,
+        batch_count: usize,
+    ) -> Result<()> {
+        check::dim("n", n)?;
+        check::dim("nrhs", nrhs)?;
+        check::leading_dimension_of("lda", lda, n)?;
+        check::leading_dimension_of("ldb", ldb, n)?;
+        check::batch(
+            "a",
+            a.len(),
+            extent(n, n, lda),
+            stride_a,
+            batch_count,
+            false,
+        )?;
+        check::batch("ipiv", ipiv.len(), n, stride_p, batch_count, false)?;
+        check::batch(
+            "b",
+            b.len(),
+            extent(n, nrhs, ldb),
+            stride_b,
+            batch_count,
+            true,
+        )?;
+        check::device(self.device(), "a", a.device())?;
+        check::device(self.device(), "ipiv", ipiv.device())?;
+        check::device(self.device(), "b", b.device())?;
+        self.engine("getrs_strided_batched")?;
+        let avs = views(a, stride_a, batch_count)?;
+        let pvs = views(ipiv, stride_p, batch_count)?;
+        let bvs = split_strided(b.reborrow(), stride_b, batch_count)?;
+        avs.into_par_iter()
+            .zip(pvs)
+            .zip(bvs)
+            .map(|((a, p), b)| {
+                let piv = read_pivots(&p, n)?;
+                self.getrs_view(
+                    trans,
+                    &MatRef::new(a, n, n, lda),
+                    &piv,
+                    MatMut::new(b, n, nrhs, ldb),
+                )
+            })
+            .collect()
+    }
+
+    /// POTRF of `batch_count` n×n matrices `stride_a` apart; one `Info` per problem.
+    pub fn potrf_strided_batched<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+        stride_a: usize,
+        batch_count: usize,
+    ) -> Result<Vec<Info>> {
+        check::dim("n", n)?;
+        check::leading_dimension_of("lda", lda, n)?;
+        check::batch("a", a.len(), extent(n, n, lda), stride_a, batch_count, true)?;
+        check::device(self.device(), "a", a.device())?;
+        let views = split_strided(a.reborrow(), stride_a, batch_count)?;
+        self.potrf_many(uplo, n, views, lda)
+    }
+
+    /// POTRF of each n×n matrix in `a`.
+    pub fn potrf_batched<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        a: &mut [BufferSliceMut<'_, T>],
+        lda: usize,
+    ) -> Result<Vec<Info>> {
+        check::dim("n", n)?;
+        check_views(self, "a", a, n, n, lda)?;
+        let views: Vec<_> = a.iter_mut().map(|v| v.reborrow()).collect();
+        self.potrf_many(uplo, n, views, lda)
+    }
+
+    fn potrf_many<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        views: Vec<BufferSliceMut<'_, T>>,
+        lda: usize,
+    ) -> Result<Vec<Info>> {
+        self.engine("potrf_batched")?;
+        views
+            .into_par_iter()
+            .map(|a| self.potrf_view(uplo, MatMut::new(a, n, n, lda)))
+            .collect()
+    }
+
+    /// POTRS of `batch_count` problems: factors `stride_a` apart, right-hand sides
+    /// `stride_b` apart.
+    pub fn potrs_strided_batched<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        nrhs: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        stride_a: usize,
+        b: &mut BufferSliceMut<'_, T>,
+        ldb: usize,
+        stride_b: usize,
+        batch_count: usize,
+    ) -> Result<()> {
+        check::dim("n", n)?;
+        check::dim("nrhs", nrhs)?;
+        check::leading_dimension_of("lda", lda, n)?;
+        check::leading_dimension_of("ldb", ldb, n)?;
+        check::batch(
+            "a",
+            a.len(),
+            extent(n, n, lda),
+            stride_a,
+            batch_count,
+            false,
+        )?;
+        check::batch(
+            "b",
+            b.len(),
+            extent(n, nrhs, ldb),
+            stride_b,
+            batch_count,
+            true,
+        )?;
+        check::device(self.device(), "a", a.device())?;
+        check::device(self.device(), "b", b.device())?;
+        self.engine("potrs_strided_batched")?;
+        let avs = views(a, stride_a, batch_count)?;
+        let bvs = split_strided(b.reborrow(), stride_b, batch_count)?;
+        avs.into_par_iter()
+            .zip(bvs)
+            .map(|(a, b)| {
+                self.potrs_view(
+                    uplo,
+                    &MatRef::new(a, n, n, lda),
+                    MatMut::new(b, n, nrhs, ldb),
+                )
+            })
+            .collect()
+    }
+}

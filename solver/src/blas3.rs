@@ -1,0 +1,171 @@
+//! The Level-3 steps of the blocked algorithms, each a call into rocm-blas.
+//!
+//! Thin adapters from matrix views to [`Blas::gemm`], [`Blas::trsm`], [`Blas::herk`]
+//! (SYRK for real types) and [`Blas::trmm`]: the solver's only arithmetic outside its
+//! unblocked kernels, so a device with BLAS runs the blocked algorithms unchanged.
+//!
+//! Every operand must be its own buffer range: where an algorithm would read one row
+//! block of a matrix while writing another, it copies the read block with [`copy`].
+
+#![allow(clippy::too_many_arguments)]
+
+use crate::matrix::{MatMut, MatRef};
+use crate::Scalar;
+use rocm_blas::{Blas, Diag, Side, Transpose, Uplo};
+use rocm_core::Result;
+
+/// C = α·op(A)·op(B) + β·C with the shapes taken from the views.
+pub(crate) fn gemm<T: Scalar>(
+    blas: &Blas,
+    ta: Transpose,
+    tb: Transpose,
+    alpha: T,
+    a: &MatRef<'_, T>,
+    b: &MatRef<'_, T>,
+    beta: T,
+    c: &mut MatMut<'_, T>,
+) -> Result<()> {
+    let k = if ta.is_trans() { a.rows } else { a.cols };
+    if c.rows == 0 || c.cols == 0 {
+        return Ok(());
+    }
+    blas.gemm(
+        ta,
+        tb,
+        c.rows,
+        c.cols,
+        k,
+        alpha,
+        &a.buf,
+        a.ld.max(1),
+        &b.buf,
+        b.ld.max(1),
+        beta,
+        &mut c.buf,
+        c.ld.max(1),
+    )
+}
+
+/// A fresh `rows × cols` matrix on the handle's device (ld = max(rows, 1)).
+pub(crate) fn workspace<T: Scalar>(
+    blas: &Blas,
+    rows: usize,
+    cols: usize,
+) -> Result<rocm_core::DeviceBuffer<T>> {
+    blas.device().alloc::<T>(rows.max(1) * cols.max(1))
+}
+
+/// dst = src (same shape).
+pub(crate) fn copy<T: Scalar>(src: &MatRef<'_, T>, dst: &mut MatMut<'_, T>) -> Result<()> {
+    let (rows, cols, lds, ldd) = (src.rows, src.cols, src.ld, dst.ld);
+    let s = src.host()?;
+    let d = dst.host()?;
+    for j in 0..cols {
+        d[j * ldd..j * ldd + rows].copy_from_slice(&s[j * lds..j * lds + rows]);
+    }
+    Ok(())
+}
+
+/// A copy of `src` in a fresh workspace, as (buffer, rows, cols).
+pub(crate) fn copied<T: Scalar>(
+    blas: &Blas,
+    src: &MatRef<'_, T>,
+) -> Result<rocm_core::DeviceBuffer<T>> {
+    let mut w = workspace::<T>(blas, src.rows, src.cols)?;
+    let ld = src.rows.max(1);
+    copy(
+        src,
+        &mut MatMut::new(w.as_slice_mut(), src.rows, src.cols, ld),
+    )?;
+    Ok(w)
+}
+
+/// Solves op(A)·X = α·B (Left) or X·op(A) = α·B (Right) for X, overwriting B; A is
+/// triangular (`uplo`, `diag`) and of order B's rows (Left) or columns (Right).
+pub(crate) fn trsm<T: Scalar>(
+    blas: &Blas,
+    side: Side,
+    uplo: Uplo,
+    trans: Transpose,
+    diag: Diag,
+    alpha: T,
+    a: &MatRef<'_, T>,
+    b: &mut MatMut<'_, T>,
+) -> Result<()> {
+    if b.rows == 0 || b.cols == 0 {
+        return Ok(());
+    }
+    let (m, n) = (b.rows, b.cols);
+    blas.trsm(
+        side,
+        uplo,
+        trans,
+        diag,
+        m,
+        n,
+        alpha,
+        &a.buf,
+        a.ld.max(1),
+        &mut b.buf,
+        b.ld.max(1),
+    )
+}
+
+/// C = α·op(A)·op(A)ᴴ + β·C on the `uplo` triangle of the n×n matrix C (HERK; SYRK for
+/// real types). `op` is N (A is n×k) or C (A is k×n). The other triangle is untouched.
+pub(crate) fn herk<T: Scalar>(
+    blas: &Blas,
+    uplo: Uplo,
+    trans: Transpose,
+    alpha: T::Real,
+    a: &MatRef<'_, T>,
+    beta: T::Real,
+    c: &mut MatMut<'_, T>,
+) -> Result<()> {
+    let n = c.rows;
+    if n == 0 {
+        return Ok(());
+    }
+    let k = if trans.is_trans() { a.rows } else { a.cols };
+    blas.herk(
+        uplo,
+        trans,
+        n,
+        k,
+        alpha,
+        &a.buf,
+        a.ld.max(1),
+        beta,
+        &mut c.buf,
+        c.ld.max(1),
+    )
+}
+
+/// B = op(A)·B (Left) or B·op(A) (Right) for triangular A (TRMM).
+pub(crate) fn trmm<T: Scalar>(
+    blas: &Blas,
+    side: Side,
+    uplo: Uplo,
+    trans: Transpose,
+    diag: Diag,
+    a: &MatRef<'_, T>,
+    b: &mut MatMut<'_, T>,
+) -> Result<()> {
+    let (m, n) = (b.rows, b.cols);
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    blas.trmm(
+        side,
+        uplo,
+        trans,
+        diag,
+        m,
+        n,
+        T::one(),
+        &a.buf,
+        a.ld.max(1),
+        &mut b.buf,
+        b.ld.max(1),
+    )
+}

@@ -1,0 +1,130 @@
+//! Block sizes per target family: a small table with a CPU row, looked up once per
+//! handle (rocSOLVER keeps the same kind of constants in `ideal_sizes.hpp`).
+
+use rocm_core::{Family, Target};
+
+/// The block sizes the blocked algorithms use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockSizes {
+    /// Panel width of blocked GETRF (the panel itself is factored recursively).
+    pub getrf: usize,
+    /// Block width of blocked POTRF.
+    pub potrf: usize,
+    /// Block width of blocked GETRI.
+    pub getri: usize,
+    /// Widths at or below which recursive panels (LU, Cholesky, triangular inverse)
+    /// switch to the unblocked kernels.
+    pub unblocked: usize,
+    /// Orders at or below which a whole problem is factored by the unblocked kernels
+    /// (the small-matrix path batched problems take).
+    pub small: usize,
+}
+
+impl BlockSizes {
+    /// Sizes for `family`.
+    pub fn for_family(family: Family) -> BlockSizes {
+        TABLE
+            .iter()
+            .find(|(f, _)| *f == family)
+            .map(|(_, s)| *s)
+            .unwrap_or(DEFAULT)
+    }
+
+    /// Sizes for `target`'s family.
+    pub fn for_target(target: &Target) -> BlockSizes {
+        Self::for_family(target.family())
+    }
+
+    /// Every size clamped to at least 1 (a block of 0 would never advance).
+    pub(crate) fn sanitized(self) -> BlockSizes {
+        BlockSizes {
+            getrf: self.getrf.max(1),
+            potrf: self.potrf.max(1),
+            getri: self.getri.max(1),
+            unblocked: self.unblocked.max(1),
+            small: self.small,
+        }
+    }
+}
+
+const DEFAULT: BlockSizes = BlockSizes {
+    getrf: 128,
+    potrf: 128,
+    getri: 64,
+    unblocked: 16,
+    small: 32,
+};
+
+/// GPU rows follow rocSOLVER 3.27's `ideal_sizes.hpp` (GETRF 256 for mid sizes, POTRF
+/// 127 for 8-byte types, GETRI 256); the CPU row was measured with the criterion bench.
+const TABLE: &[(Family, BlockSizes)] = &[
+    (
+        Family::Cpu,
+        BlockSizes {
+            getrf: 256,
+            potrf: 256,
+            getri: 64,
+            unblocked: 16,
+            small: 32,
+        },
+    ),
+    (
+        Family::Cdna,
+        BlockSizes {
+            getrf: 256,
+            potrf: 127,
+            getri: 256,
+            unblocked: 32,
+            small: 64,
+        },
+    ),
+    (
+        Family::Rdna3,
+        BlockSizes {
+            getrf: 256,
+            potrf: 127,
+            getri: 256,
+            unblocked: 32,
+            small: 64,
+        },
+    ),
+    (
+        Family::Rdna4,
+        BlockSizes {
+            getrf: 256,
+            potrf: 127,
+            getri: 256,
+            unblocked: 32,
+            small: 64,
+        },
+    ),
+    (
+        Family::Nvidia,
+        BlockSizes {
+            getrf: 256,
+            potrf: 128,
+            getri: 256,
+            unblocked: 32,
+            small: 64,
+        },
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_has_a_row() {
+        for f in [
+            Family::Cpu,
+            Family::Cdna,
+            Family::Rdna3,
+            Family::Rdna4,
+            Family::Nvidia,
+        ] {
+            assert!(TABLE.iter().any(|(g, _)| *g == f), "{f:?}");
+        }
+        assert_eq!(BlockSizes::for_target(&Target::cpu()).getrf, 256);
+    }
+}

@@ -1,0 +1,536 @@
+//! rocm-solver against the reference: LAPACK test ratios (below 30) on random,
+//! ill-conditioned, rank-deficient and special matrices, `info` on singular and
+//! indefinite inputs, argument errors, for f32, f64, Complex32 and Complex64, on the
+//! blocked path with tiny blocks and with the CPU table's block sizes.
+
+mod common;
+
+use common::*;
+use num_complex::{Complex32, Complex64};
+use proptest::prelude::*;
+use rocm_core::Device;
+use rocm_solver::reference::{self, Wide};
+use rocm_solver::{Diag, Info, Scalar, Solver, Transpose, Uplo};
+
+/// Condition numbers of the ill-conditioned cases: 1e6 for double precision, 1e3 for
+/// single (whose ε is 1.2e-7).
+fn cond<T: Scalar>() -> f64 {
+    if reference::eps::<T>() < 1e-10 {
+        1e6
+    } else {
+        1e3
+    }
+}
+
+/// Square and rectangular general test matrices: (name, matrix, expected info or None
+/// when exact zero pivots cannot be predicted).
+fn general_cases<T: Scalar>(seed: u64, m: usize, n: usize) -> Vec<(String, Wide, Option<usize>)> {
+    let c = T::IS_COMPLEX;
+    let mut r = rng(seed);
+    let k = m.min(n);
+    let mut out = vec![
+        ("random".to_string(), random(&mut r, m, n, c), Some(0)),
+        (
+            "zero".to_string(),
+            Wide::zeros(m, n),
+            Some(if k > 0 { 1 } else { 0 }),
+        ),
+    ];
+    let mut eye = Wide::zeros(m, n);
+    let mut diag = Wide::zeros(m, n);
+    for i in 0..k {
+        eye.set(i, i, Complex64::new(1.0, 0.0));
+        diag.set(
+            i,
+            i,
+            Complex64::new(1.0 + i as f64, if c { -0.5 } else { 0.0 }),
+        );
+    }
+    out.push(("identity".into(), eye, Some(0)));
+    out.push(("diagonal".into(), diag, Some(0)));
+    if k > 1 {
+        out.push((
+            "rank-deficient".into(),
+            rank_deficient(&mut r, m, n, k / 2, c),
+            None,
+        ));
+        // A zero column j: U[j, j] is exactly zero, the first zero pivot.
+        let j = k / 2;
+        let mut z = random(&mut r, m, n, c);
+        for i in 0..m {
+            z.set(i, j, Complex64::new(0.0, 0.0));
+        }
+        out.push(("zero-column".into(), z, Some(j + 1)));
+    }
+    if m == n && n > 1 {
+        out.push((
+            "ill-conditioned".into(),
+            ill_conditioned(&mut r, n, cond::<T>(), c),
+            Some(0),
+        ));
+    }
+    out
+}
+
+fn getrf_case<T: Scalar>(solver: &Solver, name: &str, w: &Wide, ld: usize, expect: Option<usize>) {
+    let dev = solver.device();
+    let (m, n) = (w.rows, w.cols);
+    let host = store::<T>(w, ld);
+    let a = Wide::from(&host, m, n, ld);
+    let mut buf = dev.upload(&host).unwrap();
+    let mut ipiv = dev.alloc::<i32>(m.min(n).max(1)).unwrap();
+    let info = solver
+        .getrf(m, n, &mut buf.as_slice_mut(), ld, &mut ipiv.as_slice_mut())
+        .unwrap();
+    if let Some(e) = expect {
+        assert_eq!(info, Info(e), "{name} {m}x{n} info");
+    }
+    let lu = buf.to_vec().unwrap();
+    // Padding rows between m and ld are never written.
+    for j in 0..n {
+        for i in m..ld {
+            assert_eq!(lu[i + j * ld], host[i + j * ld], "{name}: padding written");
+        }
+    }
+    let piv = zero_based(&ipiv.to_vec().unwrap()[..m.min(n)]);
+    for (i, &p) in piv.iter().enumerate() {
+        assert!(p >= i && p < m, "{name}: pivot {p} at {i}");
+    }
+    let ratio = reference::lu_ratio::<T>(&a, &Wide::from(&lu, m, n, ld), &piv);
+    assert!(
+        ratio < THRESHOLD,
+        "{name} {m}x{n} ld {ld}: LU ratio {ratio}"
+    );
+
+    if m == n && info.is_ok() && n > 0 {
+        // Solves with several right-hand sides, every op.
+        let nrhs = 3;
+        for trans in Transpose::ALL {
+            let xw = random(&mut rng(m as u64), n, nrhs, T::IS_COMPLEX);
+            let opa = match trans {
+                Transpose::N => a.clone(),
+                Transpose::T => {
+                    let mut t = a.adjoint();
+                    t.data.iter_mut().for_each(|z| *z = z.conj());
+                    t
+                }
+                Transpose::C => a.adjoint(),
+            };
+            let bh = store::<T>(&xw, n + 1);
+            let bw = Wide::from(&bh, n, nrhs, n + 1);
+            let mut b = dev.upload(&bh).unwrap();
+            solver
+                .getrs(
+                    trans,
+                    n,
+                    nrhs,
+                    &buf.as_slice(),
+                    ld,
+                    &ipiv.as_slice(),
+                    &mut b.as_slice_mut(),
+                    n + 1,
+                )
+                .unwrap();
+            let x = Wide::from(&b.to_vec().unwrap(), n, nrhs, n + 1);
+            let ratio = reference::solve_ratio::<T>(&opa, &x, &bw);
+            assert!(
+                ratio < THRESHOLD,
+                "{name} n {n} getrs {trans:?}: ratio {ratio}"
+            );
+        }
+        // Inverse.
+        let mut inv = dev.upload(&lu).unwrap();
+        let info = solver
+            .getri(n, &mut inv.as_slice_mut(), ld, &ipiv.as_slice())
+            .unwrap();
+        assert!(info.is_ok());
+        let ratio =
+            reference::inverse_ratio::<T>(&a, &Wide::from(&inv.to_vec().unwrap(), n, n, ld));
+        assert!(ratio < THRESHOLD, "{name} n {n} getri: ratio {ratio}");
+    }
+    if m == n && !info.is_ok() {
+        // GETRI reports the same zero pivot and leaves A alone.
+        let mut inv = dev.upload(&lu).unwrap();
+        let i2 = solver
+            .getri(n, &mut inv.as_slice_mut(), ld, &ipiv.as_slice())
+            .unwrap();
+        if expect.is_some() {
+            assert_eq!(i2, info, "{name}: getri info");
+            assert_eq!(inv.to_vec().unwrap(), lu);
+        }
+    }
+}
+
+fn lu_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        for &(m, n) in &[
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (7, 7),
+            (13, 13),
+            (37, 37),
+            (70, 70),
+            (29, 11),
+            (11, 29),
+            (64, 40),
+        ] {
+            for (name, w, expect) in general_cases::<T>(m as u64 * 131 + n as u64, m, n) {
+                let name = format!("{label}/{name}");
+                getrf_case::<T>(&solver, &name, &w, m.max(1), expect);
+                getrf_case::<T>(&solver, &name, &w, m + 3, expect);
+            }
+        }
+    }
+}
+
+fn spd_cases<T: Scalar>(seed: u64, n: usize) -> Vec<(String, Wide)> {
+    let c = T::IS_COMPLEX;
+    let mut r = rng(seed);
+    let mut diag = Wide::zeros(n, n);
+    for i in 0..n {
+        diag.set(i, i, Complex64::new(1.0 + i as f64, 0.0));
+    }
+    vec![
+        ("random-spd".into(), spd(&mut r, n, 10.0, c)),
+        ("ill-conditioned-spd".into(), spd(&mut r, n, cond::<T>(), c)),
+        ("identity".into(), Wide::identity(n)),
+        ("diagonal".into(), diag),
+    ]
+}
+
+fn cholesky_case<T: Scalar>(solver: &Solver, name: &str, w: &Wide, uplo: Uplo, ld: usize) {
+    let dev = solver.device();
+    let n = w.rows;
+    let lower = uplo == Uplo::Lower;
+    let host = store::<T>(w, ld);
+    let a = Wide::from(&host, n, n, ld).hermitian_from(lower);
+    let mut buf = dev.upload(&host).unwrap();
+    let info = solver.potrf(uplo, n, &mut buf.as_slice_mut(), ld).unwrap();
+    assert!(info.is_ok(), "{name} n {n}: info {info:?}");
+    let f = buf.to_vec().unwrap();
+    // The other triangle is never written.
+    for j in 0..n {
+        for i in 0..n {
+            if (lower && i < j) || (!lower && i > j) {
+                assert_eq!(
+                    f[i + j * ld],
+                    host[i + j * ld],
+                    "{name}: other triangle written at ({i}, {j}), n {n} ld {ld} {uplo:?}"
+                );
+            }
+        }
+    }
+    let ratio = reference::cholesky_ratio::<T>(&a, &Wide::from(&f, n, n, ld), lower);
+    assert!(
+        ratio < THRESHOLD,
+        "{name} n {n} {uplo:?}: Cholesky ratio {ratio}"
+    );
+    if n == 0 {
+        return;
+    }
+    let nrhs = 4;
+    let xw = random(&mut rng(n as u64 + 5), n, nrhs, T::IS_COMPLEX);
+    let bh = store::<T>(&xw, n);
+    let bw = Wide::from(&bh, n, nrhs, n);
+    let mut b = dev.upload(&bh).unwrap();
+    solver
+        .potrs(uplo, n, nrhs, &buf.as_slice(), ld, &mut b.as_slice_mut(), n)
+        .unwrap();
+    let x = Wide::from(&b.to_vec().unwrap(), n, nrhs, n);
+    let ratio = reference::solve_ratio::<T>(&a, &x, &bw);
+    assert!(ratio < THRESHOLD, "{name} n {n} potrs: ratio {ratio}");
+    // posv gives the same answer in one call.
+    let mut a2 = dev.upload(&host).unwrap();
+    let mut b2 = dev.upload(&bh).unwrap();
+    let info = solver
+        .posv(
+            uplo,
+            n,
+            nrhs,
+            &mut a2.as_slice_mut(),
+            ld,
+            &mut b2.as_slice_mut(),
+            n,
+        )
+        .unwrap();
+    assert!(info.is_ok());
+    assert_eq!(
+        b2.to_vec().unwrap(),
+        b.to_vec().unwrap(),
+        "{name}: posv != potrf+potrs"
+    );
+    // Inverse.
+    let info = solver.potri(uplo, n, &mut buf.as_slice_mut(), ld).unwrap();
+    assert!(info.is_ok());
+    let inv = Wide::from(&buf.to_vec().unwrap(), n, n, ld).hermitian_from(lower);
+    let ratio = reference::inverse_ratio::<T>(&a, &inv);
+    assert!(ratio < THRESHOLD, "{name} n {n} potri: ratio {ratio}");
+}
+
+fn cholesky_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        for &n in &[0usize, 1, 2, 5, 12, 31, 48, 67] {
+            for (name, w) in spd_cases::<T>(n as u64 + 77, n) {
+                for uplo in Uplo::ALL {
+                    let name = format!("{label}/{name}");
+                    cholesky_case::<T>(&solver, &name, &w, uplo, n.max(1));
+                    cholesky_case::<T>(&solver, &name, &w, uplo, n + 2);
+                }
+            }
+            // Indefinite: info names the first leading minor that is not positive.
+            for k in [0, n / 2, n.saturating_sub(1)] {
+                if n == 0 {
+                    continue;
+                }
+                let w = indefinite_at(&mut rng(k as u64), n, k, T::IS_COMPLEX);
+                for uplo in Uplo::ALL {
+                    let mut buf = solver.device().upload(&store::<T>(&w, n)).unwrap();
+                    let info = solver.potrf(uplo, n, &mut buf.as_slice_mut(), n).unwrap();
+                    assert_eq!(
+                        info,
+                        Info(k + 1),
+                        "{label} n {n} indefinite at {k} {uplo:?}"
+                    );
+                    let mut b = solver.device().alloc::<T>(n).unwrap();
+                    let mut a = solver.device().upload(&store::<T>(&w, n)).unwrap();
+                    let info = solver
+                        .posv(
+                            uplo,
+                            n,
+                            1,
+                            &mut a.as_slice_mut(),
+                            n,
+                            &mut b.as_slice_mut(),
+                            n,
+                        )
+                        .unwrap();
+                    assert_eq!(info, Info(k + 1));
+                }
+            }
+        }
+    }
+}
+
+fn trtri_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        for &n in &[0usize, 1, 3, 10, 29, 50] {
+            let mut r = rng(n as u64 + 3);
+            // Diagonal dominant enough to be well conditioned.
+            let mut w = random(&mut r, n, n, T::IS_COMPLEX);
+            for i in 0..n {
+                w.set(i, i, Complex64::new(2.0 + i as f64 % 3.0, 0.5));
+            }
+            for uplo in Uplo::ALL {
+                for diag in Diag::ALL {
+                    let lower = uplo == Uplo::Lower;
+                    let host = store::<T>(&w, n + 1);
+                    let t = Wide::from(&host, n, n, n + 1).triangle(lower, diag == Diag::Unit);
+                    let mut buf = solver.device().upload(&host).unwrap();
+                    let info = solver
+                        .trtri(uplo, diag, n, &mut buf.as_slice_mut(), n + 1)
+                        .unwrap();
+                    assert!(info.is_ok());
+                    let out = buf.to_vec().unwrap();
+                    let inv = Wide::from(&out, n, n, n + 1).triangle(lower, diag == Diag::Unit);
+                    let ratio = reference::inverse_ratio::<T>(&t, &inv);
+                    assert!(
+                        ratio < THRESHOLD,
+                        "{label} trtri n {n} {uplo:?} {diag:?}: {ratio}"
+                    );
+                    // The other triangle (and a unit diagonal) is untouched.
+                    for j in 0..n {
+                        for i in 0..n {
+                            let strict = if lower { i < j } else { i > j };
+                            if strict || (i == j && diag == Diag::Unit) {
+                                assert_eq!(out[i + j * (n + 1)], host[i + j * (n + 1)]);
+                            }
+                        }
+                    }
+                }
+            }
+            if n > 1 {
+                let mut host = store::<T>(&w, n);
+                host[(n / 2) * (n + 1)] = T::zero();
+                let mut buf = solver.device().upload(&host).unwrap();
+                let info = solver
+                    .trtri(Uplo::Upper, Diag::NonUnit, n, &mut buf.as_slice_mut(), n)
+                    .unwrap();
+                assert_eq!(info, Info(n / 2 + 1));
+                assert_eq!(buf.to_vec().unwrap(), host, "singular trtri must not write");
+            }
+        }
+    }
+}
+
+macro_rules! per_dtype {
+    ($($t:ty => $m:ident),*) => {$(
+        mod $m {
+            use super::*;
+            #[test]
+            fn lu() {
+                lu_suite::<$t>();
+            }
+            #[test]
+            fn cholesky() {
+                cholesky_suite::<$t>();
+            }
+            #[test]
+            fn trtri() {
+                trtri_suite::<$t>();
+            }
+        }
+    )*};
+}
+per_dtype!(f32 => f32_, f64 => f64_, Complex32 => c32, Complex64 => c64);
+
+#[test]
+fn gesv_matches_getrf_getrs() {
+    let solver = Solver::new(&Device::cpu()).with_block_sizes(TINY);
+    let n = 23;
+    let w = random(&mut rng(9), n, n, false);
+    let host = store::<f64>(&w, n);
+    let b0 = store::<f64>(&random(&mut rng(10), n, 2, false), n);
+    let dev = solver.device();
+    let (mut a, mut b, mut p) = (
+        dev.upload(&host).unwrap(),
+        dev.upload(&b0).unwrap(),
+        dev.alloc::<i32>(n).unwrap(),
+    );
+    let info = solver
+        .gesv(
+            n,
+            2,
+            &mut a.as_slice_mut(),
+            n,
+            &mut p.as_slice_mut(),
+            &mut b.as_slice_mut(),
+            n,
+        )
+        .unwrap();
+    assert!(info.is_ok());
+    let (mut a2, mut b2, mut p2) = (
+        dev.upload(&host).unwrap(),
+        dev.upload(&b0).unwrap(),
+        dev.alloc::<i32>(n).unwrap(),
+    );
+    solver
+        .getrf(n, n, &mut a2.as_slice_mut(), n, &mut p2.as_slice_mut())
+        .unwrap();
+    solver
+        .getrs(
+            Transpose::N,
+            n,
+            2,
+            &a2.as_slice(),
+            n,
+            &p2.as_slice(),
+            &mut b2.as_slice_mut(),
+            n,
+        )
+        .unwrap();
+    assert_eq!(b.to_vec().unwrap(), b2.to_vec().unwrap());
+    // A singular system leaves B alone and reports the pivot.
+    let mut z = host.clone();
+    z[..n].iter_mut().for_each(|x| *x = 0.0);
+    let (mut a3, mut b3) = (dev.upload(&z).unwrap(), dev.upload(&b0).unwrap());
+    let info = solver
+        .gesv(
+            n,
+            2,
+            &mut a3.as_slice_mut(),
+            n,
+            &mut p.as_slice_mut(),
+            &mut b3.as_slice_mut(),
+            n,
+        )
+        .unwrap();
+    assert_eq!(info, Info(1));
+    assert_eq!(b3.to_vec().unwrap(), b0);
+}
+
+#[test]
+fn invalid_arguments_are_errors() {
+    let solver = Solver::new(&Device::cpu());
+    let dev = solver.device();
+    let mut a = dev.alloc::<f64>(16).unwrap();
+    let mut p = dev.alloc::<i32>(4).unwrap();
+    let mut short = dev.alloc::<i32>(3).unwrap();
+    let mut b = dev.alloc::<f64>(8).unwrap();
+    let e = solver
+        .getrf(4, 4, &mut a.as_slice_mut(), 3, &mut p.as_slice_mut())
+        .unwrap_err();
+    assert!(e.to_string().contains("lda"), "{e}");
+    let e = solver
+        .getrf(5, 4, &mut a.as_slice_mut(), 5, &mut p.as_slice_mut())
+        .unwrap_err();
+    assert!(e.to_string().contains('a'), "{e}");
+    let e = solver
+        .getrf(4, 4, &mut a.as_slice_mut(), 4, &mut short.as_slice_mut())
+        .unwrap_err();
+    assert!(e.to_string().contains("ipiv"), "{e}");
+    // Pivots outside 1..=n are rejected, not followed.
+    let bad = dev.upload(&[1i32, 9, 3, 4]).unwrap();
+    let e = solver
+        .getrs(
+            Transpose::N,
+            4,
+            2,
+            &a.as_slice(),
+            4,
+            &bad.as_slice(),
+            &mut b.as_slice_mut(),
+            4,
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("ipiv[1]"), "{e}");
+    let e = solver
+        .getrs(
+            Transpose::N,
+            4,
+            3,
+            &a.as_slice(),
+            4,
+            &p.as_slice(),
+            &mut b.as_slice_mut(),
+            4,
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains('b'), "{e}");
+    let e = solver
+        .potrf(Uplo::Lower, 4, &mut a.as_slice_mut(), 2)
+        .unwrap_err();
+    assert!(e.to_string().contains("lda"), "{e}");
+    let e = solver
+        .trtri(Uplo::Lower, Diag::Unit, 5, &mut a.as_slice_mut(), 5)
+        .unwrap_err();
+    assert!(e.to_string().contains('a'), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random shapes, padding and block sizes: the LU ratio stays below 30.
+    #[test]
+    fn getrf_any_shape(m in 0usize..40, n in 0usize..40, pad in 0usize..4,
+                       nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, unblocked: base, small: 0 };
+        let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
+        let w = random(&mut rng(seed), m, n, seed % 2 == 0);
+        if seed % 2 == 0 {
+            getrf_case::<Complex64>(&solver, "prop", &w, m + pad.max(usize::from(m == 0)), Some(0));
+        } else {
+            getrf_case::<f32>(&solver, "prop", &w, m + pad.max(usize::from(m == 0)), Some(0));
+        }
+    }
+
+    /// Random orders and block sizes: the Cholesky ratios stay below 30.
+    #[test]
+    fn potrf_any_order(n in 1usize..40, nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, unblocked: base, small: 0 };
+        let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
+        let w = spd(&mut rng(seed), n, 100.0, true);
+        let uplo = if seed % 2 == 0 { Uplo::Lower } else { Uplo::Upper };
+        cholesky_case::<Complex32>(&solver, "prop", &w, uplo, n);
+    }
+}
