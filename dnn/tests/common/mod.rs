@@ -136,3 +136,41 @@ pub fn assert_close(what: &str, got: &[f64], want: &[f64], tol: impl Fn(usize) -
         tol(i)
     );
 }
+
+/// The full numerical gradient of L(x) = Σ dy·f(x) by central differences (f64, h = 1e-6;
+/// truncation O(h²), cancellation O(ε·|L|/h) ≈ 1e-10·|L|).
+pub fn numeric_grad(f: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], dy: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    let l = |x: &[f64]| -> f64 { f(x).iter().zip(dy).map(|(a, b)| a * b).sum() };
+    let mut xp = x.to_vec();
+    (0..x.len())
+        .map(|i| {
+            let x0 = xp[i];
+            xp[i] = x0 + h;
+            let a = l(&xp);
+            xp[i] = x0 - h;
+            let b = l(&xp);
+            xp[i] = x0;
+            (a - b) / (2.0 * h)
+        })
+        .collect()
+}
+
+/// A random f64 vector in [-1, 1).
+pub fn rvec(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(-1.0..1.0)).collect()
+}
+
+/// A buffer of f32 values.
+pub fn f32buf(v: &[f64]) -> DeviceBuffer<f32> {
+    DeviceBuffer::from_slice(
+        &Device::cpu(),
+        &v.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+    )
+    .unwrap()
+}
+
+pub fn f64of(b: &DeviceBuffer<f32>) -> Vec<f64> {
+    b.to_vec().unwrap().iter().map(|&x| x as f64).collect()
+}
