@@ -1,0 +1,607 @@
+//! Fused attention, forward and backward, tiled (FlashAttention-2 style) so memory is
+//! O(sequence): the Sq×Sk score matrix is never formed.
+//!
+//! `O = softmax(Q·Kᵀ·scale + mask)·V` per (batch, head), Q of shape [B, Hq, Sq, D], K and
+//! V of shape [B, Hkv, Sk, D] with Hkv dividing Hq (grouped-query heads: q head h reads kv
+//! head h / (Hq/Hkv)). Masks: padding (key j of batch b exists iff j < key_len[b]) and
+//! causal aligned bottom-right (query i sees key j iff j ≤ i + Sk − Sq). A query that sees
+//! no key gets O = 0 and logsumexp −∞.
+//!
+//! Forward walks key blocks with an online softmax (running max m, sum l; O rescaled by
+//! e^{m_old − m_new}) and saves L = m + ln l per query. Backward recomputes P = e^{S − L}
+//! block by block: with Dᵢ = Σ dOᵢ·Oᵢ, dS = P ∘ (dO·Vᵀ − D), dV = Pᵀ·dO, dK = scale·dSᵀ·Q,
+//! dQ = scale·dS·K (a key-block pass for dK, dV and a query-block pass for dQ, so no two
+//! tasks write one gradient). Every block product is a rocm-blas GEMM.
+
+use crate::tensor::{Tensor, TensorMut};
+use crate::{Dnn, DnnFloat};
+use rayon::prelude::*;
+use rocm_blas::Transpose;
+use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Error, Result};
+
+/// Query rows per block.
+const BR: usize = 128;
+/// Key columns per block.
+const BC: usize = 128;
+
+/// Attention settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttentionDesc {
+    /// Multiplies Q·Kᵀ (usually 1/√D).
+    pub scale: f32,
+    pub causal: bool,
+}
+
+/// Validated shapes.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    b: usize,
+    hq: usize,
+    hkv: usize,
+    sq: usize,
+    sk: usize,
+    d: usize,
+}
+
+impl Shape {
+    fn new<T: DnnFloat>(
+        q: &Tensor<'_, T>,
+        k: &Tensor<'_, T>,
+        v: &Tensor<'_, T>,
+        key_len: Option<&[usize]>,
+    ) -> Result<Self> {
+        let (qd, kd) = (q.desc.dims(), k.desc.dims());
+        if qd.len() != 4 {
+            return Err(Error::invalid(
+                "q",
+                format!("has {} dimensions; attention takes [B, H, S, D]", qd.len()),
+            ));
+        }
+        if kd.len() != 4 {
+            return Err(Error::invalid(
+                "k",
+                format!("has {} dimensions; attention takes [B, H, S, D]", kd.len()),
+            ));
+        }
+        if kd[0] != qd[0] {
+            return Err(Error::invalid(
+                "k",
+                format!("batch dimension B is {}, q's is {}", kd[0], qd[0]),
+            ));
+        }
+        if kd[3] != qd[3] {
+            return Err(Error::invalid(
+                "k",
+                format!("head dimension D is {}, q's is {}", kd[3], qd[3]),
+            ));
+        }
+        if kd[1] == 0 || qd[1] % kd[1] != 0 {
+            return Err(Error::invalid(
+                "k",
+                format!("kv heads H = {} must divide q heads {}", kd[1], qd[1]),
+            ));
+        }
+        v.desc.expect_dims("v", kd)?;
+        let s = Shape {
+            b: qd[0],
+            hq: qd[1],
+            hkv: kd[1],
+            sq: qd[2],
+            sk: kd[2],
+            d: qd[3],
+        };
+        if let Some(l) = key_len {
+            if l.len() != s.b {
+                return Err(Error::invalid(
+                    "key_lengths",
+                    format!("{} entries for batch {}", l.len(), s.b),
+                ));
+            }
+            if let Some(bad) = l.iter().find(|&&x| x > s.sk) {
+                return Err(Error::invalid(
+                    "key_lengths",
+                    format!("{bad} exceeds the key length {}", s.sk),
+                ));
+            }
+        }
+        Ok(s)
+    }
+
+    fn kv_head(&self, h: usize) -> usize {
+        h / (self.hq / self.hkv)
+    }
+    fn q_off(&self, b: usize, h: usize, i: usize) -> usize {
+        ((b * self.hq + h) * self.sq + i) * self.d
+    }
+    fn k_off(&self, b: usize, h: usize, j: usize) -> usize {
+        ((b * self.hkv + h) * self.sk + j) * self.d
+    }
+}
+
+/// Which (query, key) pairs are visible.
+#[derive(Clone, Copy)]
+struct Mask<'a> {
+    causal: bool,
+    sq: usize,
+    sk: usize,
+    key_len: Option<&'a [usize]>,
+}
+
+impl Mask<'_> {
+    fn keys(&self, b: usize) -> usize {
+        self.key_len.map_or(self.sk, |l| l[b])
+    }
+    /// One past the last key query i may see.
+    fn key_end(&self, b: usize, i: usize) -> usize {
+        let k = self.keys(b);
+        if self.causal {
+            let lim = i as i64 + self.sk as i64 - self.sq as i64 + 1;
+            (lim.clamp(0, k as i64)) as usize
+        } else {
+            k
+        }
+    }
+}
+
+fn stage<T: DnnFloat>(dnn: &Dnn, t: &Tensor<'_, T>, what: &str) -> Result<DeviceBuffer<f32>> {
+    DeviceBuffer::from_slice(dnn.device(), &t.to_f32(what)?)
+}
+
+fn h(b: &DeviceBuffer<f32>) -> Result<&[f32]> {
+    b.as_host()
+        .ok_or_else(|| Error::unsupported("dnn attention workspace", b.device()))
+}
+
+fn hm(b: &mut DeviceBuffer<f32>) -> Result<&mut [f32]> {
+    let dev = b.device().clone();
+    b.as_host_mut()
+        .ok_or_else(|| Error::unsupported("dnn attention workspace", dev))
+}
+
+/// S (br×bc, column-major) = scale·Q[i0..]·K[j0..]ᵀ, then P = e^{S − L} with masked
+/// entries 0 (L per row; L = −∞ rows give 0).
+#[allow(clippy::too_many_arguments)]
+fn probs(
+    dnn: &Dnn,
+    s: &Shape,
+    mask: &Mask<'_>,
+    (b, hh, i0, br): (usize, usize, usize, usize),
+    j0: usize,
+    bc: usize,
+    q: &DeviceBuffer<f32>,
+    k: &DeviceBuffer<f32>,
+    scale: f32,
+    lse: &[f32],
+    p: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let kh = s.kv_head(hh);
+    dnn.blas().gemm(
+        Transpose::T,
+        Transpose::N,
+        br,
+        bc,
+        s.d,
+        scale,
+        &q.slice(s.q_off(b, hh, i0)..)?,
+        s.d,
+        &k.slice(s.k_off(b, kh, j0)..)?,
+        s.d,
+        0.0,
+        &mut p.slice_mut(..br * bc)?,
+        br,
+    )?;
+    let ph = hm(p)?;
+    for i in 0..br {
+        let end = mask.key_end(b, i0 + i);
+        let l = lse[i];
+        for j in 0..bc {
+            let e = &mut ph[i + j * br];
+            *e = if j0 + j < end && l > f32::NEG_INFINITY {
+                (*e - l).exp()
+            } else {
+                0.0
+            };
+        }
+    }
+    Ok(())
+}
+
+impl Dnn {
+    /// o = softmax(q·kᵀ·scale + mask)·v; `lse` (B·Hq·Sq, f32) receives each query's
+    /// logsumexp for the backward pass.
+    #[allow(clippy::too_many_arguments)]
+    pub fn attention_forward<T: DnnFloat>(
+        &self,
+        desc: &AttentionDesc,
+        q: Tensor<'_, T>,
+        k: Tensor<'_, T>,
+        v: Tensor<'_, T>,
+        key_lengths: Option<&[usize]>,
+        mut o: TensorMut<'_, T>,
+        lse: &mut BufferSliceMut<'_, f32>,
+    ) -> Result<()> {
+        self.engine("attention_forward")?;
+        let s = Shape::new(&q, &k, &v, key_lengths)?;
+        o.desc.expect_dims("o", q.desc.dims())?;
+        let rows = s.b * s.hq * s.sq;
+        if lse.len() != rows {
+            return Err(Error::invalid(
+                "lse",
+                format!("holds {} elements; B·Hq·Sq = {rows}", lse.len()),
+            ));
+        }
+        let mask = Mask {
+            causal: desc.causal,
+            sq: s.sq,
+            sk: s.sk,
+            key_len: key_lengths,
+        };
+        let (qb, kb, vb) = (
+            stage(self, &q, "q")?,
+            stage(self, &k, "k")?,
+            stage(self, &v, "v")?,
+        );
+        let mut out = vec![0f32; rows * s.d];
+        let mut lv = vec![f32::NEG_INFINITY; rows];
+        let dev = self.device();
+        if s.d > 0 && s.sq > 0 {
+            // Tasks: (b, h, query block).
+            let nqb = s.sq.div_ceil(BR);
+            let tasks: Vec<(usize, usize, usize)> = (0..s.b)
+                .flat_map(|b| (0..s.hq).flat_map(move |hh| (0..nqb).map(move |qb| (b, hh, qb))))
+                .collect();
+            let results: Vec<(usize, Vec<f32>, Vec<f32>)> = tasks
+                .into_par_iter()
+                .map(|(b, hh, qbk)| -> Result<(usize, Vec<f32>, Vec<f32>)> {
+                    let i0 = qbk * BR;
+                    let br = BR.min(s.sq - i0);
+                    let mut p = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
+                    let mut acc = DeviceBuffer::<f32>::zeros(dev, BR * s.d)?;
+                    let (mut m, mut l) = (vec![f32::NEG_INFINITY; br], vec![0f32; br]);
+                    let kend = (0..br).map(|i| mask.key_end(b, i0 + i)).max().unwrap_or(0);
+                    let kh = s.kv_head(hh);
+                    for j0 in (0..kend).step_by(BC) {
+                        let bc = BC.min(s.sk - j0);
+                        self.blas().gemm(
+                            Transpose::T,
+                            Transpose::N,
+                            br,
+                            bc,
+                            s.d,
+                            desc.scale,
+                            &qb.slice(s.q_off(b, hh, i0)..)?,
+                            s.d,
+                            &kb.slice(s.k_off(b, kh, j0)..)?,
+                            s.d,
+                            0.0,
+                            &mut p.slice_mut(..br * bc)?,
+                            br,
+                        )?;
+                        let ph = hm(&mut p)?;
+                        let mut alpha = vec![1f32; br];
+                        for i in 0..br {
+                            let end = mask.key_end(b, i0 + i);
+                            let mut mx = m[i];
+                            for j in 0..bc.min(end.saturating_sub(j0)) {
+                                mx = mx.max(ph[i + j * br]);
+                            }
+                            let mut sum = 0f32;
+                            for j in 0..bc {
+                                let e = &mut ph[i + j * br];
+                                *e = if j0 + j < end { (*e - mx).exp() } else { 0.0 };
+                                sum += *e;
+                            }
+                            alpha[i] = if m[i] == f32::NEG_INFINITY {
+                                0.0
+                            } else {
+                                (m[i] - mx).exp()
+                            };
+                            l[i] = l[i] * alpha[i] + sum;
+                            m[i] = mx;
+                        }
+                        let ah = hm(&mut acc)?;
+                        for dd in 0..s.d {
+                            for i in 0..br {
+                                ah[i + dd * br] *= alpha[i];
+                            }
+                        }
+                        self.blas().gemm(
+                            Transpose::N,
+                            Transpose::T,
+                            br,
+                            s.d,
+                            bc,
+                            1.0,
+                            &p.slice(..br * bc)?,
+                            br,
+                            &vb.slice(s.k_off(b, kh, j0)..)?,
+                            s.d,
+                            1.0,
+                            &mut acc.slice_mut(..br * s.d)?,
+                            br,
+                        )?;
+                    }
+                    let ah = h(&acc)?;
+                    let mut ob = vec![0f32; br * s.d];
+                    let mut lb = vec![f32::NEG_INFINITY; br];
+                    for i in 0..br {
+                        if l[i] > 0.0 {
+                            for dd in 0..s.d {
+                                ob[i * s.d + dd] = ah[i + dd * br] / l[i];
+                            }
+                            lb[i] = m[i] + l[i].ln();
+                        }
+                    }
+                    Ok((s.q_off(b, hh, i0), ob, lb))
+                })
+                .collect::<Result<_>>()?;
+            for (off, ob, lb) in results {
+                out[off..off + ob.len()].copy_from_slice(&ob);
+                lv[off / s.d..off / s.d + lb.len()].copy_from_slice(&lb);
+            }
+        }
+        let dev = lse.device().clone();
+        lse.as_host_mut()
+            .ok_or_else(|| Error::unsupported("dnn attention lse", dev))?
+            .copy_from_slice(&lv);
+        o.store("o", &out, 1.0, 0.0)
+    }
+
+    /// Gradients dq, dk, dv of the forward pass from o, do and the saved logsumexp.
+    #[allow(clippy::too_many_arguments)]
+    pub fn attention_backward<T: DnnFloat>(
+        &self,
+        desc: &AttentionDesc,
+        q: Tensor<'_, T>,
+        k: Tensor<'_, T>,
+        v: Tensor<'_, T>,
+        o: Tensor<'_, T>,
+        d_o: Tensor<'_, T>,
+        lse: &BufferSlice<'_, f32>,
+        key_lengths: Option<&[usize]>,
+        mut dq: TensorMut<'_, T>,
+        mut dk: TensorMut<'_, T>,
+        mut dv: TensorMut<'_, T>,
+    ) -> Result<()> {
+        self.engine("attention_backward")?;
+        let s = Shape::new(&q, &k, &v, key_lengths)?;
+        o.desc.expect_dims("o", q.desc.dims())?;
+        d_o.desc.expect_dims("do", q.desc.dims())?;
+        dq.desc.expect_dims("dq", q.desc.dims())?;
+        dk.desc.expect_dims("dk", k.desc.dims())?;
+        dv.desc.expect_dims("dv", k.desc.dims())?;
+        let rows = s.b * s.hq * s.sq;
+        let lh = lse
+            .as_host()
+            .ok_or_else(|| Error::unsupported("dnn attention lse", lse.device()))?;
+        if lh.len() != rows {
+            return Err(Error::invalid(
+                "lse",
+                format!("holds {} elements; B·Hq·Sq = {rows}", lh.len()),
+            ));
+        }
+        let mask = Mask {
+            causal: desc.causal,
+            sq: s.sq,
+            sk: s.sk,
+            key_len: key_lengths,
+        };
+        let (qb, kb, vb, dob) = (
+            stage(self, &q, "q")?,
+            stage(self, &k, "k")?,
+            stage(self, &v, "v")?,
+            stage(self, &d_o, "do")?,
+        );
+        let ov = o.to_f32("o")?;
+        let doh = h(&dob)?;
+        // Dᵢ = Σ_d dO·O.
+        let dvec: Vec<f32> = (0..rows)
+            .map(|r| (0..s.d).map(|x| doh[r * s.d + x] * ov[r * s.d + x]).sum())
+            .collect();
+        let dev = self.device();
+        let nqb = s.sq.div_ceil(BR);
+        let nkb = s.sk.div_ceil(BC);
+        let scale = desc.scale;
+
+        // dS (in place in p) = P ∘ (dO·Vᵀ − D)·scale for block (b, h, i0, br) × (j0, bc).
+        let ds_block = |b: usize,
+                        hh: usize,
+                        i0: usize,
+                        br: usize,
+                        j0: usize,
+                        bc: usize,
+                        p: &mut DeviceBuffer<f32>,
+                        dp: &mut DeviceBuffer<f32>|
+         -> Result<()> {
+            let kh = s.kv_head(hh);
+            let row0 = (b * s.hq + hh) * s.sq + i0;
+            probs(
+                self,
+                &s,
+                &mask,
+                (b, hh, i0, br),
+                j0,
+                bc,
+                &qb,
+                &kb,
+                scale,
+                &lh[row0..row0 + br],
+                p,
+            )?;
+            self.blas().gemm(
+                Transpose::T,
+                Transpose::N,
+                br,
+                bc,
+                s.d,
+                1.0,
+                &dob.slice(s.q_off(b, hh, i0)..)?,
+                s.d,
+                &vb.slice(s.k_off(b, kh, j0)..)?,
+                s.d,
+                0.0,
+                &mut dp.slice_mut(..br * bc)?,
+                br,
+            )?;
+            let dph = h(dp)?.to_vec();
+            let ph = hm(p)?;
+            for j in 0..bc {
+                for i in 0..br {
+                    let e = &mut ph[i + j * br];
+                    *e *= (dph[i + j * br] - dvec[row0 + i]) * scale;
+                }
+            }
+            Ok(())
+        };
+        let visible = |b: usize, i0: usize, br: usize, j0: usize| {
+            (0..br).any(|i| mask.key_end(b, i0 + i) > j0)
+        };
+
+        // Pass 1: dK, dV per (b, kv head, key block).
+        let tasks: Vec<(usize, usize, usize)> = (0..s.b)
+            .flat_map(|b| (0..s.hkv).flat_map(move |kh| (0..nkb).map(move |kb| (b, kh, kb))))
+            .collect();
+        let kv: Vec<(usize, Vec<f32>, Vec<f32>)> = tasks
+            .into_par_iter()
+            .map(|(b, kh, kbk)| -> Result<(usize, Vec<f32>, Vec<f32>)> {
+                let j0 = kbk * BC;
+                let bc = BC.min(s.sk - j0);
+                let mut p = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
+                let mut dp = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
+                let mut pk = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
+                let mut dkb = DeviceBuffer::<f32>::zeros(dev, BC * s.d.max(1))?;
+                let mut dvb = DeviceBuffer::<f32>::zeros(dev, BC * s.d.max(1))?;
+                let group = s.hq / s.hkv;
+                for hh in kh * group..(kh + 1) * group {
+                    for qbk in 0..nqb {
+                        let i0 = qbk * BR;
+                        let br = BR.min(s.sq - i0);
+                        if !visible(b, i0, br, j0) || s.d == 0 {
+                            continue;
+                        }
+                        let row0 = (b * s.hq + hh) * s.sq + i0;
+                        probs(
+                            self,
+                            &s,
+                            &mask,
+                            (b, hh, i0, br),
+                            j0,
+                            bc,
+                            &qb,
+                            &kb,
+                            scale,
+                            &lh[row0..row0 + br],
+                            &mut pk,
+                        )?;
+                        // dV += Pᵀ·dO.
+                        self.blas().gemm(
+                            Transpose::T,
+                            Transpose::T,
+                            bc,
+                            s.d,
+                            br,
+                            1.0,
+                            &pk.slice(..br * bc)?,
+                            br,
+                            &dob.slice(s.q_off(b, hh, i0)..)?,
+                            s.d,
+                            1.0,
+                            &mut dvb.slice_mut(..bc * s.d)?,
+                            bc,
+                        )?;
+                        ds_block(b, hh, i0, br, j0, bc, &mut p, &mut dp)?;
+                        // dK += dSᵀ·Q.
+                        self.blas().gemm(
+                            Transpose::T,
+                            Transpose::T,
+                            bc,
+                            s.d,
+                            br,
+                            1.0,
+                            &p.slice(..br * bc)?,
+                            br,
+                            &qb.slice(s.q_off(b, hh, i0)..)?,
+                            s.d,
+                            1.0,
+                            &mut dkb.slice_mut(..bc * s.d)?,
+                            bc,
+                        )?;
+                    }
+                }
+                let (kh_, vh_) = (h(&dkb)?, h(&dvb)?);
+                let mut kout = vec![0f32; bc * s.d];
+                let mut vout = vec![0f32; bc * s.d];
+                for j in 0..bc {
+                    for dd in 0..s.d {
+                        kout[j * s.d + dd] = kh_[j + dd * bc];
+                        vout[j * s.d + dd] = vh_[j + dd * bc];
+                    }
+                }
+                Ok((s.k_off(b, kh, j0), kout, vout))
+            })
+            .collect::<Result<_>>()?;
+        let mut dkv = vec![0f32; s.b * s.hkv * s.sk * s.d];
+        let mut dvv = dkv.clone();
+        for (off, a, c) in kv {
+            dkv[off..off + a.len()].copy_from_slice(&a);
+            dvv[off..off + c.len()].copy_from_slice(&c);
+        }
+
+        // Pass 2: dQ per (b, q head, query block).
+        let tasks: Vec<(usize, usize, usize)> = (0..s.b)
+            .flat_map(|b| (0..s.hq).flat_map(move |hh| (0..nqb).map(move |qb| (b, hh, qb))))
+            .collect();
+        let qs: Vec<(usize, Vec<f32>)> = tasks
+            .into_par_iter()
+            .map(|(b, hh, qbk)| -> Result<(usize, Vec<f32>)> {
+                let i0 = qbk * BR;
+                let br = BR.min(s.sq - i0);
+                let mut p = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
+                let mut dp = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
+                let mut dqb = DeviceBuffer::<f32>::zeros(dev, BR * s.d.max(1))?;
+                let kh = s.kv_head(hh);
+                if s.d > 0 {
+                    for kbk in 0..nkb {
+                        let j0 = kbk * BC;
+                        let bc = BC.min(s.sk - j0);
+                        if !visible(b, i0, br, j0) {
+                            continue;
+                        }
+                        ds_block(b, hh, i0, br, j0, bc, &mut p, &mut dp)?;
+                        // dQ += dS·K.
+                        self.blas().gemm(
+                            Transpose::N,
+                            Transpose::T,
+                            br,
+                            s.d,
+                            bc,
+                            1.0,
+                            &p.slice(..br * bc)?,
+                            br,
+                            &kb.slice(s.k_off(b, kh, j0)..)?,
+                            s.d,
+                            1.0,
+                            &mut dqb.slice_mut(..br * s.d)?,
+                            br,
+                        )?;
+                    }
+                }
+                let qh = h(&dqb)?;
+                let mut out = vec![0f32; br * s.d];
+                for i in 0..br {
+                    for dd in 0..s.d {
+                        out[i * s.d + dd] = qh[i + dd * br];
+                    }
+                }
+                Ok((s.q_off(b, hh, i0), out))
+            })
+            .collect::<Result<_>>()?;
+        let mut dqv = vec![0f32; rows * s.d];
+        for (off, a) in qs {
+            dqv[off..off + a.len()].copy_from_slice(&a);
+        }
+        dq.store("dq", &dqv, 1.0, 0.0)?;
+        dk.store("dk", &dkv, 1.0, 0.0)?;
+        dv.store("dv", &dvv, 1.0, 0.0)
+    }
+}

@@ -1,0 +1,420 @@
+//! Convolution: every algorithm, direction, mode, layout and dtype against the f64
+//! reference on random problems, plus argument errors and the find-db.
+
+mod common;
+use common::*;
+use half::{bf16, f16};
+use proptest::prelude::*;
+use rocm_core::{DType, Device, DeviceBuffer};
+use rocm_dnn::reference as r;
+use rocm_dnn::*;
+
+#[derive(Debug, Clone)]
+struct Problem {
+    conv: ConvDesc,
+    xd: Vec<usize>,
+    wd: Vec<usize>,
+    mem: Mem,
+}
+
+fn problem() -> impl Strategy<Value = Problem> {
+    (
+        any::<bool>(), // 3-D
+        any::<bool>(), // transposed
+        1usize..=3,    // groups
+        1usize..=3,    // channels per group (x side)
+        1usize..=3,    // channels per group (y side)
+        prop::collection::vec(
+            (1usize..=3, 0usize..=2, 1usize..=2, 1usize..=2, 1usize..=7),
+            3,
+        ),
+        1usize..=2, // batch
+        0u8..3,     // memory
+    )
+        .prop_filter_map("valid", |(three, trans, g, cxg, cyg, sp, n, mem)| {
+            let rank = if three { 3 } else { 2 };
+            let sp = &sp[..rank];
+            let pads: Vec<usize> = sp.iter().map(|s| s.1.min(s.0 - 1)).collect();
+            let strides: Vec<usize> = sp.iter().map(|s| s.2).collect();
+            let dils: Vec<usize> = sp.iter().map(|s| s.3).collect();
+            let fil: Vec<usize> = sp.iter().map(|s| s.0).collect();
+            let mode = if trans {
+                ConvMode::Transposed
+            } else {
+                ConvMode::Convolution
+            };
+            let conv = ConvDesc::new(mode, &pads, &strides, &dils, g).ok()?;
+            let mut xd = vec![n, g * cxg];
+            xd.extend(sp.iter().map(|s| s.4 + 2));
+            let mut wd = if trans {
+                vec![g * cxg, cyg]
+            } else {
+                vec![g * cyg, cxg]
+            };
+            wd.extend(&fil);
+            let mem = match mem {
+                0 => Mem::Packed(false),
+                1 => Mem::Packed(true),
+                _ => Mem::Gapped,
+            };
+            let p = Problem { conv, xd, wd, mem };
+            let x = desc(DType::F32, &p.xd, Mem::Packed(false));
+            let w = desc(DType::F32, &p.wd, Mem::Packed(false));
+            p.conv.output_dims(&x, &w).ok()?;
+            Some(p)
+        })
+}
+
+/// Checks every applicable algorithm of every direction of `p` against the reference.
+/// Tolerance per element: the f32 dot-product bound 2·K·u·Σ|terms| (K terms, u = 2⁻²⁴),
+/// ×16 for Winograd (its transforms reach |entries| ~ 10 and sum α² products), plus the
+/// output rounding u_T·|ref| of the storage type.
+fn check<T: DnnFloat>(p: &Problem, seed: u64) {
+    let dnn = dnn();
+    let x = random::<T>(&p.xd, p.mem, seed);
+    let w = random::<T>(&p.wd, p.mem, seed + 1);
+    let yd = p.conv.output_dims(&x.desc, &w.desc).unwrap();
+    let dy = random::<T>(&yd, p.mem, seed + 2);
+    let (xl, wl, dyl) = (x.logical(), w.logical(), dy.logical());
+    let u = f32::EPSILON as f64 / 2.0;
+    let ut = T::UNIT_ROUNDOFF as f64;
+    // An upper bound on the number of products summed into any one output:
+    // channels × filter taps (fwd, bwd-data) or batch × positions (wrw).
+    let f: usize = p.wd[2..].iter().product();
+    let k_chan = ((p.xd[1] + p.wd[0] + p.wd[1]) * f) as f64;
+    let k_pos = (p.xd[0]
+        * (p.xd[2..].iter().product::<usize>() + yd[2..].iter().product::<usize>()))
+        as f64;
+    for dir in [
+        ConvDirection::Forward,
+        ConvDirection::BackwardData,
+        ConvDirection::BackwardWeights,
+    ] {
+        let prob = ConvProblem::new(dir, &p.conv, &x.desc, &w.desc, &dy.desc).unwrap();
+        let (want, absw): (Vec<f64>, Vec<f64>) = match dir {
+            ConvDirection::Forward => (
+                r::conv_forward(
+                    &p.conv,
+                    &p.xd,
+                    &xl,
+                    &p.wd,
+                    &wl,
+                    &yd,
+                    None,
+                    Activation::Identity,
+                ),
+                r::conv_abs_forward(
+                    &p.conv,
+                    &p.xd,
+                    &xl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                    &p.wd,
+                    &wl,
+                    &yd,
+                ),
+            ),
+            ConvDirection::BackwardData => {
+                let a = r::conv_backward_data(
+                    &p.conv,
+                    &p.xd,
+                    &p.wd,
+                    &wl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                    &yd,
+                    &dyl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                );
+                (
+                    r::conv_backward_data(&p.conv, &p.xd, &p.wd, &wl, &yd, &dyl),
+                    a,
+                )
+            }
+            ConvDirection::BackwardWeights => {
+                let a = r::conv_backward_weights(
+                    &p.conv,
+                    &p.xd,
+                    &xl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                    &p.wd,
+                    &yd,
+                    &dyl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                );
+                (
+                    r::conv_backward_weights(&p.conv, &p.xd, &xl, &p.wd, &yd, &dyl),
+                    a,
+                )
+            }
+        };
+        let absw: Vec<f64> = if dir == ConvDirection::Forward {
+            r::conv_abs_forward(
+                &p.conv,
+                &p.xd,
+                &xl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                &p.wd,
+                &wl.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+                &yd,
+            )
+        } else {
+            absw
+        };
+        let algos = prob.applicable();
+        assert!(algos.contains(&ConvAlgo::Direct) && algos.contains(&ConvAlgo::Im2colGemm));
+        for algo in algos {
+            let wino = if matches!(algo, ConvAlgo::WinogradF2x3 | ConvAlgo::WinogradF4x3) {
+                64.0
+            } else {
+                1.0
+            };
+            let got = match dir {
+                ConvDirection::Forward => {
+                    let mut y = zeros::<T>(&yd, p.mem);
+                    dnn.convolution_forward(&p.conv, Some(algo), 1.0, x.t(), w.t(), 0.0, y.tm())
+                        .unwrap();
+                    y.logical()
+                }
+                ConvDirection::BackwardData => {
+                    let mut dx = zeros::<T>(&p.xd, p.mem);
+                    dnn.convolution_backward_data(
+                        &p.conv,
+                        Some(algo),
+                        1.0,
+                        dy.t(),
+                        w.t(),
+                        0.0,
+                        dx.tm(),
+                    )
+                    .unwrap();
+                    dx.logical()
+                }
+                ConvDirection::BackwardWeights => {
+                    let mut dw = zeros::<T>(&p.wd, p.mem);
+                    dnn.convolution_backward_weights(
+                        &p.conv,
+                        Some(algo),
+                        1.0,
+                        x.t(),
+                        dy.t(),
+                        0.0,
+                        dw.tm(),
+                    )
+                    .unwrap();
+                    dw.logical()
+                }
+            };
+            let k = if dir == ConvDirection::BackwardWeights {
+                k_pos
+            } else {
+                k_chan
+            };
+            assert_close(&format!("{dir:?} {algo} {p:?}"), &got, &want, |i| {
+                2.0 * k * u * absw[i] * wino + ut * want[i].abs() + 1e-30
+            });
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn all_algorithms_match_reference_f32(p in problem(), seed in 0u64..1000) {
+        check::<f32>(&p, seed);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    #[test]
+    fn all_algorithms_match_reference_f16_bf16(p in problem(), seed in 0u64..1000) {
+        check::<f16>(&p, seed);
+        check::<bf16>(&p, seed);
+    }
+}
+
+/// Winograd on larger 2-D 3×3 problems (several tiles, ragged edges, groups).
+#[test]
+fn winograd_larger_problems() {
+    for (n, c, k, h, w, pad, g) in [
+        (2, 8, 6, 11, 13, 1, 1),
+        (1, 16, 16, 9, 7, 0, 2),
+        (3, 4, 4, 5, 6, 1, 4),
+        (1, 3, 5, 17, 3, 1, 1),
+    ] {
+        let conv = ConvDesc::conv2d(pad, 1, 1, g).unwrap();
+        let p = Problem {
+            conv,
+            xd: vec![n, c, h, w],
+            wd: vec![k, c / g, 3, 3],
+            mem: Mem::Packed(true),
+        };
+        check::<f32>(&p, 7);
+    }
+}
+
+#[test]
+fn fused_bias_activation_matches_reference() {
+    let dnn = dnn();
+    let conv = ConvDesc::conv2d(1, 2, 1, 1).unwrap();
+    let x = random::<f32>(&[2, 3, 9, 8], Mem::Packed(true), 1);
+    let w = random::<f32>(&[5, 3, 3, 3], Mem::Packed(true), 2);
+    let bias = DeviceBuffer::from_slice(&Device::cpu(), &[0.1f32, -0.2, 0.3, -0.4, 0.5]).unwrap();
+    let yd = conv.output_dims(&x.desc, &w.desc).unwrap();
+    for act in Activation::ALL {
+        for algo in [ConvAlgo::Direct, ConvAlgo::Im2colGemm] {
+            let mut y = zeros::<f32>(&yd, Mem::Packed(false));
+            dnn.convolution_bias_activation_forward(
+                &conv,
+                Some(algo),
+                1.0,
+                x.t(),
+                w.t(),
+                Some(bias.as_slice()),
+                act,
+                0.0,
+                y.tm(),
+            )
+            .unwrap();
+            let b: Vec<f64> = bias.to_vec().unwrap().iter().map(|&v| v as f64).collect();
+            let want = r::conv_forward(
+                &conv,
+                x.desc.dims(),
+                &x.logical(),
+                w.desc.dims(),
+                &w.logical(),
+                &yd,
+                Some(&b),
+                act,
+            );
+            // |conv| ≤ 27, f32 sums of 27 terms: 1e-5 absolute covers 2·27·u·27 plus the
+            // activation's f32 rounding.
+            assert_close(&format!("{act:?} {algo}"), &y.logical(), &want, |i| {
+                1e-5 + 1e-6 * want[i].abs()
+            });
+        }
+    }
+}
+
+#[test]
+fn alpha_beta_blend() {
+    let dnn = dnn();
+    let conv = ConvDesc::conv2d(0, 1, 1, 1).unwrap();
+    let x = random::<f32>(&[1, 2, 4, 4], Mem::Packed(false), 3);
+    let w = random::<f32>(&[3, 2, 1, 1], Mem::Packed(false), 4);
+    let mut y = random::<f32>(&[1, 3, 4, 4], Mem::Packed(false), 5);
+    let old = y.logical();
+    dnn.convolution_forward(
+        &conv,
+        Some(ConvAlgo::Im2colGemm),
+        2.0,
+        x.t(),
+        w.t(),
+        -0.5,
+        y.tm(),
+    )
+    .unwrap();
+    let c = r::conv_forward(
+        &conv,
+        &[1, 2, 4, 4],
+        &x.logical(),
+        &[3, 2, 1, 1],
+        &w.logical(),
+        &[1, 3, 4, 4],
+        None,
+        Activation::Identity,
+    );
+    let want: Vec<f64> = c.iter().zip(&old).map(|(c, o)| 2.0 * c - 0.5 * o).collect();
+    assert_close("blend", &y.logical(), &want, |_| 1e-5);
+}
+
+#[test]
+fn shape_errors_name_the_dimension() {
+    let dnn = dnn();
+    let conv = ConvDesc::conv2d(1, 1, 1, 2).unwrap();
+    let x = random::<f32>(&[1, 4, 5, 5], Mem::Packed(false), 1);
+    let w = random::<f32>(&[6, 3, 3, 3], Mem::Packed(false), 2);
+    let mut y = zeros::<f32>(&[1, 6, 5, 5], Mem::Packed(false));
+    let e = dnn
+        .convolution_forward(&conv, None, 1.0, x.t(), w.t(), 0.0, y.tm())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("w") && e.contains("C = 3"), "{e}");
+    let w = random::<f32>(&[6, 2, 3, 3], Mem::Packed(false), 2);
+    let mut y = zeros::<f32>(&[1, 6, 5, 4], Mem::Packed(false));
+    let e = dnn
+        .convolution_forward(&conv, None, 1.0, x.t(), w.t(), 0.0, y.tm())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dimension W is 4, expected 5"), "{e}");
+    let mut y = zeros::<f32>(&[1, 6, 5, 5], Mem::Packed(false));
+    let e = dnn.convolution_forward(
+        &conv,
+        Some(ConvAlgo::WinogradF4x3),
+        1.0,
+        x.t(),
+        w.t(),
+        0.0,
+        y.tm(),
+    );
+    assert!(e.is_ok(), "{e:?}");
+    let conv2 = ConvDesc::conv2d(1, 2, 1, 2).unwrap();
+    let mut y = zeros::<f32>(&[1, 6, 3, 3], Mem::Packed(false));
+    let e = dnn
+        .convolution_forward(
+            &conv2,
+            Some(ConvAlgo::WinogradF2x3),
+            1.0,
+            x.t(),
+            w.t(),
+            0.0,
+            y.tm(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not apply"), "{e}");
+    assert!(ConvDesc::conv2d(0, 0, 1, 1)
+        .unwrap_err()
+        .to_string()
+        .contains("strides"));
+    assert!(TensorDesc::new(DType::F64, Layout::Nchw, &[1, 1, 1, 1]).is_err());
+    assert!(TensorDesc::new(DType::F32, Layout::Ncdhw, &[1, 1, 1, 1])
+        .unwrap_err()
+        .to_string()
+        .contains("dims"));
+    // A buffer too short for its descriptor.
+    let d = TensorDesc::new(DType::F32, Layout::Nchw, &[1, 4, 5, 5]).unwrap();
+    let short = DeviceBuffer::<f32>::zeros(&Device::cpu(), 10).unwrap();
+    let e = dnn
+        .convolution_forward(
+            &conv,
+            None,
+            1.0,
+            Tensor::new(&d, short.as_slice()),
+            w.t(),
+            0.0,
+            y.tm(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("x") || e.contains("y"), "{e}");
+    // An overlapping output.
+    let od = TensorDesc::with_strides(DType::F32, &[1, 6, 5, 5], &[0, 0, 5, 1]).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeros(&Device::cpu(), 25).unwrap();
+    let e = dnn
+        .convolution_forward(
+            &conv,
+            None,
+            1.0,
+            x.t(),
+            w.t(),
+            0.0,
+            TensorMut::new(&od, ob.as_slice_mut()),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("map two elements"), "{e}");
+}
+
+#[test]
+fn layout_detection() {
+    let d = TensorDesc::new(DType::F32, Layout::Ndhwc, &[2, 3, 4, 5, 6]).unwrap();
+    assert_eq!(d.strides(), &[360, 1, 90, 18, 3]);
+    assert_eq!(d.layout(), Some(Layout::Ndhwc));
+    let g = desc(DType::F32, &[2, 3, 4, 5], Mem::Gapped);
+    assert_eq!(g.layout(), None);
+    assert!(g.is_non_overlapping());
+}
