@@ -183,6 +183,37 @@ fn assembly(t: CodeObjectTarget, kernels: &[(&str, &[Instr], KernelResources)]) 
     s
 }
 
+/// The metadata as a YAML flow document for `.amdgpu_metadata` (names here are plain
+/// identifiers, so no quoting is needed).
+fn metadata_yaml(md: &CodeObjectMetadata) -> String {
+    fn flow(v: &rmpv::Value) -> String {
+        match v {
+            rmpv::Value::Map(m) => {
+                let items: Vec<String> = m
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", k.as_str().unwrap(), flow(v)))
+                    .collect();
+                format!("{{ {} }}", items.join(", "))
+            }
+            rmpv::Value::Array(a) => {
+                format!("[ {} ]", a.iter().map(flow).collect::<Vec<_>>().join(", "))
+            }
+            rmpv::Value::String(s) => s.as_str().unwrap().to_string(),
+            other => other.to_string(),
+        }
+    }
+    let bytes = md.to_msgpack().unwrap();
+    let doc = rmpv::decode::read_value(&mut &bytes[..]).unwrap();
+    let rmpv::Value::Map(top) = doc else {
+        unreachable!()
+    };
+    let mut s = String::from(".amdgpu_metadata\n---\n");
+    for (k, v) in &top {
+        s += &format!("{}: {}\n", k.as_str().unwrap(), flow(v));
+    }
+    s + "...\n.end_amdgpu_metadata\n"
+}
+
 /// Descriptors of the `.kd` symbols of an LLVM-linked object, by kernel name, read
 /// directly from the symbol table (independently of our reader).
 fn llvm_descriptors(elf: &[u8]) -> Vec<(String, KernelDescriptor)> {
@@ -498,4 +529,347 @@ fn example_kernel(isa: IsaTarget) -> Vec<Instr> {
         Instr::new(Op::GlobalStoreDword, [v(1), v(2), sr(4, 2)]),
         Instr::new(Op::SEndpgm, []),
     ]
+}
+
+/// A random code object: 1..4 kernels built from the example code with random
+/// resources and arguments.
+fn random_object(rng: &mut StdRng, t: CodeObjectTarget) -> CodeObject {
+    let n = rng.random_range(1..=3);
+    let kernels = (0..n)
+        .map(|i| {
+            let mut r = random_resources(rng, t);
+            r.kernarg_bytes = r.kernarg_bytes.max(32);
+            let mut args = vec![KernelArg::global_buffer(&format!("p{i}"), 0)];
+            args[0].actual_access = Some("read_only".into());
+            args.push(KernelArg::by_value("n", 8, 4));
+            let mut hidden = KernelArg::by_value("h", 16, 8);
+            hidden.name = None;
+            hidden.value_kind = ValueKind::Other("hidden_block_count_x".into());
+            args.push(hidden);
+            let mut code = example_kernel(t.isa);
+            // Different code lengths, so entries land on different 256-byte slots.
+            for _ in 0..rng.random_range(0..80) {
+                code.insert(0, Instr::new(Op::SNop, [Operand::Imm(0)]));
+            }
+            let wg = [64, 128, 256, 1024][rng.random_range(0..4)];
+            Kernel::build(t, &format!("kern_{i}"), &code, &r, args, wg).unwrap()
+        })
+        .collect();
+    CodeObject { target: t, kernels }
+}
+
+/// Writer -> reader gives back the same object; entries are 256-byte aligned and the
+/// descriptors point at them.
+#[test]
+fn round_trip() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for t in code_targets() {
+        for _ in 0..4 {
+            let obj = random_object(&mut rng, t);
+            let elf = obj.to_elf().unwrap();
+            let back = CodeObject::parse(&elf).unwrap();
+            assert_eq!(back.target, t);
+            assert_eq!(back.kernels.len(), obj.kernels.len());
+            for (a, b) in obj.kernels.iter().zip(&back.kernels) {
+                assert_eq!(a.code, b.code);
+                assert_eq!(a.metadata, b.metadata);
+                let mut d = b.descriptor;
+                assert_ne!(d.kernel_code_entry_byte_offset, 0);
+                d.kernel_code_entry_byte_offset = 0;
+                assert_eq!(a.descriptor, d);
+                assert_eq!(
+                    b.instructions(t).unwrap(),
+                    decode_all(&a.words().unwrap(), t.isa).unwrap()
+                );
+            }
+            // Entry addresses: the function symbols, 256-byte aligned.
+            use object::{Object, ObjectSymbol};
+            let f = object::File::parse(&elf[..]).unwrap();
+            let funcs: Vec<u64> = f
+                .dynamic_symbols()
+                .filter(|s| s.kind() == object::SymbolKind::Text)
+                .map(|s| s.address())
+                .collect();
+            assert_eq!(funcs.len(), obj.kernels.len());
+            assert!(funcs.iter().all(|a| a % 256 == 0), "{funcs:x?}");
+        }
+    }
+}
+
+/// Bad input is an error, not a panic: truncated and corrupted objects, duplicate names.
+#[test]
+fn rejects_bad_input() {
+    let t = CodeObjectTarget::new(IsaTarget::Gfx90a);
+    let mut rng = StdRng::seed_from_u64(11);
+    let obj = random_object(&mut rng, t);
+    let elf = obj.to_elf().unwrap();
+    for len in [0, 10, 64, 200, elf.len() / 2] {
+        assert!(CodeObject::parse(&elf[..len]).is_err(), "{len}");
+    }
+    // Flipping bytes never panics (it may or may not still parse).
+    for _ in 0..200 {
+        let mut e = elf.clone();
+        let i = rng.random_range(0..e.len());
+        e[i] ^= 1 << rng.random_range(0..8);
+        let _ = CodeObject::parse(&e);
+    }
+    let mut dup = obj.clone();
+    dup.kernels.push(dup.kernels[0].clone());
+    assert!(dup.to_elf().is_err());
+    assert!(KernelDescriptor::from_bytes(&[0; 63]).is_err());
+    let mut r = KernelResources::new(IsaTarget::Gfx908);
+    r.wave32 = true;
+    assert!(
+        KernelDescriptor::from_resources(&r, CodeObjectTarget::new(IsaTarget::Gfx908)).is_err()
+    );
+    let bad_target = CodeObjectTarget {
+        isa: IsaTarget::Gfx1100,
+        xnack: Some(true),
+        sramecc: None,
+    };
+    assert!(bad_target.validate().is_err());
+}
+
+/// LLVM's YAML rendering of a MessagePack value, as whitespace-separated tokens: maps
+/// with keys sorted, `key:` then the value; arrays as `-` then each element.
+fn yaml_tokens(v: &rmpv::Value, out: &mut Vec<String>) {
+    match v {
+        rmpv::Value::Map(m) => {
+            let mut m: Vec<_> = m.iter().collect();
+            m.sort_by(|a, b| a.0.as_str().cmp(&b.0.as_str()));
+            for (k, v) in m {
+                out.push(format!("{}:", k.as_str().unwrap()));
+                yaml_tokens(v, out);
+            }
+        }
+        rmpv::Value::Array(a) => {
+            for v in a {
+                out.push("-".into());
+                yaml_tokens(v, out);
+            }
+        }
+        rmpv::Value::String(s) => out.push(s.as_str().unwrap().to_string()),
+        other => out.push(other.to_string()),
+    }
+}
+
+/// `llvm-readelf-19 --notes` decodes our metadata note to exactly what we wrote.
+#[test]
+fn readelf_parses_our_metadata() {
+    if llvm().is_none() {
+        return;
+    }
+    let dir = tmp("notes");
+    let mut rng = StdRng::seed_from_u64(3);
+    for t in code_targets() {
+        let obj = random_object(&mut rng, t);
+        let path = dir.join(format!("{}.hsaco", t.isa));
+        std::fs::write(&path, obj.to_elf().unwrap()).unwrap();
+        let out = run(Command::new("llvm-readelf-19").arg("--notes").arg(&path));
+        assert!(out.contains("NT_AMDGPU_METADATA"), "{out}");
+        let yaml = out
+            .split("AMDGPU Metadata:")
+            .nth(1)
+            .unwrap()
+            .split("---")
+            .nth(1)
+            .unwrap()
+            .split("\n...")
+            .next()
+            .unwrap();
+        // `!str` tags a string YAML would otherwise read as a bool (`n`): still a string.
+        // YAML single-quotes strings with `:` (target IDs with features).
+        let got: Vec<&str> = yaml
+            .split_whitespace()
+            .filter(|w| *w != "!str")
+            .map(|w| {
+                w.strip_prefix('\'')
+                    .and_then(|w| w.strip_suffix('\''))
+                    .unwrap_or(w)
+            })
+            .collect();
+        let bytes = obj.metadata().to_msgpack().unwrap();
+        let doc = rmpv::decode::read_value(&mut &bytes[..]).unwrap();
+        let mut want = Vec::new();
+        yaml_tokens(&doc, &mut want);
+        assert_eq!(got, want, "{t:?}");
+    }
+}
+
+/// The `.amdhsa_*` lines `llvm-objdump -D --disassemble-symbols=name.kd` should print
+/// for a descriptor computed from `r` (the fields it decodes, granule-rounded).
+fn expected_kd_lines(r: &KernelResources, t: CodeObjectTarget) -> Vec<String> {
+    let d = KernelDescriptor::from_resources(r, t).unwrap();
+    let gfx9 = t.isa.family() == IsaFamily::Gfx9;
+    let b = |x: bool| x as u32;
+    let m = r.float_mode;
+    let u = r.user_sgprs;
+    let mut l = vec![
+        format!(".amdhsa_group_segment_fixed_size {}", r.group_segment_bytes),
+        format!(
+            ".amdhsa_private_segment_fixed_size {}",
+            r.private_segment_bytes
+        ),
+        format!(".amdhsa_kernarg_size {}", r.kernarg_bytes),
+        format!(".amdhsa_next_free_vgpr {}", d.allocated_vgprs(t.isa)),
+        format!(
+            ".amdhsa_next_free_sgpr {}",
+            if gfx9 { d.allocated_sgprs() } else { 8 }
+        ),
+        format!(".amdhsa_float_round_mode_32 {}", m.round_32),
+        format!(".amdhsa_float_round_mode_16_64 {}", m.round_16_64),
+        format!(".amdhsa_float_denorm_mode_32 {}", m.denorm_32),
+        format!(".amdhsa_float_denorm_mode_16_64 {}", m.denorm_16_64),
+        format!(".amdhsa_dx10_clamp {}", b(m.dx10_clamp)),
+        format!(".amdhsa_ieee_mode {}", b(m.ieee_mode)),
+        format!(".amdhsa_fp16_overflow {}", b(m.fp16_overflow)),
+        format!(
+            ".amdhsa_system_sgpr_workgroup_id_x {}",
+            b(r.workgroup_id[0])
+        ),
+        format!(
+            ".amdhsa_system_sgpr_workgroup_id_y {}",
+            b(r.workgroup_id[1])
+        ),
+        format!(
+            ".amdhsa_system_sgpr_workgroup_id_z {}",
+            b(r.workgroup_id[2])
+        ),
+        format!(".amdhsa_system_vgpr_workitem_id {}", r.workitem_id_dims - 1),
+        format!(".amdhsa_user_sgpr_dispatch_ptr {}", b(u.dispatch_ptr)),
+        format!(".amdhsa_user_sgpr_queue_ptr {}", b(u.queue_ptr)),
+        format!(
+            ".amdhsa_user_sgpr_kernarg_segment_ptr {}",
+            b(u.kernarg_segment_ptr)
+        ),
+        format!(".amdhsa_user_sgpr_dispatch_id {}", b(u.dispatch_id)),
+    ];
+    if t.isa.unified_agprs() {
+        l.push(format!(".amdhsa_accum_offset {}", r.accum_offset()));
+    }
+    if !gfx9 {
+        l.push(format!(".amdhsa_wavefront_size32 {}", b(r.wave32)));
+        l.push(".amdhsa_workgroup_processor_mode 1".into());
+        l.push(".amdhsa_memory_ordered 1".into());
+    }
+    l
+}
+
+/// `llvm-objdump-19 --disassemble-symbols=<k>.kd` decodes our descriptors to the
+/// resources we computed them from.
+#[test]
+fn objdump_decodes_our_descriptors() {
+    if llvm().is_none() {
+        return;
+    }
+    let dir = tmp("kd");
+    let mut rng = StdRng::seed_from_u64(5);
+    for t in code_targets() {
+        let obj = random_object(&mut rng, t);
+        let path = dir.join(format!("{}.hsaco", t.isa));
+        std::fs::write(&path, obj.to_elf().unwrap()).unwrap();
+        for k in &obj.kernels {
+            let out = run(Command::new("llvm-objdump-19")
+                .arg("-D")
+                .arg(format!("--disassemble-symbols={}.kd", k.name()))
+                .arg(&path));
+            let got: Vec<String> = out
+                .lines()
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|l| l.starts_with(".amdhsa_"))
+                .collect();
+            let r = k.descriptor.resources(t).unwrap();
+            for want in expected_kd_lines(&r, t) {
+                assert!(
+                    got.contains(&want),
+                    "{t:?} {}: `{want}` not in\n{out}",
+                    k.name()
+                );
+            }
+        }
+    }
+}
+
+/// Our object has ld.lld-19's header fields, section list (name, type, flags,
+/// alignment), program header kinds and dynamic symbols, for the same kernel.
+#[test]
+fn layout_matches_lld() {
+    if llvm().is_none() {
+        return;
+    }
+    let dir = tmp("layout");
+    let sections = |p: &Path| -> Vec<String> {
+        let out = run(Command::new("llvm-readelf-19").arg("-S").arg(p));
+        out.lines()
+            .filter(|l| l.trim_start().starts_with('['))
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split(']').nth(1)?.split_whitespace().collect();
+                // Name Type Address Off Size ES [Flg] Lk Inf Al
+                let name = *f.first()?;
+                let flags = if f.len() == 10 { f[6] } else { "" };
+                let align = f.last()?;
+                (![".comment", ".relro_padding", "Name"].contains(&name))
+                    .then(|| format!("{name} {} {flags} {align}", f[1]))
+            })
+            .collect()
+    };
+    let header = |p: &Path| -> Vec<String> {
+        let out = run(Command::new("llvm-readelf-19").arg("-h").arg(p));
+        out.lines()
+            .filter(|l| {
+                ["Class", "OS/ABI", "ABI Version", "Type", "Machine", "Flags"]
+                    .iter()
+                    .any(|k| l.trim_start().starts_with(k))
+            })
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let dynsyms = |p: &Path| -> Vec<String> {
+        let out = run(Command::new("llvm-readelf-19").arg("--dyn-syms").arg(p));
+        out.lines()
+            .filter(|l| l.contains("GLOBAL"))
+            .map(|l| l.split_whitespace().skip(2).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let phdrs = |p: &Path| -> Vec<String> {
+        let out = run(Command::new("llvm-readelf-19").arg("-l").arg(p));
+        out.lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| ["PHDR", "LOAD", "DYNAMIC", "NOTE"].contains(w))
+            .map(String::from)
+            .collect()
+    };
+    for isa in TARGETS {
+        let t = CodeObjectTarget::new(isa);
+        let code = example_kernel(isa);
+        let r = KernelResources::new(isa);
+        let mut r = r;
+        r.kernarg_bytes = 16;
+        r.sgprs = 8;
+        r.vgprs = 4;
+        let args = vec![KernelArg::global_buffer("x", 0)];
+        let k = Kernel::build(t, "axpy", &code, &r, args, 256).unwrap();
+        let obj = CodeObject {
+            target: t,
+            kernels: vec![k],
+        };
+        let ours = dir.join(format!("ours-{isa}.hsaco"));
+        std::fs::write(&ours, obj.to_elf().unwrap()).unwrap();
+        let src = assembly(t, &[("axpy", &code, r)]) + &metadata_yaml(&obj.metadata());
+        let lld = llvm_build(&dir, &format!("lld-{isa}"), &src, t);
+        // LLVM's object carries the same metadata, and our reader agrees on it.
+        assert_eq!(CodeObject::parse(&lld).unwrap().metadata(), obj.metadata());
+        let theirs = dir.join(format!("lld-{isa}.hsaco"));
+        assert_eq!(header(&ours), header(&theirs), "{isa}");
+        assert_eq!(sections(&ours), sections(&theirs), "{isa}");
+        assert_eq!(phdrs(&ours), phdrs(&theirs), "{isa}");
+        // Value, size, type, bind, visibility, section index and name, except the
+        // addresses (the notes' sizes may differ with MessagePack encodings).
+        let strip = |v: Vec<String>| -> Vec<String> {
+            v.iter()
+                .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+                .collect()
+        };
+        assert_eq!(strip(dynsyms(&ours)), strip(dynsyms(&theirs)), "{isa}");
+    }
 }
