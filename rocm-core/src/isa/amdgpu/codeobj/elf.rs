@@ -185,9 +185,15 @@ impl CodeObject {
         }
     }
 
-    /// Writes the ELF shared object.
+    /// Writes the ELF shared object (at least one kernel, unique names).
     pub fn to_elf(&self) -> Result<Vec<u8>> {
         self.target.validate()?;
+        if self.kernels.is_empty() {
+            return Err(Error::invalid(
+                "kernels",
+                "a code object needs at least one kernel",
+            ));
+        }
         let mut names = std::collections::HashSet::new();
         for k in &self.kernels {
             let name = &k.metadata.name;
@@ -241,7 +247,7 @@ impl CodeObject {
         // Section indices, in lld's order.
         w.reserve_null_section_index();
         let note_name = w.add_section_name(b".note");
-        let note_index = w.reserve_section_index();
+        w.reserve_section_index();
         w.reserve_dynsym_section_index();
         w.reserve_gnu_hash_section_index();
         w.reserve_hash_section_index();
@@ -494,7 +500,6 @@ impl CodeObject {
         w.write_symtab_section_header(1);
         w.write_shstrtab_section_header();
         w.write_strtab_section_header();
-        let _ = note_index;
         Ok(buf)
     }
 
@@ -548,7 +553,7 @@ impl CodeObject {
         let bytes_at = |addr: u64| -> Result<&[u8]> {
             for s in file.sections() {
                 let (start, size) = (s.address(), s.size());
-                if addr >= start && addr < start + size {
+                if addr >= start && addr < start.saturating_add(size) {
                     let d = s.data().map_err(|e| bad(e.to_string()))?;
                     let off = usize::try_from(addr - start).map_err(|e| bad(e.to_string()))?;
                     return d

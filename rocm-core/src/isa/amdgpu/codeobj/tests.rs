@@ -454,6 +454,29 @@ fn reads_llvm_examples_and_writes_the_same() {
         .unwrap();
         assert_eq!(back.kernels[0].code, k.code);
     }
+    // gfx1201 is outside the ISA model: a clear error, not a misread.
+    let text = std::fs::read_to_string(src.join("wmma_gfx1201.s")).unwrap();
+    let s = dir.join("wmma_gfx1201.s");
+    std::fs::write(&s, text).unwrap();
+    let o = dir.join("wmma_gfx1201.o");
+    let so = dir.join("wmma_gfx1201.hsaco");
+    run(Command::new("llvm-mc-19")
+        .args([
+            "-triple",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1201",
+            "-filetype=obj",
+        ])
+        .arg(&s)
+        .arg("-o")
+        .arg(&o));
+    run(Command::new("ld.lld-19")
+        .arg("-shared")
+        .arg(&o)
+        .arg("-o")
+        .arg(&so));
+    let err = CodeObject::parse(&std::fs::read(&so).unwrap()).unwrap_err();
+    assert!(matches!(err, crate::Error::Unsupported { .. }), "{err}");
 }
 
 /// For one kernel per target, our object equals what llvm-mc-19 + ld.lld-19 make of the
@@ -607,12 +630,17 @@ fn rejects_bad_input() {
         assert!(CodeObject::parse(&elf[..len]).is_err(), "{len}");
     }
     // Flipping bytes never panics (it may or may not still parse).
-    for _ in 0..200 {
+    for _ in 0..1000 {
         let mut e = elf.clone();
         let i = rng.random_range(0..e.len());
         e[i] ^= 1 << rng.random_range(0..8);
         let _ = CodeObject::parse(&e);
     }
+    let empty = CodeObject {
+        target: t,
+        kernels: vec![],
+    };
+    assert!(empty.to_elf().is_err());
     let mut dup = obj.clone();
     dup.kernels.push(dup.kernels[0].clone());
     assert!(dup.to_elf().is_err());
