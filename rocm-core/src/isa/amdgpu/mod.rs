@@ -93,6 +93,7 @@
 //! 4. `cargo test -p rocm-core isa::` assembles hundreds of random instances per form and
 //!    target with llvm-mc-19 and compares bytes and decoding.
 
+pub mod codeobj;
 mod decode;
 mod encode;
 mod instr;
