@@ -7,7 +7,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gpu::level1::{self as gpu, Reduced, Vector};
-use crate::handle::Engine;
+use crate::handle::Dispatch as Engine;
 use crate::{check, cpu, Blas, Real, Scalar};
 use num_traits::NumCast;
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
@@ -55,7 +55,7 @@ impl Blas {
         incx: isize,
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
-        match self.engine("scal")? {
+        match self.dispatch("scal")? {
             Engine::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
             Engine::Gpu => {
                 let xv = vec_of(x.address(), incx);
@@ -91,7 +91,7 @@ impl Blas {
     ) -> Result<()> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("axpby")? {
+        match self.dispatch("axpby")? {
             Engine::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::axpby(n, alpha, x, incx, beta, check::host_mut("y", y)?, incy)
@@ -118,7 +118,7 @@ impl Blas {
     ) -> Result<()> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("copy")? {
+        match self.dispatch("copy")? {
             Engine::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::copy(n, x, incx, check::host_mut("y", y)?, incy)
@@ -142,7 +142,7 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("swap")? {
+        match self.dispatch("swap")? {
             Engine::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::swap(n, x, incx, check::host_mut("y", y)?, incy)
@@ -167,7 +167,7 @@ impl Blas {
     ) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
-        match self.engine(op)? {
+        match self.dispatch(op)? {
             Engine::Cpu => Ok(cpu::level1::dot(
                 n,
                 check::host("x", x)?,
@@ -213,7 +213,7 @@ impl Blas {
     /// Σ xᵢ
     pub fn sum<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("sum")? {
+        match self.dispatch("sum")? {
             Engine::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
             Engine::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Sum, n, vec_of(x.address(), incx), None)? {
@@ -232,7 +232,7 @@ impl Blas {
         incx: isize,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("asum")? {
+        match self.dispatch("asum")? {
             Engine::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
             Engine::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Asum, n, vec_of(x.address(), incx), None)? {
@@ -251,7 +251,7 @@ impl Blas {
         incx: isize,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("nrm2")? {
+        match self.dispatch("nrm2")? {
             Engine::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
             Engine::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Nrm2, n, vec_of(x.address(), incx), None)? {
@@ -265,7 +265,7 @@ impl Blas {
     /// 1-based index of the first element of largest |re| + |im| (0 when n = 0).
     pub fn iamax<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("iamax")? {
+        match self.dispatch("iamax")? {
             Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
             Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
         }
@@ -274,7 +274,7 @@ impl Blas {
     /// 1-based index of the first element of smallest |re| + |im| (0 when n = 0).
     pub fn iamin<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("iamin")? {
+        match self.dispatch("iamin")? {
             Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
             Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
         }
@@ -293,7 +293,7 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("rot")? {
+        match self.dispatch("rot")? {
             Engine::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rot(n, x, incx, check::host_mut("y", y)?, incy, c, s)
@@ -315,7 +315,7 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("rotm")? {
+        match self.dispatch("rotm")? {
             Engine::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rotm(n, x, incx, check::host_mut("y", y)?, incy, param)
