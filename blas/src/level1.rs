@@ -7,7 +7,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gpu::level1::{self as gpu, Reduced, Vector};
-use crate::handle::Dispatch as Engine;
+use crate::handle::Dispatch;
 use crate::{check, cpu, Blas, Real, Scalar};
 use num_traits::NumCast;
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
@@ -56,8 +56,8 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         match self.dispatch("scal")? {
-            Engine::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
-            Engine::Gpu => {
+            Dispatch::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
+            Dispatch::Gpu => {
                 let xv = vec_of(x.address(), incx);
                 gpu::elementwise(self, L1Op::Scal, n, xv, None, alpha, T::zero())?
             }
@@ -92,11 +92,11 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
         match self.dispatch("axpby")? {
-            Engine::Cpu => {
+            Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::axpby(n, alpha, x, incx, beta, check::host_mut("y", y)?, incy)
             }
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let op = L1Op::Axpby {
                     read_y: beta != T::zero(),
                 };
@@ -119,11 +119,11 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
         match self.dispatch("copy")? {
-            Engine::Cpu => {
+            Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::copy(n, x, incx, check::host_mut("y", y)?, incy)
             }
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
                 gpu::elementwise(self, L1Op::Copy, n, xv, Some(yv), T::one(), T::zero())?
             }
@@ -143,11 +143,11 @@ impl Blas {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
         match self.dispatch("swap")? {
-            Engine::Cpu => {
+            Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::swap(n, x, incx, check::host_mut("y", y)?, incy)
             }
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
                 gpu::elementwise(self, L1Op::Swap, n, xv, Some(yv), T::one(), T::zero())?
             }
@@ -168,7 +168,7 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
         match self.dispatch(op)? {
-            Engine::Cpu => Ok(cpu::level1::dot(
+            Dispatch::Cpu => Ok(cpu::level1::dot(
                 n,
                 check::host("x", x)?,
                 incx,
@@ -176,7 +176,7 @@ impl Blas {
                 incy,
                 conj,
             )),
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
                 match gpu::reduce::<T>(self, L1Op::Dot { conj }, n, xv, Some(yv))? {
                     Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
@@ -214,8 +214,8 @@ impl Blas {
     pub fn sum<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.dispatch("sum")? {
-            Engine::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
-            Engine::Gpu => {
+            Dispatch::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
+            Dispatch::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Sum, n, vec_of(x.address(), incx), None)? {
                     Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
                     _ => Err(self.unsupported("sum")),
@@ -233,8 +233,8 @@ impl Blas {
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.dispatch("asum")? {
-            Engine::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
-            Engine::Gpu => {
+            Dispatch::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
+            Dispatch::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Asum, n, vec_of(x.address(), incx), None)? {
                     Reduced::Sum(re, _) => Ok(real_of(re)),
                     _ => Err(self.unsupported("asum")),
@@ -252,8 +252,8 @@ impl Blas {
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.dispatch("nrm2")? {
-            Engine::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
-            Engine::Gpu => {
+            Dispatch::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
+            Dispatch::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Nrm2, n, vec_of(x.address(), incx), None)? {
                     Reduced::Nrm2(v) => Ok(real_of(v)),
                     _ => Err(self.unsupported("nrm2")),
@@ -266,8 +266,8 @@ impl Blas {
     pub fn iamax<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.dispatch("iamax")? {
-            Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
-            Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
+            Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
+            Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
         }
     }
 
@@ -275,8 +275,8 @@ impl Blas {
     pub fn iamin<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
         match self.dispatch("iamin")? {
-            Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
-            Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
+            Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
+            Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
         }
     }
 
@@ -294,11 +294,11 @@ impl Blas {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
         match self.dispatch("rot")? {
-            Engine::Cpu => {
+            Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rot(n, x, incx, check::host_mut("y", y)?, incy, c, s)
             }
-            Engine::Gpu => return Err(self.unsupported("rot")),
+            Dispatch::Gpu => return Err(self.unsupported("rot")),
         }
         Ok(())
     }
@@ -316,11 +316,11 @@ impl Blas {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
         match self.dispatch("rotm")? {
-            Engine::Cpu => {
+            Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rotm(n, x, incx, check::host_mut("y", y)?, incy, param)
             }
-            Engine::Gpu => return Err(self.unsupported("rotm")),
+            Dispatch::Gpu => return Err(self.unsupported("rotm")),
         }
         Ok(())
     }
