@@ -105,7 +105,6 @@ impl Blas {
                 cpu::gemm::gemm(&s, alpha, a, b, beta, check::host_mut("c", c)?, true);
                 Ok(())
             }
-            Engine::Gpu => Err(self.unsupported("gemm")),
         }
     }
 
@@ -165,7 +164,6 @@ impl Blas {
                 );
                 Ok(())
             }
-            Engine::Gpu => Err(self.unsupported("gemm_strided_batched")),
         }
     }
 
@@ -231,7 +229,6 @@ impl Blas {
                 cpu::gemm::gemm_many(&s, alpha, beta, problems);
                 Ok(())
             }
-            Engine::Gpu => Err(self.unsupported("gemm_batched")),
         }
     }
 }

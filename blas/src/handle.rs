@@ -6,9 +6,15 @@ use crate::math::MathMode;
 use rocm_core::{BackendKind, Device, DeviceBuffer, Error, Result, Stream};
 use std::sync::{Arc, Mutex};
 
-/// Where a routine runs, decided once per call from the handle's device.
+/// Where a routine without GPU kernels runs: the CPU, or `Unsupported` on other devices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Engine {
+    Cpu,
+}
+
+/// Where a routine that has GPU kernels runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dispatch {
     Cpu,
     /// A GPU running our generated kernels (CUDA today).
     Gpu,
@@ -83,11 +89,19 @@ impl Blas {
         self.math_mode
     }
 
-    /// The engine for `op` on this device, or `Unsupported` naming both.
+    /// The engine for a CPU-only `op`, or `Unsupported` naming it and the device.
     pub(crate) fn engine(&self, op: &str) -> Result<Engine> {
+        match self.dispatch(op)? {
+            Dispatch::Cpu => Ok(Engine::Cpu),
+            Dispatch::Gpu => Err(self.unsupported(op)),
+        }
+    }
+
+    /// The engine for an `op` that has GPU kernels.
+    pub(crate) fn dispatch(&self, op: &str) -> Result<Dispatch> {
         match self.device.kind() {
-            BackendKind::Cpu => Ok(Engine::Cpu),
-            BackendKind::Cuda => Ok(Engine::Gpu),
+            BackendKind::Cpu => Ok(Dispatch::Cpu),
+            BackendKind::Cuda => Ok(Dispatch::Gpu),
             _ => Err(self.unsupported(op)),
         }
     }

@@ -7,7 +7,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gpu::level1::{self as gpu, Reduced, Vector};
-use crate::handle::Engine;
+use crate::handle::Dispatch;
 use crate::{check, cpu, Blas, Real, Scalar};
 use num_traits::NumCast;
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
@@ -55,9 +55,9 @@ impl Blas {
         incx: isize,
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
-        match self.engine("scal")? {
-            Engine::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
-            Engine::Gpu => {
+        match self.dispatch("scal")? {
+            Dispatch::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
+            Dispatch::Gpu => {
                 let xv = vec_of(x.address(), incx);
                 gpu::elementwise(self, L1Op::Scal, n, xv, None, alpha, T::zero())?
             }
@@ -91,12 +91,12 @@ impl Blas {
     ) -> Result<()> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("axpby")? {
-            Engine::Cpu => {
+        match self.dispatch("axpby")? {
+            Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::axpby(n, alpha, x, incx, beta, check::host_mut("y", y)?, incy)
             }
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let op = L1Op::Axpby {
                     read_y: beta != T::zero(),
                 };
@@ -118,12 +118,12 @@ impl Blas {
     ) -> Result<()> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("copy")? {
-            Engine::Cpu => {
+        match self.dispatch("copy")? {
+            Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::copy(n, x, incx, check::host_mut("y", y)?, incy)
             }
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
                 gpu::elementwise(self, L1Op::Copy, n, xv, Some(yv), T::one(), T::zero())?
             }
@@ -142,12 +142,12 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("swap")? {
-            Engine::Cpu => {
+        match self.dispatch("swap")? {
+            Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::swap(n, x, incx, check::host_mut("y", y)?, incy)
             }
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
                 gpu::elementwise(self, L1Op::Swap, n, xv, Some(yv), T::one(), T::zero())?
             }
@@ -167,8 +167,8 @@ impl Blas {
     ) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
-        match self.engine(op)? {
-            Engine::Cpu => Ok(cpu::level1::dot(
+        match self.dispatch(op)? {
+            Dispatch::Cpu => Ok(cpu::level1::dot(
                 n,
                 check::host("x", x)?,
                 incx,
@@ -176,7 +176,7 @@ impl Blas {
                 incy,
                 conj,
             )),
-            Engine::Gpu => {
+            Dispatch::Gpu => {
                 let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
                 match gpu::reduce::<T>(self, L1Op::Dot { conj }, n, xv, Some(yv))? {
                     Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
@@ -213,9 +213,9 @@ impl Blas {
     /// Σ xᵢ
     pub fn sum<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("sum")? {
-            Engine::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
-            Engine::Gpu => {
+        match self.dispatch("sum")? {
+            Dispatch::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
+            Dispatch::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Sum, n, vec_of(x.address(), incx), None)? {
                     Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
                     _ => Err(self.unsupported("sum")),
@@ -232,9 +232,9 @@ impl Blas {
         incx: isize,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("asum")? {
-            Engine::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
-            Engine::Gpu => {
+        match self.dispatch("asum")? {
+            Dispatch::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
+            Dispatch::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Asum, n, vec_of(x.address(), incx), None)? {
                     Reduced::Sum(re, _) => Ok(real_of(re)),
                     _ => Err(self.unsupported("asum")),
@@ -251,9 +251,9 @@ impl Blas {
         incx: isize,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("nrm2")? {
-            Engine::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
-            Engine::Gpu => {
+        match self.dispatch("nrm2")? {
+            Dispatch::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
+            Dispatch::Gpu => {
                 match gpu::reduce::<T>(self, L1Op::Nrm2, n, vec_of(x.address(), incx), None)? {
                     Reduced::Nrm2(v) => Ok(real_of(v)),
                     _ => Err(self.unsupported("nrm2")),
@@ -265,18 +265,18 @@ impl Blas {
     /// 1-based index of the first element of largest |re| + |im| (0 when n = 0).
     pub fn iamax<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("iamax")? {
-            Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
-            Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
+        match self.dispatch("iamax")? {
+            Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
+            Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
         }
     }
 
     /// 1-based index of the first element of smallest |re| + |im| (0 when n = 0).
     pub fn iamin<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.engine("iamin")? {
-            Engine::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
-            Engine::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
+        match self.dispatch("iamin")? {
+            Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
+            Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
         }
     }
 
@@ -293,12 +293,12 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("rot")? {
-            Engine::Cpu => {
+        match self.dispatch("rot")? {
+            Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rot(n, x, incx, check::host_mut("y", y)?, incy, c, s)
             }
-            Engine::Gpu => return Err(self.unsupported("rot")),
+            Dispatch::Gpu => return Err(self.unsupported("rot")),
         }
         Ok(())
     }
@@ -315,12 +315,12 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.engine("rotm")? {
-            Engine::Cpu => {
+        match self.dispatch("rotm")? {
+            Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rotm(n, x, incx, check::host_mut("y", y)?, incy, param)
             }
-            Engine::Gpu => return Err(self.unsupported("rotm")),
+            Dispatch::Gpu => return Err(self.unsupported("rotm")),
         }
         Ok(())
     }
