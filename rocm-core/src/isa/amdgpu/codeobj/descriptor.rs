@@ -169,7 +169,7 @@ impl KernelResources {
 
     /// The SGPR count of the metadata (`.sgpr_count`): named plus reserved.
     pub fn total_sgprs(&self, t: CodeObjectTarget) -> u16 {
-        self.sgprs + self.extra_sgprs(t)
+        self.sgprs.saturating_add(self.extra_sgprs(t))
     }
 
     /// The start of the AGPRs in the unified register file (gfx90a, gfx942).
@@ -182,7 +182,7 @@ impl KernelResources {
         match t.isa {
             IsaTarget::Gfx908 => self.vgprs.max(self.agprs),
             IsaTarget::Gfx90a | IsaTarget::Gfx942 if self.agprs > 0 => {
-                self.accum_offset() + self.agprs
+                self.accum_offset().saturating_add(self.agprs)
             }
             _ => self.vgprs,
         }
@@ -259,8 +259,10 @@ impl KernelResources {
     }
 }
 
+/// `n` rounded up to a multiple of `g` (saturating: counts past the register files are
+/// rejected by [`KernelResources::validate`], never wrapped).
 fn align(n: u16, g: u16) -> u16 {
-    n.div_ceil(g) * g
+    n.div_ceil(g).saturating_mul(g)
 }
 
 /// Granules of `g` registers, minus one, as the descriptor stores them.

@@ -426,7 +426,7 @@ impl CodeObject {
         }
         w.pad_until(l.text as usize);
         for (i, k) in self.kernels.iter().enumerate() {
-            // Pad between kernels with `s_code_end`-free zeros, as lld does.
+            // Zero bytes between kernels up to the next 256-byte entry.
             w.pad_until((l.text + l.code_offsets[i]) as usize);
             w.write(&k.code);
         }

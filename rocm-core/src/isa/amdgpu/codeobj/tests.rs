@@ -650,6 +650,19 @@ fn rejects_bad_input() {
     assert!(
         KernelDescriptor::from_resources(&r, CodeObjectTarget::new(IsaTarget::Gfx908)).is_err()
     );
+    // Counts past the register files are errors, whatever their size.
+    let t908 = CodeObjectTarget::new(IsaTarget::Gfx90a);
+    for (v, a, sg) in [
+        (u16::MAX, 0, 1),
+        (1, u16::MAX, 1),
+        (1, 0, u16::MAX),
+        (257, 0, 1),
+    ] {
+        let mut r = KernelResources::new(t908.isa);
+        (r.vgprs, r.agprs, r.sgprs) = (v, a, sg);
+        let _ = (r.total_vgprs(t908), r.total_sgprs(t908));
+        assert!(KernelDescriptor::from_resources(&r, t908).is_err());
+    }
     let bad_target = CodeObjectTarget {
         isa: IsaTarget::Gfx1100,
         xnack: Some(true),
