@@ -23,6 +23,22 @@ pub(crate) struct GeamShape {
 }
 
 impl GeamShape {
+    pub fn extents(&self) -> (usize, usize, usize) {
+        let (ar, ac) = self.transa.stored_dims(self.m, self.n);
+        let (br, bc) = self.transb.stored_dims(self.m, self.n);
+        (
+            check::matrix_extent(ar, ac, self.lda),
+            check::matrix_extent(br, bc, self.ldb),
+            check::matrix_extent(self.m, self.n, self.ldc),
+        )
+    }
+    pub fn check_lds(&self) -> Result<()> {
+        let (ar, _) = self.transa.stored_dims(self.m, self.n);
+        let (br, _) = self.transb.stored_dims(self.m, self.n);
+        check::leading_dimension("lda", self.lda, ar)?;
+        check::leading_dimension("ldb", self.ldb, br)?;
+        check::leading_dimension("ldc", self.ldc, self.m)
+    }
     pub fn check(&self, a: usize, b: usize, c: usize) -> Result<()> {
         let (ar, ac) = self.transa.stored_dims(self.m, self.n);
         let (br, bc) = self.transb.stored_dims(self.m, self.n);
@@ -63,6 +79,20 @@ impl DgmmShape {
             Side::Left => self.m,
             Side::Right => self.n,
         }
+    }
+    pub fn extents(&self) -> (usize, usize, usize) {
+        (
+            check::matrix_extent(self.m, self.n, self.lda),
+            check::vector_extent(self.x_len(), self.incx),
+            check::matrix_extent(self.m, self.n, self.ldc),
+        )
+    }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.m)?;
+        if self.incx == 0 {
+            return Err(rocm_core::Error::invalid("incx", "must not be zero"));
+        }
+        check::leading_dimension("ldc", self.ldc, self.m)
     }
     pub fn check(&self, a: usize, x: usize, c: usize) -> Result<()> {
         check::leading_dimension("lda", self.lda, self.m)?;

@@ -46,6 +46,24 @@ impl GemvShape {
             (self.n, self.m)
         }
     }
+    pub fn extents(&self) -> (usize, usize, usize) {
+        let (lx, ly) = self.lens();
+        (
+            check::matrix_extent(self.m, self.n, self.lda),
+            check::vector_extent(lx, self.incx),
+            check::vector_extent(ly, self.incy),
+        )
+    }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.m)?;
+        if self.incx == 0 {
+            return Err(rocm_core::Error::invalid("incx", "must not be zero"));
+        }
+        if self.incy == 0 {
+            return Err(rocm_core::Error::invalid("incy", "must not be zero"));
+        }
+        Ok(())
+    }
     pub fn check(&self, a: usize, x: usize, y: usize) -> Result<()> {
         let (lx, ly) = self.lens();
         check::leading_dimension("lda", self.lda, self.m)?;
@@ -78,6 +96,19 @@ pub(crate) struct TrvShape {
 }
 
 impl TrvShape {
+    pub fn extents(&self) -> (usize, usize) {
+        (
+            check::matrix_extent(self.n, self.n, self.lda),
+            check::vector_extent(self.n, self.incx),
+        )
+    }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.n)?;
+        if self.incx == 0 {
+            return Err(rocm_core::Error::invalid("incx", "must not be zero"));
+        }
+        Ok(())
+    }
     pub fn check(&self, a: usize, x: usize) -> Result<()> {
         check::leading_dimension("lda", self.lda, self.n)?;
         check::vector("x", "incx", x, self.n, self.incx)?;

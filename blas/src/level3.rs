@@ -45,6 +45,12 @@ impl TriShape {
         check::leading_dimension("lda", self.lda, self.ka())?;
         check::leading_dimension("ldb", self.ldb, self.m)
     }
+    pub fn extents(&self) -> (usize, usize) {
+        (
+            check::matrix_extent(self.ka(), self.ka(), self.lda),
+            check::matrix_extent(self.m, self.n, self.ldb),
+        )
+    }
     pub fn check_buffers(&self, a: usize, b: usize) -> Result<()> {
         check::matrix("a", "lda", a, self.ka(), self.ka(), self.lda)?;
         check::matrix("b", "ldb", b, self.m, self.n, self.ldb)
@@ -105,6 +111,31 @@ impl RankKShape {
     pub fn a_dims(&self) -> (usize, usize) {
         self.trans.stored_dims(self.n, self.k)
     }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.a_dims().0)?;
+        check::leading_dimension("ldc", self.ldc, self.n)
+    }
+    pub fn check_buffers(&self, a: usize, c: usize) -> Result<()> {
+        let (r, cols) = self.a_dims();
+        check::matrix("a", "lda", a, r, cols, self.lda)?;
+        check::matrix("c", "ldc", c, self.n, self.n, self.ldc)
+    }
+    pub fn extents(&self) -> (usize, usize) {
+        let (r, c) = self.a_dims();
+        (
+            check::matrix_extent(r, c, self.lda),
+            check::matrix_extent(self.n, self.n, self.ldc),
+        )
+    }
+    pub fn run<T: Scalar>(&self, alpha: T, a: &[T], beta: T, c: &mut [T], herm: bool) {
+        if self.quick(alpha, beta) {
+            return;
+        }
+        let dims = (self.n, self.k);
+        cpu::rank_k::syrk(
+            self.uplo, self.trans, dims, alpha, a, self.lda, beta, c, self.ldc, herm,
+        );
+    }
     /// BLAS's quick return: nothing to do when n = 0, or when (α = 0 or k = 0) and β = 1.
     pub fn quick<T: Scalar>(&self, alpha: T, beta: T) -> bool {
         self.n == 0 || ((alpha == T::zero() || self.k == 0) && beta == T::one())
@@ -135,12 +166,22 @@ impl SymmShape {
         check::leading_dimension("ldb", self.ldb, self.m)?;
         check::leading_dimension("ldc", self.ldc, self.m)
     }
+    pub fn extents(&self) -> (usize, usize, usize) {
+        (
+            check::matrix_extent(self.ka(), self.ka(), self.lda),
+            check::matrix_extent(self.m, self.n, self.ldb),
+            check::matrix_extent(self.m, self.n, self.ldc),
+        )
+    }
     pub fn check_buffers(&self, a: usize, b: usize, c: usize) -> Result<()> {
         check::matrix("a", "lda", a, self.ka(), self.ka(), self.lda)?;
         check::matrix("b", "ldb", b, self.m, self.n, self.ldb)?;
         check::matrix("c", "ldc", c, self.m, self.n, self.ldc)
     }
     pub fn run<T: Scalar>(&self, alpha: T, a: &[T], b: &[T], beta: T, c: &mut [T], herm: bool) {
+        if self.m == 0 || self.n == 0 || (alpha == T::zero() && beta == T::one()) {
+            return;
+        }
         cpu::symm::symm(
             self.side,
             self.uplo,

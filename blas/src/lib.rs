@@ -15,6 +15,9 @@
 //! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
 //!   onto the CPU GEMM engine.
 //! - Extensions ([`extension`]): geam, dgmm.
+//! - Batched (arrays of views) and strided-batched forms of gemv, trsv, trsm, trmm,
+//!   syrk, herk, symm, geam, dgmm (and strided hemm), next to `gemm_batched` /
+//!   `gemm_strided_batched`.
 //!
 //! ```
 //! use rocm_blas::{Blas, Transpose};
@@ -30,6 +33,7 @@
 //! # Ok::<(), rocm_core::Error>(())
 //! ```
 
+mod batched;
 pub mod check;
 mod cpu;
 pub mod extension;

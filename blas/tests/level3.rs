@@ -435,6 +435,17 @@ fn blocked_sizes() {
             }
         }
     }
+    // Right-hand sides wide enough (>= 256 per thread panel) for the explicit-inverse
+    // diagonal blocks of trsm.
+    for uplo in Uplo::ALL {
+        for tr in Transpose::ALL {
+            seed += 1;
+            let args = (Side::Left, uplo, tr, Diag::NonUnit);
+            check_tri::<f64>(true, args, (90, 1100), (1, 0), Coef::Random, seed);
+            let args = (Side::Right, uplo, tr, Diag::Unit);
+            check_tri::<Complex32>(true, args, (1050, 70), (0, 1), Coef::One, seed);
+        }
+    }
     for uplo in Uplo::ALL {
         check_rank_k::<f64>(
             false,

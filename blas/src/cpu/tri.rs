@@ -127,6 +127,9 @@ fn solve_rec<T: Scalar>(t: Tri<'_, T>, b: MatMut<'_, T>, par: bool) {
     if n <= BASE {
         return solve_base(t, b);
     }
+    if n <= INV_BLOCK && b.cols() >= INV_MIN_COLS {
+        return solve_by_inverse(t, b, par);
+    }
     let k = split_point(n);
     let (t11, off, t22) = t.split(k);
     let (mut b1, mut b2) = b.split_rows(k);
@@ -158,6 +161,30 @@ fn solve_rec<T: Scalar>(t: Tri<'_, T>, b: MatMut<'_, T>, par: bool) {
         );
         solve_rec(t11, b1, par);
     }
+}
+
+/// Diagonal blocks of at most this order are solved by multiplying with their explicit
+/// inverse (as rocBLAS's trsm does) when B is wide: one n×w×n GEMM replaces the small,
+/// inefficient GEMMs and scalar loops of the deepest recursion levels.
+const INV_BLOCK: usize = 64;
+/// Right-hand sides below which the inverse is not worth forming.
+const INV_MIN_COLS: usize = 4 * INV_BLOCK;
+
+fn solve_by_inverse<T: Scalar>(t: Tri<'_, T>, mut b: MatMut<'_, T>, par: bool) {
+    let (n, w) = (t.n(), b.cols());
+    // T⁻¹ by the recursive solve on the identity (n < INV_MIN_COLS columns, so this
+    // does not come back here).
+    let mut inv = vec![T::zero(); n * n];
+    (0..n).for_each(|i| inv[i + i * n] = T::one());
+    solve_rec(t, MatMut::new(&mut inv, n, n, n), false);
+    let mut rhs = vec![T::zero(); n * w];
+    for j in 0..w {
+        for i in 0..n {
+            rhs[i + j * n] = b.get(i, j);
+        }
+    }
+    let (iv, rv) = (MatRef::new(&inv, n, n, n), MatRef::new(&rhs, n, w, n));
+    gemm_view(T::one(), iv, false, rv, false, T::zero(), b.rb_mut(), par);
 }
 
 fn multiply_rec<T: Scalar>(t: Tri<'_, T>, b: MatMut<'_, T>, par: bool) {
