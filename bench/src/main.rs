@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod bandwidth;
 mod info;
+mod solver;
 mod suite;
 
 /// rocm-rs benchmarks and device inspection.
@@ -23,6 +24,8 @@ enum Command {
     Info(info::InfoArgs),
     /// Host/device copy bandwidth (like rocm_bandwidth_test).
     Bandwidth(bandwidth::BandwidthArgs),
+    /// Time a rocm-solver routine with its LAPACK test ratio (like rocsolver-bench).
+    Solver(solver::SolverArgs),
     /// A short run of everything present on one device.
     Suite(suite::SuiteArgs),
 }
@@ -32,6 +35,7 @@ fn main() {
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
         Command::Bandwidth(a) => bandwidth::run(a),
+        Command::Solver(a) => solver::run(a),
         Command::Suite(a) => suite::run(a),
     };
     if let Err(e) = result {

@@ -534,3 +534,235 @@ proptest! {
         cholesky_case::<Complex32>(&solver, "prop", &w, uplo, n);
     }
 }
+
+/// Strided-batched and batched GETRF/GETRS/POTRF/POTRS agree with single calls problem by
+/// problem (bit for bit: each problem runs the same code), including singular and
+/// indefinite problems in the middle of a batch.
+fn batched_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(n, count) in &[(0usize, 3usize), (1, 4), (9, 7), (33, 5)] {
+            let (lda, nrhs) = (n + 1, 2);
+            let stride = lda * n.max(1) + 3;
+            let mut r = rng(n as u64 * 17 + count as u64);
+            let mut a = vec![T::zero(); stride * count];
+            let mut s = vec![T::zero(); stride * count];
+            for p in 0..count {
+                let mut g = random(&mut r, n, n, T::IS_COMPLEX);
+                if p == 1 && n > 1 {
+                    g = Wide::zeros(n, n);
+                }
+                let h = if p == 2 && n > 0 {
+                    indefinite_at(&mut r, n, n / 2, T::IS_COMPLEX)
+                } else {
+                    spd(&mut r, n, 10.0, T::IS_COMPLEX)
+                };
+                a[p * stride..p * stride + lda * n]
+                    .copy_from_slice(&store::<T>(&g, lda)[..lda * n]);
+                s[p * stride..p * stride + lda * n]
+                    .copy_from_slice(&store::<T>(&h, lda)[..lda * n]);
+            }
+            let bstride = n * nrhs + 1;
+            let b0: Vec<T> = store::<T>(
+                &random(&mut r, bstride * count, 1, T::IS_COMPLEX),
+                bstride * count,
+            );
+
+            // GETRF + GETRS.
+            let mut ab = dev.upload(&a).unwrap();
+            let pstride = n + 2;
+            let mut pb = dev.alloc::<i32>(pstride * count + 1).unwrap();
+            let infos = solver
+                .getrf_strided_batched(
+                    n,
+                    n,
+                    &mut ab.as_slice_mut(),
+                    lda,
+                    stride,
+                    &mut pb.as_slice_mut(),
+                    pstride,
+                    count,
+                )
+                .unwrap();
+            let mut bb = dev.upload(&b0).unwrap();
+            let ok: Vec<usize> = (0..count).filter(|&p| infos[p].is_ok()).collect();
+            // GETRS on every problem whose factorisation succeeded, through one call per
+            // run of good problems (a singular one would divide by zero).
+            let (lu, piv) = (ab.to_vec().unwrap(), pb.to_vec().unwrap());
+            for p in 0..count {
+                let mut one = dev
+                    .upload(&a[p * stride..p * stride + lda * n.max(1)])
+                    .unwrap();
+                let mut piv1 = dev.alloc::<i32>(n.max(1)).unwrap();
+                let info = solver
+                    .getrf(n, n, &mut one.as_slice_mut(), lda, &mut piv1.as_slice_mut())
+                    .unwrap();
+                assert_eq!(info, infos[p], "{label} n {n} problem {p} info");
+                assert_eq!(
+                    &one.to_vec().unwrap()[..lda * n],
+                    &lu[p * stride..p * stride + lda * n]
+                );
+                assert_eq!(
+                    &piv1.to_vec().unwrap()[..n],
+                    &piv[p * pstride..p * pstride + n]
+                );
+            }
+            // GETRS over the problems after the singular one (problem 1 when n > 1).
+            let first = if n > 1 { 2 } else { 0 };
+            assert!(ok.iter().all(|&p| p != 1 || n <= 1));
+            if n > 0 && count > first {
+                let av = ab.as_slice();
+                let pv = pb.as_slice();
+                let mut bv = bb.as_slice_mut();
+                solver
+                    .getrs_strided_batched(
+                        Transpose::N,
+                        n,
+                        nrhs,
+                        &av.slice(first * stride..).unwrap(),
+                        lda,
+                        stride,
+                        &pv.slice(first * pstride..).unwrap(),
+                        pstride,
+                        &mut bv.slice_mut(first * bstride..).unwrap(),
+                        n,
+                        bstride,
+                        count - first,
+                    )
+                    .unwrap();
+                let xb = bb.to_vec().unwrap();
+                for p in first..count {
+                    let mut b1 = dev
+                        .upload(&b0[p * bstride..p * bstride + n * nrhs])
+                        .unwrap();
+                    let a1 = dev.upload(&lu[p * stride..p * stride + lda * n]).unwrap();
+                    let p1 = dev.upload(&piv[p * pstride..p * pstride + n]).unwrap();
+                    solver
+                        .getrs(
+                            Transpose::N,
+                            n,
+                            nrhs,
+                            &a1.as_slice(),
+                            lda,
+                            &p1.as_slice(),
+                            &mut b1.as_slice_mut(),
+                            n,
+                        )
+                        .unwrap();
+                    assert_eq!(
+                        b1.to_vec().unwrap(),
+                        &xb[p * bstride..p * bstride + n * nrhs]
+                    );
+                }
+            }
+            if n > 1 {
+                assert_eq!(infos[1], Info(1), "{label}: zero matrix in the batch");
+            }
+
+            // POTRF + POTRS, strided and as an array of views.
+            for uplo in Uplo::ALL {
+                let mut sb = dev.upload(&s).unwrap();
+                let infos = solver
+                    .potrf_strided_batched(uplo, n, &mut sb.as_slice_mut(), lda, stride, count)
+                    .unwrap();
+                let f = sb.to_vec().unwrap();
+                let mut bufs: Vec<_> = (0..count)
+                    .map(|p| {
+                        dev.upload(&s[p * stride..p * stride + lda * n.max(1)])
+                            .unwrap()
+                    })
+                    .collect();
+                let mut views: Vec<_> = bufs.iter_mut().map(|b| b.as_slice_mut()).collect();
+                let infos2 = solver.potrf_batched(uplo, n, &mut views, lda).unwrap();
+                assert_eq!(infos, infos2);
+                for p in 0..count {
+                    let mut one = dev
+                        .upload(&s[p * stride..p * stride + lda * n.max(1)])
+                        .unwrap();
+                    let info = solver.potrf(uplo, n, &mut one.as_slice_mut(), lda).unwrap();
+                    assert_eq!(info, infos[p], "{label} n {n} problem {p} potrf info");
+                    assert_eq!(
+                        &one.to_vec().unwrap()[..lda * n],
+                        &f[p * stride..p * stride + lda * n]
+                    );
+                    assert_eq!(
+                        &bufs[p].to_vec().unwrap()[..lda * n],
+                        &f[p * stride..p * stride + lda * n]
+                    );
+                }
+                if n > 0 {
+                    assert_eq!(
+                        infos[2],
+                        Info(n / 2 + 1),
+                        "{label}: indefinite problem in the batch"
+                    );
+                    // POTRS over the problems other than the indefinite one.
+                    let good = [0usize, 1];
+                    let mut bb = dev.upload(&b0).unwrap();
+                    solver
+                        .potrs_strided_batched(
+                            uplo,
+                            n,
+                            nrhs,
+                            &sb.as_slice(),
+                            lda,
+                            stride,
+                            &mut bb.as_slice_mut(),
+                            n,
+                            bstride,
+                            2,
+                        )
+                        .unwrap();
+                    let xb = bb.to_vec().unwrap();
+                    for p in good {
+                        let a1 = dev.upload(&f[p * stride..p * stride + lda * n]).unwrap();
+                        let mut b1 = dev
+                            .upload(&b0[p * bstride..p * bstride + n * nrhs])
+                            .unwrap();
+                        solver
+                            .potrs(
+                                uplo,
+                                n,
+                                nrhs,
+                                &a1.as_slice(),
+                                lda,
+                                &mut b1.as_slice_mut(),
+                                n,
+                            )
+                            .unwrap();
+                        assert_eq!(
+                            b1.to_vec().unwrap(),
+                            &xb[p * bstride..p * bstride + n * nrhs]
+                        );
+                    }
+                }
+            }
+        }
+        // Overlapping output strides are errors.
+        let mut a = dev.alloc::<T>(64).unwrap();
+        let mut p = dev.alloc::<i32>(64).unwrap();
+        let e = solver
+            .getrf_strided_batched(
+                4,
+                4,
+                &mut a.as_slice_mut(),
+                4,
+                10,
+                &mut p.as_slice_mut(),
+                4,
+                3,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("stride_a"), "{e}");
+    }
+}
+
+#[test]
+fn batched_f64() {
+    batched_suite::<f64>();
+}
+
+#[test]
+fn batched_c32() {
+    batched_suite::<Complex32>();
+}
