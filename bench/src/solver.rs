@@ -200,6 +200,7 @@ fn residual<T: Scalar>(
 }
 
 /// The test ratio of one problem: `a` its input, `out` the routine's output.
+#[allow(clippy::too_many_arguments)]
 fn test_ratio<T: Scalar>(
     blas: &Blas,
     r: Routine,

@@ -766,3 +766,23 @@ fn batched_f64() {
 fn batched_c32() {
     batched_suite::<Complex32>();
 }
+
+/// Opt-in (ROCM_FULL_TESTS=1): the CPU table's block sizes across several panels
+/// (n above 2·256), every dtype, LU and Cholesky ratios.
+#[test]
+fn full_sizes_opt_in() {
+    if std::env::var("ROCM_FULL_TESTS").as_deref() != Ok("1") {
+        return;
+    }
+    let solver = Solver::new(&Device::cpu());
+    for &n in &[300usize, 577] {
+        let w = random(&mut rng(n as u64), n, n, false);
+        getrf_case::<f64>(&solver, "full", &w, n, Some(0));
+        getrf_case::<f32>(&solver, "full", &w, n + 1, Some(0));
+        let wc = random(&mut rng(n as u64), n, n, true);
+        getrf_case::<Complex64>(&solver, "full", &wc, n, Some(0));
+        let s = spd(&mut rng(n as u64), n, 1e4, true);
+        cholesky_case::<Complex32>(&solver, "full", &s, Uplo::Lower, n);
+        cholesky_case::<Complex64>(&solver, "full", &s, Uplo::Upper, n);
+    }
+}
