@@ -82,6 +82,18 @@ pub fn vector(name: &str, inc_name: &str, len: usize, n: usize, inc: isize) -> R
     Ok(())
 }
 
+/// A packed triangle of order `n` (n(n+1)/2 elements).
+pub fn packed(name: &str, len: usize, n: usize) -> Result<()> {
+    let need = n * (n + 1) / 2;
+    if len < need {
+        return Err(Error::invalid(
+            name,
+            format!("a packed triangle of order {n} needs {need} elements, the buffer has {len}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Strided batches: the stride must keep every problem inside the buffer, and for outputs
 /// must keep problems from overlapping.
 pub fn batch(

@@ -7,9 +7,21 @@
 //! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y).
 //! - ger/geru: A ← α·x·yᵀ + A; gerc: A ← α·x·yᴴ + A.
 //! - trmv: x ← op(A)·x; trsv: x ← op(A)⁻¹·x, A triangular.
+//! - gbmv: gemv on a band matrix (kl sub-, ku super-diagonals, lda ≥ kl + ku + 1).
+//! - symv/hemv, sbmv/hbmv, spmv/hpmv: y ← α·A·x + β·y, A symmetric/Hermitian stored as
+//!   one dense triangle, a band of k off-diagonals, or a packed triangle.
+//! - syr/her, spr/hpr: A ← α·x·x' + A; syr2/her2, spr2/hpr2: A ← α·x·y' + α'·y·x' + A
+//!   (' = ᵀ, or ᴴ with α' = ᾱ for the Hermitian forms; her/hpr take real α).
+//! - tbmv/tbsv, tpmv/tpsv: trmv/trsv on band and packed triangles.
+//!
+//! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
+//! j·lda]` (upper triangle) or `a[i − j + j·lda]` (lower). Packed storage holds the
+//! triangle column by column: upper A(i, j) at `ap[i + j(j+1)/2]`, lower at
+//! `ap[i − j + j·n − j(j−1)/2]`.
 
 #![allow(clippy::too_many_arguments)]
 
+use crate::cpu::structured::{self as st, Layout, Stored};
 use crate::handle::Engine;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
@@ -33,6 +45,24 @@ impl GemvShape {
         } else {
             (self.n, self.m)
         }
+    }
+    pub fn extents(&self) -> (usize, usize, usize) {
+        let (lx, ly) = self.lens();
+        (
+            check::matrix_extent(self.m, self.n, self.lda),
+            check::vector_extent(lx, self.incx),
+            check::vector_extent(ly, self.incy),
+        )
+    }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.m)?;
+        if self.incx == 0 {
+            return Err(rocm_core::Error::invalid("incx", "must not be zero"));
+        }
+        if self.incy == 0 {
+            return Err(rocm_core::Error::invalid("incy", "must not be zero"));
+        }
+        Ok(())
     }
     pub fn check(&self, a: usize, x: usize, y: usize) -> Result<()> {
         let (lx, ly) = self.lens();
@@ -66,6 +96,19 @@ pub(crate) struct TrvShape {
 }
 
 impl TrvShape {
+    pub fn extents(&self) -> (usize, usize) {
+        (
+            check::matrix_extent(self.n, self.n, self.lda),
+            check::vector_extent(self.n, self.incx),
+        )
+    }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.n)?;
+        if self.incx == 0 {
+            return Err(rocm_core::Error::invalid("incx", "must not be zero"));
+        }
+        Ok(())
+    }
     pub fn check(&self, a: usize, x: usize) -> Result<()> {
         check::leading_dimension("lda", self.lda, self.n)?;
         check::vector("x", "incx", x, self.n, self.incx)?;
@@ -271,5 +314,576 @@ impl Blas {
             incx,
         };
         self.trv("trsv", s, a, x)
+    }
+
+    /// y ← α·op(A)·x + β·y, A m×n with `kl` sub- and `ku` super-diagonals in band
+    /// storage.
+    pub fn gbmv<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        kl: usize,
+        ku: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        let band = kl + ku + 1;
+        let s = GemvShape {
+            trans,
+            m,
+            n,
+            lda,
+            incx,
+            incy,
+        };
+        let (lx, ly) = s.lens();
+        check::leading_dimension("lda", lda, band)?;
+        check::vector("x", "incx", x.len(), lx, incx)?;
+        check::vector("y", "incy", y.len(), ly, incy)?;
+        check::matrix("a", "lda", a.len(), band, n, lda)?;
+        self.devices3(a, x, y)?;
+        if m == 0 || n == 0 || (alpha == T::zero() && beta == T::one()) {
+            return Ok(());
+        }
+        match self.engine("gbmv")? {
+            Engine::Cpu => {
+                let (a, x) = (check::host("a", a)?, check::host("x", x)?);
+                let st = Stored {
+                    m,
+                    n,
+                    kl,
+                    ku,
+                    layout: Layout::Band(lda),
+                };
+                let y = check::host_mut("y", y)?;
+                st::mv_update((lx, ly), alpha, (x, incx), beta, (y, incy), |xg| {
+                    st::general_mv(&st, trans, a, xg)
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn devices3<T: Scalar>(
+        &self,
+        a: &BufferSlice<'_, T>,
+        x: &BufferSlice<'_, T>,
+        y: &BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.check_device("a", a.device())?;
+        self.check_device("x", x.device())?;
+        self.check_device("y", y.device())
+    }
+
+    /// The symmetric / Hermitian products after their storage-specific checks.
+    fn sym_mv<T: Scalar>(
+        &self,
+        op: &str,
+        st: Stored,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        (x, incx): (&BufferSlice<'_, T>, isize),
+        beta: T,
+        (y, incy): (&mut BufferSliceMut<'_, T>, isize),
+        hermitian: bool,
+    ) -> Result<()> {
+        self.devices3(a, x, y)?;
+        if st.n == 0 || (alpha == T::zero() && beta == T::one()) {
+            return Ok(());
+        }
+        match self.engine(op)? {
+            Engine::Cpu => {
+                let (a, x) = (check::host("a", a)?, check::host("x", x)?);
+                let y = check::host_mut("y", y)?;
+                let n = st.n;
+                st::mv_update((n, n), alpha, (x, incx), beta, (y, incy), |xg| {
+                    st::symmetric_mv(&st, a, xg, hermitian)
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn dense_sym_mv<T: Scalar>(
+        &self,
+        op: &str,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        check::leading_dimension("lda", lda, n)?;
+        check::vector("x", "incx", x.len(), n, incx)?;
+        check::vector("y", "incy", y.len(), n, incy)?;
+        check::matrix("a", "lda", a.len(), n, n, lda)?;
+        let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Dense(lda));
+        let herm = op == "hemv";
+        self.sym_mv(op, st, alpha, a, (x, incx), beta, (y, incy), herm)
+    }
+
+    /// y ← α·A·x + β·y, A n×n symmetric with its `uplo` triangle stored.
+    pub fn symv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        self.dense_sym_mv("symv", uplo, n, alpha, a, lda, x, incx, beta, y, incy)
+    }
+
+    /// y ← α·A·x + β·y, A n×n Hermitian with its `uplo` triangle stored.
+    pub fn hemv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        self.dense_sym_mv("hemv", uplo, n, alpha, a, lda, x, incx, beta, y, incy)
+    }
+
+    fn band_sym_mv<T: Scalar>(
+        &self,
+        op: &str,
+        uplo: Uplo,
+        n: usize,
+        k: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        check::leading_dimension("lda", lda, k + 1)?;
+        check::vector("x", "incx", x.len(), n, incx)?;
+        check::vector("y", "incy", y.len(), n, incy)?;
+        check::matrix("a", "lda", a.len(), k + 1, n, lda)?;
+        let st = Stored::triangle(uplo, n, k, Layout::Band(lda));
+        let herm = op == "hbmv";
+        self.sym_mv(op, st, alpha, a, (x, incx), beta, (y, incy), herm)
+    }
+
+    /// y ← α·A·x + β·y, A n×n symmetric band with `k` off-diagonals in band storage.
+    pub fn sbmv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        k: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        self.band_sym_mv("sbmv", uplo, n, k, alpha, a, lda, x, incx, beta, y, incy)
+    }
+
+    /// y ← α·A·x + β·y, A n×n Hermitian band with `k` off-diagonals in band storage.
+    pub fn hbmv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        k: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        self.band_sym_mv("hbmv", uplo, n, k, alpha, a, lda, x, incx, beta, y, incy)
+    }
+
+    fn packed_sym_mv<T: Scalar>(
+        &self,
+        op: &str,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        ap: &BufferSlice<'_, T>,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        check::vector("x", "incx", x.len(), n, incx)?;
+        check::vector("y", "incy", y.len(), n, incy)?;
+        check::packed("ap", ap.len(), n)?;
+        let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Packed);
+        let herm = op == "hpmv";
+        self.sym_mv(op, st, alpha, ap, (x, incx), beta, (y, incy), herm)
+    }
+
+    /// y ← α·A·x + β·y, A n×n symmetric in packed storage.
+    pub fn spmv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        ap: &BufferSlice<'_, T>,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        self.packed_sym_mv("spmv", uplo, n, alpha, ap, x, incx, beta, y, incy)
+    }
+
+    /// y ← α·A·x + β·y, A n×n Hermitian in packed storage.
+    pub fn hpmv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        ap: &BufferSlice<'_, T>,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+    ) -> Result<()> {
+        self.packed_sym_mv("hpmv", uplo, n, alpha, ap, x, incx, beta, y, incy)
+    }
+
+    /// The rank-1 / rank-2 updates after their storage-specific checks.
+    fn sym_update<T: Scalar>(
+        &self,
+        op: &str,
+        st: Stored,
+        alpha: T,
+        (x, incx): (&BufferSlice<'_, T>, isize),
+        y: Option<(&BufferSlice<'_, T>, isize)>,
+        a: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.check_device("x", x.device())?;
+        if let Some((y, _)) = y {
+            self.check_device("y", y.device())?;
+        }
+        self.check_device("a", a.device())?;
+        if st.n == 0 || alpha == T::zero() {
+            return Ok(());
+        }
+        match self.engine(op)? {
+            Engine::Cpu => {
+                let x = check::host("x", x)?;
+                let y = match y {
+                    Some((y, incy)) => Some((check::host("y", y)?, incy)),
+                    None => None,
+                };
+                let herm = op.starts_with('h');
+                let a = check::host_mut("a", a)?;
+                st::rank_update(&st, alpha, (x, incx), y, a, herm);
+                Ok(())
+            }
+        }
+    }
+
+    fn dense_update<T: Scalar>(
+        &self,
+        op: &str,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        (x, incx): (&BufferSlice<'_, T>, isize),
+        y: Option<(&BufferSlice<'_, T>, isize)>,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+    ) -> Result<()> {
+        check::vector("x", "incx", x.len(), n, incx)?;
+        if let Some((y, incy)) = y {
+            check::vector("y", "incy", y.len(), n, incy)?;
+        }
+        check::matrix("a", "lda", a.len(), n, n, lda)?;
+        let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Dense(lda));
+        self.sym_update(op, st, alpha, (x, incx), y, a)
+    }
+
+    fn packed_update<T: Scalar>(
+        &self,
+        op: &str,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        (x, incx): (&BufferSlice<'_, T>, isize),
+        y: Option<(&BufferSlice<'_, T>, isize)>,
+        ap: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        check::vector("x", "incx", x.len(), n, incx)?;
+        if let Some((y, incy)) = y {
+            check::vector("y", "incy", y.len(), n, incy)?;
+        }
+        check::packed("ap", ap.len(), n)?;
+        let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Packed);
+        self.sym_update(op, st, alpha, (x, incx), y, ap)
+    }
+
+    /// A ← α·x·xᵀ + A on the `uplo` triangle of an n×n symmetric A.
+    pub fn syr<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+    ) -> Result<()> {
+        self.dense_update("syr", uplo, n, alpha, (x, incx), None, a, lda)
+    }
+
+    /// A ← α·x·xᴴ + A (real α) on the `uplo` triangle of an n×n Hermitian A.
+    pub fn her<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T::Real,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+    ) -> Result<()> {
+        let alpha = T::from_real(alpha);
+        self.dense_update("her", uplo, n, alpha, (x, incx), None, a, lda)
+    }
+
+    /// A ← α·x·yᵀ + α·y·xᵀ + A on the `uplo` triangle of a symmetric A.
+    pub fn syr2<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+    ) -> Result<()> {
+        self.dense_update("syr2", uplo, n, alpha, (x, incx), Some((y, incy)), a, lda)
+    }
+
+    /// A ← α·x·yᴴ + ᾱ·y·xᴴ + A on the `uplo` triangle of a Hermitian A.
+    pub fn her2<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+    ) -> Result<()> {
+        self.dense_update("her2", uplo, n, alpha, (x, incx), Some((y, incy)), a, lda)
+    }
+
+    /// A ← α·x·xᵀ + A, A symmetric in packed storage.
+    pub fn spr<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        ap: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.packed_update("spr", uplo, n, alpha, (x, incx), None, ap)
+    }
+
+    /// A ← α·x·xᴴ + A (real α), A Hermitian in packed storage.
+    pub fn hpr<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T::Real,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        ap: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        let alpha = T::from_real(alpha);
+        self.packed_update("hpr", uplo, n, alpha, (x, incx), None, ap)
+    }
+
+    /// A ← α·x·yᵀ + α·y·xᵀ + A, A symmetric in packed storage.
+    pub fn spr2<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        ap: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.packed_update("spr2", uplo, n, alpha, (x, incx), Some((y, incy)), ap)
+    }
+
+    /// A ← α·x·yᴴ + ᾱ·y·xᴴ + A, A Hermitian in packed storage.
+    pub fn hpr2<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        n: usize,
+        alpha: T,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        ap: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.packed_update("hpr2", uplo, n, alpha, (x, incx), Some((y, incy)), ap)
+    }
+
+    fn structured_tri<T: Scalar>(
+        &self,
+        op: &str,
+        st: Stored,
+        (trans, diag): (Transpose, Diag),
+        a: &BufferSlice<'_, T>,
+        (x, incx): (&mut BufferSliceMut<'_, T>, isize),
+    ) -> Result<()> {
+        self.check_device("a", a.device())?;
+        self.check_device("x", x.device())?;
+        if st.n == 0 {
+            return Ok(());
+        }
+        match self.engine(op)? {
+            Engine::Cpu => {
+                let a = check::host("a", a)?;
+                let x = check::host_mut("x", x)?;
+                st::triangular(&st, (trans, diag), a, (x, incx), op.ends_with("sv"));
+                Ok(())
+            }
+        }
+    }
+
+    fn band_tri<T: Scalar>(
+        &self,
+        op: &str,
+        (uplo, trans, diag): (Uplo, Transpose, Diag),
+        n: usize,
+        k: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &mut BufferSliceMut<'_, T>,
+        incx: isize,
+    ) -> Result<()> {
+        check::leading_dimension("lda", lda, k + 1)?;
+        check::vector("x", "incx", x.len(), n, incx)?;
+        check::matrix("a", "lda", a.len(), k + 1, n, lda)?;
+        let st = Stored::triangle(uplo, n, k, Layout::Band(lda));
+        self.structured_tri(op, st, (trans, diag), a, (x, incx))
+    }
+
+    fn packed_tri<T: Scalar>(
+        &self,
+        op: &str,
+        (uplo, trans, diag): (Uplo, Transpose, Diag),
+        n: usize,
+        ap: &BufferSlice<'_, T>,
+        x: &mut BufferSliceMut<'_, T>,
+        incx: isize,
+    ) -> Result<()> {
+        check::vector("x", "incx", x.len(), n, incx)?;
+        check::packed("ap", ap.len(), n)?;
+        let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Packed);
+        self.structured_tri(op, st, (trans, diag), ap, (x, incx))
+    }
+
+    /// x ← op(A)·x, A n×n triangular band with `k` off-diagonals.
+    pub fn tbmv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        trans: Transpose,
+        diag: Diag,
+        n: usize,
+        k: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &mut BufferSliceMut<'_, T>,
+        incx: isize,
+    ) -> Result<()> {
+        self.band_tri("tbmv", (uplo, trans, diag), n, k, a, lda, x, incx)
+    }
+
+    /// x ← op(A)⁻¹·x, A n×n triangular band with `k` off-diagonals.
+    pub fn tbsv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        trans: Transpose,
+        diag: Diag,
+        n: usize,
+        k: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &mut BufferSliceMut<'_, T>,
+        incx: isize,
+    ) -> Result<()> {
+        self.band_tri("tbsv", (uplo, trans, diag), n, k, a, lda, x, incx)
+    }
+
+    /// x ← op(A)·x, A n×n triangular in packed storage.
+    pub fn tpmv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        trans: Transpose,
+        diag: Diag,
+        n: usize,
+        ap: &BufferSlice<'_, T>,
+        x: &mut BufferSliceMut<'_, T>,
+        incx: isize,
+    ) -> Result<()> {
+        self.packed_tri("tpmv", (uplo, trans, diag), n, ap, x, incx)
+    }
+
+    /// x ← op(A)⁻¹·x, A n×n triangular in packed storage.
+    pub fn tpsv<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        trans: Transpose,
+        diag: Diag,
+        n: usize,
+        ap: &BufferSlice<'_, T>,
+        x: &mut BufferSliceMut<'_, T>,
+        incx: isize,
+    ) -> Result<()> {
+        self.packed_tri("tpsv", (uplo, trans, diag), n, ap, x, incx)
     }
 }

@@ -45,6 +45,12 @@ impl TriShape {
         check::leading_dimension("lda", self.lda, self.ka())?;
         check::leading_dimension("ldb", self.ldb, self.m)
     }
+    pub fn extents(&self) -> (usize, usize) {
+        (
+            check::matrix_extent(self.ka(), self.ka(), self.lda),
+            check::matrix_extent(self.m, self.n, self.ldb),
+        )
+    }
     pub fn check_buffers(&self, a: usize, b: usize) -> Result<()> {
         check::matrix("a", "lda", a, self.ka(), self.ka(), self.lda)?;
         check::matrix("b", "ldb", b, self.m, self.n, self.ldb)
@@ -105,6 +111,31 @@ impl RankKShape {
     pub fn a_dims(&self) -> (usize, usize) {
         self.trans.stored_dims(self.n, self.k)
     }
+    pub fn check_lds(&self) -> Result<()> {
+        check::leading_dimension("lda", self.lda, self.a_dims().0)?;
+        check::leading_dimension("ldc", self.ldc, self.n)
+    }
+    pub fn check_buffers(&self, a: usize, c: usize) -> Result<()> {
+        let (r, cols) = self.a_dims();
+        check::matrix("a", "lda", a, r, cols, self.lda)?;
+        check::matrix("c", "ldc", c, self.n, self.n, self.ldc)
+    }
+    pub fn extents(&self) -> (usize, usize) {
+        let (r, c) = self.a_dims();
+        (
+            check::matrix_extent(r, c, self.lda),
+            check::matrix_extent(self.n, self.n, self.ldc),
+        )
+    }
+    pub fn run<T: Scalar>(&self, alpha: T, a: &[T], beta: T, c: &mut [T], herm: bool) {
+        if self.quick(alpha, beta) {
+            return;
+        }
+        let dims = (self.n, self.k);
+        cpu::rank_k::syrk(
+            self.uplo, self.trans, dims, alpha, a, self.lda, beta, c, self.ldc, herm,
+        );
+    }
     /// BLAS's quick return: nothing to do when n = 0, or when (α = 0 or k = 0) and β = 1.
     pub fn quick<T: Scalar>(&self, alpha: T, beta: T) -> bool {
         self.n == 0 || ((alpha == T::zero() || self.k == 0) && beta == T::one())
@@ -135,12 +166,22 @@ impl SymmShape {
         check::leading_dimension("ldb", self.ldb, self.m)?;
         check::leading_dimension("ldc", self.ldc, self.m)
     }
+    pub fn extents(&self) -> (usize, usize, usize) {
+        (
+            check::matrix_extent(self.ka(), self.ka(), self.lda),
+            check::matrix_extent(self.m, self.n, self.ldb),
+            check::matrix_extent(self.m, self.n, self.ldc),
+        )
+    }
     pub fn check_buffers(&self, a: usize, b: usize, c: usize) -> Result<()> {
         check::matrix("a", "lda", a, self.ka(), self.ka(), self.lda)?;
         check::matrix("b", "ldb", b, self.m, self.n, self.ldb)?;
         check::matrix("c", "ldc", c, self.m, self.n, self.ldc)
     }
     pub fn run<T: Scalar>(&self, alpha: T, a: &[T], b: &[T], beta: T, c: &mut [T], herm: bool) {
+        if self.m == 0 || self.n == 0 || (alpha == T::zero() && beta == T::one()) {
+            return;
+        }
         cpu::symm::symm(
             self.side,
             self.uplo,
@@ -493,5 +534,37 @@ impl Blas {
             ldc,
         };
         self.symm_op("hemm", s, alpha, a, b, beta, c)
+    }
+
+    /// Triangular inverse: the `uplo` triangle of inv_a ← that of A⁻¹ (A n×n; with a unit
+    /// diagonal the diagonal of inv_a is not written). The other triangle of inv_a is not
+    /// touched. No singularity test, as BLAS.
+    pub fn trtri<T: Scalar>(
+        &self,
+        uplo: Uplo,
+        diag: Diag,
+        n: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        inv_a: &mut BufferSliceMut<'_, T>,
+        ldinv_a: usize,
+    ) -> Result<()> {
+        check::leading_dimension("lda", lda, n)?;
+        check::leading_dimension("ldinv_a", ldinv_a, n)?;
+        check::matrix("a", "lda", a.len(), n, n, lda)?;
+        check::matrix("inv_a", "ldinv_a", inv_a.len(), n, n, ldinv_a)?;
+        self.check_device("a", a.device())?;
+        self.check_device("inv_a", inv_a.device())?;
+        if n == 0 {
+            return Ok(());
+        }
+        match self.engine("trtri")? {
+            Engine::Cpu => {
+                let a = check::host("a", a)?;
+                let inv = check::host_mut("inv_a", inv_a)?;
+                cpu::tri::trtri(uplo, diag, n, (a, lda), (inv, ldinv_a));
+                Ok(())
+            }
+        }
     }
 }

@@ -10,9 +10,14 @@
 //! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`.
 //! - Level 1 ([`level1`]): scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
 //!   iamax, iamin, rot, rotm, [`rotg`].
-//! - Level 2 ([`level2`]): gemv, ger/geru/gerc, trmv, trsv.
-//! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm — blocked onto
-//!   the CPU GEMM engine.
+//! - Level 2 ([`level2`]): gemv, gbmv, ger/geru/gerc, symv/hemv, sbmv/hbmv, spmv/hpmv,
+//!   syr/her, syr2/her2, spr/hpr, spr2/hpr2, trmv, tbmv, tpmv, trsv, tbsv, tpsv.
+//! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
+//!   onto the CPU GEMM engine.
+//! - Extensions ([`extension`]): geam, dgmm.
+//! - Batched (arrays of views) and strided-batched forms of gemv, trsv, trsm, trmm,
+//!   syrk, herk, symm, geam, dgmm (and strided hemm), next to `gemm_batched` /
+//!   `gemm_strided_batched`.
 //!
 //! ```
 //! use rocm_blas::{Blas, Transpose};
@@ -28,8 +33,10 @@
 //! # Ok::<(), rocm_core::Error>(())
 //! ```
 
+mod batched;
 pub mod check;
 mod cpu;
+pub mod extension;
 mod gemm;
 mod handle;
 pub mod level1;

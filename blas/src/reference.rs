@@ -365,3 +365,58 @@ pub fn gemv<T: Scalar>(
     }
     (out, mag)
 }
+
+/// The dense m×n matrix (ld = m) of a general band matrix with `kl` sub- and `ku`
+/// super-diagonals in BLAS band storage: A(i, j) = a[ku + i − j + j·lda] inside the band,
+/// zero outside.
+pub fn band_to_dense<T: Scalar>(
+    m: usize,
+    n: usize,
+    kl: usize,
+    ku: usize,
+    a: &[T],
+    lda: usize,
+) -> Vec<T> {
+    let mut d = vec![T::zero(); m * n];
+    for j in 0..n {
+        for i in 0..m {
+            if i + ku >= j && i <= j + kl {
+                d[i + j * m] = a[ku + i - j + j * lda];
+            }
+        }
+    }
+    d
+}
+
+/// The dense n×n matrix (ld = n) holding the `uplo` triangle of a band matrix with `k`
+/// off-diagonals (upper: A(i, j) = a[k + i − j + j·lda]; lower: a[i − j + j·lda]), zero
+/// elsewhere.
+pub fn tri_band_to_dense<T: Scalar>(
+    uplo: crate::Uplo,
+    n: usize,
+    k: usize,
+    a: &[T],
+    lda: usize,
+) -> Vec<T> {
+    match uplo {
+        crate::Uplo::Upper => band_to_dense(n, n, 0, k, a, lda),
+        crate::Uplo::Lower => band_to_dense(n, n, k, 0, a, lda),
+    }
+}
+
+/// The dense n×n matrix (ld = n) holding a packed `uplo` triangle, zero elsewhere. The
+/// packed array is read in order, column by column, as BLAS lays it out.
+pub fn packed_to_dense<T: Scalar>(uplo: crate::Uplo, n: usize, ap: &[T]) -> Vec<T> {
+    let mut d = vec![T::zero(); n * n];
+    let mut next = ap.iter();
+    for j in 0..n {
+        for i in 0..n {
+            if uplo.contains(i, j) {
+                if let Some(&v) = next.next() {
+                    d[i + j * n] = v;
+                }
+            }
+        }
+    }
+    d
+}

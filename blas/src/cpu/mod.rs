@@ -1,9 +1,11 @@
 //! The CPU path: host slices in, rayon and the `gemm` crate underneath.
 
+pub mod elementwise;
 pub mod gemm;
 pub mod level1;
 pub mod level2;
 pub mod mat;
 pub mod rank_k;
+pub mod structured;
 pub mod symm;
 pub mod tri;

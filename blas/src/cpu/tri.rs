@@ -181,52 +181,112 @@ fn multiply_rec<T: Scalar>(t: Tri<'_, T>, b: MatMut<'_, T>, par: bool) {
     }
 }
 
-/// Forward / back substitution, one column at a time.
-fn solve_base<T: Scalar>(t: Tri<'_, T>, mut b: MatMut<'_, T>) {
-    let n = t.n();
-    for j in 0..b.cols() {
-        if t.lower {
+/// The ≤ BASE-order triangle copied into a dense local block (conjugation applied, a
+/// unit diagonal stored as one) and its reciprocal diagonal, so the substitution loops
+/// below run on plain arrays whatever the strides of the original.
+struct Small<T> {
+    n: usize,
+    a: [T; BASE * BASE],
+    inv_diag: [T; BASE],
+    lower: bool,
+}
+
+impl<T: Scalar> Small<T> {
+    fn new(t: &Tri<'_, T>) -> Self {
+        let n = t.n();
+        assert!(n <= BASE);
+        let mut a = [T::zero(); BASE * BASE];
+        let mut inv_diag = [T::one(); BASE];
+        for j in 0..n {
             for i in 0..n {
-                let mut s = b.get(i, j);
-                for p in 0..i {
-                    s -= t.get(i, p) * b.get(p, j);
+                if (t.lower && i > j) || (!t.lower && i < j) {
+                    a[i + j * BASE] = t.get(i, j);
                 }
-                b.set(i, j, s / t.diag(i));
             }
-        } else {
-            for i in (0..n).rev() {
-                let mut s = b.get(i, j);
-                for p in i + 1..n {
-                    s -= t.get(i, p) * b.get(p, j);
-                }
-                b.set(i, j, s / t.diag(i));
+            a[j + j * BASE] = t.diag(j);
+            inv_diag[j] = T::one() / t.diag(j);
+        }
+        Small {
+            n,
+            a,
+            inv_diag,
+            lower: t.lower,
+        }
+    }
+
+    /// Runs `f` on each column of `b` loaded into a local buffer, then stores it back.
+    fn columns(&self, mut b: MatMut<'_, T>, f: impl Fn(&mut [T])) {
+        let n = self.n;
+        let mut buf = [T::zero(); BASE];
+        for j in 0..b.cols() {
+            if let Some(col) = b.col_slice_mut(j) {
+                f(col);
+                continue;
+            }
+            for (i, v) in buf[..n].iter_mut().enumerate() {
+                *v = b.get(i, j);
+            }
+            f(&mut buf[..n]);
+            for (i, &v) in buf[..n].iter().enumerate() {
+                b.set(i, j, v);
             }
         }
     }
 }
 
-/// In-place triangular product, ordered so each row reads only rows not yet overwritten.
-fn multiply_base<T: Scalar>(t: Tri<'_, T>, mut b: MatMut<'_, T>) {
-    let n = t.n();
-    for j in 0..b.cols() {
-        if t.lower {
-            for i in (0..n).rev() {
-                let mut s = t.diag(i) * b.get(i, j);
-                for p in 0..i {
-                    s += t.get(i, p) * b.get(p, j);
+/// Column-oriented forward / back substitution on small triangles.
+pub(crate) fn solve_base<T: Scalar>(t: Tri<'_, T>, b: MatMut<'_, T>) {
+    let s = Small::new(&t);
+    let n = s.n;
+    s.columns(b, |x| {
+        if s.lower {
+            for k in 0..n {
+                let xk = x[k] * s.inv_diag[k];
+                x[k] = xk;
+                let col = &s.a[k * BASE..k * BASE + n];
+                for i in k + 1..n {
+                    x[i] -= col[i] * xk;
                 }
-                b.set(i, j, s);
             }
         } else {
-            for i in 0..n {
-                let mut s = t.diag(i) * b.get(i, j);
-                for p in i + 1..n {
-                    s += t.get(i, p) * b.get(p, j);
+            for k in (0..n).rev() {
+                let xk = x[k] * s.inv_diag[k];
+                x[k] = xk;
+                let col = &s.a[k * BASE..k * BASE + n];
+                for i in 0..k {
+                    x[i] -= col[i] * xk;
                 }
-                b.set(i, j, s);
             }
         }
-    }
+    });
+}
+
+/// In-place triangular product on small triangles, ordered so each step reads only
+/// entries not yet overwritten.
+fn multiply_base<T: Scalar>(t: Tri<'_, T>, b: MatMut<'_, T>) {
+    let s = Small::new(&t);
+    let n = s.n;
+    s.columns(b, |x| {
+        if s.lower {
+            for k in (0..n).rev() {
+                let xk = x[k];
+                let col = &s.a[k * BASE..k * BASE + n];
+                x[k] = col[k] * xk;
+                for i in k + 1..n {
+                    x[i] += col[i] * xk;
+                }
+            }
+        } else {
+            for k in 0..n {
+                let xk = x[k];
+                let col = &s.a[k * BASE..k * BASE + n];
+                for i in 0..k {
+                    x[i] += col[i] * xk;
+                }
+                x[k] = col[k] * xk;
+            }
+        }
+    });
 }
 
 /// The canonical view of B for `side`: B itself from the left, Bᵀ from the right.
@@ -290,4 +350,68 @@ pub(crate) fn trmm<T: Scalar>(
     }
     let t = Tri::new(MatRef::new(a, ka, ka, lda), side, uplo, trans, diag);
     multiply(t, canonical_b(side, bv));
+}
+
+/// T ← T⁻¹ in place on the triangle (and, for a non-unit diagonal, the diagonal) of the
+/// n×n view `a`; the other triangle is not touched. Recursive: with both diagonal blocks
+/// inverted, the off-diagonal block of the inverse is −T₂₂⁻¹·T₂₁·T₁₁⁻¹ (lower) or
+/// −T₁₁⁻¹·T₁₂·T₂₂⁻¹ (upper), two triangular products.
+pub(crate) fn invert<T: Scalar>(uplo: Uplo, diag: Diag, a: MatMut<'_, T>) {
+    let n = a.rows();
+    if n <= BASE {
+        return invert_base(uplo, diag, a);
+    }
+    let k = split_point(n);
+    let (left, right) = a.split_cols(k);
+    let (mut a11, a21) = left.split_rows(k);
+    let (a12, mut a22) = right.split_rows(k);
+    invert(uplo, diag, a11.rb_mut());
+    invert(uplo, diag, a22.rb_mut());
+    let (t11, t22) = (a11.rb(), a22.rb());
+    let tri = |t, side| Tri::new(t, side, uplo, Transpose::N, diag);
+    let (mut off, first, second) = match uplo {
+        Uplo::Lower => (a21, t11, t22),
+        Uplo::Upper => (a12, t22, t11),
+    };
+    // Lower: off ← off·T₁₁⁻¹, then −T₂₂⁻¹·off. Upper: off ← off·T₂₂⁻¹, then −T₁₁⁻¹·off.
+    multiply(tri(first, Side::Right), off.rb_mut().t());
+    multiply(tri(second, Side::Left), off.rb_mut());
+    scale_view(-T::one(), off);
+}
+
+fn invert_base<T: Scalar>(uplo: Uplo, diag: Diag, mut a: MatMut<'_, T>) {
+    let n = a.rows();
+    let mut x = vec![T::zero(); n * n];
+    (0..n).for_each(|i| x[i + i * n] = T::one());
+    let t = Tri::new(a.rb(), Side::Left, uplo, Transpose::N, diag);
+    solve_base(t, MatMut::new(&mut x, n, n, n.max(1)));
+    for j in 0..n {
+        for i in 0..n {
+            let keep = i == j && diag == Diag::Unit;
+            if uplo.contains(i, j) && !keep {
+                a.set(i, j, x[i + j * n]);
+            }
+        }
+    }
+}
+
+/// trtri on host slices: the `uplo` triangle of inv_a ← that of A⁻¹ (the diagonal too
+/// unless unit).
+pub(crate) fn trtri<T: Scalar>(
+    uplo: Uplo,
+    diag: Diag,
+    n: usize,
+    (a, lda): (&[T], usize),
+    (inv, ldinv): (&mut [T], usize),
+) {
+    let av = MatRef::new(a, n, n, lda);
+    let mut iv = MatMut::new(inv, n, n, ldinv);
+    for j in 0..n {
+        for i in 0..n {
+            if uplo.contains(i, j) && !(i == j && diag == Diag::Unit) {
+                iv.set(i, j, av.get(i, j));
+            }
+        }
+    }
+    invert(uplo, diag, iv);
 }

@@ -1,0 +1,320 @@
+//! trtri, geam and dgmm against the reference on every dtype, uplo/diag/trans/side,
+//! odd sizes and padded leading dimensions.
+//!
+//! Tolerances (ε the dtype's epsilon, × 4 for complex arithmetic):
+//! - trtri: by residual, T·X − I with X the computed inverse. Each block of the recursive
+//!   inverse is a product of already-inverted blocks, so the error per element is
+//!   (n + 4)·ε·(|T||X|)ᵢⱼ to first order; T is diagonally dominant, so |X| stays O(1).
+//! - geam: two products and a sum: 2ε·(|α||a| + |β||b|).
+//! - dgmm: one product: ε·|a||x|.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use rocm_blas::check::{vector_extent, vector_index};
+use rocm_blas::{reference, Blas, Diag, Real, Scalar, Side, Transpose, Uplo};
+use rocm_core::{Complex32, Complex64, Device, Error};
+
+fn check_trtri<T: Scalar>(uplo: Uplo, diag: Diag, n: usize, (pa, pi): (usize, usize), seed: u64) {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let mut r = rng(seed);
+    let (lda, ldi) = (n.max(1) + pa, n.max(1) + pi);
+    let mut a: Vec<T> = random_vec(&mut r, lda * n.max(1));
+    let shrink = T::from_real(real(1.0 / n.max(1) as f64));
+    for j in 0..n {
+        for i in 0..n {
+            let v = a[i + j * lda];
+            a[i + j * lda] = if i == j {
+                T::from_parts(real(2.0 + v.re().as_f64().abs()), v.im())
+            } else {
+                v * shrink
+            };
+        }
+    }
+    let inv0: Vec<T> = random_vec(&mut r, ldi * n.max(1));
+    let ad = dev.upload(&a).unwrap();
+    let mut id = dev.upload(&inv0).unwrap();
+    blas.trtri(
+        uplo,
+        diag,
+        n,
+        &ad.as_slice(),
+        lda,
+        &mut id.as_slice_mut(),
+        ldi,
+    )
+    .unwrap();
+    let got = id.to_vec().unwrap();
+    let what = format!("{}trtri {uplo:?} {diag:?} n={n}", T::PREFIX);
+    for q in 0..got.len() {
+        let (i, j) = (q % ldi, q / ldi);
+        let written = i < n && j < n && uplo.contains(i, j) && !(i == j && diag == Diag::Unit);
+        if !written {
+            assert_eq!(got[q], inv0[q], "{what}: wrote ({i},{j})");
+        }
+    }
+    // X as a dense triangular matrix (unit diagonal filled in), then T·X against I.
+    let mut x = vec![T::zero(); n * n];
+    for j in 0..n {
+        for i in 0..n {
+            x[i + j * n] = reference::tri_at(uplo, diag, &got, ldi, i, j);
+        }
+    }
+    let (tx, mag) = reference::trmm(
+        Side::Left,
+        uplo,
+        Transpose::N,
+        diag,
+        n,
+        n,
+        T::one(),
+        &a,
+        lda,
+        &x,
+        n.max(1),
+    );
+    for j in 0..n {
+        for i in 0..n {
+            let id = if i == j { T::one() } else { T::zero() };
+            assert_close(
+                T::narrow(tx[i + j * n]),
+                id.widen(),
+                mag[i + j * n],
+                (n + 4) as f64,
+                &format!("{what} ({i},{j})"),
+            );
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_geam<T: Scalar>(
+    (ta, tb): (Transpose, Transpose),
+    (m, n): (usize, usize),
+    (pa, pb, pc): (usize, usize, usize),
+    (za, zb): (bool, bool),
+    seed: u64,
+) {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let mut r = rng(seed);
+    let (ar, ac) = ta.stored_dims(m, n);
+    let (br, bc) = tb.stored_dims(m, n);
+    let (lda, ldb, ldc) = (ar.max(1) + pa, br.max(1) + pb, m.max(1) + pc);
+    let alpha: T = if za { T::zero() } else { random(&mut r) };
+    let beta: T = if zb { T::zero() } else { random(&mut r) };
+    let nan = T::from_real(num_traits::Float::nan());
+    // A zero coefficient must not read its matrix: fill that one with NaN.
+    let mut a: Vec<T> = random_vec(&mut r, lda * ac.max(1));
+    let mut b: Vec<T> = random_vec(&mut r, ldb * bc.max(1));
+    if za {
+        a.iter_mut().for_each(|v| *v = nan);
+    }
+    if zb {
+        b.iter_mut().for_each(|v| *v = nan);
+    }
+    let c: Vec<T> = random_vec(&mut r, ldc * n.max(1));
+    let (ad, bd) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+    let mut cd = dev.upload(&c).unwrap();
+    blas.geam(
+        ta,
+        tb,
+        m,
+        n,
+        alpha,
+        &ad.as_slice(),
+        lda,
+        beta,
+        &bd.as_slice(),
+        ldb,
+        &mut cd.as_slice_mut(),
+        ldc,
+    )
+    .unwrap();
+    let got = cd.to_vec().unwrap();
+    let what = format!("{}geam {ta}{tb} m={m} n={n}", T::PREFIX);
+    for j in 0..n {
+        for i in 0..m {
+            let mut want = T::zero().widen();
+            let mut mag = 0.0;
+            if !za {
+                let x = reference::op_at(ta, &a, lda, i, j);
+                want += alpha.widen() * x.widen();
+                mag += abs(alpha) * abs(x);
+            }
+            if !zb {
+                let x = reference::op_at(tb, &b, ldb, i, j);
+                want += beta.widen() * x.widen();
+                mag += abs(beta) * abs(x);
+            }
+            assert_close(
+                got[i + j * ldc],
+                want,
+                mag,
+                2.0,
+                &format!("{what} ({i},{j})"),
+            );
+        }
+        for i in m..ldc {
+            if i + j * ldc < got.len() {
+                assert_eq!(got[i + j * ldc], c[i + j * ldc], "{what}: wrote padding");
+            }
+        }
+    }
+}
+
+fn check_dgmm<T: Scalar>(
+    side: Side,
+    (m, n): (usize, usize),
+    (pa, pc): (usize, usize),
+    incx: isize,
+    seed: u64,
+) {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let mut r = rng(seed);
+    let (lda, ldc) = (m.max(1) + pa, m.max(1) + pc);
+    let k = if side == Side::Left { m } else { n };
+    let a: Vec<T> = random_vec(&mut r, lda * n.max(1));
+    let x: Vec<T> = random_vec(&mut r, vector_extent(k, incx).max(1));
+    let c: Vec<T> = random_vec(&mut r, ldc * n.max(1));
+    let (ad, xd) = (dev.upload(&a).unwrap(), dev.upload(&x).unwrap());
+    let mut cd = dev.upload(&c).unwrap();
+    blas.dgmm(
+        side,
+        m,
+        n,
+        &ad.as_slice(),
+        lda,
+        &xd.as_slice(),
+        incx,
+        &mut cd.as_slice_mut(),
+        ldc,
+    )
+    .unwrap();
+    let got = cd.to_vec().unwrap();
+    for j in 0..n {
+        for i in 0..m {
+            let d = x[vector_index(if side == Side::Left { i } else { j }, k, incx)];
+            let av = a[i + j * lda];
+            assert_close(
+                got[i + j * ldc],
+                av.widen() * d.widen(),
+                abs(av) * abs(d),
+                1.0,
+                &format!("{}dgmm {side:?} ({i},{j})", T::PREFIX),
+            );
+        }
+    }
+}
+
+fn dims() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(0usize),
+        Just(1),
+        Just(2),
+        Just(16),
+        Just(17),
+        Just(33),
+        0usize..50
+    ]
+}
+fn trans() -> impl Strategy<Value = Transpose> {
+    prop_oneof![Just(Transpose::N), Just(Transpose::T), Just(Transpose::C)]
+}
+
+macro_rules! ext_props {
+    ($name:ident, $t:ty) => {
+        mod $name {
+            use super::*;
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(40))]
+                #[test]
+                fn trtri(upper in any::<bool>(), unit in any::<bool>(), n in dims(),
+                         pa in 0usize..3, pi in 0usize..3, seed in any::<u64>()) {
+                    let uplo = if upper { Uplo::Upper } else { Uplo::Lower };
+                    let diag = if unit { Diag::Unit } else { Diag::NonUnit };
+                    check_trtri::<$t>(uplo, diag, n, (pa, pi), seed);
+                }
+
+                #[test]
+                fn geam(ta in trans(), tb in trans(), m in dims(), n in dims(),
+                        p in (0usize..3, 0usize..3, 0usize..3), za in any::<bool>(),
+                        zb in any::<bool>(), seed in any::<u64>()) {
+                    check_geam::<$t>((ta, tb), (m, n), p, (za, zb), seed);
+                }
+
+                #[test]
+                fn dgmm(left in any::<bool>(), m in dims(), n in dims(), pa in 0usize..3,
+                        pc in 0usize..3, incx in prop_oneof![Just(1isize), Just(2), Just(-1), Just(-2)],
+                        seed in any::<u64>()) {
+                    let side = if left { Side::Left } else { Side::Right };
+                    check_dgmm::<$t>(side, (m, n), (pa, pc), incx, seed);
+                }
+            }
+        }
+    };
+}
+ext_props!(s_ext, f32);
+ext_props!(d_ext, f64);
+ext_props!(c_ext, Complex32);
+ext_props!(z_ext, Complex64);
+
+#[test]
+fn blocked_trtri() {
+    // Past the recursion base (16) several levels deep.
+    for uplo in Uplo::ALL {
+        for diag in Diag::ALL {
+            check_trtri::<f64>(uplo, diag, 150, (1, 2), 11);
+            check_trtri::<Complex32>(uplo, diag, 77, (0, 0), 12);
+        }
+    }
+    check_geam::<f32>(
+        (Transpose::T, Transpose::N),
+        (300, 200),
+        (1, 0, 2),
+        (false, false),
+        13,
+    );
+    check_dgmm::<Complex64>(Side::Left, (300, 150), (0, 1), -1, 14);
+}
+
+#[test]
+fn argument_errors_name_the_argument() {
+    let dev = Device::cpu();
+    let blas = Blas::new(&dev);
+    let a = dev.alloc::<f64>(16).unwrap();
+    let mut c = dev.alloc::<f64>(16).unwrap();
+    let name = |e: Error| match e {
+        Error::InvalidArgument { what, .. } => what,
+        other => panic!("{other:?}"),
+    };
+    let av = a.as_slice();
+    let err = blas
+        .trtri(Uplo::Lower, Diag::Unit, 4, &av, 4, &mut c.as_slice_mut(), 3)
+        .unwrap_err();
+    assert_eq!(name(err), "ldinv_a");
+    let err = blas
+        .geam(
+            Transpose::T,
+            Transpose::N,
+            4,
+            2,
+            1.0,
+            &av,
+            1,
+            1.0,
+            &av,
+            4,
+            &mut c.as_slice_mut(),
+            4,
+        )
+        .unwrap_err();
+    assert_eq!(name(err), "lda");
+    let err = blas
+        .dgmm(Side::Left, 4, 4, &av, 4, &av, 6, &mut c.as_slice_mut(), 4)
+        .unwrap_err();
+    assert_eq!(name(err), "x");
+}
