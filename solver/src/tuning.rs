@@ -12,6 +12,8 @@ pub struct BlockSizes {
     pub potrf: usize,
     /// Block width of blocked GETRI.
     pub getri: usize,
+    /// Panel width of blocked GEQRF / ORGQR (rocSOLVER: 64).
+    pub geqrf: usize,
     /// Widths at or below which recursive panels (LU, Cholesky, triangular inverse)
     /// switch to the unblocked kernels.
     pub unblocked: usize,
@@ -41,6 +43,7 @@ impl BlockSizes {
             getrf: self.getrf.max(1),
             potrf: self.potrf.max(1),
             getri: self.getri.max(1),
+            geqrf: self.geqrf.max(1),
             unblocked: self.unblocked.max(1),
             small: self.small,
         }
@@ -51,6 +54,7 @@ const DEFAULT: BlockSizes = BlockSizes {
     getrf: 128,
     potrf: 128,
     getri: 64,
+    geqrf: 64,
     unblocked: 16,
     small: 32,
 };
@@ -65,6 +69,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 256,
             getri: 64,
+            geqrf: 64,
             unblocked: 16,
             small: 32,
         },
@@ -75,6 +80,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 127,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },
@@ -85,6 +91,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 127,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },
@@ -95,6 +102,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 127,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },
@@ -105,6 +113,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 128,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },

@@ -514,7 +514,8 @@ proptest! {
     #[test]
     fn getrf_any_shape(m in 0usize..40, n in 0usize..40, pad in 0usize..4,
                        nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
-        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, unblocked: base, small: 0 };
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
+            geqrf: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = random(&mut rng(seed), m, n, seed % 2 == 0);
         if seed % 2 == 0 {
@@ -527,7 +528,8 @@ proptest! {
     /// Random orders and block sizes: the Cholesky ratios stay below 30.
     #[test]
     fn potrf_any_order(n in 1usize..40, nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
-        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, unblocked: base, small: 0 };
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
+            geqrf: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = spd(&mut rng(seed), n, 100.0, true);
         let uplo = if seed % 2 == 0 { Uplo::Lower } else { Uplo::Upper };
@@ -785,4 +787,65 @@ fn full_sizes_opt_in() {
         cholesky_case::<Complex32>(&solver, "full", &s, Uplo::Lower, n);
         cholesky_case::<Complex64>(&solver, "full", &s, Uplo::Upper, n);
     }
+}
+
+/// GEQRF + ORGQR/UNGQR: ‖A − Q·R‖ / (max(m, n)·‖A‖·ε) and ‖I − QᴴQ‖ / (m·ε) below 30
+/// on random, ill-conditioned, rank-deficient, zero and identity matrices, tall and wide,
+/// blocked (tiny blocks) and with the CPU table.
+fn qr_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(m, n) in &[
+            (0usize, 0usize),
+            (1, 1),
+            (5, 3),
+            (3, 5),
+            (17, 17),
+            (40, 23),
+            (23, 40),
+            (70, 70),
+        ] {
+            let mut cases = general_cases::<T>(m as u64 * 7 + n as u64, m, n);
+            if m == n && n > 1 {
+                cases.push((
+                    "ill-conditioned".into(),
+                    ill_conditioned(&mut rng(5), n, cond::<T>(), T::IS_COMPLEX),
+                    None,
+                ));
+            }
+            for (name, w, _) in cases {
+                let ld = m + 2;
+                let host = store::<T>(&w, ld);
+                let a = Wide::from(&host, m, n, ld);
+                let k = m.min(n);
+                let mut buf = dev.upload(&host).unwrap();
+                let mut tau = dev.alloc::<T>(k.max(1)).unwrap();
+                solver
+                    .geqrf(m, n, &mut buf.as_slice_mut(), ld, &mut tau.as_slice_mut())
+                    .unwrap();
+                let out = buf.to_vec().unwrap();
+                // Q's first k columns from the first k columns of the factor.
+                let mut qb = dev.upload(&out[..(ld * k).max(1).min(out.len())]).unwrap();
+                solver
+                    .ungqr(m, k, k, &mut qb.as_slice_mut(), ld, &tau.as_slice())
+                    .unwrap();
+                let q = Wide::from(&qb.to_vec().unwrap(), m, k, ld);
+                let r1 = reference::qr_ratio::<T>(&a, &q, &Wide::from(&out, m, n, ld));
+                let r2 = reference::orthogonality_ratio::<T>(&q);
+                assert!(r1 < THRESHOLD, "{label}/{name} {m}x{n}: QR ratio {r1}");
+                assert!(
+                    r2 < THRESHOLD,
+                    "{label}/{name} {m}x{n}: orthogonality ratio {r2}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn qr_all_dtypes() {
+    qr_suite::<f32>();
+    qr_suite::<f64>();
+    qr_suite::<Complex32>();
+    qr_suite::<Complex64>();
 }
