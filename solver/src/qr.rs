@@ -5,10 +5,13 @@
 //! below the diagonal, LAPACK's layout). Each panel of `BlockSizes::geqrf` columns is
 //! factored by the unblocked GEQR2 kernel; its reflectors are gathered into
 //! H = I − V·T·Vᴴ (LARFT, T upper triangular) and applied to the trailing columns as
-//! C ← C − V·(Tᴴ·(Vᴴ·C)) (LARFB: GEMM, TRMM, GEMM through rocm-blas).
+//! C ← C − V·(Tᴴ·(Vᴴ·C)) (LARFB: GEMM, TRMM, GEMM through rocm-blas). ORMQR applies Q
+//! the same way; GELS (m >= n) is GEQRF, ORMQR and a TRSM with R.
 
-use crate::blas3::{gemm, trmm, workspace};
-use crate::handle::Solver;
+#![allow(clippy::too_many_arguments)]
+
+use crate::blas3::{gemm, trmm, trsm, workspace};
+use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, Scalar};
 use num_traits::{Float, Zero};
@@ -261,5 +264,131 @@ impl Solver {
         tau: &BufferSlice<'_, T>,
     ) -> Result<()> {
         self.orgqr(m, n, k, a, lda, tau)
+    }
+
+    /// C ← op(Q)·C for Q = H₁·…·H_k from [`Solver::geqrf`] (m×m, reflectors in the m×k
+    /// `a`), C m×n (ORMQR / UNMQR with side = Left; op = N, T or C, T meaning C for
+    /// complex types only when it is real).
+    pub fn ormqr<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        tau: &BufferSlice<'_, T>,
+        c: &mut BufferSliceMut<'_, T>,
+        ldc: usize,
+    ) -> Result<()> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        rocm_core::ensure_arg!(k <= m, "k", "must be <= m = {m}, got {k}");
+        rocm_core::ensure_arg!(
+            !(T::IS_COMPLEX && trans == Transpose::T),
+            "trans",
+            "complex Q takes N or C"
+        );
+        check::matrix("a", "lda", a.len(), m, k, lda)?;
+        check::vector("tau", tau.len(), k)?;
+        check::matrix("c", "ldc", c.len(), m, n, ldc)?;
+        check::device(self.device(), "a", a.device())?;
+        check::device(self.device(), "tau", tau.device())?;
+        check::device(self.device(), "c", c.device())?;
+        self.engine("ormqr")?;
+        let taus = tau
+            .as_host()
+            .ok_or_else(|| Error::unsupported("host access to `tau`", tau.device()))?;
+        let a = MatRef::new(*a, m, k, lda);
+        let mut c = MatMut::new(c.reborrow(), m, n, ldc);
+        let op = if trans == Transpose::N {
+            Transpose::N
+        } else {
+            Transpose::C
+        };
+        let nb = self.sizes.geqrf;
+        let mut starts: Vec<usize> = (0..k).step_by(nb).collect();
+        // Qᴴ·C = H_kᴴ·…·H₁ᴴ·C applies the first block first; Q·C the last block first.
+        if op == Transpose::N {
+            starts.reverse();
+        }
+        for j in starts {
+            let jb = nb.min(k - j);
+            let rows = m - j;
+            let v = unit_v(a.sub(j, j, rows, jb)?.host()?, rows, jb, lda);
+            let t = larft(&v, rows, jb, &taus[j..j + jb]);
+            self.larfb(op, &v, &t, rows, jb, c.sub(j, 0, rows, n)?)?;
+        }
+        Ok(())
+    }
+
+    /// [`Solver::ormqr`] under LAPACK's complex name.
+    pub fn unmqr<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        tau: &BufferSlice<'_, T>,
+        c: &mut BufferSliceMut<'_, T>,
+        ldc: usize,
+    ) -> Result<()> {
+        self.ormqr(trans, m, n, k, a, lda, tau, c, ldc)
+    }
+
+    /// Least squares min ‖A·X − B‖ for an m×n A of full column rank, m >= n (GELS with
+    /// trans = N, through GEQRF): A is overwritten by its QR factors, the first n rows of
+    /// B (m×nrhs) by X. `info = i > 0`: R[i-1, i-1] is zero (A is rank deficient), B then
+    /// holds Qᴴ·B. Under-determined systems (m < n) are not built yet and are refused.
+    pub fn gels<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        nrhs: usize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+        b: &mut BufferSliceMut<'_, T>,
+        ldb: usize,
+    ) -> Result<Info> {
+        if m < n {
+            return Err(Error::unsupported(
+                "gels with m < n (under-determined)",
+                self.device(),
+            ));
+        }
+        check::dim("nrhs", nrhs)?;
+        check::matrix("b", "ldb", b.len(), m, nrhs, ldb)?;
+        check::device(self.device(), "b", b.device())?;
+        let mut tau = self.device().alloc::<T>(n.max(1))?;
+        self.geqrf(m, n, a, lda, &mut tau.as_slice_mut())?;
+        self.ormqr(
+            Transpose::C,
+            m,
+            nrhs,
+            n,
+            &a.as_slice(),
+            lda,
+            &tau.as_slice(),
+            b,
+            ldb,
+        )?;
+        let ar = MatRef::new(a.as_slice(), m, n, lda);
+        let ah = ar.host()?;
+        if let Some(i) = (0..n).find(|&i| ah[i + i * lda] == T::zero()) {
+            return Ok(Info(i + 1));
+        }
+        trsm(
+            &self.blas,
+            Side::Left,
+            Uplo::Upper,
+            Transpose::N,
+            Diag::NonUnit,
+            T::one(),
+            &ar.sub(0, 0, n, n)?,
+            &mut MatMut::new(b.reborrow(), m, nrhs, ldb).into_sub(0, 0, n, nrhs)?,
+        )?;
+        Ok(Info::OK)
     }
 }

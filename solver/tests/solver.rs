@@ -849,3 +849,139 @@ fn qr_all_dtypes() {
     qr_suite::<Complex32>();
     qr_suite::<Complex64>();
 }
+
+/// ORMQR/UNMQR against the explicit Q, and GELS (m >= n, several right-hand sides): the
+/// least-squares ratio ‖Aᴴ·(B − A·X)‖ / (m·‖A‖·(‖A‖·‖X‖ + ‖B‖)·ε) below 30, and `info`
+/// naming an exactly zero R[j, j].
+fn gels_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(m, n, nrhs) in &[
+            (1usize, 1usize, 1usize),
+            (9, 4, 2),
+            (30, 30, 3),
+            (45, 17, 5),
+        ] {
+            let mut r = rng(m as u64 * 3 + n as u64);
+            for (name, w) in [
+                ("random", random(&mut r, m, n, T::IS_COMPLEX)),
+                (
+                    "ill-conditioned",
+                    ill_conditioned(&mut r, m, cond::<T>(), T::IS_COMPLEX),
+                ),
+            ] {
+                let w = if name == "ill-conditioned" {
+                    let mut c = Wide::zeros(m, n);
+                    c.data.copy_from_slice(&w.data[..m * n]);
+                    c
+                } else {
+                    w
+                };
+                let host = store::<T>(&w, m);
+                let a = Wide::from(&host, m, n, m);
+                let bh = store::<T>(&random(&mut r, m, nrhs, T::IS_COMPLEX), m);
+                let bw = Wide::from(&bh, m, nrhs, m);
+                // ORMQR(N) of the identity's first k columns is UNGQR's Q.
+                let k = n;
+                let mut f = dev.upload(&host).unwrap();
+                let mut tau = dev.alloc::<T>(k).unwrap();
+                solver
+                    .geqrf(m, n, &mut f.as_slice_mut(), m, &mut tau.as_slice_mut())
+                    .unwrap();
+                let mut e = dev
+                    .upload(&store::<T>(
+                        &{
+                            let mut e = Wide::zeros(m, k);
+                            (0..k).for_each(|i| e.set(i, i, Complex64::new(1.0, 0.0)));
+                            e
+                        },
+                        m,
+                    ))
+                    .unwrap();
+                solver
+                    .unmqr(
+                        Transpose::N,
+                        m,
+                        k,
+                        k,
+                        &f.as_slice(),
+                        m,
+                        &tau.as_slice(),
+                        &mut e.as_slice_mut(),
+                        m,
+                    )
+                    .unwrap();
+                let mut q = dev.upload(&f.to_vec().unwrap()).unwrap();
+                solver
+                    .orgqr(m, k, k, &mut q.as_slice_mut(), m, &tau.as_slice())
+                    .unwrap();
+                let diff = Wide::from(&e.to_vec().unwrap(), m, k, m)
+                    .sub(&Wide::from(&q.to_vec().unwrap(), m, k, m))
+                    .norm1();
+                // Both are products of the same reflectors: they differ by rounding.
+                assert!(
+                    diff < THRESHOLD * m as f64 * reference::eps::<T>(),
+                    "{label} ormqr vs orgqr {diff}"
+                );
+
+                let mut ab = dev.upload(&host).unwrap();
+                let mut b = dev.upload(&bh).unwrap();
+                let info = solver
+                    .gels(
+                        m,
+                        n,
+                        nrhs,
+                        &mut ab.as_slice_mut(),
+                        m,
+                        &mut b.as_slice_mut(),
+                        m,
+                    )
+                    .unwrap();
+                assert!(info.is_ok(), "{label}/{name} gels info {info:?}");
+                let x = Wide::from(&b.to_vec().unwrap(), n, nrhs, m);
+                let resid = bw.sub(&a.mul(&x));
+                let num = a.adjoint().mul(&resid).norm1();
+                let den = m as f64
+                    * a.norm1()
+                    * (a.norm1() * x.norm1() + bw.norm1())
+                    * reference::eps::<T>();
+                let ratio = num / den;
+                assert!(
+                    ratio < THRESHOLD,
+                    "{label}/{name} {m}x{n} gels ratio {ratio}"
+                );
+            }
+            if n > 1 {
+                let mut z = random(&mut r, m, n, T::IS_COMPLEX);
+                (0..m).for_each(|i| z.set(i, 1, Complex64::new(0.0, 0.0)));
+                let mut ab = dev.upload(&store::<T>(&z, m)).unwrap();
+                let mut b = dev.alloc::<T>(m * nrhs).unwrap();
+                let info = solver
+                    .gels(
+                        m,
+                        n,
+                        nrhs,
+                        &mut ab.as_slice_mut(),
+                        m,
+                        &mut b.as_slice_mut(),
+                        m,
+                    )
+                    .unwrap();
+                assert_eq!(info, Info(2), "{label}: zero column 1");
+            }
+        }
+        let mut a = dev.alloc::<T>(12).unwrap();
+        let mut b = dev.alloc::<T>(12).unwrap();
+        assert!(solver
+            .gels(3, 4, 1, &mut a.as_slice_mut(), 3, &mut b.as_slice_mut(), 4)
+            .is_err());
+    }
+}
+
+#[test]
+fn gels_all_dtypes() {
+    gels_suite::<f32>();
+    gels_suite::<f64>();
+    gels_suite::<Complex32>();
+    gels_suite::<Complex64>();
+}
