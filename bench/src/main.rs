@@ -11,6 +11,7 @@ mod ccl;
 mod fft;
 mod info;
 mod kernels;
+mod solver;
 mod suite;
 mod sparse;
 
@@ -28,6 +29,8 @@ enum Command {
     Info(info::InfoArgs),
     /// Host/device copy bandwidth (like rocm_bandwidth_test).
     Bandwidth(bandwidth::BandwidthArgs),
+    /// Time a rocm-solver routine with its LAPACK test ratio (like rocsolver-bench).
+    Solver(solver::SolverArgs),
     /// A short run of everything present on one device.
     Suite(suite::SuiteArgs),
     /// BLAS routines (like rocblas-bench).
@@ -49,6 +52,7 @@ fn main() {
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
         Command::Bandwidth(a) => bandwidth::run(a),
+        Command::Solver(a) => solver::run(a),
         Command::Suite(a) => suite::run(a),
         Command::Blas(c) => blas::run(c),
         Command::Kernels(c) => kernels::run(c),

@@ -3,7 +3,7 @@
 //! Each library adds its section here as it lands; a section prints its own table and
 //! fails the suite if its check fails.
 
-use crate::{bandwidth, info};
+use crate::{bandwidth, info, solver};
 
 #[derive(clap::Args)]
 pub struct SuiteArgs {
@@ -17,5 +17,13 @@ pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
     info::run(&info::InfoArgs::default())?;
     println!("\n== bandwidth");
     bandwidth::run(&bandwidth::BandwidthArgs::quick(args.device.clone()))?;
+    println!("\n== solver (cpu)");
+    for r in [
+        solver::Routine::Getrf,
+        solver::Routine::Potrf,
+        solver::Routine::Gesv,
+    ] {
+        solver::run(&solver::SolverArgs::quick(r, 256))?;
+    }
     Ok(())
 }

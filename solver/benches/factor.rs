@@ -67,6 +67,25 @@ fn factorisations(c: &mut Criterion) {
         });
         g.finish();
 
+        let mut g = c.benchmark_group("geqrf");
+        g.sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(4));
+        g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
+            let mut tau = dev.alloc::<f64>(n).unwrap();
+            b.iter_batched(
+                || dev.upload(&a).unwrap(),
+                |mut buf| {
+                    solver
+                        .geqrf(n, n, &mut buf.as_slice_mut(), n, &mut tau.as_slice_mut())
+                        .unwrap()
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| b.iter(|| fa.qr()));
+        g.finish();
+
         let s = spd(n);
         let fs = to_faer(&s, n);
         let mut g = c.benchmark_group("potrf");

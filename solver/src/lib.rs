@@ -13,9 +13,10 @@
 //! HERK / GEMM updates of the trailing matrix through rocm-blas, the path a GPU takes once
 //! its BLAS exists. Batched forms spread problems over threads (rayon) on the CPU.
 //!
-//! Built: GETRF, GETRS, GESV, GETRI, POTRF, POTRS, POSV, POTRI, TRTRI for f32, f64,
-//! Complex32 and Complex64 on the CPU device, and strided-batched / batched GETRF, GETRS,
-//! POTRF, POTRS. Other devices return `Error::Unsupported`.
+//! Built: GETRF, GETRS, GESV, GETRI, POTRF, POTRS, POSV, POTRI, TRTRI, GEQRF,
+//! ORGQR/UNGQR, ORMQR/UNMQR (left) and GELS (m >= n) for f32, f64, Complex32 and Complex64 on the CPU device, and
+//! strided-batched / batched GETRF, GETRS, POTRF, POTRS. Other devices return
+//! `Error::Unsupported`.
 //!
 //! ```
 //! use rocm_core::Device;
@@ -42,6 +43,7 @@ mod handle;
 mod kernels;
 mod lu;
 mod matrix;
+mod qr;
 pub mod reference;
 mod triangular;
 pub mod tuning;

@@ -223,3 +223,23 @@ pub fn inverse_ratio<T: Scalar>(a: &Wide, inv: &Wide) -> f64 {
     let r = Wide::identity(n).sub(&a.mul(inv)).norm1();
     ratio(r, n, a.norm1() * inv.norm1(), eps::<T>())
 }
+
+/// ‖A − Q·R‖₁ / (max(m, n)·‖A‖₁·ε) for an m×k Q and a k×n upper-trapezoidal R taken
+/// from GEQRF's output `qr_out`.
+pub fn qr_ratio<T: Scalar>(a: &Wide, q: &Wide, qr_out: &Wide) -> f64 {
+    let (m, n) = (a.rows, a.cols);
+    let k = q.cols;
+    let mut r = Wide::zeros(k, n);
+    for j in 0..n {
+        for i in 0..k.min(j + 1) {
+            r.set(i, j, qr_out.at(i, j));
+        }
+    }
+    ratio(a.sub(&q.mul(&r)).norm1(), m.max(n), a.norm1(), eps::<T>())
+}
+
+/// ‖I − Qᴴ·Q‖₁ / (m·ε), the orthogonality ratio of xQRT01.
+pub fn orthogonality_ratio<T: Scalar>(q: &Wide) -> f64 {
+    let r = Wide::identity(q.cols).sub(&q.adjoint().mul(q)).norm1();
+    ratio(r, q.rows, 1.0, eps::<T>())
+}

@@ -12,6 +12,8 @@ pub struct BlockSizes {
     pub potrf: usize,
     /// Block width of blocked GETRI.
     pub getri: usize,
+    /// Panel width of blocked GEQRF / ORGQR (rocSOLVER: 64).
+    pub geqrf: usize,
     /// Widths at or below which recursive panels (LU, Cholesky, triangular inverse)
     /// switch to the unblocked kernels.
     pub unblocked: usize,
@@ -41,6 +43,7 @@ impl BlockSizes {
             getrf: self.getrf.max(1),
             potrf: self.potrf.max(1),
             getri: self.getri.max(1),
+            geqrf: self.geqrf.max(1),
             unblocked: self.unblocked.max(1),
             small: self.small,
         }
@@ -51,12 +54,14 @@ const DEFAULT: BlockSizes = BlockSizes {
     getrf: 128,
     potrf: 128,
     getri: 64,
+    geqrf: 64,
     unblocked: 16,
     small: 32,
 };
 
 /// GPU rows follow rocSOLVER 3.27's `ideal_sizes.hpp` (GETRF 256 for mid sizes, POTRF
-/// 127 for 8-byte types, GETRI 256); the CPU row was measured with the criterion bench.
+/// 127 for 8-byte types, GETRI 256). CPU row: GETRF/POTRF 256 measured with the
+/// criterion bench on 16 cores (POTRF 128 was 1.4x slower at n = 1024 and 2048).
 const TABLE: &[(Family, BlockSizes)] = &[
     (
         Family::Cpu,
@@ -64,6 +69,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 256,
             getri: 64,
+            geqrf: 64,
             unblocked: 16,
             small: 32,
         },
@@ -74,6 +80,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 127,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },
@@ -84,6 +91,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 127,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },
@@ -94,6 +102,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 127,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },
@@ -104,6 +113,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
             getrf: 256,
             potrf: 128,
             getri: 256,
+            geqrf: 64,
             unblocked: 32,
             small: 64,
         },

@@ -514,7 +514,8 @@ proptest! {
     #[test]
     fn getrf_any_shape(m in 0usize..40, n in 0usize..40, pad in 0usize..4,
                        nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
-        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, unblocked: base, small: 0 };
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
+            geqrf: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = random(&mut rng(seed), m, n, seed % 2 == 0);
         if seed % 2 == 0 {
@@ -527,10 +528,460 @@ proptest! {
     /// Random orders and block sizes: the Cholesky ratios stay below 30.
     #[test]
     fn potrf_any_order(n in 1usize..40, nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
-        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, unblocked: base, small: 0 };
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
+            geqrf: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = spd(&mut rng(seed), n, 100.0, true);
         let uplo = if seed % 2 == 0 { Uplo::Lower } else { Uplo::Upper };
         cholesky_case::<Complex32>(&solver, "prop", &w, uplo, n);
     }
+}
+
+/// Strided-batched and batched GETRF/GETRS/POTRF/POTRS agree with single calls problem by
+/// problem (bit for bit: each problem runs the same code), including singular and
+/// indefinite problems in the middle of a batch.
+fn batched_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(n, count) in &[(0usize, 3usize), (1, 4), (9, 7), (33, 5)] {
+            let (lda, nrhs) = (n + 1, 2);
+            let stride = lda * n.max(1) + 3;
+            let mut r = rng(n as u64 * 17 + count as u64);
+            let mut a = vec![T::zero(); stride * count];
+            let mut s = vec![T::zero(); stride * count];
+            for p in 0..count {
+                let mut g = random(&mut r, n, n, T::IS_COMPLEX);
+                if p == 1 && n > 1 {
+                    g = Wide::zeros(n, n);
+                }
+                let h = if p == 2 && n > 0 {
+                    indefinite_at(&mut r, n, n / 2, T::IS_COMPLEX)
+                } else {
+                    spd(&mut r, n, 10.0, T::IS_COMPLEX)
+                };
+                a[p * stride..p * stride + lda * n]
+                    .copy_from_slice(&store::<T>(&g, lda)[..lda * n]);
+                s[p * stride..p * stride + lda * n]
+                    .copy_from_slice(&store::<T>(&h, lda)[..lda * n]);
+            }
+            let bstride = n * nrhs + 1;
+            let b0: Vec<T> = store::<T>(
+                &random(&mut r, bstride * count, 1, T::IS_COMPLEX),
+                bstride * count,
+            );
+
+            // GETRF + GETRS.
+            let mut ab = dev.upload(&a).unwrap();
+            let pstride = n + 2;
+            let mut pb = dev.alloc::<i32>(pstride * count + 1).unwrap();
+            let infos = solver
+                .getrf_strided_batched(
+                    n,
+                    n,
+                    &mut ab.as_slice_mut(),
+                    lda,
+                    stride,
+                    &mut pb.as_slice_mut(),
+                    pstride,
+                    count,
+                )
+                .unwrap();
+            let mut bb = dev.upload(&b0).unwrap();
+            let ok: Vec<usize> = (0..count).filter(|&p| infos[p].is_ok()).collect();
+            // GETRS on every problem whose factorisation succeeded, through one call per
+            // run of good problems (a singular one would divide by zero).
+            let (lu, piv) = (ab.to_vec().unwrap(), pb.to_vec().unwrap());
+            for p in 0..count {
+                let mut one = dev
+                    .upload(&a[p * stride..p * stride + lda * n.max(1)])
+                    .unwrap();
+                let mut piv1 = dev.alloc::<i32>(n.max(1)).unwrap();
+                let info = solver
+                    .getrf(n, n, &mut one.as_slice_mut(), lda, &mut piv1.as_slice_mut())
+                    .unwrap();
+                assert_eq!(info, infos[p], "{label} n {n} problem {p} info");
+                assert_eq!(
+                    &one.to_vec().unwrap()[..lda * n],
+                    &lu[p * stride..p * stride + lda * n]
+                );
+                assert_eq!(
+                    &piv1.to_vec().unwrap()[..n],
+                    &piv[p * pstride..p * pstride + n]
+                );
+            }
+            // GETRS over the problems after the singular one (problem 1 when n > 1).
+            let first = if n > 1 { 2 } else { 0 };
+            assert!(ok.iter().all(|&p| p != 1 || n <= 1));
+            if n > 0 && count > first {
+                let av = ab.as_slice();
+                let pv = pb.as_slice();
+                let mut bv = bb.as_slice_mut();
+                solver
+                    .getrs_strided_batched(
+                        Transpose::N,
+                        n,
+                        nrhs,
+                        &av.slice(first * stride..).unwrap(),
+                        lda,
+                        stride,
+                        &pv.slice(first * pstride..).unwrap(),
+                        pstride,
+                        &mut bv.slice_mut(first * bstride..).unwrap(),
+                        n,
+                        bstride,
+                        count - first,
+                    )
+                    .unwrap();
+                let xb = bb.to_vec().unwrap();
+                for p in first..count {
+                    let mut b1 = dev
+                        .upload(&b0[p * bstride..p * bstride + n * nrhs])
+                        .unwrap();
+                    let a1 = dev.upload(&lu[p * stride..p * stride + lda * n]).unwrap();
+                    let p1 = dev.upload(&piv[p * pstride..p * pstride + n]).unwrap();
+                    solver
+                        .getrs(
+                            Transpose::N,
+                            n,
+                            nrhs,
+                            &a1.as_slice(),
+                            lda,
+                            &p1.as_slice(),
+                            &mut b1.as_slice_mut(),
+                            n,
+                        )
+                        .unwrap();
+                    assert_eq!(
+                        b1.to_vec().unwrap(),
+                        &xb[p * bstride..p * bstride + n * nrhs]
+                    );
+                }
+            }
+            if n > 1 {
+                assert_eq!(infos[1], Info(1), "{label}: zero matrix in the batch");
+            }
+
+            // POTRF + POTRS, strided and as an array of views.
+            for uplo in Uplo::ALL {
+                let mut sb = dev.upload(&s).unwrap();
+                let infos = solver
+                    .potrf_strided_batched(uplo, n, &mut sb.as_slice_mut(), lda, stride, count)
+                    .unwrap();
+                let f = sb.to_vec().unwrap();
+                let mut bufs: Vec<_> = (0..count)
+                    .map(|p| {
+                        dev.upload(&s[p * stride..p * stride + lda * n.max(1)])
+                            .unwrap()
+                    })
+                    .collect();
+                let mut views: Vec<_> = bufs.iter_mut().map(|b| b.as_slice_mut()).collect();
+                let infos2 = solver.potrf_batched(uplo, n, &mut views, lda).unwrap();
+                assert_eq!(infos, infos2);
+                for p in 0..count {
+                    let mut one = dev
+                        .upload(&s[p * stride..p * stride + lda * n.max(1)])
+                        .unwrap();
+                    let info = solver.potrf(uplo, n, &mut one.as_slice_mut(), lda).unwrap();
+                    assert_eq!(info, infos[p], "{label} n {n} problem {p} potrf info");
+                    assert_eq!(
+                        &one.to_vec().unwrap()[..lda * n],
+                        &f[p * stride..p * stride + lda * n]
+                    );
+                    assert_eq!(
+                        &bufs[p].to_vec().unwrap()[..lda * n],
+                        &f[p * stride..p * stride + lda * n]
+                    );
+                }
+                if n > 0 {
+                    assert_eq!(
+                        infos[2],
+                        Info(n / 2 + 1),
+                        "{label}: indefinite problem in the batch"
+                    );
+                    // POTRS over the problems other than the indefinite one.
+                    let good = [0usize, 1];
+                    let mut bb = dev.upload(&b0).unwrap();
+                    solver
+                        .potrs_strided_batched(
+                            uplo,
+                            n,
+                            nrhs,
+                            &sb.as_slice(),
+                            lda,
+                            stride,
+                            &mut bb.as_slice_mut(),
+                            n,
+                            bstride,
+                            2,
+                        )
+                        .unwrap();
+                    let xb = bb.to_vec().unwrap();
+                    for p in good {
+                        let a1 = dev.upload(&f[p * stride..p * stride + lda * n]).unwrap();
+                        let mut b1 = dev
+                            .upload(&b0[p * bstride..p * bstride + n * nrhs])
+                            .unwrap();
+                        solver
+                            .potrs(
+                                uplo,
+                                n,
+                                nrhs,
+                                &a1.as_slice(),
+                                lda,
+                                &mut b1.as_slice_mut(),
+                                n,
+                            )
+                            .unwrap();
+                        assert_eq!(
+                            b1.to_vec().unwrap(),
+                            &xb[p * bstride..p * bstride + n * nrhs]
+                        );
+                    }
+                }
+            }
+        }
+        // Overlapping output strides are errors.
+        let mut a = dev.alloc::<T>(64).unwrap();
+        let mut p = dev.alloc::<i32>(64).unwrap();
+        let e = solver
+            .getrf_strided_batched(
+                4,
+                4,
+                &mut a.as_slice_mut(),
+                4,
+                10,
+                &mut p.as_slice_mut(),
+                4,
+                3,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("stride_a"), "{e}");
+    }
+}
+
+#[test]
+fn batched_f64() {
+    batched_suite::<f64>();
+}
+
+#[test]
+fn batched_c32() {
+    batched_suite::<Complex32>();
+}
+
+/// Opt-in (ROCM_FULL_TESTS=1): the CPU table's block sizes across several panels
+/// (n above 2·256), every dtype, LU and Cholesky ratios.
+#[test]
+fn full_sizes_opt_in() {
+    if std::env::var("ROCM_FULL_TESTS").as_deref() != Ok("1") {
+        return;
+    }
+    let solver = Solver::new(&Device::cpu());
+    for &n in &[300usize, 577] {
+        let w = random(&mut rng(n as u64), n, n, false);
+        getrf_case::<f64>(&solver, "full", &w, n, Some(0));
+        getrf_case::<f32>(&solver, "full", &w, n + 1, Some(0));
+        let wc = random(&mut rng(n as u64), n, n, true);
+        getrf_case::<Complex64>(&solver, "full", &wc, n, Some(0));
+        let s = spd(&mut rng(n as u64), n, 1e4, true);
+        cholesky_case::<Complex32>(&solver, "full", &s, Uplo::Lower, n);
+        cholesky_case::<Complex64>(&solver, "full", &s, Uplo::Upper, n);
+    }
+}
+
+/// GEQRF + ORGQR/UNGQR: ‖A − Q·R‖ / (max(m, n)·‖A‖·ε) and ‖I − QᴴQ‖ / (m·ε) below 30
+/// on random, ill-conditioned, rank-deficient, zero and identity matrices, tall and wide,
+/// blocked (tiny blocks) and with the CPU table.
+fn qr_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(m, n) in &[
+            (0usize, 0usize),
+            (1, 1),
+            (5, 3),
+            (3, 5),
+            (17, 17),
+            (40, 23),
+            (23, 40),
+            (70, 70),
+        ] {
+            let mut cases = general_cases::<T>(m as u64 * 7 + n as u64, m, n);
+            if m == n && n > 1 {
+                cases.push((
+                    "ill-conditioned".into(),
+                    ill_conditioned(&mut rng(5), n, cond::<T>(), T::IS_COMPLEX),
+                    None,
+                ));
+            }
+            for (name, w, _) in cases {
+                let ld = m + 2;
+                let host = store::<T>(&w, ld);
+                let a = Wide::from(&host, m, n, ld);
+                let k = m.min(n);
+                let mut buf = dev.upload(&host).unwrap();
+                let mut tau = dev.alloc::<T>(k.max(1)).unwrap();
+                solver
+                    .geqrf(m, n, &mut buf.as_slice_mut(), ld, &mut tau.as_slice_mut())
+                    .unwrap();
+                let out = buf.to_vec().unwrap();
+                // Q's first k columns from the first k columns of the factor.
+                let mut qb = dev.upload(&out[..(ld * k).max(1).min(out.len())]).unwrap();
+                solver
+                    .ungqr(m, k, k, &mut qb.as_slice_mut(), ld, &tau.as_slice())
+                    .unwrap();
+                let q = Wide::from(&qb.to_vec().unwrap(), m, k, ld);
+                let r1 = reference::qr_ratio::<T>(&a, &q, &Wide::from(&out, m, n, ld));
+                let r2 = reference::orthogonality_ratio::<T>(&q);
+                assert!(r1 < THRESHOLD, "{label}/{name} {m}x{n}: QR ratio {r1}");
+                assert!(
+                    r2 < THRESHOLD,
+                    "{label}/{name} {m}x{n}: orthogonality ratio {r2}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn qr_all_dtypes() {
+    qr_suite::<f32>();
+    qr_suite::<f64>();
+    qr_suite::<Complex32>();
+    qr_suite::<Complex64>();
+}
+
+/// ORMQR/UNMQR against the explicit Q, and GELS (m >= n, several right-hand sides): the
+/// least-squares ratio ‖Aᴴ·(B − A·X)‖ / (m·‖A‖·(‖A‖·‖X‖ + ‖B‖)·ε) below 30, and `info`
+/// naming an exactly zero R[j, j].
+fn gels_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(m, n, nrhs) in &[
+            (1usize, 1usize, 1usize),
+            (9, 4, 2),
+            (30, 30, 3),
+            (45, 17, 5),
+        ] {
+            let mut r = rng(m as u64 * 3 + n as u64);
+            for (name, w) in [
+                ("random", random(&mut r, m, n, T::IS_COMPLEX)),
+                (
+                    "ill-conditioned",
+                    ill_conditioned(&mut r, m, cond::<T>(), T::IS_COMPLEX),
+                ),
+            ] {
+                let w = if name == "ill-conditioned" {
+                    let mut c = Wide::zeros(m, n);
+                    c.data.copy_from_slice(&w.data[..m * n]);
+                    c
+                } else {
+                    w
+                };
+                let host = store::<T>(&w, m);
+                let a = Wide::from(&host, m, n, m);
+                let bh = store::<T>(&random(&mut r, m, nrhs, T::IS_COMPLEX), m);
+                let bw = Wide::from(&bh, m, nrhs, m);
+                // ORMQR(N) of the identity's first k columns is UNGQR's Q.
+                let k = n;
+                let mut f = dev.upload(&host).unwrap();
+                let mut tau = dev.alloc::<T>(k).unwrap();
+                solver
+                    .geqrf(m, n, &mut f.as_slice_mut(), m, &mut tau.as_slice_mut())
+                    .unwrap();
+                let mut e = dev
+                    .upload(&store::<T>(
+                        &{
+                            let mut e = Wide::zeros(m, k);
+                            (0..k).for_each(|i| e.set(i, i, Complex64::new(1.0, 0.0)));
+                            e
+                        },
+                        m,
+                    ))
+                    .unwrap();
+                solver
+                    .unmqr(
+                        Transpose::N,
+                        m,
+                        k,
+                        k,
+                        &f.as_slice(),
+                        m,
+                        &tau.as_slice(),
+                        &mut e.as_slice_mut(),
+                        m,
+                    )
+                    .unwrap();
+                let mut q = dev.upload(&f.to_vec().unwrap()).unwrap();
+                solver
+                    .orgqr(m, k, k, &mut q.as_slice_mut(), m, &tau.as_slice())
+                    .unwrap();
+                let diff = Wide::from(&e.to_vec().unwrap(), m, k, m)
+                    .sub(&Wide::from(&q.to_vec().unwrap(), m, k, m))
+                    .norm1();
+                // Both are products of the same reflectors: they differ by rounding.
+                assert!(
+                    diff < THRESHOLD * m as f64 * reference::eps::<T>(),
+                    "{label} ormqr vs orgqr {diff}"
+                );
+
+                let mut ab = dev.upload(&host).unwrap();
+                let mut b = dev.upload(&bh).unwrap();
+                let info = solver
+                    .gels(
+                        m,
+                        n,
+                        nrhs,
+                        &mut ab.as_slice_mut(),
+                        m,
+                        &mut b.as_slice_mut(),
+                        m,
+                    )
+                    .unwrap();
+                assert!(info.is_ok(), "{label}/{name} gels info {info:?}");
+                let x = Wide::from(&b.to_vec().unwrap(), n, nrhs, m);
+                let resid = bw.sub(&a.mul(&x));
+                let num = a.adjoint().mul(&resid).norm1();
+                let den = m as f64
+                    * a.norm1()
+                    * (a.norm1() * x.norm1() + bw.norm1())
+                    * reference::eps::<T>();
+                let ratio = num / den;
+                assert!(
+                    ratio < THRESHOLD,
+                    "{label}/{name} {m}x{n} gels ratio {ratio}"
+                );
+            }
+            if n > 1 {
+                let mut z = random(&mut r, m, n, T::IS_COMPLEX);
+                (0..m).for_each(|i| z.set(i, 1, Complex64::new(0.0, 0.0)));
+                let mut ab = dev.upload(&store::<T>(&z, m)).unwrap();
+                let mut b = dev.alloc::<T>(m * nrhs).unwrap();
+                let info = solver
+                    .gels(
+                        m,
+                        n,
+                        nrhs,
+                        &mut ab.as_slice_mut(),
+                        m,
+                        &mut b.as_slice_mut(),
+                        m,
+                    )
+                    .unwrap();
+                assert_eq!(info, Info(2), "{label}: zero column 1");
+            }
+        }
+        let mut a = dev.alloc::<T>(12).unwrap();
+        let mut b = dev.alloc::<T>(12).unwrap();
+        assert!(solver
+            .gels(3, 4, 1, &mut a.as_slice_mut(), 3, &mut b.as_slice_mut(), 4)
+            .is_err());
+    }
+}
+
+#[test]
+fn gels_all_dtypes() {
+    gels_suite::<f32>();
+    gels_suite::<f64>();
+    gels_suite::<Complex32>();
+    gels_suite::<Complex64>();
 }

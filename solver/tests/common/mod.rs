@@ -14,6 +14,7 @@ pub const TINY: BlockSizes = BlockSizes {
     getrf: 8,
     potrf: 6,
     getri: 5,
+    geqrf: 4,
     unblocked: 3,
     small: 0,
 };
