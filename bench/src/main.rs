@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod bandwidth;
+mod dnn;
 mod info;
 mod suite;
 
@@ -25,6 +26,9 @@ enum Command {
     Bandwidth(bandwidth::BandwidthArgs),
     /// A short run of everything present on one device.
     Suite(suite::SuiteArgs),
+    /// DNN primitives (like MIOpenDriver).
+    #[command(subcommand)]
+    Dnn(dnn::DnnCommand),
 }
 
 fn main() {
@@ -33,6 +37,7 @@ fn main() {
         Command::Info(a) => info::run(a),
         Command::Bandwidth(a) => bandwidth::run(a),
         Command::Suite(a) => suite::run(a),
+        Command::Dnn(c) => dnn::run(c),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

@@ -3,7 +3,7 @@
 //! Each library adds its section here as it lands; a section prints its own table and
 //! fails the suite if its check fails.
 
-use crate::{bandwidth, info};
+use crate::{bandwidth, dnn, info};
 
 #[derive(clap::Args)]
 pub struct SuiteArgs {
@@ -17,5 +17,7 @@ pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
     info::run(&info::InfoArgs::default())?;
     println!("\n== bandwidth");
     bandwidth::run(&bandwidth::BandwidthArgs::quick(args.device.clone()))?;
+    println!("\n== dnn (cpu)");
+    dnn::quick()?;
     Ok(())
 }
