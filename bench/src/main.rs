@@ -9,6 +9,7 @@ mod bandwidth;
 mod blas;
 mod ccl;
 mod fft;
+mod dnn;
 mod info;
 mod kernels;
 mod solver;
@@ -45,6 +46,8 @@ enum Command {
     Sparse(sparse::SparseArgs),
     /// Time an FFT plan (like rocfft-bench).
     Fft(fft::FftArgs),
+    /// DNN primitives (like MIOpenDriver).
+    Dnn(dnn::DnnCommand),
 }
 
 fn main() {
@@ -59,6 +62,7 @@ fn main() {
         Command::Ccl(a) => ccl::run(a),
         Command::Sparse(a) => sparse::run(a),
         Command::Fft(a) => fft::run(a),
+        Command::Dnn(c) => dnn::run(c),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

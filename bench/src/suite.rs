@@ -4,6 +4,7 @@
 //! fails the suite if its check fails.
 
 use crate::{bandwidth, info, solver};
+use crate::{bandwidth, dnn, info};
 
 #[derive(clap::Args)]
 pub struct SuiteArgs {
@@ -25,5 +26,7 @@ pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
     ] {
         solver::run(&solver::SolverArgs::quick(r, 256))?;
     }
+    println!("\n== dnn (cpu)");
+    dnn::quick()?;
     Ok(())
 }

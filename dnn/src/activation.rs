@@ -188,7 +188,7 @@ impl Dnn {
     ) -> Result<()> {
         self.engine("activation_forward")?;
         y.desc.expect_dims("y", x.desc.dims())?;
-        let mut v = x.to_f32("x")?;
+        let mut v = x.widen("x")?;
         v.iter_mut().for_each(|e| *e = act.apply_f32(*e));
         y.store("y", &v, alpha, beta)
     }
@@ -206,8 +206,8 @@ impl Dnn {
         self.engine("activation_backward")?;
         dy.desc.expect_dims("dy", x.desc.dims())?;
         dx.desc.expect_dims("dx", x.desc.dims())?;
-        let xv = x.to_f32("x")?;
-        let mut g = dy.to_f32("dy")?;
+        let xv = x.widen("x")?;
+        let mut g = dy.widen("dy")?;
         g.iter_mut()
             .zip(&xv)
             .for_each(|(g, &x)| *g = (*g as f64 * act.derivative(x as f64)) as f32);

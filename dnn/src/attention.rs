@@ -144,7 +144,7 @@ impl Mask<'_> {
 }
 
 fn stage<T: DnnFloat>(dnn: &Dnn, t: &Tensor<'_, T>, what: &str) -> Result<DeviceBuffer<f32>> {
-    DeviceBuffer::from_slice(dnn.device(), &t.to_f32(what)?)
+    DeviceBuffer::from_slice(dnn.device(), &t.widen(what)?)
 }
 
 fn h(b: &DeviceBuffer<f32>) -> Result<&[f32]> {
@@ -392,7 +392,7 @@ impl Dnn {
             stage(self, &v, "v")?,
             stage(self, &d_o, "do")?,
         );
-        let ov = o.to_f32("o")?;
+        let ov = o.widen("o")?;
         let doh = h(&dob)?;
         // Dᵢ = Σ_d dO·O.
         let dvec: Vec<f32> = (0..rows)

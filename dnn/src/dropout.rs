@@ -74,7 +74,7 @@ impl Dnn {
         self.engine("dropout_forward")?;
         d.check()?;
         y.desc.expect_dims("y", x.desc.dims())?;
-        let mut v = x.to_f32("x")?;
+        let mut v = x.widen("x")?;
         if mask.len() != v.len() {
             return Err(Error::invalid(
                 "mask",
@@ -105,7 +105,7 @@ impl Dnn {
         self.engine("dropout_backward")?;
         d.check()?;
         dx.desc.expect_dims("dx", dy.desc.dims())?;
-        let mut v = dy.to_f32("dy")?;
+        let mut v = dy.widen("dy")?;
         let m = mask
             .as_host()
             .ok_or_else(|| Error::unsupported("dnn dropout mask", mask.device()))?;

@@ -3,8 +3,8 @@
 //! The db is a text file, one problem per line:
 //! `<problem key>@<device target>@<library version>=<algo>:<µs>,<algo>:<µs>,...`
 //! (fastest first). Readers skip and warn about lines they cannot parse, so a corrupt
-//! entry costs a re-find, never a crash. Writers re-read the file under an advisory lock
-//! on `<db>.lock`, merge their entry and replace the file by writing a temporary file in
+//! entry costs a re-find, never a crash. Writers re-read the file under a lock file
+//! `<db>.lock` (created exclusively), merge their entry and replace the file by writing a temporary file in
 //! the same directory and renaming it over the old one: a crash leaves either the old or
 //! the new file, and concurrent processes never see a torn file or lose each other's
 //! entries.
@@ -65,6 +65,53 @@ pub struct FindDb {
 }
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// An exclusive lock held by creating `<db>.lock` with O_EXCL (works across processes
+/// and threads on any file system with atomic create); removed on drop. A lock file
+/// older than [`STALE_LOCK`] belongs to a writer that crashed and is broken.
+struct LockFile(PathBuf);
+
+const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl LockFile {
+    fn acquire(path: PathBuf) -> std::io::Result<Self> {
+        let start = std::time::Instant::now();
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(_) => return Ok(LockFile(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let stale = std::fs::metadata(&path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > STALE_LOCK);
+                    if stale {
+                        let _ = std::fs::remove_file(&path);
+                        continue;
+                    }
+                    if start.elapsed() > 3 * STALE_LOCK {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            format!("{} stays locked", path.display()),
+                        ));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
 
 fn parse_line(line: &str) -> Option<(String, Vec<AlgoPerf>)> {
     let (key, val) = line.split_once('=')?;
@@ -169,13 +216,7 @@ impl FindDb {
         std::fs::create_dir_all(dir).map_err(io("create directory for"))?;
         let mut lock_path = self.path.clone().into_os_string();
         lock_path.push(".lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io("open lock of"))?;
-        lock.lock().map_err(io("lock"))?;
+        let lock = LockFile::acquire(PathBuf::from(lock_path)).map_err(io("lock"))?;
         let mut map = self.load();
         map.insert(key.to_string(), perf.to_vec());
         let name = self
@@ -200,7 +241,7 @@ impl FindDb {
         if r.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
-        let _ = lock.unlock();
+        drop(lock);
         r
     }
 }

@@ -91,6 +91,7 @@ struct RowNorm {
 }
 
 impl RowNorm {
+    #[allow(clippy::too_many_arguments)]
     fn forward(
         &self,
         x: &[f32],
@@ -168,6 +169,9 @@ impl RowNorm {
     }
 }
 
+/// One channel's batch-norm gradient: (dx entries, dγ, dβ).
+type ChannelGrad = (Vec<(usize, f32)>, f64, f64);
+
 /// Saved statistics of a training-mode forward pass (one per normalised set).
 pub struct SavedStats<'a, 'b> {
     pub mean: &'a mut BufferSliceMut<'b, f32>,
@@ -212,7 +216,7 @@ impl Dnn {
         let d = x.desc.dims();
         let (n, c, sp) = (d[0], d[1], d[2..].iter().product::<usize>());
         let (g, b) = (host(gamma, "gamma", c)?, host(beta, "beta", c)?);
-        let xv = x.to_f32("x")?;
+        let xv = x.widen("x")?;
         let m = n * sp;
         let at = |ch: usize, i: usize| xv[((i / sp.max(1)) * c + ch) * sp + i % sp.max(1)];
         let st: Vec<(f32, f32, f64)> = (0..c)
@@ -270,7 +274,7 @@ impl Dnn {
             host(mean, "mean", c)?,
             host(var, "var", c)?,
         );
-        let mut v = x.to_f32("x")?;
+        let mut v = x.widen("x")?;
         for (i, e) in v.iter_mut().enumerate() {
             let ch = (i / sp.max(1)) % c.max(1);
             *e = (*e - mu[ch]) / (var[ch] + eps).sqrt() * g[ch] + b[ch];
@@ -300,10 +304,10 @@ impl Dnn {
             host(saved_mean, "saved mean", c)?,
             host(saved_inv_std, "saved inv_std", c)?,
         );
-        let (xv, dyv) = (x.to_f32("x")?, dy.to_f32("dy")?);
+        let (xv, dyv) = (x.widen("x")?, dy.widen("dy")?);
         let m = n * sp;
         let idx = |ch: usize, i: usize| ((i / sp.max(1)) * c + ch) * sp + i % sp.max(1);
-        let per: Vec<(Vec<(usize, f32)>, f64, f64)> = (0..c)
+        let per: Vec<ChannelGrad> = (0..c)
             .into_par_iter()
             .map(|ch| {
                 let mut out = Vec::with_capacity(m);
@@ -426,7 +430,7 @@ impl Dnn {
         let (rows, cols, nparam) = row_count(kind, d)?;
         let g = gamma.map(|g| host(g, "gamma", nparam)).transpose()?;
         let b = beta.map(|b| host(b, "beta", nparam)).transpose()?;
-        let xv = x.to_f32("x")?;
+        let xv = x.widen("x")?;
         let rn = RowNorm {
             rows,
             cols,
@@ -461,7 +465,7 @@ impl Dnn {
             host(saved_mean, "saved mean", rows)?,
             host(saved_inv_std, "saved inv_std", rows)?,
         );
-        let (xv, dyv) = (x.to_f32("x")?, dy.to_f32("dy")?);
+        let (xv, dyv) = (x.widen("x")?, dy.widen("dy")?);
         let rn = RowNorm {
             rows,
             cols,

@@ -180,7 +180,7 @@ impl Dnn {
                 "spatial planes beyond 2³¹ elements cannot be indexed",
             ));
         }
-        let xv = x.to_f32("x")?;
+        let xv = x.widen("x")?;
         let mut yv = vec![0f32; y.desc.numel()];
         let mut iv = vec![0i32; y.desc.numel()];
         if op > 0 && ip > 0 {
@@ -247,7 +247,7 @@ impl Dnn {
         dx.desc.expect_dims("dx", x.desc.dims())?;
         let g = pool.geom(x.desc, &yd);
         let (ip, op) = (plane_len(&g, false), plane_len(&g, true));
-        let dyv = dy.to_f32("dy")?;
+        let dyv = dy.widen("dy")?;
         let mut dxv = vec![0f32; x.desc.numel()];
         let idx: Vec<i32> = match (pool.mode, indices) {
             (PoolMode::Max, Some(ind)) => {

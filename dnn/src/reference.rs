@@ -99,6 +99,7 @@ pub fn conv_terms(
 }
 
 /// y = act(conv(x, w) + bias).
+#[allow(clippy::too_many_arguments)]
 pub fn conv_forward(
     conv: &ConvDesc,
     xd: &[usize],

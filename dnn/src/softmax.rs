@@ -66,7 +66,7 @@ impl Dnn {
         self.engine("softmax_forward")?;
         y.desc.expect_dims("y", x.desc.dims())?;
         let shape = split(x.desc.dims(), axis)?;
-        let mut v = x.to_f32("x")?;
+        let mut v = x.widen("x")?;
         for_each_line(&mut v, shape, |l| {
             let m = l.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let s: f64 = l.iter().map(|&e| ((e - m) as f64).exp()).sum();
@@ -98,8 +98,8 @@ impl Dnn {
         dx.desc.expect_dims("dx", y.desc.dims())?;
         let shape = split(y.desc.dims(), axis)?;
         let (outer, len, inner) = shape;
-        let yv = y.to_f32("y")?;
-        let mut g = dy.to_f32("dy")?;
+        let yv = y.widen("y")?;
+        let mut g = dy.widen("dy")?;
         // Interleave y and dy per line: process lines by index.
         let total = outer * len * inner;
         if total > 0 {

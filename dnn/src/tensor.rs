@@ -338,7 +338,7 @@ impl<'a, T: DnnFloat> Tensor<'a, T> {
     }
 
     /// The elements widened to f32, packed in logical (N, C, D, H, W) order.
-    pub(crate) fn to_f32(&self, what: &str) -> Result<Vec<f32>> {
+    pub(crate) fn widen(&self, what: &str) -> Result<Vec<f32>> {
         Ok(gather(self.desc, self.host(what)?))
     }
 }
@@ -412,6 +412,20 @@ pub(crate) fn scatter<T: DnnFloat>(
     alpha: f32,
     beta: f32,
 ) {
+    // Packed in logical order (NCHW/NCDHW): one straight pass.
+    if desc.layout().is_some_and(|l| !l.channels_last()) && data.len() >= v.len() {
+        let dst = &mut data[..v.len()];
+        if beta == 0.0 {
+            dst.iter_mut()
+                .zip(v)
+                .for_each(|(d, &s)| *d = T::from_f32(alpha * s));
+        } else {
+            dst.iter_mut()
+                .zip(v)
+                .for_each(|(d, &s)| *d = T::from_f32(alpha * s + beta * d.to_f32()));
+        }
+        return;
+    }
     if beta == 0.0 {
         for_each_offset(desc, |i, o| data[o] = T::from_f32(alpha * v[i]));
     } else {

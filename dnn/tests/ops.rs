@@ -183,12 +183,11 @@ fn softmax_is_stable_for_large_logits() {
         .contains("axis"));
 }
 
+/// Index sets, the parameter index of each element, and the parameter count.
+type Sets = (Vec<Vec<usize>>, Box<dyn Fn(usize) -> usize>, usize);
+
 /// Index sets and parameter maps of each normalisation over packed `dims`.
-fn sets_for(
-    kind: &str,
-    dims: &[usize],
-    arg: usize,
-) -> (Vec<Vec<usize>>, Box<dyn Fn(usize) -> usize>, usize) {
+fn sets_for(kind: &str, dims: &[usize], arg: usize) -> Sets {
     let n = dims[0];
     let c = dims[1];
     let sp: usize = dims[2..].iter().product();

@@ -522,7 +522,7 @@ impl ConvProblem {
         }
         let o = r - 2;
         s += &format!(
-            " -H {} -W {} -y {} -x {} -p {} -q {} -u {} -v {} -l {} -j {} -g {} -m {} -F {dir} -t {}",
+            " -H {} -W {} -y {} -x {} -p {} -q {} -u {} -v {} -l {} -j {} -g {} -m {} -F {dir} -t 1 --dtype {}",
             sp[o], sp[o + 1], fs[o], fs[o + 1], c.pads[o], c.pads[o + 1], c.strides[o], c.strides[o + 1],
             c.dilations[o], c.dilations[o + 1], c.groups,
             if c.mode == ConvMode::Convolution { "conv" } else { "trans" },
@@ -706,7 +706,7 @@ impl Dnn {
             }
             None => None,
         };
-        let (algo, out) = self.conv_run(
+        let (algo, mut out) = self.conv_run(
             &p,
             algo,
             ConvArgs {
@@ -716,7 +716,7 @@ impl Dnn {
                 b_name: "w",
             },
         )?;
-        let mut v = host(&out, "y")?.to_vec();
+        let v = host_mut(&mut out, "y")?;
         let plane: usize = y.desc.spatial().iter().product();
         if bias.is_some() || act != Activation::Identity {
             for (i, e) in v.iter_mut().enumerate() {
@@ -725,7 +725,7 @@ impl Dnn {
                 *e = act.apply_f32(*e + b);
             }
         }
-        y.store("y", &v, alpha, beta)?;
+        y.store("y", v, alpha, beta)?;
         Ok(algo)
     }
 
