@@ -8,13 +8,13 @@ use clap::{Parser, Subcommand};
 mod bandwidth;
 mod blas;
 mod ccl;
-mod fft;
 mod dnn;
+mod fft;
 mod info;
 mod kernels;
 mod solver;
-mod suite;
 mod sparse;
+mod suite;
 
 /// rocm-rs benchmarks and device inspection.
 #[derive(Parser)]
