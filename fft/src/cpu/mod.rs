@@ -147,6 +147,31 @@ impl<S: Copy> Raw<S> {
         Raw { ptr, len }
     }
 
+    /// `count` elements from `start`, if in bounds. The caller must not write them
+    /// through another view while the slice lives (writers are disjoint, see `new`).
+    #[inline(always)]
+    fn run(&self, start: usize, count: usize) -> Option<&[S]> {
+        let end = start.checked_add(count)?;
+        if end > self.len {
+            return None;
+        }
+        // SAFETY: in bounds; no writer touches this range while it is read (see `new`).
+        Some(unsafe { std::slice::from_raw_parts(self.ptr.add(start), count) })
+    }
+
+    /// Mutable `count` elements from `start`, if in bounds; only this task writes them.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    fn run_mut(&self, start: usize, count: usize) -> Option<&mut [S]> {
+        let end = start.checked_add(count)?;
+        if end > self.len {
+            return None;
+        }
+        // SAFETY: in bounds; the plan's output elements are disjoint across tasks and
+        // each task writes its own (see `new`), with no other live view of the range.
+        Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), count) })
+    }
+
     #[inline(always)]
     fn get(self, i: usize) -> S {
         assert!(
@@ -486,6 +511,12 @@ fn gather_c<S: Storage>(
     let s0 = layout.strides[0];
     for (l, line) in w.chunks_exact_mut(n0).enumerate() {
         let b = base + line_offset(layout, lens, l);
+        if let (1, Some(run)) = (s0, src.run(2 * b, 2 * n0)) {
+            for (z, pair) in line.iter_mut().zip(run.chunks_exact(2)) {
+                *z = C::new(pair[0].load(), pair[1].load());
+            }
+            continue;
+        }
         for (j, z) in line.iter_mut().enumerate() {
             let e = 2 * (b + j * s0);
             *z = C::new(src.get(e).load(), src.get(e + 1).load());
@@ -507,6 +538,14 @@ fn scatter_c<S: Storage>(
     let one = scale == num_traits::One::one();
     for (l, line) in w[..total].chunks_exact(n0).enumerate() {
         let b = base + line_offset(layout, lens, l);
+        if let (1, Some(run)) = (s0, dst.run_mut(2 * b, 2 * n0)) {
+            for (z, pair) in line.iter().zip(run.chunks_exact_mut(2)) {
+                let z = if one { *z } else { *z * scale };
+                pair[0] = S::store(z.re);
+                pair[1] = S::store(z.im);
+            }
+            continue;
+        }
         for (j, z) in line.iter().enumerate() {
             let e = 2 * (b + j * s0);
             let z = if one { *z } else { *z * scale };

@@ -66,7 +66,27 @@ impl<T: Real> Stockham<T> {
     }
 
     /// Transforms `a[..n]` using `b[..n]` as the other buffer; says which holds the result.
+    ///
+    /// On x86-64 CPUs with AVX2 and FMA the same code is compiled a second time for
+    /// them (wider auto-vectorisation) and chosen at run time. Rust never contracts
+    /// `a·b + c` into an FMA on its own, so both versions round identically.
     pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>]) -> Loc {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+            return unsafe { self.run_avx2(a, b) };
+        }
+        self.run_portable(a, b)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run_avx2(&self, a: &mut [C<T>], b: &mut [C<T>]) -> Loc {
+        self.run_portable(a, b)
+    }
+
+    #[inline(always)]
+    fn run_portable(&self, a: &mut [C<T>], b: &mut [C<T>]) -> Loc {
         let n = self.n;
         let (a, b) = (&mut a[..n], &mut b[..n]);
         let mut loc = Loc::A;
@@ -81,45 +101,85 @@ impl<T: Real> Stockham<T> {
     }
 }
 
+#[inline(always)]
 fn run_pass<T: Real>(p: &Pass<T>, x: &[C<T>], y: &mut [C<T>], fwd: bool) {
     let (m, s, tw) = (p.m, p.s, &p.tw[..]);
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<T, $r>(x, y, m, s, tw, $bf)
+            pass::<T, $r, _>(x, y, m, s, tw, $bf)
         };
     }
     match (p.radix, fwd, &p.odd) {
-        (2, _, _) => go!(2, bf2),
-        (4, true, _) => go!(4, bf4::<T, true>),
-        (4, false, _) => go!(4, bf4::<T, false>),
-        (8, true, _) => go!(8, bf8::<T, true>),
-        (8, false, _) => go!(8, bf8::<T, false>),
-        (16, true, _) => go!(16, bf16::<T, true>),
-        (16, false, _) => go!(16, bf16::<T, false>),
-        (3, _, Some(k)) => go!(3, |a| bf_odd::<T, 3>(a, k)),
-        (5, _, Some(k)) => go!(5, |a| bf_odd::<T, 5>(a, k)),
-        (7, _, Some(k)) => go!(7, |a| bf_odd::<T, 7>(a, k)),
-        (11, _, Some(k)) => go!(11, |a| bf_odd::<T, 11>(a, k)),
-        (13, _, Some(k)) => go!(13, |a| bf_odd::<T, 13>(a, k)),
+        (2, _, _) => go!(2, Pow2::<true>),
+        (4, true, _) => go!(4, Pow2::<true>),
+        (4, false, _) => go!(4, Pow2::<false>),
+        (8, true, _) => go!(8, Pow2::<true>),
+        (8, false, _) => go!(8, Pow2::<false>),
+        (16, true, _) => go!(16, Pow2::<true>),
+        (16, false, _) => go!(16, Pow2::<false>),
+        (3, _, Some(k)) => go!(3, Odd(k)),
+        (5, _, Some(k)) => go!(5, Odd(k)),
+        (7, _, Some(k)) => go!(7, Odd(k)),
+        (11, _, Some(k)) => go!(11, Odd(k)),
+        (13, _, Some(k)) => go!(13, Odd(k)),
         (r, _, Some(k)) => pass_generic(x, y, r, m, s, tw, k),
         // Even radices other than the above are never planned.
         (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
     }
 }
 
+/// A radix-`R` butterfly, always inlined into the pass loop.
+trait Butterfly<T, const R: usize> {
+    fn apply(&self, a: [C<T>; R]) -> [C<T>; R];
+}
+
+/// Radices 2, 4, 8, 16 with direction `F` (forward when true).
+struct Pow2<const F: bool>;
+
+macro_rules! pow2 {
+    ($r:literal, $f:ident) => {
+        impl<T: Real, const F: bool> Butterfly<T, $r> for Pow2<F> {
+            #[inline(always)]
+            fn apply(&self, a: [C<T>; $r]) -> [C<T>; $r] {
+                $f::<T, F>(a)
+            }
+        }
+    };
+}
+pow2!(4, bf4);
+pow2!(8, bf8);
+pow2!(16, bf16);
+
+impl<T: Real, const F: bool> Butterfly<T, 2> for Pow2<F> {
+    #[inline(always)]
+    fn apply(&self, a: [C<T>; 2]) -> [C<T>; 2] {
+        bf2(a)
+    }
+}
+
+/// Odd prime radices with their constants.
+struct Odd<'a, T>(&'a OddConsts<T>);
+
+impl<T: Real, const R: usize> Butterfly<T, R> for Odd<'_, T> {
+    #[inline(always)]
+    fn apply(&self, a: [C<T>; R]) -> [C<T>; R] {
+        bf_odd::<T, R>(a, self.0)
+    }
+}
+
 #[inline(always)]
-fn pass<T: Real, const R: usize>(
+fn pass<T: Real, const R: usize, B: Butterfly<T, R>>(
     x: &[C<T>],
     y: &mut [C<T>],
     m: usize,
     s: usize,
     tw: &[C<T>],
-    bf: impl Fn([C<T>; R]) -> [C<T>; R],
+    bf: B,
 ) {
     if s == 1 {
         let xs: [&[C<T>]; R] = from_fn(|k| &x[k * m..(k + 1) * m]);
         for (p, (yo, w)) in y.chunks_exact_mut(R).zip(tw.chunks_exact(R)).enumerate() {
-            let b = bf(from_fn(|k| xs[k][p]));
+            let b = bf.apply(from_fn(|k| xs[k][p]));
             yo[0] = b[0];
             for j in 1..R {
                 yo[j] = b[j] * w[j];
@@ -137,7 +197,7 @@ fn pass<T: Real, const R: usize>(
         let ys: [&mut [C<T>]; R] = from_fn(|_| it.next().unwrap_or_default());
         if m == 1 {
             for q in 0..s {
-                let b = bf(from_fn(|k| xs[k][q]));
+                let b = bf.apply(from_fn(|k| xs[k][q]));
                 for j in 0..R {
                     ys[j][q] = b[j];
                 }
@@ -145,7 +205,7 @@ fn pass<T: Real, const R: usize>(
         } else {
             let w: [C<T>; R] = from_fn(|j| w[j]);
             for q in 0..s {
-                let b = bf(from_fn(|k| xs[k][q]));
+                let b = bf.apply(from_fn(|k| xs[k][q]));
                 ys[0][q] = b[0];
                 for j in 1..R {
                     ys[j][q] = b[j] * w[j];
