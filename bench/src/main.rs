@@ -47,6 +47,7 @@ enum Command {
     /// Time an FFT plan (like rocfft-bench).
     Fft(fft::FftArgs),
     /// DNN primitives (like MIOpenDriver).
+    #[command(subcommand)]
     Dnn(dnn::DnnCommand),
 }
 

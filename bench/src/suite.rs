@@ -3,8 +3,7 @@
 //! Each library adds its section here as it lands; a section prints its own table and
 //! fails the suite if its check fails.
 
-use crate::{bandwidth, dnn, info};
-use crate::{bandwidth, info, solver};
+use crate::{bandwidth, dnn, info, solver};
 
 #[derive(clap::Args)]
 pub struct SuiteArgs {
