@@ -48,17 +48,14 @@ fn time(dev: &Device, iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f
 fn rows<T: Scalar>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<()> {
     let blas = Blas::new(dev);
     let esize = std::mem::size_of::<T>() as f64;
+    let real =
+        |v: f64| T::from_real(num_traits::NumCast::from(v).unwrap_or_else(num_traits::Zero::zero));
     let host: Vec<T> = (0..n)
-        .map(|i| {
-            T::from_real(
-                num_traits::NumCast::from(((i % 1000) as f64) * 1e-3 - 0.5)
-                    .unwrap_or_else(T::Real::zero_value),
-            )
-        })
+        .map(|i| real(((i % 1000) as f64) * 1e-3 - 0.5))
         .collect();
     let x = DeviceBuffer::from_slice(dev, &host)?;
     let mut y = DeviceBuffer::from_slice(dev, &host)?;
-    let alpha = T::from_real(num_traits::NumCast::from(0.5).unwrap_or_else(T::Real::zero_value));
+    let alpha = real(0.5);
     let report = |name: &str, secs: f64, bytes: f64| {
         let gbs = bytes / secs / 1e9;
         println!(
@@ -90,16 +87,6 @@ fn rows<T: Scalar>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<
     let t = time(dev, iters, || blas.iamax(n, &xs, 1).map(|_| ()))?;
     report("iamax", t, n as f64 * esize);
     Ok(())
-}
-
-/// `T::Real::zero()` as a function value.
-trait ZeroValue {
-    fn zero_value() -> Self;
-}
-impl<R: num_traits::Zero> ZeroValue for R {
-    fn zero_value() -> Self {
-        R::zero()
-    }
 }
 
 fn l1(a: &L1Args) -> Result<(), Box<dyn std::error::Error>> {

@@ -355,10 +355,9 @@ mod tests {
         let dev = Device::cpu();
         assert!(LaunchConfig::linear(0, 64).validate(&dev).is_err());
         assert!(LaunchConfig::linear(1, 2048).validate(&dev).is_err());
-        let gpu = Device::cpu();
         let mut c = LaunchConfig::linear(1, 256);
         c.grid[1] = 70000;
-        assert!(c.validate(&gpu).is_err());
+        assert!(c.validate(&dev).is_err());
     }
 
     #[test]
