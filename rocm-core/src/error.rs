@@ -66,6 +66,21 @@ pub enum Error {
     /// An I/O error (files, sockets), with the operation that failed.
     #[error("I/O error during {context}: {message}")]
     Io { context: String, message: String },
+
+    /// A kernel did something the machine forbids or leaves undefined, caught by the
+    /// emulated device: an out-of-bounds access, a read of a register whose load has not
+    /// been waited for, a violated hazard, an unsupported instruction.
+    #[error("kernel `{kernel}` faulted at pc {pc:#x}{}{}: {what}",
+        lane.map(|l| format!(", lane {l}")).unwrap_or_default(),
+        address.map(|a| format!(", address {a:#x}")).unwrap_or_default())]
+    KernelFault {
+        kernel: String,
+        /// Byte offset of the faulting instruction from the kernel's entry.
+        pc: u64,
+        lane: Option<u32>,
+        address: Option<u64>,
+        what: String,
+    },
 }
 
 impl Error {

@@ -17,6 +17,7 @@
 pub mod backend;
 pub mod device;
 pub mod element;
+pub mod emu;
 pub mod error;
 pub mod isa;
 pub mod memory;

@@ -96,11 +96,14 @@
 pub mod codeobj;
 mod decode;
 mod encode;
+pub mod hazard;
 mod instr;
+pub mod matrix;
 mod operand;
 mod ops;
 mod print;
 mod target;
+pub mod waitcnt;
 
 pub use decode::{decode, decode_all, disassemble};
 pub use encode::{encode, encode_all, has_e64};
