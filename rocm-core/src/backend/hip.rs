@@ -300,6 +300,21 @@ fn code_object_of<'a>(image: &'a ModuleImage, device: &str) -> Result<&'a [u8]> 
     }
 }
 
+/// Checks, before the runtime sees it, that the code object was built for the device's
+/// processor and features (its ELF `e_flags`, the same rule the emulated device applies),
+/// and returns the kernel names its metadata lists (`None` where the metadata is not one
+/// our reader models: the runtime then has the last word).
+fn check_target(image: &[u8], device: &Target) -> Result<Option<Vec<String>>> {
+    use crate::isa::amdgpu::codeobj::{CodeObject, CodeObjectTarget};
+    let flags =
+        read_u32(image, 48).ok_or_else(|| Error::invalid("code object", "truncated ELF header"))?;
+    let object = CodeObjectTarget::from_e_flags(flags)?;
+    object.runs_on(CodeObjectTarget::try_from(device)?)?;
+    Ok(CodeObject::parse(image)
+        .ok()
+        .map(|o| o.kernels.iter().map(|k| k.name().to_string()).collect()))
+}
+
 /// A kernel's packed arguments in 8-byte-aligned storage, and the `extra` array of
 /// `hipModuleLaunchKernel` that points at them.
 struct Kernarg {
@@ -613,6 +628,7 @@ impl Backend for HipBackend {
     fn load_module(&self, image: &ModuleImage) -> Result<Arc<dyn BackendModule>> {
         // Kept alive until unload: the runtime may read the image after this call.
         let image: Box<[u8]> = code_object_of(image, &self.info.id)?.into();
+        let kernels = check_target(&image, &self.info.target)?;
         self.ctx.select()?;
         let mut raw: HipModule = null_mut();
         // SAFETY: `image` is a complete code object (every header and section inside it,
@@ -630,6 +646,7 @@ impl Backend for HipBackend {
         Ok(Arc::new(HipModuleHandle(Arc::new(RawModule {
             raw,
             _image: image,
+            kernels,
             ctx: self.ctx.clone(),
         }))))
     }
@@ -640,6 +657,8 @@ impl Backend for HipBackend {
 struct RawModule {
     raw: HipModule,
     _image: Box<[u8]>,
+    /// Kernel names from the code object's metadata, when our reader understood it.
+    kernels: Option<Vec<String>>,
     ctx: DeviceCtx,
 }
 
@@ -664,6 +683,14 @@ impl BackendModule for HipModuleHandle {
     fn kernel(&self, name: &str) -> Result<Arc<dyn BackendKernel>> {
         let c =
             CString::new(name).map_err(|_| Error::invalid("kernel name", "contains a NUL byte"))?;
+        if let Some(known) = &self.0.kernels {
+            if !known.iter().any(|k| k == name) {
+                return Err(Error::Module(format!(
+                    "kernel `{name}` not found in the code object; it has: {}",
+                    known.join(", ")
+                )));
+            }
+        }
         let ctx = &self.0.ctx;
         ctx.select()?;
         let mut function: HipFunction = null_mut();
@@ -1135,6 +1162,63 @@ amdhsa.kernels:
         std::fs::remove_dir_all(&dir).ok();
         check_code_object(&image).unwrap();
         assert!(check_code_object(&image[..image.len() - 1]).is_err());
+    }
+
+    /// A one-kernel code object for `target_id` (e.g. `gfx90a:xnack-`), by our writer.
+    fn object_for(target_id: &str) -> Vec<u8> {
+        use crate::isa::amdgpu::codeobj::{CodeObject, CodeObjectTarget, Kernel, KernelResources};
+        use crate::isa::amdgpu::{Instr, Op};
+        let t = CodeObjectTarget::try_from(&target_id.parse::<Target>().unwrap()).unwrap();
+        let res = KernelResources::new(t.isa);
+        let code = [Instr::new(Op::SEndpgm, [])];
+        let k = Kernel::build(t, "only_kernel", &code, &res, vec![], 64).unwrap();
+        CodeObject {
+            target: t,
+            kernels: vec![k],
+        }
+        .to_elf()
+        .unwrap()
+    }
+
+    #[test]
+    fn code_objects_must_match_the_device_target() {
+        let device = |id: &str| id.parse::<Target>().unwrap();
+        // Same processor, object features "any" or equal to the device's: accepted, and
+        // the kernel names come back from the metadata.
+        for (object, dev) in [
+            ("gfx90a", "gfx90a"),
+            ("gfx90a", "gfx90a:sramecc+:xnack-"),
+            ("gfx90a:xnack-", "gfx90a:xnack-"),
+            ("gfx90a:xnack-", "gfx90a"),
+            ("gfx1100", "gfx1100"),
+        ] {
+            let names = check_target(&object_for(object), &device(dev)).unwrap();
+            assert_eq!(
+                names,
+                Some(vec!["only_kernel".to_string()]),
+                "{object} on {dev}"
+            );
+        }
+        // Another processor, or a pinned feature set the other way: refused, naming both.
+        for (object, dev, why) in [
+            ("gfx90a", "gfx942", "gfx90a code does not run on gfx942"),
+            ("gfx1100", "gfx1101", "gfx1100 code does not run on gfx1101"),
+            (
+                "gfx90a:xnack+",
+                "gfx90a:xnack-",
+                "xnack is true in the object",
+            ),
+            (
+                "gfx942:sramecc-",
+                "gfx942:sramecc+",
+                "sramecc is false in the object",
+            ),
+        ] {
+            let err = check_target(&object_for(object), &device(dev)).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains(why), "{object} on {dev}: {text}");
+            assert!(text.contains("amdgcn-amd-amdhsa--"), "{text}");
+        }
     }
 
     #[test]

@@ -108,6 +108,37 @@ impl CodeObjectTarget {
         s
     }
 
+    /// Whether a code object built for `self` may run on a device of target `device`, as
+    /// the loaders decide it: the same processor, and every feature the object pins
+    /// (`xnack+`/`-`, `sramecc+`/`-`) either "any" on the device or set the same way.
+    /// A feature the object leaves "any" runs in either mode.
+    pub fn runs_on(self, device: CodeObjectTarget) -> Result<()> {
+        let mismatch = |why: String| {
+            Err(Error::invalid(
+                "code object target",
+                format!(
+                    "built for {}, the device is {}: {why}",
+                    self.target_id(),
+                    device.target_id()
+                ),
+            ))
+        };
+        if self.isa != device.isa {
+            return mismatch(format!("{} code does not run on {}", self.isa, device.isa));
+        }
+        for (name, object, dev) in [
+            ("xnack", self.xnack, device.xnack),
+            ("sramecc", self.sramecc, device.sramecc),
+        ] {
+            if let (Some(o), Some(d)) = (object, dev) {
+                if o != d {
+                    return mismatch(format!("{name} is {o} in the object and {d} on the device"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Rejects feature settings the target does not have.
     pub fn validate(self) -> Result<()> {
         if !self.has_xnack() && (self.xnack.is_some() || self.sramecc.is_some()) {
