@@ -1564,7 +1564,10 @@ gfx1151 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans,
     #[test]
     fn wmma_needs_one_valu_between() {
         // fixWMMAHazards: a WMMA reading the previous WMMA's D as A or B needs a VALU in
-        // between (LLVM inserts v_nop); s_nop does not help; C may overlap.
+        // between (LLVM inserts v_nop); s_nop does not help; C may overlap. Checked with
+        // llc-19 -mcpu=gfx1100/gfx1151 -run-pass=post-RA-hazard-rec on
+        // V_WMMA_F32_16X16X16_F16_twoaddr_w32 pairs: V_NOP_e32 for A or B overlap (also
+        // after S_NOP 7), nothing for C-only overlap or with a V_MOV_B32 between.
         let wmma = |d: u16, a: u16, b: u16, c: u16| {
             Instr::new(
                 Op::VWmmaF32_16x16x16F16,
