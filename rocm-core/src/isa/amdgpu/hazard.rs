@@ -233,8 +233,10 @@ pub enum Wait {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
     WaitStates,
-    /// VALU instructions in between; a memory instruction in between ends the hazard
-    /// (it waits for outstanding VALU writes) when `mem_resets` is set.
+    /// VALU instructions in between; a vector memory or LDS instruction in between ends
+    /// the hazard (it waits for outstanding VALU writes) when `mem_resets` is set, and
+    /// so do two transcendental VALUs (LLVM's `fixVALUTransUseHazard`: at most 5 VALUs
+    /// and 1 trans in between).
     Valus {
         mem_resets: bool,
     },
@@ -601,6 +603,7 @@ struct Issued {
     valus: u64,
     mems: u64,
     dgemms: u64,
+    trans: u64,
 }
 
 /// The history along one control-flow path.
@@ -612,6 +615,7 @@ struct Path {
     valus: u64,
     mems: u64,
     dgemms: u64,
+    trans: u64,
 }
 
 /// The largest window of a wait-state rule (gfx90a 32x32 MFMA: 19) and VALU-count rule (6),
@@ -632,6 +636,7 @@ impl Path {
             valus: 0,
             mems: 0,
             dgemms: 0,
+            trans: 0,
         }
     }
 
@@ -652,12 +657,16 @@ impl Path {
         if mfma_kind(instr.op, t).is_some_and(|k| k.dgemm) {
             self.dgemms += 1;
         }
+        if is_trans(instr.op) {
+            self.trans += 1;
+        }
         self.issued.push(Issued {
             instr: instr.clone(),
             ws: self.ws,
             valus: self.valus,
             mems: self.mems,
             dgemms: self.dgemms,
+            trans: self.trans,
         });
         let (now_ws, now_valus) = (self.ws, self.valus);
         let stale = self
@@ -682,7 +691,7 @@ impl Path {
         }
         for (k, e) in self.issued.iter().enumerate().rev() {
             if let Clock::Valus { mem_resets: true } = r.clock {
-                if e.mems != self.mems {
+                if e.mems != self.mems || self.trans - e.trans > 1 {
                     return None;
                 }
             }
@@ -924,6 +933,7 @@ fn same_history(a: &Path, b: &Path) -> bool {
                 && a.valus - x.valus == b.valus - y.valus
                 && (a.mems == x.mems) == (b.mems == y.mems)
                 && (a.dgemms == x.dgemms) == (b.dgemms == y.dgemms)
+                && a.trans - x.trans == b.trans - y.trans
         })
 }
 
@@ -943,6 +953,10 @@ mod tests {
     /// `target wait-states depctr | instr ; instr ... | description`. Instructions are the
     /// `Op` variant and operands: `v5`, `a3`, `s4`, `v0+16` (16 registers from v0), `exec`.
     const LLVM_CASES: &str = r"
+gfx1100 0 - | VRcpF32 v1 v0 ; VRcpF32 v5 v0 ; VExpF32 v6 v0 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 trans, VALU
+gfx1100 0 depctr | VRcpF32 v1 v0 ; VRcpF32 v5 v0 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 trans, VALU
+gfx1100 0 depctr | VRcpF32 v1 v0 ; SLoadDword s8 s0+2 ; VAddU32 v2 v1 v3 | gfx11 trans, SMEM, VALU
+gfx1100 0 - | VRcpF32 v1 v0 ; GlobalLoadDword v9 v40 s0+2 ; VAddU32 v2 v1 v3 | gfx11 trans, global load, VALU
 gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v200 v1 | VMfmaF32_32x32x8F16 D read by VALU (vgpr)
 gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_32x32x8F16 D stored (vgpr)
 gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_32x32x8F16 D overwritten by load (vgpr)
@@ -1414,7 +1428,10 @@ gfx1151 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans,
             }
             // gfx11: LLVM's s_waitcnt_depctr marks a VALU-count hazard; the trans cases
             // have k VALUs between, needing 6 - k more.
-            let valus_between = before[1..].iter().filter(|i| i.op == Op::VMovB32).count() as u8;
+            let valus_between = before[1..]
+                .iter()
+                .filter(|i| is_valu_form(i.op.info().form))
+                .count() as u8;
             match (depctr, got) {
                 (true, Some(z)) => {
                     assert!(z.valus, "{line}");
