@@ -459,6 +459,47 @@ fn is_wide_store(instr: &Instr) -> bool {
 }
 
 impl Class {
+    /// Every class, in declaration order (a test checks).
+    const ALL: [Class; 25] = [
+        C::Valu,
+        C::LegacyValu,
+        C::LegacyValuNotDot,
+        C::Trans,
+        C::NonTransValu,
+        C::Dot,
+        C::AccvgprRead,
+        C::AccvgprWrite,
+        C::MfmaOrAccvgprWrite,
+        C::Mfma,
+        C::Smfma,
+        C::Dgemm,
+        C::Xdl,
+        C::NonXdl,
+        C::NotXdl,
+        C::Vmem,
+        C::Smem,
+        C::Mem,
+        C::ValuOrMem,
+        C::RwLane,
+        C::ReadLane,
+        C::AnyLane,
+        C::WideStore,
+        C::FmaF64,
+        C::Wmma,
+    ];
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+
+    /// Every class `i` belongs to, as a bit set (computed once per instruction).
+    fn mask(i: &Instr, t: IsaTarget) -> u32 {
+        Class::ALL
+            .iter()
+            .filter(|c| c.matches(i, t))
+            .fold(0, |m, c| m | c.bit())
+    }
+
     fn matches(self, i: &Instr, t: IsaTarget) -> bool {
         let form = i.op.info().form;
         let valu = is_valu_form(form);
@@ -598,6 +639,8 @@ fn relate(produced: &[RegUnit], consumed: &[RegUnit], overlap: Overlap) -> Optio
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Issued {
     instr: Instr,
+    /// [`Class::mask`] of `instr`.
+    classes: u32,
     /// Cumulative counters right after it issued.
     ws: u64,
     valus: u64,
@@ -662,6 +705,7 @@ impl Path {
         }
         self.issued.push(Issued {
             instr: instr.clone(),
+            classes: Class::mask(instr, t),
             ws: self.ws,
             valus: self.valus,
             mems: self.mems,
@@ -681,22 +725,39 @@ impl Path {
 
     /// The worst violation of `r` by `next` on this path: (missing, producer, register,
     /// needed, elapsed).
-    fn violation(&self, r: &Rule, next: &Instr, t: IsaTarget) -> Option<Violation> {
+    fn violation(
+        &self,
+        r: &Rule,
+        next: &Instr,
+        consumed: &[Vec<RegUnit>],
+        t: IsaTarget,
+    ) -> Option<Violation> {
         if r.clause {
             return self.clause_violation(r, next, t);
         }
-        let consumed = r.consumed.of(next, t);
         if consumed.is_empty() && r.consumed != R::Any {
             return None;
         }
+        let window = u64::from(match r.wait {
+            Fixed(n) => n,
+            Passes(w) => w.into_iter().max().unwrap_or(0),
+        });
         for (k, e) in self.issued.iter().enumerate().rev() {
+            // Past the rule's largest wait, no producer can matter (LLVM's `IsExpired`).
+            let distance = match r.clock {
+                Clock::WaitStates => self.ws - e.ws,
+                Clock::Valus { .. } => self.valus - e.valus,
+            };
+            if distance >= window {
+                return None;
+            }
             if let Clock::Valus { mem_resets: true } = r.clock {
                 if e.mems != self.mems || self.trans - e.trans > 1 {
                     return None;
                 }
             }
             let p = &e.instr;
-            if !r.producer.matches(p, t) {
+            if e.classes & r.producer.bit() == 0 {
                 continue;
             }
             match r.same_op {
@@ -768,7 +829,7 @@ impl Path {
             .issued
             .iter()
             .rev()
-            .take_while(|e| r.producer.matches(&e.instr, t))
+            .take_while(|e| e.classes & r.producer.bit() != 0)
             .collect();
         // An s_nop (or any other instruction) ends the clause; so does forgotten history.
         let newest = run.first()?;
@@ -844,13 +905,27 @@ impl HazardTracker {
     /// still missing (the rule with the most missing when several are violated).
     pub fn check(&self, next: &Instr) -> Option<Hazard> {
         let t = self.target;
+        if self.paths.iter().all(|p| p.issued.is_empty()) {
+            return None;
+        }
+        let classes = Class::mask(next, t);
         let mut worst: Option<(Violation, &Rule)> = None;
+        // The consumer's register groups per selector, computed once.
+        let mut consumed: Vec<(Regs, Vec<Vec<RegUnit>>)> = Vec::new();
         for r in RULES
             .iter()
-            .filter(|r| r.targets.has(t) && r.consumer.matches(next, t))
+            .filter(|r| classes & r.consumer.bit() != 0 && r.targets.has(t))
         {
+            let groups = match consumed.iter().position(|(k, _)| *k == r.consumed) {
+                Some(i) => i,
+                None => {
+                    consumed.push((r.consumed, r.consumed.of(next, t)));
+                    consumed.len() - 1
+                }
+            };
+            let groups = &consumed[groups].1;
             for path in &self.paths {
-                if let Some(v) = path.violation(r, next, t) {
+                if let Some(v) = path.violation(r, next, groups, t) {
                     let better = match &worst {
                         None => true,
                         Some((w, wr)) => {
@@ -1680,6 +1755,16 @@ gfx1151 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans,
             .paths
             .iter()
             .all(|p| p.issued.len() <= MAX_WAIT_STATES as usize));
+    }
+
+    #[test]
+    fn class_list_is_complete() {
+        // Declaration order, so the bit of each class is its position and the last
+        // variant's discriminant is the list length minus one.
+        for (n, c) in Class::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, n, "{c:?}");
+        }
+        assert_eq!(Class::Wmma as usize + 1, Class::ALL.len());
     }
 
     #[test]

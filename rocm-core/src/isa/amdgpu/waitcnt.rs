@@ -60,7 +60,7 @@
 //! both keeps the smaller `newer` (it is retired later by `vmcnt(n)`, so that is the
 //! conservative position). Merging is idempotent, so the assembler's loop fixpoint ends.
 
-use super::{Counter, Form, Instr, IsaTarget, Op, Operand, Slot};
+use super::{Counter, Form, Instr, IsaTarget, Op, Operand, Slot, Waitcnt};
 
 /// One 32-bit register: the unit the scoreboard and the hazard tracker compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -319,10 +319,43 @@ impl Scoreboard {
                 dst: writes(instr, self.target),
                 newer: 0,
             });
+            self.saturate(class.counter());
             return;
         }
         for (counter, n) in wait_counts(instr, self.target) {
             self.retire(counter, n);
+        }
+    }
+
+    /// A hardware counter cannot exceed its field's maximum: issue stalls until the
+    /// oldest operation completes, so at most that many stay outstanding (this also
+    /// bounds the scoreboard of a wave that never waits).
+    fn saturate(&mut self, counter: Counter) {
+        let max = Waitcnt::max(self.target.family());
+        let limit = usize::from(match counter {
+            Counter::Vm | Counter::Vs => max.vm,
+            Counter::Lgkm => max.lgkm,
+        });
+        if self.outstanding(counter) <= limit {
+            return;
+        }
+        self.retire(counter, limit as u32);
+        // SMEM completes out of order: which one finished is unknown, so the register
+        // stays pending; only the count is bounded, by dropping the oldest.
+        while self.outstanding(counter) > limit {
+            let oldest = self
+                .pending
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.class.counter() == counter)
+                .max_by_key(|(_, p)| p.newer)
+                .map(|(i, _)| i);
+            match oldest {
+                Some(i) => {
+                    self.pending.remove(i);
+                }
+                None => break,
+            }
         }
     }
 
@@ -676,6 +709,29 @@ mod tests {
             let over = Instr::new(Op::VMovB32, [v(3), Operand::Int(1)]);
             assert_eq!(sb.check(&over), Ok(()), "{t}");
         }
+    }
+
+    #[test]
+    fn counters_saturate_at_their_field_maximum() {
+        // vmcnt is 6 bits: a 64th outstanding load stalls issue until the oldest returns.
+        for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+            let mut sb = Scoreboard::new(t);
+            for i in 0..70u16 {
+                sb.issue(&gload(100 + i, 1));
+            }
+            assert_eq!(sb.outstanding(Counter::Vm), 63, "{t}");
+            assert_eq!(sb.check(&use_v(106)), Ok(()), "{t}");
+            assert!(sb.check(&use_v(107)).is_err(), "{t}");
+        }
+        // gfx9 lgkmcnt is 4 bits.
+        let t = IsaTarget::Gfx908;
+        let mut sb = Scoreboard::new(t);
+        for i in 0..20u16 {
+            sb.issue(&ds_read(100 + i, 1));
+        }
+        assert_eq!(sb.outstanding(Counter::Lgkm), 15);
+        assert_eq!(sb.check(&use_v(104)), Ok(()));
+        assert!(sb.check(&use_v(105)).is_err());
     }
 
     #[test]
