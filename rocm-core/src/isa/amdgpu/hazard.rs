@@ -69,14 +69,12 @@
 //! | gfx908 | `v_accvgpr_write` → srcC / srcA/B / `v_accvgpr_read` / `v_accvgpr_write` | 1 / 3 / 3 / 3 |
 //! | gfx908 | MFMA reads srcC → `v_accvgpr_write` overwrites it | 0/5/13 by passes |
 //! | gfx908 | `v_accvgpr_read` writes VGPR → global/LDS reads it | 2 |
+//! | gfx908 | VALU writes VGPR, then `v_accvgpr_read/write`, → global/LDS reads it | 2 |
 //! | gfx1100–1102 | trans VALU → VALU reads result | 6 VALUs (a global/LDS op or two trans VALUs in between end it) |
 //! | gfx11 | WMMA D → next WMMA srcA/B | 1 VALU |
 //!
 //! # Not modelled, deliberately
 //!
-//! - gfx908 `checkMAILdStHazards`' second rule (VALU writes v, then `v_accvgpr_read/write`,
-//!   then memory reads v within 1 wait state): three instructions, our kernels never emit
-//!   the pattern (accvgpr moves read AGPRs, memory reads address VGPRs set up earlier).
 //! - 4x4 MFMAs (2 passes) and `v_mfma_f64_4x4x4f64`: not in our `Op` table (their rows
 //!   would be exact-overlap srcC rules).
 //! - gfx942 `DstSelForwarding`: needs SDWA or VOP3 `op_sel` destination bits we never set.
@@ -151,6 +149,10 @@ pub enum Class {
     Dot,
     AccvgprRead,
     AccvgprWrite,
+    /// VALU other than MFMA and `v_accvgpr_read/write` (LLVM `isVALU && !isMAI`).
+    ValuNotMai,
+    /// `v_accvgpr_read` or `v_accvgpr_write`.
+    AccvgprReadOrWrite,
     /// MFMA or `v_accvgpr_write` (gfx908 consumers of VALU results).
     MfmaOrAccvgprWrite,
     Mfma,
@@ -264,8 +266,8 @@ pub struct Rule {
     pub clock: Clock,
     /// `Some(true)`: consumer has the producer's op; `Some(false)`: another op.
     pub same_op: Option<bool>,
-    /// Only when an f64 MFMA issued between producer and consumer.
-    pub dgemm_between: bool,
+    /// Only when an instruction of this class issued between producer and consumer.
+    pub between: Option<Class>,
     /// A soft-clause rule: the producer is the run of producer-class instructions right
     /// before the consumer (LLVM `checkSoftClauseHazards`).
     pub clause: bool,
@@ -297,7 +299,7 @@ const fn rule(
         wait,
         clock: Clock::WaitStates,
         same_op: None,
-        dgemm_between: false,
+        between: None,
         clause: false,
         max_passes_since: false,
     }
@@ -335,7 +337,7 @@ pub static RULES: &[Rule] = &[
     // checkMAIVALUHazards: reads
     Rule { same_op: Some(false), ..rule("dot result read by another VALU/memory op (checkMAIVALUHazards)", Targets::G90A_942, C::Dot, R::Defs, C::ValuOrMem, R::Uses, O::Any, Fixed(3)) },
     Rule { same_op: Some(true), ..rule("dot result read as srcA/B by the same dot (checkMAIVALUHazards)", Targets::G90A_942, C::Dot, R::Defs, C::Dot, R::DotSrcAB, O::Any, Fixed(3)) },
-    Rule { dgemm_between: true, ..rule("VALU writes VGPR, f64 MFMA, memory reads it (gfx90a DGEMM bug)", Targets::G90A, C::Valu, R::VectorDefs, C::Mem, R::Uses, O::Any, Fixed(2)) },
+    Rule { between: Some(C::Dgemm), ..rule("VALU writes VGPR, f64 MFMA, memory reads it (gfx90a DGEMM bug)", Targets::G90A, C::Valu, R::VectorDefs, C::Mem, R::Uses, O::Any, Fixed(2)) },
     rule("MFMA result read by VALU/memory (checkMAIVALUHazards)", Targets::G90A, C::Smfma, R::MfmaD, C::ValuOrMem, R::Uses, O::Any, P90A_READ),
     rule("MFMA result read by VALU/memory (checkMAIVALUHazards)", Targets::G942, C::Xdl, R::MfmaD, C::ValuOrMem, R::Uses, O::Any, P942_XDL),
     rule("MFMA result read by VALU/memory (checkMAIVALUHazards)", Targets::G942, C::NonXdl, R::MfmaD, C::ValuOrMem, R::Uses, O::Any, P942_NONXDL),
@@ -376,6 +378,7 @@ pub static RULES: &[Rule] = &[
     rule("v_accvgpr_write, v_accvgpr_write overwrites it (checkMAIHazards908)", Targets::G908, C::AccvgprWrite, R::Defs, C::AccvgprWrite, R::Defs, O::Any, Fixed(3)),
     Rule { max_passes_since: true, ..rule("MFMA srcC overwritten by v_accvgpr_write (checkMAIHazards908)", Targets::G908, C::Mfma, R::MfmaSrcC, C::AccvgprWrite, R::Defs, O::Any, Passes([0, 3, 5, 13])) },
     // checkMAILdStHazards
+    Rule { between: Some(C::AccvgprReadOrWrite), ..rule("VALU writes VGPR, v_accvgpr_read/write, memory reads it (checkMAILdStHazards)", Targets::G908, C::ValuNotMai, R::Defs, C::Mem, R::VgprUses, O::Any, Fixed(2)) },
     rule("v_accvgpr_read result read by memory (checkMAILdStHazards)", Targets::G908, C::AccvgprRead, R::Defs, C::Mem, R::VgprUses, O::Any, Fixed(2)),
     // gfx11 fixups
     Rule { clock: Clock::Valus { mem_resets: true }, ..rule("trans VALU result read by VALU (fixVALUTransUseHazard)", Targets::G110X, C::Trans, R::Defs, C::Valu, R::VgprUses, O::Any, Fixed(6)) },
@@ -468,7 +471,7 @@ fn is_wide_store(instr: &Instr) -> bool {
 
 impl Class {
     /// Every class, in declaration order (a test checks).
-    const ALL: [Class; 25] = [
+    const ALL: [Class; 27] = [
         C::Valu,
         C::LegacyValu,
         C::LegacyValuNotDot,
@@ -477,6 +480,8 @@ impl Class {
         C::Dot,
         C::AccvgprRead,
         C::AccvgprWrite,
+        C::ValuNotMai,
+        C::AccvgprReadOrWrite,
         C::MfmaOrAccvgprWrite,
         C::Mfma,
         C::Smfma,
@@ -523,6 +528,10 @@ impl Class {
             C::Dot => is_dot(i.op),
             C::AccvgprRead => i.op == Op::VAccvgprReadB32,
             C::AccvgprWrite => i.op == Op::VAccvgprWriteB32,
+            C::ValuNotMai => {
+                valu && !mfma && !matches!(i.op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32)
+            }
+            C::AccvgprReadOrWrite => matches!(i.op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32),
             C::MfmaOrAccvgprWrite => mfma || i.op == Op::VAccvgprWriteB32,
             C::Mfma => mfma,
             C::Smfma => kind.is_some_and(|k| !k.dgemm),
@@ -653,7 +662,6 @@ struct Issued {
     ws: u64,
     valus: u64,
     mems: u64,
-    dgemms: u64,
     trans: u64,
 }
 
@@ -665,7 +673,6 @@ struct Path {
     ws: u64,
     valus: u64,
     mems: u64,
-    dgemms: u64,
     trans: u64,
 }
 
@@ -686,7 +693,6 @@ impl Path {
             ws: 0,
             valus: 0,
             mems: 0,
-            dgemms: 0,
             trans: 0,
         }
     }
@@ -705,9 +711,6 @@ impl Path {
         if matches!(form, Form::Global | Form::Ds) {
             self.mems += 1;
         }
-        if mfma_kind(instr.op, t).is_some_and(|k| k.dgemm) {
-            self.dgemms += 1;
-        }
         if is_trans(instr.op) {
             self.trans += 1;
         }
@@ -717,7 +720,6 @@ impl Path {
             ws: self.ws,
             valus: self.valus,
             mems: self.mems,
-            dgemms: self.dgemms,
             trans: self.trans,
         });
         let (now_ws, now_valus) = (self.ws, self.valus);
@@ -785,8 +787,13 @@ impl Path {
                     None => continue,
                 }
             };
-            if r.dgemm_between && e.dgemms == self.dgemms {
-                continue;
+            if let Some(c) = r.between {
+                if !self.issued[k + 1..]
+                    .iter()
+                    .any(|x| x.classes & c.bit() != 0)
+                {
+                    continue;
+                }
             }
             let needed = match r.wait {
                 Fixed(n) => n,
@@ -1015,7 +1022,6 @@ fn same_history(a: &Path, b: &Path) -> bool {
                 && a.ws - x.ws == b.ws - y.ws
                 && a.valus - x.valus == b.valus - y.valus
                 && (a.mems == x.mems) == (b.mems == y.mems)
-                && (a.dgemms == x.dgemms) == (b.dgemms == y.dgemms)
                 && a.trans - x.trans == b.trans - y.trans
         })
 }
@@ -1036,6 +1042,9 @@ mod tests {
     /// `target wait-states depctr | instr ; instr ... | description`. Instructions are the
     /// `Op` variant and operands: `v5`, `a3`, `s4`, `v0+16` (16 registers from v0), `exec`.
     const LLVM_CASES: &str = r"
+gfx908 1 - | VMovB32 v40 v1 ; VAccvgprWriteB32 a1 v9 ; GlobalStoreDword v40 v41 s0+2 | VALU, v_accvgpr_write, store address
+gfx908 1 - | VMovB32 v40 v1 ; VAccvgprWriteB32 a1 v9 ; DsReadB32 v50 v40 | VALU, v_accvgpr_write, LDS address
+gfx908 0 - | VMovB32 v40 v1 ; SNop 0 ; VAccvgprWriteB32 a1 v9 ; GlobalStoreDword v40 v41 s0+2 | VALU, s_nop, v_accvgpr_write, store address
 gfx1100 0 - | VRcpF32 v1 v0 ; VRcpF32 v5 v0 ; VExpF32 v6 v0 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 trans, VALU
 gfx1100 0 depctr | VRcpF32 v1 v0 ; VRcpF32 v5 v0 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 trans, VALU
 gfx1100 0 depctr | VRcpF32 v1 v0 ; SLoadDword s8 s0+2 ; VAddU32 v2 v1 v3 | gfx11 trans, SMEM, VALU
