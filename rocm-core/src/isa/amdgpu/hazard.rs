@@ -39,9 +39,11 @@
 //!
 //! # Verification
 //!
-//! The tests replay 381 producer/consumer pairs and 90 random 12-instruction streams
-//! (1500 were checked) through `llc-19 -run-pass=post-RA-hazard-rec` on MIR and require
-//! the same wait states, instruction by instruction (commands in the test module).
+//! The tests replay 388 producer/consumer pairs, 90 random gfx9 streams (1500 were
+//! checked) and 40 random gfx11 streams (600 checked) through `llc-19
+//! -run-pass=post-RA-hazard-rec` on MIR and require the same wait states (gfx11: the same
+//! `s_waitcnt_depctr`/`v_nop` positions), instruction by instruction (commands in the
+//! test module).
 //!
 //! | Target | Producer → consumer | Wait states |
 //! |---|---|---|
@@ -1921,5 +1923,89 @@ gfx942 | 0:SAddU32 s10 s11 s12 ; 0:GlobalLoadDword v12 v26 s0+2 ; 0:VAddF32 v15 
             }
         }
         assert!(checked > 1000, "{checked}");
+    }
+
+    /// gfx11 random streams (trans VALUs, VALUs, WMMAs, LDS, SALU, s_nop) with the fixes
+    /// `llc-19 -mcpu=gfx1100/gfx1151 -run-pass=post-RA-hazard-rec` inserted before an
+    /// instruction: `d:` an `s_waitcnt_depctr` (trans use), `n:` a `v_nop` (WMMA). Kept: 20
+    /// per target with the most fixes out of 600 generated (all passed).
+    const LLVM_GFX11_STREAMS: &str = r"
+gfx1100 | VRcpF32 v1 v2 ; VAddU32 v8 v3 v4 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; n:VWmmaF32_16x16x16F16 v16+8 v32+8 v24+8 v16+8 ; SNop 3 ; d:VAddU32 v9 v8 v1 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; VExpF32 v9 v9 ; VRcpF32 v9 v8 ; SNop 0 ; d:VAddU32 v5 v4 v9 ; SAddU32 s10 s11 s12 ; VRcpF32 v7 v4
+gfx1100 | SAddU32 s10 s11 s12 ; VAddU32 v10 v3 v5 ; SNop 3 ; DsReadB32 v5 v60 ; VSqrtF32 v2 v2 ; VAddU32 v3 v1 v10 ; SAddU32 s10 s11 s12 ; d:VSqrtF32 v9 v2 ; d:VRcpF32 v3 v9 ; SAddU32 s10 s11 s12 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; d:VAddU32 v9 v3 v1 ; VAddU32 v4 v10 v10
+gfx1100 | VSqrtF32 v10 v2 ; VSqrtF32 v0 v2 ; VAddU32 v3 v5 v5 ; VAddU32 v1 v4 v6 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v40+8 v16+8 ; d:VExpF32 v11 v10 ; d:VAddU32 v4 v10 v11 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v40+8 v32+8 ; VAddU32 v10 v1 v9 ; VExpF32 v11 v1 ; VSqrtF32 v3 v1 ; VRcpF32 v3 v7 ; d:VAddU32 v5 v3 v4 ; VAddU32 v7 v7 v11
+gfx1100 | VSqrtF32 v11 v5 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v32+8 v24+8 ; SNop 3 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v24+8 v16+8 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v32+8 v40+8 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VAddU32 v8 v6 v5 ; DsReadB32 v11 v60 ; VExpF32 v7 v0 ; SNop 3 ; VAddU32 v2 v8 v3
+gfx1100 | VAddU32 v0 v8 v0 ; SNop 1 ; SNop 3 ; VAddU32 v11 v9 v8 ; VExpF32 v6 v3 ; VSqrtF32 v3 v9 ; VWmmaF32_16x16x16F16 v24+8 v40+8 v16+8 v24+8 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v16+8 v32+8 ; n:VWmmaF32_16x16x16F16 v40+8 v32+8 v16+8 v40+8 ; VAddU32 v3 v5 v9 ; d:VAddU32 v5 v6 v3 ; VAddU32 v10 v1 v6 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8
+gfx1100 | SNop 3 ; VExpF32 v10 v6 ; VAddU32 v8 v0 v4 ; SNop 1 ; DsReadB32 v9 v60 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v40+8 v32+8 ; SNop 1 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v40+8 v16+8 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v40+8 v32+8 ; VAddU32 v10 v10 v4 ; VSqrtF32 v6 v11 ; d:VAddU32 v10 v6 v4 ; VAddU32 v1 v9 v0
+gfx1100 | VWmmaF32_16x16x16F16 v24+8 v40+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; VRcpF32 v0 v0 ; DsReadB32 v5 v60 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v40+8 v32+8 ; VAddU32 v10 v2 v0 ; VSqrtF32 v6 v2 ; SAddU32 s10 s11 s12 ; d:VExpF32 v9 v6 ; VAddU32 v1 v7 v10 ; VAddU32 v0 v0 v8 ; VRcpF32 v8 v2 ; VAddU32 v1 v6 v1 ; VAddU32 v0 v7 v10
+gfx1100 | VWmmaF32_16x16x16F16 v32+8 v40+8 v16+8 v32+8 ; VRcpF32 v5 v5 ; VSqrtF32 v4 v2 ; SNop 0 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v16+8 v16+8 ; d:VAddU32 v5 v3 v4 ; SAddU32 s10 s11 s12 ; VRcpF32 v5 v0 ; d:VAddU32 v6 v5 v11 ; VAddU32 v1 v10 v5 ; VAddU32 v0 v8 v5 ; VSqrtF32 v5 v10 ; VAddU32 v9 v4 v6 ; VSqrtF32 v10 v9
+gfx1100 | DsReadB32 v0 v60 ; SAddU32 s10 s11 s12 ; DsReadB32 v0 v60 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; SNop 2 ; VExpF32 v9 v5 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v16+8 v16+8 ; SNop 0 ; VExpF32 v5 v5 ; SAddU32 s10 s11 s12 ; d:VSqrtF32 v10 v5 ; d:VRcpF32 v7 v10 ; SAddU32 s10 s11 s12 ; DsReadB32 v5 v60
+gfx1100 | SAddU32 s10 s11 s12 ; SAddU32 s10 s11 s12 ; VExpF32 v2 v5 ; d:VAddU32 v2 v9 v2 ; SNop 0 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v32+8 v32+8 ; n:VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VExpF32 v10 v3 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; VAddU32 v4 v6 v1 ; VAddU32 v4 v8 v11 ; VAddU32 v3 v3 v1 ; VAddU32 v11 v7 v0 ; SAddU32 s10 s11 s12
+gfx1100 | VAddU32 v6 v6 v0 ; VExpF32 v5 v0 ; SAddU32 s10 s11 s12 ; VRcpF32 v4 v6 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; d:VAddU32 v11 v1 v5 ; VRcpF32 v10 v10 ; VAddU32 v11 v4 v6 ; SNop 2 ; d:VAddU32 v0 v10 v11 ; VAddU32 v8 v11 v9 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v40+8 v32+8 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8
+gfx1100 | VAddU32 v2 v2 v1 ; SNop 2 ; VAddU32 v5 v10 v5 ; VAddU32 v4 v7 v4 ; VSqrtF32 v6 v2 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; n:VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; SAddU32 s10 s11 s12 ; VRcpF32 v0 v11 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; VSqrtF32 v4 v9 ; d:VAddU32 v0 v3 v4 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v32+8 v40+8
+gfx1100 | VAddU32 v1 v7 v5 ; VAddU32 v2 v2 v7 ; VExpF32 v5 v9 ; VAddU32 v9 v7 v7 ; VSqrtF32 v9 v3 ; VRcpF32 v7 v10 ; SAddU32 s10 s11 s12 ; d:VAddU32 v6 v7 v1 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; VAddU32 v8 v11 v6 ; DsReadB32 v7 v60 ; SAddU32 s10 s11 s12 ; SAddU32 s10 s11 s12
+gfx1100 | VExpF32 v9 v5 ; VAddU32 v11 v4 v1 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; VWmmaF32_16x16x16F16 v24+8 v40+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; VAddU32 v2 v8 v2 ; VAddU32 v1 v7 v9 ; SAddU32 s10 s11 s12 ; VAddU32 v6 v2 v5 ; SNop 2 ; SNop 1 ; VRcpF32 v5 v2 ; VAddU32 v11 v7 v9
+gfx1100 | VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VAddU32 v10 v0 v7 ; VRcpF32 v4 v9 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v16+8 v16+8 ; d:VExpF32 v9 v4 ; VAddU32 v1 v8 v7 ; SNop 2 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v24+8 v24+8 ; VAddU32 v4 v8 v5 ; VAddU32 v9 v0 v10 ; DsReadB32 v4 v60 ; VAddU32 v2 v3 v2 ; VRcpF32 v4 v6
+gfx1100 | VAddU32 v6 v0 v8 ; VAddU32 v5 v4 v8 ; VWmmaF32_16x16x16F16 v40+8 v40+8 v32+8 v40+8 ; VSqrtF32 v2 v7 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; SAddU32 s10 s11 s12 ; d:VRcpF32 v5 v2 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v40+8 v40+8 ; SNop 3 ; SAddU32 s10 s11 s12 ; VRcpF32 v11 v0 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v40+8 v32+8 v16+8 v40+8 ; d:VAddU32 v3 v4 v11
+gfx1100 | DsReadB32 v5 v60 ; VAddU32 v6 v10 v5 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v32+8 v40+8 ; VSqrtF32 v8 v4 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v24+8 v24+8 ; VAddU32 v6 v5 v4 ; d:VRcpF32 v7 v8 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v32+8 v40+8 ; VExpF32 v3 v1 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; SAddU32 s10 s11 s12 ; d:VAddU32 v2 v3 v4 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8
+gfx1100 | SNop 1 ; VExpF32 v3 v4 ; SNop 0 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v24+8 v16+8 ; d:VAddU32 v10 v3 v1 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; VExpF32 v0 v6 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v40+8 v32+8 ; SNop 2 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v24+8 v16+8 ; SNop 3 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; SNop 0
+gfx1100 | VAddU32 v9 v3 v8 ; DsReadB32 v4 v60 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v16+8 v40+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v40+8 v24+8 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v40+8 v40+8 ; VAddU32 v11 v10 v7 ; VAddU32 v10 v4 v8 ; VRcpF32 v4 v4 ; d:VAddU32 v10 v8 v4 ; DsReadB32 v2 v60 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; VAddU32 v0 v4 v8 ; SNop 2 ; DsReadB32 v4 v60
+gfx1100 | VAddU32 v1 v1 v11 ; VAddU32 v11 v5 v5 ; SNop 3 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; DsReadB32 v6 v60 ; VAddU32 v10 v2 v3 ; SNop 0 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v24+8 v32+8 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8 ; SAddU32 s10 s11 s12 ; VAddU32 v10 v3 v2 ; VRcpF32 v4 v8 ; d:VRcpF32 v5 v4
+gfx1151 | VExpF32 v3 v11 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v16+8 v32+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v40+8 v24+8 v32+8 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; SNop 1 ; VAddU32 v6 v11 v0 ; DsReadB32 v11 v60 ; VAddU32 v2 v11 v10 ; SNop 1 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VRcpF32 v8 v1 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8
+gfx1151 | VWmmaF32_16x16x16F16 v40+8 v24+8 v24+8 v40+8 ; SAddU32 s10 s11 s12 ; VExpF32 v9 v2 ; DsReadB32 v11 v60 ; SNop 0 ; VAddU32 v0 v9 v9 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VAddU32 v3 v11 v6 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v16+8 v16+8 v24+8 v16+8 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v40+8 v32+8 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; SAddU32 s10 s11 s12
+gfx1151 | VWmmaF32_16x16x16F16 v40+8 v16+8 v16+8 v40+8 ; n:VWmmaF32_16x16x16F16 v40+8 v32+8 v40+8 v40+8 ; VExpF32 v11 v7 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v32+8 v16+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; DsReadB32 v2 v60 ; SNop 1 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v16+8 v24+8 ; VAddU32 v0 v10 v0 ; VSqrtF32 v7 v8 ; VSqrtF32 v2 v5 ; SAddU32 s10 s11 s12
+gfx1151 | VWmmaF32_16x16x16F16 v24+8 v32+8 v40+8 v24+8 ; VAddU32 v2 v10 v9 ; DsReadB32 v8 v60 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v16+8 v16+8 v32+8 v16+8 ; VAddU32 v11 v1 v5 ; VAddU32 v3 v5 v3 ; VAddU32 v3 v8 v6 ; SNop 0 ; VExpF32 v4 v11 ; DsReadB32 v1 v60 ; DsReadB32 v10 v60 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8
+gfx1151 | VAddU32 v5 v5 v7 ; VRcpF32 v9 v10 ; VAddU32 v9 v3 v10 ; VAddU32 v11 v0 v1 ; VExpF32 v0 v3 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v24+8 v24+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v40+8 v24+8 v32+8 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; VAddU32 v11 v6 v6 ; SNop 0 ; VAddU32 v11 v10 v5 ; SNop 2 ; VWmmaF32_16x16x16F16 v40+8 v40+8 v32+8 v40+8
+gfx1151 | VSqrtF32 v4 v10 ; VExpF32 v7 v10 ; VAddU32 v0 v0 v4 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v32+8 v32+8 ; VAddU32 v3 v8 v1 ; VWmmaF32_16x16x16F16 v40+8 v32+8 v32+8 v40+8 ; VAddU32 v7 v3 v8 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v40+8 v16+8 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v16+8 v40+8 ; n:VWmmaF32_16x16x16F16 v40+8 v40+8 v16+8 v40+8 ; VAddU32 v2 v3 v0
+gfx1151 | VAddU32 v0 v7 v1 ; VAddU32 v11 v10 v10 ; SNop 3 ; DsReadB32 v4 v60 ; DsReadB32 v0 v60 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v16+8 v16+8 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; VAddU32 v2 v1 v0 ; VExpF32 v2 v4 ; DsReadB32 v9 v60 ; SNop 3 ; VSqrtF32 v6 v9 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8
+gfx1151 | VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; SNop 1 ; VSqrtF32 v9 v0 ; VExpF32 v0 v3 ; VSqrtF32 v6 v9 ; VAddU32 v10 v5 v6 ; VAddU32 v2 v9 v4 ; VAddU32 v4 v9 v5 ; VAddU32 v3 v1 v11 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v32+8 v24+8 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; VSqrtF32 v6 v5 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8
+gfx1151 | VAddU32 v3 v7 v0 ; VAddU32 v1 v11 v10 ; VSqrtF32 v0 v10 ; VExpF32 v7 v2 ; DsReadB32 v9 v60 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; VAddU32 v0 v4 v7 ; VSqrtF32 v2 v8 ; VAddU32 v3 v10 v11 ; VAddU32 v3 v2 v0 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v32+8 v16+8 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v32+8 v32+8 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v32+8 v32+8 ; DsReadB32 v2 v60
+gfx1151 | VAddU32 v2 v2 v9 ; VAddU32 v6 v1 v5 ; SAddU32 s10 s11 s12 ; SAddU32 s10 s11 s12 ; VAddU32 v0 v8 v10 ; VSqrtF32 v4 v0 ; SNop 3 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v32+8 v32+8 ; VAddU32 v7 v8 v5 ; SAddU32 s10 s11 s12 ; SNop 3 ; VRcpF32 v0 v1 ; VAddU32 v9 v6 v10
+gfx1151 | VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VAddU32 v8 v9 v11 ; DsReadB32 v8 v60 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v16+8 v32+8 ; VExpF32 v11 v1 ; VSqrtF32 v11 v7 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v32+8 v32+8 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; SAddU32 s10 s11 s12 ; VSqrtF32 v7 v5 ; VRcpF32 v5 v1 ; SAddU32 s10 s11 s12 ; VAddU32 v7 v3 v7
+gfx1151 | VWmmaF32_16x16x16F16 v16+8 v24+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v16+8 v32+8 v16+8 v16+8 ; VSqrtF32 v3 v8 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VAddU32 v9 v11 v6 ; VAddU32 v11 v7 v8 ; VSqrtF32 v2 v8 ; VAddU32 v10 v0 v1 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v40+8 v16+8 ; SNop 3 ; VAddU32 v1 v11 v7 ; VAddU32 v2 v0 v1 ; SAddU32 s10 s11 s12 ; DsReadB32 v1 v60
+gfx1151 | VAddU32 v8 v4 v1 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v24+8 v16+8 ; DsReadB32 v3 v60 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v40+8 v32+8 ; SNop 2 ; VAddU32 v9 v2 v6 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v24+8 v40+8 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v40+8 v40+8 ; VRcpF32 v0 v11 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v16+8 v24+8 ; DsReadB32 v3 v60 ; VExpF32 v10 v2 ; VExpF32 v10 v8 ; VAddU32 v3 v6 v8
+gfx1151 | SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v24+8 v16+8 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v40+8 v32+8 ; SNop 1 ; VAddU32 v3 v3 v6 ; SNop 2 ; SNop 0 ; VAddU32 v7 v8 v11 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; DsReadB32 v0 v60 ; VSqrtF32 v6 v10 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; VWmmaF32_16x16x16F16 v40+8 v40+8 v40+8 v40+8 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v24+8 v16+8
+gfx1151 | SAddU32 s10 s11 s12 ; VAddU32 v2 v1 v11 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; n:VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; SAddU32 s10 s11 s12 ; VAddU32 v3 v4 v8 ; VAddU32 v10 v1 v1 ; VAddU32 v9 v6 v7 ; VRcpF32 v5 v3 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v24+8 v16+8 ; DsReadB32 v3 v60 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; DsReadB32 v11 v60 ; VRcpF32 v10 v0
+gfx1151 | VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; DsReadB32 v10 v60 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v24+8 v32+8 ; VAddU32 v10 v11 v2 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; VAddU32 v9 v3 v3 ; SAddU32 s10 s11 s12 ; VExpF32 v9 v10 ; VAddU32 v7 v6 v5 ; VRcpF32 v5 v2 ; VAddU32 v6 v8 v7 ; VAddU32 v8 v1 v1 ; SNop 0 ; VRcpF32 v9 v7
+gfx1151 | VAddU32 v8 v9 v6 ; VAddU32 v11 v9 v2 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; SAddU32 s10 s11 s12 ; VAddU32 v10 v2 v7 ; VAddU32 v7 v1 v5 ; VExpF32 v7 v2 ; VAddU32 v8 v8 v6 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v24+8 v16+8 ; VAddU32 v9 v9 v3 ; VAddU32 v9 v6 v4 ; VExpF32 v0 v7 ; VExpF32 v6 v2
+gfx1151 | VAddU32 v9 v0 v0 ; VAddU32 v11 v0 v3 ; VAddU32 v11 v3 v10 ; DsReadB32 v9 v60 ; VAddU32 v10 v2 v8 ; VAddU32 v4 v5 v6 ; SNop 0 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v32+8 v16+8 ; VRcpF32 v4 v1 ; DsReadB32 v1 v60 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; SAddU32 s10 s11 s12 ; VAddU32 v10 v4 v7
+gfx1151 | VAddU32 v2 v3 v9 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v24+8 v40+8 v40+8 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; VAddU32 v5 v1 v5 ; SNop 1 ; SNop 1 ; VAddU32 v2 v8 v8 ; VAddU32 v9 v3 v3 ; DsReadB32 v3 v60 ; VAddU32 v10 v4 v10 ; DsReadB32 v5 v60 ; VAddU32 v5 v4 v0
+gfx1151 | VExpF32 v8 v9 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; VAddU32 v10 v9 v1 ; VSqrtF32 v9 v9 ; VRcpF32 v1 v2 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v32+8 v16+8 ; VWmmaF32_16x16x16F16 v40+8 v32+8 v40+8 v40+8 ; n:VWmmaF32_16x16x16F16 v16+8 v32+8 v40+8 v16+8 ; SNop 3 ; VSqrtF32 v5 v9 ; VExpF32 v5 v7 ; VSqrtF32 v6 v4 ; DsReadB32 v6 v60 ; DsReadB32 v2 v60
+";
+
+    #[test]
+    fn gfx11_random_streams_match_llvm() {
+        let mut fixes = 0;
+        for line in LLVM_GFX11_STREAMS.lines().filter(|l| !l.trim().is_empty()) {
+            let (t, body) = line.split_once(" | ").unwrap();
+            let t = target(t);
+            let mut h = HazardTracker::new(t);
+            for item in body.split(" ; ") {
+                let (marks, text) = match item.split_once(':') {
+                    Some((m, text)) => (m, text),
+                    None => ("", item),
+                };
+                let instr = parse_op(text);
+                let got = h.check(&instr);
+                assert_eq!(
+                    got.is_some(),
+                    !marks.is_empty(),
+                    "{line}\nat {item}: {got:?}"
+                );
+                assert!(got.is_none_or(|z| z.valus), "{line}\nat {item}");
+                // Replay LLVM's fixes: a v_nop is a VALU; s_waitcnt_depctr va_vdst(0) waits
+                // for outstanding VALU writes, as an LDS instruction does.
+                for m in marks.chars() {
+                    let fix = match m {
+                        'n' => Instr::new(Op::VMovB32, [v(250), v(251)]),
+                        _ => Instr::new(Op::DsReadB32, [v(250), v(251)]),
+                    };
+                    h.issue(&fix);
+                    fixes += 1;
+                }
+                assert!(h.check(&instr).is_none(), "{line}\nat {item} after the fix");
+                h.issue(&instr);
+            }
+        }
+        assert!(fixes > 50, "{fixes}");
     }
 }
