@@ -39,7 +39,7 @@
 //!
 //! # Verification
 //!
-//! The tests replay 388 producer/consumer pairs, 90 random gfx9 streams (1500 were
+//! The tests replay 384 producer/consumer pairs, 90 random gfx9 streams (1500 were
 //! checked) and 40 random gfx11 streams (600 checked) through `llc-19
 //! -run-pass=post-RA-hazard-rec` on MIR and require the same wait states (gfx11: the same
 //! `s_waitcnt_depctr`/`v_nop` positions), instruction by instruction (commands in the
