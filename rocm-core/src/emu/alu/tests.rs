@@ -181,7 +181,15 @@ fn vector_carries() {
     assert_eq!(vm(Op::VSubU32, clamp, [3, 5, 0]).value, 0);
     assert_eq!(vm(Op::VSubrevU32, clamp, [5, 3, 0]).value, 0);
     assert_eq!(vm(Op::VSubrevU32, clamp, [3, 5, 0]).value, 2);
-    assert!(valu(Op::VMulLoU32, &clamp, [1, 2, 0], false).is_err());
+    for op in [
+        Op::VMulLoU32,
+        Op::VMinI32,
+        Op::VAndB32,
+        Op::VAdd3U32,
+        Op::VCvtPkrtzF16F32,
+    ] {
+        assert!(valu(op, &clamp, [1, 2, 0], false).is_err(), "{op:?}");
+    }
 }
 
 #[test]

@@ -27,8 +27,10 @@ enum Res {
     F16(u16),
     F32(f32),
     F64(f64),
-    /// Integer or bit result; `clamp` already handled (or rejected) by the op.
+    /// Integer or bit result of an op without an integer clamp (clamp is an error).
     Bits(u64),
+    /// Integer result of an op that saturates under clamp (already applied).
+    Saturated(u64),
     /// Integer result with a carry/borrow flag (VOP3b).
     Carry(u64, bool),
     /// A VOPC compare result.
@@ -124,13 +126,13 @@ fn to_int_sat(x: f64, lo: f64, hi: f64) -> f64 {
 }
 
 /// Unsigned 32-bit add/sub result under `clamp` (saturate on wrap).
-fn sat_u32(mods: &Mods, r: u32, wrapped: bool, is_sub: bool) -> Result<Res> {
+fn sat_u32(mods: &Mods, r: u32, wrapped: bool, is_sub: bool) -> Res {
     let v = match (mods.clamp && wrapped, is_sub) {
         (true, false) => u32::MAX,
         (true, true) => 0,
         _ => r,
     };
-    Ok(Res::Bits(u64::from(v)))
+    Res::Saturated(u64::from(v))
 }
 
 fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
@@ -139,13 +141,6 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
     let (fa, fb, fc) = (f32_of(s[0]), f32_of(s[1]), f32_of(s[2]));
     let (da, db, dc) = (f64_of(s[0]), f64_of(s[1]), f64_of(s[2]));
     let bits = |x: u32| Res::Bits(u64::from(x));
-    let int_clamp_err = || -> Result<()> {
-        if mods.clamp {
-            Err(unsupported(op, "clamp on an integer result"))
-        } else {
-            Ok(())
-        }
-    };
     Ok(match op {
         // Moves and bit ops.
         VMovB32 => bits(a),
@@ -178,15 +173,15 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         // Integer arithmetic.
         VAddU32 => {
             let (r, w) = a.overflowing_add(b);
-            sat_u32(mods, r, w, false)?
+            sat_u32(mods, r, w, false)
         }
         VSubU32 => {
             let (r, w) = a.overflowing_sub(b);
-            sat_u32(mods, r, w, true)?
+            sat_u32(mods, r, w, true)
         }
         VSubrevU32 => {
             let (r, w) = b.overflowing_sub(a);
-            sat_u32(mods, r, w, true)?
+            sat_u32(mods, r, w, true)
         }
         VAddCoU32 | VAddCoU32Vop3 => carry(mods, u64::from(a) + u64::from(b), false),
         VAddcCoU32 => carry(
@@ -196,42 +191,15 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         ),
         VSubCoU32 | VSubCoU32Vop3 => carry(mods, u64::from(a).wrapping_sub(u64::from(b)), true),
         VSubrevCoU32 => carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true),
-        VAdd3U32 => {
-            int_clamp_err()?;
-            bits(a.wrapping_add(b).wrapping_add(c))
-        }
-        VLshlAddU32 => {
-            int_clamp_err()?;
-            bits((a << (b & 31)).wrapping_add(c))
-        }
-        VAddLshlU32 => {
-            int_clamp_err()?;
-            bits(a.wrapping_add(b) << (c & 31))
-        }
-        VMulLoU32 => {
-            int_clamp_err()?;
-            bits(a.wrapping_mul(b))
-        }
-        VMulHiU32 => {
-            int_clamp_err()?;
-            bits(((u64::from(a) * u64::from(b)) >> 32) as u32)
-        }
-        VMulHiI32 => {
-            int_clamp_err()?;
-            bits(((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32)
-        }
-        VMulU32U24 => {
-            int_clamp_err()?;
-            bits((a & 0xff_ffff).wrapping_mul(b & 0xff_ffff))
-        }
-        VMulHiU32U24 => {
-            int_clamp_err()?;
-            bits(((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)
-        }
-        VMadU32U24 => {
-            int_clamp_err()?;
-            bits((a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c))
-        }
+        VAdd3U32 => bits(a.wrapping_add(b).wrapping_add(c)),
+        VLshlAddU32 => bits((a << (b & 31)).wrapping_add(c)),
+        VAddLshlU32 => bits(a.wrapping_add(b) << (c & 31)),
+        VMulLoU32 => bits(a.wrapping_mul(b)),
+        VMulHiU32 => bits(((u64::from(a) * u64::from(b)) >> 32) as u32),
+        VMulHiI32 => bits(((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32),
+        VMulU32U24 => bits((a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+        VMulHiU32U24 => bits(((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32),
+        VMadU32U24 => bits((a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)),
         VMadU64U32 => {
             let p = u128::from(a) * u128::from(b) + u128::from(s[2]);
             let overflow = p >> 64 != 0;
@@ -307,15 +275,20 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         // Conversions.
         VCvtF32I32 => Res::F32(a as i32 as f32),
         VCvtF32U32 => Res::F32(a as f32),
-        VCvtU32F32 => Res::Bits(to_int_sat(f64::from(fa), 0.0, f64::from(u32::MAX)) as u32 as u64),
-        VCvtI32F32 => {
-            Res::Bits(u64::from(
-                to_int_sat(f64::from(fa), f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32,
+        // Saturating already: clamp changes nothing.
+        VCvtU32F32 => {
+            Res::Saturated(to_int_sat(f64::from(fa), 0.0, f64::from(u32::MAX)) as u32 as u64)
+        }
+        VCvtI32F32 => Res::Saturated(u64::from(to_int_sat(
+            f64::from(fa),
+            f64::from(i32::MIN),
+            f64::from(i32::MAX),
+        ) as i32 as u32)),
+        VCvtI32F64 => {
+            Res::Saturated(u64::from(
+                to_int_sat(da, f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32,
             ))
         }
-        VCvtI32F64 => Res::Bits(u64::from(
-            to_int_sat(da, f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32,
-        )),
         VCvtF16F32 => Res::F16(f16_from_f32(fa)),
         VCvtF32F16 => Res::F32(f16_to_f32(a as u16)),
         VCvtF64F32 => Res::F64(f64::from(fa)),
@@ -389,10 +362,11 @@ fn finish(op: Op, mods: &Mods, res: Res) -> Result<AluOut> {
         Res::F32(x) => AluOut::value(u64::from(out_f32(x, factor, mods.clamp))),
         Res::F64(x) => AluOut::value(out_f64(x, factor, mods.clamp)),
         Res::F16(h) => AluOut::value(u64::from(out_f16(h, factor, mods.clamp))),
-        Res::Bits(_) | Res::Carry(..) if mods.omod != 0 => {
+        Res::Bits(_) | Res::Saturated(_) | Res::Carry(..) if mods.omod != 0 => {
             return Err(unsupported(op, "omod on an integer result"));
         }
-        Res::Bits(v) => AluOut::value(v),
+        Res::Bits(_) if mods.clamp => return Err(unsupported(op, "clamp on an integer result")),
+        Res::Bits(v) | Res::Saturated(v) => AluOut::value(v),
         Res::Carry(v, f) => AluOut::with_flag(v, f),
         Res::Cmp(_) if mods.omod != 0 || mods.clamp => {
             return Err(unsupported(op, "omod/clamp on a compare"))
