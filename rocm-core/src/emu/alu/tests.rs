@@ -962,6 +962,53 @@ proptest! {
     }
 
     #[test]
+    fn scalar_and_vector_agree(a: u32, b: u32) {
+        let (a, b) = (u64::from(a), u64::from(b));
+        let pairs = [
+            (Op::SAndB32, Op::VAndB32, false),
+            (Op::SOrB32, Op::VOrB32, false),
+            (Op::SXorB32, Op::VXorB32, false),
+            (Op::SMinI32, Op::VMinI32, false),
+            (Op::SMaxU32, Op::VMaxU32, false),
+            (Op::SMulI32, Op::VMulLoU32, false),
+            (Op::SMulHiU32, Op::VMulHiU32, false),
+            (Op::SAddU32, Op::VAddCoU32, false),
+            (Op::SSubU32, Op::VSubCoU32, false),
+            // The vector shifts take the amount first.
+            (Op::SLshlB32, Op::VLshlrevB32, true),
+            (Op::SLshrB32, Op::VLshrrevB32, true),
+            (Op::SAshrI32, Op::VAshrrevI32, true),
+        ];
+        for (sop, vop, rev) in pairs {
+            let vsrc = if rev { [b, a, 0] } else { [a, b, 0] };
+            prop_assert_eq!(sc(sop, a, b, false).value, v(vop, vsrc), "{:?}", sop);
+        }
+        prop_assert_eq!(sc(Op::SNotB32, a, 0, false).value, v(Op::VNotB32, [a, 0, 0]));
+        prop_assert_eq!(sc(Op::SBrevB32, a, 0, false).value, v(Op::VBfrevB32, [a, 0, 0]));
+        prop_assert_eq!(sc(Op::SBcnt1I32B32, a, 0, false).value, u64::from(a.count_ones()));
+        // s_bfe packs offset and width into one operand; v_bfe takes them apart.
+        let (off, width) = (b & 31, (b >> 16) & 31);
+        prop_assert_eq!(sc(Op::SBfeU32, a, width << 16 | off, false).value, v(Op::VBfeU32, [a, off, width]));
+        prop_assert_eq!(v(Op::VBfeU32, [a, off, width]), (a >> off) & ((1u64 << width) - 1));
+        prop_assert_eq!(vf(Op::VCmpLtI32, [a, b, 0]), sc(Op::SCmpLtI32, a, b, true).flag);
+        prop_assert_eq!(vf(Op::VCmpGeU32, [a, b, 0]), sc(Op::SCmpGeU32, a, b, true).flag);
+    }
+
+    #[test]
+    fn source_modifiers_are_sign_operations(a: u32, b: u32) {
+        let s = [u64::from(a), u64::from(b), 0];
+        let neg1 = Mods { neg: 2, ..Mods::default() };
+        prop_assert_eq!(vm(Op::VAddF32, neg1, s).value, v(Op::VSubF32, s));
+        prop_assert_eq!(v(Op::VSubrevF32, [s[1], s[0], 0]), v(Op::VSubF32, s));
+        let abs0 = Mods { abs: 1, ..Mods::default() };
+        let cleared = [s[0] & 0x7fff_ffff, s[1], 0];
+        prop_assert_eq!(vm(Op::VMulF32, abs0, s).value, v(Op::VMulF32, cleared));
+        let nabs0 = Mods { abs: 1, neg: 1, ..Mods::default() };
+        let set = [s[0] | 0x8000_0000, s[1], 0];
+        prop_assert_eq!(vm(Op::VMaxF32, nabs0, s).value, v(Op::VMaxF32, set));
+    }
+
+    #[test]
     fn perm_of_identity_selectors_moves_bytes(a: u32, b: u32, sel in proptest::array::uniform4(0u8..8)) {
         let data = u64::from(a) << 32 | u64::from(b);
         let selector = u32::from_le_bytes(sel);
