@@ -134,7 +134,7 @@ pub struct AluOut {
 }
 
 impl AluOut {
-    fn value(value: u64) -> AluOut {
+    fn plain(value: u64) -> AluOut {
         AluOut { value, flag: None }
     }
     fn with_flag(value: u64, flag: bool) -> AluOut {

@@ -18,13 +18,13 @@ pub(super) fn execute(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
     let (a64, b64) = (src[0], src[1]);
     let (a, b) = (a64 as u32, b64 as u32);
     let (ai, bi) = (a as i32, b as i32);
-    let v32 = |x: u32| AluOut::value(u64::from(x));
+    let v32 = |x: u32| AluOut::plain(u64::from(x));
     let nz32 = |x: u32| nz(u64::from(x));
     let cmp = |c: bool| AluOut::with_flag(0, c);
     Ok(match op {
         // SOP1
         Op::SMovB32 => v32(a),
-        Op::SMovB64 => AluOut::value(a64),
+        Op::SMovB64 => AluOut::plain(a64),
         Op::SNotB32 => nz32(!a),
         Op::SBrevB32 => v32(a.reverse_bits()),
         Op::SBcnt1I32B32 => nz32(a.count_ones()),
@@ -63,7 +63,7 @@ pub(super) fn execute(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
         Op::SMulI32 => v32(a.wrapping_mul(b)),
         Op::SMulHiU32 => v32(((u64::from(a) * u64::from(b)) >> 32) as u32),
         Op::SCselectB32 => v32(if scc { a } else { b }),
-        Op::SCselectB64 => AluOut::value(if scc { a64 } else { b64 }),
+        Op::SCselectB64 => AluOut::plain(if scc { a64 } else { b64 }),
 
         // SOP2 logic and shifts
         Op::SAndB32 => nz32(a & b),

@@ -251,22 +251,22 @@ fn scalar_flags() {
         sc(Op::SMaxU32, 1, 0xffff_ffff, true),
         AluOut::with_flag(0xffff_ffff, false)
     );
-    assert_eq!(sc(Op::SFf1I32B32, 0, 0, true), AluOut::value(0xffff_ffff));
-    assert_eq!(sc(Op::SFf1I32B32, 0x80, 0, true), AluOut::value(7));
+    assert_eq!(sc(Op::SFf1I32B32, 0, 0, true), AluOut::plain(0xffff_ffff));
+    assert_eq!(sc(Op::SFf1I32B32, 0x80, 0, true), AluOut::plain(7));
     assert_eq!(
         sc(Op::SBcnt1I32B32, 0xf0f0, 0, false),
         AluOut::with_flag(8, true)
     );
-    assert_eq!(sc(Op::SBrevB32, 1, 0, false), AluOut::value(0x8000_0000));
+    assert_eq!(sc(Op::SBrevB32, 1, 0, false), AluOut::plain(0x8000_0000));
     assert_eq!(
         sc(Op::SNotB32, 0xffff_ffff, 0, true),
         AluOut::with_flag(0, false)
     );
     assert_eq!(
         sc(Op::SCselectB64, 1 << 40, 2, true),
-        AluOut::value(1 << 40)
+        AluOut::plain(1 << 40)
     );
-    assert_eq!(sc(Op::SCselectB32, 1, 2, false), AluOut::value(2));
+    assert_eq!(sc(Op::SCselectB32, 1, 2, false), AluOut::plain(2));
     assert_eq!(
         sc(Op::SAndn2B64, u64::MAX, 1 << 63, false),
         AluOut::with_flag(u64::MAX >> 1, true)
@@ -281,7 +281,7 @@ fn scalar_flags() {
     );
     assert_eq!(
         sc(Op::SMulHiU32, 0xffff_ffff, 0xffff_ffff, false),
-        AluOut::value(0xffff_fffe)
+        AluOut::plain(0xffff_fffe)
     );
     assert_eq!(
         sc(Op::SCmpLtI32, 0xffff_ffff, 0, false),
@@ -302,11 +302,11 @@ fn sopk_immediates() {
     // Raw and sign-extended immediates read the same.
     assert_eq!(
         sc(Op::SMovkI32, 0xfffe, 0, false),
-        AluOut::value(0xffff_fffe)
+        AluOut::plain(0xffff_fffe)
     );
     assert_eq!(
         sc(Op::SMovkI32, -2i32 as u64, 0, false),
-        AluOut::value(0xffff_fffe)
+        AluOut::plain(0xffff_fffe)
     );
     assert_eq!(
         sc(Op::SAddkI32, 0xffff, 10, false),
@@ -318,13 +318,13 @@ fn sopk_immediates() {
     );
     assert_eq!(
         sc(Op::SMulkI32, 0xfffd, 7, true),
-        AluOut::value((-21i32) as u32 as u64)
+        AluOut::plain((-21i32) as u32 as u64)
     );
     assert_eq!(
         sc(Op::SCmovkI32, 0x8000, 5, true),
-        AluOut::value(0xffff_8000)
+        AluOut::plain(0xffff_8000)
     );
-    assert_eq!(sc(Op::SCmovkI32, 0x8000, 5, false), AluOut::value(5));
+    assert_eq!(sc(Op::SCmovkI32, 0x8000, 5, false), AluOut::plain(5));
 }
 
 #[test]

@@ -359,14 +359,14 @@ fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
 fn finish(op: Op, mods: &Mods, res: Res) -> Result<AluOut> {
     let factor = omod_factor(mods.omod);
     Ok(match res {
-        Res::F32(x) => AluOut::value(u64::from(out_f32(x, factor, mods.clamp))),
-        Res::F64(x) => AluOut::value(out_f64(x, factor, mods.clamp)),
-        Res::F16(h) => AluOut::value(u64::from(out_f16(h, factor, mods.clamp))),
+        Res::F32(x) => AluOut::plain(u64::from(out_f32(x, factor, mods.clamp))),
+        Res::F64(x) => AluOut::plain(out_f64(x, factor, mods.clamp)),
+        Res::F16(h) => AluOut::plain(u64::from(out_f16(h, factor, mods.clamp))),
         Res::Bits(_) | Res::Saturated(_) | Res::Carry(..) if mods.omod != 0 => {
             return Err(unsupported(op, "omod on an integer result"));
         }
         Res::Bits(_) if mods.clamp => return Err(unsupported(op, "clamp on an integer result")),
-        Res::Bits(v) | Res::Saturated(v) => AluOut::value(v),
+        Res::Bits(v) | Res::Saturated(v) => AluOut::plain(v),
         Res::Carry(v, f) => AluOut::with_flag(v, f),
         Res::Cmp(_) if mods.omod != 0 || mods.clamp => {
             return Err(unsupported(op, "omod/clamp on a compare"))
@@ -534,5 +534,5 @@ fn packed(op: Op, mods: &Mods, s: [u64; 3]) -> Result<AluOut> {
             ))
         }
     };
-    Ok(AluOut::value(value))
+    Ok(AluOut::plain(value))
 }
