@@ -432,3 +432,627 @@ const ZERO_LOC: Location = Location {
     bit: 0,
     width: 32,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::amdgpu::matrix::{
+        a_locations, b_locations, cd_location_op_sel, matrix_ops, shape, MatrixShape,
+    };
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// A matrix as raw element bits (row-major) and the values they stand for.
+    struct Mat {
+        bits: Vec<u64>,
+        vals: Vec<f64>,
+    }
+
+    /// Random raw elements of type `ty` (never constants): floats in [-2, 2), integers
+    /// over their whole range, fp8 over every code but NaN.
+    fn random(rng: &mut StdRng, ty: MatrixType, len: usize, signed: bool) -> Mat {
+        let mut bits = Vec::with_capacity(len);
+        let mut vals = Vec::with_capacity(len);
+        for _ in 0..len {
+            let x: f64 = rng.random_range(-2.0..2.0);
+            let (b, v) = match ty {
+                MatrixType::F32 | MatrixType::Xf32 => {
+                    let f = x as f32;
+                    (u64::from(f.to_bits()), f64::from(f))
+                }
+                MatrixType::F64 => (x.to_bits(), x),
+                MatrixType::F16 => {
+                    let h = f16::from_f64(x);
+                    (u64::from(h.to_bits()), h.to_f64())
+                }
+                MatrixType::Bf16 => {
+                    let h = bf16::from_f64(x);
+                    (u64::from(h.to_bits()), h.to_f64())
+                }
+                MatrixType::Fp8 => {
+                    let mut code: u8 = rng.random();
+                    if code == 0x80 {
+                        code = 0;
+                    }
+                    (u64::from(code), fp8_reference(code))
+                }
+                MatrixType::I32 => {
+                    let i: i32 = rng.random();
+                    (u64::from(i as u32), f64::from(i))
+                }
+                MatrixType::I8 | MatrixType::Iu8 | MatrixType::Iu4 => {
+                    let w = ty.bits();
+                    let code: u8 = rng.random::<u8>() & (((1u16 << w) - 1) as u8);
+                    let v = if signed && code >> (w - 1) != 0 {
+                        i32::from(code) - (1 << w)
+                    } else {
+                        i32::from(code)
+                    };
+                    (u64::from(code), f64::from(v))
+                }
+            };
+            bits.push(b);
+            vals.push(v);
+        }
+        Mat { bits, vals }
+    }
+
+    /// fp8 E4M3 FNUZ by its definition: (-1)^s * 2^(e - 8) * (1 + m/8), subnormal
+    /// 2^-7 * m/8.
+    fn fp8_reference(code: u8) -> f64 {
+        let s = if code & 0x80 != 0 { -1.0 } else { 1.0 };
+        let e = i32::from(code >> 3 & 15);
+        let m = f64::from(code & 7);
+        if e == 0 {
+            s * 2f64.powi(-7) * m / 8.0
+        } else {
+            s * 2f64.powi(e - 8) * (1.0 + m / 8.0)
+        }
+    }
+
+    /// Places `bits` (row-major rows × cols) into a register tuple through the layout
+    /// functions, filling every copy.
+    fn place(
+        regs: &mut [u32],
+        lanes: usize,
+        mat: &Mat,
+        cols: u32,
+        locs: impl Fn(u32, u32) -> Vec<Location>,
+    ) {
+        for (idx, &b) in mat.bits.iter().enumerate() {
+            let (r, c) = (idx as u32 / cols, idx as u32 % cols);
+            let l = locs(r, c);
+            assert!(!l.is_empty());
+            for loc in l {
+                write(regs, lanes, loc, b);
+            }
+        }
+    }
+
+    struct Case {
+        op: Op,
+        t: IsaTarget,
+        s: MatrixShape,
+        a: Mat,
+        b: Mat,
+        c: Mat,
+        ra: Vec<u32>,
+        rb: Vec<u32>,
+        rc: Vec<u32>,
+    }
+
+    fn case(rng: &mut StdRng, op: Op, t: IsaTarget, op_sel: u8, sa: bool, sb: bool) -> Case {
+        let s = shape(op, t).unwrap();
+        let lanes = s.lanes as usize;
+        let a = random(rng, s.input, (s.m * s.k) as usize, sa);
+        let b = random(rng, s.input, (s.k * s.n) as usize, sb);
+        let c = random(rng, s.output, (s.m * s.n) as usize, true);
+        let mut ra = vec![0; usize::from(s.a_regs) * lanes];
+        let mut rb = vec![0; usize::from(s.b_regs) * lanes];
+        // C's unused bits (the other half of 16-bit results) hold garbage.
+        let mut rc: Vec<u32> = (0..usize::from(s.cd_regs) * lanes)
+            .map(|_| rng.random())
+            .collect();
+        place(&mut ra, lanes, &a, s.k, |i, k| {
+            a_locations(op, t, i, k).collect()
+        });
+        place(&mut rb, lanes, &b, s.n, |k, j| {
+            b_locations(op, t, k, j).collect()
+        });
+        place(&mut rc, lanes, &c, s.n, |i, j| {
+            cd_location_op_sel(op, t, op_sel, i, j)
+                .into_iter()
+                .collect()
+        });
+        Case {
+            op,
+            t,
+            s,
+            a,
+            b,
+            c,
+            ra,
+            rb,
+            rc,
+        }
+    }
+
+    fn read_d(cs: &Case, d: &[u32], op_sel: u8) -> Vec<u64> {
+        let mut out = Vec::new();
+        for i in 0..cs.s.m {
+            for j in 0..cs.s.n {
+                let loc = cd_location_op_sel(cs.op, cs.t, op_sel, i, j).unwrap();
+                out.push(read(d, cs.s.lanes as usize, loc));
+            }
+        }
+        out
+    }
+
+    fn value_of(ty: MatrixType, bits: u64) -> f64 {
+        match ty {
+            MatrixType::F32 => f64::from(f32::from_bits(bits as u32)),
+            MatrixType::F64 => f64::from_bits(bits),
+            MatrixType::F16 => f16::from_bits(bits as u16).to_f64(),
+            MatrixType::Bf16 => bf16::from_bits(bits as u16).to_f64(),
+            MatrixType::I32 => f64::from(bits as u32 as i32),
+            _ => f64::NAN,
+        }
+    }
+
+    /// Runs one case with `mods` and compares D with a naive f64 matmul of the decoded
+    /// inputs, `ref = c' + Σ_k (na·a[i][k]) (nb·b[k][j])` with `c' = cneg(c)`.
+    ///
+    /// Tolerances (unit roundoff u): f32 accumulation of K fused multiply-adds from C,
+    /// |err| ≤ (K + 1)·u32·(|c| + Σ|a||b|) (u32 = 2^-24; covers the rounding of f32
+    /// products too); xf32 adds the input rounding to 10 mantissa bits, 2·2^-11·Σ|a||b|;
+    /// f64 the same with u64 = 2^-53; f16/bf16 results add their final rounding,
+    /// u·|ref| (2^-11, 2^-8); integers are exact modulo 2^32.
+    fn check(cs: &Case, mods: &Mods, na: f64, nb: f64, cneg: impl Fn(f64) -> f64) {
+        let s = cs.s;
+        let lanes = s.lanes as usize;
+        let op_sel = mods.op_sel;
+        let mut d: Vec<u32> = cs.rc.iter().map(|x| !x.rotate_left(7)).collect();
+        let before = d.clone();
+        execute(cs.op, mods, cs.t, &cs.ra, &cs.rb, &cs.rc, &mut d).unwrap();
+        let got = read_d(cs, &d, op_sel);
+        let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+        for i in 0..m {
+            for j in 0..n {
+                let c = cneg(cs.c.vals[i * n + j]);
+                let mut sum = c;
+                let mut mag = c.abs();
+                let mut isum: i64 = (cs.c.vals[i * n + j]) as i64;
+                for kk in 0..k {
+                    let p = na * cs.a.vals[i * k + kk] * nb * cs.b.vals[kk * n + j];
+                    sum += p;
+                    mag += p.abs();
+                    isum += p as i64;
+                }
+                let g = got[i * n + j];
+                let what = format!("{:?} on {} D[{i}][{j}] (mods {mods:?})", cs.op, cs.t);
+                if s.output == MatrixType::I32 {
+                    assert_eq!(g as u32, isum as u32, "{what}");
+                    continue;
+                }
+                let g = value_of(s.output, g);
+                let kf = k as f64 + 1.0;
+                let acc = if s.output == MatrixType::F64 {
+                    kf * 2f64.powi(-53) * mag
+                } else {
+                    kf * 2f64.powi(-24) * mag
+                };
+                let input = if s.input == MatrixType::Xf32 {
+                    2.0 * 2f64.powi(-11) * (mag - c.abs())
+                } else {
+                    0.0
+                };
+                let out = match s.output {
+                    MatrixType::F16 => 2f64.powi(-11) * sum.abs(),
+                    MatrixType::Bf16 => 2f64.powi(-8) * sum.abs(),
+                    _ => 0.0,
+                };
+                let tol = acc + input + out + 1e-300;
+                assert!(
+                    (g - sum).abs() <= tol,
+                    "{what}: got {g}, want {sum} ± {tol}"
+                );
+            }
+        }
+        // D bits outside the result (the other half of 16-bit results) are kept.
+        if s.output.bits() == 16 {
+            let keep: u32 = if op_sel & 4 != 0 { 0xffff } else { 0xffff_0000 };
+            for (x, y) in d.iter().zip(&before) {
+                assert_eq!(x & keep, y & keep, "{:?}: other half changed", cs.op);
+            }
+        }
+        assert_eq!(d.len(), usize::from(s.cd_regs) * lanes);
+    }
+
+    fn default_mods(op: Op) -> Mods {
+        crate::isa::amdgpu::Instr::new(op, Vec::new()).mods
+    }
+
+    #[test]
+    fn every_instruction_on_every_target_matches_a_reference_matmul() {
+        let mut rng = StdRng::seed_from_u64(0x3a7e1c);
+        let mut ran = 0;
+        for t in IsaTarget::ALL {
+            for op in matrix_ops() {
+                if shape(op, t).is_none() {
+                    continue;
+                }
+                let mods = default_mods(op);
+                let integer_wmma = matches!(
+                    shape(op, t).map(|s| s.input),
+                    Some(MatrixType::Iu8 | MatrixType::Iu4)
+                );
+                // gfx9 i8 is signed; WMMA iu8/iu4 unsigned by default.
+                let cs = case(&mut rng, op, t, 0, !integer_wmma, !integer_wmma);
+                check(&cs, &mods, 1.0, 1.0, |c| c);
+                ran += 1;
+            }
+        }
+        assert_eq!(ran, 8 + 11 + 13 + 6 * 4);
+    }
+
+    #[test]
+    fn wmma_integer_signedness_follows_the_neg_bits() {
+        let mut rng = StdRng::seed_from_u64(11);
+        for op in [Op::VWmmaI32_16x16x16Iu8, Op::VWmmaI32_16x16x16Iu4] {
+            for neg in 0..4u8 {
+                let (sa, sb) = (neg & 1 != 0, neg & 2 != 0);
+                let cs = case(&mut rng, op, IsaTarget::Gfx1100, 0, sa, sb);
+                let mods = Mods {
+                    neg,
+                    ..default_mods(op)
+                };
+                check(&cs, &mods, 1.0, 1.0, |c| c);
+            }
+        }
+    }
+
+    #[test]
+    fn wmma_16_bit_results_use_the_op_sel_half() {
+        let mut rng = StdRng::seed_from_u64(12);
+        for op in [Op::VWmmaF16_16x16x16F16, Op::VWmmaBf16_16x16x16Bf16] {
+            for op_sel in [0, 4] {
+                let cs = case(&mut rng, op, IsaTarget::Gfx1151, op_sel, true, true);
+                let mods = Mods {
+                    op_sel,
+                    ..default_mods(op)
+                };
+                check(&cs, &mods, 1.0, 1.0, |c| c);
+            }
+        }
+    }
+
+    #[test]
+    fn wmma_float_neg_modifiers() {
+        let mut rng = StdRng::seed_from_u64(13);
+        let t = IsaTarget::Gfx1100;
+        for op in [Op::VWmmaF32_16x16x16F16, Op::VWmmaF16_16x16x16F16] {
+            let cs = case(&mut rng, op, t, 0, true, true);
+            let with = |neg, neg_hi| Mods {
+                neg,
+                neg_hi,
+                ..default_mods(op)
+            };
+            // NEG and NEG_HI together negate the whole matrix.
+            check(&cs, &with(1, 1), -1.0, 1.0, |c| c);
+            check(&cs, &with(2, 2), 1.0, -1.0, |c| c);
+            check(&cs, &with(4, 0), 1.0, 1.0, |c| -c);
+            check(&cs, &with(0, 4), 1.0, 1.0, f64::abs);
+            check(&cs, &with(4, 4), 1.0, 1.0, |c| -c.abs());
+        }
+        // NEG[0] alone negates the even k (low halves) of A: compare with the explicit
+        // per-element negation.
+        let op = Op::VWmmaF32_16x16x16F16;
+        let mut cs = case(&mut rng, op, t, 0, true, true);
+        let mods = Mods {
+            neg: 1,
+            ..default_mods(op)
+        };
+        let k = cs.s.k as usize;
+        for (idx, v) in cs.a.vals.iter_mut().enumerate() {
+            if idx % k % 2 == 0 {
+                *v = -*v;
+            }
+        }
+        check(&cs, &mods, 1.0, 1.0, |c| c);
+    }
+
+    #[test]
+    fn gfx942_f64_blgp_negates() {
+        let mut rng = StdRng::seed_from_u64(14);
+        let op = Op::VMfmaF64_16x16x4F64;
+        let cs = case(&mut rng, op, IsaTarget::Gfx942, 0, true, true);
+        let with = |blgp| Mods {
+            blgp,
+            ..Mods::default()
+        };
+        check(&cs, &with(1), -1.0, 1.0, |c| c);
+        check(&cs, &with(2), 1.0, -1.0, |c| c);
+        check(&cs, &with(7), -1.0, -1.0, |c| -c);
+        // gfx90a's f64 MFMA has no such reuse.
+        let cs = case(&mut rng, op, IsaTarget::Gfx90a, 0, true, true);
+        let mut d = cs.rc.clone();
+        let err = execute(op, &with(1), cs.t, &cs.ra, &cs.rb, &cs.rc, &mut d).unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err}");
+    }
+
+    #[test]
+    fn wmma_replica_mismatch_is_an_error_naming_register_and_lanes() {
+        let mut rng = StdRng::seed_from_u64(15);
+        let op = Op::VWmmaF32_16x16x16Bf16;
+        let cs = case(&mut rng, op, IsaTarget::Gfx1102, 0, true, true);
+        let mut d = cs.rc.clone();
+        let mut a = cs.ra.clone();
+        a[3 * 32 + 20] ^= 1 << 9;
+        let err = execute(op, &Mods::vop3p(), cs.t, &a, &cs.rb, &cs.rc, &mut d).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{msg}");
+        assert!(
+            msg.contains("A (src0)") && msg.contains("register 3"),
+            "{msg}"
+        );
+        assert!(msg.contains("lane 4 ") && msg.contains("lane 20"), "{msg}");
+        let mut b = cs.rb.clone();
+        b[7 * 32 + 15] ^= 1;
+        let err = execute(op, &Mods::vop3p(), cs.t, &cs.ra, &b, &cs.rc, &mut d).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("B (src1)") && msg.contains("register 7"),
+            "{msg}"
+        );
+        assert!(msg.contains("lane 15 ") && msg.contains("lane 31"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_tuple_lengths_and_instructions_are_errors() {
+        let mut rng = StdRng::seed_from_u64(16);
+        let t = IsaTarget::Gfx90a;
+        for op in matrix_ops().filter(|&op| shape(op, t).is_some()) {
+            let cs = case(&mut rng, op, t, 0, true, true);
+            let mods = default_mods(op);
+            let mut d = cs.rc.clone();
+            let short = &cs.ra[1..];
+            let err = execute(op, &mods, t, short, &cs.rb, &cs.rc, &mut d).unwrap_err();
+            assert!(err.to_string().contains("A (src0)"), "{err}");
+            let err = execute(op, &mods, t, &cs.ra, &cs.rb, &cs.rc[..64], &mut d).unwrap_err();
+            assert!(err.to_string().contains("C (src2)"), "{err}");
+            let mut long = cs.rc.clone();
+            long.push(0);
+            let err = execute(op, &mods, t, &cs.ra, &cs.rb, &cs.rc, &mut long).unwrap_err();
+            assert!(err.to_string().contains("D (vdst)"), "{err}");
+            let err = execute(op, &mods, t, &cs.ra, &[], &cs.rc, &mut d).unwrap_err();
+            assert!(err.to_string().contains("B (src1)"), "{err}");
+        }
+        let mut d = vec![0; 64 * 16];
+        let err = execute(Op::SNop, &Mods::default(), t, &[], &[], &[], &mut d).unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }));
+        let op = Op::VMfmaF32_32x32x4Xf32; // gfx942 only
+        let err = execute(
+            op,
+            &Mods::default(),
+            t,
+            &[0; 128],
+            &[0; 128],
+            &d.clone(),
+            &mut d,
+        );
+        assert!(err.is_err());
+    }
+
+    #[test]
+    fn unsupported_and_invalid_modifiers_are_errors() {
+        let mut rng = StdRng::seed_from_u64(17);
+        let cs = case(
+            &mut rng,
+            Op::VMfmaF32_32x32x8F16,
+            IsaTarget::Gfx908,
+            0,
+            true,
+            true,
+        );
+        let run = |mods: Mods, cs: &Case| {
+            let mut d = cs.rc.clone();
+            execute(cs.op, &mods, cs.t, &cs.ra, &cs.rb, &cs.rc, &mut d).unwrap_err()
+        };
+        for mods in [
+            Mods {
+                cbsz: 1,
+                ..Mods::default()
+            },
+            Mods {
+                abid: 1,
+                ..Mods::default()
+            },
+            Mods {
+                blgp: 3,
+                ..Mods::default()
+            },
+            Mods {
+                clamp: true,
+                ..Mods::default()
+            },
+        ] {
+            assert!(
+                matches!(run(mods, &cs), Error::Unsupported { .. }),
+                "{mods:?}"
+            );
+        }
+        assert!(matches!(
+            run(
+                Mods {
+                    neg: 1,
+                    ..Mods::default()
+                },
+                &cs
+            ),
+            Error::InvalidArgument { .. }
+        ));
+        let cs = case(
+            &mut rng,
+            Op::VWmmaF32_16x16x16F16,
+            IsaTarget::Gfx1100,
+            0,
+            true,
+            true,
+        );
+        for mods in [
+            Mods {
+                op_sel: 4,
+                ..Mods::vop3p()
+            },
+            Mods {
+                op_sel: 1,
+                ..Mods::vop3p()
+            },
+            Mods {
+                cbsz: 1,
+                ..Mods::vop3p()
+            },
+        ] {
+            assert!(
+                matches!(run(mods, &cs), Error::InvalidArgument { .. }),
+                "{mods:?}"
+            );
+        }
+        let cs = case(
+            &mut rng,
+            Op::VWmmaI32_16x16x16Iu8,
+            IsaTarget::Gfx1100,
+            0,
+            false,
+            false,
+        );
+        for mods in [
+            Mods {
+                neg: 4,
+                ..Mods::vop3p()
+            },
+            Mods {
+                neg_hi: 1,
+                ..Mods::vop3p()
+            },
+        ] {
+            assert!(
+                matches!(run(mods, &cs), Error::InvalidArgument { .. }),
+                "{mods:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn xf32_rounds_inputs_to_ten_mantissa_bits_to_nearest_even() {
+        let ulp = 2f32.powi(-10);
+        assert_eq!(round_xf32(1.0 + ulp / 2.0), 1.0); // tie, even below
+        assert_eq!(round_xf32(1.0 + 1.5 * ulp), 1.0 + 2.0 * ulp); // tie, even above
+        assert_eq!(round_xf32(1.0 + ulp / 2.0 + 2f32.powi(-20)), 1.0 + ulp);
+        assert_eq!(round_xf32(-(1.0 + 0.3 * ulp)), -1.0);
+        assert_eq!(round_xf32(f32::INFINITY), f32::INFINITY);
+        assert!(round_xf32(f32::NAN).is_nan());
+        // Through the instruction: A = 1 + 2^-12 (rounds to 1), B = 1, K products.
+        let (op, t) = (Op::VMfmaF32_16x16x8Xf32, IsaTarget::Gfx942);
+        let s = shape(op, t).unwrap();
+        let x = (1.0f32 + 2f32.powi(-12)).to_bits();
+        let a = vec![x; usize::from(s.a_regs) * 64];
+        let b = vec![1f32.to_bits(); usize::from(s.b_regs) * 64];
+        let c = vec![0; usize::from(s.cd_regs) * 64];
+        let mut d = c.clone();
+        execute(op, &Mods::default(), t, &a, &b, &c, &mut d).unwrap();
+        assert!(d.iter().all(|&v| f32::from_bits(v) == s.k as f32));
+    }
+
+    #[test]
+    fn fp8_decodes_as_e4m3_fnuz() {
+        for code in 0..=255u8 {
+            if code == 0x80 {
+                assert!(fp8_fnuz_to_f32(code).is_nan());
+            } else {
+                assert_eq!(
+                    f64::from(fp8_fnuz_to_f32(code)),
+                    fp8_reference(code),
+                    "{code:#x}"
+                );
+            }
+        }
+        assert_eq!(fp8_fnuz_to_f32(0x7f), 240.0); // largest
+        assert_eq!(fp8_fnuz_to_f32(0x08), 2f32.powi(-7)); // smallest normal
+        assert_eq!(fp8_fnuz_to_f32(0x01), 2f32.powi(-10)); // smallest subnormal
+    }
+
+    /// ../shared/reference/amdgpu-examples/mfma_gfx90a.s: lane `l` loads 8 bytes of A at
+    /// byte `8 * l` (`global_load_dwordx2 v[2:3]`, offset `v0 << 3`): halves `4l .. 4l + 3`
+    /// of a buffer holding, per the kernel's contract, row `l % 32`, K values
+    /// `4 * (l / 32) .. + 3`. Those must be the (i, k) our layout puts in v2.lo, v2.hi,
+    /// v3.lo, v3.hi of lane l. D: lane l stores v[8:23] at byte `64 * l`.
+    #[test]
+    fn mfma_f16_32x32x8_matches_the_example_kernel_addressing() {
+        let (op, t) = (Op::VMfmaF32_32x32x8F16, IsaTarget::Gfx90a);
+        let mut rng = StdRng::seed_from_u64(18);
+        // The A buffer as the kernel's host code fills it: half index 4l + h holds
+        // A[l % 32][4 (l / 32) + h].
+        let a_mat: Vec<f16> = (0..32 * 8)
+            .map(|_| f16::from_f32(rng.random_range(-1.0..1.0)))
+            .collect();
+        let b_mat: Vec<f16> = (0..8 * 32)
+            .map(|_| f16::from_f32(rng.random_range(-1.0..1.0)))
+            .collect();
+        let mut a_buf = vec![f16::ZERO; 256];
+        let mut b_buf = vec![f16::ZERO; 256];
+        for l in 0..64 {
+            for h in 0..4 {
+                let (r, k) = (l % 32, 4 * (l / 32) + h);
+                a_buf[4 * l + h] = a_mat[r * 8 + k];
+                b_buf[4 * l + h] = b_mat[k * 32 + r];
+            }
+        }
+        // What the two dwordx2 loads put in v[2:3] / v[4:5] (little-endian halves).
+        let load = |buf: &[f16]| {
+            let mut regs = vec![0u32; 2 * 64];
+            for l in 0..64 {
+                for r in 0..2 {
+                    let lo = u32::from(buf[4 * l + 2 * r].to_bits());
+                    let hi = u32::from(buf[4 * l + 2 * r + 1].to_bits());
+                    regs[r * 64 + l] = lo | hi << 16;
+                }
+            }
+            regs
+        };
+        let (ra, rb) = (load(&a_buf), load(&b_buf));
+        // Our layout reads the same elements back.
+        for i in 0..32 {
+            for k in 0..8 {
+                let loc = crate::isa::amdgpu::matrix::a_location(op, t, i, k).unwrap();
+                let got = read(&ra, 64, loc) as u16;
+                assert_eq!(got, a_mat[(i * 8 + k) as usize].to_bits(), "A[{i}][{k}]");
+            }
+        }
+        let c = vec![0u32; 16 * 64]; // the kernel's inline constant 0
+        let mut d = c.clone();
+        execute(op, &Mods::default(), t, &ra, &rb, &c, &mut d).unwrap();
+        // The stores: lane l writes v[8 + g] to float index 16 l + g.
+        let mut d_buf = vec![0f32; 64 * 16];
+        for l in 0..64 {
+            for g in 0..16 {
+                d_buf[16 * l + g] = f32::from_bits(d[g * 64 + l]);
+            }
+        }
+        // D[i][j] is at lane 32 ((i / 4) % 2) + j, register 4 (i / 8) + i % 4 (amdgpu.md §4).
+        for i in 0..32usize {
+            for j in 0..32usize {
+                let want: f64 = (0..8)
+                    .map(|k| a_mat[i * 8 + k].to_f64() * b_mat[k * 32 + j].to_f64())
+                    .sum();
+                let (lane, g) = (32 * ((i / 4) % 2) + j, 4 * (i / 8) + i % 4);
+                let got = f64::from(d_buf[16 * lane + g]);
+                // 8 exact products summed in f32: 9 u32 of Σ|a||b| ≤ 8.
+                assert!(
+                    (got - want).abs() <= 9.0 * 8.0 * 2f64.powi(-24),
+                    "D[{i}][{j}]"
+                );
+            }
+        }
+    }
+}
