@@ -10,8 +10,8 @@
 //! Hardware does not document its accumulation order or internal precision, so callers
 //! compare with tolerances. What we do:
 //!
-//! - **f32, f16, bf16, xf32, fp8 inputs, f32 accumulation**: each D[i][j] starts from
-//!   C[i][j] and adds A[i][k]·B[k][j] in k order with one f32 fused multiply-add per k
+//! - **f32, f16, bf16, xf32, fp8 inputs, f32 accumulation**: each D\[i\]\[j\] starts from
+//!   C\[i\]\[j\] and adds A\[i\]\[k\]·B\[k\]\[j\] in k order with one f32 fused multiply-add per k
 //!   (products of f16/bf16/xf32/fp8 values are exact in f32, so for them this is an f32
 //!   sum of exact products; for f32 inputs each step rounds once). Denormals are kept.
 //! - **xf32** (gfx942 `_xf32`): each f32 input is first rounded to 10 explicit mantissa
@@ -22,8 +22,8 @@
 //! - **f64**: f64 fused multiply-add in k order starting from C.
 //! - **i8, iu8, iu4**: exact products summed in i32 with wrapping, starting from C.
 //! - **WMMA f16/bf16 results**: accumulated in f32 as above from C (read from the same half
-//!   as D), rounded once at the end to nearest even, written to bits [15:0] of each D
-//!   register, or [31:16] when OP_SEL[2] (`mods.op_sel & 4`) is set; the other half of the
+//!   as D), rounded once at the end to nearest even, written to bits \[15:0\] of each D
+//!   register, or \[31:16\] when OP_SEL\[2\] (`mods.op_sel & 4`) is set; the other half of the
 //!   register keeps what `d` held (`d` arrives holding the destination's current contents).
 //!
 //! # Modifiers
@@ -31,11 +31,13 @@
 //! - MFMA: CBSZ, ABID and BLGP must be 0 (`Unsupported` otherwise), except on gfx942 f64
 //!   where BLGP bits 0/1/2 negate A/B/C (its documented reuse). MAI has no NEG/ABS/OP_SEL/
 //!   clamp fields: non-zero values there are `InvalidArgument`.
-//! - WMMA float: NEG[0]/NEG_HI[0] negate the low/high 16-bit half of every A register
-//!   (even/odd k), NEG[1]/NEG_HI[1] the same for B, NEG_HI[2] takes |C|, NEG[2] negates C
-//!   (after the absolute value). WMMA iu8/iu4: NEG[0] makes A signed, NEG[1] B signed
-//!   (unsigned when clear); NEG[2] and NEG_HI must be 0. OP_SEL[1:0] must be 0, OP_SEL[2]
-//!   is only for 16-bit results; clamp is `Unsupported`.
+//! - WMMA float: NEG\[0\]/NEG_HI\[0\] negate the low/high 16-bit half of every A register
+//!   (even/odd k), NEG\[1\]/NEG_HI\[1\] the same for B, NEG_HI\[2\] takes |C|, NEG\[2\] negates C
+//!   (after the absolute value). WMMA iu8/iu4: NEG\[0\] makes A signed, NEG\[1\] B signed
+//!   (unsigned when clear); NEG\[2\] and NEG_HI must be 0 (the calculator's README, "the two
+//!   lower-order bits of NEG ... signed or unsigned", and its argument checks; CK passes
+//!   `true` for signed int8 in that position). OP_SEL\[1:0\] must be 0, OP_SEL\[2\] is only
+//!   for 16-bit results; clamp is `Unsupported`.
 //! - gfx11 WMMA A/B are replicated in lanes `l` and `l + 16`; if a register differs between
 //!   the two, `execute` returns `InvalidArgument` naming the operand, register and lanes.
 
@@ -986,7 +988,7 @@ mod tests {
     /// byte `8 * l` (`global_load_dwordx2 v[2:3]`, offset `v0 << 3`): halves `4l .. 4l + 3`
     /// of a buffer holding, per the kernel's contract, row `l % 32`, K values
     /// `4 * (l / 32) .. + 3`. Those must be the (i, k) our layout puts in v2.lo, v2.hi,
-    /// v3.lo, v3.hi of lane l. D: lane l stores v[8:23] at byte `64 * l`.
+    /// v3.lo, v3.hi of lane l. D: lane l stores v\[8:23\] at byte `64 * l`.
     #[test]
     fn mfma_f16_32x32x8_matches_the_example_kernel_addressing() {
         let (op, t) = (Op::VMfmaF32_32x32x8F16, IsaTarget::Gfx90a);

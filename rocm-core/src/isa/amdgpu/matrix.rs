@@ -18,15 +18,15 @@
 //!
 //! | Operand | Register, bits | Lane |
 //! |---|---|---|
-//! | MFMA A[i][k] | bit offset `w * (k % kl)`: register `/ 32`, bit `% 32` | `M * (k / kl) + i` |
-//! | MFMA B[k][j] | same with j | `N * (k / kl) + j` |
+//! | MFMA A\[i\]\[k\] | bit offset `w * (k % kl)`: register `/ 32`, bit `% 32` | `M * (k / kl) + i` |
+//! | MFMA B\[k\]\[j\] | same with j | `N * (k / kl) + j` |
 //! | MFMA C/D 32x32 (f32, i32) | `4 * (i / 8) + i % 4` | `32 * ((i / 4) % 2) + j` |
 //! | MFMA C/D 16x16 (f32, i32) | `i % 4` | `16 * (i / 4) + j` |
 //! | MFMA C/D 16x16 f64 | pair `2 * (i / 4)` | `16 * (i % 4) + j` |
-//! | WMMA A[i][k] (wave32) | bit offset `w * k` | `i` **and** `i + 16` |
-//! | WMMA B[k][j] | same with j | `j` and `j + 16` |
+//! | WMMA A\[i\]\[k\] (wave32) | bit offset `w * k` | `i` **and** `i + 16` |
+//! | WMMA B\[k\]\[j\] | same with j | `j` and `j + 16` |
 //! | WMMA C/D f32, i32 | `i / 2` | `16 * (i % 2) + j` |
-//! | WMMA C/D f16, bf16 | `i / 2`, bits [15:0] (OP_SEL[2]: [31:16]) | `16 * (i % 2) + j` |
+//! | WMMA C/D f16, bf16 | `i / 2`, bits \[15:0\] (OP_SEL\[2\]: \[31:16\]) | `16 * (i % 2) + j` |
 //!
 //! A 64-bit element (f64) has `width == 64`: it fills registers `reg` and `reg + 1`
 //! (low dword first).
@@ -394,17 +394,17 @@ impl MatrixLayout {
         })
     }
 
-    /// A[i][k] (primary copy on WMMA); see [`a_location`].
+    /// A\[i\]\[k\] (primary copy on WMMA); see [`a_location`].
     pub fn a(&self, i: u32, k: u32) -> Option<Location> {
         self.input(i, k, self.row.m)
     }
 
-    /// B[k][j] (primary copy on WMMA); see [`b_location`].
+    /// B\[k\]\[j\] (primary copy on WMMA); see [`b_location`].
     pub fn b(&self, k: u32, j: u32) -> Option<Location> {
         self.input(j, k, self.row.n)
     }
 
-    /// C/D[i][j] with OP_SEL `op_sel` (bit 2 moves 16-bit WMMA results to bits [31:16]).
+    /// C/D\[i\]\[j\] with OP_SEL `op_sel` (bit 2 moves 16-bit WMMA results to bits \[31:16\]).
     pub fn cd(&self, i: u32, j: u32, op_sel: u8) -> Option<Location> {
         let r = self.row;
         if i >= r.m || j >= r.n {
@@ -446,27 +446,27 @@ pub fn shape(op: Op, target: IsaTarget) -> Option<MatrixShape> {
     MatrixLayout::new(op, target).map(|l| l.shape())
 }
 
-/// Where A[i][k] lives (for gfx11 WMMA: the primary copy, lane `i` < 16; the replica is
+/// Where A\[i\]\[k\] lives (for gfx11 WMMA: the primary copy, lane `i` < 16; the replica is
 /// lane `i + 16`, see [`a_locations`]). `None` if `op` is not a matrix instruction on
 /// `target` or (i, k) is outside A.
 pub fn a_location(op: Op, target: IsaTarget, i: u32, k: u32) -> Option<Location> {
     MatrixLayout::new(op, target)?.a(i, k)
 }
 
-/// Where B[k][j] lives (for gfx11 WMMA: the primary copy, lane `j` < 16; the replica is
+/// Where B\[k\]\[j\] lives (for gfx11 WMMA: the primary copy, lane `j` < 16; the replica is
 /// lane `j + 16`, see [`b_locations`]).
 pub fn b_location(op: Op, target: IsaTarget, k: u32, j: u32) -> Option<Location> {
     MatrixLayout::new(op, target)?.b(k, j)
 }
 
-/// Where C[i][j] and D[i][j] live. For 16-bit WMMA results these are bits [15:0]; with
-/// OP_SEL[2] set they are bits [31:16] ([`cd_location_op_sel`]).
+/// Where C\[i\]\[j\] and D\[i\]\[j\] live. For 16-bit WMMA results these are bits \[15:0\]; with
+/// OP_SEL\[2\] set they are bits \[31:16\] ([`cd_location_op_sel`]).
 pub fn cd_location(op: Op, target: IsaTarget, i: u32, j: u32) -> Option<Location> {
     MatrixLayout::new(op, target)?.cd(i, j, 0)
 }
 
-/// [`cd_location`] with the instruction's OP_SEL bits: for 16-bit WMMA results, OP_SEL[2]
-/// (`op_sel & 4`) moves C and D to bits [31:16]. Other instructions ignore `op_sel`.
+/// [`cd_location`] with the instruction's OP_SEL bits: for 16-bit WMMA results, OP_SEL\[2\]
+/// (`op_sel & 4`) moves C and D to bits \[31:16\]. Other instructions ignore `op_sel`.
 pub fn cd_location_op_sel(
     op: Op,
     target: IsaTarget,
@@ -510,13 +510,13 @@ fn replicas(op: Op, target: IsaTarget, first: Option<Location>) -> Replicas {
     }
 }
 
-/// Every location of A[i][k] (two on gfx11 WMMA: lanes `i` and `i + 16`; one on MFMA).
+/// Every location of A\[i\]\[k\] (two on gfx11 WMMA: lanes `i` and `i + 16`; one on MFMA).
 /// Empty where [`a_location`] is `None`.
 pub fn a_locations(op: Op, target: IsaTarget, i: u32, k: u32) -> Replicas {
     replicas(op, target, a_location(op, target, i, k))
 }
 
-/// Every location of B[k][j] (two on gfx11 WMMA: lanes `j` and `j + 16`; one on MFMA).
+/// Every location of B\[k\]\[j\] (two on gfx11 WMMA: lanes `j` and `j + 16`; one on MFMA).
 pub fn b_locations(op: Op, target: IsaTarget, k: u32, j: u32) -> Replicas {
     replicas(op, target, b_location(op, target, k, j))
 }
@@ -1201,7 +1201,7 @@ mod tests {
     /// Exhaustive comparison with the calculator. Generate the dump with a script that
     /// runs, for each instruction and matrix X in A B C D (and C/D with `--opsel 4` for
     /// 16-bit WMMA results), `python3 matrix_calculator.py -a <cdna1|cdna2|cdna3|rdna3>
-    /// -i <inst> -X -R -c [-w 32]` and writes `<gfx>_<inst>.txt` with one line per
+    /// -i <inst> -X -R -c \[-w 32\]` and writes `<gfx>_<inst>.txt` with one line per
     /// (element, copy): `<A|B|C|D|C4|D4> <row> <col> <reg> <lane> <bit> <width>`; then
     /// `ROCM_MATRIX_CALC_DUMP=<dir> cargo test -p rocm-core --lib matrix -- --ignored`.
     #[test]
