@@ -1057,4 +1057,70 @@ mod tests {
             }
         }
     }
+
+    /// ../shared/reference/amdgpu-examples/wmma_gfx1100.s: lane `l` loads 32 bytes of A at
+    /// byte `32 * l` into v\[0:7\] (two `global_load_b128`), i.e. halves `16 l .. 16 l + 15`
+    /// of a buffer of 32 lanes × 16 halves, and likewise B into v\[8:15\]; D (v\[16:23\],
+    /// C = 0) goes to float index `8 l + g`. Filling that buffer with row `l % 16` of A
+    /// (K in order) in both half-waves is what our layout says, and the result is the
+    /// product.
+    #[test]
+    fn wmma_f16_matches_the_example_kernel_addressing() {
+        let (op, t) = (Op::VWmmaF32_16x16x16F16, IsaTarget::Gfx1100);
+        let mut rng = StdRng::seed_from_u64(19);
+        let rand16 = |rng: &mut StdRng| -> Vec<f16> {
+            (0..256)
+                .map(|_| f16::from_f32(rng.random_range(-1.0..1.0)))
+                .collect()
+        };
+        let (a_mat, b_mat) = (rand16(&mut rng), rand16(&mut rng)); // A[i][k] = a[16 i + k]
+        let mut a_buf = vec![f16::ZERO; 32 * 16];
+        let mut b_buf = vec![f16::ZERO; 32 * 16];
+        for l in 0..32 {
+            for h in 0..16 {
+                a_buf[16 * l + h] = a_mat[16 * (l % 16) + h];
+                b_buf[16 * l + h] = b_mat[16 * h + l % 16];
+            }
+        }
+        let load = |buf: &[f16]| {
+            let mut regs = vec![0u32; 8 * 32];
+            for l in 0..32 {
+                for r in 0..8 {
+                    let lo = u32::from(buf[16 * l + 2 * r].to_bits());
+                    let hi = u32::from(buf[16 * l + 2 * r + 1].to_bits());
+                    regs[r * 32 + l] = lo | hi << 16;
+                }
+            }
+            regs
+        };
+        let (ra, rb) = (load(&a_buf), load(&b_buf));
+        for i in 0..16 {
+            for k in 0..16 {
+                for loc in a_locations(op, t, i, k) {
+                    assert_eq!(
+                        read(&ra, 32, loc) as u16,
+                        a_mat[(16 * i + k) as usize].to_bits()
+                    );
+                }
+            }
+        }
+        let c = vec![0u32; 8 * 32];
+        let mut d = c.clone();
+        execute(op, &Mods::vop3p(), t, &ra, &rb, &c, &mut d).unwrap();
+        for i in 0..16usize {
+            for j in 0..16usize {
+                let want: f64 = (0..16)
+                    .map(|k| a_mat[16 * i + k].to_f64() * b_mat[16 * k + j].to_f64())
+                    .sum();
+                // amdgpu.md §4: register i / 2, lane 16 (i % 2) + j; stored at 8 lane + reg.
+                let (lane, g) = (16 * (i % 2) + j, i / 2);
+                let got = f64::from(f32::from_bits(d[g * 32 + lane]));
+                // 16 exact products summed in f32: 17 u32 of Σ|a||b| ≤ 16.
+                assert!(
+                    (got - want).abs() <= 17.0 * 16.0 * 2f64.powi(-24),
+                    "D[{i}][{j}]"
+                );
+            }
+        }
+    }
 }

@@ -430,6 +430,40 @@ impl MatrixLayout {
         })
     }
 
+    /// Every (row, col, location) of one operand, copies included, row-major (A: (i, k),
+    /// B: (k, j), C/D: (i, j) with OP_SEL `op_sel`): what a kernel generator walks to lay
+    /// a matrix out in memory the way its lanes will load it.
+    pub fn entries(
+        &self,
+        which: MatrixOperand,
+        op_sel: u8,
+    ) -> impl Iterator<Item = (u32, u32, Location)> + '_ {
+        let r = self.row;
+        let (rows, cols) = match which {
+            MatrixOperand::A => (r.m, r.k),
+            MatrixOperand::B => (r.k, r.n),
+            MatrixOperand::Cd => (r.m, r.n),
+        };
+        let copies = match which {
+            MatrixOperand::Cd => 0,
+            _ => self.replicas(),
+        };
+        (0..rows * cols).flat_map(move |e| {
+            let (row, col) = (e / cols, e % cols);
+            let first = match which {
+                MatrixOperand::A => self.a(row, col),
+                MatrixOperand::B => self.b(row, col),
+                MatrixOperand::Cd => self.cd(row, col, op_sel),
+            };
+            first.into_iter().flat_map(move |loc| {
+                (0..=copies).map(move |c| {
+                    let lane = loc.lane + 16 * c;
+                    (row, col, Location { lane, ..loc })
+                })
+            })
+        })
+    }
+
     /// Copies of one input element beyond the primary one: 1 on WMMA (lane + 16), else 0.
     pub fn replicas(&self) -> u16 {
         if self.is_wmma() {
@@ -1184,6 +1218,38 @@ mod tests {
         assert_eq!(shape(Op::SNop, IsaTarget::Gfx90a), None);
         let bf16_old = shape(Op::VMfmaF32_32x32x4Bf16, IsaTarget::Gfx908).unwrap();
         assert_eq!((bf16_old.k, bf16_old.blocks, bf16_old.a_regs), (4, 1, 1));
+    }
+
+    #[test]
+    fn entries_list_every_location() {
+        for t in IsaTarget::ALL {
+            for op in matrix_ops() {
+                let Some(l) = MatrixLayout::new(op, t) else {
+                    continue;
+                };
+                for which in [MatrixOperand::A, MatrixOperand::B, MatrixOperand::Cd] {
+                    let listed: Vec<(u32, u32, Location)> = l.entries(which, 0).collect();
+                    let mut want = Vec::new();
+                    let s = l.shape();
+                    let (rows, cols) = match which {
+                        MatrixOperand::A => (s.m, s.k),
+                        MatrixOperand::B => (s.k, s.n),
+                        MatrixOperand::Cd => (s.m, s.n),
+                    };
+                    for r in 0..rows {
+                        for c in 0..cols {
+                            want.extend(locations(op, t, which, r, c).map(|loc| (r, c, loc)));
+                        }
+                    }
+                    assert_eq!(listed, want, "{op:?} {t} {which:?}");
+                }
+                if l.shape().output.bits() == 16 {
+                    assert!(l
+                        .entries(MatrixOperand::Cd, 4)
+                        .all(|(_, _, loc)| loc.bit == 16));
+                }
+            }
+        }
     }
 
     #[test]
