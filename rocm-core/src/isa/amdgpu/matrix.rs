@@ -9,6 +9,19 @@
 //! this file re-runs that comparison from a dump); the unit tests keep an independent
 //! spot-check table taken from the calculator's output.
 //!
+//! ```
+//! use rocm_core::isa::amdgpu::matrix::*;
+//! use rocm_core::isa::amdgpu::{IsaTarget, Op};
+//! // gfx90a v_mfma_f32_32x32x8f16: A[5][6] is in the low half of v[1] at lane 37.
+//! let a = a_location(Op::VMfmaF32_32x32x8F16, IsaTarget::Gfx90a, 5, 6);
+//! assert_eq!(a, Some(Location { reg: 1, lane: 37, bit: 0, width: 16 }));
+//! // gfx1100 WMMA: A[3][5] sits in lanes 3 and 19, bits [31:16] of v[2].
+//! let lanes: Vec<u16> = a_locations(Op::VWmmaF32_16x16x16F16, IsaTarget::Gfx1100, 3, 5)
+//!     .map(|l| l.lane)
+//!     .collect();
+//! assert_eq!(lanes, [3, 19]);
+//! ```
+//!
 //! # Rules
 //!
 //! Notation: A is M×K, B is K×N, C/D are M×N; `w` is the input element width in bits
@@ -49,7 +62,8 @@ use super::{Form, IsaTarget, Op, NA};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MatrixType {
     F32,
-    /// f32 inputs read at reduced precision (gfx942 `_xf32`).
+    /// f32 inputs read at reduced precision (gfx942 `_xf32`; the emulator rounds them to
+    /// 10 explicit mantissa bits, to nearest even: our assumption, see `emu::matrix`).
     Xf32,
     F64,
     F16,
@@ -95,7 +109,8 @@ pub struct MatrixShape {
 }
 
 /// Where one element lives: register `reg` of the operand's tuple (0-based), lane `lane`,
-/// bits `bit .. bit + width`.
+/// bits `bit .. bit + width`. A 64-bit element (`width == 64`, f64) fills registers `reg`
+/// (low dword) and `reg + 1` of that lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
     pub reg: u16,
