@@ -1,0 +1,797 @@
+//! End-to-end tests of the emulated device: hand-built kernels (`Instr` lists through
+//! `codeobj::Kernel::build` and `CodeObject::to_elf`) loaded through the module API and
+//! launched, checked against host references computed independently of the emulator.
+
+use super::dispatch::with_instruction_budget;
+use crate::isa::amdgpu::codeobj::{
+    CodeObject, CodeObjectTarget, Kernel as CoKernel, KernelArg as CoArg, KernelResources,
+};
+use crate::isa::amdgpu::*;
+use crate::{Device, Error, KernelArgs, LaunchConfig, Module, ModuleImage, Result};
+use rand::{Rng, SeedableRng};
+
+fn device(t: IsaTarget) -> Device {
+    Device::open(&format!("emu:{}", t.name())).unwrap()
+}
+
+/// The wave's lane-mask operand for `vcc`.
+fn vcc(t: IsaTarget) -> Operand {
+    if t.wave_size() == 64 {
+        Operand::Vcc
+    } else {
+        Operand::VccLo
+    }
+}
+
+/// An SGPR lane mask (a pair on wave64, one SGPR on wave32).
+fn smask(t: IsaTarget, first: u16) -> Operand {
+    sr(first, t.mask_sgprs())
+}
+
+fn exec(t: IsaTarget) -> Operand {
+    if t.wave_size() == 64 {
+        Operand::Exec
+    } else {
+        Operand::ExecLo
+    }
+}
+
+fn saveexec(t: IsaTarget) -> Op {
+    if t.wave_size() == 64 {
+        Op::SAndSaveexecB64
+    } else {
+        Op::SAndSaveexecB32
+    }
+}
+
+fn smov_mask(t: IsaTarget) -> Op {
+    if t.wave_size() == 64 {
+        Op::SMovB64
+    } else {
+        Op::SMovB32
+    }
+}
+
+fn wait(t: IsaTarget, vm: Option<u8>, lgkm: Option<u8>) -> Instr {
+    let m = Waitcnt::max(t.family());
+    Instr::new(
+        Op::SWaitcnt,
+        [Operand::Waitcnt(Waitcnt {
+            vm: vm.unwrap_or(m.vm),
+            exp: m.exp,
+            lgkm: lgkm.unwrap_or(m.lgkm),
+        })],
+    )
+}
+
+fn words(i: &Instr, t: IsaTarget) -> usize {
+    encode(i, t).unwrap().len()
+}
+
+/// Byte offset of instruction `k` of `code`.
+fn pc_of(code: &[Instr], k: usize, t: IsaTarget) -> u64 {
+    code[..k].iter().map(|i| words(i, t) as u64 * 4).sum()
+}
+
+/// Sets the branch at `from` to jump to instruction `to`.
+fn patch_branch(code: &mut [Instr], from: usize, to: usize, t: IsaTarget) {
+    let next = pc_of(code, from + 1, t) as i64;
+    let target = pc_of(code, to, t) as i64;
+    code[from].operands = vec![Operand::Imm(((target - next) / 4) as i32)];
+}
+
+fn resources(t: IsaTarget, sgprs: u16, vgprs: u16, kernarg: u32) -> KernelResources {
+    let mut r = KernelResources::new(t);
+    r.sgprs = sgprs;
+    r.vgprs = vgprs;
+    r.kernarg_bytes = kernarg;
+    r
+}
+
+fn code_object(
+    t: IsaTarget,
+    name: &str,
+    code: &[Instr],
+    r: &KernelResources,
+    args: Vec<CoArg>,
+) -> Vec<u8> {
+    let ct = CodeObjectTarget::new(t);
+    let k = CoKernel::build(ct, name, code, r, args, 1024).unwrap();
+    CodeObject {
+        target: ct,
+        kernels: vec![k],
+    }
+    .to_elf()
+    .unwrap()
+}
+
+fn load(t: IsaTarget, name: &str, code: &[Instr], r: &KernelResources, args: Vec<CoArg>) -> Module {
+    let elf = code_object(t, name, code, r, args);
+    device(t)
+        .load_module(&ModuleImage::CodeObject(elf))
+        .unwrap()
+}
+
+fn launch(m: &Module, name: &str, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
+    let k = m.kernel(name)?;
+    // SAFETY: the emulated device checks every access of the kernel.
+    unsafe { k.launch(m.device().default_stream(), &cfg, args) }
+}
+
+fn ptr_args(n: usize) -> Vec<CoArg> {
+    (0..n)
+        .map(|i| CoArg::global_buffer(&format!("p{i}"), 8 * i as u32))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Vector add
+
+/// `c[i] = a[i] + b[i]` for `i < n`, guarded by `v_cmp` + `s_and_saveexec`. Kernargs:
+/// a, b, c pointers, n. Returns the code and the index of the store.
+fn vector_add_code(t: IsaTarget) -> (Vec<Instr>, usize) {
+    let mut code = vec![
+        Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+        Instr::new(Op::SLoadDwordx2, [sr(8, 2), sr(0, 2)]).offset(16),
+        Instr::new(Op::SLoadDword, [s(10), sr(0, 2)]).offset(24),
+        wait(t, None, Some(0)),
+        // s11 = workgroup id (s2) * 256
+        Instr::new(Op::SLshlB32, [s(11), s(2), Operand::Int(8)]),
+        Instr::new(Op::VAddU32, [v(1), s(11), v(0)]),
+        Instr::new(Op::VCmpGtU32, [vcc(t), s(10), v(1)]),
+        Instr::new(saveexec(t), [smask(t, 12), vcc(t)]),
+        Instr::new(Op::SCbranchExecz, [Operand::Imm(0)]),
+        Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(2), v(1)]),
+        Instr::new(Op::GlobalLoadDword, [v(2), v(1), sr(4, 2)]),
+        Instr::new(Op::GlobalLoadDword, [v(3), v(1), sr(6, 2)]),
+        wait(t, Some(0), None),
+        Instr::new(Op::VAddF32, [v(2), v(2), v(3)]),
+        Instr::new(Op::GlobalStoreDword, [v(1), v(2), sr(8, 2)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let end = code.len() - 1;
+    patch_branch(&mut code, 8, end, t);
+    (code, 14)
+}
+
+fn vector_add_module(t: IsaTarget) -> (Module, Vec<Instr>, usize) {
+    let (code, store) = vector_add_code(t);
+    let mut args = ptr_args(3);
+    args.push(CoArg::by_value("n", 24, 4));
+    let m = load(t, "vadd", &code, &resources(t, 14, 4, 28), args);
+    (m, code, store)
+}
+
+#[test]
+#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
+fn vector_add_f32_with_an_odd_size_on_every_target() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    for t in IsaTarget::ALL {
+        let dev = device(t);
+        let (m, _, _) = vector_add_module(t);
+        let n = 1000 + rng.random_range(0..24) * 2 + 1;
+        let a: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();
+        let b: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();
+        // One workgroup more than needed, and a tail past n that must stay untouched.
+        let pad = 300;
+        let sentinel = f32::from_bits(0x7fc0_1234);
+        let mut c = dev.upload(&vec![sentinel; n + pad]).unwrap();
+        let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+        let mut args = KernelArgs::new();
+        args.push(&da)
+            .push(&db)
+            .push(&c.as_slice_mut())
+            .push(n as u32);
+        let groups = (n + pad).div_ceil(256) as u32;
+        launch(&m, "vadd", LaunchConfig::linear(groups, 256), &args).unwrap();
+        let got = c.to_vec().unwrap();
+        for i in 0..n {
+            // One IEEE f32 addition each side: results must be bit-identical.
+            assert_eq!(got[i].to_bits(), (a[i] + b[i]).to_bits(), "{t} element {i}");
+        }
+        assert!(
+            got[n..].iter().all(|x| x.to_bits() == sentinel.to_bits()),
+            "{t}: tail written"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
+fn out_of_bounds_store_faults_naming_kernel_pc_lane_and_address() {
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let dev = device(t);
+        let (m, code, store) = vector_add_module(t);
+        let n = 100usize;
+        let a = dev.upload(&vec![1.0f32; n]).unwrap();
+        let b = dev.upload(&vec![2.0f32; n]).unwrap();
+        // c is 3 elements short: element 97 is the first outside it.
+        let mut c = dev.alloc::<f32>(n - 3).unwrap();
+        let mut args = KernelArgs::new();
+        args.push(&a)
+            .push(&b)
+            .push(&c.as_slice_mut())
+            .push(n as u32);
+        let err = launch(&m, "vadd", LaunchConfig::linear(1, 128), &args).unwrap_err();
+        match &err {
+            Error::KernelFault {
+                kernel,
+                pc,
+                lane,
+                address,
+                what,
+            } => {
+                assert_eq!(kernel, "vadd");
+                assert_eq!(*pc, pc_of(&code, store, t), "{t}");
+                let first_bad = 97u64;
+                let wave = t.wave_size() as u64;
+                assert_eq!(*lane, Some((first_bad % wave) as u32), "{t}");
+                assert_eq!(*address, Some(c.address() + 4 * first_bad), "{t}");
+                assert!(what.contains("global_store"), "{what}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let msg = err.to_string();
+        assert!(msg.contains("vadd") && msg.contains("lane"), "{msg}");
+        // The in-bounds lanes of earlier waves stored before the fault.
+        assert_eq!(c.to_vec().unwrap()[0], 3.0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Work-item and workgroup ids
+
+/// Writes one 32-byte record per work-item at its global linear id: the raw id VGPRs
+/// (v0; and v1, v2 on gfx908) at dwords 0..3, workgroup ids x, y, z and a marker 1 at
+/// dwords 4..8. Kernargs: out, bx, by, gx, gy, block size.
+fn ids_code(t: IsaTarget) -> Vec<Instr> {
+    let gfx908 = t == IsaTarget::Gfx908;
+    let (x, y, z) = if gfx908 { (0, 1, 2) } else { (1, 2, 3) };
+    let mut code = vec![
+        Instr::new(Op::SLoadDwordx4, [sr(8, 4), sr(0, 2)]),
+        Instr::new(Op::SLoadDwordx2, [sr(12, 2), sr(0, 2)]).offset(16),
+        Instr::new(Op::SLoadDword, [s(14), sr(0, 2)]).offset(24),
+    ];
+    if !gfx908 {
+        code.extend([
+            Instr::new(Op::VAndB32, [v(1), Operand::Literal(0x3ff), v(0)]),
+            Instr::new(
+                Op::VBfeU32,
+                [v(2), v(0), Operand::Int(10), Operand::Int(10)],
+            ),
+            Instr::new(
+                Op::VBfeU32,
+                [v(3), v(0), Operand::Int(20), Operand::Int(10)],
+            ),
+        ]);
+    }
+    code.extend([
+        wait(t, None, Some(0)),
+        Instr::new(Op::VMadU32U24, [v(4), v(z), s(11), v(y)]),
+        Instr::new(Op::VMadU32U24, [v(4), v(4), s(10), v(x)]),
+        Instr::new(Op::SMulI32, [s(15), s(4), s(13)]),
+        Instr::new(Op::SAddU32, [s(15), s(15), s(3)]),
+        Instr::new(Op::SMulI32, [s(15), s(15), s(12)]),
+        Instr::new(Op::SAddU32, [s(15), s(15), s(2)]),
+        Instr::new(Op::SMulI32, [s(15), s(15), s(14)]),
+        Instr::new(Op::VAddU32, [v(4), s(15), v(4)]),
+        Instr::new(Op::VLshlrevB32, [v(4), Operand::Int(5), v(4)]),
+        Instr::new(Op::VMovB32, [v(6), s(2)]),
+        Instr::new(Op::VMovB32, [v(7), s(3)]),
+        Instr::new(Op::VMovB32, [v(8), s(4)]),
+        Instr::new(Op::VMovB32, [v(9), Operand::Int(1)]),
+        Instr::new(Op::GlobalStoreDword, [v(4), v(0), sr(8, 2)]),
+        Instr::new(Op::GlobalStoreDwordx4, [v(4), vr(6, 4), sr(8, 2)]).offset(16),
+    ]);
+    if gfx908 {
+        code.extend([
+            Instr::new(Op::GlobalStoreDword, [v(4), v(1), sr(8, 2)]).offset(4),
+            Instr::new(Op::GlobalStoreDword, [v(4), v(2), sr(8, 2)]).offset(8),
+        ]);
+    }
+    code.push(Instr::new(Op::SEndpgm, []));
+    code
+}
+
+#[test]
+#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
+fn workitem_and_workgroup_ids_on_every_target() {
+    for t in IsaTarget::ALL {
+        let dev = device(t);
+        let mut r = resources(t, 16, 10, 28);
+        r.workgroup_id = [true; 3];
+        r.workitem_id_dims = 3;
+        let mut args = ptr_args(1);
+        for (i, name) in ["bx", "by", "gx", "gy", "bsize"].iter().enumerate() {
+            args.push(CoArg::by_value(name, 8 + 4 * i as u32, 4));
+        }
+        let m = load(t, "ids", &ids_code(t), &r, args);
+        for (grid, block) in [
+            ([3u32, 1, 1], [70u32, 1, 1]),
+            ([2, 3, 1], [8, 5, 1]),
+            ([3, 2, 2], [5, 3, 2]),
+            ([1, 2, 3], [8, 4, 3]),
+        ] {
+            let bsize = block.iter().product::<u32>();
+            let total = (grid.iter().product::<u32>() * bsize) as usize;
+            let mut out = dev.alloc::<u32>(8 * total).unwrap();
+            let mut a = KernelArgs::new();
+            a.push(&out.as_slice_mut())
+                .push(block[0])
+                .push(block[1])
+                .push(grid[0])
+                .push(grid[1])
+                .push(bsize);
+            let cfg = LaunchConfig {
+                grid,
+                block,
+                shared_bytes: 0,
+            };
+            launch(&m, "ids", cfg, &a).unwrap();
+            let got = out.to_vec().unwrap();
+            let mut g = 0usize;
+            for wz in 0..grid[2] {
+                for wy in 0..grid[1] {
+                    for wx in 0..grid[0] {
+                        for tid in 0..bsize {
+                            let (x, y, z) = (
+                                tid % block[0],
+                                tid / block[0] % block[1],
+                                tid / (block[0] * block[1]),
+                            );
+                            let rec = &got[8 * g..8 * g + 8];
+                            if t == IsaTarget::Gfx908 {
+                                assert_eq!(
+                                    &rec[0..3],
+                                    &[x, y, z],
+                                    "{t} {grid:?} {block:?} item {g}"
+                                );
+                            } else {
+                                assert_eq!(rec[0], x | y << 10 | z << 20, "{t} item {g}");
+                            }
+                            assert_eq!(&rec[4..8], &[wx, wy, wz, 1], "{t} {grid:?} item {g}");
+                            g += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// LDS reduction with barriers
+
+/// Tree reduction of 4 waves' u32 values through LDS: `out[wg] = sum(in[wg*B..][..B])`.
+/// Kernargs: in, out. `ds_write`, `ds_read` with offsets, `s_barrier` between steps,
+/// EXEC narrowed per step and restored.
+fn reduce_code(t: IsaTarget, block: u32) -> Vec<Instr> {
+    let log = block.trailing_zeros();
+    let mut code = vec![
+        Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::SMulI32, [s(8), s(2), Operand::Literal(block * 4)]),
+        Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(2), v(0)]),
+        Instr::new(Op::VAddU32, [v(2), s(8), v(1)]),
+        Instr::new(Op::GlobalLoadDword, [v(3), v(2), sr(4, 2)]),
+        wait(t, Some(0), None),
+        Instr::new(Op::DsWriteB32, [v(1), v(3)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::SBarrier, []),
+        Instr::new(smov_mask(t), [smask(t, 10), exec(t)]),
+    ];
+    for k in (0..log).rev() {
+        let stride = 1u32 << k;
+        code.extend([
+            Instr::new(Op::VCmpGtU32, [vcc(t), Operand::imm32(stride as i64), v(0)]),
+            Instr::new(saveexec(t), [smask(t, 12), vcc(t)]),
+            Instr::new(Op::DsReadB32, [v(4), v(1)]),
+            Instr::new(Op::DsReadB32, [v(5), v(1)]).offset(4 * stride as i32),
+            wait(t, None, Some(0)),
+            Instr::new(Op::VAddU32, [v(4), v(4), v(5)]),
+            Instr::new(Op::DsWriteB32, [v(1), v(4)]),
+            wait(t, None, Some(0)),
+            Instr::new(smov_mask(t), [exec(t), smask(t, 10)]),
+            Instr::new(Op::SBarrier, []),
+        ]);
+    }
+    code.extend([
+        Instr::new(Op::VCmpEqU32, [vcc(t), Operand::Int(0), v(0)]),
+        Instr::new(saveexec(t), [smask(t, 12), vcc(t)]),
+        Instr::new(Op::DsReadB32, [v(4), v(1)]),
+        Instr::new(Op::VMovB32, [v(6), s(2)]),
+        Instr::new(Op::VLshlrevB32, [v(6), Operand::Int(2), v(6)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::GlobalStoreDword, [v(6), v(4), sr(6, 2)]),
+        Instr::new(Op::SEndpgm, []),
+    ]);
+    code
+}
+
+#[test]
+#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
+fn lds_tree_reduction_across_four_waves_with_barriers() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    for t in [
+        IsaTarget::Gfx908,
+        IsaTarget::Gfx90a,
+        IsaTarget::Gfx942,
+        IsaTarget::Gfx1100,
+    ] {
+        let dev = device(t);
+        let block = 4 * t.wave_size();
+        let mut r = resources(t, 14, 8, 16);
+        r.group_segment_bytes = block * 4;
+        let m = load(t, "reduce", &reduce_code(t, block), &r, ptr_args(2));
+        let groups = 3;
+        let input: Vec<u32> = (0..groups * block).map(|_| rng.random()).collect();
+        let din = dev.upload(&input).unwrap();
+        let mut out = dev.alloc::<u32>(groups as usize).unwrap();
+        let mut a = KernelArgs::new();
+        a.push(&din).push(&out.as_slice_mut());
+        launch(&m, "reduce", LaunchConfig::linear(groups, block), &a).unwrap();
+        let expect: Vec<u32> = input
+            .chunks(block as usize)
+            .map(|c| c.iter().fold(0u32, |s, &x| s.wrapping_add(x)))
+            .collect();
+        assert_eq!(out.to_vec().unwrap(), expect, "{t}");
+    }
+}
+
+#[test]
+fn lds_access_past_the_group_segment_faults() {
+    let t = IsaTarget::Gfx90a;
+    // Each lane writes LDS dword v0 (address 4 * lane, from mbcnt over all lanes applied
+    // four times); only 64 bytes are allocated, so lane 16 faults.
+    let mut code = vec![];
+    for _ in 0..4 {
+        code.push(Instr::new(
+            Op::VMbcntLoU32B32,
+            [v(1), Operand::Int(-1), v(1)],
+        ));
+        code.push(Instr::new(
+            Op::VMbcntHiU32B32,
+            [v(1), Operand::Int(-1), v(1)],
+        ));
+    }
+    code.extend([
+        Instr::new(Op::DsWriteB32, [v(1), v(0)]),
+        Instr::new(Op::SEndpgm, []),
+    ]);
+    let mut r = resources(t, 4, 4, 0);
+    r.group_segment_bytes = 64;
+    let m = load(t, "ldsoob", &code, &r, vec![]);
+    let err = launch(
+        &m,
+        "ldsoob",
+        LaunchConfig::linear(1, 64),
+        &KernelArgs::new(),
+    )
+    .unwrap_err();
+    match err {
+        Error::KernelFault {
+            kernel,
+            pc,
+            lane,
+            address,
+            what,
+        } => {
+            assert_eq!(kernel, "ldsoob");
+            assert_eq!(pc, 8 * 8);
+            assert_eq!(lane, Some(16));
+            assert_eq!(address, Some(64));
+            assert!(what.contains("LDS"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Dynamic LDS from the launch extends the segment: the same kernel now fits.
+    let cfg = LaunchConfig {
+        shared_bytes: 192,
+        ..LaunchConfig::linear(1, 64)
+    };
+    launch(&m, "ldsoob", cfg, &KernelArgs::new()).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// Cross-lane and wave-state instructions (no emu::alu needed)
+
+#[test]
+fn readlane_writelane_mbcnt_swizzle_and_bpermute() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let dev = device(t);
+        let lanes = t.wave_size();
+        let wide = lanes == 64;
+        // v1 = lane id (mbcnt over all ones); v2 = 4 * lane (mbcnt applied four times).
+        let mut code = vec![
+            Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+            Instr::new(
+                Op::VMbcntLoU32B32,
+                [v(1), Operand::Int(-1), Operand::Int(0)],
+            ),
+        ];
+        if wide {
+            code.push(Instr::new(
+                Op::VMbcntHiU32B32,
+                [v(1), Operand::Int(-1), v(1)],
+            ));
+        }
+        code.push(Instr::new(
+            Op::VMbcntLoU32B32,
+            [v(2), Operand::Int(-1), v(1)],
+        ));
+        for k in 0..3 {
+            if wide {
+                code.push(Instr::new(
+                    Op::VMbcntHiU32B32,
+                    [v(2), Operand::Int(-1), v(2)],
+                ));
+            }
+            if k < 2 {
+                code.push(Instr::new(
+                    Op::VMbcntLoU32B32,
+                    [v(2), Operand::Int(-1), v(2)],
+                ));
+            }
+        }
+        code.extend([
+            wait(t, None, Some(0)),
+            // v3 = in[lane]
+            Instr::new(Op::GlobalLoadDword, [v(3), v(2), sr(4, 2)]),
+            wait(t, Some(0), None),
+            // s8 = in[5] via readlane; s9 = in[0] via readfirstlane
+            Instr::new(Op::VReadlaneB32, [s(8), v(3), Operand::Int(5)]),
+            Instr::new(Op::VReadfirstlaneB32, [s(9), v(3)]),
+            // v4 = in[lane], except lane 7 which gets s8 (writelane)
+            Instr::new(Op::VAccvgprWriteB32, [a(0), v(3)]),
+            Instr::new(Op::VAccvgprReadB32, [v(4), a(0)]),
+            Instr::new(Op::VWritelaneB32, [v(4), s(8), Operand::Int(7)]),
+            // v5 = swizzle SWAP,1 of in (lane ^ 1); v6 = bpermute from lane (lane + 3) % 32
+            Instr::new(Op::DsSwizzleB32, [v(5), v(3)]).offset(0x041f),
+            Instr::new(Op::DsBpermuteB32, [v(6), v(2), v(3)]).offset(12),
+            wait(t, None, Some(0)),
+            Instr::new(Op::GlobalStoreDword, [v(2), v(4), sr(6, 2)]),
+            Instr::new(Op::GlobalStoreDword, [v(2), v(5), sr(6, 2)]).offset(4 * lanes as i32),
+            Instr::new(Op::GlobalStoreDword, [v(2), v(6), sr(6, 2)]).offset(8 * lanes as i32),
+            // v7 = s9 on every lane: mbcnt of an empty mask plus s9.
+            Instr::new(Op::VMbcntLoU32B32, [v(7), Operand::Int(0), s(9)]),
+            Instr::new(Op::GlobalStoreDword, [v(2), v(7), sr(6, 2)]).offset(12 * lanes as i32),
+            Instr::new(Op::SEndpgm, []),
+        ]);
+        if t == IsaTarget::Gfx1100 {
+            // gfx11 has no AGPRs: copy through v4 directly.
+            code.retain(|i| i.op != Op::VAccvgprWriteB32 && i.op != Op::VAccvgprReadB32);
+            let at = code.iter().position(|i| i.op == Op::VWritelaneB32).unwrap();
+            // The identity swizzle (and 0x1f, or 0, xor 0) copies v3.
+            code.insert(at, Instr::new(Op::DsSwizzleB32, [v(4), v(3)]).offset(0x1f));
+            code.insert(at + 1, wait(t, None, Some(0)));
+        }
+        let mut r = resources(t, 10, 8, 16);
+        if t != IsaTarget::Gfx1100 {
+            r.agprs = 1;
+        }
+        let m = load(t, "lanes", &code, &r, ptr_args(2));
+        let input: Vec<u32> = (0..lanes).map(|_| rng.random()).collect();
+        let din = dev.upload(&input).unwrap();
+        let mut out = dev.alloc::<u32>(4 * lanes as usize).unwrap();
+        let mut args = KernelArgs::new();
+        args.push(&din).push(&out.as_slice_mut());
+        launch(&m, "lanes", LaunchConfig::linear(1, lanes), &args).unwrap();
+        let got = out.to_vec().unwrap();
+        let n = lanes as usize;
+        for l in 0..n {
+            let expect_w = if l == 7 { input[5] } else { input[l] };
+            assert_eq!(got[l], expect_w, "{t} writelane lane {l}");
+            assert_eq!(got[n + l], input[l ^ 1], "{t} swizzle lane {l}");
+            assert_eq!(got[2 * n + l], input[(l + 3) % n], "{t} bpermute lane {l}");
+            assert_eq!(got[3 * n + l], input[0], "{t} readfirstlane");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Atomics
+
+#[test]
+#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
+fn global_atomics_add_u32_and_f32_with_and_without_return() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    let t = IsaTarget::Gfx90a;
+    let dev = device(t);
+    // Every work-item adds in[gid] to counter[0] (u32, returning the old value into
+    // old[gid]), to counter[1] (u32, no return) and to counter[2] (f32, no return), and
+    // its small-integer float to counter[3] (f32 with return; sums of integers below
+    // 2^24 are exact in f32).
+    let code = [
+        Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+        Instr::new(Op::SLoadDwordx2, [sr(8, 2), sr(0, 2)]).offset(16),
+        wait(t, None, Some(0)),
+        Instr::new(Op::SLshlB32, [s(11), s(2), Operand::Int(8)]),
+        Instr::new(Op::VAddU32, [v(1), s(11), v(0)]),
+        Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(2), v(1)]),
+        Instr::new(Op::GlobalLoadDword, [v(2), v(1), sr(4, 2)]),
+        Instr::new(Op::GlobalLoadDword, [v(6), v(1), sr(8, 2)]),
+        wait(t, Some(0), None),
+        Instr::new(Op::VAccvgprReadB32, [v(3), a(0)]), // v3 = 0 (fresh AGPR)
+        Instr::new(Op::GlobalAtomicAddRtn, [v(4), v(3), v(2), sr(6, 2)]).cache(Cache::GLC),
+        Instr::new(Op::GlobalAtomicAdd, [v(3), v(2), sr(6, 2)]).offset(4),
+        Instr::new(Op::GlobalAtomicAddF32, [v(3), v(6), sr(6, 2)]).offset(8),
+        Instr::new(Op::GlobalAtomicAddF32Rtn, [v(5), v(3), v(6), sr(6, 2)])
+            .offset(12)
+            .cache(Cache::GLC),
+        wait(t, Some(0), None),
+        // old[gid] after the 4 counters.
+        Instr::new(Op::GlobalStoreDword, [v(1), v(4), sr(6, 2)]).offset(16),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let mut r = resources(t, 12, 8, 24);
+    r.agprs = 1;
+    let m = load(t, "atomics", &code, &r, ptr_args(3));
+    let n = 3 * 256;
+    let input: Vec<u32> = (0..n).map(|_| rng.random_range(0..1 << 20)).collect();
+    let fin: Vec<f32> = (0..n)
+        .map(|_| rng.random_range(-1000..1000) as f32)
+        .collect();
+    let din = dev.upload(&input).unwrap();
+    let dfin = dev.upload(&fin).unwrap();
+    let mut out = dev.alloc::<u32>(4 + n).unwrap();
+    let mut a = KernelArgs::new();
+    a.push(&din).push(&out.as_slice_mut()).push(&dfin);
+    launch(&m, "atomics", LaunchConfig::linear(3, 256), &a).unwrap();
+    let got = out.to_vec().unwrap();
+    let total = input.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+    let ftotal: f32 = fin.iter().sum();
+    assert_eq!(got[0], total);
+    assert_eq!(got[1], total);
+    assert_eq!(f32::from_bits(got[2]), ftotal);
+    assert_eq!(f32::from_bits(got[3]), ftotal);
+    // The returned old values chain: sorted by old value, each old + in = the next old.
+    let mut pairs: Vec<(u32, u32)> = (0..n).map(|g| (got[4 + g], input[g])).collect();
+    pairs.sort();
+    assert_eq!(pairs[0].0, 0);
+    for w in pairs.windows(2) {
+        assert_eq!(w[0].0 + w[0].1, w[1].0);
+    }
+    let last = pairs[n - 1];
+    assert_eq!(last.0 + last.1, total);
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+
+#[test]
+fn wrong_target_code_object_is_rejected() {
+    let code = [Instr::new(Op::SEndpgm, [])];
+    let elf = code_object(
+        IsaTarget::Gfx90a,
+        "k",
+        &code,
+        &resources(IsaTarget::Gfx90a, 2, 1, 0),
+        vec![],
+    );
+    for other in [IsaTarget::Gfx942, IsaTarget::Gfx908, IsaTarget::Gfx1100] {
+        let err = device(other)
+            .load_module(&ModuleImage::CodeObject(elf.clone()))
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Module(_)), "{err:?}");
+        assert!(
+            msg.contains("gfx90a") && msg.contains(other.name()),
+            "{msg}"
+        );
+    }
+    let m = device(IsaTarget::Gfx90a)
+        .load_module(&ModuleImage::CodeObject(elf))
+        .unwrap();
+    launch(&m, "k", LaunchConfig::linear(2, 64), &KernelArgs::new()).unwrap();
+    assert!(matches!(m.kernel("nope"), Err(Error::Module(_))));
+    assert!(device(IsaTarget::Gfx90a)
+        .load_module(&ModuleImage::Ptx(String::new()))
+        .is_err());
+}
+
+#[test]
+fn runaway_loop_exhausts_the_budget() {
+    let t = IsaTarget::Gfx1100;
+    let code = [
+        Instr::new(Op::SNop, [Operand::Imm(0)]),
+        Instr::new(Op::SBranch, [Operand::Imm(-2)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let m = load(t, "spin", &code, &resources(t, 2, 1, 0), vec![]);
+    let err = with_instruction_budget(10_000, || {
+        launch(&m, "spin", LaunchConfig::linear(1, 32), &KernelArgs::new())
+    })
+    .unwrap_err();
+    match err {
+        Error::KernelFault { kernel, what, .. } => {
+            assert_eq!(kernel, "spin");
+            assert!(what.contains("budget"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bad_control_flow_and_registers_fault() {
+    let t = IsaTarget::Gfx90a;
+    // A branch into the literal of the first instruction.
+    let code = [
+        Instr::new(Op::SMovB32, [s(0), Operand::Literal(0xdead_beef)]),
+        Instr::new(Op::SBranch, [Operand::Imm(-2)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let m = load(t, "midjump", &code, &resources(t, 2, 1, 0), vec![]);
+    let err = launch(
+        &m,
+        "midjump",
+        LaunchConfig::linear(1, 64),
+        &KernelArgs::new(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelFault { pc: 8, what, .. } if what.contains("0x4")),
+        "{err:?}"
+    );
+    // Running off the end.
+    let code = [Instr::new(Op::SNop, [Operand::Imm(0)])];
+    let m = load(t, "noend", &code, &resources(t, 2, 1, 0), vec![]);
+    let err = launch(&m, "noend", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelFault { pc: 4, what, .. } if what.contains("s_endpgm")),
+        "{err:?}"
+    );
+    // A VGPR beyond the allocation (8 VGPRs allocated on gfx90a: v8 is outside).
+    let code = [
+        Instr::new(Op::VAccvgprReadB32, [v(8), a(0)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let mut r = resources(t, 2, 8, 0);
+    r.agprs = 0;
+    let elf = code_object(t, "vbig", &code, &r, vec![]);
+    let m = device(t)
+        .load_module(&ModuleImage::CodeObject(elf))
+        .unwrap();
+    let err = launch(&m, "vbig", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelFault { pc: 0, what, .. } if what.contains("v8")),
+        "{err:?}"
+    );
+    // Launch geometry the kernel does not allow.
+    let err = launch(
+        &m,
+        "vbig",
+        LaunchConfig::linear(1, 2048),
+        &KernelArgs::new(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
+}
+
+#[test]
+fn kernel_arguments_too_short_are_rejected() {
+    let t = IsaTarget::Gfx90a;
+    let (m, _, _) = vector_add_module(t);
+    let dev = device(t);
+    let a = dev.alloc::<f32>(4).unwrap();
+    let mut args = KernelArgs::new();
+    args.push(&a).push(&a);
+    let err = launch(&m, "vadd", LaunchConfig::linear(1, 64), &args).unwrap_err();
+    assert!(err.to_string().contains("28 bytes"), "{err}");
+}
+
+#[test]
+fn device_memory_is_bounds_checked_and_not_host_memory() {
+    let dev = device(IsaTarget::Gfx942);
+    let data: Vec<u32> = (0..1000).map(|i| i * 7 + 1).collect();
+    let mut b = dev.upload(&data).unwrap();
+    assert!(b.as_host().is_none());
+    assert_eq!(b.to_vec().unwrap(), data);
+    assert_eq!(b.slice(10..20).unwrap().to_vec().unwrap(), &data[10..20]);
+    b.fill_zero().unwrap();
+    assert!(b.to_vec().unwrap().iter().all(|&x| x == 0));
+    let s = dev.new_stream().unwrap();
+    let e0 = s.record().unwrap();
+    let e1 = s.record().unwrap();
+    assert!(e0.elapsed_ms(&e1).unwrap() >= 0.0);
+}
