@@ -795,3 +795,226 @@ fn device_memory_is_bounds_checked_and_not_host_memory() {
     let e1 = s.record().unwrap();
     assert!(e0.elapsed_ms(&e1).unwrap() >= 0.0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Scalar memory, dispatch packet and hidden arguments (no emu::alu needed)
+
+/// `v{dst}` = 4 * lane id, from `v_mbcnt` over all lanes applied four times.
+fn lane_bytes(t: IsaTarget, dst: u16) -> Vec<Instr> {
+    let mut code = vec![];
+    for _ in 0..4 {
+        code.push(Instr::new(
+            Op::VMbcntLoU32B32,
+            [v(dst), Operand::Int(-1), v(dst)],
+        ));
+        if t.wave_size() == 64 {
+            code.push(Instr::new(
+                Op::VMbcntHiU32B32,
+                [v(dst), Operand::Int(-1), v(dst)],
+            ));
+        }
+    }
+    code
+}
+
+/// Stores SGPRs `regs` (one per lane, lane k gets `regs[k]`) to `out[lane]` with the
+/// output pointer in `s[base:base+1]`; uses v1 (address) and v2 (data).
+fn store_sgprs(t: IsaTarget, regs: &[u16], base: u16) -> Vec<Instr> {
+    let mut code = lane_bytes(t, 1);
+    for (k, &r) in regs.iter().enumerate() {
+        code.push(Instr::new(
+            Op::VWritelaneB32,
+            [v(2), s(r), Operand::Int(k as i8)],
+        ));
+    }
+    code.push(Instr::new(Op::GlobalStoreDword, [v(1), v(2), sr(base, 2)]));
+    code
+}
+
+#[test]
+fn scalar_loads_dword_to_x16() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for t in [IsaTarget::Gfx908, IsaTarget::Gfx942, IsaTarget::Gfx1101] {
+        let dev = device(t);
+        // in: 31 dwords; loads: x16 at 0 -> s16..31, x8 at 64 -> s32..39, x4 at 96 ->
+        // s40..43, x2 at 112 -> s44..45, dword at 120 -> s46.
+        let mut code = vec![
+            Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::SLoadDwordx16, [sr(16, 16), sr(4, 2)]),
+            Instr::new(Op::SLoadDwordx8, [sr(32, 8), sr(4, 2)]).offset(64),
+            Instr::new(Op::SLoadDwordx4, [sr(40, 4), sr(4, 2)]).offset(96),
+            Instr::new(Op::SLoadDwordx2, [sr(44, 2), sr(4, 2)]).offset(112),
+            Instr::new(Op::SLoadDword, [s(46), sr(4, 2)]).offset(120),
+            wait(t, None, Some(0)),
+        ];
+        let regs: Vec<u16> = (16..47).collect();
+        code.extend(store_sgprs(t, &regs, 6));
+        code.push(Instr::new(Op::SEndpgm, []));
+        let m = load(t, "smem", &code, &resources(t, 48, 4, 16), ptr_args(2));
+        let input: Vec<u32> = (0..31).map(|_| rng.random()).collect();
+        let din = dev.upload(&input).unwrap();
+        let mut out = dev.alloc::<u32>(t.wave_size() as usize).unwrap();
+        let mut a = KernelArgs::new();
+        a.push(&din).push(&out.as_slice_mut());
+        launch(&m, "smem", LaunchConfig::linear(1, t.wave_size()), &a).unwrap();
+        assert_eq!(&out.to_vec().unwrap()[..31], &input[..], "{t}");
+        // A scalar load past the end of its buffer faults with the address.
+        let mut code = vec![
+            Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::SLoadDwordx2, [sr(8, 2), sr(4, 2)]).offset(120),
+        ];
+        code.push(Instr::new(Op::SEndpgm, []));
+        let m = load(t, "smemoob", &code, &resources(t, 12, 4, 16), ptr_args(2));
+        let err = launch(&m, "smemoob", LaunchConfig::linear(1, 1), &a).unwrap_err();
+        assert!(
+            matches!(&err, Error::KernelFault { address: Some(x), .. } if *x == din.address() + 120),
+            "{err:?}"
+        );
+    }
+}
+
+#[test]
+fn dispatch_packet_dispatch_id_and_hidden_arguments() {
+    let t = IsaTarget::Gfx90a;
+    let dev = device(t);
+    // User SGPRs: dispatch ptr s[0:1], kernarg ptr s[2:3], dispatch id s[4:5]; workgroup
+    // id x in s6. Kernargs: out pointer, then hidden block counts x/y/z (u32), group
+    // sizes x/y/z (u16), remainders (u16), grid dims (u16) as HIP's v5 layout puts them.
+    let mut code = vec![
+        Instr::new(Op::SLoadDwordx2, [sr(8, 2), sr(2, 2)]),
+        Instr::new(Op::SLoadDwordx8, [sr(12, 8), sr(2, 2)]).offset(8),
+        Instr::new(Op::SLoadDwordx8, [sr(20, 8), sr(0, 2)]),
+        Instr::new(Op::SLoadDwordx4, [sr(28, 4), sr(0, 2)]).offset(32),
+        wait(t, None, Some(0)),
+    ];
+    // Lanes 0..8: kernarg dwords 2..10; 8..16: packet dwords 0..12; 20, 21: dispatch id;
+    // 22: workgroup id.
+    let regs: Vec<u16> = (12..20).chain(20..32).chain([4, 5, 6]).collect();
+    code.extend(store_sgprs(t, &regs, 8));
+    code.push(Instr::new(Op::SEndpgm, []));
+    let mut r = resources(t, 32, 4, 40);
+    r.user_sgprs.dispatch_ptr = true;
+    r.user_sgprs.dispatch_id = true;
+    let mut args = ptr_args(1);
+    let hidden = |name: &str, offset: u32, size: u32| CoArg {
+        name: None,
+        offset,
+        size,
+        value_kind: crate::isa::amdgpu::codeobj::ValueKind::Other(name.to_string()),
+        address_space: None,
+        actual_access: None,
+    };
+    args.extend([
+        hidden("hidden_block_count_x", 8, 4),
+        hidden("hidden_block_count_y", 12, 4),
+        hidden("hidden_block_count_z", 16, 4),
+        hidden("hidden_group_size_x", 20, 2),
+        hidden("hidden_group_size_y", 22, 2),
+        hidden("hidden_group_size_z", 24, 2),
+        hidden("hidden_remainder_x", 26, 2),
+        hidden("hidden_remainder_y", 28, 2),
+        hidden("hidden_remainder_z", 30, 2),
+        hidden("hidden_grid_dims", 38, 2),
+    ]);
+    let m = load(t, "packet", &code, &r, args);
+    let mut out = dev.alloc::<u32>(64).unwrap();
+    let mut a = KernelArgs::new();
+    a.push(&out.as_slice_mut());
+    let cfg = LaunchConfig {
+        grid: [3, 2, 1],
+        block: [4, 4, 2],
+        shared_bytes: 0,
+    };
+    launch(&m, "packet", cfg, &a).unwrap();
+    let got = out.to_vec().unwrap();
+    // Every workgroup writes the same words (except its id); the last one (x=2, y=1)
+    // wins.
+    assert_eq!(&got[0..3], &[3, 2, 1], "block counts");
+    assert_eq!(got[3], 4 | 4 << 16, "group size x, y");
+    assert_eq!(got[4], 2, "group size z, remainder x");
+    assert_eq!(got[5], 0, "remainders y, z");
+    assert_eq!(got[7] >> 16, 3, "grid dims");
+    // hsa_kernel_dispatch_packet_t: setup dims, workgroup sizes, grid sizes in items.
+    assert_eq!(got[8] >> 16, 3, "packet setup: dimensions");
+    assert_eq!(got[9], 4 | 4 << 16);
+    assert_eq!(got[10] & 0xffff, 2);
+    assert_eq!(&got[11..14], &[12, 8, 2], "grid sizes in work-items");
+    let id = u64::from(got[20]) | u64::from(got[21]) << 32;
+    assert_eq!(got[22], 2, "last workgroup id x");
+    // A second launch gets the next dispatch id.
+    launch(&m, "packet", cfg, &a).unwrap();
+    let got = out.to_vec().unwrap();
+    assert_eq!(u64::from(got[20]) | u64::from(got[21]) << 32, id + 1);
+}
+
+#[test]
+fn unsupported_launch_state_is_named() {
+    let t = IsaTarget::Gfx90a;
+    let code = [Instr::new(Op::SEndpgm, [])];
+    let mut r = resources(t, 8, 4, 0);
+    r.user_sgprs.queue_ptr = true;
+    let m = load(t, "qp", &code, &r, vec![]);
+    let err = launch(&m, "qp", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported { op, .. } if op.contains("queue pointer")),
+        "{err:?}"
+    );
+    let mut r = resources(t, 8, 4, 0);
+    r.private_segment_bytes = 16;
+    let m = load(t, "scratch", &code, &r, vec![]);
+    let err = launch(
+        &m,
+        "scratch",
+        LaunchConfig::linear(1, 64),
+        &KernelArgs::new(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported { op, .. } if op.contains("scratch")),
+        "{err:?}"
+    );
+    let hidden = CoArg {
+        name: None,
+        offset: 0,
+        size: 8,
+        value_kind: crate::isa::amdgpu::codeobj::ValueKind::Other("hidden_hostcall_buffer".into()),
+        address_space: None,
+        actual_access: None,
+    };
+    let m = load(t, "hc", &code, &resources(t, 8, 4, 8), vec![hidden]);
+    let err = launch(&m, "hc", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap_err();
+    assert!(err.to_string().contains("hidden_hostcall_buffer"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Scoreboard
+
+#[test]
+#[ignore = "needs the real waitcnt Scoreboard from wip-hazard"]
+fn missing_waitcnt_is_a_fault() {
+    let t = IsaTarget::Gfx90a;
+    let dev = device(t);
+    // global_load_dword v5, then a store of v5 with no s_waitcnt vmcnt in between.
+    let code = [
+        Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::GlobalLoadDword, [v(5), v(1), sr(4, 2)]),
+        Instr::new(Op::GlobalStoreDword, [v(1), v(5), sr(6, 2)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let m = load(t, "nowait", &code, &resources(t, 8, 8, 16), ptr_args(2));
+    let src = dev.upload(&[1u32; 4]).unwrap();
+    let mut dst = dev.alloc::<u32>(4).unwrap();
+    let mut a = KernelArgs::new();
+    a.push(&src).push(&dst.as_slice_mut());
+    let err = launch(&m, "nowait", LaunchConfig::linear(1, 1), &a).unwrap_err();
+    match err {
+        Error::KernelFault { pc, what, .. } => {
+            assert_eq!(pc, pc_of(&code, 3, t));
+            assert!(what.contains("s_waitcnt") && what.contains("v5"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
