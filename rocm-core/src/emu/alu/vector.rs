@@ -1,0 +1,538 @@
+//! VALU semantics (VOP1, VOP2, VOPC, VOP3, VOP3P) on one lane. Conventions in the
+//! parent module.
+
+use super::float::{
+    bf16_to_f32, clamp01, f16_fma, f16_from_f32, f16_round, f16_to_f32, f16_to_f64, max_ieee, med3,
+    min_ieee, omod_factor, Round, NAN_F16, NAN_F32, NAN_F64,
+};
+use super::AluOut;
+use crate::isa::amdgpu::{Form, Mods, Op};
+use crate::{Error, Result};
+
+/// How an op's sources take VOP3 `neg`/`abs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SrcKind {
+    /// Not at all (integer and bit ops).
+    Int,
+    /// Sign bit 15.
+    F16,
+    /// Sign bit 31.
+    F32,
+    /// Sign bit 63.
+    F64,
+}
+
+/// What a lane computed, before output modifiers.
+enum Res {
+    F16(u16),
+    F32(f32),
+    F64(f64),
+    /// Integer or bit result of an op without an integer clamp (clamp is an error).
+    Bits(u64),
+    /// Integer result of an op that saturates under clamp (already applied).
+    Saturated(u64),
+    /// Integer result with a carry/borrow flag (VOP3b).
+    Carry(u64, bool),
+    /// A VOPC compare result.
+    Cmp(bool),
+}
+
+fn unsupported(op: Op, what: &str) -> Error {
+    Error::unsupported(format!("{op:?} with {what}"), "emu")
+}
+
+/// Source i's raw bits with abs then neg applied to the sign bit of its type.
+fn modded(src: [u64; 3], mods: &Mods, i: usize, kind: SrcKind) -> u64 {
+    let sign = match kind {
+        SrcKind::Int => return src[i],
+        SrcKind::F16 => 1u64 << 15,
+        SrcKind::F32 => 1u64 << 31,
+        SrcKind::F64 => 1u64 << 63,
+    };
+    let mut x = src[i];
+    if mods.abs >> i & 1 != 0 {
+        x &= !sign;
+    }
+    if mods.neg >> i & 1 != 0 {
+        x ^= sign;
+    }
+    x
+}
+
+/// The modifier type of an op's sources (all sources of an op share it, except the
+/// cases handled where they occur).
+fn src_kind(op: Op) -> SrcKind {
+    use Op::*;
+    match op {
+        VAddF16 | VMulF16 | VFmaF16 | VCvtF32F16 | VPackB32F16 => SrcKind::F16,
+        VCvtU32F32 | VCvtI32F32 | VCvtF16F32 | VCvtF64F32 | VRcpF32 | VRsqF32 | VSqrtF32
+        | VExpF32 | VLogF32 | VAddF32 | VSubF32 | VSubrevF32 | VMulF32 | VMinF32 | VMaxF32
+        | VFmacF32 | VFmaF32 | VCmpEqF32 | VCmpNeqF32 | VCmpLtF32 | VCmpLeF32 | VCmpGtF32
+        | VCmpGeF32 | VCvtPkrtzF16F32 | VCvtPkRtzF16F32 | VMax3F32 | VMin3F32 | VMed3F32 => {
+            SrcKind::F32
+        }
+        VCvtF32F64 | VCvtI32F64 | VRcpF64 | VFmaF64 | VAddF64 | VMulF64 | VMaxF64 => SrcKind::F64,
+        _ => SrcKind::Int,
+    }
+}
+
+pub(super) fn execute(op: Op, mods: &Mods, src: [u64; 3], flag_in: bool) -> Result<AluOut> {
+    match op.info().form {
+        Form::Vop3p => packed(op, mods, src),
+        Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3 => {
+            let kind = src_kind(op);
+            if kind == SrcKind::Int && (mods.neg | mods.abs) != 0 {
+                return Err(unsupported(op, "neg/abs on integer sources"));
+            }
+            if op == Op::VFmacF32 && (mods.neg | mods.abs) & 4 != 0 {
+                return Err(unsupported(op, "neg/abs on the accumulator"));
+            }
+            if mods.neg_hi != 0 {
+                return Err(unsupported(op, "neg_hi outside VOP3P"));
+            }
+            if mods.op_sel != 0 && op != Op::VPackB32F16 {
+                return Err(unsupported(op, "VOP3 op_sel"));
+            }
+            let src = [
+                modded(src, mods, 0, kind),
+                modded(src, mods, 1, kind),
+                modded(src, mods, 2, kind),
+            ];
+            let res = lane(op, mods, src, flag_in)?;
+            finish(op, mods, res)
+        }
+        _ => Err(Error::unsupported(
+            format!("{op:?} in the vector ALU (not a VALU op)"),
+            "emu",
+        )),
+    }
+}
+
+fn f32_of(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+fn f64_of(x: u64) -> f64 {
+    f64::from_bits(x)
+}
+
+/// Truncating float → integer conversion with saturation; NaN → 0.
+fn to_int_sat(x: f64, lo: f64, hi: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.trunc().clamp(lo, hi)
+    }
+}
+
+/// Unsigned 32-bit add/sub result under `clamp` (saturate on wrap).
+fn sat_u32(mods: &Mods, r: u32, wrapped: bool, is_sub: bool) -> Res {
+    let v = match (mods.clamp && wrapped, is_sub) {
+        (true, false) => u32::MAX,
+        (true, true) => 0,
+        _ => r,
+    };
+    Res::Saturated(u64::from(v))
+}
+
+fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
+    use Op::*;
+    let (a, b, c) = (s[0] as u32, s[1] as u32, s[2] as u32);
+    let (fa, fb, fc) = (f32_of(s[0]), f32_of(s[1]), f32_of(s[2]));
+    let (da, db, dc) = (f64_of(s[0]), f64_of(s[1]), f64_of(s[2]));
+    let bits = |x: u32| Res::Bits(u64::from(x));
+    Ok(match op {
+        // Moves and bit ops.
+        VMovB32 => bits(a),
+        VMovB64 => Res::Bits(s[0]),
+        VNotB32 => bits(!a),
+        VBfrevB32 => bits(a.reverse_bits()),
+        VAndB32 => bits(a & b),
+        VOrB32 => bits(a | b),
+        VXorB32 => bits(a ^ b),
+        VAndOrB32 => bits((a & b) | c),
+        VOr3B32 => bits(a | b | c),
+        VLshlOrB32 => bits((a << (b & 31)) | c),
+        VCndmaskB32 => bits(if flag_in { b } else { a }),
+        VLshlrevB32 => bits(b << (a & 31)),
+        VLshrrevB32 => bits(b >> (a & 31)),
+        VAshrrevI32 => bits(((b as i32) >> (a & 31)) as u32),
+        VLshlrevB64 => Res::Bits(s[1] << (a & 63)),
+        VLshrrevB64 => Res::Bits(s[1] >> (a & 63)),
+        VBfeU32 => {
+            let width = c & 31;
+            bits(if width == 0 {
+                0
+            } else {
+                (a >> (b & 31)) & (u32::MAX >> (32 - width))
+            })
+        }
+        VPermB32 => bits(perm(a, b, c)),
+        VAlignbitB32 => bits((((u64::from(a) << 32) | u64::from(b)) >> (c & 31)) as u32),
+
+        // Integer arithmetic.
+        VAddU32 => {
+            let (r, w) = a.overflowing_add(b);
+            sat_u32(mods, r, w, false)
+        }
+        VSubU32 => {
+            let (r, w) = a.overflowing_sub(b);
+            sat_u32(mods, r, w, true)
+        }
+        VSubrevU32 => {
+            let (r, w) = b.overflowing_sub(a);
+            sat_u32(mods, r, w, true)
+        }
+        VAddCoU32 | VAddCoU32Vop3 => carry(mods, u64::from(a) + u64::from(b), false),
+        VAddcCoU32 => carry(
+            mods,
+            u64::from(a) + u64::from(b) + u64::from(flag_in),
+            false,
+        ),
+        VSubCoU32 | VSubCoU32Vop3 => carry(mods, u64::from(a).wrapping_sub(u64::from(b)), true),
+        VSubrevCoU32 => carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true),
+        VAdd3U32 => bits(a.wrapping_add(b).wrapping_add(c)),
+        VLshlAddU32 => bits((a << (b & 31)).wrapping_add(c)),
+        VAddLshlU32 => bits(a.wrapping_add(b) << (c & 31)),
+        VMulLoU32 => bits(a.wrapping_mul(b)),
+        VMulHiU32 => bits(((u64::from(a) * u64::from(b)) >> 32) as u32),
+        VMulHiI32 => bits(((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32),
+        VMulU32U24 => bits((a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+        VMulHiU32U24 => bits(((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32),
+        VMadU32U24 => bits((a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)),
+        VMadU64U32 => {
+            let p = u128::from(a) * u128::from(b) + u128::from(s[2]);
+            let overflow = p >> 64 != 0;
+            let v = if mods.clamp && overflow {
+                u64::MAX
+            } else {
+                p as u64
+            };
+            Res::Carry(v, overflow)
+        }
+        VMinI32 => bits((a as i32).min(b as i32) as u32),
+        VMaxI32 => bits((a as i32).max(b as i32) as u32),
+        VMinU32 => bits(a.min(b)),
+        VMaxU32 => bits(a.max(b)),
+
+        // Integer compares.
+        VCmpEqU32 | VCmpEqI32 => Res::Cmp(a == b),
+        VCmpNeU32 | VCmpNeI32 => Res::Cmp(a != b),
+        VCmpLtU32 => Res::Cmp(a < b),
+        VCmpLeU32 => Res::Cmp(a <= b),
+        VCmpGtU32 => Res::Cmp(a > b),
+        VCmpGeU32 => Res::Cmp(a >= b),
+        VCmpLtI32 => Res::Cmp((a as i32) < (b as i32)),
+        VCmpLeI32 => Res::Cmp((a as i32) <= (b as i32)),
+        VCmpGtI32 => Res::Cmp((a as i32) > (b as i32)),
+        VCmpGeI32 => Res::Cmp((a as i32) >= (b as i32)),
+
+        // Float compares: neq is unordered, the others ordered (Rust's operators).
+        VCmpEqF32 => Res::Cmp(fa == fb),
+        VCmpNeqF32 => Res::Cmp(fa != fb),
+        VCmpLtF32 => Res::Cmp(fa < fb),
+        VCmpLeF32 => Res::Cmp(fa <= fb),
+        VCmpGtF32 => Res::Cmp(fa > fb),
+        VCmpGeF32 => Res::Cmp(fa >= fb),
+
+        // f32 arithmetic.
+        VAddF32 => Res::F32(fa + fb),
+        VSubF32 => Res::F32(fa - fb),
+        VSubrevF32 => Res::F32(fb - fa),
+        VMulF32 => Res::F32(fa * fb),
+        VMinF32 => Res::F32(min_ieee(fa, fb)),
+        VMaxF32 => Res::F32(max_ieee(fa, fb)),
+        VMin3F32 => Res::F32(min_ieee(min_ieee(fa, fb), fc)),
+        VMax3F32 => Res::F32(max_ieee(max_ieee(fa, fb), fc)),
+        VMed3F32 => Res::F32(med3(fa, fb, fc)),
+        VFmaF32 | VFmacF32 => Res::F32(fa.mul_add(fb, fc)),
+        VRcpF32 => Res::F32(1.0 / fa),
+        VSqrtF32 => Res::F32(fa.sqrt()),
+        VRsqF32 => Res::F32((1.0 / f64::from(fa).sqrt()) as f32),
+        VExpF32 => Res::F32(f64::from(fa).exp2() as f32),
+        VLogF32 => Res::F32(f64::from(fa).log2() as f32),
+
+        // f64 arithmetic.
+        VAddF64 => Res::F64(da + db),
+        VMulF64 => Res::F64(da * db),
+        VMaxF64 => Res::F64(max_ieee(da, db)),
+        VFmaF64 => Res::F64(da.mul_add(db, dc)),
+        VRcpF64 => Res::F64(1.0 / da),
+
+        // f16 arithmetic (low halves).
+        VAddF16 => Res::F16(f16_round(
+            f16_to_f64(a as u16) + f16_to_f64(b as u16),
+            0.0,
+            Round::NearestEven,
+        )),
+        VMulF16 => Res::F16(f16_round(
+            f16_to_f64(a as u16) * f16_to_f64(b as u16),
+            0.0,
+            Round::NearestEven,
+        )),
+        VFmaF16 => Res::F16(f16_fma(a as u16, b as u16, c as u16)),
+
+        // Conversions.
+        VCvtF32I32 => Res::F32(a as i32 as f32),
+        VCvtF32U32 => Res::F32(a as f32),
+        // Saturating already: clamp changes nothing.
+        VCvtU32F32 => {
+            Res::Saturated(to_int_sat(f64::from(fa), 0.0, f64::from(u32::MAX)) as u32 as u64)
+        }
+        VCvtI32F32 => Res::Saturated(u64::from(to_int_sat(
+            f64::from(fa),
+            f64::from(i32::MIN),
+            f64::from(i32::MAX),
+        ) as i32 as u32)),
+        VCvtI32F64 => {
+            Res::Saturated(u64::from(
+                to_int_sat(da, f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32,
+            ))
+        }
+        VCvtF16F32 => Res::F16(f16_from_f32(fa)),
+        VCvtF32F16 => Res::F32(f16_to_f32(a as u16)),
+        VCvtF64F32 => Res::F64(f64::from(fa)),
+        VCvtF32F64 => Res::F32(da as f32),
+        VCvtF64I32 => Res::F64(f64::from(a as i32)),
+        VCvtPkrtzF16F32 | VCvtPkRtzF16F32 => {
+            let lo = f16_round(f64::from(fa), 0.0, Round::TowardZero);
+            let hi = f16_round(f64::from(fb), 0.0, Round::TowardZero);
+            Res::Bits(u64::from(lo) | u64::from(hi) << 16)
+        }
+        VPackB32F16 => {
+            let half = |x: u32, i: u8| -> u64 {
+                u64::from(
+                    if mods.op_sel >> i & 1 != 0 {
+                        x >> 16
+                    } else {
+                        x
+                    } & 0xffff,
+                )
+            };
+            if mods.clamp || mods.omod != 0 {
+                return Err(unsupported(op, "clamp/omod"));
+            }
+            Res::Bits(half(a, 0) | half(b, 1) << 16)
+        }
+        other => {
+            return Err(Error::unsupported(
+                format!("{other:?} in the vector ALU (one the interpreter executes)"),
+                "emu",
+            ))
+        }
+    })
+}
+
+/// A VOP3b add/sub: `wide` is the 33-bit (add) or wrapped 64-bit (sub) result.
+fn carry(mods: &Mods, wide: u64, is_sub: bool) -> Res {
+    let flag = wide >> 32 != 0;
+    let v = match (mods.clamp && flag, is_sub) {
+        (true, false) => u64::from(u32::MAX),
+        (true, true) => 0,
+        _ => wide & 0xffff_ffff,
+    };
+    Res::Carry(v, flag)
+}
+
+/// `v_perm_b32`: byte i of the result is selected by byte i of `sel` from
+/// `{s0, s1}` (module documentation).
+fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
+    let data = (u64::from(s0) << 32) | u64::from(s1);
+    let byte = |k: u32| (data >> (8 * k)) as u8;
+    let sign = |k: u32| if byte(k) & 0x80 != 0 { 0xff } else { 0x00 };
+    (0..4).fold(0u32, |acc, i| {
+        let s = (sel >> (8 * i)) & 0xff;
+        let out: u8 = match s {
+            0..=7 => byte(s),
+            8 => sign(1),
+            9 => sign(3),
+            10 => sign(5),
+            11 => sign(7),
+            12 => 0x00,
+            _ => 0xff,
+        };
+        acc | u32::from(out) << (8 * i)
+    })
+}
+
+/// Output modifiers and clamp; NaN results canonical.
+fn finish(op: Op, mods: &Mods, res: Res) -> Result<AluOut> {
+    let factor = omod_factor(mods.omod);
+    Ok(match res {
+        Res::F32(x) => AluOut::plain(u64::from(out_f32(x, factor, mods.clamp))),
+        Res::F64(x) => AluOut::plain(out_f64(x, factor, mods.clamp)),
+        Res::F16(h) => AluOut::plain(u64::from(out_f16(h, factor, mods.clamp))),
+        Res::Bits(_) | Res::Saturated(_) | Res::Carry(..) if mods.omod != 0 => {
+            return Err(unsupported(op, "omod on an integer result"));
+        }
+        Res::Bits(_) if mods.clamp => return Err(unsupported(op, "clamp on an integer result")),
+        Res::Bits(v) | Res::Saturated(v) => AluOut::plain(v),
+        Res::Carry(v, f) => AluOut::with_flag(v, f),
+        Res::Cmp(_) if mods.omod != 0 || mods.clamp => {
+            return Err(unsupported(op, "omod/clamp on a compare"))
+        }
+        Res::Cmp(c) => AluOut::with_flag(0, c),
+    })
+}
+
+fn out_f32(x: f32, factor: f64, clamp: bool) -> u32 {
+    let x = if factor == 1.0 {
+        x
+    } else {
+        (f64::from(x) * factor) as f32
+    };
+    let x = if clamp { clamp01(x) } else { x };
+    if x.is_nan() {
+        NAN_F32
+    } else {
+        x.to_bits()
+    }
+}
+
+fn out_f64(x: f64, factor: f64, clamp: bool) -> u64 {
+    let x = x * factor;
+    let x = if clamp { clamp01(x) } else { x };
+    if x.is_nan() {
+        NAN_F64
+    } else {
+        x.to_bits()
+    }
+}
+
+fn out_f16(h: u16, factor: f64, clamp: bool) -> u16 {
+    let mut h = h;
+    if factor != 1.0 {
+        h = f16_round(f16_to_f64(h) * factor, 0.0, Round::NearestEven);
+    }
+    if clamp {
+        h = f16_round(clamp01(f16_to_f64(h)), 0.0, Round::NearestEven);
+    }
+    if f16_to_f32(h).is_nan() {
+        NAN_F16
+    } else {
+        h
+    }
+}
+
+/// VOP3P: packed 16-bit math, packed f32 pairs, and the dot products.
+fn packed(op: Op, mods: &Mods, s: [u64; 3]) -> Result<AluOut> {
+    use Op::*;
+    if mods.abs != 0 || mods.omod != 0 {
+        return Err(unsupported(op, "abs/omod in VOP3P"));
+    }
+    let sel = |bitset: u8, i: usize| bitset >> i & 1 != 0;
+    // The 16-bit operand of source i for the low (hi = false) or high result half,
+    // with its negation applied when `float`.
+    let h16 = |i: usize, hi: bool, float: bool| -> u16 {
+        let (take_hi, neg) = if hi {
+            (sel(mods.op_sel_hi, i), sel(mods.neg_hi, i))
+        } else {
+            (sel(mods.op_sel, i), sel(mods.neg, i))
+        };
+        let x = if take_hi {
+            (s[i] >> 16) as u16
+        } else {
+            s[i] as u16
+        };
+        if float && neg {
+            x ^ 0x8000
+        } else {
+            x
+        }
+    };
+    let h32 = |i: usize, hi: bool| -> f32 {
+        let (take_hi, neg) = if hi {
+            (sel(mods.op_sel_hi, i), sel(mods.neg_hi, i))
+        } else {
+            (sel(mods.op_sel, i), sel(mods.neg, i))
+        };
+        let x = if take_hi {
+            (s[i] >> 32) as u32
+        } else {
+            s[i] as u32
+        };
+        f32::from_bits(if neg { x ^ 0x8000_0000 } else { x })
+    };
+    let int_neg = || (mods.neg | mods.neg_hi) != 0;
+    let f16_half = |hi: bool| -> Result<u16> {
+        let r = match op {
+            VPkAddF16 => f16_round(
+                f16_to_f64(h16(0, hi, true)) + f16_to_f64(h16(1, hi, true)),
+                0.0,
+                Round::NearestEven,
+            ),
+            VPkMulF16 => f16_round(
+                f16_to_f64(h16(0, hi, true)) * f16_to_f64(h16(1, hi, true)),
+                0.0,
+                Round::NearestEven,
+            ),
+            VPkFmaF16 => f16_fma(h16(0, hi, true), h16(1, hi, true), h16(2, hi, true)),
+            VPkMaxF16 => {
+                let m = max_ieee(f16_to_f32(h16(0, hi, true)), f16_to_f32(h16(1, hi, true)));
+                f16_from_f32(m)
+            }
+            _ => return Err(unsupported(op, "packed f16")),
+        };
+        Ok(out_f16(r, 1.0, mods.clamp))
+    };
+    let value = match op {
+        VPkAddF16 | VPkMulF16 | VPkFmaF16 | VPkMaxF16 => {
+            u64::from(f16_half(false)?) | u64::from(f16_half(true)?) << 16
+        }
+        VPkAddU16 | VPkMulLoU16 => {
+            if int_neg() {
+                return Err(unsupported(op, "neg on integer sources"));
+            }
+            let half = |hi: bool| -> Result<u64> {
+                let (x, y) = (u32::from(h16(0, hi, false)), u32::from(h16(1, hi, false)));
+                Ok(u64::from(match op {
+                    VPkAddU16 if mods.clamp => (x + y).min(0xffff),
+                    VPkAddU16 => (x + y) & 0xffff,
+                    _ if mods.clamp => return Err(unsupported(op, "clamp")),
+                    _ => (x * y) & 0xffff,
+                }))
+            };
+            half(false)? | half(true)? << 16
+        }
+        VPkAddF32 | VPkMulF32 | VPkFmaF32 => {
+            let half = |hi: bool| -> u64 {
+                let (x, y) = (h32(0, hi), h32(1, hi));
+                let r = match op {
+                    VPkAddF32 => x + y,
+                    VPkMulF32 => x * y,
+                    _ => x.mul_add(y, h32(2, hi)),
+                };
+                u64::from(out_f32(r, 1.0, mods.clamp))
+            };
+            half(false) | half(true) << 32
+        }
+        VDot2F32F16 | VDot2F32Bf16 => {
+            if sel(mods.op_sel, 2) || sel(mods.neg_hi, 2) {
+                return Err(unsupported(op, "op_sel/neg_hi on the f32 accumulator"));
+            }
+            let widen = |x: u16| -> f64 {
+                if op == VDot2F32F16 {
+                    f16_to_f64(x)
+                } else {
+                    f64::from(bf16_to_f32(x))
+                }
+            };
+            let prod = |hi: bool| widen(h16(0, hi, true)) * widen(h16(1, hi, true));
+            let mut acc = f32::from_bits(s[2] as u32);
+            if sel(mods.neg, 2) {
+                acc = -acc;
+            }
+            // Products are exact in f64; the two-term sum and the f32 addend are rounded
+            // in f64 and once more to f32.
+            let r = (prod(false) + prod(true) + f64::from(acc)) as f32;
+            u64::from(out_f32(r, 1.0, mods.clamp))
+        }
+        _ => {
+            return Err(Error::unsupported(
+                format!("{op:?} in the vector ALU (one the interpreter executes)"),
+                "emu",
+            ))
+        }
+    };
+    Ok(AluOut::plain(value))
+}
