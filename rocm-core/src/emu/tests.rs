@@ -163,7 +163,6 @@ fn vector_add_module(t: IsaTarget) -> (Module, Vec<Instr>, usize) {
 }
 
 #[test]
-#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
 fn vector_add_f32_with_an_odd_size_on_every_target() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     for t in IsaTarget::ALL {
@@ -197,7 +196,6 @@ fn vector_add_f32_with_an_odd_size_on_every_target() {
 }
 
 #[test]
-#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
 fn out_of_bounds_store_faults_naming_kernel_pc_lane_and_address() {
     for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
         let dev = device(t);
@@ -294,7 +292,6 @@ fn ids_code(t: IsaTarget) -> Vec<Instr> {
 }
 
 #[test]
-#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
 fn workitem_and_workgroup_ids_on_every_target() {
     for t in IsaTarget::ALL {
         let dev = device(t);
@@ -409,7 +406,6 @@ fn reduce_code(t: IsaTarget, block: u32) -> Vec<Instr> {
 }
 
 #[test]
-#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
 fn lds_tree_reduction_across_four_waves_with_barriers() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2);
     for t in [
@@ -593,7 +589,6 @@ fn readlane_writelane_mbcnt_swizzle_and_bpermute() {
 // Atomics
 
 #[test]
-#[ignore = "needs emu::alu from wip-alu (SALU/VALU arithmetic)"]
 fn global_atomics_add_u32_and_f32_with_and_without_return() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(4);
     let t = IsaTarget::Gfx90a;
@@ -992,7 +987,6 @@ fn unsupported_launch_state_is_named() {
 // Scoreboard
 
 #[test]
-#[ignore = "needs the real waitcnt Scoreboard from wip-hazard"]
 fn missing_waitcnt_is_a_fault() {
     let t = IsaTarget::Gfx90a;
     let dev = device(t);
