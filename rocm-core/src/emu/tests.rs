@@ -1012,3 +1012,268 @@ fn missing_waitcnt_is_a_fault() {
         other => panic!("{other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// MFMA and WMMA through memory (layouts written from reference/amdgpu.md §4, not from
+// isa::amdgpu::matrix)
+
+fn f16_bits(x: f32) -> half::f16 {
+    half::f16::from_f32(x)
+}
+
+/// |error| bound of an f32 accumulation of `k` exact products plus C: each of the k
+/// additions rounds once (relative 2^-24 of the running magnitude, at most the sum of
+/// |terms|), doubled for margin.
+fn tolerance(k: usize, abs_sum: f64) -> f64 {
+    2.0 * k as f64 * f64::from(f32::EPSILON) / 2.0 * abs_sum + 1e-30
+}
+
+#[test]
+fn mfma_f32_32x32x8_f16_tile_product_on_gfx9() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    for t in [IsaTarget::Gfx908, IsaTarget::Gfx90a, IsaTarget::Gfx942] {
+        let dev = device(t);
+        let gfx908 = t == IsaTarget::Gfx908;
+        // Kernargs A, B, C, D. A/B: 2 VGPRs per lane, lane-major in memory; C/D: 16.
+        let mut code = vec![
+            Instr::new(Op::SLoadDwordx8, [sr(4, 8), sr(0, 2)]),
+            Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(3), v(0)]),
+            Instr::new(Op::VLshlrevB32, [v(6), Operand::Int(6), v(0)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::GlobalLoadDwordx2, [vr(2, 2), v(1), sr(4, 2)]),
+            Instr::new(Op::GlobalLoadDwordx2, [vr(4, 2), v(1), sr(6, 2)]),
+        ];
+        for q in 0..4u16 {
+            code.push(
+                Instr::new(Op::GlobalLoadDwordx4, [vr(8 + 4 * q, 4), v(6), sr(8, 2)])
+                    .offset(16 * i32::from(q)),
+            );
+        }
+        code.push(wait(t, Some(0), None));
+        let acc = if gfx908 {
+            for r in 0..16u16 {
+                code.push(Instr::new(Op::VAccvgprWriteB32, [a(r), v(8 + r)]));
+            }
+            // gfx908: an MFMA reading an AGPR just written needs a wait state.
+            code.push(Instr::new(Op::SNop, [Operand::Imm(1)]));
+            ar(0, 16)
+        } else {
+            vr(8, 16)
+        };
+        code.push(Instr::new(
+            Op::VMfmaF32_32x32x8F16,
+            [acc, vr(2, 2), vr(4, 2), acc],
+        ));
+        // Wait states before reading the result (clang's counts, reference §1.3; three
+        // s_nop 7 cover every gfx9 target).
+        for _ in 0..3 {
+            code.push(Instr::new(Op::SNop, [Operand::Imm(7)]));
+        }
+        if gfx908 {
+            for r in 0..16u16 {
+                code.push(Instr::new(Op::VAccvgprReadB32, [v(8 + r), a(r)]));
+            }
+        }
+        for q in 0..4u16 {
+            code.push(
+                Instr::new(Op::GlobalStoreDwordx4, [v(6), vr(8 + 4 * q, 4), sr(10, 2)])
+                    .offset(16 * i32::from(q)),
+            );
+        }
+        code.push(Instr::new(Op::SEndpgm, []));
+        let mut r = resources(t, 12, 24, 32);
+        if gfx908 {
+            r.agprs = 16;
+        }
+        let m = load(t, "mfma", &code, &r, ptr_args(4));
+        let (mm, nn, kk) = (32usize, 32usize, 8usize);
+        let am: Vec<f32> = (0..mm * kk)
+            .map(|_| rng.random_range(-4.0f32..4.0))
+            .collect();
+        let bm: Vec<f32> = (0..kk * nn)
+            .map(|_| rng.random_range(-4.0f32..4.0))
+            .collect();
+        let cm: Vec<f32> = (0..mm * nn)
+            .map(|_| rng.random_range(-8.0f32..8.0))
+            .collect();
+        // Round inputs to f16 so the reference sees what the kernel sees.
+        let am: Vec<f32> = am
+            .iter()
+            .map(|&x| half::f16::from_f32(x).to_f32())
+            .collect();
+        let bm: Vec<f32> = bm
+            .iter()
+            .map(|&x| half::f16::from_f32(x).to_f32())
+            .collect();
+        // A[i][k]: VGPR (k/2)%2, half k%2, lane 32*(k/4) + i; B[k][j] likewise with j.
+        let mut abuf = vec![half::f16::ZERO; 64 * 4];
+        let mut bbuf = vec![half::f16::ZERO; 64 * 4];
+        for i in 0..32 {
+            for k in 0..8 {
+                let (lane, g, h) = (32 * (k / 4) + i, (k / 2) % 2, k % 2);
+                abuf[lane * 4 + g * 2 + h] = f16_bits(am[i * kk + k]);
+                bbuf[lane * 4 + g * 2 + h] = f16_bits(bm[k * nn + i]);
+            }
+        }
+        // C/D[i][j]: VGPR 4*(i/8) + i%4, lane (32*(i/4)) % 64 + j.
+        let cd_index = |i: usize, j: usize| ((32 * (i / 4)) % 64 + j) * 16 + 4 * (i / 8) + i % 4;
+        let mut cbuf = vec![0f32; 64 * 16];
+        for i in 0..32 {
+            for j in 0..32 {
+                cbuf[cd_index(i, j)] = cm[i * nn + j];
+            }
+        }
+        let (da, db, dc) = (
+            dev.upload(&abuf).unwrap(),
+            dev.upload(&bbuf).unwrap(),
+            dev.upload(&cbuf).unwrap(),
+        );
+        let mut dd = dev.alloc::<f32>(64 * 16).unwrap();
+        let mut args = KernelArgs::new();
+        args.push(&da).push(&db).push(&dc).push(&dd.as_slice_mut());
+        launch(&m, "mfma", LaunchConfig::linear(1, 64), &args).unwrap();
+        let got = dd.to_vec().unwrap();
+        for i in 0..32 {
+            for j in 0..32 {
+                let mut sum = f64::from(cm[i * nn + j]);
+                let mut abs = sum.abs();
+                for k in 0..kk {
+                    let p = f64::from(am[i * kk + k]) * f64::from(bm[k * nn + j]);
+                    sum += p;
+                    abs += p.abs();
+                }
+                let g = f64::from(got[cd_index(i, j)]);
+                assert!(
+                    (g - sum).abs() <= tolerance(kk + 1, abs),
+                    "{t} D[{i}][{j}] = {g}, want {sum}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn wmma_f32_16x16x16_f16_tile_product_on_gfx1100() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let t = IsaTarget::Gfx1100;
+    let dev = device(t);
+    // Kernargs A, B, C, D; A/B: 8 VGPRs per lane, C/D: 8 VGPRs per lane, lane-major.
+    let mut code = vec![
+        Instr::new(Op::SLoadDwordx8, [sr(4, 8), sr(0, 2)]),
+        Instr::new(Op::VLshlrevB32, [v(24), Operand::Int(5), v(0)]),
+        wait(t, None, Some(0)),
+    ];
+    for (base, sreg) in [(0u16, 4u16), (8, 6), (16, 8)] {
+        for h in 0..2u16 {
+            code.push(
+                Instr::new(
+                    Op::GlobalLoadDwordx4,
+                    [vr(base + 4 * h, 4), v(24), sr(sreg, 2)],
+                )
+                .offset(16 * i32::from(h)),
+            );
+        }
+    }
+    code.extend([
+        wait(t, Some(0), None),
+        Instr::new(
+            Op::VWmmaF32_16x16x16F16,
+            [vr(16, 8), vr(0, 8), vr(8, 8), vr(16, 8)],
+        ),
+        Instr::new(Op::SNop, [Operand::Imm(7)]),
+        Instr::new(Op::GlobalStoreDwordx4, [v(24), vr(16, 4), sr(10, 2)]),
+        Instr::new(Op::GlobalStoreDwordx4, [v(24), vr(20, 4), sr(10, 2)]).offset(16),
+        Instr::new(Op::SEndpgm, []),
+    ]);
+    let m = load(t, "wmma", &code, &resources(t, 12, 25, 32), ptr_args(4));
+    let n = 16usize;
+    let am: Vec<f32> = (0..n * n)
+        .map(|_| half::f16::from_f32(rng.random_range(-4.0f32..4.0)).to_f32())
+        .collect();
+    let bm: Vec<f32> = (0..n * n)
+        .map(|_| half::f16::from_f32(rng.random_range(-4.0f32..4.0)).to_f32())
+        .collect();
+    let cm: Vec<f32> = (0..n * n).map(|_| rng.random_range(-8.0f32..8.0)).collect();
+    // A[i][k]: VGPR k/2, half k%2, lanes i and i+16 (replicated); B[k][j] with j.
+    let mut abuf = vec![half::f16::ZERO; 32 * 16];
+    let mut bbuf = vec![half::f16::ZERO; 32 * 16];
+    for lane in 0..32 {
+        for k in 0..16 {
+            abuf[lane * 16 + k] = f16_bits(am[(lane % 16) * n + k]);
+            bbuf[lane * 16 + k] = f16_bits(bm[k * n + lane % 16]);
+        }
+    }
+    // C/D[i][j] (wave32, f32): VGPR i/2, lane 16*(i%2) + j.
+    let cd_index = |i: usize, j: usize| (16 * (i % 2) + j) * 8 + i / 2;
+    let mut cbuf = vec![0f32; 32 * 8];
+    for i in 0..n {
+        for j in 0..n {
+            cbuf[cd_index(i, j)] = cm[i * n + j];
+        }
+    }
+    let (da, db, dc) = (
+        dev.upload(&abuf).unwrap(),
+        dev.upload(&bbuf).unwrap(),
+        dev.upload(&cbuf).unwrap(),
+    );
+    let mut dd = dev.alloc::<f32>(32 * 8).unwrap();
+    let mut args = KernelArgs::new();
+    args.push(&da).push(&db).push(&dc).push(&dd.as_slice_mut());
+    launch(&m, "wmma", LaunchConfig::linear(1, 32), &args).unwrap();
+    let got = dd.to_vec().unwrap();
+    for i in 0..n {
+        for j in 0..n {
+            let mut sum = f64::from(cm[i * n + j]);
+            let mut abs = sum.abs();
+            for k in 0..n {
+                let p = f64::from(am[i * n + k]) * f64::from(bm[k * n + j]);
+                sum += p;
+                abs += p.abs();
+            }
+            let g = f64::from(got[cd_index(i, j)]);
+            assert!(
+                (g - sum).abs() <= tolerance(n + 1, abs),
+                "D[{i}][{j}] = {g}, want {sum}"
+            );
+        }
+    }
+    // Unequal replicas of A (lane 20 differs from lane 4) are an error naming the mismatch.
+    abuf[20 * 16 + 3] = half::f16::from_bits(abuf[20 * 16 + 3].to_bits() ^ 0x0400);
+    let da = dev.upload(&abuf).unwrap();
+    let mut args = KernelArgs::new();
+    args.push(&da).push(&db).push(&dc).push(&dd.as_slice_mut());
+    let err = launch(&m, "wmma", LaunchConfig::linear(1, 32), &args).unwrap_err();
+    assert!(matches!(err, Error::KernelFault { .. }), "{err:?}");
+}
+
+#[test]
+fn missing_mfma_hazard_nops_are_a_fault() {
+    let t = IsaTarget::Gfx90a;
+    // The MFMA result is read by the next instruction, without the wait states.
+    let code = [
+        Instr::new(
+            Op::VMfmaF32_32x32x8F16,
+            [vr(8, 16), vr(2, 2), vr(4, 2), Operand::Int(0)],
+        ),
+        Instr::new(Op::VAddF32, [v(1), v(8), v(1)]),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let m = load(t, "hazard", &code, &resources(t, 2, 24, 0), vec![]);
+    let err = launch(
+        &m,
+        "hazard",
+        LaunchConfig::linear(1, 64),
+        &KernelArgs::new(),
+    )
+    .unwrap_err();
+    match err {
+        Error::KernelFault {
+            kernel, pc, what, ..
+        } => {
+            assert_eq!(kernel, "hazard");
+            assert_eq!(pc, 8);
+            assert!(what.contains("hazard") && what.contains("mfma"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
