@@ -49,7 +49,9 @@ pub fn step(w: &mut Wave, index: usize, ctx: &mut Ctx<'_>) -> Result<Flow, Fault
         Form::Sop1 | Form::Sop2 | Form::Sopk | Form::Sopc => scalar(w, ins, index, ctx),
         Form::Sopp => sopp(w, ins, index, ctx),
         Form::Smem => smem(w, ins, ctx),
-        Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3 | Form::Vop3p => vector(w, ins),
+        Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3 | Form::Vop3p => {
+            vector(w, ins, ctx.target)
+        }
         Form::Mai | Form::Wmma => matrix(w, ins, ctx.target),
         Form::Ds => ds(w, ins, ctx),
         Form::Global => global(w, ins, ctx),
@@ -71,6 +73,16 @@ fn swidth(slot: Slot) -> u8 {
 // ---------------------------------------------------------------------------------------
 // Scalar ALU
 
+/// Reads scalar source `index` (in `src` order) of `ins`; inline constants through
+/// `alu::source_constant`.
+fn scalar_src(w: &Wave, ins: &Instr, index: usize, o: &Operand, width: u8) -> Result<u64, Fault> {
+    if let Operand::Int(_) | Operand::Float(_) = o {
+        return super::alu::source_constant(ins.op, index, o)
+            .ok_or_else(|| Fault::new(format!("inline constant {o} is not supported here")));
+    }
+    w.read_scalar(o, width, ins.op.info().ty)
+}
+
 fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow, Fault> {
     let info = ins.op.info();
     let ty = info.ty;
@@ -82,7 +94,7 @@ fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow
     match ins.op {
         Op::SMovB32 | Op::SMovB64 => {
             let width = swidth(info.slots[0]);
-            let v = w.read_scalar(opnd(1)?, width, ty)?;
+            let v = scalar_src(w, ins, 0, opnd(1)?, width)?;
             w.write_scalar(opnd(0)?, width, v)?;
         }
         Op::SMovkI32 => {
@@ -91,7 +103,7 @@ fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow
         }
         Op::SAndSaveexecB64 | Op::SAndSaveexecB32 => {
             let width = swidth(info.slots[0]);
-            let src = w.read_scalar(opnd(1)?, width, ty)?;
+            let src = scalar_src(w, ins, 0, opnd(1)?, width)?;
             let old = w.exec;
             w.write_scalar(opnd(0)?, width, old)?;
             w.exec = src & old & w.full_mask();
@@ -112,7 +124,7 @@ fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow
                 match *slot {
                     Slot::SDst(width) => dst = Some((o, width)),
                     Slot::SSrc(width) if n < 2 => {
-                        src[n] = w.read_scalar(o, width, ty)?;
+                        src[n] = scalar_src(w, ins, n, o, width)?;
                         n += 1;
                     }
                     Slot::Simm(_) if n < 2 => {
@@ -219,9 +231,25 @@ enum VDst<'a> {
     Scalar(&'a Operand),
 }
 
-fn vector(w: &mut Wave, ins: &Instr) -> Result<Flow, Fault> {
+/// Resolves source `index` (in `src` order) of a vector op: inline constants through
+/// `alu::source_constant`, which knows each source's real type.
+fn vector_src(
+    w: &Wave,
+    ins: &Instr,
+    index: usize,
+    o: &Operand,
+    width: u8,
+) -> Result<VSource, Fault> {
+    if let Operand::Int(_) | Operand::Float(_) = o {
+        return super::alu::source_constant(ins.op, index, o)
+            .map(VSource::Uniform)
+            .ok_or_else(|| Fault::new(format!("inline constant {o} is not supported here")));
+    }
+    w.vector_source(o, width, ins.op.info().ty)
+}
+
+fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     let info = ins.op.info();
-    let ty = info.ty;
     let mut src = [VSource::Uniform(0); 3];
     let mut n = 0;
     let mut mask_in = 0u64;
@@ -233,14 +261,19 @@ fn vector(w: &mut Wave, ins: &Instr) -> Result<Flow, Fault> {
                 if n >= 3 {
                     return Err(unsupported(ins, "more than three sources"));
                 }
-                src[n] = w.vector_source(o, width, ty)?;
+                src[n] = vector_src(w, ins, n, o, width)?;
                 n += 1;
             }
             Slot::SSrc(width) => {
                 if n >= 3 {
                     return Err(unsupported(ins, "more than three sources"));
                 }
-                src[n] = VSource::Uniform(w.read_scalar(o, width, ty)?);
+                src[n] = match vector_src(w, ins, n, o, width)? {
+                    VSource::Uniform(x) => VSource::Uniform(x),
+                    VSource::Lane { .. } => {
+                        return Err(unsupported(ins, "a vector register as a scalar source"))
+                    }
+                };
                 n += 1;
             }
             Slot::MaskSrc => mask_in = w.read_scalar(o, w.lanes.div_ceil(32) as u8, Ty::B64)?,
@@ -255,6 +288,16 @@ fn vector(w: &mut Wave, ins: &Instr) -> Result<Flow, Fault> {
             _ => return Err(unsupported(ins, "unexpected operand layout")),
         }
     }
+    // v_fmac_f32 reads its destination as a third source.
+    if let (Op::VFmacF32, VDst::Vector { entry, wide }) = (ins.op, &dst) {
+        src[2] = VSource::Lane {
+            entry: *entry,
+            wide: *wide,
+        };
+    }
+    // gfx11 16-bit results keep the destination's old high half (gfx9 zeroes it).
+    let keep_high =
+        target.family() == crate::isa::amdgpu::IsaFamily::Gfx11 && super::alu::writes_low16(ins.op);
     let exec = w.exec;
     let lanes = w.lanes;
     match ins.op {
@@ -313,6 +356,11 @@ fn vector(w: &mut Wave, ins: &Instr) -> Result<Flow, Fault> {
         };
         match dst {
             VDst::Vector { entry, wide } => {
+                let value = if keep_high {
+                    u64::from(w.get(entry, 0, lane) & 0xffff_0000) | (value & 0xffff)
+                } else {
+                    value
+                };
                 w.set(entry, 0, lane, value as u32);
                 if wide {
                     w.set(entry, 1, lane, (value >> 32) as u32);

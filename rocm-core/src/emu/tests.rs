@@ -1277,3 +1277,103 @@ fn missing_mfma_hazard_nops_are_a_fault() {
         other => panic!("{other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// ALU plumbing: read-modify-write sources, typed inline constants, 16-bit destinations
+
+#[test]
+fn fmac_typed_constants_and_16_bit_destinations() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let dev = device(t);
+        let lanes = t.wave_size() as usize;
+        // Kernargs: A, B, C (f32), H (f16 pair per lane), out (4 dwords per lane).
+        let code = vec![
+            Instr::new(Op::SLoadDwordx8, [sr(4, 8), sr(0, 2)]),
+            Instr::new(Op::SLoadDwordx2, [sr(12, 2), sr(0, 2)]).offset(32),
+            Instr::new(Op::VLshlrevB32, [v(10), Operand::Int(2), v(0)]),
+            Instr::new(Op::VLshlrevB32, [v(11), Operand::Int(4), v(0)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::GlobalLoadDword, [v(1), v(10), sr(4, 2)]),
+            Instr::new(Op::GlobalLoadDword, [v(2), v(10), sr(6, 2)]),
+            Instr::new(Op::GlobalLoadDword, [v(3), v(10), sr(8, 2)]),
+            Instr::new(Op::GlobalLoadDword, [v(6), v(10), sr(10, 2)]),
+            wait(t, Some(0), None),
+            // v3 = a * b + c (fmac reads its destination)
+            Instr::new(Op::VFmacF32, [v(3), v(1), v(2)]),
+            Instr::new(Op::VMovB32, [v(5), v(3)]),
+            // v4 = a * 0.5 + b (inline float as an f32 source of VOP3)
+            Instr::new(
+                Op::VFmaF32,
+                [v(4), v(1), Operand::Float(InlineFloat::Half), v(2)],
+            ),
+            // v6.lo = x + x; v6.hi: zeroed on gfx9, kept on gfx11
+            Instr::new(Op::VAddF16, [v(6), v(6), v(6)]),
+            // s[16:17] = 1.0 as a double; lane 0/1 of v7 get its dwords
+            Instr::new(Op::SMovB64, [sr(16, 2), Operand::Float(InlineFloat::One)]),
+            Instr::new(Op::VMovB32, [v(7), Operand::Int(0)]),
+            Instr::new(Op::VWritelaneB32, [v(7), s(16), Operand::Int(0)]),
+            Instr::new(Op::VWritelaneB32, [v(7), s(17), Operand::Int(1)]),
+            // out[lane] = [v4, v5, v6, v7]
+            Instr::new(Op::GlobalStoreDwordx4, [v(11), vr(4, 4), sr(12, 2)]),
+            Instr::new(Op::SEndpgm, []),
+        ];
+        let m = load(t, "plumb", &code, &resources(t, 18, 12, 40), ptr_args(5));
+        let f = |rng: &mut rand::rngs::StdRng| -> Vec<f32> {
+            (0..lanes)
+                .map(|_| rng.random_range(-100.0f32..100.0))
+                .collect()
+        };
+        let (av, bv, cv) = (f(&mut rng), f(&mut rng), f(&mut rng));
+        let hv: Vec<u32> = (0..lanes)
+            .map(|_| {
+                let x = half::f16::from_f32(rng.random_range(-500.0f32..500.0)).to_bits();
+                let y = half::f16::from_f32(rng.random_range(-500.0f32..500.0)).to_bits();
+                u32::from(x) | u32::from(y) << 16
+            })
+            .collect();
+        let bufs: Vec<_> = [&av, &bv, &cv]
+            .iter()
+            .map(|x| dev.upload(x).unwrap())
+            .collect();
+        let dh = dev.upload(&hv).unwrap();
+        let mut out = dev.alloc::<u32>(4 * lanes).unwrap();
+        let mut args = KernelArgs::new();
+        args.push(&bufs[0])
+            .push(&bufs[1])
+            .push(&bufs[2])
+            .push(&dh)
+            .push(&out.as_slice_mut());
+        launch(&m, "plumb", LaunchConfig::linear(1, lanes as u32), &args).unwrap();
+        let got = out.to_vec().unwrap();
+        let one = 1.0f64.to_bits();
+        for l in 0..lanes {
+            let rec = &got[4 * l..4 * l + 4];
+            // fma rounds once, like f32::mul_add: bit-identical.
+            assert_eq!(
+                rec[0],
+                av[l].mul_add(0.5, bv[l]).to_bits(),
+                "{t} fma 0.5 lane {l}"
+            );
+            assert_eq!(
+                rec[1],
+                av[l].mul_add(bv[l], cv[l]).to_bits(),
+                "{t} fmac lane {l}"
+            );
+            let x = half::f16::from_bits(hv[l] as u16);
+            let sum = half::f16::from_f32(x.to_f32() * 2.0).to_bits();
+            let high = if t.family() == IsaFamily::Gfx11 {
+                hv[l] & 0xffff_0000
+            } else {
+                0
+            };
+            assert_eq!(rec[2], high | u32::from(sum), "{t} add_f16 lane {l}");
+            let expect7 = match l {
+                0 => one as u32,
+                1 => (one >> 32) as u32,
+                _ => 0,
+            };
+            assert_eq!(rec[3], expect7, "{t} s_mov_b64 1.0 lane {l}");
+        }
+    }
+}
