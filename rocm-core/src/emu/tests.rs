@@ -1377,3 +1377,40 @@ fn fmac_typed_constants_and_16_bit_destinations() {
         }
     }
 }
+
+#[test]
+fn getpc_points_into_the_loaded_code() {
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1102] {
+        let dev = device(t);
+        // s[8:9] = address of the instruction after s_getpc; load that dword (the code
+        // is in device memory) and the next one; lanes 0, 1 store them.
+        let mut code = vec![
+            Instr::new(Op::SLoadDwordx2, [sr(4, 2), sr(0, 2)]),
+            Instr::new(Op::SGetpcB64, [sr(8, 2)]),
+            Instr::new(Op::SLoadDwordx2, [sr(10, 2), sr(8, 2)]),
+            wait(t, None, Some(0)),
+        ];
+        code.extend(store_sgprs(t, &[10, 11], 4));
+        code.push(Instr::new(Op::SEndpgm, []));
+        let m = load(t, "getpc", &code, &resources(t, 12, 4, 8), ptr_args(1));
+        let mut out = dev.alloc::<u32>(t.wave_size() as usize).unwrap();
+        let mut a = KernelArgs::new();
+        a.push(&out.as_slice_mut());
+        launch(&m, "getpc", LaunchConfig::linear(1, t.wave_size()), &a).unwrap();
+        let words = encode_all(&code[2..4], t).unwrap();
+        assert_eq!(&out.to_vec().unwrap()[..2], &words[..2], "{t}");
+    }
+}
+
+#[test]
+fn wave_size_must_match_the_target() {
+    let t = IsaTarget::Gfx1100;
+    let mut r = resources(t, 2, 1, 0);
+    r.wave32 = false;
+    let m = load(t, "w64", &[Instr::new(Op::SEndpgm, [])], &r, vec![]);
+    let err = launch(&m, "w64", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported { op, .. } if op.contains("wave64")),
+        "{err:?}"
+    );
+}
