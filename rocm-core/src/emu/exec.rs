@@ -495,26 +495,23 @@ fn ds(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                     (lane & !31) | ((((lane & 31) & and) | or) ^ xor)
                 }
             };
-            let vals: Vec<(u32, u32)> = lanes_of(exec)
-                .map(|l| {
-                    let s = src(l);
-                    let v = if exec >> s & 1 != 0 {
-                        w.get(addr, 0, s)
-                    } else {
-                        0
-                    };
-                    (l, v)
-                })
-                .collect();
-            for (l, v) in vals {
-                w.set(d, 0, l, v);
+            // Read every source lane before writing any destination (d may alias addr).
+            let mut vals = [0u32; 64];
+            for l in lanes_of(exec) {
+                let from = src(l);
+                if exec >> from & 1 != 0 {
+                    vals[l as usize] = w.get(addr, 0, from);
+                }
+            }
+            for l in lanes_of(exec) {
+                w.set(d, 0, l, vals[l as usize]);
             }
             return Ok(Flow::Next);
         }
         Op::DsBpermuteB32 | Op::DsPermuteB32 => {
             let d = need(dst)?;
             let src_data = need(data[0])?;
-            let mut out = vec![0u32; lanes as usize];
+            let mut out = [0u32; 64];
             for l in lanes_of(exec) {
                 let target = (w.get(addr, 0, l).wrapping_add(offset) / 4) & (lanes - 1);
                 if op == Op::DsBpermuteB32 {
