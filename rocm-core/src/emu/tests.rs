@@ -1414,3 +1414,105 @@ fn wave_size_must_match_the_target() {
         "{err:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// LDS: every width, the two-address forms, atomics and permute
+
+fn ds2(op: Op, ops: impl Into<Vec<Operand>>, offset0: i32, offset1: u8) -> Instr {
+    Instr::new(op, ops).with_mods(Mods {
+        offset: offset0,
+        offset1,
+        ..Mods::default()
+    })
+}
+
+#[test]
+fn lds_widths_two_address_forms_atomics_and_permute() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let dev = device(t);
+        let n = t.wave_size() as usize;
+        let code = vec![
+            Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+            Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(2), v(0)]),
+            Instr::new(Op::VLshlrevB32, [v(20), Operand::Int(4), v(0)]),
+            Instr::new(Op::VLshlrevB32, [v(34), Operand::Int(7), v(0)]),
+            Instr::new(Op::VAddU32, [v(21), Operand::Literal(1024), v(1)]),
+            Instr::new(Op::VLshlrevB32, [v(22), Operand::Int(3), v(0)]),
+            Instr::new(Op::VAddU32, [v(22), Operand::Literal(2048), v(22)]),
+            Instr::new(Op::VMovB32, [v(23), Operand::Literal(4096)]),
+            Instr::new(Op::VMovB32, [v(24), Operand::Int(1)]),
+            Instr::new(Op::VMovB32, [v(25), Operand::Float(InlineFloat::One)]),
+            Instr::new(Op::VAddU32, [v(27), Operand::Int(20), v(1)]),
+            Instr::new(Op::VAndB32, [v(27), Operand::Literal(0xff), v(27)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::GlobalLoadDwordx4, [vr(4, 4), v(20), sr(4, 2)]),
+            wait(t, Some(0), None),
+            // Region A: b128 per lane, read back as b64 (upper half) and b96.
+            Instr::new(Op::DsWriteB128, [v(20), vr(4, 4)]),
+            Instr::new(Op::DsReadB64, [vr(8, 2), v(20)]).offset(8),
+            Instr::new(Op::DsReadB96, [vr(10, 3), v(20)]),
+            // Region B: write2_b32 (dword offsets 0 and 64), read2_b32 swapped.
+            ds2(Op::DsWrite2B32, [v(21), v(4), v(5)], 0, 64),
+            ds2(Op::DsRead2B32, [vr(14, 2), v(21)], 64, 0),
+            // Region C: write2_b64 (qword offsets 0 and 64), read2_b64 swapped.
+            ds2(Op::DsWrite2B64, [v(22), vr(4, 2), vr(6, 2)], 0, 64),
+            ds2(Op::DsRead2B64, [vr(16, 4), v(22)], 64, 0),
+            // Atomics at 4096: add_u32 of v4, max_u32 of v5, add_rtn_f32 1.0,
+            // add_rtn_u32 1.
+            Instr::new(Op::DsAddU32, [v(23), v(4)]),
+            Instr::new(Op::DsMaxU32, [v(23), v(5)]).offset(4),
+            Instr::new(Op::DsAddRtnF32, [v(33), v(23), v(25)]).offset(8),
+            Instr::new(Op::DsAddRtnU32, [v(32), v(23), v(24)]).offset(12),
+            Instr::new(Op::DsPermuteB32, [v(26), v(27), v(4)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::DsReadB128, [vr(28, 4), v(23)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::GlobalStoreDwordx2, [v(34), vr(8, 2), sr(6, 2)]),
+            Instr::new(Op::GlobalStoreDwordx3, [v(34), vr(10, 3), sr(6, 2)]).offset(8),
+            Instr::new(Op::GlobalStoreDwordx2, [v(34), vr(14, 2), sr(6, 2)]).offset(20),
+            Instr::new(Op::GlobalStoreDwordx4, [v(34), vr(16, 4), sr(6, 2)]).offset(28),
+            Instr::new(Op::GlobalStoreDword, [v(34), v(26), sr(6, 2)]).offset(44),
+            Instr::new(Op::GlobalStoreDword, [v(34), v(32), sr(6, 2)]).offset(48),
+            Instr::new(Op::GlobalStoreDword, [v(34), v(33), sr(6, 2)]).offset(52),
+            Instr::new(Op::GlobalStoreDwordx4, [v(34), vr(28, 4), sr(6, 2)]).offset(64),
+            Instr::new(Op::SEndpgm, []),
+        ];
+        let mut r = resources(t, 8, 36, 16);
+        r.group_segment_bytes = 4096 + 16;
+        let m = load(t, "ds", &code, &r, ptr_args(2));
+        let input: Vec<u32> = (0..4 * n).map(|_| rng.random()).collect();
+        let din = dev.upload(&input).unwrap();
+        let mut out = dev.alloc::<u32>(32 * n).unwrap();
+        let mut a = KernelArgs::new();
+        a.push(&din).push(&out.as_slice_mut());
+        launch(&m, "ds", LaunchConfig::linear(1, n as u32), &a).unwrap();
+        let got = out.to_vec().unwrap();
+        let x = |l: usize, k: usize| input[4 * l + k];
+        let sum = (0..n).fold(0u32, |s, l| s.wrapping_add(x(l, 0)));
+        let max = (0..n).map(|l| x(l, 1)).max().unwrap();
+        let mut rtn_u: Vec<u32> = (0..n).map(|l| got[32 * l + 12]).collect();
+        let mut rtn_f: Vec<f32> = (0..n).map(|l| f32::from_bits(got[32 * l + 13])).collect();
+        rtn_u.sort();
+        rtn_f.sort_by(f32::total_cmp);
+        assert_eq!(rtn_u, (0..n as u32).collect::<Vec<_>>(), "{t}");
+        assert_eq!(rtn_f, (0..n).map(|i| i as f32).collect::<Vec<_>>(), "{t}");
+        for l in 0..n {
+            let rec = &got[32 * l..32 * l + 20];
+            assert_eq!(&rec[0..2], &[x(l, 2), x(l, 3)], "{t} b64 lane {l}");
+            assert_eq!(&rec[2..5], &[x(l, 0), x(l, 1), x(l, 2)], "{t} b96 lane {l}");
+            assert_eq!(&rec[5..7], &[x(l, 1), x(l, 0)], "{t} read2_b32 lane {l}");
+            assert_eq!(
+                &rec[7..11],
+                &[x(l, 2), x(l, 3), x(l, 0), x(l, 1)],
+                "{t} read2_b64 {l}"
+            );
+            assert_eq!(rec[11], x((l + n - 5) % n, 0), "{t} permute lane {l}");
+            assert_eq!(
+                &rec[16..20],
+                &[sum, max, (n as f32).to_bits(), n as u32],
+                "{t} atomics"
+            );
+        }
+    }
+}
