@@ -65,7 +65,7 @@ mod tests;
 use crate::backend::{
     downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
 };
-use crate::isa::amdgpu::codeobj::{CodeObject, CodeObjectTarget};
+use crate::isa::amdgpu::codeobj::CodeObject;
 use crate::isa::amdgpu::IsaTarget;
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
 use crate::{Device, DeviceInfo, Error, Result, Target};
@@ -144,7 +144,8 @@ pub struct EmuBackend {
     info: DeviceInfo,
     isa: IsaTarget,
     mem: Shared,
-    dispatches: AtomicU64,
+    /// Dispatch ids, one per launch on this device (the `dispatch_id` user SGPRs).
+    dispatches: Arc<AtomicU64>,
 }
 
 impl EmuBackend {
@@ -161,7 +162,7 @@ impl EmuBackend {
             },
             isa,
             mem: Arc::new(Mutex::new(AddressSpace::new())),
-            dispatches: AtomicU64::new(0),
+            dispatches: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -327,7 +328,7 @@ impl Backend for EmuBackend {
         let mut code = Vec::new();
         for k in &co.kernels {
             let words = k.words()?;
-            let resources = k.descriptor.resources(CodeObjectTarget { ..co.target })?;
+            let resources = k.descriptor.resources(co.target)?;
             let region = self.alloc(k.code.len())?;
             lock(&self.mem)?
                 .slice_mut(region.address(), k.code.len())
@@ -349,9 +350,7 @@ impl Backend for EmuBackend {
             device: self.info.id.clone(),
             mem: self.mem.clone(),
             kernels,
-            dispatches: Arc::new(AtomicU64::new(
-                self.dispatches.fetch_add(1 << 32, Ordering::Relaxed),
-            )),
+            dispatches: self.dispatches.clone(),
             _code: Arc::new(code),
         }))
     }
