@@ -122,13 +122,7 @@ impl Device {
                 }
                 backend::hip::open(ordinal)
             }
-            ("emu", Some(gfx)) => {
-                let target: Target = gfx.parse()?;
-                Err(Error::unsupported(
-                    "the emulated AMD device",
-                    format!("emu:{target} (the AMDGPU emulator is not built yet)"),
-                ))
-            }
+            ("emu", Some(gfx)) => crate::emu::open(gfx.parse()?),
             _ => Err(not_found()),
         }
     }
@@ -299,11 +293,25 @@ mod tests {
     }
 
     #[test]
-    fn emulator_names_are_checked_even_before_it_exists() {
+    fn emulator_names_are_checked() {
         assert!(matches!(
             Device::open("emu:gfx999"),
             Err(Error::UnknownTarget { .. })
         ));
+        // A known target the emulator does not run.
+        assert!(matches!(
+            Device::open("emu:sm_90"),
+            Err(Error::Unsupported { .. }) | Err(Error::UnknownTarget { .. })
+        ));
+        for gfx in [
+            "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
+        ] {
+            let dev = Device::open(&format!("emu:{gfx}")).unwrap();
+            assert_eq!(dev.id(), format!("emu:{gfx}"));
+            assert_eq!(dev.kind(), BackendKind::Emu);
+            assert_eq!(Device::open(&format!("emu:{gfx}")).unwrap(), dev);
+        }
+        assert!(Device::enumerate().iter().all(|d| !d.id.starts_with("emu")));
     }
 
     #[test]
