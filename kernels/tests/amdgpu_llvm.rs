@@ -305,3 +305,47 @@ fn resources_count_the_registers_named() {
     let m908 = samples::matrix_tile(IsaTarget::Gfx908, samples::TileKind::MfmaF32).unwrap();
     assert_eq!(m908.resources.agprs, 16);
 }
+
+/// A load whose result is used without `s_waitcnt`, as `finish` must reject it.
+fn unwaited(t: IsaTarget, wait: bool, through_branch: bool) -> rocm_core::Result<AssembledKernel> {
+    let mut k = Assembler::new(t, "unwaited", t.wave_size(), 1)?;
+    let p = k.arg_pointer("p")?;
+    let tid = k.workitem_id(0)?;
+    let x = k.vgprs(1)?;
+    k.wait_lgkm(0);
+    k.global_load(Op::GlobalLoadDword, x, tid, p, 0);
+    if through_branch {
+        // The load is outstanding on both paths into `join`.
+        let join = k.label("join");
+        k.cbranch(Op::SCbranchScc1, join);
+        k.op(Op::SNop, [Operand::Imm(0)]);
+        k.bind(join);
+    }
+    if wait {
+        k.wait_vm(0);
+    }
+    k.op(Op::VAddF32, [x.op(), x.op(), x.op()]);
+    k.global_store(Op::GlobalStoreDword, tid, x, p, 0);
+    k.s_endpgm();
+    k.finish()
+}
+
+#[test]
+fn a_missing_waitcnt_is_rejected_naming_the_instruction() {
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        unwaited(t, true, false).unwrap();
+        unwaited(t, true, true).unwrap();
+        for branch in [false, true] {
+            let e = unwaited(t, false, branch).unwrap_err().to_string();
+            let add = if branch { "#6" } else { "#4" };
+            assert!(
+                e.contains(add) && e.contains("v_add_f32") && e.contains("s_waitcnt"),
+                "{t}: {e}"
+            );
+        }
+    }
+    // The unchecked build keeps it as written.
+    let k = samples::missing_waitcnt(IsaTarget::Gfx942).unwrap();
+    assert!(!k.code.iter().any(|p| p.instr.op == Op::SWaitcnt
+        && matches!(p.instr.operands[0], Operand::Waitcnt(w) if w.vm == 0)));
+}
