@@ -349,3 +349,156 @@ fn a_missing_waitcnt_is_rejected_naming_the_instruction() {
     assert!(!k.code.iter().any(|p| p.instr.op == Op::SWaitcnt
         && matches!(p.instr.operands[0], Operand::Waitcnt(w) if w.vm == 0)));
 }
+
+/// Wait states of the `s_nop`s inserted right before code index `idx`.
+fn nops_before(k: &AssembledKernel, idx: usize) -> u32 {
+    k.code[..idx]
+        .iter()
+        .rev()
+        .take_while(|p| p.instr.op == Op::SNop && p.inserted_for.is_some())
+        .map(|p| match p.instr.operands[0] {
+            Operand::Imm(n) => n as u32 + 1,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// MFMA 32x32x8 f16 whose D is stored (gfx90a/942) or read out (gfx908) right after.
+fn mfma_then_read(t: IsaTarget) -> AssembledKernel {
+    let mut k = Assembler::new(t, "mfma_read", 64, 1).unwrap();
+    let p = k.arg_pointer("p").unwrap();
+    let tid = k.workitem_id(0).unwrap();
+    let ab = k.vgprs(4).unwrap();
+    k.wait_lgkm(0);
+    k.global_load(Op::GlobalLoadDwordx4, ab, tid, p, 0);
+    k.wait_vm(0);
+    let d = k.vgprs(16).unwrap();
+    if t == IsaTarget::Gfx908 {
+        let acc = k.agprs(16).unwrap();
+        k.op(
+            Op::VMfmaF32_32x32x8F16,
+            [acc.op(), ab.sub(0, 2).op(), ab.sub(2, 2).op(), acc.op()],
+        );
+        k.op(Op::VAccvgprReadB32, [d.at(0).op(), acc.at(0).op()]);
+    } else {
+        k.op(
+            Op::VMfmaF32_32x32x8F16,
+            [
+                d.op(),
+                ab.sub(0, 2).op(),
+                ab.sub(2, 2).op(),
+                Operand::Int(0),
+            ],
+        );
+    }
+    k.global_store(Op::GlobalStoreDword, tid, d.at(0), p, 0);
+    k.s_endpgm();
+    k.finish().unwrap()
+}
+
+#[test]
+fn mfma_result_hazard_nops_match_clang() {
+    // clang-19 -O2 for a 32x32x8 f16 MFMA whose D is read next (amdgpu.md §1.3):
+    // gfx908 s_nop 7; s_nop 7; s_nop 1 (18), gfx90a s_nop 7; s_nop 7; s_nop 2 (19),
+    // gfx942 s_nop 7; s_nop 2 (11 wait states as NOPs).
+    for (t, waits) in [
+        (IsaTarget::Gfx908, 18),
+        (IsaTarget::Gfx90a, 19),
+        (IsaTarget::Gfx942, 11),
+    ] {
+        let k = mfma_then_read(t);
+        let mfma = k
+            .code
+            .iter()
+            .position(|p| p.instr.op == Op::VMfmaF32_32x32x8F16)
+            .unwrap();
+        let nops = k.code[mfma + 1..]
+            .iter()
+            .take_while(|p| p.instr.op == Op::SNop)
+            .count();
+        let reader = mfma + 1 + nops;
+        assert_eq!(nops_before(&k, reader), waits, "{t}\n{}", k.listing);
+        assert!(k.code[reader].inserted_for.is_none());
+        // Unchecked: the same code without the NOPs.
+        let raw = samples::missing_mfma_nop(t).unwrap();
+        assert!(raw.code.iter().all(|p| p.instr.op != Op::SNop));
+    }
+}
+
+#[test]
+fn hazards_on_a_back_edge_get_nops_at_the_loop_top() {
+    let t = IsaTarget::Gfx90a;
+    let mut k = Assembler::new(t, "loop", 64, 1).unwrap();
+    let p = k.arg_pointer("p").unwrap();
+    let tid = k.workitem_id(0).unwrap();
+    let n = k.sgprs(1).unwrap();
+    let ab = k.vgprs(2).unwrap();
+    let d = k.vgprs(4).unwrap();
+    k.op(
+        Op::VMovB32,
+        [
+            ab.at(0).op(),
+            Operand::Float(rocm_core::isa::amdgpu::InlineFloat::One),
+        ],
+    );
+    k.op(
+        Op::VMovB32,
+        [
+            ab.at(1).op(),
+            Operand::Float(rocm_core::isa::amdgpu::InlineFloat::Two),
+        ],
+    );
+    for r in 0..4 {
+        k.op(Op::VMovB32, [d.at(r).op(), Operand::Int(0)]);
+    }
+    k.op(Op::SMovB32, [n.op(), Operand::Int(3)]);
+    k.wait_lgkm(0);
+    let top = k.label("top");
+    k.bind(top);
+    // Reads D: right after the MFMA at the loop's end when coming round the back edge.
+    k.global_store(Op::GlobalStoreDword, tid, d.at(0), p, 0);
+    k.op(
+        Op::VMfmaF32_16x16x4F32,
+        [d.op(), ab.at(0).op(), ab.at(1).op(), d.op()],
+    );
+    k.op(Op::SSubU32, [n.op(), n.op(), Operand::Int(1)]);
+    k.op(Op::SCmpLgU32, [n.op(), Operand::Int(0)]);
+    k.cbranch(Op::SCbranchScc1, top);
+    k.s_endpgm();
+    let built = k.finish().unwrap();
+    let store = built
+        .code
+        .iter()
+        .position(|p| p.instr.op == Op::GlobalStoreDword)
+        .unwrap();
+    assert!(nops_before(&built, store) > 0, "{}", built.listing);
+    // The label sits on the first NOP, and the back branch goes there.
+    let first_nop = built.code[..store]
+        .iter()
+        .rposition(|p| p.inserted_for.is_none())
+        .unwrap()
+        + 1;
+    assert_eq!(built.code[first_nop].labels, ["top"]);
+    let br = built
+        .code
+        .iter()
+        .position(|p| p.instr.op == Op::SCbranchScc1)
+        .unwrap();
+    let target = i64::from(built.code[br].pc) + 4 + 4 * i64::from(branch_offset(&built, br));
+    assert_eq!(target, i64::from(built.code[first_nop].pc));
+    // The straight-line version (no loop) needs no NOP before the store.
+    let mut k = Assembler::new(t, "straight", 64, 1).unwrap();
+    let p = k.arg_pointer("p").unwrap();
+    let tid = k.workitem_id(0).unwrap();
+    let x = k.vgprs(1).unwrap();
+    k.op(Op::VMovB32, [x.op(), Operand::Int(0)]);
+    k.wait_lgkm(0);
+    k.global_store(Op::GlobalStoreDword, tid, x, p, 0);
+    k.s_endpgm();
+    let built = k.finish().unwrap();
+    assert!(
+        built.code.iter().all(|p| p.inserted_for.is_none()),
+        "{}",
+        built.listing
+    );
+}
