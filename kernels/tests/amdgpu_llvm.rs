@@ -502,3 +502,24 @@ fn hazards_on_a_back_edge_get_nops_at_the_loop_top() {
         built.listing
     );
 }
+
+#[test]
+fn foreign_labels_and_lds_overflow_are_errors() {
+    let t = IsaTarget::Gfx942;
+    let mut other = Assembler::new(t, "other", 64, 1).unwrap();
+    let _ = other.label("a");
+    let foreign = other.label("b");
+    let mut k = Assembler::new(t, "k", 64, 1).unwrap();
+    k.branch(foreign);
+    k.s_endpgm();
+    assert!(k
+        .finish()
+        .unwrap_err()
+        .to_string()
+        .contains("does not belong"));
+    let mut k = Assembler::new(t, "k", 64, 1).unwrap();
+    assert_eq!(k.lds(100, 4).unwrap(), 0);
+    assert_eq!(k.lds(8, 16).unwrap(), 112);
+    assert!(k.lds(64 * 1024, 4).is_err());
+    assert!(k.lds(4, 3).is_err());
+}

@@ -345,11 +345,17 @@ impl Assembler {
                 format!("{align} is not a power of two"),
             ));
         }
+        let limit = super::report::caps_of(self.target.isa)?.lds_bytes_per_workgroup;
         let off = self.lds_bytes.div_ceil(align) * align;
         let end = off
             .checked_add(bytes)
-            .filter(|&e| e <= 64 * 1024)
-            .ok_or_else(|| Error::invalid("lds", format!("{bytes} bytes at {off} pass 64 KiB")))?;
+            .filter(|&e| e <= limit)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "lds",
+                    format!("{bytes} bytes at {off} pass the {limit} bytes of a workgroup"),
+                )
+            })?;
         self.lds_bytes = end;
         Ok(off)
     }
@@ -385,7 +391,12 @@ impl Assembler {
 
     /// A conditional branch (`s_cbranch_scc0/scc1/vccz/vccnz/execz/execnz`) to `l`.
     pub fn cbranch(&mut self, op: Op, l: Label) -> &mut Self {
-        if is_branch(op) {
+        if l.0 >= self.label_names.len() {
+            self.fail(Error::invalid(
+                "branch",
+                format!("label {} does not belong to this kernel", l.0),
+            ));
+        } else if is_branch(op) {
             self.items.push(Item::Branch(op, l));
         } else {
             self.fail(Error::invalid("branch", format!("{op:?} is not a branch")));

@@ -59,7 +59,7 @@ pub struct ResourceReport {
     pub limiter: Limiter,
 }
 
-fn caps_of(t: IsaTarget) -> Result<&'static Caps> {
+pub(crate) fn caps_of(t: IsaTarget) -> Result<&'static Caps> {
     Arch::all()
         .find(|a| a.name() == t.name())
         .map(|a| a.caps())
