@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bandwidth;
 mod blas;
 mod ccl;
+mod disasm;
 mod dnn;
 mod fft;
 mod info;
@@ -28,6 +29,8 @@ struct Cli {
 enum Command {
     /// List every device present with its target and capabilities (like rocminfo).
     Info(info::InfoArgs),
+    /// Print an AMDGPU code object's kernels, descriptors, metadata and disassembly.
+    Disasm(disasm::DisasmArgs),
     /// Host/device copy bandwidth (like rocm_bandwidth_test).
     Bandwidth(bandwidth::BandwidthArgs),
     /// Time a rocm-solver routine with its LAPACK test ratio (like rocsolver-bench).
@@ -55,6 +58,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Info(a) => info::run(a),
+        Command::Disasm(a) => disasm::run(a).map_err(Into::into),
         Command::Bandwidth(a) => bandwidth::run(a),
         Command::Solver(a) => solver::run(a),
         Command::Suite(a) => suite::run(a),

@@ -7,6 +7,7 @@
 //! `rocm-bench bandwidth` measures with. The generator framework, PTX builder and
 //! catalogs arrive with the Level 1 BLAS work.
 
+pub mod amdgpu;
 pub mod catalog;
 pub mod copy;
 pub mod generator;

@@ -1,0 +1,303 @@
+//! `rocm-bench disasm FILE`: an AMDGPU code object's kernels, descriptors, metadata and
+//! disassembly — ours or LLVM's.
+//!
+//! Per kernel: the name; the descriptor's raw fields and what they decode to (registers
+//! as allocated, `accum_offset`, user SGPRs, workgroup-id and work-item-id enables, LDS,
+//! scratch, kernarg size, wave32, float modes) and the occupancy those resources allow;
+//! the metadata (counts and `.args` with offsets, sizes and kinds); then the code, one
+//! instruction per line with its byte offset and encoding. Words the instruction model
+//! cannot decode print as `.long 0x…` and the listing continues one dword later.
+
+use rocm_core::isa::amdgpu::codeobj::{CodeObject, Kernel};
+use rocm_core::isa::amdgpu::{decode, IsaTarget, Op, Operand};
+use rocm_core::{Error, Result};
+use rocm_kernels::amdgpu::ResourceReport;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct DisasmArgs {
+    /// A code object (ELF, e.g. a `.hsaco` from ld.lld or one written by rocm-rs).
+    file: PathBuf,
+}
+
+pub fn run(a: &DisasmArgs) -> Result<()> {
+    let data = std::fs::read(&a.file).map_err(|e| Error::Io {
+        context: format!("reading {}", a.file.display()),
+        message: e.to_string(),
+    })?;
+    print!("{}", render(&data)?);
+    Ok(())
+}
+
+/// The whole report of a code object.
+pub fn render(data: &[u8]) -> Result<String> {
+    let co = CodeObject::parse(data)?;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "code object: {} (e_flags {:#x}), {} kernel(s)",
+        co.target.target_id(),
+        co.target.e_flags(),
+        co.kernels.len()
+    );
+    for k in &co.kernels {
+        s.push('\n');
+        kernel(&mut s, &co, k)?;
+    }
+    Ok(s)
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn kernel(s: &mut String, co: &CodeObject, k: &Kernel) -> Result<()> {
+    let t = co.target;
+    let d = &k.descriptor;
+    let _ = writeln!(s, "kernel {}", k.name());
+    let _ = writeln!(
+        s,
+        "  descriptor: rsrc1 {:#010x} rsrc2 {:#010x} rsrc3 {:#010x} properties {:#06x} entry offset {}",
+        d.compute_pgm_rsrc1,
+        d.compute_pgm_rsrc2,
+        d.compute_pgm_rsrc3,
+        d.kernel_code_properties,
+        d.kernel_code_entry_byte_offset
+    );
+    match d.resources(t) {
+        Ok(r) => {
+            let _ = writeln!(
+                s,
+                "    vector registers allocated {} ({} granules){}",
+                d.allocated_vgprs(t.isa),
+                d.vgpr_granules() + 1,
+                if t.isa.unified_agprs() {
+                    format!(", accum_offset {}", d.accum_offset())
+                } else {
+                    String::new()
+                }
+            );
+            if t.isa.family() == rocm_core::isa::amdgpu::IsaFamily::Gfx9 {
+                let _ = writeln!(
+                    s,
+                    "    SGPRs allocated {} (reserved VCC {}, flat scratch / XNACK included)",
+                    d.allocated_sgprs(),
+                    yes(r.reserve_vcc)
+                );
+            }
+            let u = r.user_sgprs;
+            let _ = writeln!(
+                s,
+                "    user SGPRs {} (kernarg ptr {}, dispatch ptr {}, queue ptr {}, dispatch id {})",
+                d.user_sgpr_count(),
+                yes(u.kernarg_segment_ptr),
+                yes(u.dispatch_ptr),
+                yes(u.queue_ptr),
+                yes(u.dispatch_id)
+            );
+            let ids: Vec<&str> = ["x", "y", "z"]
+                .iter()
+                .zip(r.workgroup_id)
+                .filter(|(_, on)| *on)
+                .map(|(a, _)| *a)
+                .collect();
+            let _ = writeln!(
+                s,
+                "    workgroup ids [{}], work-item id dims {}, wave{}",
+                ids.join(","),
+                r.workitem_id_dims,
+                if d.wave32() { 32 } else { 64 }
+            );
+            let _ = writeln!(
+                s,
+                "    LDS {} bytes, scratch {} bytes/work-item, kernarg {} bytes",
+                d.group_segment_fixed_size, d.private_segment_fixed_size, d.kernarg_size
+            );
+            let m = r.float_mode;
+            let _ = writeln!(
+                s,
+                "    float: round32 {} round16/64 {} denorm32 {} denorm16/64 {} dx10_clamp {} ieee {}",
+                m.round_32,
+                m.round_16_64,
+                m.denorm_32,
+                m.denorm_16_64,
+                yes(m.dx10_clamp),
+                yes(m.ieee_mode)
+            );
+            let wg = k.metadata.max_flat_workgroup_size.max(1);
+            if let Ok(rep) = ResourceReport::new(t.isa, &r, wg) {
+                let _ = writeln!(
+                    s,
+                    "    occupancy {} waves/SIMD at workgroup {wg} (limited by {:?})",
+                    rep.occupancy, rep.limiter
+                );
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(s, "    (fields do not decode: {e})");
+        }
+    }
+    let m = &k.metadata;
+    let _ = writeln!(
+        s,
+        "  metadata: symbol {}, kernarg {} (align {}), LDS {}, scratch {}, wave {}, sgpr_count {}, vgpr_count {}, agpr_count {}, max workgroup {}",
+        m.symbol,
+        m.kernarg_segment_size,
+        m.kernarg_segment_align,
+        m.group_segment_fixed_size,
+        m.private_segment_fixed_size,
+        m.wavefront_size,
+        m.sgpr_count,
+        m.vgpr_count,
+        m.agpr_count,
+        m.max_flat_workgroup_size
+    );
+    for a in &m.args {
+        let _ = writeln!(
+            s,
+            "    arg {:<12} offset {:>4} size {:>3} {}{}",
+            a.name.as_deref().unwrap_or("-"),
+            a.offset,
+            a.size,
+            a.value_kind.name(),
+            a.address_space
+                .as_ref()
+                .map(|x| format!(" ({x})"))
+                .unwrap_or_default()
+        );
+    }
+    let _ = writeln!(s, "  code ({} bytes):", k.code.len());
+    let words = k.words()?;
+    listing(s, &words, t.isa);
+    Ok(())
+}
+
+fn is_branch(op: Op) -> bool {
+    matches!(
+        op,
+        Op::SBranch
+            | Op::SCbranchScc0
+            | Op::SCbranchScc1
+            | Op::SCbranchVccz
+            | Op::SCbranchVccnz
+            | Op::SCbranchExecz
+            | Op::SCbranchExecnz
+    )
+}
+
+/// One line per instruction; undecodable words as `.long`.
+fn listing(s: &mut String, words: &[u32], t: IsaTarget) {
+    let mut at = 0usize;
+    while at < words.len() {
+        let rest = &words[at..];
+        let (text, n) = match decode(rest, t) {
+            Ok((i, n)) => {
+                let mut text = i.display(t).to_string();
+                if let (true, Some(Operand::Imm(off))) = (is_branch(i.op), i.operands.first()) {
+                    let target = (at as i64 + 1 + i64::from(*off)) * 4;
+                    let _ = write!(text, "  // -> {target:#06x}");
+                }
+                (text, n)
+            }
+            Err(_) => (format!(".long {:#010x}", rest[0]), 1),
+        };
+        let enc: Vec<String> = rest[..n].iter().map(|w| format!("{w:08x}")).collect();
+        let _ = writeln!(s, "    {:06x}: {:<56} ; {}", at * 4, text, enc.join(" "));
+        at += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocm_kernels::amdgpu::samples;
+
+    #[test]
+    fn our_code_objects_render_with_descriptors_args_and_code() {
+        let k = samples::vector_add(IsaTarget::Gfx90a).unwrap();
+        let out = render(&k.to_elf().unwrap()).unwrap();
+        for want in [
+            "kernel vector_add",
+            "accum_offset",
+            "arg n",
+            "offset   24 size   4 by_value",
+            "global_load_dword",
+            "s_endpgm",
+            "// ->",
+            "workgroup ids [x]",
+        ] {
+            assert!(out.contains(want), "missing {want:?} in\n{out}");
+        }
+        let w = samples::matrix_tile(IsaTarget::Gfx1100, samples::TileKind::WmmaF16F32).unwrap();
+        let out = render(&w.to_elf().unwrap()).unwrap();
+        assert!(
+            out.contains("wave32") && out.contains("v_wmma_f32_16x16x16_f16"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn unknown_words_print_as_long() {
+        let mut s = String::new();
+        // 0xffffffff is no encoding; the s_endpgm after it still decodes.
+        listing(&mut s, &[0xffff_ffff, 0xbf81_0000], IsaTarget::Gfx90a);
+        assert!(s.contains(".long 0xffffffff"), "{s}");
+        assert!(s.contains("s_endpgm"), "{s}");
+    }
+
+    #[test]
+    fn llvm_built_objects_render() {
+        let k = samples::reduce_sum(IsaTarget::Gfx942).unwrap();
+        let src = rocm_kernels::amdgpu::llvm_source(std::slice::from_ref(&k));
+        let dir = std::env::temp_dir().join(format!("rocm-bench-disasm-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (s, o, so) = (dir.join("k.s"), dir.join("k.o"), dir.join("k.hsaco"));
+        std::fs::write(&s, src).unwrap();
+        let mc = std::process::Command::new("llvm-mc-19")
+            .args([
+                "-triple",
+                "amdgcn-amd-amdhsa",
+                "-mcpu=gfx942",
+                "-filetype=obj",
+                "-o",
+            ])
+            .arg(&o)
+            .arg(&s)
+            .status();
+        let Ok(st) = mc else {
+            println!("skipped: llvm-mc-19 not installed");
+            return;
+        };
+        assert!(st.success());
+        let ld = std::process::Command::new("ld.lld-19")
+            .arg("-shared")
+            .arg(&o)
+            .arg("-o")
+            .arg(&so)
+            .status();
+        let Ok(st) = ld else {
+            println!("skipped: ld.lld-19 not installed");
+            return;
+        };
+        assert!(st.success());
+        let out = render(&std::fs::read(&so).unwrap()).unwrap();
+        let ours = render(&k.to_elf().unwrap()).unwrap();
+        // Same kernel: everything but the entry offset (section placement) agrees.
+        let strip = |x: &str| {
+            x.lines()
+                .filter(|l| !l.contains("entry offset"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(&out), strip(&ours));
+        assert!(
+            out.contains("LDS 1024 bytes") && out.contains("s_barrier"),
+            "{out}"
+        );
+    }
+}
