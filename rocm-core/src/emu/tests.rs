@@ -609,6 +609,9 @@ fn global_atomics_add_u32_and_f32_with_and_without_return() {
         wait(t, Some(0), None),
         Instr::new(Op::VAccvgprReadB32, [v(3), a(0)]), // v3 = 0 (fresh AGPR)
         Instr::new(Op::GlobalAtomicAddRtn, [v(4), v(3), v(2), sr(6, 2)]).cache(Cache::GLC),
+        // A store may not join a soft clause that holds a load (XNACK replay; LLVM's
+        // checkSoftClauseHazards): one wait state breaks the clause.
+        Instr::new(Op::SNop, [Operand::Imm(0)]),
         Instr::new(Op::GlobalAtomicAdd, [v(3), v(2), sr(6, 2)]).offset(4),
         Instr::new(Op::GlobalAtomicAddF32, [v(3), v(6), sr(6, 2)]).offset(8),
         Instr::new(Op::GlobalAtomicAddF32Rtn, [v(5), v(3), v(6), sr(6, 2)])

@@ -90,7 +90,7 @@
 //!   gfx11 hazards.
 
 use super::waitcnt::{self, RegUnit};
-use super::{Form, Instr, IsaFamily, IsaTarget, Op, Operand, Slot};
+use super::{Form, Instr, IsaFamily, IsaTarget, Op, Operand, Slot, OPS};
 
 /// A hazard the next instruction would violate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -461,8 +461,8 @@ fn is_dot(op: Op) -> bool {
     matches!(op, Op::VDot2F32F16 | Op::VDot2F32Bf16)
 }
 
-fn is_wide_store(instr: &Instr) -> bool {
-    let info = instr.op.info();
+fn is_wide_store(op: Op) -> bool {
+    let info = op.info();
     info.form == Form::Global
         && info
             .slots
@@ -507,34 +507,52 @@ impl Class {
         1 << (self as u32)
     }
 
-    /// Every class `i` belongs to, as a bit set (computed once per instruction).
+    /// Every class `i` belongs to, as a bit set. Membership depends only on the op and
+    /// the target, so it is computed once per process into a table (the emulator asks
+    /// for every instruction of every wave).
     fn mask(i: &Instr, t: IsaTarget) -> u32 {
-        Class::ALL
-            .iter()
-            .filter(|c| c.matches(i, t))
-            .fold(0, |m, c| m | c.bit())
+        static TABLE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+        let ops = OPS.len();
+        let table = TABLE.get_or_init(|| {
+            IsaTarget::ALL
+                .iter()
+                .flat_map(|&t| {
+                    OPS.iter().map(move |info| {
+                        Class::ALL
+                            .iter()
+                            .filter(|c| c.matches(info.op, t))
+                            .fold(0, |m, c| m | c.bit())
+                    })
+                })
+                .collect()
+        });
+        let target = IsaTarget::ALL.iter().position(|&x| x == t).unwrap_or(0);
+        table
+            .get(target * ops + i.op as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
-    fn matches(self, i: &Instr, t: IsaTarget) -> bool {
-        let form = i.op.info().form;
+    fn matches(self, op: Op, t: IsaTarget) -> bool {
+        let form = op.info().form;
         let valu = is_valu_form(form);
         let mfma = form == Form::Mai;
-        let kind = mfma_kind(i.op, t);
+        let kind = mfma_kind(op, t);
         let mem = matches!(form, Form::Global | Form::Ds);
         match self {
             C::Valu => valu,
             C::LegacyValu => valu && !mfma,
-            C::LegacyValuNotDot => valu && !mfma && !is_dot(i.op),
-            C::Trans => is_trans(i.op),
-            C::NonTransValu => valu && !is_trans(i.op),
-            C::Dot => is_dot(i.op),
-            C::AccvgprRead => i.op == Op::VAccvgprReadB32,
-            C::AccvgprWrite => i.op == Op::VAccvgprWriteB32,
+            C::LegacyValuNotDot => valu && !mfma && !is_dot(op),
+            C::Trans => is_trans(op),
+            C::NonTransValu => valu && !is_trans(op),
+            C::Dot => is_dot(op),
+            C::AccvgprRead => op == Op::VAccvgprReadB32,
+            C::AccvgprWrite => op == Op::VAccvgprWriteB32,
             C::ValuNotMai => {
-                valu && !mfma && !matches!(i.op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32)
+                valu && !mfma && !matches!(op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32)
             }
-            C::AccvgprReadOrWrite => matches!(i.op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32),
-            C::MfmaOrAccvgprWrite => mfma || i.op == Op::VAccvgprWriteB32,
+            C::AccvgprReadOrWrite => matches!(op, Op::VAccvgprReadB32 | Op::VAccvgprWriteB32),
+            C::MfmaOrAccvgprWrite => mfma || op == Op::VAccvgprWriteB32,
             C::Mfma => mfma,
             C::Smfma => kind.is_some_and(|k| !k.dgemm),
             C::Dgemm => kind.is_some_and(|k| k.dgemm),
@@ -545,14 +563,14 @@ impl Class {
             C::Smem => form == Form::Smem,
             C::Mem => mem,
             C::ValuOrMem => (valu && !mfma) || mem,
-            C::RwLane => matches!(i.op, Op::VReadlaneB32 | Op::VWritelaneB32),
-            C::ReadLane => matches!(i.op, Op::VReadlaneB32 | Op::VReadfirstlaneB32),
+            C::RwLane => matches!(op, Op::VReadlaneB32 | Op::VWritelaneB32),
+            C::ReadLane => matches!(op, Op::VReadlaneB32 | Op::VReadfirstlaneB32),
             C::AnyLane => matches!(
-                i.op,
+                op,
                 Op::VReadlaneB32 | Op::VReadfirstlaneB32 | Op::VWritelaneB32
             ),
-            C::WideStore => is_wide_store(i),
-            C::FmaF64 => i.op == Op::VFmaF64,
+            C::WideStore => is_wide_store(op),
+            C::FmaF64 => op == Op::VFmaF64,
             C::Wmma => form == Form::Wmma,
         }
     }
@@ -1043,392 +1061,7 @@ mod tests {
 
     /// `target wait-states depctr | instr ; instr ... | description`. Instructions are the
     /// `Op` variant and operands: `v5`, `a3`, `s4`, `v0+16` (16 registers from v0), `exec`.
-    const LLVM_CASES: &str = r"
-gfx908 1 - | VMovB32 v40 v1 ; VAccvgprWriteB32 a1 v9 ; GlobalStoreDword v40 v41 s0+2 | VALU, v_accvgpr_write, store address
-gfx908 1 - | VMovB32 v40 v1 ; VAccvgprWriteB32 a1 v9 ; DsReadB32 v50 v40 | VALU, v_accvgpr_write, LDS address
-gfx908 0 - | VMovB32 v40 v1 ; SNop 0 ; VAccvgprWriteB32 a1 v9 ; GlobalStoreDword v40 v41 s0+2 | VALU, s_nop, v_accvgpr_write, store address
-gfx1100 0 - | VRcpF32 v1 v0 ; VRcpF32 v5 v0 ; VExpF32 v6 v0 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 trans, VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VRcpF32 v5 v0 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 trans, VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; SLoadDword s8 s0+2 ; VAddU32 v2 v1 v3 | gfx11 trans, SMEM, VALU
-gfx1100 0 - | VRcpF32 v1 v0 ; GlobalLoadDword v9 v40 s0+2 ; VAddU32 v2 v1 v3 | gfx11 trans, global load, VALU
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v200 v1 | VMfmaF32_32x32x8F16 D read by VALU (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_32x32x8F16 D stored (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_32x32x8F16 D overwritten by load (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v3 v200 | VMfmaF32_32x32x8F16 D overwritten by VALU
-gfx90a 15 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v101 v200 | VMfmaF32_32x32x8F16 srcC overwritten by VALU (WAR)
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; DsReadB32 v201 v1 | VMfmaF32_32x32x8F16 D read by DS address
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcA
-gfx90a 0 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC exact (vgpr)
-gfx90a 16 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcA
-gfx90a 0 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC exact (vgpr)
-gfx90a 16 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_32x32x8F16 D -> VMfmaF64_16x16x4F64 srcA
-gfx90a 17 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_32x32x8F16 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VAccvgprReadB32 v200 a1 | VMfmaF32_32x32x8F16 D read by VALU (agpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_32x32x8F16 D stored (agpr)
-gfx90a 19 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_32x32x8F16 D overwritten by load (agpr)
-gfx90a 0 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC exact (agpr)
-gfx90a 16 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx90a 0 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC exact (agpr)
-gfx90a 16 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx90a 17 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_32x32x8F16 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMovB32 v200 v1 | VMfmaF32_16x16x16F16 D read by VALU (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_16x16x16F16 D stored (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_16x16x16F16 D overwritten by load (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMovB32 v3 v200 | VMfmaF32_16x16x16F16 D overwritten by VALU
-gfx90a 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMovB32 v101 v200 | VMfmaF32_16x16x16F16 srcC overwritten by VALU (WAR)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; DsReadB32 v201 v1 | VMfmaF32_16x16x16F16 D read by DS address
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_16x16x16F16 v200+4 v0+2 v66+2 v210+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcA
-gfx90a 0 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v0+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC exact (vgpr)
-gfx90a 8 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_16x16x16F16 v150+4 v64+2 v66+2 v2+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x8F16 srcA
-gfx90a 8 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x2F32 srcA
-gfx90a 8 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_16x16x16F16 D -> VMfmaF64_16x16x4F64 srcA
-gfx90a 9 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_16x16x16F16 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VAccvgprReadB32 v200 a1 | VMfmaF32_16x16x16F16 D read by VALU (agpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_16x16x16F16 D stored (agpr)
-gfx90a 11 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_16x16x16F16 D overwritten by load (agpr)
-gfx90a 0 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a0+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC exact (agpr)
-gfx90a 8 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a150+4 v64+2 v66+2 a2+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC partial (agpr)
-gfx90a 8 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx90a 8 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx90a 9 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_16x16x16F16 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMovB32 v200 v1 | VMfmaF32_32x32x2F32 D read by VALU (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_32x32x2F32 D stored (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_32x32x2F32 D overwritten by load (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMovB32 v3 v200 | VMfmaF32_32x32x2F32 D overwritten by VALU
-gfx90a 15 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMovB32 v101 v200 | VMfmaF32_32x32x2F32 srcC overwritten by VALU (WAR)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; DsReadB32 v201 v1 | VMfmaF32_32x32x2F32 D read by DS address
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcA
-gfx90a 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC exact (vgpr)
-gfx90a 16 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcA
-gfx90a 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC exact (vgpr)
-gfx90a 16 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_32x32x2F32 D -> VMfmaF64_16x16x4F64 srcA
-gfx90a 17 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_32x32x2F32 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VAccvgprReadB32 v200 a1 | VMfmaF32_32x32x2F32 D read by VALU (agpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_32x32x2F32 D stored (agpr)
-gfx90a 19 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_32x32x2F32 D overwritten by load (agpr)
-gfx90a 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC exact (agpr)
-gfx90a 16 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx90a 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC exact (agpr)
-gfx90a 16 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx90a 17 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_32x32x2F32 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMovB32 v200 v1 | VMfmaF32_16x16x4F32 D read by VALU (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_16x16x4F32 D stored (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_16x16x4F32 D overwritten by load (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMovB32 v3 v200 | VMfmaF32_16x16x4F32 D overwritten by VALU
-gfx90a 7 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMovB32 v101 v200 | VMfmaF32_16x16x4F32 srcC overwritten by VALU (WAR)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; DsReadB32 v201 v1 | VMfmaF32_16x16x4F32 D read by DS address
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_16x16x4F32 v200+4 v0+1 v66+1 v210+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcA
-gfx90a 0 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v0+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC exact (vgpr)
-gfx90a 8 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_16x16x4F32 v150+4 v64+1 v66+1 v2+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x8F16 srcA
-gfx90a 8 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x2F32 srcA
-gfx90a 8 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_16x16x4F32 D -> VMfmaF64_16x16x4F64 srcA
-gfx90a 9 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_16x16x4F32 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VAccvgprReadB32 v200 a1 | VMfmaF32_16x16x4F32 D read by VALU (agpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_16x16x4F32 D stored (agpr)
-gfx90a 11 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_16x16x4F32 D overwritten by load (agpr)
-gfx90a 0 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a0+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC exact (agpr)
-gfx90a 8 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a150+4 v64+1 v66+1 a2+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC partial (agpr)
-gfx90a 8 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx90a 8 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx90a 9 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_16x16x4F32 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMovB32 v200 v1 | VMfmaF64_16x16x4F64 D read by VALU (vgpr)
-gfx90a 18 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF64_16x16x4F64 D stored (vgpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF64_16x16x4F64 D overwritten by load (vgpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMovB32 v3 v200 | VMfmaF64_16x16x4F64 D overwritten by VALU
-gfx90a 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMovB32 v101 v200 | VMfmaF64_16x16x4F64 srcC overwritten by VALU (WAR)
-gfx90a 18 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; DsReadB32 v201 v1 | VMfmaF64_16x16x4F64 D read by DS address
-gfx90a 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcA
-gfx90a 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v0+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC exact (vgpr)
-gfx90a 9 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x8F16 srcA
-gfx90a 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x2F32 srcA
-gfx90a 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VAccvgprReadB32 v200 a1 | VMfmaF64_16x16x4F64 D read by VALU (agpr)
-gfx90a 18 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF64_16x16x4F64 D stored (agpr)
-gfx90a 11 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF64_16x16x4F64 D overwritten by load (agpr)
-gfx90a 0 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a0+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC exact (agpr)
-gfx90a 9 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx90a 0 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx90a 0 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v200 v1 | VMfmaF32_32x32x8F16 D read by VALU (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_32x32x8F16 D stored (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_32x32x8F16 D overwritten by load (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v3 v200 | VMfmaF32_32x32x8F16 D overwritten by VALU
-gfx942 7 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v101 v200 | VMfmaF32_32x32x8F16 srcC overwritten by VALU (WAR)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; DsReadB32 v201 v1 | VMfmaF32_32x32x8F16 D read by DS address
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcA
-gfx942 0 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC exact (vgpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcA
-gfx942 0 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC exact (vgpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_32x32x8F16 D -> VMfmaF64_16x16x4F64 srcA
-gfx942 9 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_32x32x8F16 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x4Xf32 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x4Xf32 srcA
-gfx942 0 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x4Xf32 srcC exact (vgpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x4Xf32 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x4Xf32 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VAccvgprReadB32 v200 a1 | VMfmaF32_32x32x8F16 D read by VALU (agpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_32x32x8F16 D stored (agpr)
-gfx942 11 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_32x32x8F16 D overwritten by load (agpr)
-gfx942 0 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC exact (agpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC exact (agpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_32x32x8F16 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x4Xf32 srcC exact (agpr)
-gfx942 9 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x4Xf32 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x8F16 D -> VMfmaF32_32x32x4Xf32 srcC partial (agpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMovB32 v200 v1 | VMfmaF32_16x16x16F16 D read by VALU (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_16x16x16F16 D stored (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_16x16x16F16 D overwritten by load (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMovB32 v3 v200 | VMfmaF32_16x16x16F16 D overwritten by VALU
-gfx942 3 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMovB32 v101 v200 | VMfmaF32_16x16x16F16 srcC overwritten by VALU (WAR)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; DsReadB32 v201 v1 | VMfmaF32_16x16x16F16 D read by DS address
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_16x16x16F16 v200+4 v0+2 v66+2 v210+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcA
-gfx942 0 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v0+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC exact (vgpr)
-gfx942 5 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_16x16x16F16 v150+4 v64+2 v66+2 v2+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC partial (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x8F16 srcA
-gfx942 5 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x2F32 srcA
-gfx942 5 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_16x16x16F16 D -> VMfmaF64_16x16x4F64 srcA
-gfx942 5 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_16x16x16F16 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x4Xf32 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x4Xf32 srcA
-gfx942 5 - | VMfmaF32_16x16x16F16 v0+4 v64+2 v66+2 v100+4 ; VMfmaF32_32x32x4Xf32 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x4Xf32 srcC partial (vgpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VAccvgprReadB32 v200 a1 | VMfmaF32_16x16x16F16 D read by VALU (agpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_16x16x16F16 D stored (agpr)
-gfx942 7 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_16x16x16F16 D overwritten by load (agpr)
-gfx942 0 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a0+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC exact (agpr)
-gfx942 5 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a150+4 v64+2 v66+2 a2+4 | VMfmaF32_16x16x16F16 D -> VMfmaF32_16x16x16F16 srcC partial (agpr)
-gfx942 5 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx942 5 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 5 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_16x16x16F16 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx942 5 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_32x32x4Xf32 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_16x16x16F16 D -> VMfmaF32_32x32x4Xf32 srcC partial (agpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMovB32 v200 v1 | VMfmaF32_32x32x2F32 D read by VALU (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_32x32x2F32 D stored (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_32x32x2F32 D overwritten by load (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMovB32 v3 v200 | VMfmaF32_32x32x2F32 D overwritten by VALU
-gfx942 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMovB32 v101 v200 | VMfmaF32_32x32x2F32 srcC overwritten by VALU (WAR)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; DsReadB32 v201 v1 | VMfmaF32_32x32x2F32 D read by DS address
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcA
-gfx942 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC exact (vgpr)
-gfx942 16 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcA
-gfx942 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC exact (vgpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_32x32x2F32 D -> VMfmaF64_16x16x4F64 srcA
-gfx942 16 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_32x32x2F32 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x4Xf32 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x4Xf32 srcA
-gfx942 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x4Xf32 srcC exact (vgpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v100+16 ; VMfmaF32_32x32x4Xf32 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x4Xf32 srcC partial (vgpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VAccvgprReadB32 v200 a1 | VMfmaF32_32x32x2F32 D read by VALU (agpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_32x32x2F32 D stored (agpr)
-gfx942 18 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_32x32x2F32 D overwritten by load (agpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC exact (agpr)
-gfx942 16 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC exact (agpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx942 16 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_32x32x2F32 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x4Xf32 srcC exact (agpr)
-gfx942 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x4Xf32 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x2F32 D -> VMfmaF32_32x32x4Xf32 srcC partial (agpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMovB32 v200 v1 | VMfmaF32_16x16x4F32 D read by VALU (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_16x16x4F32 D stored (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_16x16x4F32 D overwritten by load (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMovB32 v3 v200 | VMfmaF32_16x16x4F32 D overwritten by VALU
-gfx942 0 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMovB32 v101 v200 | VMfmaF32_16x16x4F32 srcC overwritten by VALU (WAR)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; DsReadB32 v201 v1 | VMfmaF32_16x16x4F32 D read by DS address
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_16x16x4F32 v200+4 v0+1 v66+1 v210+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcA
-gfx942 0 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v0+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC exact (vgpr)
-gfx942 8 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_16x16x4F32 v150+4 v64+1 v66+1 v2+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC partial (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x8F16 srcA
-gfx942 0 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x2F32 srcA
-gfx942 8 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_16x16x4F32 D -> VMfmaF64_16x16x4F64 srcA
-gfx942 8 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_16x16x4F32 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x4Xf32 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x4Xf32 srcA
-gfx942 0 - | VMfmaF32_16x16x4F32 v0+4 v64+1 v66+1 v100+4 ; VMfmaF32_32x32x4Xf32 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x4Xf32 srcC partial (vgpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VAccvgprReadB32 v200 a1 | VMfmaF32_16x16x4F32 D read by VALU (agpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_16x16x4F32 D stored (agpr)
-gfx942 10 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_16x16x4F32 D overwritten by load (agpr)
-gfx942 0 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a0+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC exact (agpr)
-gfx942 8 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a150+4 v64+1 v66+1 a2+4 | VMfmaF32_16x16x4F32 D -> VMfmaF32_16x16x4F32 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx942 8 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 8 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_16x16x4F32 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_32x32x4Xf32 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_16x16x4F32 D -> VMfmaF32_32x32x4Xf32 srcC partial (agpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMovB32 v200 v1 | VMfmaF64_16x16x4F64 D read by VALU (vgpr)
-gfx942 18 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF64_16x16x4F64 D stored (vgpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF64_16x16x4F64 D overwritten by load (vgpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMovB32 v3 v200 | VMfmaF64_16x16x4F64 D overwritten by VALU
-gfx942 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMovB32 v101 v200 | VMfmaF64_16x16x4F64 srcC overwritten by VALU (WAR)
-gfx942 18 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; DsReadB32 v201 v1 | VMfmaF64_16x16x4F64 D read by DS address
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcA
-gfx942 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v0+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC exact (vgpr)
-gfx942 9 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x8F16 srcA
-gfx942 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x2F32 srcA
-gfx942 9 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x4Xf32 v200+16 v0+2 v66+2 v210+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x4Xf32 srcA
-gfx942 0 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VMfmaF32_32x32x4Xf32 v150+16 v64+2 v66+2 v2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x4Xf32 srcC partial (vgpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VAccvgprReadB32 v200 a1 | VMfmaF64_16x16x4F64 D read by VALU (agpr)
-gfx942 18 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF64_16x16x4F64 D stored (agpr)
-gfx942 11 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF64_16x16x4F64 D overwritten by load (agpr)
-gfx942 0 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a0+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC exact (agpr)
-gfx942 9 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF64_16x16x4F64 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx942 0 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx942 9 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 0 - | VMfmaF64_16x16x4F64 a0+8 v64+2 v66+2 a100+8 ; VMfmaF32_32x32x4Xf32 a150+16 v64+2 v66+2 a2+16 | VMfmaF64_16x16x4F64 D -> VMfmaF32_32x32x4Xf32 srcC partial (agpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v200 v1 | VMfmaF32_32x32x4Xf32 D read by VALU (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; GlobalStoreDwordx4 v40 v0+4 s0+2 | VMfmaF32_32x32x4Xf32 D stored (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; GlobalLoadDword v2 v40 s0+2 | VMfmaF32_32x32x4Xf32 D overwritten by load (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v3 v200 | VMfmaF32_32x32x4Xf32 D overwritten by VALU
-gfx942 7 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMovB32 v101 v200 | VMfmaF32_32x32x4Xf32 srcC overwritten by VALU (WAR)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; DsReadB32 v201 v1 | VMfmaF32_32x32x4Xf32 D read by DS address
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x4Xf32 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x4Xf32 srcA
-gfx942 0 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x4Xf32 srcC exact (vgpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x4Xf32 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x4Xf32 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v200+16 v0+2 v66+2 v210+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x8F16 srcA
-gfx942 0 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v0+16 v64+2 v66+2 v0+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x8F16 srcC exact (vgpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x8F16 v150+16 v64+2 v66+2 v2+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x8F16 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v200+16 v0+1 v66+1 v210+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x2F32 srcA
-gfx942 0 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v0+16 v64+1 v66+1 v0+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x2F32 srcC exact (vgpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF32_32x32x2F32 v150+16 v64+1 v66+1 v2+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x2F32 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF64_16x16x4F64 v200+8 v0+2 v66+2 v210+8 | VMfmaF32_32x32x4Xf32 D -> VMfmaF64_16x16x4F64 srcA
-gfx942 9 - | VMfmaF32_32x32x4Xf32 v0+16 v64+2 v66+2 v100+16 ; VMfmaF64_16x16x4F64 v150+8 v64+2 v66+2 v2+8 | VMfmaF32_32x32x4Xf32 D -> VMfmaF64_16x16x4F64 srcC partial (vgpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VAccvgprReadB32 v200 a1 | VMfmaF32_32x32x4Xf32 D read by VALU (agpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; GlobalStoreDwordx4 v40 a0+4 s0+2 | VMfmaF32_32x32x4Xf32 D stored (agpr)
-gfx942 11 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; GlobalLoadDword a2 v40 s0+2 | VMfmaF32_32x32x4Xf32 D overwritten by load (agpr)
-gfx942 0 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x4Xf32 srcC exact (agpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x4Xf32 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x4Xf32 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x8F16 srcC exact (agpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x8F16 srcC partial (agpr)
-gfx942 0 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a0+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x2F32 srcC exact (agpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | VMfmaF32_32x32x4Xf32 D -> VMfmaF32_32x32x2F32 srcC partial (agpr)
-gfx942 9 - | VMfmaF32_32x32x4Xf32 a0+16 v64+2 v66+2 a100+16 ; VMfmaF64_16x16x4F64 a150+8 v64+2 v66+2 a2+8 | VMfmaF32_32x32x4Xf32 D -> VMfmaF64_16x16x4F64 srcC partial (agpr)
-gfx908 18 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VAccvgprReadB32 v200 a1 | gfx908 VMfmaF32_32x32x8F16 D -> v_accvgpr_read
-gfx908 15 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VAccvgprWriteB32 a1 v200 | gfx908 VMfmaF32_32x32x8F16 D -> v_accvgpr_write
-gfx908 13 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VAccvgprWriteB32 a101 v200 | gfx908 VMfmaF32_32x32x8F16 srcC -> v_accvgpr_write
-gfx908 2 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a150+16 v64+2 v66+2 a2+16 | gfx908 VMfmaF32_32x32x8F16 D -> srcC partial
-gfx908 0 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | gfx908 VMfmaF32_32x32x8F16 D -> srcC exact
-gfx908 4 - | VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 ; VMfmaF32_32x32x8F16 a150+16 a0+2 v66+2 a200+16 | gfx908 VMfmaF32_32x32x8F16 D -> AGPR srcA
-gfx908 10 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VAccvgprReadB32 v200 a1 | gfx908 VMfmaF32_16x16x16F16 D -> v_accvgpr_read
-gfx908 7 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VAccvgprWriteB32 a1 v200 | gfx908 VMfmaF32_16x16x16F16 D -> v_accvgpr_write
-gfx908 5 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VAccvgprWriteB32 a101 v200 | gfx908 VMfmaF32_16x16x16F16 srcC -> v_accvgpr_write
-gfx908 2 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a150+4 v64+2 v66+2 a2+4 | gfx908 VMfmaF32_16x16x16F16 D -> srcC partial
-gfx908 0 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a0+4 | gfx908 VMfmaF32_16x16x16F16 D -> srcC exact
-gfx908 4 - | VMfmaF32_16x16x16F16 a0+4 v64+2 v66+2 a100+4 ; VMfmaF32_16x16x16F16 a150+4 a0+2 v66+2 a200+4 | gfx908 VMfmaF32_16x16x16F16 D -> AGPR srcA
-gfx908 18 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VAccvgprReadB32 v200 a1 | gfx908 VMfmaF32_32x32x2F32 D -> v_accvgpr_read
-gfx908 15 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VAccvgprWriteB32 a1 v200 | gfx908 VMfmaF32_32x32x2F32 D -> v_accvgpr_write
-gfx908 13 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VAccvgprWriteB32 a101 v200 | gfx908 VMfmaF32_32x32x2F32 srcC -> v_accvgpr_write
-gfx908 2 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a150+16 v64+1 v66+1 a2+16 | gfx908 VMfmaF32_32x32x2F32 D -> srcC partial
-gfx908 0 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a0+16 | gfx908 VMfmaF32_32x32x2F32 D -> srcC exact
-gfx908 4 - | VMfmaF32_32x32x2F32 a0+16 v64+1 v66+1 a100+16 ; VMfmaF32_32x32x2F32 a150+16 a0+1 v66+1 a200+16 | gfx908 VMfmaF32_32x32x2F32 D -> AGPR srcA
-gfx908 10 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VAccvgprReadB32 v200 a1 | gfx908 VMfmaF32_16x16x4F32 D -> v_accvgpr_read
-gfx908 7 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VAccvgprWriteB32 a1 v200 | gfx908 VMfmaF32_16x16x4F32 D -> v_accvgpr_write
-gfx908 5 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VAccvgprWriteB32 a101 v200 | gfx908 VMfmaF32_16x16x4F32 srcC -> v_accvgpr_write
-gfx908 2 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a150+4 v64+1 v66+1 a2+4 | gfx908 VMfmaF32_16x16x4F32 D -> srcC partial
-gfx908 0 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a0+4 | gfx908 VMfmaF32_16x16x4F32 D -> srcC exact
-gfx908 4 - | VMfmaF32_16x16x4F32 a0+4 v64+1 v66+1 a100+4 ; VMfmaF32_16x16x4F32 a150+4 a0+1 v66+1 a200+4 | gfx908 VMfmaF32_16x16x4F32 D -> AGPR srcA
-gfx908 3 - | VAccvgprWriteB32 a1 v200 ; VAccvgprReadB32 v201 a1 | v_accvgpr_write -> v_accvgpr_read
-gfx908 3 - | VAccvgprWriteB32 a1 v200 ; VAccvgprWriteB32 a1 v201 | v_accvgpr_write -> v_accvgpr_write
-gfx908 1 - | VAccvgprWriteB32 a1 v200 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | v_accvgpr_write -> MFMA srcC
-gfx908 3 - | VAccvgprWriteB32 a2 v200 ; VMfmaF32_32x32x8F16 a0+16 a2+2 v66+2 a100+16 | v_accvgpr_write -> MFMA srcA
-gfx908 2 - | VMovB32 v65 v200 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 | VALU writes VGPR -> MFMA srcA
-gfx908 4 - | VCmpEqU32.e64 exec v200 v201 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 | VALU writes EXEC -> MFMA
-gfx908 2 - | VAccvgprReadB32 v40 a1 ; GlobalStoreDword v40 v41 s0+2 | v_accvgpr_read -> global store address
-gfx908 2 - | VAccvgprReadB32 v40 a1 ; DsReadB32 v5 v40 | v_accvgpr_read -> DS address
-gfx908 5 - | VReadfirstlaneB32 s4 v0 ; GlobalStoreDword v40 v1 s4+2 | VALU writes SGPR -> global saddr
-gfx908 4 - | VReadfirstlaneB32 s4 v0 ; VReadlaneB32 s5 v1 s4 | VALU writes SGPR -> readlane lane select
-gfx908 0 - | VReadfirstlaneB32 s4 v0 ; VAddU32 v1 s4 v2 | VALU writes SGPR -> VALU reads it
-gfx908 0 - | VMovB32 v0 v3 ; VReadfirstlaneB32 s4 v0 | VALU writes VGPR -> readfirstlane
-gfx908 0 - | VCmpEqU32.e64 exec v200 v201 ; VReadfirstlaneB32 s4 v0 | VALU writes EXEC -> readfirstlane
-gfx908 0 - | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | trans -> VALU
-gfx908 0 - | VRcpF32 v1 v0 ; VExpF32 v2 v1 | trans -> trans
-gfx908 1 - | GlobalStoreDwordx4 v40 v0+4 s0+2 ; VMovB32 v2 v200 | wide store data overwritten
-gfx908 0 - | GlobalStoreDwordx2 v40 v0+2 s0+2 ; VMovB32 v1 v200 | x2 store data overwritten
-gfx90a 0 - | VAccvgprWriteB32 a1 v200 ; VAccvgprReadB32 v201 a1 | v_accvgpr_write -> v_accvgpr_read
-gfx90a 0 - | VAccvgprWriteB32 a1 v200 ; VAccvgprWriteB32 a1 v201 | v_accvgpr_write -> v_accvgpr_write
-gfx90a 2 - | VAccvgprWriteB32 a1 v200 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | v_accvgpr_write -> MFMA srcC
-gfx90a 2 - | VAccvgprWriteB32 a2 v200 ; VMfmaF32_32x32x8F16 a0+16 a2+2 v66+2 a100+16 | v_accvgpr_write -> MFMA srcA
-gfx90a 2 - | VMovB32 v65 v200 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 | VALU writes VGPR -> MFMA srcA
-gfx90a 4 - | VCmpEqU32.e64 exec v200 v201 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 | VALU writes EXEC -> MFMA
-gfx90a 0 - | VAccvgprReadB32 v40 a1 ; GlobalStoreDword v40 v41 s0+2 | v_accvgpr_read -> global store address
-gfx90a 0 - | VAccvgprReadB32 v40 a1 ; DsReadB32 v5 v40 | v_accvgpr_read -> DS address
-gfx90a 5 - | VReadfirstlaneB32 s4 v0 ; GlobalStoreDword v40 v1 s4+2 | VALU writes SGPR -> global saddr
-gfx90a 4 - | VReadfirstlaneB32 s4 v0 ; VReadlaneB32 s5 v1 s4 | VALU writes SGPR -> readlane lane select
-gfx90a 0 - | VReadfirstlaneB32 s4 v0 ; VAddU32 v1 s4 v2 | VALU writes SGPR -> VALU reads it
-gfx90a 0 - | VMovB32 v0 v3 ; VReadfirstlaneB32 s4 v0 | VALU writes VGPR -> readfirstlane
-gfx90a 0 - | VCmpEqU32.e64 exec v200 v201 ; VReadfirstlaneB32 s4 v0 | VALU writes EXEC -> readfirstlane
-gfx90a 0 - | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | trans -> VALU
-gfx90a 0 - | VRcpF32 v1 v0 ; VExpF32 v2 v1 | trans -> trans
-gfx90a 1 - | GlobalStoreDwordx4 v40 v0+4 s0+2 ; VMovB32 v2 v200 | wide store data overwritten
-gfx90a 0 - | GlobalStoreDwordx2 v40 v0+2 s0+2 ; VMovB32 v1 v200 | x2 store data overwritten
-gfx90a 2 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VFmaF64 v20+2 v22+2 v24+2 v26+2 | f64 MFMA -> v_fma_f64
-gfx90a 1 - | VMovB32 v41 v200 ; VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; GlobalStoreDword v40 v41 s0+2 | VALU, f64 MFMA, store reads
-gfx942 0 - | VAccvgprWriteB32 a1 v200 ; VAccvgprReadB32 v201 a1 | v_accvgpr_write -> v_accvgpr_read
-gfx942 0 - | VAccvgprWriteB32 a1 v200 ; VAccvgprWriteB32 a1 v201 | v_accvgpr_write -> v_accvgpr_write
-gfx942 2 - | VAccvgprWriteB32 a1 v200 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a0+16 | v_accvgpr_write -> MFMA srcC
-gfx942 2 - | VAccvgprWriteB32 a2 v200 ; VMfmaF32_32x32x8F16 a0+16 a2+2 v66+2 a100+16 | v_accvgpr_write -> MFMA srcA
-gfx942 2 - | VMovB32 v65 v200 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 | VALU writes VGPR -> MFMA srcA
-gfx942 4 - | VCmpEqU32.e64 exec v200 v201 ; VMfmaF32_32x32x8F16 a0+16 v64+2 v66+2 a100+16 | VALU writes EXEC -> MFMA
-gfx942 0 - | VAccvgprReadB32 v40 a1 ; GlobalStoreDword v40 v41 s0+2 | v_accvgpr_read -> global store address
-gfx942 0 - | VAccvgprReadB32 v40 a1 ; DsReadB32 v5 v40 | v_accvgpr_read -> DS address
-gfx942 5 - | VReadfirstlaneB32 s4 v0 ; GlobalStoreDword v40 v1 s4+2 | VALU writes SGPR -> global saddr
-gfx942 4 - | VReadfirstlaneB32 s4 v0 ; VReadlaneB32 s5 v1 s4 | VALU writes SGPR -> readlane lane select
-gfx942 2 - | VReadfirstlaneB32 s4 v0 ; VAddU32 v1 s4 v2 | VALU writes SGPR -> VALU reads it
-gfx942 1 - | VMovB32 v0 v3 ; VReadfirstlaneB32 s4 v0 | VALU writes VGPR -> readfirstlane
-gfx942 4 - | VCmpEqU32.e64 exec v200 v201 ; VReadfirstlaneB32 s4 v0 | VALU writes EXEC -> readfirstlane
-gfx942 1 - | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | trans -> VALU
-gfx942 0 - | VRcpF32 v1 v0 ; VExpF32 v2 v1 | trans -> trans
-gfx942 2 - | GlobalStoreDwordx4 v40 v0+4 s0+2 ; VMovB32 v2 v200 | wide store data overwritten
-gfx942 0 - | GlobalStoreDwordx2 v40 v0+2 s0+2 ; VMovB32 v1 v200 | x2 store data overwritten
-gfx942 2 - | VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; VFmaF64 v20+2 v22+2 v24+2 v26+2 | f64 MFMA -> v_fma_f64
-gfx942 0 - | VMovB32 v41 v200 ; VMfmaF64_16x16x4F64 v0+8 v64+2 v66+2 v100+8 ; GlobalStoreDword v40 v41 s0+2 | VALU, f64 MFMA, store reads
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | gfx11 trans -> VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 VALUs, VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 VALUs, VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 3 VALUs, VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 4 VALUs, VALU
-gfx1100 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 5 VALUs, VALU
-gfx1100 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 6 VALUs, VALU
-gfx1100 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans, DS, VALU
-gfx1101 0 depctr | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | gfx11 trans -> VALU
-gfx1101 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 VALUs, VALU
-gfx1101 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 VALUs, VALU
-gfx1101 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 3 VALUs, VALU
-gfx1101 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 4 VALUs, VALU
-gfx1101 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 5 VALUs, VALU
-gfx1101 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 6 VALUs, VALU
-gfx1101 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans, DS, VALU
-gfx1102 0 depctr | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | gfx11 trans -> VALU
-gfx1102 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 VALUs, VALU
-gfx1102 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 VALUs, VALU
-gfx1102 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 3 VALUs, VALU
-gfx1102 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 4 VALUs, VALU
-gfx1102 0 depctr | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 5 VALUs, VALU
-gfx1102 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 6 VALUs, VALU
-gfx1102 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans, DS, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VAddU32 v2 v1 v3 | gfx11 trans -> VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 1 VALUs, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 2 VALUs, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 3 VALUs, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 4 VALUs, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 5 VALUs, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VMovB32 v50 v51 ; VAddU32 v2 v1 v3 | gfx11 trans, 6 VALUs, VALU
-gfx1151 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans, DS, VALU
-";
+    const LLVM_CASES: &str = include_str!("testdata/hazard_llvm_cases.txt");
 
     fn parse_op(name: &str) -> Instr {
         let mut toks = name.split_whitespace();
@@ -1803,98 +1436,7 @@ gfx1151 0 - | VRcpF32 v1 v0 ; DsReadB32 v5 v40 ; VAddU32 v2 v1 v3 | gfx11 trans,
     /// prefixed by the wait states `llc-19 -run-pass=post-RA-hazard-rec` inserted before
     /// it (same MIR setup as [`LLVM_CASES`]). Kept: the 30 streams per target with the
     /// most hazards out of 1020 generated; all 1020 (and 600 more) passed.
-    const LLVM_RANDOM_STREAMS: &str = r"
-gfx908 | 0:GlobalLoadDword v23 v33 s0+2 ; 0:DsReadB32 v7 v4 ; 0:VMfmaF32_16x16x4F32 a7+4 v26 v1 a24+4 ; 2:VMfmaF32_32x32x8F16 a8+16 v30+2 v0+2 a0+16 ; 2:VMfmaF32_32x32x2F32 a16+16 v30 v31 a16+16 ; 0:DsReadB32 v19 v8 ; 0:DsReadB32 v36 v5 ; 0:VRcpF32 v2 v7 ; 9:VAccvgprWriteB32 a15 v5 ; 2:VAccvgprReadB32 v25 a8 ; 2:VAccvgprReadB32 v5 a19 ; 0:GlobalStoreDword v32 v0 s4+2
-gfx908 | 0:VRcpF32 v11 v20 ; 0:VMfmaF32_16x16x4F32 a12+4 v28 v6 a7+4 ; 2:VMfmaF32_32x32x2F32 a0+16 v8 v3 a0+16 ; 2:VMfmaF32_32x32x2F32 a8+16 v0 v30 a8+16 ; 15:VAccvgprWriteB32 a14 v39 ; 0:VReadfirstlaneB32 s4 v21 ; 0:DsReadB32 v25 v36 ; 0:SAddU32 s10 s11 s12 ; 0:GlobalStoreDwordx4 v5 v32+4 s0+2 ; 0:VReadlaneB32 s4 v23 s5 ; 0:VAccvgprReadB32 v15 a14 ; 2:VAccvgprWriteB32 a29 v15
-gfx908 | 0:VAddF32 v15 v37 v16 ; 0:VReadfirstlaneB32 s4 v2 ; 1:VMfmaF32_32x32x8F16 a0+16 v28+2 v14+2 a0+16 ; 15:VAccvgprWriteB32 a15 v4 ; 1:VMfmaF32_32x32x8F16 a0+16 v26+2 v27+2 a0+16 ; 0:GlobalStoreDword v1 v1 s0+2 ; 0:VMovB32 v12 v14 ; 0:VMfmaF32_32x32x2F32 a16+16 v7 v11 a8+16 ; 0:DsReadB32 v12 v38 ; 0:VMfmaF32_16x16x16F16 a21+4 v6+2 v29+2 a0+4 ; 0:SAddU32 s10 s11 s12 ; 1:VMfmaF32_32x32x8F16 a0+16 v4+2 v15+2 a8+16
-gfx908 | 0:GlobalStoreDword v10 v35 s0+2 ; 0:DsReadB32 v39 v9 ; 0:VMovB32 v33 v11 ; 0:VMfmaF32_32x32x2F32 a16+16 v25 v20 a8+16 ; 0:VAddF32 v4 v36 v15 ; 0:VAddF32 v37 v21 v20 ; 1:VMfmaF32_16x16x16F16 a19+4 v23+2 v3+2 a19+4 ; 2:VMfmaF32_16x16x4F32 a12+4 v3 v26 a22+4 ; 2:VMfmaF32_32x32x2F32 a0+16 v6 v16 a4+16 ; 0:GlobalStoreDwordx4 v21 v30+4 s4+2 ; 0:SAddU32 s10 s11 s12 ; 7:VAccvgprWriteB32 a21 v35
-gfx908 | 0:VReadfirstlaneB32 s5 v17 ; 5:GlobalStoreDword v23 v26 s4+2 ; 0:VMfmaF32_16x16x4F32 a14+4 v23 v8 a3+4 ; 2:VMfmaF32_32x32x2F32 a0+16 v16 v8 a0+16 ; 0:GlobalLoadDword v33 v37 s0+2 ; 1:GlobalStoreDwordx4 v7 v34+4 s0+2 ; 0:DsReadB32 v39 v11 ; 0:GlobalStoreDword v1 v38 s4+2 ; 0:VAccvgprWriteB32 a25 v32 ; 1:VMfmaF32_16x16x4F32 a23+4 v29 v4 a23+4 ; 0:SAddU32 s10 s11 s12 ; 0:VRcpF32 v18 v21
-gfx908 | 0:GlobalStoreDword v31 v22 s4+2 ; 0:GlobalStoreDwordx4 v4 v32+4 s0+2 ; 0:GlobalLoadDword v16 v15 s0+2 ; 1:GlobalStoreDwordx4 v36 v20+4 s0+2 ; 0:VAccvgprReadB32 v15 a24 ; 0:VAccvgprReadB32 v4 a21 ; 2:VMfmaF32_16x16x16F16 a18+4 v3+2 v9+2 a8+4 ; 0:VMfmaF32_16x16x16F16 a8+4 v16+2 v15+2 a8+4 ; 2:VMfmaF32_32x32x2F32 a8+16 v16 v12 a4+16 ; 15:VAccvgprWriteB32 a10 v30 ; 0:VMfmaF32_16x16x4F32 a5+4 v9 v17 a28+4 ; 0:DsReadB32 v6 v31
-gfx908 | 0:VMfmaF32_32x32x2F32 a16+16 v23 v30 a16+16 ; 2:VMfmaF32_32x32x2F32 a0+16 v23 v1 a8+16 ; 0:DsReadB32 v18 v29 ; 17:VAccvgprReadB32 v20 a11 ; 0:VMfmaF32_16x16x16F16 a14+4 v11+2 v7+2 a16+4 ; 0:GlobalLoadDword v19 v14 s0+2 ; 0:VAccvgprReadB32 v0 a1 ; 0:VReadfirstlaneB32 s5 v8 ; 0:VMfmaF32_32x32x2F32 a16+16 v29 v26 a0+16 ; 4:GlobalStoreDword v37 v7 s4+2 ; 0:GlobalStoreDwordx4 v31 v18+4 s0+2 ; 12:VAccvgprReadB32 v38 a16
-gfx908 | 0:VAccvgprWriteB32 a28 v24 ; 0:VReadfirstlaneB32 s6 v17 ; 0:GlobalStoreDwordx4 v15 v14+4 s0+2 ; 0:VAccvgprReadB32 v22 a27 ; 2:GlobalStoreDword v3 v22 s4+2 ; 0:VAccvgprWriteB32 a27 v4 ; 0:GlobalStoreDwordx4 v39 v4+4 s4+2 ; 1:VAccvgprReadB32 v6 a9 ; 2:VMfmaF32_16x16x16F16 a13+4 v5+2 v30+2 a1+4 ; 0:GlobalStoreDword v23 v6 s4+2 ; 0:VMfmaF32_16x16x16F16 a17+4 v8+2 v25+2 a17+4 ; 0:SAddU32 s10 s11 s12
-gfx908 | 0:VMfmaF32_32x32x8F16 a0+16 v18+2 v16+2 a4+16 ; 0:GlobalStoreDword v27 v15 s0+2 ; 0:GlobalStoreDwordx4 v12 v20+4 s4+2 ; 0:VReadlaneB32 s5 v39 s5 ; 0:VRcpF32 v5 v27 ; 0:GlobalLoadDword v31 v21 s0+2 ; 13:VAccvgprReadB32 v38 a7 ; 0:GlobalLoadDword v4 v27 s0+2 ; 1:GlobalStoreDwordx4 v34 v18+4 s4+2 ; 0:VReadlaneB32 s5 v29 s5 ; 4:VReadlaneB32 s5 v25 s5 ; 0:GlobalStoreDword v1 v23 s0+2
-gfx908 | 0:VAddF32 v6 v32 v8 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x4F32 a15+4 v23 v8 a10+4 ; 0:VMfmaF32_16x16x16F16 a8+4 v29+2 v18+2 a2+4 ; 2:VMfmaF32_32x32x2F32 a16+16 v25 v7 a0+16 ; 0:VMovB32 v20 v38 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x4F32 a16+4 v2 v12 a16+4 ; 0:VAccvgprReadB32 v3 a7 ; 1:VMfmaF32_32x32x8F16 a16+16 v10+2 v9+2 a4+16 ; 0:GlobalLoadDword v13 v5 s0+2 ; 1:GlobalStoreDword v22 v36 s4+2
-gfx908 | 0:GlobalStoreDwordx4 v39 v8+4 s4+2 ; 0:GlobalLoadDword v4 v38 s0+2 ; 1:GlobalStoreDwordx4 v3 v0+4 s4+2 ; 0:DsReadB32 v30 v27 ; SNop 1 ; 0:VAccvgprReadB32 v13 a2 ; SNop 6 ; 0:VReadlaneB32 s5 v32 s4 ; 0:VAccvgprReadB32 v14 a14 ; 2:VMfmaF32_32x32x2F32 a0+16 v13 v14 a8+16 ; 1:GlobalStoreDwordx4 v9 v32+4 s4+2 ; 0:VMovB32 v30 v39
-gfx908 | 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x4F32 a20+4 v13 v4 a20+4 ; 0:VMfmaF32_32x32x2F32 a0+16 v4 v14 a0+16 ; 15:VAccvgprWriteB32 a7 v36 ; 0:VReadlaneB32 s5 v29 s4 ; 4:VReadlaneB32 s5 v7 s5 ; 0:VMovB32 v7 v5 ; 0:VReadfirstlaneB32 s6 v25 ; 0:VAccvgprWriteB32 a6 v1 ; 0:VMfmaF32_16x16x4F32 a9+4 v29 v9 a9+4 ; 2:VReadlaneB32 s5 v30 s6 ; SNop 7
-gfx908 | 0:VMfmaF32_32x32x8F16 a0+16 v23+2 v13+2 a16+16 ; 0:VReadfirstlaneB32 s5 v4 ; 0:VReadfirstlaneB32 s5 v23 ; 0:VAccvgprReadB32 v31 a28 ; 0:DsReadB32 v29 v8 ; 0:SAddU32 s10 s11 s12 ; 8:VAccvgprWriteB32 a17 v20 ; 4:VAccvgprReadB32 v6 a15 ; 0:VAccvgprWriteB32 a23 v11 ; 0:VReadlaneB32 s4 v8 s4 ; 5:GlobalStoreDwordx4 v35 v24+4 s4+2 ; 0:VReadfirstlaneB32 s5 v38
-gfx908 | 0:VMfmaF32_32x32x2F32 a0+16 v18 v18 a0+16 ; 2:VMfmaF32_16x16x16F16 a2+4 v8+2 v11+2 a2+4 ; 0:DsReadB32 v29 v12 ; 1:VMfmaF32_32x32x2F32 a8+16 v14 v22 a4+16 ; 0:DsReadB32 v6 v12 ; 0:VAddF32 v14 v1 v20 ; 0:VMovB32 v17 v6 ; 0:VReadlaneB32 s4 v32 s6 ; 0:VAddF32 v22 v8 v27 ; 10:VAccvgprWriteB32 a19 v35 ; 0:VMfmaF32_32x32x8F16 a8+16 v3+2 v8+2 a0+16 ; SNop 5
-gfx908 | 0:VReadfirstlaneB32 s5 v30 ; 0:VMfmaF32_16x16x4F32 a12+4 v17 v30 a12+4 ; 0:VMfmaF32_16x16x4F32 a17+4 v26 v12 a17+4 ; 2:VMfmaF32_32x32x8F16 a0+16 v1+2 v18+2 a8+16 ; 2:VMfmaF32_16x16x4F32 a9+4 v15 v27 a9+4 ; 0:GlobalStoreDword v17 v38 s4+2 ; 0:VRcpF32 v17 v0 ; 0:GlobalStoreDwordx4 v11 v18+4 s0+2 ; 9:VAccvgprWriteB32 a1 v12 ; 0:VAccvgprReadB32 v20 a17 ; 0:VAccvgprWriteB32 a21 v24 ; 0:VAddF32 v1 v3 v6
-gfx908 | 0:VMfmaF32_32x32x2F32 a0+16 v16 v18 a0+16 ; 2:VMfmaF32_32x32x8F16 a8+16 v18+2 v24+2 a8+16 ; SNop 3 ; 0:VAddF32 v37 v2 v33 ; 0:SAddU32 s10 s11 s12 ; 0:VAccvgprReadB32 v12 a27 ; 0:VMfmaF32_32x32x8F16 a0+16 v27+2 v20+2 a0+16 ; 1:GlobalStoreDwordx4 v34 v12+4 s4+2 ; 0:VMfmaF32_32x32x8F16 a16+16 v28+2 v5+2 a0+16 ; SNop 2 ; 0:VMfmaF32_32x32x2F32 a8+16 v17 v0 a16+16 ; 9:VAccvgprWriteB32 a0 v30
-gfx908 | 0:VMfmaF32_16x16x4F32 a1+4 v26 v23 a22+4 ; 0:SAddU32 s10 s11 s12 ; 0:GlobalStoreDwordx4 v5 v18+4 s0+2 ; 3:VAccvgprWriteB32 a22 v15 ; 0:VReadfirstlaneB32 s4 v1 ; 0:VAccvgprWriteB32 a26 v14 ; 0:VMovB32 v31 v18 ; 0:VMfmaF32_32x32x2F32 a8+16 v10 v22 a0+16 ; 8:VAccvgprReadB32 v5 a1 ; 9:VAccvgprReadB32 v30 a21 ; 0:DsReadB32 v4 v18 ; 0:VMovB32 v19 v4
-gfx908 | 0:VReadlaneB32 s6 v37 s5 ; 0:GlobalLoadDword v21 v1 s0+2 ; 1:GlobalStoreDwordx4 v38 v10+4 s4+2 ; 1:VMovB32 v13 v36 ; 0:GlobalStoreDwordx4 v18 v6+4 s0+2 ; 0:VMfmaF32_32x32x2F32 a0+16 v9 v1 a0+16 ; 0:DsReadB32 v27 v26 ; 0:VMovB32 v2 v38 ; 0:VMfmaF32_16x16x4F32 a22+4 v17 v15 a17+4 ; 1:VMfmaF32_32x32x2F32 a0+16 v2 v12 a0+16 ; SNop 4 ; 0:GlobalStoreDwordx4 v9 v2+4 s4+2
-gfx908 | 0:VReadfirstlaneB32 s5 v8 ; 0:VRcpF32 v24 v29 ; 0:GlobalStoreDword v24 v38 s0+2 ; 0:GlobalStoreDword v17 v27 s0+2 ; 0:DsReadB32 v27 v16 ; 1:GlobalStoreDword v19 v35 s4+2 ; 0:VMfmaF32_16x16x4F32 a18+4 v24 v8 a18+4 ; 2:VMfmaF32_32x32x2F32 a8+16 v22 v17 a8+16 ; 2:VMfmaF32_32x32x8F16 a16+16 v23+2 v16+2 a16+16 ; 0:SAddU32 s10 s11 s12 ; 0:DsReadB32 v37 v38 ; 0:VReadfirstlaneB32 s4 v23
-gfx908 | 0:VAddF32 v16 v34 v30 ; 0:VMfmaF32_32x32x2F32 a0+16 v7 v10 a0+16 ; 0:GlobalLoadDword v17 v8 s0+2 ; 1:VMfmaF32_16x16x4F32 a20+4 v3 v17 a12+4 ; 0:GlobalLoadDword v17 v39 s0+2 ; 1:GlobalStoreDword v33 v27 s0+2 ; 0:VReadfirstlaneB32 s4 v3 ; 0:VAddF32 v2 v7 v3 ; 0:VMfmaF32_16x16x4F32 a1+4 v31 v20 a2+4 ; 10:VAccvgprReadB32 v20 a4 ; 0:VReadlaneB32 s5 v24 s6 ; 0:DsReadB32 v23 v16
-gfx908 | 0:SAddU32 s10 s11 s12 ; 0:GlobalStoreDword v34 v14 s4+2 ; 0:DsReadB32 v18 v1 ; 0:SAddU32 s10 s11 s12 ; 0:VReadlaneB32 s5 v19 s6 ; 0:GlobalLoadDword v33 v0 s0+2 ; 0:VMfmaF32_16x16x16F16 a20+4 v1+2 v10+2 a17+4 ; 2:VMfmaF32_32x32x8F16 a0+16 v22+2 v23+2 a16+16 ; 2:VMfmaF32_16x16x4F32 a5+4 v17 v27 a5+4 ; 0:VReadfirstlaneB32 s4 v38 ; 0:VMovB32 v28 v19 ; 4:GlobalStoreDwordx4 v15 v30+4 s4+2
-gfx908 | 0:VAccvgprWriteB32 a26 v35 ; 0:VReadlaneB32 s4 v3 s6 ; 0:VAccvgprWriteB32 a10 v32 ; 0:VAccvgprReadB32 v7 a6 ; 0:VMovB32 v24 v35 ; 2:GlobalStoreDword v20 v25 s4+2 ; 0:VMfmaF32_16x16x4F32 a8+4 v16 v7 a7+4 ; 5:VAccvgprWriteB32 a7 v30 ; 0:VReadlaneB32 s5 v9 s5 ; 4:VReadlaneB32 s6 v11 s5 ; 0:GlobalStoreDword v12 v14 s0+2 ; 0:GlobalStoreDwordx4 v22 v20+4 s0+2
-gfx908 | 0:VMfmaF32_32x32x2F32 a16+16 v13 v13 a16+16 ; 0:VRcpF32 v0 v32 ; 0:DsReadB32 v15 v9 ; 0:GlobalStoreDwordx4 v37 v4+4 s4+2 ; 0:VReadlaneB32 s4 v18 s4 ; 0:VReadlaneB32 s4 v12 s6 ; 0:VMovB32 v29 v27 ; 4:GlobalStoreDwordx4 v3 v34+4 s4+2 ; 0:GlobalStoreDwordx4 v37 v18+4 s0+2 ; 0:SAddU32 s10 s11 s12 ; 2:VAccvgprWriteB32 a19 v22 ; 1:VMfmaF32_32x32x8F16 a8+16 v22+2 v15+2 a16+16
-gfx908 | 0:VReadfirstlaneB32 s5 v21 ; 4:VReadlaneB32 s4 v18 s5 ; 0:VMfmaF32_16x16x16F16 a12+4 v29+2 v25+2 a19+4 ; 0:GlobalStoreDword v27 v13 s0+2 ; 0:VReadlaneB32 s4 v38 s6 ; 0:VReadlaneB32 s5 v3 s6 ; 0:SAddU32 s10 s11 s12 ; 4:GlobalStoreDword v38 v16 s4+2 ; 0:GlobalStoreDword v31 v12 s4+2 ; 0:VMfmaF32_32x32x8F16 a8+16 v10+2 v12+2 a16+16 ; 0:GlobalStoreDwordx4 v8 v34+4 s4+2 ; 1:VMfmaF32_16x16x16F16 a6+4 v29+2 v7+2 a7+4
-gfx908 | 0:VMovB32 v39 v25 ; 0:VReadfirstlaneB32 s5 v19 ; 4:VReadlaneB32 s6 v37 s5 ; 0:VMfmaF32_16x16x4F32 a6+4 v16 v28 a6+4 ; 0:VMovB32 v16 v34 ; 2:VMfmaF32_16x16x16F16 a18+4 v15+2 v20+2 a8+4 ; SNop 0 ; 0:VMfmaF32_32x32x8F16 a0+16 v14+2 v6+2 a0+16 ; 0:VAccvgprWriteB32 a22 v10 ; 1:VMfmaF32_16x16x16F16 a12+4 v1+2 v6+2 a14+4 ; 0:VReadfirstlaneB32 s4 v24 ; SNop 3
-gfx908 | 0:VAddF32 v27 v32 v6 ; 0:VMfmaF32_32x32x8F16 a0+16 v1+2 v15+2 a0+16 ; 0:VReadfirstlaneB32 s5 v28 ; 1:VMfmaF32_16x16x4F32 a7+4 v7 v30 a10+4 ; 0:GlobalLoadDword v24 v11 s0+2 ; 0:VReadfirstlaneB32 s4 v22 ; 4:VReadlaneB32 s6 v21 s4 ; 8:VAccvgprReadB32 v28 a5 ; 0:VReadfirstlaneB32 s4 v22 ; 0:GlobalLoadDword v5 v8 s0+2 ; 0:DsReadB32 v39 v29 ; 0:GlobalStoreDword v18 v32 s0+2
-gfx908 | 0:VMovB32 v3 v5 ; 0:VMfmaF32_32x32x2F32 a8+16 v29 v20 a8+16 ; 2:VMfmaF32_32x32x8F16 a0+16 v29+2 v19+2 a0+16 ; 0:VRcpF32 v14 v38 ; 0:VReadfirstlaneB32 s5 v22 ; 0:VAccvgprWriteB32 a31 v15 ; 12:VAccvgprWriteB32 a13 v8 ; 1:VMfmaF32_32x32x2F32 a16+16 v8 v30 a8+16 ; 0:VMovB32 v26 v24 ; 0:SAddU32 s10 s11 s12 ; 0:DsReadB32 v15 v2 ; 0:VMfmaF32_32x32x2F32 a0+16 v1 v28 a16+16
-gfx908 | 0:VAddF32 v21 v23 v9 ; 0:GlobalStoreDwordx4 v34 v30+4 s0+2 ; 1:VRcpF32 v30 v22 ; 0:GlobalStoreDword v2 v27 s4+2 ; 0:VAccvgprReadB32 v34 a11 ; 0:VMfmaF32_16x16x4F32 a21+4 v8 v2 a9+4 ; 0:VMfmaF32_16x16x16F16 a10+4 v20+2 v28+2 a10+4 ; 0:GlobalLoadDword v17 v3 s0+2 ; 1:VMfmaF32_32x32x8F16 a8+16 v15+2 v14+2 a8+16 ; 2:VMfmaF32_16x16x16F16 a5+4 v12+2 v12+2 a5+4 ; 0:GlobalLoadDword v0 v32 s0+2 ; 0:VReadfirstlaneB32 s5 v16
-gfx908 | 0:VMfmaF32_16x16x4F32 a0+4 v23 v27 a22+4 ; 5:VAccvgprWriteB32 a24 v33 ; 0:DsReadB32 v39 v9 ; 0:VMfmaF32_16x16x4F32 a16+4 v6 v21 a16+4 ; 0:DsReadB32 v3 v31 ; 1:VMfmaF32_32x32x2F32 a8+16 v28 v12 a16+16 ; 0:VMovB32 v1 v11 ; 0:GlobalLoadDword v20 v37 s0+2 ; 13:VAccvgprWriteB32 a8 v30 ; 0:GlobalStoreDword v4 v19 s4+2 ; 0:DsReadB32 v13 v38 ; 0:VMfmaF32_16x16x16F16 a18+4 v2+2 v2+2 a16+4
-gfx908 | 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_32x32x2F32 a0+16 v21 v14 a0+16 ; 0:GlobalStoreDword v25 v28 s4+2 ; 0:DsReadB32 v33 v12 ; 0:VMfmaF32_16x16x16F16 a9+4 v17+2 v3+2 a9+4 ; 2:VMfmaF32_32x32x8F16 a0+16 v22+2 v7+2 a0+16 ; 0:VAccvgprWriteB32 a17 v25 ; 0:GlobalLoadDword v14 v37 s0+2 ; 0:VAccvgprWriteB32 a19 v15 ; 15:VAccvgprReadB32 v37 a2 ; 0:VAddF32 v34 v8 v23 ; 1:GlobalStoreDwordx4 v37 v16+4 s0+2
-gfx90a | 0:GlobalStoreDwordx4 v3 v18+4 s4+2 ; 1:VMfmaF64_16x16x4F64 v18+8 v2+2 v20+2 v18+8 ; 2:VFmaF64 v34+2 v30+2 v30+2 v30+2 ; 8:VFmaF64 v0+2 v20+2 v20+2 v20+2 ; 2:VMfmaF32_32x32x2F32 v0+16 v16 v6 v0+16 ; 19:VFmaF64 v2+2 v8+2 v8+2 v8+2 ; 0:VReadlaneB32 s6 v0 s5 ; 0:VMfmaF32_32x32x2F32 v8+16 v18 v26 v4+16 ; 19:VFmaF64 v20+2 v22+2 v22+2 v22+2 ; 0:SAddU32 s10 s11 s12 ; 0:VAccvgprReadB32 v37 a10 ; 0:VAccvgprWriteB32 a7 v27
-gfx90a | 0:VMfmaF32_32x32x8F16 a0+16 v28+2 v24+2 a0+16 ; 0:GlobalStoreDword v17 v16 s4+2 ; 0:VMovB32 v25 v29 ; 17:GlobalLoadDword a4 v20 s0+2 ; 0:VMfmaF32_16x16x4F32 v8+4 v0 v28 v8+4 ; 0:VReadfirstlaneB32 s6 v0 ; 0:VReadfirstlaneB32 s6 v25 ; 0:VMfmaF64_16x16x4F64 v14+8 v6+2 v26+2 v22+8 ; 0:VRcpF32 v7 v36 ; 7:VMfmaF32_32x32x8F16 v16+16 v10+2 v24+2 v8+16 ; 19:VMfmaF32_16x16x16F16 v8+4 v26+2 v10+2 v18+4 ; 7:VFmaF64 v18+2 v36+2 v36+2 v36+2
-gfx90a | 0:VMfmaF32_16x16x4F32 a8+4 v22 v22 a8+4 ; 0:VMfmaF32_32x32x8F16 v8+16 v10+2 v18+2 v8+16 ; 19:GlobalLoadDword a21 v21 s0+2 ; 0:VMfmaF32_32x32x8F16 v16+16 v28+2 v20+2 v16+16 ; 16:VMfmaF32_32x32x2F32 v16+16 v4 v14 v8+16 ; 19:VMfmaF32_16x16x16F16 v12+4 v30+2 v2+2 v12+4 ; 0:VRcpF32 v7 v19 ; SNop 3 ; 0:GlobalLoadDword v33 v37 s0+2 ; 1:GlobalStoreDwordx4 v0 v0+4 s4+2 ; 0:VAddF32 v22 v4 v38 ; 0:GlobalLoadDword a35 v35 s0+2
-gfx90a | 0:VRcpF32 v1 v5 ; 2:VMfmaF32_32x32x8F16 a8+16 v30+2 v0+2 a8+16 ; 0:VMfmaF32_32x32x2F32 v8+16 v0 v2 v16+16 ; 19:VMfmaF32_32x32x2F32 a16+16 v4 v10 a16+16 ; 0:VMovB32 v20 v35 ; 0:VReadfirstlaneB32 s4 v24 ; 0:VAddF32 v19 v8 v23 ; 2:VMfmaF64_16x16x4F64 v10+8 v28+2 v2+2 v16+8 ; 0:VMfmaF32_16x16x16F16 v4+4 v2+2 v20+2 v4+4 ; 17:GlobalStoreDword v26 v16 s0+2 ; 0:GlobalStoreDword v30 v15 s4+2 ; 0:VMfmaF32_16x16x4F32 v22+4 v24 v8 v20+4
-gfx90a | 0:VMfmaF32_32x32x8F16 v8+16 v18+2 v30+2 v16+16 ; 0:VAccvgprWriteB32 a23 v30 ; 0:SAddU32 s10 s11 s12 ; 17:GlobalLoadDword v19 v4 s0+2 ; 0:VMfmaF32_32x32x8F16 v16+16 v12+2 v2+2 v8+16 ; SNop 1 ; 17:VMfmaF32_32x32x2F32 v0+16 v30 v30 v0+16 ; 19:VMfmaF32_32x32x8F16 v0+16 v14+2 v20+2 v0+16 ; 19:VMfmaF32_16x16x16F16 a0+4 v6+2 v22+2 a0+4 ; SNop 2 ; 0:VMfmaF32_16x16x4F32 a8+4 v24 v28 a8+4 ; 0:VAccvgprReadB32 v10 a19
-gfx90a | 0:VAddF32 v2 v38 v28 ; SNop 0 ; 1:VMfmaF64_16x16x4F64 v10+8 v4+2 v0+2 v2+8 ; 0:GlobalStoreDword v34 v27 s0+2 ; 1:VFmaF64 v0+2 v28+2 v28+2 v28+2 ; 0:GlobalLoadDword v19 v35 s0+2 ; 7:VMovB32 v17 v9 ; 6:GlobalStoreDwordx4 v11 v10+4 s0+2 ; 0:VAccvgprWriteB32 a14 v11 ; 0:VRcpF32 v38 v34 ; 0:VAccvgprWriteB32 a27 v4 ; 0:VAccvgprWriteB32 a24 v39
-gfx90a | 0:VMovB32 v21 v13 ; 0:VMfmaF32_32x32x2F32 a16+16 v2 v30 a8+16 ; 15:GlobalLoadDword a14 v13 s0+2 ; 3:VAccvgprReadB32 v15 a24 ; SNop 2 ; 0:GlobalStoreDword v8 v19 s4+2 ; 0:VMfmaF32_16x16x4F32 v0+4 v26 v4 v8+4 ; 0:VMovB32 v15 v19 ; 10:VReadlaneB32 s6 v1 s4 ; 0:VReadfirstlaneB32 s4 v12 ; 0:VMfmaF32_16x16x4F32 v22+4 v0 v16 v22+4 ; 11:GlobalLoadDword v23 v12 s0+2
-gfx90a | 0:GlobalLoadDword v34 v8 s0+2 ; 1:GlobalStoreDwordx4 v1 a24+4 s0+2 ; 0:VReadfirstlaneB32 s6 v9 ; 0:VMfmaF32_16x16x16F16 a6+4 v16+2 v18+2 a6+4 ; 0:VMfmaF32_32x32x8F16 v0+16 v24+2 v26+2 v16+16 ; 0:SAddU32 s10 s11 s12 ; 18:GlobalLoadDword v32 v2 s0+2 ; 0:VMfmaF32_32x32x2F32 v16+16 v8 v22 v16+16 ; 0:SAddU32 s10 s11 s12 ; 18:VReadfirstlaneB32 s6 v21 ; 0:GlobalStoreDword v28 v22 s0+2 ; 3:VReadlaneB32 s5 v23 s6
-gfx90a | 0:VAccvgprWriteB32 a11 v32 ; 2:VMfmaF32_32x32x2F32 a16+16 v18 v2 a4+16 ; 0:GlobalLoadDword v0 v18 s0+2 ; 1:GlobalStoreDword v13 v11 s4+2 ; SNop 4 ; 0:VRcpF32 v38 v11 ; 0:VAddF32 v38 v7 v3 ; 6:VMfmaF32_32x32x8F16 a8+16 v26+2 v12+2 a8+16 ; 0:VRcpF32 v14 v14 ; 1:GlobalStoreDwordx4 v19 a26+4 s0+2 ; 0:VReadfirstlaneB32 s6 v16 ; 0:VMovB32 v17 v20
-gfx90a | 0:VMfmaF32_16x16x16F16 a14+4 v6+2 v6+2 a14+4 ; 0:SAddU32 s10 s11 s12 ; 0:VFmaF64 v4+2 v22+2 v22+2 v22+2 ; 0:VFmaF64 v2+2 v26+2 v26+2 v26+2 ; 0:VMfmaF32_16x16x16F16 v4+4 v22+2 v10+2 v26+4 ; 8:VMfmaF32_16x16x4F32 v2+4 v22 v12 v2+4 ; 0:VReadfirstlaneB32 s5 v31 ; 10:VReadlaneB32 s5 v5 s6 ; 0:VMfmaF32_16x16x16F16 v14+4 v24+2 v8+2 v14+4 ; 3:VReadlaneB32 s6 v4 s5 ; 0:VReadlaneB32 s5 v19 s4 ; 6:DsReadB32 v34 v17
-gfx90a | 0:VMfmaF32_16x16x4F32 v6+4 v2 v12 v6+4 ; 0:VAccvgprReadB32 v27 a15 ; SNop 5 ; 4:VMfmaF32_32x32x8F16 a16+16 v4+2 v8+2 a16+16 ; 0:VMfmaF32_16x16x4F32 v6+4 v26 v2 v6+4 ; 11:VMfmaF32_32x32x8F16 v0+16 v30+2 v8+2 v0+16 ; 19:GlobalStoreDwordx4 v7 v26+4 s0+2 ; 0:VReadlaneB32 s4 v35 s5 ; 0:VMfmaF64_16x16x4F64 v2+8 v0+2 v20+2 v2+8 ; 11:VMovB32 v22 v8 ; 0:VAccvgprWriteB32 a18 v19 ; 0:VAccvgprWriteB32 a26 v21
-gfx90a | 0:VMfmaF64_16x16x4F64 v18+8 v0+2 v28+2 v18+8 ; 0:VMfmaF64_16x16x4F64 v10+8 v2+2 v16+2 v10+8 ; 0:VReadfirstlaneB32 s5 v32 ; 10:VFmaF64 v22+2 v16+2 v16+2 v16+2 ; 0:VAccvgprReadB32 v36 a13 ; 5:GlobalStoreDwordx4 v17 a14+4 s0+2 ; 0:VMfmaF32_32x32x8F16 v16+16 v22+2 v12+2 v16+16 ; 19:VMfmaF32_32x32x8F16 a0+16 v8+2 v20+2 a4+16 ; SNop 6 ; 12:VAccvgprReadB32 v25 a7 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF64_16x16x4F64 a0+8 v22+2 v10+2 a6+8
-gfx90a | 0:GlobalStoreDwordx4 v15 v6+4 s4+2 ; 0:VReadlaneB32 s5 v30 s4 ; 0:VMfmaF32_32x32x2F32 v16+16 v6 v16 v16+16 ; 0:GlobalLoadDword v32 v3 s0+2 ; 0:VAccvgprWriteB32 a9 v9 ; 17:VAddF32 v6 v3 v17 ; 2:VMfmaF32_32x32x8F16 v0+16 v0+2 v26+2 v0+16 ; 19:VMfmaF32_32x32x2F32 a8+16 v10 v12 a8+16 ; 17:VMfmaF64_16x16x4F64 a18+8 v30+2 v6+2 a18+8 ; SNop 3 ; 0:DsReadB32 v29 v17 ; 0:GlobalStoreDwordx4 v31 a26+4 s4+2
-gfx90a | 0:VMfmaF32_16x16x16F16 v10+4 v28+2 v0+2 v22+4 ; SNop 2 ; 0:VMfmaF32_16x16x16F16 v20+4 v18+2 v18+2 v18+4 ; 7:VAddF32 v30 v33 v13 ; SNop 0 ; 0:VReadfirstlaneB32 s6 v1 ; 0:VFmaF64 v16+2 v2+2 v2+2 v2+2 ; 0:VMfmaF32_16x16x16F16 v12+4 v4+2 v18+2 v12+4 ; 11:VMovB32 v13 v27 ; 2:VMfmaF32_32x32x2F32 v0+16 v18 v24 v4+16 ; 19:VMovB32 v23 v3 ; 0:VReadfirstlaneB32 s6 v8
-gfx90a | 0:VMfmaF32_32x32x2F32 a0+16 v8 v18 a0+16 ; 0:SAddU32 s10 s11 s12 ; 0:VFmaF64 v28+2 v20+2 v20+2 v20+2 ; 0:VReadlaneB32 s4 v5 s5 ; 0:VMfmaF64_16x16x4F64 v12+8 v6+2 v4+2 v12+8 ; 11:VReadfirstlaneB32 s4 v19 ; 0:VMfmaF32_16x16x16F16 v0+4 v0+2 v26+2 v14+4 ; 5:GlobalStoreDword v11 v18 s4+2 ; 0:VMfmaF64_16x16x4F64 a8+8 v6+2 v26+2 a10+8 ; 2:VFmaF64 v18+2 v32+2 v32+2 v32+2 ; 0:GlobalStoreDwordx4 v36 v14+4 s0+2 ; 7:VAccvgprWriteB32 a8 v18
-gfx90a | 0:VReadlaneB32 s5 v20 s4 ; 0:VReadfirstlaneB32 s6 v32 ; 0:DsReadB32 v24 v19 ; 0:VMfmaF32_32x32x2F32 a8+16 v22 v14 a8+16 ; SNop 0 ; 1:GlobalStoreDword v39 v12 s4+2 ; 0:VAccvgprReadB32 v38 a6 ; 0:VMfmaF32_32x32x8F16 v8+16 v10+2 v6+2 v8+16 ; 19:VMfmaF32_16x16x4F32 v12+4 v8 v22 v20+4 ; 0:VRcpF32 v34 v1 ; 7:VMfmaF32_16x16x4F32 v10+4 v10 v8 v10+4 ; 11:VFmaF64 v36+2 v10+2 v10+2 v10+2
-gfx90a | 0:VMfmaF32_32x32x2F32 v8+16 v26 v20 v16+16 ; 19:VMfmaF32_32x32x8F16 v16+16 v20+2 v18+2 v16+16 ; 0:VMfmaF32_16x16x4F32 a6+4 v8 v2 a6+4 ; 15:VMfmaF32_16x16x4F32 v16+4 v14 v8 v16+4 ; 0:VMfmaF32_16x16x16F16 a10+4 v6+2 v8+2 a10+4 ; 10:VReadlaneB32 s5 v19 s6 ; 0:VMfmaF32_32x32x8F16 a8+16 v4+2 v4+2 a16+16 ; 0:VReadfirstlaneB32 s6 v30 ; 0:VMfmaF32_16x16x4F32 v10+4 v8 v28 v8+4 ; 17:VAccvgprReadB32 v20 a13 ; 0:VMovB32 v32 v26 ; 0:SAddU32 s10 s11 s12
-gfx90a | 0:VRcpF32 v6 v24 ; 0:DsReadB32 v14 v21 ; 1:VMfmaF32_32x32x8F16 v0+16 v20+2 v8+2 v0+16 ; 0:VMovB32 v23 v19 ; 2:VMfmaF32_32x32x8F16 v0+16 v28+2 v24+2 v16+16 ; SNop 2 ; 0:VAccvgprWriteB32 a23 v19 ; 15:DsReadB32 v34 v4 ; 0:VReadlaneB32 s6 v7 s5 ; 0:VRcpF32 v12 v1 ; 0:VFmaF64 v24+2 v8+2 v8+2 v8+2 ; 1:VMfmaF64_16x16x4F64 v8+8 v4+2 v30+2 v10+8
-gfx90a | 0:GlobalStoreDwordx4 v3 v8+4 s0+2 ; 0:VRcpF32 v2 v38 ; 0:VReadlaneB32 s4 v27 s5 ; 1:VMfmaF32_16x16x4F32 v4+4 v2 v20 v20+4 ; 3:GlobalStoreDword v28 v25 s4+2 ; 3:DsReadB32 v22 v14 ; 0:VMfmaF32_32x32x2F32 v8+16 v20 v8 v8+16 ; 19:DsReadB32 v39 v21 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x16F16 a16+4 v6+2 v28+2 a16+4 ; 0:VAddF32 v8 v8 v11 ; 0:VAccvgprReadB32 v32 a31
-gfx90a | 0:VMfmaF32_32x32x8F16 a0+16 v18+2 v8+2 a0+16 ; 0:VAddF32 v4 v10 v37 ; SNop 4 ; 0:VAddF32 v4 v12 v10 ; SNop 3 ; 0:VRcpF32 v34 v31 ; 7:VAccvgprReadB32 v38 a4 ; 0:VFmaF64 v14+2 v12+2 v12+2 v12+2 ; 0:VMfmaF32_16x16x16F16 a6+4 v8+2 v16+2 a22+4 ; 0:VMfmaF64_16x16x4F64 v2+8 v16+2 v10+2 v2+8 ; 2:VFmaF64 v26+2 v34+2 v34+2 v34+2 ; 8:GlobalLoadDword v8 v35 s0+2
-gfx90a | 0:VMfmaF32_16x16x4F32 a20+4 v18 v24 a20+4 ; 0:DsReadB32 v24 v30 ; 0:DsReadB32 v7 v37 ; 0:VMfmaF32_32x32x8F16 v0+16 v0+2 v14+2 v0+16 ; 19:VFmaF64 v4+2 v12+2 v12+2 v12+2 ; 0:VReadfirstlaneB32 s4 v18 ; 0:DsReadB32 v29 v29 ; 4:GlobalStoreDword v13 v29 s4+2 ; 0:VMfmaF32_32x32x8F16 a8+16 v12+2 v18+2 a16+16 ; SNop 2 ; 0:VRcpF32 v24 v29 ; 15:GlobalLoadDword a15 v31 s0+2
-gfx90a | 0:VFmaF64 v16+2 v26+2 v26+2 v26+2 ; 0:DsReadB32 v17 v28 ; 1:VMfmaF32_32x32x8F16 v8+16 v14+2 v20+2 v8+16 ; 19:GlobalLoadDword a9 v10 s0+2 ; 0:GlobalLoadDword v26 v1 s0+2 ; 0:VRcpF32 v14 v8 ; 0:VMfmaF32_32x32x8F16 a16+16 v18+2 v24+2 a4+16 ; 0:GlobalStoreDwordx4 v0 v18+4 s0+2 ; SNop 4 ; 0:DsReadB32 v26 v35 ; 9:VMfmaF32_16x16x16F16 a4+4 v26+2 v6+2 a26+4 ; 0:VMfmaF32_32x32x2F32 v8+16 v18 v28 v8+16
-gfx90a | 0:VMfmaF32_32x32x2F32 v16+16 v18 v14 v16+16 ; 19:VMfmaF32_32x32x2F32 v0+16 v18 v4 v0+16 ; 19:GlobalStoreDwordx4 v10 v24+4 s4+2 ; 0:VAccvgprReadB32 v29 a25 ; 0:VMfmaF32_32x32x2F32 v0+16 v10 v28 v0+16 ; 19:VAddF32 v18 v24 v9 ; 0:VReadfirstlaneB32 s5 v16 ; 0:VMfmaF32_16x16x16F16 a6+4 v2+2 v2+2 a0+4 ; 0:SAddU32 s10 s11 s12 ; 0:DsReadB32 v14 v33 ; 0:VMovB32 v4 v38 ; 0:VAddF32 v12 v11 v1
-gfx90a | 0:VMfmaF32_32x32x8F16 v0+16 v12+2 v26+2 v0+16 ; 0:VMovB32 v24 v21 ; 0:VReadlaneB32 s6 v21 s6 ; 17:VFmaF64 v36+2 v14+2 v14+2 v14+2 ; 0:GlobalStoreDwordx4 v3 v8+4 s4+2 ; 0:VReadlaneB32 s4 v4 s5 ; 0:VMfmaF32_32x32x8F16 v8+16 v26+2 v0+2 v8+16 ; 19:VMfmaF32_32x32x2F32 v8+16 v22 v26 v8+16 ; 0:VMovB32 v24 v33 ; 0:VAccvgprWriteB32 a17 v32 ; 17:VMfmaF64_16x16x4F64 a2+8 v8+2 v14+2 a2+8 ; 0:VReadfirstlaneB32 s5 v13
-gfx90a | 0:VReadfirstlaneB32 s5 v36 ; 0:VReadlaneB32 s6 v36 s4 ; 0:VReadfirstlaneB32 s5 v22 ; 0:VMfmaF64_16x16x4F64 a20+8 v10+2 v10+2 a8+8 ; 4:GlobalStoreDword v27 v24 s4+2 ; 0:VMfmaF64_16x16x4F64 v8+8 v8+2 v24+2 v22+8 ; 0:VMovB32 v32 v25 ; 0:VMfmaF64_16x16x4F64 v12+8 v2+2 v30+2 v16+8 ; 11:DsReadB32 v17 v30 ; 0:VFmaF64 v0+2 v0+2 v0+2 v0+2 ; 2:VMfmaF32_16x16x4F32 v12+4 v12 v0 v12+4 ; 0:VMovB32 v39 v2
-gfx90a | 0:GlobalLoadDword v15 v24 s0+2 ; 0:VAddF32 v34 v6 v24 ; 0:VReadfirstlaneB32 s4 v9 ; 5:GlobalStoreDword v37 v36 s4+2 ; 0:VFmaF64 v34+2 v36+2 v36+2 v36+2 ; 0:VAddF32 v2 v5 v20 ; 0:VAccvgprWriteB32 a17 v30 ; 0:GlobalLoadDword v21 v0 s0+2 ; 0:VReadlaneB32 s5 v18 s5 ; 0:GlobalLoadDword a1 v4 s0+2 ; 1:GlobalLoadDword v4 v12 s0+2 ; 1:VReadlaneB32 s6 v29 s5
-gfx90a | 0:VMfmaF32_16x16x16F16 a2+4 v12+2 v24+2 a2+4 ; 0:VMfmaF32_32x32x8F16 v8+16 v30+2 v20+2 v8+16 ; 0:VMovB32 v0 v6 ; 0:SAddU32 s10 s11 s12 ; 17:VMfmaF32_32x32x2F32 v0+16 v10 v24 v8+16 ; 19:VAccvgprReadB32 v5 a6 ; 2:VMfmaF32_32x32x8F16 a8+16 v4+2 v10+2 a8+16 ; 0:VFmaF64 v2+2 v16+2 v16+2 v16+2 ; SNop 2 ; 0:DsReadB32 v32 v27 ; 0:DsReadB32 v2 v3 ; 0:VMfmaF32_32x32x2F32 a8+16 v18 v12 a8+16
-gfx90a | 0:VFmaF64 v18+2 v8+2 v8+2 v8+2 ; 0:VMfmaF32_32x32x8F16 v0+16 v26+2 v24+2 v0+16 ; SNop 7 ; 11:VMfmaF32_32x32x8F16 a8+16 v30+2 v12+2 a8+16 ; 0:DsReadB32 v21 v37 ; 0:GlobalStoreDword v25 v29 s0+2 ; 17:VAccvgprReadB32 v20 a20 ; 0:VFmaF64 v6+2 v6+2 v6+2 v6+2 ; 2:VMfmaF32_32x32x2F32 v0+16 v2 v10 v0+16 ; 0:VRcpF32 v31 v38 ; 0:VMfmaF32_16x16x16F16 a8+4 v28+2 v26+2 a8+4 ; 0:VRcpF32 v31 v29
-gfx90a | SNop 1 ; 0:VMfmaF32_32x32x2F32 v16+16 v10 v16 v16+16 ; 19:VMfmaF64_16x16x4F64 a16+8 v30+2 v16+2 a16+8 ; 0:DsReadB32 v5 v32 ; 0:VMfmaF32_16x16x16F16 a4+4 v16+2 v6+2 a26+4 ; 0:VReadlaneB32 s4 v7 s6 ; 0:DsReadB32 v38 v0 ; 0:DsReadB32 v31 v31 ; 6:VMfmaF64_16x16x4F64 a6+8 v4+2 v18+2 a6+8 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x16F16 v0+4 v16+2 v26+2 v0+4 ; 11:VRcpF32 v19 v1
-gfx90a | 0:VAccvgprReadB32 v26 a13 ; 0:GlobalStoreDwordx4 v29 v18+4 s0+2 ; 0:VMfmaF32_32x32x8F16 v0+16 v6+2 v24+2 v4+16 ; 19:VMfmaF32_16x16x16F16 a16+4 v14+2 v14+2 a16+4 ; 0:SAddU32 s10 s11 s12 ; 0:VAccvgprReadB32 v28 a23 ; 0:VMfmaF32_32x32x8F16 v16+16 v24+2 v12+2 v0+16 ; 19:VReadlaneB32 s4 v31 s6 ; 5:GlobalStoreDwordx4 v7 v2+4 s4+2 ; 0:SAddU32 s10 s11 s12 ; 0:SAddU32 s10 s11 s12 ; SNop 6
-gfx942 | 0:VFmaF64 v30+2 v32+2 v32+2 v32+2 ; 0:VAccvgprReadB32 v37 a17 ; 0:GlobalLoadDword v16 v4 s0+2 ; 1:GlobalStoreDword v20 v15 s0+2 ; 0:GlobalStoreDwordx4 v10 a8+4 s4+2 ; 0:VAddF32 v39 v15 v19 ; 0:VMfmaF32_16x16x4F32 v22+4 v24 v30 v22+4 ; 0:VReadfirstlaneB32 s5 v17 ; 9:VAccvgprReadB32 v22 a23 ; 2:VMfmaF32_16x16x4F32 v22+4 v22 v14 v22+4 ; 10:VMfmaF32_32x32x2F32 v16+16 v2 v22 v8+16 ; 18:GlobalStoreDword v0 v24 s0+2
-gfx942 | 0:VMfmaF64_16x16x4F64 a18+8 v22+2 v22+2 a18+8 ; 0:VAccvgprReadB32 v14 a9 ; 0:GlobalStoreDword v5 v18 s0+2 ; 7:VMfmaF32_32x32x2F32 a16+16 v16 v0 a16+16 ; 0:VMfmaF64_16x16x4F64 a4+8 v12+2 v8+2 a4+8 ; 9:VMfmaF64_16x16x4F64 a8+8 v28+2 v26+2 a8+8 ; 0:VMfmaF32_32x32x8F16 a16+16 v30+2 v20+2 a16+16 ; 1:VFmaF64 v36+2 v26+2 v26+2 v26+2 ; 9:VAccvgprReadB32 v35 a30 ; 0:GlobalLoadDword a32 v14 s0+2 ; 1:GlobalStoreDword v38 v35 s0+2 ; 0:VAccvgprWriteB32 a24 v13
-gfx942 | 0:VReadlaneB32 s4 v8 s4 ; 5:GlobalStoreDwordx4 v29 a0+4 s4+2 ; 0:VReadfirstlaneB32 s6 v5 ; 0:VAccvgprWriteB32 a20 v1 ; 0:VMfmaF32_32x32x2F32 v16+16 v18 v16 v16+16 ; 18:VMfmaF64_16x16x4F64 a0+8 v20+2 v8+2 a0+8 ; 0:VMovB32 v16 v24 ; 2:VMfmaF32_32x32x8F16 v16+16 v8+2 v30+2 v16+16 ; 0:VAccvgprReadB32 v34 a14 ; 10:VFmaF64 v2+2 v28+2 v28+2 v28+2 ; 0:GlobalStoreDwordx4 v18 v8+4 s4+2 ; 2:VMovB32 v9 v11
-gfx942 | 0:VReadlaneB32 s4 v39 s4 ; 0:GlobalStoreDwordx4 v19 v14+4 s0+2 ; 2:VMfmaF32_32x32x8F16 v8+16 v4+2 v16+2 v16+16 ; 11:VMfmaF32_16x16x8Xf32 a20+4 v24+2 v14+2 a20+4 ; 0:VReadlaneB32 s4 v22 s6 ; 6:VAccvgprReadB32 v17 a22 ; 0:VMovB32 v15 v25 ; 0:VAccvgprWriteB32 a16 v37 ; 0:VFmaF64 v20+2 v12+2 v12+2 v12+2 ; 0:VAddF32 v13 v1 v0 ; 2:VMfmaF64_16x16x4F64 v8+8 v14+2 v18+2 v8+8 ; 18:GlobalStoreDword v18 v12 s4+2
-gfx942 | 0:GlobalLoadDword v35 v13 s0+2 ; 0:VAddF32 v7 v24 v28 ; 0:VReadlaneB32 s6 v1 s6 ; 0:VFmaF64 v30+2 v2+2 v2+2 v2+2 ; 0:GlobalLoadDword a39 v18 s0+2 ; 0:VFmaF64 v4+2 v20+2 v20+2 v20+2 ; 2:VMfmaF32_32x32x2F32 v16+16 v2 v20 v4+16 ; 0:VMfmaF32_16x16x16F16 v22+4 v0+2 v0+2 v22+4 ; 17:VMfmaF32_32x32x8F16 v8+16 v4+2 v28+2 v0+16 ; 0:SAddU32 s10 s11 s12 ; 10:VMfmaF32_32x32x2F32 a0+16 v10 v10 a0+16 ; 16:VMfmaF64_16x16x4F64 a18+8 v30+2 v6+2 a4+8
-gfx942 | 0:VAccvgprReadB32 v12 a11 ; 2:VMfmaF64_16x16x4F64 v18+8 v12+2 v28+2 v2+8 ; 18:GlobalStoreDwordx4 v3 v24+4 s4+2 ; 0:GlobalLoadDword a28 v7 s0+2 ; 0:VAccvgprWriteB32 a13 v1 ; 0:VAccvgprReadB32 v26 a31 ; 0:SAddU32 s10 s11 s12 ; 0:VReadfirstlaneB32 s4 v12 ; SNop 1 ; 0:VRcpF32 v23 v23 ; 2:VMfmaF64_16x16x4F64 v16+8 v0+2 v12+2 v22+8 ; 18:GlobalStoreDwordx4 v22 v22+4 s0+2
-gfx942 | 0:SAddU32 s10 s11 s12 ; 0:VMfmaF64_16x16x4F64 v0+8 v24+2 v6+2 v10+8 ; 0:VMfmaF32_16x16x4F32 v10+4 v20 v12 v10+4 ; 10:VAccvgprReadB32 v7 a17 ; 0:VFmaF64 v2+2 v24+2 v24+2 v24+2 ; 1:VMfmaF32_16x16x4F32 v20+4 v4 v20 v4+4 ; 0:VMfmaF32_16x16x8Xf32 v18+4 v16+2 v2+2 v2+4 ; 0:VReadfirstlaneB32 s6 v7 ; 0:GlobalStoreDword v9 v13 s4+2 ; 5:VMfmaF32_32x32x2F32 v16+16 v18 v8 v16+16 ; 0:VRcpF32 v2 v6 ; 17:VReadfirstlaneB32 s5 v29
-gfx942 | 0:VReadfirstlaneB32 s6 v35 ; 0:GlobalStoreDwordx4 v8 a14+4 s4+2 ; 0:VMfmaF32_32x32x2F32 v16+16 v14 v20 v0+16 ; 18:GlobalStoreDwordx4 v22 v24+4 s4+2 ; 0:VMfmaF32_16x16x4F32 v10+4 v10 v24 v10+4 ; 0:GlobalStoreDwordx4 v31 v26+4 s0+2 ; 0:VAccvgprWriteB32 a14 v20 ; 8:VReadfirstlaneB32 s4 v13 ; 0:VMfmaF32_16x16x4F32 v6+4 v8 v16 v16+4 ; 0:VAccvgprWriteB32 a26 v17 ; 9:VMfmaF64_16x16x4F64 v4+8 v6+2 v4+2 v4+8 ; 11:VRcpF32 v9 v6
-gfx942 | 0:GlobalStoreDwordx4 v18 a12+4 s0+2 ; 0:VAddF32 v18 v19 v1 ; 0:VRcpF32 v35 v32 ; 0:VRcpF32 v24 v9 ; 0:VReadfirstlaneB32 s4 v22 ; 0:VMfmaF64_16x16x4F64 v8+8 v4+2 v6+2 v8+8 ; 0:VMfmaF32_32x32x8F16 v16+16 v4+2 v24+2 v16+16 ; 11:VMfmaF32_32x32x2F32 a16+16 v28 v12 a16+16 ; 5:DsReadB32 v14 v15 ; 12:GlobalStoreDwordx4 v6 a14+4 s0+2 ; 0:VMovB32 v21 v1 ; 1:VMfmaF32_16x16x8Xf32 a14+4 v0+2 v16+2 a24+4
-gfx942 | 0:VRcpF32 v27 v13 ; 0:VReadfirstlaneB32 s6 v33 ; 0:VMfmaF32_16x16x16F16 v4+4 v10+2 v20+2 v4+4 ; 7:VMfmaF32_16x16x16F16 v20+4 v6+2 v24+2 v26+4 ; 7:VMfmaF32_16x16x16F16 v12+4 v0+2 v20+2 v12+4 ; 7:VReadlaneB32 s6 v15 s4 ; 0:VMfmaF32_16x16x16F16 v0+4 v0+2 v24+2 v6+4 ; 0:VMfmaF64_16x16x4F64 a0+8 v12+2 v12+2 a8+8 ; 0:VReadfirstlaneB32 s5 v21 ; 0:VMfmaF32_16x16x8Xf32 a22+4 v24+2 v28+2 a22+4 ; 0:VReadfirstlaneB32 s4 v30 ; 3:VMfmaF32_16x16x8Xf32 a0+4 v2+2 v22+2 a10+4
-gfx942 | 0:VMfmaF32_16x16x4F32 v10+4 v6 v30 v20+4 ; 0:VMfmaF32_16x16x8Xf32 v20+4 v20+2 v26+2 v20+4 ; 0:DsReadB32 v17 v31 ; 0:SAddU32 s10 s11 s12 ; 0:VReadlaneB32 s4 v26 s5 ; 4:VMfmaF32_32x32x8F16 v16+16 v20+2 v0+2 v8+16 ; 11:VFmaF64 v22+2 v32+2 v32+2 v32+2 ; 2:VMfmaF32_32x32x2F32 v8+16 v24 v18 v8+16 ; 18:VRcpF32 v21 v27 ; 0:VMfmaF32_16x16x16F16 v8+4 v28+2 v24+2 v8+4 ; 0:VMovB32 v5 v2 ; 0:VMfmaF32_16x16x8Xf32 a2+4 v16+2 v0+2 a2+4
-gfx942 | 0:VAccvgprReadB32 v34 a9 ; 0:VMfmaF64_16x16x4F64 v0+8 v18+2 v2+2 v16+8 ; 0:VReadfirstlaneB32 s5 v37 ; 10:VMfmaF32_16x16x4F32 a14+4 v6 v14 a12+4 ; 8:VMfmaF64_16x16x4F64 a14+8 v6+2 v16+2 a14+8 ; 0:VMovB32 v13 v6 ; 0:GlobalStoreDwordx4 v11 a4+4 s4+2 ; 7:VMfmaF32_32x32x2F32 a16+16 v8 v30 a16+16 ; 0:VMfmaF32_16x16x4F32 v20+4 v2 v6 v14+4 ; 10:GlobalStoreDwordx4 v25 v20+4 s0+2 ; 0:VReadlaneB32 s4 v36 s5 ; 0:DsReadB32 v0 v14
-gfx942 | 0:VAddF32 v30 v39 v19 ; 0:VReadlaneB32 s6 v25 s6 ; 0:GlobalLoadDword a25 v10 s0+2 ; 1:GlobalStoreDwordx4 v32 v26+4 s4+2 ; 0:VAddF32 v11 v39 v3 ; 0:GlobalLoadDword v31 v12 s0+2 ; 1:VMfmaF64_16x16x4F64 v16+8 v22+2 v10+2 v16+8 ; 0:DsReadB32 v0 v14 ; 1:VFmaF64 v26+2 v36+2 v36+2 v36+2 ; 0:GlobalStoreDword v6 v1 s4+2 ; 0:VReadlaneB32 s5 v36 s6 ; 6:VReadlaneB32 s4 v22 s6
-gfx942 | 0:GlobalStoreDword v35 v5 s4+2 ; 0:VAccvgprWriteB32 a7 v8 ; 0:VRcpF32 v7 v24 ; 0:GlobalStoreDword v37 v15 s4+2 ; 0:VFmaF64 v34+2 v4+2 v4+2 v4+2 ; 0:VAccvgprReadB32 v0 a22 ; 0:VMfmaF64_16x16x4F64 v14+8 v12+2 v2+2 v14+8 ; 0:VReadfirstlaneB32 s4 v30 ; 5:GlobalStoreDwordx4 v11 v34+4 s4+2 ; 0:VMfmaF32_16x16x16F16 a8+4 v4+2 v10+2 a8+4 ; 3:VMfmaF32_16x16x4F32 a4+4 v10 v18 a4+4 ; 6:GlobalStoreDword v14 v19 s4+2
-gfx942 | 0:VMovB32 v19 v5 ; 0:SAddU32 s10 s11 s12 ; 0:VAccvgprReadB32 v37 a27 ; 0:VFmaF64 v8+2 v4+2 v4+2 v4+2 ; 2:VMfmaF64_16x16x4F64 v14+8 v8+2 v14+2 v16+8 ; 11:VMfmaF64_16x16x4F64 v12+8 v28+2 v16+2 v18+8 ; 0:VReadlaneB32 s6 v21 s6 ; 0:VReadlaneB32 s6 v2 s4 ; SNop 3 ; 5:VFmaF64 v22+2 v16+2 v16+2 v16+2 ; 0:GlobalLoadDword a4 v39 s0+2 ; 0:DsReadB32 v32 v2
-gfx942 | 0:VAccvgprWriteB32 a16 v34 ; 0:GlobalLoadDword v8 v36 s0+2 ; 0:VReadfirstlaneB32 s4 v28 ; 0:GlobalStoreDwordx4 v3 v2+4 s0+2 ; 0:VMfmaF32_16x16x8Xf32 a2+4 v10+2 v12+2 a2+4 ; 7:VAccvgprWriteB32 a2 v32 ; 0:GlobalStoreDword v0 v26 s4+2 ; 0:VMfmaF64_16x16x4F64 v16+8 v6+2 v20+2 v6+8 ; SNop 2 ; 8:VMfmaF64_16x16x4F64 v8+8 v28+2 v20+2 v8+8 ; 0:VRcpF32 v28 v31 ; 10:VFmaF64 v22+2 v10+2 v10+2 v10+2
-gfx942 | 0:VAccvgprReadB32 v26 a17 ; 0:GlobalLoadDword v37 v23 s0+2 ; 1:GlobalStoreDword v0 v18 s4+2 ; 0:GlobalStoreDword v17 v9 s0+2 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_32x32x2F32 a16+16 v4 v30 a16+16 ; 0:VAddF32 v31 v29 v39 ; 0:VRcpF32 v14 v3 ; SNop 2 ; 0:VMfmaF32_32x32x2F32 v0+16 v12 v12 v0+16 ; 18:VAccvgprReadB32 v13 a8 ; 2:VMfmaF32_16x16x4F32 v12+4 v20 v8 v10+4
-gfx942 | 0:VReadfirstlaneB32 s5 v34 ; 0:VReadfirstlaneB32 s6 v3 ; 0:VReadfirstlaneB32 s5 v10 ; 0:VMfmaF32_32x32x8F16 v8+16 v12+2 v24+2 v0+16 ; 0:GlobalStoreDword v26 v38 s0+2 ; 3:GlobalStoreDwordx4 v33 a26+4 s4+2 ; 0:VAccvgprWriteB32 a2 v35 ; 5:VMfmaF32_16x16x8Xf32 v8+4 v20+2 v22+2 v8+4 ; 0:VRcpF32 v3 v38 ; 6:GlobalStoreDwordx4 v8 a12+4 s4+2 ; 0:VMfmaF64_16x16x4F64 v12+8 v2+2 v10+2 v16+8 ; 0:SAddU32 s10 s11 s12
-gfx942 | 0:VReadfirstlaneB32 s6 v22 ; 4:VReadlaneB32 s5 v9 s6 ; 0:VMovB32 v6 v29 ; 0:VReadfirstlaneB32 s4 v4 ; 0:VRcpF32 v1 v32 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x8Xf32 v4+4 v16+2 v18+2 v4+4 ; 0:VMfmaF32_16x16x4F32 v18+4 v0 v30 v18+4 ; SNop 0 ; 5:GlobalLoadDword v7 v24 s0+2 ; 1:GlobalStoreDword v1 v37 s4+2 ; 0:VMfmaF32_32x32x8F16 a16+16 v22+2 v0+2 a8+16
-gfx942 | 0:VAccvgprWriteB32 a2 v8 ; 0:GlobalStoreDword v37 v29 s0+2 ; 0:GlobalLoadDword v11 v26 s0+2 ; 0:VAccvgprReadB32 v2 a21 ; 2:VMfmaF32_32x32x2F32 v0+16 v14 v2 v0+16 ; SNop 2 ; 15:VReadfirstlaneB32 s6 v13 ; 0:GlobalLoadDword a30 v18 s0+2 ; 1:GlobalStoreDword v32 v36 s4+2 ; 0:GlobalLoadDword v10 v4 s0+2 ; 0:GlobalLoadDword v29 v8 s0+2 ; 0:VMfmaF32_16x16x8Xf32 v22+4 v2+2 v30+2 v22+4
-gfx942 | 0:VMfmaF32_16x16x16F16 v0+4 v14+2 v2+2 v0+4 ; 0:DsReadB32 v39 v23 ; 0:VMovB32 v6 v17 ; 0:GlobalStoreDwordx4 v9 v14+4 s0+2 ; 4:VFmaF64 v2+2 v26+2 v26+2 v26+2 ; 0:SAddU32 s10 s11 s12 ; 1:VMfmaF32_32x32x8F16 a8+16 v2+2 v28+2 a8+16 ; 0:VReadfirstlaneB32 s5 v1 ; 10:VAccvgprReadB32 v17 a23 ; 0:GlobalLoadDword v4 v9 s0+2 ; 0:VReadfirstlaneB32 s5 v34 ; 0:DsReadB32 v33 v20
-gfx942 | 0:VMfmaF32_16x16x16F16 v8+4 v20+2 v4+2 v8+4 ; 0:DsReadB32 v35 v20 ; 0:VRcpF32 v35 v3 ; 3:VMfmaF32_16x16x4F32 v22+4 v20 v28 v6+4 ; 0:VMfmaF64_16x16x4F64 v0+8 v18+2 v16+2 v0+8 ; 9:VMfmaF32_16x16x8Xf32 v16+4 v24+2 v24+2 v22+4 ; 7:VAccvgprWriteB32 a15 v17 ; SNop 7 ; 0:VReadfirstlaneB32 s6 v23 ; 0:VMfmaF32_16x16x16F16 a22+4 v16+2 v2+2 a24+4 ; 0:GlobalStoreDwordx4 v31 v22+4 s0+2 ; 0:VAddF32 v33 v12 v16
-gfx942 | 0:VReadfirstlaneB32 s6 v21 ; 0:DsReadB32 v25 v19 ; 0:VAccvgprReadB32 v15 a6 ; 0:VFmaF64 v2+2 v8+2 v8+2 v8+2 ; 1:VReadlaneB32 s6 v24 s6 ; 0:VAddF32 v20 v18 v34 ; SNop 2 ; 0:VMfmaF64_16x16x4F64 v0+8 v8+2 v30+2 v0+8 ; 11:VMfmaF32_32x32x8F16 v8+16 v2+2 v26+2 v4+16 ; 0:SAddU32 s10 s11 s12 ; 10:VMfmaF32_16x16x4F32 v6+4 v22 v14 v8+4 ; 0:VMfmaF32_16x16x8Xf32 a12+4 v30+2 v16+2 a12+4
-gfx942 | 0:GlobalLoadDword v19 v38 s0+2 ; 0:VAccvgprReadB32 v39 a23 ; 0:VMfmaF32_32x32x2F32 v8+16 v8 v12 v8+16 ; SNop 0 ; 17:VMfmaF64_16x16x4F64 v20+8 v16+2 v30+2 v2+8 ; SNop 2 ; 0:GlobalStoreDwordx4 v13 a10+4 s4+2 ; 0:VReadfirstlaneB32 s6 v28 ; 6:VRcpF32 v24 v24 ; 0:VReadlaneB32 s5 v32 s5 ; 0:GlobalStoreDword v17 v4 s0+2 ; 4:GlobalStoreDwordx4 v3 v22+4 s0+2
-gfx942 | 0:SAddU32 s10 s11 s12 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x4F32 v16+4 v22 v0 v16+4 ; 0:VMfmaF32_16x16x8Xf32 a0+4 v20+2 v20+2 a0+4 ; 0:VMfmaF64_16x16x4F64 v8+8 v14+2 v14+2 v8+8 ; 0:VReadlaneB32 s6 v0 s6 ; 1:VFmaF64 v26+2 v36+2 v36+2 v36+2 ; 5:VRcpF32 v28 v19 ; 0:VMfmaF32_16x16x8Xf32 v18+4 v6+2 v0+2 v10+4 ; SNop 0 ; 6:DsReadB32 v21 v16 ; 0:VAccvgprReadB32 v34 a3
-gfx942 | 0:VAccvgprReadB32 v5 a21 ; 0:VFmaF64 v28+2 v14+2 v14+2 v14+2 ; 1:VMfmaF32_16x16x8Xf32 v4+4 v4+2 v14+2 v12+4 ; 0:VMfmaF32_32x32x2F32 a16+16 v28 v12 a4+16 ; 2:VAccvgprReadB32 v12 a10 ; 15:VAccvgprWriteB32 a18 v17 ; 0:SAddU32 s10 s11 s12 ; SNop 2 ; 0:VMfmaF32_16x16x16F16 a22+4 v6+2 v14+2 a4+4 ; 0:VReadlaneB32 s4 v23 s6 ; 0:VFmaF64 v12+2 v12+2 v12+2 v12+2 ; 0:VAccvgprReadB32 v27 a4
-gfx942 | 0:VReadlaneB32 s6 v13 s5 ; 4:VReadlaneB32 s4 v14 s6 ; 0:VMfmaF32_32x32x8F16 v8+16 v18+2 v30+2 v0+16 ; 11:VMfmaF32_32x32x8F16 v8+16 v0+2 v18+2 v0+16 ; 11:VAddF32 v26 v1 v21 ; 0:VReadfirstlaneB32 s5 v21 ; 0:VReadfirstlaneB32 s4 v18 ; 0:VAccvgprReadB32 v22 a25 ; 0:VFmaF64 v30+2 v8+2 v8+2 v8+2 ; 0:VReadfirstlaneB32 s6 v21 ; 0:VReadfirstlaneB32 s4 v6 ; 0:VRcpF32 v13 v26
-gfx942 | 0:GlobalStoreDwordx4 v6 a14+4 s0+2 ; 0:SAddU32 s10 s11 s12 ; 0:VMfmaF32_16x16x16F16 a8+4 v16+2 v10+2 a8+4 ; 0:GlobalStoreDwordx4 v13 v28+4 s4+2 ; 4:VMfmaF32_32x32x2F32 a0+16 v16 v28 a0+16 ; 0:VReadlaneB32 s5 v3 s6 ; 0:VReadfirstlaneB32 s5 v16 ; 0:GlobalStoreDwordx4 v30 a16+4 s0+2 ; 0:VMfmaF32_16x16x8Xf32 v12+4 v20+2 v20+2 v24+4 ; 3:GlobalStoreDword v33 v24 s4+2 ; 3:VRcpF32 v19 v15 ; 0:GlobalStoreDwordx4 v12 v6+4 s4+2
-gfx942 | 0:GlobalStoreDwordx4 v2 a24+4 s0+2 ; 0:VAddF32 v13 v31 v4 ; 0:VMfmaF32_16x16x4F32 v6+4 v26 v4 v2+4 ; 0:VMfmaF32_32x32x2F32 a16+16 v12 v0 a16+16 ; 0:VAccvgprReadB32 v35 a5 ; 0:GlobalLoadDword v18 v22 s0+2 ; 1:GlobalStoreDword v15 v35 s0+2 ; 0:VMfmaF32_32x32x8F16 v8+16 v10+2 v4+2 v8+16 ; 0:VAccvgprReadB32 v31 a10 ; 0:VMfmaF32_32x32x8F16 a8+16 v4+2 v24+2 a8+16 ; 7:VMfmaF32_32x32x2F32 v0+16 v30 v28 v0+16 ; 18:GlobalLoadDword v14 v7 s0+2
-gfx942 | 0:SAddU32 s10 s11 s12 ; 0:GlobalLoadDword v12 v26 s0+2 ; 0:VAddF32 v15 v17 v15 ; 0:VMfmaF32_16x16x8Xf32 v14+4 v26+2 v28+2 v8+4 ; 3:VAddF32 v9 v23 v12 ; 0:VAddF32 v39 v6 v38 ; 0:VFmaF64 v0+2 v24+2 v24+2 v24+2 ; 0:VAddF32 v38 v35 v5 ; 1:VMfmaF32_16x16x8Xf32 v2+4 v4+2 v0+2 v10+4 ; 0:VAccvgprReadB32 v1 a15 ; 6:VMfmaF32_16x16x16F16 a0+4 v2+2 v16+2 a22+4 ; 0:VAccvgprWriteB32 a16 v17
-";
+    const LLVM_RANDOM_STREAMS: &str = include_str!("testdata/hazard_llvm_random_streams.txt");
 
     #[test]
     fn random_streams_match_llvm() {
@@ -1929,48 +1471,7 @@ gfx942 | 0:SAddU32 s10 s11 s12 ; 0:GlobalLoadDword v12 v26 s0+2 ; 0:VAddF32 v15 
     /// `llc-19 -mcpu=gfx1100/gfx1151 -run-pass=post-RA-hazard-rec` inserted before an
     /// instruction: `d:` an `s_waitcnt_depctr` (trans use), `n:` a `v_nop` (WMMA). Kept: 20
     /// per target with the most fixes out of 600 generated (all passed).
-    const LLVM_GFX11_STREAMS: &str = r"
-gfx1100 | VRcpF32 v1 v2 ; VAddU32 v8 v3 v4 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; n:VWmmaF32_16x16x16F16 v16+8 v32+8 v24+8 v16+8 ; SNop 3 ; d:VAddU32 v9 v8 v1 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; VExpF32 v9 v9 ; VRcpF32 v9 v8 ; SNop 0 ; d:VAddU32 v5 v4 v9 ; SAddU32 s10 s11 s12 ; VRcpF32 v7 v4
-gfx1100 | SAddU32 s10 s11 s12 ; VAddU32 v10 v3 v5 ; SNop 3 ; DsReadB32 v5 v60 ; VSqrtF32 v2 v2 ; VAddU32 v3 v1 v10 ; SAddU32 s10 s11 s12 ; d:VSqrtF32 v9 v2 ; d:VRcpF32 v3 v9 ; SAddU32 s10 s11 s12 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; d:VAddU32 v9 v3 v1 ; VAddU32 v4 v10 v10
-gfx1100 | VSqrtF32 v10 v2 ; VSqrtF32 v0 v2 ; VAddU32 v3 v5 v5 ; VAddU32 v1 v4 v6 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v40+8 v16+8 ; d:VExpF32 v11 v10 ; d:VAddU32 v4 v10 v11 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v40+8 v32+8 ; VAddU32 v10 v1 v9 ; VExpF32 v11 v1 ; VSqrtF32 v3 v1 ; VRcpF32 v3 v7 ; d:VAddU32 v5 v3 v4 ; VAddU32 v7 v7 v11
-gfx1100 | VSqrtF32 v11 v5 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v32+8 v24+8 ; SNop 3 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v24+8 v16+8 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v32+8 v40+8 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VAddU32 v8 v6 v5 ; DsReadB32 v11 v60 ; VExpF32 v7 v0 ; SNop 3 ; VAddU32 v2 v8 v3
-gfx1100 | VAddU32 v0 v8 v0 ; SNop 1 ; SNop 3 ; VAddU32 v11 v9 v8 ; VExpF32 v6 v3 ; VSqrtF32 v3 v9 ; VWmmaF32_16x16x16F16 v24+8 v40+8 v16+8 v24+8 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v16+8 v32+8 ; n:VWmmaF32_16x16x16F16 v40+8 v32+8 v16+8 v40+8 ; VAddU32 v3 v5 v9 ; d:VAddU32 v5 v6 v3 ; VAddU32 v10 v1 v6 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8
-gfx1100 | SNop 3 ; VExpF32 v10 v6 ; VAddU32 v8 v0 v4 ; SNop 1 ; DsReadB32 v9 v60 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v40+8 v32+8 ; SNop 1 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v40+8 v16+8 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v40+8 v32+8 ; VAddU32 v10 v10 v4 ; VSqrtF32 v6 v11 ; d:VAddU32 v10 v6 v4 ; VAddU32 v1 v9 v0
-gfx1100 | VWmmaF32_16x16x16F16 v24+8 v40+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; VRcpF32 v0 v0 ; DsReadB32 v5 v60 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v40+8 v32+8 ; VAddU32 v10 v2 v0 ; VSqrtF32 v6 v2 ; SAddU32 s10 s11 s12 ; d:VExpF32 v9 v6 ; VAddU32 v1 v7 v10 ; VAddU32 v0 v0 v8 ; VRcpF32 v8 v2 ; VAddU32 v1 v6 v1 ; VAddU32 v0 v7 v10
-gfx1100 | VWmmaF32_16x16x16F16 v32+8 v40+8 v16+8 v32+8 ; VRcpF32 v5 v5 ; VSqrtF32 v4 v2 ; SNop 0 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v16+8 v16+8 ; d:VAddU32 v5 v3 v4 ; SAddU32 s10 s11 s12 ; VRcpF32 v5 v0 ; d:VAddU32 v6 v5 v11 ; VAddU32 v1 v10 v5 ; VAddU32 v0 v8 v5 ; VSqrtF32 v5 v10 ; VAddU32 v9 v4 v6 ; VSqrtF32 v10 v9
-gfx1100 | DsReadB32 v0 v60 ; SAddU32 s10 s11 s12 ; DsReadB32 v0 v60 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; SNop 2 ; VExpF32 v9 v5 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v16+8 v16+8 ; SNop 0 ; VExpF32 v5 v5 ; SAddU32 s10 s11 s12 ; d:VSqrtF32 v10 v5 ; d:VRcpF32 v7 v10 ; SAddU32 s10 s11 s12 ; DsReadB32 v5 v60
-gfx1100 | SAddU32 s10 s11 s12 ; SAddU32 s10 s11 s12 ; VExpF32 v2 v5 ; d:VAddU32 v2 v9 v2 ; SNop 0 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v32+8 v32+8 ; n:VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VExpF32 v10 v3 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; VAddU32 v4 v6 v1 ; VAddU32 v4 v8 v11 ; VAddU32 v3 v3 v1 ; VAddU32 v11 v7 v0 ; SAddU32 s10 s11 s12
-gfx1100 | VAddU32 v6 v6 v0 ; VExpF32 v5 v0 ; SAddU32 s10 s11 s12 ; VRcpF32 v4 v6 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; d:VAddU32 v11 v1 v5 ; VRcpF32 v10 v10 ; VAddU32 v11 v4 v6 ; SNop 2 ; d:VAddU32 v0 v10 v11 ; VAddU32 v8 v11 v9 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v40+8 v32+8 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8
-gfx1100 | VAddU32 v2 v2 v1 ; SNop 2 ; VAddU32 v5 v10 v5 ; VAddU32 v4 v7 v4 ; VSqrtF32 v6 v2 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; n:VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; SAddU32 s10 s11 s12 ; VRcpF32 v0 v11 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; VSqrtF32 v4 v9 ; d:VAddU32 v0 v3 v4 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v32+8 v40+8
-gfx1100 | VAddU32 v1 v7 v5 ; VAddU32 v2 v2 v7 ; VExpF32 v5 v9 ; VAddU32 v9 v7 v7 ; VSqrtF32 v9 v3 ; VRcpF32 v7 v10 ; SAddU32 s10 s11 s12 ; d:VAddU32 v6 v7 v1 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; VAddU32 v8 v11 v6 ; DsReadB32 v7 v60 ; SAddU32 s10 s11 s12 ; SAddU32 s10 s11 s12
-gfx1100 | VExpF32 v9 v5 ; VAddU32 v11 v4 v1 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; VWmmaF32_16x16x16F16 v24+8 v40+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; VAddU32 v2 v8 v2 ; VAddU32 v1 v7 v9 ; SAddU32 s10 s11 s12 ; VAddU32 v6 v2 v5 ; SNop 2 ; SNop 1 ; VRcpF32 v5 v2 ; VAddU32 v11 v7 v9
-gfx1100 | VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VAddU32 v10 v0 v7 ; VRcpF32 v4 v9 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v16+8 v16+8 ; d:VExpF32 v9 v4 ; VAddU32 v1 v8 v7 ; SNop 2 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v24+8 v24+8 ; VAddU32 v4 v8 v5 ; VAddU32 v9 v0 v10 ; DsReadB32 v4 v60 ; VAddU32 v2 v3 v2 ; VRcpF32 v4 v6
-gfx1100 | VAddU32 v6 v0 v8 ; VAddU32 v5 v4 v8 ; VWmmaF32_16x16x16F16 v40+8 v40+8 v32+8 v40+8 ; VSqrtF32 v2 v7 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; SAddU32 s10 s11 s12 ; d:VRcpF32 v5 v2 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v40+8 v40+8 ; SNop 3 ; SAddU32 s10 s11 s12 ; VRcpF32 v11 v0 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v40+8 v32+8 v16+8 v40+8 ; d:VAddU32 v3 v4 v11
-gfx1100 | DsReadB32 v5 v60 ; VAddU32 v6 v10 v5 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v32+8 v40+8 ; VSqrtF32 v8 v4 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v24+8 v24+8 ; VAddU32 v6 v5 v4 ; d:VRcpF32 v7 v8 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v32+8 v40+8 ; VExpF32 v3 v1 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; SAddU32 s10 s11 s12 ; d:VAddU32 v2 v3 v4 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8
-gfx1100 | SNop 1 ; VExpF32 v3 v4 ; SNop 0 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v24+8 v16+8 ; d:VAddU32 v10 v3 v1 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; VExpF32 v0 v6 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v40+8 v32+8 ; SNop 2 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v24+8 v16+8 ; SNop 3 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; SNop 0
-gfx1100 | VAddU32 v9 v3 v8 ; DsReadB32 v4 v60 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v16+8 v40+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v40+8 v24+8 ; VWmmaF32_16x16x16F16 v40+8 v16+8 v40+8 v40+8 ; VAddU32 v11 v10 v7 ; VAddU32 v10 v4 v8 ; VRcpF32 v4 v4 ; d:VAddU32 v10 v8 v4 ; DsReadB32 v2 v60 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; VAddU32 v0 v4 v8 ; SNop 2 ; DsReadB32 v4 v60
-gfx1100 | VAddU32 v1 v1 v11 ; VAddU32 v11 v5 v5 ; SNop 3 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; DsReadB32 v6 v60 ; VAddU32 v10 v2 v3 ; SNop 0 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v24+8 v32+8 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8 ; SAddU32 s10 s11 s12 ; VAddU32 v10 v3 v2 ; VRcpF32 v4 v8 ; d:VRcpF32 v5 v4
-gfx1151 | VExpF32 v3 v11 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v16+8 v32+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v40+8 v24+8 v32+8 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v32+8 v24+8 ; SNop 1 ; VAddU32 v6 v11 v0 ; DsReadB32 v11 v60 ; VAddU32 v2 v11 v10 ; SNop 1 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VRcpF32 v8 v1 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8
-gfx1151 | VWmmaF32_16x16x16F16 v40+8 v24+8 v24+8 v40+8 ; SAddU32 s10 s11 s12 ; VExpF32 v9 v2 ; DsReadB32 v11 v60 ; SNop 0 ; VAddU32 v0 v9 v9 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; VAddU32 v3 v11 v6 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v16+8 v16+8 v24+8 v16+8 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v40+8 v32+8 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; SAddU32 s10 s11 s12
-gfx1151 | VWmmaF32_16x16x16F16 v40+8 v16+8 v16+8 v40+8 ; n:VWmmaF32_16x16x16F16 v40+8 v32+8 v40+8 v40+8 ; VExpF32 v11 v7 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v32+8 v16+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; SNop 2 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; DsReadB32 v2 v60 ; SNop 1 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v16+8 v24+8 ; VAddU32 v0 v10 v0 ; VSqrtF32 v7 v8 ; VSqrtF32 v2 v5 ; SAddU32 s10 s11 s12
-gfx1151 | VWmmaF32_16x16x16F16 v24+8 v32+8 v40+8 v24+8 ; VAddU32 v2 v10 v9 ; DsReadB32 v8 v60 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v16+8 v16+8 v32+8 v16+8 ; VAddU32 v11 v1 v5 ; VAddU32 v3 v5 v3 ; VAddU32 v3 v8 v6 ; SNop 0 ; VExpF32 v4 v11 ; DsReadB32 v1 v60 ; DsReadB32 v10 v60 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8
-gfx1151 | VAddU32 v5 v5 v7 ; VRcpF32 v9 v10 ; VAddU32 v9 v3 v10 ; VAddU32 v11 v0 v1 ; VExpF32 v0 v3 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v24+8 v24+8 ; n:VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v40+8 v24+8 v32+8 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; VAddU32 v11 v6 v6 ; SNop 0 ; VAddU32 v11 v10 v5 ; SNop 2 ; VWmmaF32_16x16x16F16 v40+8 v40+8 v32+8 v40+8
-gfx1151 | VSqrtF32 v4 v10 ; VExpF32 v7 v10 ; VAddU32 v0 v0 v4 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v32+8 v32+8 ; VAddU32 v3 v8 v1 ; VWmmaF32_16x16x16F16 v40+8 v32+8 v32+8 v40+8 ; VAddU32 v7 v3 v8 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v40+8 v16+8 ; SAddU32 s10 s11 s12 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v16+8 v40+8 ; n:VWmmaF32_16x16x16F16 v40+8 v40+8 v16+8 v40+8 ; VAddU32 v2 v3 v0
-gfx1151 | VAddU32 v0 v7 v1 ; VAddU32 v11 v10 v10 ; SNop 3 ; DsReadB32 v4 v60 ; DsReadB32 v0 v60 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v16+8 v16+8 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; VAddU32 v2 v1 v0 ; VExpF32 v2 v4 ; DsReadB32 v9 v60 ; SNop 3 ; VSqrtF32 v6 v9 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v24+8 v16+8 v40+8
-gfx1151 | VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; SNop 1 ; VSqrtF32 v9 v0 ; VExpF32 v0 v3 ; VSqrtF32 v6 v9 ; VAddU32 v10 v5 v6 ; VAddU32 v2 v9 v4 ; VAddU32 v4 v9 v5 ; VAddU32 v3 v1 v11 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v32+8 v24+8 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v16+8 v32+8 ; VSqrtF32 v6 v5 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8
-gfx1151 | VAddU32 v3 v7 v0 ; VAddU32 v1 v11 v10 ; VSqrtF32 v0 v10 ; VExpF32 v7 v2 ; DsReadB32 v9 v60 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; VAddU32 v0 v4 v7 ; VSqrtF32 v2 v8 ; VAddU32 v3 v10 v11 ; VAddU32 v3 v2 v0 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v32+8 v16+8 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v32+8 v32+8 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v32+8 v32+8 ; DsReadB32 v2 v60
-gfx1151 | VAddU32 v2 v2 v9 ; VAddU32 v6 v1 v5 ; SAddU32 s10 s11 s12 ; SAddU32 s10 s11 s12 ; VAddU32 v0 v8 v10 ; VSqrtF32 v4 v0 ; SNop 3 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v32+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v32+8 v32+8 ; VAddU32 v7 v8 v5 ; SAddU32 s10 s11 s12 ; SNop 3 ; VRcpF32 v0 v1 ; VAddU32 v9 v6 v10
-gfx1151 | VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VAddU32 v8 v9 v11 ; DsReadB32 v8 v60 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v32+8 v24+8 v16+8 v32+8 ; VExpF32 v11 v1 ; VSqrtF32 v11 v7 ; VWmmaF32_16x16x16F16 v32+8 v16+8 v32+8 v32+8 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; SAddU32 s10 s11 s12 ; VSqrtF32 v7 v5 ; VRcpF32 v5 v1 ; SAddU32 s10 s11 s12 ; VAddU32 v7 v3 v7
-gfx1151 | VWmmaF32_16x16x16F16 v16+8 v24+8 v16+8 v16+8 ; n:VWmmaF32_16x16x16F16 v16+8 v32+8 v16+8 v16+8 ; VSqrtF32 v3 v8 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v16+8 v32+8 ; VAddU32 v9 v11 v6 ; VAddU32 v11 v7 v8 ; VSqrtF32 v2 v8 ; VAddU32 v10 v0 v1 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v40+8 v16+8 ; SNop 3 ; VAddU32 v1 v11 v7 ; VAddU32 v2 v0 v1 ; SAddU32 s10 s11 s12 ; DsReadB32 v1 v60
-gfx1151 | VAddU32 v8 v4 v1 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v24+8 v16+8 ; DsReadB32 v3 v60 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v40+8 v32+8 ; SNop 2 ; VAddU32 v9 v2 v6 ; VWmmaF32_16x16x16F16 v40+8 v24+8 v24+8 v40+8 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v40+8 v40+8 ; VRcpF32 v0 v11 ; VWmmaF32_16x16x16F16 v24+8 v16+8 v16+8 v24+8 ; DsReadB32 v3 v60 ; VExpF32 v10 v2 ; VExpF32 v10 v8 ; VAddU32 v3 v6 v8
-gfx1151 | SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v24+8 v16+8 ; VWmmaF32_16x16x16F16 v32+8 v40+8 v40+8 v32+8 ; SNop 1 ; VAddU32 v3 v3 v6 ; SNop 2 ; SNop 0 ; VAddU32 v7 v8 v11 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; DsReadB32 v0 v60 ; VSqrtF32 v6 v10 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v40+8 v16+8 ; VWmmaF32_16x16x16F16 v40+8 v40+8 v40+8 v40+8 ; n:VWmmaF32_16x16x16F16 v16+8 v40+8 v24+8 v16+8
-gfx1151 | SAddU32 s10 s11 s12 ; VAddU32 v2 v1 v11 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; n:VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; SAddU32 s10 s11 s12 ; VAddU32 v3 v4 v8 ; VAddU32 v10 v1 v1 ; VAddU32 v9 v6 v7 ; VRcpF32 v5 v3 ; VWmmaF32_16x16x16F16 v16+8 v32+8 v24+8 v16+8 ; DsReadB32 v3 v60 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; DsReadB32 v11 v60 ; VRcpF32 v10 v0
-gfx1151 | VWmmaF32_16x16x16F16 v24+8 v16+8 v40+8 v24+8 ; DsReadB32 v10 v60 ; n:VWmmaF32_16x16x16F16 v32+8 v16+8 v24+8 v32+8 ; VAddU32 v10 v11 v2 ; VWmmaF32_16x16x16F16 v32+8 v24+8 v24+8 v32+8 ; VAddU32 v9 v3 v3 ; SAddU32 s10 s11 s12 ; VExpF32 v9 v10 ; VAddU32 v7 v6 v5 ; VRcpF32 v5 v2 ; VAddU32 v6 v8 v7 ; VAddU32 v8 v1 v1 ; SNop 0 ; VRcpF32 v9 v7
-gfx1151 | VAddU32 v8 v9 v6 ; VAddU32 v11 v9 v2 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v40+8 v24+8 ; n:VWmmaF32_16x16x16F16 v24+8 v16+8 v24+8 v24+8 ; SAddU32 s10 s11 s12 ; VAddU32 v10 v2 v7 ; VAddU32 v7 v1 v5 ; VExpF32 v7 v2 ; VAddU32 v8 v8 v6 ; VWmmaF32_16x16x16F16 v16+8 v16+8 v24+8 v16+8 ; VAddU32 v9 v9 v3 ; VAddU32 v9 v6 v4 ; VExpF32 v0 v7 ; VExpF32 v6 v2
-gfx1151 | VAddU32 v9 v0 v0 ; VAddU32 v11 v0 v3 ; VAddU32 v11 v3 v10 ; DsReadB32 v9 v60 ; VAddU32 v10 v2 v8 ; VAddU32 v4 v5 v6 ; SNop 0 ; VWmmaF32_16x16x16F16 v16+8 v40+8 v32+8 v16+8 ; VRcpF32 v4 v1 ; DsReadB32 v1 v60 ; VWmmaF32_16x16x16F16 v24+8 v24+8 v16+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v16+8 v24+8 v40+8 ; SAddU32 s10 s11 s12 ; VAddU32 v10 v4 v7
-gfx1151 | VAddU32 v2 v3 v9 ; SAddU32 s10 s11 s12 ; VWmmaF32_16x16x16F16 v24+8 v32+8 v24+8 v24+8 ; n:VWmmaF32_16x16x16F16 v40+8 v24+8 v40+8 v40+8 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v32+8 v32+8 ; VAddU32 v5 v1 v5 ; SNop 1 ; SNop 1 ; VAddU32 v2 v8 v8 ; VAddU32 v9 v3 v3 ; DsReadB32 v3 v60 ; VAddU32 v10 v4 v10 ; DsReadB32 v5 v60 ; VAddU32 v5 v4 v0
-gfx1151 | VExpF32 v8 v9 ; VWmmaF32_16x16x16F16 v32+8 v32+8 v24+8 v32+8 ; VAddU32 v10 v9 v1 ; VSqrtF32 v9 v9 ; VRcpF32 v1 v2 ; VWmmaF32_16x16x16F16 v16+8 v24+8 v32+8 v16+8 ; VWmmaF32_16x16x16F16 v40+8 v32+8 v40+8 v40+8 ; n:VWmmaF32_16x16x16F16 v16+8 v32+8 v40+8 v16+8 ; SNop 3 ; VSqrtF32 v5 v9 ; VExpF32 v5 v7 ; VSqrtF32 v6 v4 ; DsReadB32 v6 v60 ; DsReadB32 v2 v60
-";
+    const LLVM_GFX11_STREAMS: &str = include_str!("testdata/hazard_llvm_gfx11_streams.txt");
 
     #[test]
     fn gfx11_random_streams_match_llvm() {
