@@ -1284,11 +1284,16 @@ mod tests {
     /// 16-bit WMMA results), `python3 matrix_calculator.py -a <cdna1|cdna2|cdna3|rdna3>
     /// -i <inst> -X -R -c \[-w 32\]` and writes `<gfx>_<inst>.txt` with one line per
     /// (element, copy): `<A|B|C|D|C4|D4> <row> <col> <reg> <lane> <bit> <width>`; then
-    /// `ROCM_MATRIX_CALC_DUMP=<dir> cargo test -p rocm-core --lib matrix -- --ignored`.
+    /// `ROCM_MATRIX_CALC_DUMP=<dir> cargo test -p rocm-core --lib calculator_dump_agrees`
+    /// (`scripts/matrix_calculator_dump.py CALCULATOR_DIR <dir>` writes the dump). Without
+    /// the variable the test says so and passes: the spot-check table above is what CI
+    /// checks.
     #[test]
-    #[ignore = "needs a dump of AMD's matrix instruction calculator"]
     fn calculator_dump_agrees() {
-        let dir = std::env::var("ROCM_MATRIX_CALC_DUMP").expect("ROCM_MATRIX_CALC_DUMP");
+        let Ok(dir) = std::env::var("ROCM_MATRIX_CALC_DUMP") else {
+            eprintln!("skipped: ROCM_MATRIX_CALC_DUMP is not set (no calculator dump)");
+            return;
+        };
         let mut checked = 0;
         for t in CALC_TARGETS {
             for op in matrix_ops().filter(|&op| shape(op, t).is_some()) {
