@@ -2,7 +2,9 @@
 //!
 //! `blas l1` times copy, axpy, dot, nrm2, asum and iamax at a large n (2^28 f32, 2^27 f64
 //! on GPUs: 1 GiB vectors) and reports GB/s counting the bytes each routine must move,
-//! beside the device-to-device copy bandwidth measured in the same run.
+//! beside the device-to-device copy bandwidth measured in the same run, and, when built
+//! with `--features vendor` on a CUDA device, the same routines through cuBLAS on the same
+//! buffers (the last column is our speed over cuBLAS's: cuBLAS time / our time).
 
 use rocm_blas::{Blas, Scalar};
 use rocm_core::{BackendKind, Device, DeviceBuffer, Result};
@@ -45,7 +47,18 @@ fn time(dev: &Device, iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f
     Ok(t.elapsed().as_secs_f64() / iters as f64)
 }
 
-fn rows<T: Scalar>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<()> {
+/// The element types the vendor peer knows (all of ours when the peer is not built).
+#[cfg(feature = "vendor")]
+trait Peer: crate::vendor::CublasL1 {}
+#[cfg(not(feature = "vendor"))]
+trait Peer {}
+impl Peer for f32 {}
+impl Peer for f64 {}
+
+/// One timed routine: name, seconds per call, bytes it must move.
+type Timing = (&'static str, f64, f64);
+
+fn rows<T: Scalar + Peer>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<()> {
     let blas = Blas::new(dev);
     let esize = std::mem::size_of::<T>() as f64;
     let real =
@@ -56,9 +69,30 @@ fn rows<T: Scalar>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<
     let x = DeviceBuffer::from_slice(dev, &host)?;
     let mut y = DeviceBuffer::from_slice(dev, &host)?;
     let alpha = real(0.5);
-    let report = |name: &str, secs: f64, bytes: f64| {
-        let gbs = bytes / secs / 1e9;
-        println!(
+    let bytes = |vectors: f64| vectors * n as f64 * esize;
+    let mut ours: Vec<Timing> = Vec::new();
+    let xs = x.as_slice();
+    let t = time(dev, iters, || {
+        blas.copy(n, &xs, 1, &mut y.as_slice_mut(), 1)
+    })?;
+    ours.push(("copy", t, bytes(2.0)));
+    let t = time(dev, iters, || {
+        blas.axpy(n, alpha, &xs, 1, &mut y.as_slice_mut(), 1)
+    })?;
+    ours.push(("axpy", t, bytes(3.0)));
+    let ys = y.as_slice();
+    let t = time(dev, iters, || blas.dot(n, &xs, 1, &ys, 1).map(|_| ()))?;
+    ours.push(("dot", t, bytes(2.0)));
+    let t = time(dev, iters, || blas.nrm2(n, &xs, 1).map(|_| ()))?;
+    ours.push(("nrm2", t, bytes(1.0)));
+    let t = time(dev, iters, || blas.asum(n, &xs, 1).map(|_| ()))?;
+    ours.push(("asum", t, bytes(1.0)));
+    let t = time(dev, iters, || blas.iamax(n, &xs, 1).map(|_| ()))?;
+    ours.push(("iamax", t, bytes(1.0)));
+    let peer = vendor_rows::<T>(dev, n, iters, xs.address(), y.as_slice().address());
+    for (k, &(name, secs, b)) in ours.iter().enumerate() {
+        let gbs = b / secs / 1e9;
+        print!(
             "{:<6} {:<4} {:>12} {:>10.3} {:>10.1} {:>8.1}%",
             name,
             T::DTYPE,
@@ -67,26 +101,96 @@ fn rows<T: Scalar>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<
             gbs,
             100.0 * gbs / copy_gbs
         );
-    };
-    let xs = x.as_slice();
-    let t = time(dev, iters, || {
-        blas.copy(n, &xs, 1, &mut y.as_slice_mut(), 1)
-    })?;
-    report("copy", t, 2.0 * n as f64 * esize);
-    let t = time(dev, iters, || {
-        blas.axpy(n, alpha, &xs, 1, &mut y.as_slice_mut(), 1)
-    })?;
-    report("axpy", t, 3.0 * n as f64 * esize);
-    let ys = y.as_slice();
-    let t = time(dev, iters, || blas.dot(n, &xs, 1, &ys, 1).map(|_| ()))?;
-    report("dot", t, 2.0 * n as f64 * esize);
-    let t = time(dev, iters, || blas.nrm2(n, &xs, 1).map(|_| ()))?;
-    report("nrm2", t, n as f64 * esize);
-    let t = time(dev, iters, || blas.asum(n, &xs, 1).map(|_| ()))?;
-    report("asum", t, n as f64 * esize);
-    let t = time(dev, iters, || blas.iamax(n, &xs, 1).map(|_| ()))?;
-    report("iamax", t, n as f64 * esize);
+        match &peer {
+            Ok(p) => {
+                let (_, psecs, pb) = p[k];
+                println!(
+                    " {:>10.3} {:>10.1} {:>8.2}x",
+                    psecs * 1e3,
+                    pb / psecs / 1e9,
+                    psecs / secs
+                );
+            }
+            Err(_) => println!(),
+        }
+    }
+    if let Err(e) = peer {
+        println!("(no vendor peer: {e})");
+    }
     Ok(())
+}
+
+/// The same routines through cuBLAS on the same buffers (`--features vendor`, CUDA only).
+#[cfg(feature = "vendor")]
+fn vendor_rows<T: Scalar + Peer>(
+    dev: &Device,
+    n: usize,
+    iters: u32,
+    x: u64,
+    y: u64,
+) -> Result<Vec<Timing>> {
+    use crate::vendor::Cublas;
+    if dev.kind() != BackendKind::Cuda {
+        return Err(rocm_core::Error::unsupported("the cuBLAS peer", dev.id()));
+    }
+    let ordinal = dev
+        .id()
+        .strip_prefix("cuda:")
+        .and_then(|o| o.parse().ok())
+        .unwrap_or(0);
+    let h = Cublas::new(dev, ordinal)?;
+    let m = i32::try_from(n).map_err(|_| rocm_core::Error::invalid("n", "above i32::MAX"))?;
+    let esize = std::mem::size_of::<T>() as f64;
+    let bytes = |vectors: f64| vectors * n as f64 * esize;
+    let alpha = T::from_real(num_traits::NumCast::from(0.5).unwrap_or_else(num_traits::Zero::zero));
+    // SAFETY (every call below): `x` and `y` are the addresses of live device buffers of
+    // `n` elements of T on this device, kept alive by the caller for the whole run.
+    Ok(vec![
+        (
+            "copy",
+            h.time(iters, |h| unsafe { T::copy(h, m, x, y) })?,
+            bytes(2.0),
+        ),
+        (
+            "axpy",
+            h.time(iters, |h| unsafe { T::axpy(h, m, alpha, x, y) })?,
+            bytes(3.0),
+        ),
+        (
+            "dot",
+            h.time(iters, |h| unsafe { T::dot(h, m, x, y).map(|_| ()) })?,
+            bytes(2.0),
+        ),
+        (
+            "nrm2",
+            h.time(iters, |h| unsafe { T::nrm2(h, m, x).map(|_| ()) })?,
+            bytes(1.0),
+        ),
+        (
+            "asum",
+            h.time(iters, |h| unsafe { T::asum(h, m, x).map(|_| ()) })?,
+            bytes(1.0),
+        ),
+        (
+            "iamax",
+            h.time(iters, |h| unsafe { T::iamax(h, m, x).map(|_| ()) })?,
+            bytes(1.0),
+        ),
+    ])
+}
+
+#[cfg(not(feature = "vendor"))]
+fn vendor_rows<T: Scalar + Peer>(
+    dev: &Device,
+    _n: usize,
+    _iters: u32,
+    _x: u64,
+    _y: u64,
+) -> Result<Vec<Timing>> {
+    Err(rocm_core::Error::unsupported(
+        "the cuBLAS peer (build rocm-bench with --features vendor)",
+        dev.id(),
+    ))
 }
 
 fn l1(a: &L1Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -116,8 +220,8 @@ fn l1(a: &L1Args) -> Result<(), Box<dyn std::error::Error>> {
         bytes
     );
     println!(
-        "{:<6} {:<4} {:>12} {:>10} {:>10} {:>9}",
-        "op", "type", "n", "ms", "GB/s", "of copy"
+        "{:<6} {:<4} {:>12} {:>10} {:>10} {:>9} {:>10} {:>10} {:>9}",
+        "op", "type", "n", "ms", "GB/s", "of copy", "cuBLAS ms", "GB/s", "ours/cuBLAS"
     );
     drop((src, dst));
     rows::<f32>(&dev, n, a.iters, copy_gbs)?;

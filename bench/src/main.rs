@@ -16,6 +16,8 @@ mod kernels;
 mod solver;
 mod sparse;
 mod suite;
+#[cfg(feature = "vendor")]
+mod vendor;
 
 /// rocm-rs benchmarks and device inspection.
 #[derive(Parser)]
