@@ -83,6 +83,14 @@ pub fn swap<T: Scalar>(n: usize, x: &mut [T], incx: isize, y: &mut [T], incy: is
 /// Σ op(x_i)·y_i with op = conj when `conj_x`.
 pub fn dot<T: Scalar>(n: usize, x: &[T], incx: isize, y: &[T], incy: isize, conj_x: bool) -> T {
     let term = |xv: T, yv: T| if conj_x { xv.conj() * yv } else { xv * yv };
+    if contiguous(n, incx) && contiguous(n, incy) {
+        return reduce(
+            n,
+            T::zero(),
+            |lo, hi| lanes_sum(&x[lo..hi], &y[lo..hi], term),
+            |a, b| a + b,
+        );
+    }
     reduce(
         n,
         T::zero(),
@@ -93,6 +101,29 @@ pub fn dot<T: Scalar>(n: usize, x: &[T], incx: isize, y: &[T], incy: isize, conj
         },
         |a, b| a + b,
     )
+}
+
+/// Accumulators of [`lanes_sum`]: independent partial sums break the add latency chain
+/// and let the compiler keep them in SIMD registers.
+const LANES: usize = 16;
+
+/// Σ term(xᵢ, yᵢ) over equal-length contiguous slices, in `LANES` interleaved partial
+/// sums combined in a fixed order (deterministic; the error bound is that of any
+/// summation order, n·ε·Σ|term|).
+fn lanes_sum<T: Scalar>(x: &[T], y: &[T], term: impl Fn(T, T) -> T) -> T {
+    let mut acc = [T::zero(); LANES];
+    let (xc, yc) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (xs, ys) in xc.zip(yc) {
+        for k in 0..LANES {
+            acc[k] += term(xs[k], ys[k]);
+        }
+    }
+    let tail = xr
+        .iter()
+        .zip(yr)
+        .fold(T::zero(), |s, (&a, &b)| s + term(a, b));
+    acc.iter().fold(tail, |s, &a| s + a)
 }
 
 pub fn sum<T: Scalar>(n: usize, x: &[T], incx: isize) -> T {
