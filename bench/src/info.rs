@@ -100,5 +100,13 @@ pub fn run(args: &InfoArgs) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
+    let emulated: Vec<String> = rocm_core::isa::amdgpu::IsaTarget::ALL
+        .iter()
+        .map(|t| format!("emu:{}", t.name()))
+        .collect();
+    println!(
+        "emulated AMD devices (always present, opened by name): {}",
+        emulated.join(", ")
+    );
     Ok(())
 }
