@@ -1,0 +1,340 @@
+//! BLAS Level 1 elementwise kernels for AMDGPU, built with the [`Assembler`] from the same
+//! [`Level1Params`] as the PTX generator ([`crate::level1`]). First slice: contiguous
+//! copy, scal and axpby; strided variants, swap and the reductions are not generated yet
+//! (they return `Error::Unsupported`).
+//!
+//! | Op | dtypes | Arguments (kernarg order) |
+//! |---|---|---|
+//! | `Copy` (y = x) | f32, f64, c32, c64 | `x: *const T, y: *mut T, n: u32, groups: u32` |
+//! | `Scal` (x = α·x) | f32, f64 | `x: *mut T, n: u32, groups: u32, alpha` |
+//! | `Axpby` (y = α·x + β·y) | f32, f64 | `x: *const T, y: *mut T, n: u32, groups: u32, alpha, beta` |
+//!
+//! `alpha`/`beta` are one `u32` holding the f32 bits, or for f64 two `u32`s (`*_lo`,
+//! `*_hi`: the little-endian halves of the f64). `groups` is the number of workgroups
+//! launched (the grid); the kernel does not read the dispatch packet.
+//!
+//! Rules:
+//! - Work-item `g = wg·block + tid` handles 16-byte vectors `g, g + groups·block, …`
+//!   (grid-stride loop, `global_load_dwordx4`/`global_store_dwordx4`, exec-masked
+//!   `g < n·size/16`), so any grid ≥ 1 covers the whole vector.
+//! - The `n mod (16/size)` elements past the last whole vector are done by workgroup 0,
+//!   one element per lane (exec-masked tail).
+//! - Addresses are 32-bit byte offsets: `n·size` must be below 2³².
+//! - axpby computes `y = fma(α, x, β·y)`: one rounding of `β·y` (`v_mul`), then one
+//!   fused multiply-add (`v_fma`). With `read_y = false` (β = 0) y is never read and
+//!   `y = α·x` (one `v_mul`).
+
+use super::asm::{AssembledKernel, Assembler};
+use super::regs::{Sgpr, Vgpr};
+use crate::level1::{L1Op, Level1Params};
+use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
+use rocm_core::{DType, Error, Result};
+
+/// Bytes per contiguous load/store per lane.
+pub const VECTOR_BYTES: u32 = 16;
+
+/// Bytes of one element of `d`, for the dtypes Level 1 supports.
+fn elem_bytes(d: DType) -> Result<u32> {
+    match d {
+        DType::F32 => Ok(4),
+        DType::F64 | DType::C32 => Ok(8),
+        DType::C64 => Ok(16),
+        d => Err(Error::unsupported(
+            format!("Level 1 kernels for {d}"),
+            "AMDGPU",
+        )),
+    }
+}
+
+fn dtype_name(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::C32 => "c32",
+        _ => "c64",
+    }
+}
+
+/// The kernel name of `p`: `l1_<op>_<dtype>_<contiguous|strided>`.
+pub fn kernel_name(p: &Level1Params) -> String {
+    let op = match p.op {
+        L1Op::Scal => "scal",
+        L1Op::Axpby { read_y: true } => "axpby",
+        L1Op::Axpby { read_y: false } => "axpby_b0",
+        L1Op::Copy => "copy",
+        L1Op::Swap => "swap",
+        L1Op::Dot { conj: false } => "dot",
+        L1Op::Dot { conj: true } => "dotc",
+        L1Op::Sum => "sum",
+        L1Op::Asum => "asum",
+        L1Op::Nrm2 => "nrm2",
+        L1Op::Iamax { max: true } => "iamax",
+        L1Op::Iamax { max: false } => "iamin",
+    };
+    let layout = if p.contiguous {
+        "contiguous"
+    } else {
+        "strided"
+    };
+    format!("l1_{op}_{}_{layout}", dtype_name(p.dtype))
+}
+
+/// The kernel of `p` on `t`.
+pub fn generate(t: IsaTarget, p: &Level1Params) -> Result<AssembledKernel> {
+    let es = elem_bytes(p.dtype)?;
+    let real = matches!(p.dtype, DType::F32 | DType::F64);
+    let unsupported = || Error::unsupported(kernel_name(p), t.name());
+    if !p.contiguous {
+        return Err(unsupported());
+    }
+    if p.vector_bytes != VECTOR_BYTES {
+        return Err(Error::invalid(
+            "vector_bytes",
+            format!(
+                "{} (the AMDGPU kernels load 16 bytes per lane)",
+                p.vector_bytes
+            ),
+        ));
+    }
+    if p.block == 0 || p.block > 1024 || p.block % t.wave_size() != 0 {
+        return Err(Error::invalid(
+            "block",
+            format!(
+                "{} is not a multiple of the wave size {} up to 1024",
+                p.block,
+                t.wave_size()
+            ),
+        ));
+    }
+    let kind = match p.op {
+        L1Op::Copy => Elementwise::Copy,
+        L1Op::Scal if real => Elementwise::Scal,
+        L1Op::Axpby { read_y } if real => Elementwise::Axpby { read_y },
+        _ => return Err(unsupported()),
+    };
+    elementwise(t, p, es, kind)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Elementwise {
+    Copy,
+    Scal,
+    Axpby { read_y: bool },
+}
+
+/// A real scalar argument: an SGPR (f32) or a VGPR pair (f64).
+#[derive(Clone, Copy)]
+enum Scalar {
+    F32(Sgpr),
+    F64(Vgpr),
+}
+
+impl Scalar {
+    fn load(k: &mut Assembler, name: &str, es: u32) -> Result<Scalar> {
+        if es == 4 {
+            return Ok(Scalar::F32(k.arg_u32(name)?));
+        }
+        let lo = k.arg_u32(&format!("{name}_lo"))?;
+        let hi = k.arg_u32(&format!("{name}_hi"))?;
+        Ok(Scalar::F64(Scalar::pair(k, lo, hi)?))
+    }
+
+    fn pair(k: &mut Assembler, lo: Sgpr, hi: Sgpr) -> Result<Vgpr> {
+        let v = k.vgprs(2)?;
+        k.wait_lgkm(0);
+        k.op(Op::VMovB32, [v.at(0).op(), lo.op()]);
+        k.op(Op::VMovB32, [v.at(1).op(), hi.op()]);
+        Ok(v)
+    }
+
+    /// `d = self · d` for the element at register `r` of `d`.
+    fn mul(self, k: &mut Assembler, d: Vgpr) {
+        match self {
+            Scalar::F32(s) => k.op(Op::VMulF32, [d.op(), s.op(), d.op()]),
+            Scalar::F64(v) => k.op(Op::VMulF64, [d.op(), v.op(), d.op()]),
+        };
+    }
+
+    /// `d = fma(self, x, d)`.
+    fn fma(self, k: &mut Assembler, d: Vgpr, x: Vgpr) {
+        match self {
+            Scalar::F32(s) => k.op(Op::VFmaF32, [d.op(), s.op(), x.op(), d.op()]),
+            Scalar::F64(v) => k.op(Op::VFmaF64, [d.op(), v.op(), x.op(), d.op()]),
+        };
+    }
+}
+
+fn load_op(bytes: u32) -> Op {
+    match bytes {
+        4 => Op::GlobalLoadDword,
+        8 => Op::GlobalLoadDwordx2,
+        _ => Op::GlobalLoadDwordx4,
+    }
+}
+
+fn store_op(bytes: u32) -> Op {
+    match bytes {
+        4 => Op::GlobalStoreDword,
+        8 => Op::GlobalStoreDwordx2,
+        _ => Op::GlobalStoreDwordx4,
+    }
+}
+
+/// Pointers and scalars of one elementwise kernel.
+struct Operands {
+    kind: Elementwise,
+    /// Data registers: 4 VGPRs each for x and y.
+    xv: Vgpr,
+    yv: Vgpr,
+    x: Sgpr,
+    y: Option<Sgpr>,
+    alpha: Option<Scalar>,
+    beta: Option<Scalar>,
+}
+
+/// Loads, computes and stores `bytes` bytes (whole elements of `es` bytes) at `off`.
+fn body(k: &mut Assembler, a: &Operands, off: Vgpr, bytes: u32, es: u32) {
+    let regs_per_elem = (es / 4) as u8;
+    let elems = (bytes / es) as u8;
+    let each = |v: Vgpr, e: u8| v.sub(e * regs_per_elem, regs_per_elem);
+    let (xv, yv) = (
+        a.xv.sub(0, (bytes / 4) as u8),
+        a.yv.sub(0, (bytes / 4) as u8),
+    );
+    k.global_load(load_op(bytes), xv, off, a.x, 0);
+    let (out, dst) = match (a.kind, a.y, a.alpha) {
+        (Elementwise::Copy, Some(y), _) => {
+            k.wait_vm(0);
+            (xv, y)
+        }
+        (Elementwise::Scal, _, Some(alpha)) => {
+            k.wait_vm(0);
+            for e in 0..elems {
+                alpha.mul(k, each(xv, e));
+            }
+            (xv, a.x)
+        }
+        (Elementwise::Axpby { read_y: true }, Some(y), Some(alpha)) => {
+            k.global_load(load_op(bytes), yv, off, y, 0);
+            k.wait_vm(0);
+            for e in 0..elems {
+                if let Some(beta) = a.beta {
+                    beta.mul(k, each(yv, e));
+                }
+                alpha.fma(k, each(yv, e), each(xv, e));
+            }
+            (yv, y)
+        }
+        (_, y, Some(alpha)) => {
+            // Axpby with β = 0: y = α·x, y never read.
+            k.wait_vm(0);
+            for e in 0..elems {
+                alpha.mul(k, each(xv, e));
+            }
+            (xv, y.unwrap_or(a.x))
+        }
+        (_, y, None) => (xv, y.unwrap_or(a.x)),
+    };
+    k.global_store(store_op(bytes), off, out, dst, 0);
+}
+
+fn elementwise(
+    t: IsaTarget,
+    p: &Level1Params,
+    es: u32,
+    kind: Elementwise,
+) -> Result<AssembledKernel> {
+    let block = p.block;
+    let mut k = Assembler::new(t, &kernel_name(p), block, 1)?;
+    let x = k.arg_pointer("x")?;
+    let y = match kind {
+        Elementwise::Scal => None,
+        _ => Some(k.arg_pointer("y")?),
+    };
+    let n = k.arg_u32("n")?;
+    let groups = k.arg_u32("groups")?;
+    let (alpha, beta) = match kind {
+        Elementwise::Copy => (None, None),
+        Elementwise::Scal | Elementwise::Axpby { read_y: false } => {
+            (Some(Scalar::load(&mut k, "alpha", es)?), None)
+        }
+        Elementwise::Axpby { read_y: true } => {
+            let a = Scalar::load(&mut k, "alpha", es)?;
+            (Some(a), Some(Scalar::load(&mut k, "beta", es)?))
+        }
+    };
+    let tid = k.workitem_id(0)?;
+    let wg = k.workgroup_id(0)?;
+    let (vecs, step, step_bytes, tmp) = (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
+    let (saved, junk) = (k.mask_sgprs()?, k.mask_sgprs()?);
+    let (gid, off) = (k.vgprs(1)?, k.vgprs(1)?);
+    let (xv, yv) = (k.vgprs(4)?, k.vgprs(4)?);
+    let a = Operands {
+        kind,
+        xv,
+        yv,
+        x,
+        y,
+        alpha,
+        beta,
+    };
+    let per_vec_log2 = (VECTOR_BYTES / es).trailing_zeros();
+    let es_log2 = es.trailing_zeros();
+    let vcc = k.vcc();
+    let exec = k.exec();
+    let mov_mask = if t.wave_size() == 64 {
+        Op::SMovB64
+    } else {
+        Op::SMovB32
+    };
+    let (lp, after, done) = (k.label("loop"), k.label("after"), k.label("done"));
+
+    k.wait_lgkm(0);
+    // vecs = n / (16 / es); step = groups·block vectors; gid = wg·block + tid.
+    k.op(
+        Op::SLshrB32,
+        [vecs.op(), n.op(), Operand::Int(per_vec_log2 as i8)],
+    );
+    k.op(
+        Op::SMulI32,
+        [step.op(), groups.op(), Operand::imm32(i64::from(block))],
+    );
+    k.op(Op::SLshlB32, [step_bytes.op(), step.op(), Operand::Int(4)]);
+    k.op(
+        Op::SMulI32,
+        [tmp.op(), wg.op(), Operand::imm32(i64::from(block))],
+    );
+    k.op(Op::VAddU32, [gid.op(), tmp.op(), tid.op()]);
+    k.op(Op::VLshlrevB32, [off.op(), Operand::Int(4), gid.op()]);
+    k.op(mov_mask, [saved.op(), exec]);
+    k.bind(lp);
+    k.op(Op::VCmpGtU32, [vcc, vecs.op(), gid.op()]);
+    k.and_saveexec(junk, vcc);
+    k.cbranch(Op::SCbranchExecz, after);
+    body(&mut k, &a, off, VECTOR_BYTES, es);
+    k.op(Op::VAddU32, [gid.op(), step.op(), gid.op()]);
+    k.op(Op::VAddU32, [off.op(), step_bytes.op(), off.op()]);
+    k.branch(lp);
+    k.bind(after);
+    k.op(mov_mask, [exec, saved.op()]);
+    // Tail: workgroup 0, lanes tid < n - vecs·(16/es), one element each.
+    k.op(Op::SCmpLgU32, [wg.op(), Operand::Int(0)]);
+    k.cbranch(Op::SCbranchScc1, done);
+    k.op(
+        Op::SLshlB32,
+        [tmp.op(), vecs.op(), Operand::Int(per_vec_log2 as i8)],
+    );
+    k.op(Op::SSubU32, [tmp.op(), n.op(), tmp.op()]);
+    k.op(Op::VCmpGtU32, [vcc, tmp.op(), tid.op()]);
+    k.and_saveexec(junk, vcc);
+    k.cbranch(Op::SCbranchExecz, done);
+    k.op(Op::SLshlB32, [tmp.op(), vecs.op(), Operand::Int(4)]);
+    k.op(
+        Op::VLshlAddU32,
+        [off.op(), tid.op(), Operand::Int(es_log2 as i8), tmp.op()],
+    );
+    body(&mut k, &a, off, es, es);
+    k.bind(done);
+    k.s_endpgm();
+    k.finish()
+}
