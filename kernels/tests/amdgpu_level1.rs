@@ -217,6 +217,48 @@ fn check_axpby<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, read_y: bool)
     }
 }
 
+/// Swap of `n` elements of `es` bytes, moved as raw bits (f32 words reinterpreted: the
+/// kernel only moves bytes, so any bit pattern must survive, NaNs included).
+fn check_swap(rng: &mut Rng, t: IsaTarget, dev: &Device, dtype: DType, words_per_elem: usize) {
+    let p = params(L1Op::Swap, dtype);
+    let k = generate(t, &p).unwrap();
+    for n in lengths(t) {
+        for grid in grids(n, &p) {
+            let w = words_per_elem;
+            let x0: Vec<u32> = (0..(n + 1) * w).map(|_| rng.next() as u32).collect();
+            let y0: Vec<u32> = (0..(n + 1) * w).map(|_| rng.next() as u32).collect();
+            let dx = dev.upload(&x0).unwrap();
+            let dy = dev.upload(&y0).unwrap();
+            let mut args = KernelArgs::new();
+            args.push(&dx).push(&dy).push(n as u32).push(grid);
+            run(dev, &k, grid, p.block, &args);
+            let (x, y) = (dx.to_vec().unwrap(), dy.to_vec().unwrap());
+            let what = format!("swap {dtype} {t} n={n} grid={grid}");
+            // Exact: the first n elements exchanged, the guard element untouched.
+            assert_eq!(x[..n * w], y0[..n * w], "{what}: x");
+            assert_eq!(y[..n * w], x0[..n * w], "{what}: y");
+            assert_eq!(x[n * w..], x0[n * w..], "{what}: x guard");
+            assert_eq!(y[n * w..], y0[n * w..], "{what}: y guard");
+        }
+    }
+}
+
+#[test]
+fn swap_matches_the_host_on_every_target() {
+    let mut rng = Rng(0x0bad_cafe_f00d_1234);
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { return };
+        for (dtype, w) in [
+            (DType::F32, 1),
+            (DType::F64, 2),
+            (DType::C32, 2),
+            (DType::C64, 4),
+        ] {
+            check_swap(&mut rng, t, &dev, dtype, w);
+        }
+    }
+}
+
 #[test]
 fn copy_matches_the_host_on_every_target() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

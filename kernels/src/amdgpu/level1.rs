@@ -1,11 +1,12 @@
 //! BLAS Level 1 elementwise kernels for AMDGPU, built with the [`Assembler`] from the same
 //! [`Level1Params`] as the PTX generator ([`crate::level1`]). First slice: contiguous
-//! copy, scal and axpby; strided variants, swap and the reductions are not generated yet
+//! copy, swap, scal and axpby; strided variants and the reductions are not generated yet
 //! (they return `Error::Unsupported`).
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
 //! | `Copy` (y = x) | f32, f64, c32, c64 | `x: *const T, y: *mut T, n: u32, groups: u32` |
+//! | `Swap` (x ↔ y) | f32, f64, c32, c64 | `x: *mut T, y: *mut T, n: u32, groups: u32` |
 //! | `Scal` (x = α·x) | f32, f64 | `x: *mut T, n: u32, groups: u32, alpha` |
 //! | `Axpby` (y = α·x + β·y) | f32, f64 | `x: *const T, y: *mut T, n: u32, groups: u32, alpha, beta` |
 //!
@@ -108,6 +109,7 @@ pub fn generate(t: IsaTarget, p: &Level1Params) -> Result<AssembledKernel> {
     }
     let kind = match p.op {
         L1Op::Copy => Elementwise::Copy,
+        L1Op::Swap => Elementwise::Swap,
         L1Op::Scal if real => Elementwise::Scal,
         L1Op::Axpby { read_y } if real => Elementwise::Axpby { read_y },
         _ => return Err(unsupported()),
@@ -120,6 +122,7 @@ enum Elementwise {
     Copy,
     Scal,
     Axpby { read_y: bool },
+    Swap,
 }
 
 /// A real scalar argument: an SGPR (f32) or a VGPR pair (f64).
@@ -192,8 +195,9 @@ struct Operands {
     beta: Option<Scalar>,
 }
 
-/// Loads, computes and stores `bytes` bytes (whole elements of `es` bytes) at `off`.
-fn body(k: &mut Assembler, a: &Operands, off: Vgpr, bytes: u32, es: u32) {
+/// Loads, computes and stores `bytes` bytes (whole elements of `es` bytes) at byte
+/// offsets `ox` of x and `oy` of y.
+fn body(k: &mut Assembler, a: &Operands, ox: Vgpr, oy: Vgpr, bytes: u32, es: u32) {
     let regs_per_elem = (es / 4) as u8;
     let elems = (bytes / es) as u8;
     let each = |v: Vgpr, e: u8| v.sub(e * regs_per_elem, regs_per_elem);
@@ -201,41 +205,47 @@ fn body(k: &mut Assembler, a: &Operands, off: Vgpr, bytes: u32, es: u32) {
         a.xv.sub(0, (bytes / 4) as u8),
         a.yv.sub(0, (bytes / 4) as u8),
     );
-    k.global_load(load_op(bytes), xv, off, a.x, 0);
-    let (out, dst) = match (a.kind, a.y, a.alpha) {
-        (Elementwise::Copy, Some(y), _) => {
-            k.wait_vm(0);
-            (xv, y)
+    let (ld, st) = (load_op(bytes), store_op(bytes));
+    k.global_load(ld, xv, ox, a.x, 0);
+    let y = a.y.unwrap_or(a.x);
+    if matches!(
+        a.kind,
+        Elementwise::Swap | Elementwise::Axpby { read_y: true }
+    ) {
+        k.global_load(ld, yv, oy, y, 0);
+    }
+    k.wait_vm(0);
+    match (a.kind, a.alpha) {
+        (Elementwise::Swap, _) => {
+            k.global_store(st, ox, yv, a.x, 0);
+            k.global_store(st, oy, xv, y, 0);
         }
-        (Elementwise::Scal, _, Some(alpha)) => {
-            k.wait_vm(0);
+        (Elementwise::Copy, _) | (_, None) => {
+            k.global_store(st, oy, xv, y, 0);
+        }
+        (Elementwise::Scal, Some(alpha)) => {
             for e in 0..elems {
                 alpha.mul(k, each(xv, e));
             }
-            (xv, a.x)
+            k.global_store(st, ox, xv, a.x, 0);
         }
-        (Elementwise::Axpby { read_y: true }, Some(y), Some(alpha)) => {
-            k.global_load(load_op(bytes), yv, off, y, 0);
-            k.wait_vm(0);
+        (Elementwise::Axpby { read_y: true }, Some(alpha)) => {
             for e in 0..elems {
                 if let Some(beta) = a.beta {
                     beta.mul(k, each(yv, e));
                 }
                 alpha.fma(k, each(yv, e), each(xv, e));
             }
-            (yv, y)
+            k.global_store(st, oy, yv, y, 0);
         }
-        (_, y, Some(alpha)) => {
-            // Axpby with β = 0: y = α·x, y never read.
-            k.wait_vm(0);
+        (Elementwise::Axpby { read_y: false }, Some(alpha)) => {
+            // β = 0: y = α·x, y never read.
             for e in 0..elems {
                 alpha.mul(k, each(xv, e));
             }
-            (xv, y.unwrap_or(a.x))
+            k.global_store(st, oy, xv, y, 0);
         }
-        (_, y, None) => (xv, y.unwrap_or(a.x)),
-    };
-    k.global_store(store_op(bytes), off, out, dst, 0);
+    }
 }
 
 fn elementwise(
@@ -254,7 +264,7 @@ fn elementwise(
     let n = k.arg_u32("n")?;
     let groups = k.arg_u32("groups")?;
     let (alpha, beta) = match kind {
-        Elementwise::Copy => (None, None),
+        Elementwise::Copy | Elementwise::Swap => (None, None),
         Elementwise::Scal | Elementwise::Axpby { read_y: false } => {
             (Some(Scalar::load(&mut k, "alpha", es)?), None)
         }
@@ -311,7 +321,7 @@ fn elementwise(
     k.op(Op::VCmpGtU32, [vcc, vecs.op(), gid.op()]);
     k.and_saveexec(junk, vcc);
     k.cbranch(Op::SCbranchExecz, after);
-    body(&mut k, &a, off, VECTOR_BYTES, es);
+    body(&mut k, &a, off, off, VECTOR_BYTES, es);
     k.op(Op::VAddU32, [gid.op(), step.op(), gid.op()]);
     k.op(Op::VAddU32, [off.op(), step_bytes.op(), off.op()]);
     k.branch(lp);
@@ -333,7 +343,7 @@ fn elementwise(
         Op::VLshlAddU32,
         [off.op(), tid.op(), Operand::Int(es_log2 as i8), tmp.op()],
     );
-    body(&mut k, &a, off, es, es);
+    body(&mut k, &a, off, off, es, es);
     k.bind(done);
     k.s_endpgm();
     k.finish()
