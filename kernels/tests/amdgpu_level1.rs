@@ -243,6 +243,102 @@ fn check_swap(rng: &mut Rng, t: IsaTarget, dev: &Device, dtype: DType, words_per
     }
 }
 
+/// BLAS storage of an `n`-vector at increment `inc`: element i at `i·inc` for inc > 0,
+/// at `(i + 1 - n)·inc` for inc < 0 (so element 0 is last); buffer length
+/// `1 + (n - 1)·|inc|`.
+fn blas_index(i: usize, n: usize, inc: i32) -> usize {
+    let i = i as i64;
+    let n = n as i64;
+    let inc = i64::from(inc);
+    (if inc < 0 { (i + 1 - n) * inc } else { i * inc }) as usize
+}
+
+fn blas_len(n: usize, inc: i32) -> usize {
+    if n == 0 {
+        0
+    } else {
+        1 + (n - 1) * inc.unsigned_abs() as usize
+    }
+}
+
+/// Every strided elementwise op against a host reference with BLAS increment semantics.
+/// Buffers carry one guard element past the end and the gaps between strided elements;
+/// both must come back unchanged. Bit-exact, as in [`same`].
+fn check_strided<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op) {
+    let p = Level1Params::fallback(op, T::DTYPE, false);
+    let k = generate(t, &p).unwrap();
+    let w = t.wave_size() as usize;
+    for n in [0usize, 1, w - 1, w + 1, 1031] {
+        for (incx, incy) in [(1, 1), (-1, 3), (3, -3), (-3, -1)] {
+            for grid in [1u32, (n as u32).div_ceil(p.block).max(1)] {
+                let alpha = T::from_f64(rng.unit() * 3.0);
+                let beta = T::from_f64(rng.unit() * 3.0);
+                let x0: Vec<T> = random(rng, blas_len(n, incx) + 1);
+                let y0: Vec<T> = random(rng, blas_len(n, incy) + 1);
+                let dx = dev.upload(&x0).unwrap();
+                let dy = dev.upload(&y0).unwrap();
+                let mut args = KernelArgs::new();
+                args.push(&dx);
+                if op != L1Op::Scal {
+                    args.push(&dy);
+                }
+                args.push(n as u32).push(grid).push(incx);
+                if op != L1Op::Scal {
+                    args.push(incy);
+                }
+                if matches!(op, L1Op::Scal | L1Op::Axpby { .. }) {
+                    alpha.push(&mut args);
+                }
+                if op == (L1Op::Axpby { read_y: true }) {
+                    beta.push(&mut args);
+                }
+                run(dev, &k, grid, p.block, &args);
+                let (mut wx, mut wy) = (x0.clone(), y0.clone());
+                for i in 0..n {
+                    let (ix, iy) = (blas_index(i, n, incx), blas_index(i, n, incy));
+                    match op {
+                        L1Op::Copy => wy[iy] = x0[ix],
+                        L1Op::Swap => {
+                            wx[ix] = y0[iy];
+                            wy[iy] = x0[ix];
+                        }
+                        L1Op::Scal => wx[ix] = T::mul(alpha, x0[ix]),
+                        L1Op::Axpby { read_y: true } => {
+                            wy[iy] = T::axpby(alpha, x0[ix], beta, y0[iy])
+                        }
+                        _ => wy[iy] = T::mul(alpha, x0[ix]),
+                    }
+                }
+                let what = format!(
+                    "{op:?} {} {t} n={n} inc=({incx},{incy}) grid={grid}",
+                    T::DTYPE
+                );
+                same(&dx.to_vec().unwrap(), &wx, &format!("{what}: x"));
+                same(&dy.to_vec().unwrap(), &wy, &format!("{what}: y"));
+            }
+        }
+    }
+}
+
+#[test]
+fn strided_ops_match_the_host_on_every_target() {
+    let mut rng = Rng(0x5151_7a7a_0101_9e9e);
+    let ops = [
+        L1Op::Copy,
+        L1Op::Swap,
+        L1Op::Scal,
+        L1Op::Axpby { read_y: true },
+        L1Op::Axpby { read_y: false },
+    ];
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { return };
+        for op in ops {
+            check_strided::<f32>(&mut rng, t, &dev, op);
+            check_strided::<f64>(&mut rng, t, &dev, op);
+        }
+    }
+}
+
 #[test]
 fn swap_matches_the_host_on_every_target() {
     let mut rng = Rng(0x0bad_cafe_f00d_1234);
@@ -328,9 +424,14 @@ fn copy_and_axpy_reports() {
 #[test]
 fn unsupported_variants_are_errors() {
     let t = IsaTarget::Gfx90a;
-    let strided = Level1Params::fallback(L1Op::Copy, DType::F32, false);
+    let strided = Level1Params::fallback(L1Op::Nrm2, DType::F32, false);
     assert!(matches!(
         generate(t, &strided),
+        Err(Error::Unsupported { .. })
+    ));
+    let complex_scal = params(L1Op::Scal, DType::C32);
+    assert!(matches!(
+        generate(t, &complex_scal),
         Err(Error::Unsupported { .. })
     ));
     let dot = params(L1Op::Dot { conj: false }, DType::F32);
@@ -432,6 +533,8 @@ fn kernels_match_llvm() {
                 L1Op::Axpby { read_y: false },
             ] {
                 ks.push(generate(t, &params(op, dtype)).unwrap());
+                let strided = Level1Params::fallback(op, dtype, false);
+                ks.push(generate(t, &strided).unwrap());
             }
         }
         agree(&ks);

@@ -1,7 +1,7 @@
 //! BLAS Level 1 elementwise kernels for AMDGPU, built with the [`Assembler`] from the same
-//! [`Level1Params`] as the PTX generator ([`crate::level1`]). First slice: contiguous
-//! copy, swap, scal and axpby; strided variants and the reductions are not generated yet
-//! (they return `Error::Unsupported`).
+//! [`Level1Params`] as the PTX generator ([`crate::level1`]). First slice: copy, swap,
+//! scal and axpby, contiguous and strided; the reductions (dot, nrm2, …) and complex
+//! scal/axpby are not generated yet (they return `Error::Unsupported`).
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
@@ -9,6 +9,9 @@
 //! | `Swap` (x ↔ y) | f32, f64, c32, c64 | `x: *mut T, y: *mut T, n: u32, groups: u32` |
 //! | `Scal` (x = α·x) | f32, f64 | `x: *mut T, n: u32, groups: u32, alpha` |
 //! | `Axpby` (y = α·x + β·y) | f32, f64 | `x: *const T, y: *mut T, n: u32, groups: u32, alpha, beta` |
+//!
+//! Strided kernels take `incx: i32` (and `incy: i32` where there is a y) right after
+//! `groups`, before `alpha`/`beta`: e.g. axpby `x, y, n, groups, incx, incy, alpha, beta`.
 //!
 //! `alpha`/`beta` are one `u32` holding the f32 bits, or for f64 two `u32`s (`*_lo`,
 //! `*_hi`: the little-endian halves of the f64). `groups` is the number of workgroups
@@ -20,6 +23,9 @@
 //!   `g < n·size/16`), so any grid ≥ 1 covers the whole vector.
 //! - The `n mod (16/size)` elements past the last whole vector are done by workgroup 0,
 //!   one element per lane (exec-masked tail).
+//! - Strided: work-item `g` handles elements `g, g + groups·block, …`, one per lane
+//!   (loads of one element: 4, 8 or 16 bytes), at byte offset `i·inc·size + start`,
+//!   `start = (1 - n)·inc·size` for `inc < 0` (BLAS: element 0 is the last in memory).
 //! - Addresses are 32-bit byte offsets: `n·size` must be below 2³².
 //! - axpby computes `y = fma(α, x, β·y)`: one rounding of `β·y` (`v_mul`), then one
 //!   fused multiply-add (`v_fma`). With `read_y = false` (β = 0) y is never read and
@@ -85,10 +91,7 @@ pub fn generate(t: IsaTarget, p: &Level1Params) -> Result<AssembledKernel> {
     let es = elem_bytes(p.dtype)?;
     let real = matches!(p.dtype, DType::F32 | DType::F64);
     let unsupported = || Error::unsupported(kernel_name(p), t.name());
-    if !p.contiguous {
-        return Err(unsupported());
-    }
-    if p.vector_bytes != VECTOR_BYTES {
+    if p.contiguous && p.vector_bytes != VECTOR_BYTES {
         return Err(Error::invalid(
             "vector_bytes",
             format!(
@@ -115,6 +118,146 @@ pub fn generate(t: IsaTarget, p: &Level1Params) -> Result<AssembledKernel> {
         _ => return Err(unsupported()),
     };
     elementwise(t, p, es, kind)
+}
+
+/// The arguments and registers shared by the contiguous and strided bodies.
+struct Prologue {
+    k: Assembler,
+    a: Operands,
+    n: Sgpr,
+    groups: Sgpr,
+    incs: Option<(Sgpr, Option<Sgpr>)>,
+}
+
+fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Result<Prologue> {
+    let mut k = Assembler::new(t, &kernel_name(p), p.block, 1)?;
+    let x = k.arg_pointer("x")?;
+    let y = match kind {
+        Elementwise::Scal => None,
+        _ => Some(k.arg_pointer("y")?),
+    };
+    let n = k.arg_u32("n")?;
+    let groups = k.arg_u32("groups")?;
+    let incs = if p.contiguous {
+        None
+    } else {
+        let incx = k.arg_u32("incx")?;
+        let incy = match y {
+            Some(_) => Some(k.arg_u32("incy")?),
+            None => None,
+        };
+        Some((incx, incy))
+    };
+    let (alpha, beta) = match kind {
+        Elementwise::Copy | Elementwise::Swap => (None, None),
+        Elementwise::Scal | Elementwise::Axpby { read_y: false } => {
+            (Some(Scalar::load(&mut k, "alpha", es)?), None)
+        }
+        Elementwise::Axpby { read_y: true } => {
+            let a = Scalar::load(&mut k, "alpha", es)?;
+            (Some(a), Some(Scalar::load(&mut k, "beta", es)?))
+        }
+    };
+    let (xv, yv) = (k.vgprs(4)?, k.vgprs(4)?);
+    let a = Operands {
+        kind,
+        xv,
+        yv,
+        x,
+        y,
+        alpha,
+        beta,
+    };
+    Ok(Prologue {
+        k,
+        a,
+        n,
+        groups,
+        incs,
+    })
+}
+
+/// One increment's byte stride and start: `bytes = inc·es`, `start = (1 - n)·bytes` when
+/// `inc < 0` (BLAS: element i lives at `(i + (1 - n)) · inc` then), else 0; the lane's
+/// offset `gid·bytes + start` and the loop step `step·bytes`.
+fn strided_offset(
+    k: &mut Assembler,
+    inc: Sgpr,
+    n: Sgpr,
+    step: Sgpr,
+    gid: Vgpr,
+    es: u32,
+) -> Result<(Vgpr, Sgpr)> {
+    let (bytes, start, step_bytes) = (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
+    let off = k.vgprs(1)?;
+    k.op(
+        Op::SMulI32,
+        [bytes.op(), inc.op(), Operand::imm32(i64::from(es))],
+    );
+    k.op(Op::SSubU32, [start.op(), Operand::Int(1), n.op()]);
+    k.op(Op::SMulI32, [start.op(), start.op(), bytes.op()]);
+    k.op(Op::SCmpLtI32, [inc.op(), Operand::Int(0)]);
+    k.op(Op::SCselectB32, [start.op(), start.op(), Operand::Int(0)]);
+    k.op(Op::SMulI32, [step_bytes.op(), step.op(), bytes.op()]);
+    k.op(Op::VMulLoU32, [off.op(), gid.op(), bytes.op()]);
+    k.op(Op::VAddU32, [off.op(), start.op(), off.op()]);
+    Ok((off, step_bytes))
+}
+
+/// One element per lane per iteration at signed increments.
+fn strided(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Result<AssembledKernel> {
+    let Prologue {
+        mut k,
+        a,
+        n,
+        groups,
+        incs,
+    } = prologue(t, p, es, kind)?;
+    let (incx, incy) = incs.ok_or_else(|| Error::invalid("contiguous", "strided kernel"))?;
+    let tid = k.workitem_id(0)?;
+    let wg = k.workgroup_id(0)?;
+    let (step, tmp) = (k.sgprs(1)?, k.sgprs(1)?);
+    let (saved, junk) = (k.mask_sgprs()?, k.mask_sgprs()?);
+    let gid = k.vgprs(1)?;
+    let vcc = k.vcc();
+    let exec = k.exec();
+    let mov_mask = if t.wave_size() == 64 {
+        Op::SMovB64
+    } else {
+        Op::SMovB32
+    };
+    let (lp, done) = (k.label("loop"), k.label("done"));
+    k.wait_lgkm(0);
+    k.op(
+        Op::SMulI32,
+        [step.op(), groups.op(), Operand::imm32(i64::from(p.block))],
+    );
+    k.op(
+        Op::SMulI32,
+        [tmp.op(), wg.op(), Operand::imm32(i64::from(p.block))],
+    );
+    k.op(Op::VAddU32, [gid.op(), tmp.op(), tid.op()]);
+    let (ox, sx) = strided_offset(&mut k, incx, n, step, gid, es)?;
+    let (oy, sy) = match incy {
+        Some(incy) => strided_offset(&mut k, incy, n, step, gid, es)?,
+        None => (ox, sx),
+    };
+    k.op(mov_mask, [saved.op(), exec]);
+    k.bind(lp);
+    k.op(Op::VCmpGtU32, [vcc, n.op(), gid.op()]);
+    k.and_saveexec(junk, vcc);
+    k.cbranch(Op::SCbranchExecz, done);
+    body(&mut k, &a, ox, oy, es, es);
+    k.op(Op::VAddU32, [gid.op(), step.op(), gid.op()]);
+    k.op(Op::VAddU32, [ox.op(), sx.op(), ox.op()]);
+    if incy.is_some() {
+        k.op(Op::VAddU32, [oy.op(), sy.op(), oy.op()]);
+    }
+    k.branch(lp);
+    k.bind(done);
+    k.op(mov_mask, [exec, saved.op()]);
+    k.s_endpgm();
+    k.finish()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -254,40 +397,22 @@ fn elementwise(
     es: u32,
     kind: Elementwise,
 ) -> Result<AssembledKernel> {
+    if !p.contiguous {
+        return strided(t, p, es, kind);
+    }
     let block = p.block;
-    let mut k = Assembler::new(t, &kernel_name(p), block, 1)?;
-    let x = k.arg_pointer("x")?;
-    let y = match kind {
-        Elementwise::Scal => None,
-        _ => Some(k.arg_pointer("y")?),
-    };
-    let n = k.arg_u32("n")?;
-    let groups = k.arg_u32("groups")?;
-    let (alpha, beta) = match kind {
-        Elementwise::Copy | Elementwise::Swap => (None, None),
-        Elementwise::Scal | Elementwise::Axpby { read_y: false } => {
-            (Some(Scalar::load(&mut k, "alpha", es)?), None)
-        }
-        Elementwise::Axpby { read_y: true } => {
-            let a = Scalar::load(&mut k, "alpha", es)?;
-            (Some(a), Some(Scalar::load(&mut k, "beta", es)?))
-        }
-    };
+    let Prologue {
+        mut k,
+        a,
+        n,
+        groups,
+        ..
+    } = prologue(t, p, es, kind)?;
     let tid = k.workitem_id(0)?;
     let wg = k.workgroup_id(0)?;
     let (vecs, step, step_bytes, tmp) = (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
     let (saved, junk) = (k.mask_sgprs()?, k.mask_sgprs()?);
     let (gid, off) = (k.vgprs(1)?, k.vgprs(1)?);
-    let (xv, yv) = (k.vgprs(4)?, k.vgprs(4)?);
-    let a = Operands {
-        kind,
-        xv,
-        yv,
-        x,
-        y,
-        alpha,
-        beta,
-    };
     let per_vec_log2 = (VECTOR_BYTES / es).trailing_zeros();
     let es_log2 = es.trailing_zeros();
     let vcc = k.vcc();
