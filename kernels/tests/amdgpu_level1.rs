@@ -80,6 +80,7 @@ trait Real: Copy + PartialEq + std::fmt::Debug + rocm_core::Element {
     /// `fma(a, x, b·y)` rounded as the kernel does: `v_mul` then `v_fma`.
     fn axpby(a: Self, x: Self, b: Self, y: Self) -> Self;
     fn mul(a: Self, x: Self) -> Self;
+    fn to_f64(self) -> f64;
 }
 
 impl Real for f32 {
@@ -97,6 +98,9 @@ impl Real for f32 {
     }
     fn mul(a: Self, x: Self) -> Self {
         a * x
+    }
+    fn to_f64(self) -> f64 {
+        self.into()
     }
 }
 
@@ -116,6 +120,9 @@ impl Real for f64 {
     }
     fn mul(a: Self, x: Self) -> Self {
         a * x
+    }
+    fn to_f64(self) -> f64 {
+        self
     }
 }
 
@@ -339,6 +346,78 @@ fn strided_ops_match_the_host_on_every_target() {
     }
 }
 
+fn u_of<T: Real>() -> f64 {
+    if std::mem::size_of::<T>() == 4 {
+        1.0 / (1u64 << 24) as f64
+    } else {
+        1.0 / (1u64 << 53) as f64
+    }
+}
+
+/// dot: every partial slot written (f64, `partials[wg]`), their in-order host sum within
+/// `(n + 10)·u·Σ|x||y|` of the exact dot (each product meets at most n/lanes per-lane
+/// fmas, 10 ≥ log2(1024) tree additions and the host's additions of the partials, each
+/// a relative error ≤ u of a partial sum bounded by Σ|x||y|; f32 partials widen exactly).
+fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: bool) {
+    let p = Level1Params::fallback(L1Op::Dot { conj: false }, T::DTYPE, contiguous);
+    let k = generate(t, &p).unwrap();
+    let w = t.wave_size() as usize;
+    let incs: &[(i32, i32)] = if contiguous {
+        &[(1, 1)]
+    } else {
+        &[(1, 1), (-1, 3), (3, -3), (-3, -1)]
+    };
+    for n in [0usize, 1, 3, w - 1, w + 1, 1023, 4099] {
+        for &(incx, incy) in incs {
+            for groups in [1u32, 5] {
+                let x: Vec<T> = random(rng, blas_len(n, incx));
+                let y: Vec<T> = random(rng, blas_len(n, incy));
+                let dx = dev.upload(&x).unwrap();
+                let dy = dev.upload(&y).unwrap();
+                let dp = dev.upload(&vec![f64::NAN; groups as usize]).unwrap();
+                let mut args = KernelArgs::new();
+                args.push(&dx).push(&dy).push(n as u32).push(groups);
+                if !contiguous {
+                    args.push(incx).push(incy);
+                }
+                args.push(&dp);
+                run(dev, &k, groups, p.block, &args);
+                let parts = dp.to_vec().unwrap();
+                let what = format!(
+                    "dot {} {t} n={n} inc=({incx},{incy}) groups={groups}",
+                    T::DTYPE
+                );
+                assert!(parts.iter().all(|v| v.is_finite()), "{what}: {parts:?}");
+                let got: f64 = parts.iter().sum();
+                let (mut exact, mut abs) = (0.0f64, 0.0f64);
+                for i in 0..n {
+                    let a = x[blas_index(i, n, incx)].to_f64();
+                    let b = y[blas_index(i, n, incy)].to_f64();
+                    exact += a * b;
+                    abs += (a * b).abs();
+                }
+                let tol = (n as f64 + 10.0) * u_of::<T>() * abs;
+                assert!(
+                    (got - exact).abs() <= tol,
+                    "{what}: {got} vs {exact} (tol {tol})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn dot_matches_the_host_on_every_target() {
+    let mut rng = Rng(0x7777_1234_4321_abcd);
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { return };
+        for contiguous in [true, false] {
+            check_dot::<f32>(&mut rng, t, &dev, contiguous);
+            check_dot::<f64>(&mut rng, t, &dev, contiguous);
+        }
+    }
+}
+
 #[test]
 fn swap_matches_the_host_on_every_target() {
     let mut rng = Rng(0x0bad_cafe_f00d_1234);
@@ -434,7 +513,7 @@ fn unsupported_variants_are_errors() {
         generate(t, &complex_scal),
         Err(Error::Unsupported { .. })
     ));
-    let dot = params(L1Op::Dot { conj: false }, DType::F32);
+    let dot = params(L1Op::Nrm2, DType::F32);
     assert!(matches!(generate(t, &dot), Err(Error::Unsupported { .. })));
     let mut bad = params(L1Op::Copy, DType::F32);
     bad.block = 48;
@@ -528,9 +607,11 @@ fn kernels_match_llvm() {
         for dtype in [DType::F32, DType::F64] {
             for op in [
                 L1Op::Copy,
+                L1Op::Swap,
                 L1Op::Scal,
                 L1Op::Axpby { read_y: true },
                 L1Op::Axpby { read_y: false },
+                L1Op::Dot { conj: false },
             ] {
                 ks.push(generate(t, &params(op, dtype)).unwrap());
                 let strided = Level1Params::fallback(op, dtype, false);

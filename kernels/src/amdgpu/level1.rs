@@ -1,7 +1,7 @@
 //! BLAS Level 1 elementwise kernels for AMDGPU, built with the [`Assembler`] from the same
 //! [`Level1Params`] as the PTX generator ([`crate::level1`]). First slice: copy, swap,
-//! scal and axpby, contiguous and strided; the reductions (dot, nrm2, …) and complex
-//! scal/axpby are not generated yet (they return `Error::Unsupported`).
+//! scal, axpby and real dot, contiguous and strided; the other reductions (nrm2, asum,
+//! …), complex dot and complex scal/axpby are not generated yet (`Error::Unsupported`).
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
@@ -9,6 +9,7 @@
 //! | `Swap` (x ↔ y) | f32, f64, c32, c64 | `x: *mut T, y: *mut T, n: u32, groups: u32` |
 //! | `Scal` (x = α·x) | f32, f64 | `x: *mut T, n: u32, groups: u32, alpha` |
 //! | `Axpby` (y = α·x + β·y) | f32, f64 | `x: *const T, y: *mut T, n: u32, groups: u32, alpha, beta` |
+//! | `Dot` (Σ x·y) | f32, f64 | `x: *const T, y: *const T, n: u32, groups: u32, partials: *mut f64` |
 //!
 //! Strided kernels take `incx: i32` (and `incy: i32` where there is a y) right after
 //! `groups`, before `alpha`/`beta`: e.g. axpby `x, y, n, groups, incx, incy, alpha, beta`.
@@ -26,6 +27,11 @@
 //! - Strided: work-item `g` handles elements `g, g + groups·block, …`, one per lane
 //!   (loads of one element: 4, 8 or 16 bytes), at byte offset `i·inc·size + start`,
 //!   `start = (1 - n)·inc·size` for `inc < 0` (BLAS: element 0 is the last in memory).
+//! - Dot: each lane accumulates `acc = fma(x, y, acc)` in T over its elements, the
+//!   workgroup sums its lanes by a fixed LDS tree (block a power of two), work-item 0
+//!   writes `partials[wg]` as f64 — the PTX generator's layout (slot 0 of
+//!   `partial_slots`), one partial per workgroup; the host sums the `groups` partials in
+//!   order, so the result is the same run to run for a given grid.
 //! - Addresses are 32-bit byte offsets: `n·size` must be below 2³².
 //! - axpby computes `y = fma(α, x, β·y)`: one rounding of `β·y` (`v_mul`), then one
 //!   fused multiply-add (`v_fma`). With `read_y = false` (β = 0) y is never read and
@@ -115,8 +121,15 @@ pub fn generate(t: IsaTarget, p: &Level1Params) -> Result<AssembledKernel> {
         L1Op::Swap => Elementwise::Swap,
         L1Op::Scal if real => Elementwise::Scal,
         L1Op::Axpby { read_y } if real => Elementwise::Axpby { read_y },
+        L1Op::Dot { .. } if real => Elementwise::Dot,
         _ => return Err(unsupported()),
     };
+    if kind == Elementwise::Dot && !p.block.is_power_of_two() {
+        return Err(Error::invalid(
+            "block",
+            format!("{} is not a power of two (the LDS tree halves it)", p.block),
+        ));
+    }
     elementwise(t, p, es, kind)
 }
 
@@ -127,6 +140,7 @@ struct Prologue {
     n: Sgpr,
     groups: Sgpr,
     incs: Option<(Sgpr, Option<Sgpr>)>,
+    partials: Option<Sgpr>,
 }
 
 fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Result<Prologue> {
@@ -148,8 +162,12 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
         };
         Some((incx, incy))
     };
+    let partials = match kind {
+        Elementwise::Dot => Some(k.arg_pointer("partials")?),
+        _ => None,
+    };
     let (alpha, beta) = match kind {
-        Elementwise::Copy | Elementwise::Swap => (None, None),
+        Elementwise::Copy | Elementwise::Swap | Elementwise::Dot => (None, None),
         Elementwise::Scal | Elementwise::Axpby { read_y: false } => {
             (Some(Scalar::load(&mut k, "alpha", es)?), None)
         }
@@ -159,10 +177,21 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
         }
     };
     let (xv, yv) = (k.vgprs(4)?, k.vgprs(4)?);
+    let acc = match kind {
+        Elementwise::Dot => {
+            let acc = k.vgprs((es / 4) as u8)?;
+            for r in 0..acc.count() {
+                k.op(Op::VMovB32, [acc.at(r).op(), Operand::Int(0)]);
+            }
+            Some(acc)
+        }
+        _ => None,
+    };
     let a = Operands {
         kind,
         xv,
         yv,
+        acc,
         x,
         y,
         alpha,
@@ -174,6 +203,7 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
         n,
         groups,
         incs,
+        partials,
     })
 }
 
@@ -212,6 +242,7 @@ fn strided(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Result
         n,
         groups,
         incs,
+        partials,
     } = prologue(t, p, es, kind)?;
     let (incx, incy) = incs.ok_or_else(|| Error::invalid("contiguous", "strided kernel"))?;
     let tid = k.workitem_id(0)?;
@@ -256,6 +287,7 @@ fn strided(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Result
     k.branch(lp);
     k.bind(done);
     k.op(mov_mask, [exec, saved.op()]);
+    block_reduce(&mut k, p, &a, partials, tid, wg, es)?;
     k.s_endpgm();
     k.finish()
 }
@@ -264,8 +296,12 @@ fn strided(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Result
 enum Elementwise {
     Copy,
     Scal,
-    Axpby { read_y: bool },
+    Axpby {
+        read_y: bool,
+    },
     Swap,
+    /// Σ x·y into one per-lane accumulator, then the workgroup's LDS tree.
+    Dot,
 }
 
 /// A real scalar argument: an SGPR (f32) or a VGPR pair (f64).
@@ -332,6 +368,8 @@ struct Operands {
     /// Data registers: 4 VGPRs each for x and y.
     xv: Vgpr,
     yv: Vgpr,
+    /// The dot accumulator (one element).
+    acc: Option<Vgpr>,
     x: Sgpr,
     y: Option<Sgpr>,
     alpha: Option<Scalar>,
@@ -353,12 +391,23 @@ fn body(k: &mut Assembler, a: &Operands, ox: Vgpr, oy: Vgpr, bytes: u32, es: u32
     let y = a.y.unwrap_or(a.x);
     if matches!(
         a.kind,
-        Elementwise::Swap | Elementwise::Axpby { read_y: true }
+        Elementwise::Swap | Elementwise::Axpby { read_y: true } | Elementwise::Dot
     ) {
         k.global_load(ld, yv, oy, y, 0);
     }
     k.wait_vm(0);
     match (a.kind, a.alpha) {
+        (Elementwise::Dot, _) => {
+            if let Some(acc) = a.acc {
+                let fma = if es == 4 { Op::VFmaF32 } else { Op::VFmaF64 };
+                for e in 0..elems {
+                    k.op(
+                        fma,
+                        [acc.op(), each(xv, e).op(), each(yv, e).op(), acc.op()],
+                    );
+                }
+            }
+        }
         (Elementwise::Swap, _) => {
             k.global_store(st, ox, yv, a.x, 0);
             k.global_store(st, oy, xv, y, 0);
@@ -406,6 +455,7 @@ fn elementwise(
         a,
         n,
         groups,
+        partials,
         ..
     } = prologue(t, p, es, kind)?;
     let tid = k.workitem_id(0)?;
@@ -470,6 +520,96 @@ fn elementwise(
     );
     body(&mut k, &a, off, off, es, es);
     k.bind(done);
+    k.op(mov_mask, [exec, saved.op()]);
+    block_reduce(&mut k, p, &a, partials, tid, wg, es)?;
     k.s_endpgm();
     k.finish()
+}
+
+/// Dot only: the workgroup's accumulators summed by a tree in LDS (`stride = block/2,
+/// …, 1`: work-items below `stride` add the slot `stride` above, `s_barrier` per step),
+/// then work-item 0 stores the sum as an f64 at `partials[wg]` (f32 sums widened
+/// exactly), the PTX generator's slot-0 layout.
+fn block_reduce(
+    k: &mut Assembler,
+    p: &Level1Params,
+    a: &Operands,
+    partials: Option<Sgpr>,
+    tid: Vgpr,
+    wg: Sgpr,
+    es: u32,
+) -> Result<()> {
+    let (Some(acc), Some(partials)) = (a.acc, partials) else {
+        return Ok(());
+    };
+    let lds = k.lds(p.block * es, es)?;
+    let (stride, bytes) = (k.sgprs(1)?, k.sgprs(1)?);
+    let saved = k.mask_sgprs()?;
+    let (addr, other) = (k.vgprs(1)?, k.vgprs(1)?);
+    let tmp = k.vgprs((es / 4) as u8)?;
+    let wide = k.vgprs(2)?;
+    let (write, read, add) = if es == 4 {
+        (Op::DsWriteB32, Op::DsReadB32, Op::VAddF32)
+    } else {
+        (Op::DsWriteB64, Op::DsReadB64, Op::VAddF64)
+    };
+    let vcc = k.vcc();
+    let (step, end) = (k.label("tree"), k.label("partial_done"));
+    k.op(
+        Op::VLshlAddU32,
+        [
+            addr.op(),
+            tid.op(),
+            Operand::Int(es.trailing_zeros() as i8),
+            Operand::imm32(i64::from(lds)),
+        ],
+    );
+    k.ds_write(write, addr, acc, 0);
+    k.op(
+        Op::SMovB32,
+        [stride.op(), Operand::imm32(i64::from(p.block / 2))],
+    );
+    k.wait_lgkm(0);
+    k.s_barrier();
+    if p.block > 1 {
+        k.bind(step);
+        k.op(Op::VCmpGtU32, [vcc, stride.op(), tid.op()]);
+        k.and_saveexec(saved, vcc);
+        k.op(
+            Op::SLshlB32,
+            [
+                bytes.op(),
+                stride.op(),
+                Operand::Int(es.trailing_zeros() as i8),
+            ],
+        );
+        k.op(Op::VAddU32, [other.op(), bytes.op(), addr.op()]);
+        k.ds_read(read, acc, addr, 0);
+        k.ds_read(read, tmp, other, 0);
+        k.wait_lgkm(0);
+        k.op(add, [acc.op(), acc.op(), tmp.op()]);
+        k.ds_write(write, addr, acc, 0);
+        k.wait_lgkm(0);
+        k.restore_exec(saved);
+        k.s_barrier();
+        k.op(Op::SLshrB32, [stride.op(), stride.op(), Operand::Int(1)]);
+        k.op(Op::SCmpLgU32, [stride.op(), Operand::Int(0)]);
+        k.cbranch(Op::SCbranchScc1, step);
+    }
+    k.op(Op::VCmpEqU32, [vcc, Operand::Int(0), tid.op()]);
+    k.and_saveexec(saved, vcc);
+    k.cbranch(Op::SCbranchExecz, end);
+    k.ds_read(read, acc, addr, 0);
+    k.wait_lgkm(0);
+    let value = if es == 4 {
+        k.op(Op::VCvtF64F32, [wide.op(), acc.op()]);
+        wide
+    } else {
+        acc
+    };
+    k.op(Op::SLshlB32, [bytes.op(), wg.op(), Operand::Int(3)]);
+    k.op(Op::VMovB32, [other.op(), bytes.op()]);
+    k.global_store(Op::GlobalStoreDwordx2, other, value, partials, 0);
+    k.bind(end);
+    Ok(())
 }
