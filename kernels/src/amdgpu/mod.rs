@@ -24,9 +24,11 @@
 //! - [`regs`]: typed registers and alignment rules.
 //! - [`report`]: [`ResourceReport`], occupancy per target.
 //! - [`text`]: the kernel as an `llvm-mc-19` source file.
+//! - [`level1`]: BLAS Level 1 elementwise kernels from [`crate::level1::Level1Params`].
 //! - [`samples`]: vector add, LDS reduction, MFMA/WMMA tiles, fault samples.
 
 pub mod asm;
+pub mod level1;
 pub mod regs;
 pub mod report;
 pub mod samples;
