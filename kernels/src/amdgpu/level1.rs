@@ -180,7 +180,12 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
             (Some(a), Some(Scalar::load(&mut k, "beta", es)?))
         }
     };
-    let (xv, yv) = (k.vgprs(4)?, k.vgprs(4)?);
+    let xv = k.vgprs(4)?;
+    // y's data registers only where y is read (copy and axpy with β = 0 store from xv).
+    let yv = match kind {
+        Elementwise::Swap | Elementwise::Axpby { read_y: true } | Elementwise::Dot => k.vgprs(4)?,
+        _ => xv,
+    };
     let acc = match kind {
         Elementwise::Dot | Elementwise::Asum => {
             let acc = k.vgprs((es / 4) as u8)?;
