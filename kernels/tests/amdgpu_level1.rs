@@ -358,8 +358,15 @@ fn u_of<T: Real>() -> f64 {
 /// `(n + 10)·u·Σ|x||y|` of the exact dot (each product meets at most n/lanes per-lane
 /// fmas, 10 ≥ log2(1024) tree additions and the host's additions of the partials, each
 /// a relative error ≤ u of a partial sum bounded by Σ|x||y|; f32 partials widen exactly).
-fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: bool) {
-    let p = Level1Params::fallback(L1Op::Dot { conj: false }, T::DTYPE, contiguous);
+///
+/// asum (`asum = true`: Σ|x|, no y) has the same bound with `|x|` for `|x||y|`.
+fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: bool, asum: bool) {
+    let op = if asum {
+        L1Op::Asum
+    } else {
+        L1Op::Dot { conj: false }
+    };
+    let p = Level1Params::fallback(op, T::DTYPE, contiguous);
     let k = generate(t, &p).unwrap();
     let w = t.wave_size() as usize;
     let incs: &[(i32, i32)] = if contiguous {
@@ -376,15 +383,22 @@ fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: boo
                 let dy = dev.upload(&y).unwrap();
                 let dp = dev.upload(&vec![f64::NAN; groups as usize]).unwrap();
                 let mut args = KernelArgs::new();
-                args.push(&dx).push(&dy).push(n as u32).push(groups);
+                args.push(&dx);
+                if !asum {
+                    args.push(&dy);
+                }
+                args.push(n as u32).push(groups);
                 if !contiguous {
-                    args.push(incx).push(incy);
+                    args.push(incx);
+                    if !asum {
+                        args.push(incy);
+                    }
                 }
                 args.push(&dp);
                 run(dev, &k, groups, p.block, &args);
                 let parts = dp.to_vec().unwrap();
                 let what = format!(
-                    "dot {} {t} n={n} inc=({incx},{incy}) groups={groups}",
+                    "{op:?} {} {t} n={n} inc=({incx},{incy}) groups={groups}",
                     T::DTYPE
                 );
                 assert!(parts.iter().all(|v| v.is_finite()), "{what}: {parts:?}");
@@ -392,7 +406,11 @@ fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: boo
                 let (mut exact, mut abs) = (0.0f64, 0.0f64);
                 for i in 0..n {
                     let a = x[blas_index(i, n, incx)].to_f64();
-                    let b = y[blas_index(i, n, incy)].to_f64();
+                    let b = if asum {
+                        a.signum()
+                    } else {
+                        y[blas_index(i, n, incy)].to_f64()
+                    };
                     exact += a * b;
                     abs += (a * b).abs();
                 }
@@ -407,13 +425,15 @@ fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: boo
 }
 
 #[test]
-fn dot_matches_the_host_on_every_target() {
+fn dot_and_asum_match_the_host_on_every_target() {
     let mut rng = Rng(0x7777_1234_4321_abcd);
     for t in IsaTarget::ALL {
         let Some(dev) = emu(t) else { return };
         for contiguous in [true, false] {
-            check_dot::<f32>(&mut rng, t, &dev, contiguous);
-            check_dot::<f64>(&mut rng, t, &dev, contiguous);
+            for asum in [false, true] {
+                check_dot::<f32>(&mut rng, t, &dev, contiguous, asum);
+                check_dot::<f64>(&mut rng, t, &dev, contiguous, asum);
+            }
         }
     }
 }
@@ -612,6 +632,7 @@ fn kernels_match_llvm() {
                 L1Op::Axpby { read_y: true },
                 L1Op::Axpby { read_y: false },
                 L1Op::Dot { conj: false },
+                L1Op::Asum,
             ] {
                 ks.push(generate(t, &params(op, dtype)).unwrap());
                 let strided = Level1Params::fallback(op, dtype, false);

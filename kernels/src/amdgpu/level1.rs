@@ -1,7 +1,7 @@
 //! BLAS Level 1 elementwise kernels for AMDGPU, built with the [`Assembler`] from the same
 //! [`Level1Params`] as the PTX generator ([`crate::level1`]). First slice: copy, swap,
-//! scal, axpby and real dot, contiguous and strided; the other reductions (nrm2, asum,
-//! …), complex dot and complex scal/axpby are not generated yet (`Error::Unsupported`).
+//! scal, axpby and real dot and asum, contiguous and strided; the other reductions
+//! (nrm2, sum, iamax), complex dot and complex scal/axpby are not generated yet (`Error::Unsupported`).
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
@@ -10,6 +10,7 @@
 //! | `Scal` (x = α·x) | f32, f64 | `x: *mut T, n: u32, groups: u32, alpha` |
 //! | `Axpby` (y = α·x + β·y) | f32, f64 | `x: *const T, y: *mut T, n: u32, groups: u32, alpha, beta` |
 //! | `Dot` (Σ x·y) | f32, f64 | `x: *const T, y: *const T, n: u32, groups: u32, partials: *mut f64` |
+//! | `Asum` (Σ \|x\|) | f32, f64 | `x: *const T, n: u32, groups: u32, partials: *mut f64` |
 //!
 //! Strided kernels take `incx: i32` (and `incy: i32` where there is a y) right after
 //! `groups`, before `alpha`/`beta`: e.g. axpby `x, y, n, groups, incx, incy, alpha, beta`.
@@ -27,7 +28,7 @@
 //! - Strided: work-item `g` handles elements `g, g + groups·block, …`, one per lane
 //!   (loads of one element: 4, 8 or 16 bytes), at byte offset `i·inc·size + start`,
 //!   `start = (1 - n)·inc·size` for `inc < 0` (BLAS: element 0 is the last in memory).
-//! - Dot: each lane accumulates `acc = fma(x, y, acc)` in T over its elements, the
+//! - Dot/asum: each lane accumulates `acc = fma(x, y, acc)` (asum: `acc + |x|`) in T over its elements, the
 //!   workgroup sums its lanes by a fixed LDS tree (block a power of two), work-item 0
 //!   writes `partials[wg]` as f64 — the PTX generator's layout (slot 0 of
 //!   `partial_slots`), one partial per workgroup; the host sums the `groups` partials in
@@ -122,9 +123,10 @@ pub fn generate(t: IsaTarget, p: &Level1Params) -> Result<AssembledKernel> {
         L1Op::Scal if real => Elementwise::Scal,
         L1Op::Axpby { read_y } if real => Elementwise::Axpby { read_y },
         L1Op::Dot { .. } if real => Elementwise::Dot,
+        L1Op::Asum if real => Elementwise::Asum,
         _ => return Err(unsupported()),
     };
-    if kind == Elementwise::Dot && !p.block.is_power_of_two() {
+    if matches!(kind, Elementwise::Dot | Elementwise::Asum) && !p.block.is_power_of_two() {
         return Err(Error::invalid(
             "block",
             format!("{} is not a power of two (the LDS tree halves it)", p.block),
@@ -147,7 +149,7 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
     let mut k = Assembler::new(t, &kernel_name(p), p.block, 1)?;
     let x = k.arg_pointer("x")?;
     let y = match kind {
-        Elementwise::Scal => None,
+        Elementwise::Scal | Elementwise::Asum => None,
         _ => Some(k.arg_pointer("y")?),
     };
     let n = k.arg_u32("n")?;
@@ -163,11 +165,13 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
         Some((incx, incy))
     };
     let partials = match kind {
-        Elementwise::Dot => Some(k.arg_pointer("partials")?),
+        Elementwise::Dot | Elementwise::Asum => Some(k.arg_pointer("partials")?),
         _ => None,
     };
     let (alpha, beta) = match kind {
-        Elementwise::Copy | Elementwise::Swap | Elementwise::Dot => (None, None),
+        Elementwise::Copy | Elementwise::Swap | Elementwise::Dot | Elementwise::Asum => {
+            (None, None)
+        }
         Elementwise::Scal | Elementwise::Axpby { read_y: false } => {
             (Some(Scalar::load(&mut k, "alpha", es)?), None)
         }
@@ -176,9 +180,14 @@ fn prologue(t: IsaTarget, p: &Level1Params, es: u32, kind: Elementwise) -> Resul
             (Some(a), Some(Scalar::load(&mut k, "beta", es)?))
         }
     };
-    let (xv, yv) = (k.vgprs(4)?, k.vgprs(4)?);
+    let xv = k.vgprs(4)?;
+    // y's data registers only where y is read (copy and axpy with β = 0 store from xv).
+    let yv = match kind {
+        Elementwise::Swap | Elementwise::Axpby { read_y: true } | Elementwise::Dot => k.vgprs(4)?,
+        _ => xv,
+    };
     let acc = match kind {
-        Elementwise::Dot => {
+        Elementwise::Dot | Elementwise::Asum => {
             let acc = k.vgprs((es / 4) as u8)?;
             for r in 0..acc.count() {
                 k.op(Op::VMovB32, [acc.at(r).op(), Operand::Int(0)]);
@@ -302,6 +311,8 @@ enum Elementwise {
     Swap,
     /// Σ x·y into one per-lane accumulator, then the workgroup's LDS tree.
     Dot,
+    /// Σ |x| into one per-lane accumulator, then the workgroup's LDS tree.
+    Asum,
 }
 
 /// A real scalar argument: an SGPR (f32) or a VGPR pair (f64).
@@ -405,6 +416,18 @@ fn body(k: &mut Assembler, a: &Operands, ox: Vgpr, oy: Vgpr, bytes: u32, es: u32
                         fma,
                         [acc.op(), each(xv, e).op(), each(yv, e).op(), acc.op()],
                     );
+                }
+            }
+        }
+        (Elementwise::Asum, _) => {
+            if let Some(acc) = a.acc {
+                for e in 0..elems {
+                    // |x|: clear the sign bit (the high dword's for f64), then add.
+                    let v = each(xv, e);
+                    let hi = v.at(regs_per_elem - 1);
+                    k.op(Op::VAndB32, [hi.op(), Operand::imm32(0x7fff_ffff), hi.op()]);
+                    let add = if es == 4 { Op::VAddF32 } else { Op::VAddF64 };
+                    k.op(add, [acc.op(), acc.op(), v.op()]);
                 }
             }
         }
