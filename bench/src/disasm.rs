@@ -9,7 +9,7 @@
 //! cannot decode print as `.long 0x…` and the listing continues one dword later.
 
 use rocm_core::isa::amdgpu::codeobj::{CodeObject, Kernel};
-use rocm_core::isa::amdgpu::{decode, IsaTarget, Op, Operand};
+use rocm_core::isa::amdgpu::{decode, IsaTarget, Operand};
 use rocm_core::{Error, Result};
 use rocm_kernels::amdgpu::ResourceReport;
 use std::fmt::Write as _;
@@ -177,19 +177,6 @@ fn kernel(s: &mut String, co: &CodeObject, k: &Kernel) -> Result<()> {
     Ok(())
 }
 
-fn is_branch(op: Op) -> bool {
-    matches!(
-        op,
-        Op::SBranch
-            | Op::SCbranchScc0
-            | Op::SCbranchScc1
-            | Op::SCbranchVccz
-            | Op::SCbranchVccnz
-            | Op::SCbranchExecz
-            | Op::SCbranchExecnz
-    )
-}
-
 /// One line per instruction; undecodable words as `.long`.
 fn listing(s: &mut String, words: &[u32], t: IsaTarget) {
     let mut at = 0usize;
@@ -198,7 +185,7 @@ fn listing(s: &mut String, words: &[u32], t: IsaTarget) {
         let (text, n) = match decode(rest, t) {
             Ok((i, n)) => {
                 let mut text = i.display(t).to_string();
-                if let (true, Some(Operand::Imm(off))) = (is_branch(i.op), i.operands.first()) {
+                if let (true, Some(Operand::Imm(off))) = (i.op.is_branch(), i.operands.first()) {
                     let target = (at as i64 + 1 + i64::from(*off)) * 4;
                     let _ = write!(text, "  // -> {target:#06x}");
                 }

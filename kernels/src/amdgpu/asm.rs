@@ -396,7 +396,7 @@ impl Assembler {
                 "branch",
                 format!("label {} does not belong to this kernel", l.0),
             ));
-        } else if is_branch(op) {
+        } else if op.is_branch() {
             self.items.push(Item::Branch(op, l));
         } else {
             self.fail(Error::invalid("branch", format!("{op:?} is not a branch")));
@@ -635,19 +635,6 @@ impl Assembler {
 /// gfx90a, gfx942 and gfx11 pack the work-item ids into `v0`.
 pub fn packed_workitem_ids(t: IsaTarget) -> bool {
     t != IsaTarget::Gfx908
-}
-
-fn is_branch(op: Op) -> bool {
-    matches!(
-        op,
-        Op::SBranch
-            | Op::SCbranchScc0
-            | Op::SCbranchScc1
-            | Op::SCbranchVccz
-            | Op::SCbranchVccnz
-            | Op::SCbranchExecz
-            | Op::SCbranchExecnz
-    )
 }
 
 /// Whether control never falls through `item` (an unconditional branch or the end).

@@ -11,7 +11,7 @@
 //!   is a fault naming the target address.
 //! - Running off the end of the program without `s_endpgm` is a fault.
 
-use crate::isa::amdgpu::{decode, Form, ImmKind, Instr, IsaTarget, Op, Operand, Slot};
+use crate::isa::amdgpu::{decode, Instr, IsaTarget, Operand};
 
 /// Where a branch goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +34,6 @@ pub struct Program {
     pub undecodable: Option<(u64, String)>,
     /// Bytes of code.
     pub code_bytes: u64,
-}
-
-/// Whether `op` is a SOPP branch (its immediate is a dword offset from the next pc).
-pub fn is_branch(op: Op) -> bool {
-    let info = op.info();
-    info.form == Form::Sopp && info.slots.first() == Some(&Slot::Simm(ImmKind::Branch))
 }
 
 impl Program {
@@ -75,7 +69,7 @@ impl Program {
             .iter()
             .enumerate()
             .map(|(k, i)| {
-                if !is_branch(i.op) {
+                if !i.op.is_branch() {
                     return None;
                 }
                 let next = pcs[k] as i64 + 4;
@@ -111,7 +105,7 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::amdgpu::{encode_all, s, Operand};
+    use crate::isa::amdgpu::{encode_all, s, Op, Operand};
 
     #[test]
     fn branch_targets_resolve_to_instruction_starts() {

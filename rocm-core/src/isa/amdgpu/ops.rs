@@ -184,6 +184,14 @@ impl Op {
     }
 
     /// This instruction's table row.
+    /// Whether the op is a SOPP branch (its immediate is a signed dword offset from the
+    /// next instruction): what the assembler resolves, the emulator follows and
+    /// disassemblers print as a target.
+    pub fn is_branch(self) -> bool {
+        let info = self.info();
+        info.form == Form::Sopp && info.slots.first() == Some(&Slot::Simm(ImmKind::Branch))
+    }
+
     pub fn info(self) -> &'static OpInfo {
         // OPS is in enum order (checked by a unit test).
         &OPS[self as usize]
