@@ -3,13 +3,14 @@
 //! waves per SIMD), and LLVM's build of their text (one target per family, more where
 //! cheap). Skips with a printed reason while the emulator or the LLVM tools are missing.
 
-use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::isa::amdgpu::{IsaTarget, Op};
 use rocm_core::{DType, Device, Error, KernelArgs, LaunchConfig, ModuleImage};
 use rocm_kernels::amdgpu::level1::generate;
-use rocm_kernels::amdgpu::{llvm_source, AssembledKernel};
+use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::level1::{L1Op, Level1Params};
-use std::process::Command;
+mod common;
+
+use common::{agree, tools_present};
 
 fn emu(t: IsaTarget) -> Option<Device> {
     match Device::open(&format!("emu:{}", t.name())) {
@@ -542,78 +543,6 @@ fn unsupported_variants_are_errors() {
     bad.vector_bytes = 8;
     assert!(generate(t, &bad).is_err());
     assert!(generate(t, &params(L1Op::Copy, DType::I32)).is_err());
-}
-
-fn tools_present() -> bool {
-    ["llvm-mc-19", "ld.lld-19"].iter().all(|t| {
-        Command::new(t)
-            .arg("--version")
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    })
-}
-
-/// LLVM assembles and links our text of the kernels to the same code, descriptor and
-/// metadata.
-fn agree(kernels: &[AssembledKernel]) {
-    let t = kernels[0].target;
-    let dir = std::env::temp_dir().join(format!("rocm-kernels-l1-llvm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let stem = format!("l1_{}", t.isa);
-    let (s, o, so) = (
-        dir.join(format!("{stem}.s")),
-        dir.join(format!("{stem}.o")),
-        dir.join(format!("{stem}.hsaco")),
-    );
-    let src = llvm_source(kernels);
-    std::fs::write(&s, &src).unwrap();
-    let mc = Command::new("llvm-mc-19")
-        .args(["-triple", "amdgcn-amd-amdhsa"])
-        .arg(format!("-mcpu={}", t.isa.name()))
-        .args(["-filetype=obj", "-o"])
-        .arg(&o)
-        .arg(&s)
-        .output()
-        .unwrap();
-    assert!(
-        mc.status.success(),
-        "llvm-mc-19 rejected {stem}:\n{}",
-        String::from_utf8_lossy(&mc.stderr)
-    );
-    let ld = Command::new("ld.lld-19")
-        .arg("-shared")
-        .arg(&o)
-        .arg("-o")
-        .arg(&so)
-        .output()
-        .unwrap();
-    assert!(
-        ld.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ld.stderr)
-    );
-    let theirs = CodeObject::parse(&std::fs::read(&so).unwrap()).unwrap();
-    for ours in kernels {
-        let k = theirs
-            .kernels
-            .iter()
-            .find(|k| k.name() == ours.name())
-            .unwrap_or_else(|| panic!("{} missing from LLVM's object", ours.name()));
-        assert_eq!(
-            k.words().unwrap(),
-            ours.kernel.words().unwrap(),
-            "{} on {}: code differs\n{}",
-            ours.name(),
-            t.isa,
-            ours.listing
-        );
-        let (mut a, mut b) = (k.descriptor, ours.kernel.descriptor);
-        a.kernel_code_entry_byte_offset = 0;
-        b.kernel_code_entry_byte_offset = 0;
-        assert_eq!(a, b, "{} on {}: descriptor", ours.name(), t.isa);
-        assert_eq!(k.metadata, ours.kernel.metadata, "{} metadata", ours.name());
-    }
 }
 
 #[test]
