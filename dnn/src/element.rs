@@ -14,6 +14,9 @@ pub trait DnnFloat: Element {
     fn from_f32(x: f32) -> Self;
     /// Unit roundoff of the storage type (half the machine epsilon).
     const UNIT_ROUNDOFF: f32;
+    /// The smallest positive subnormal of the storage type: below the normal range,
+    /// rounding on store errs by up to half of it in absolute terms, whatever the value.
+    const MIN_SUBNORMAL: f32;
 }
 
 impl DnnFloat for f32 {
@@ -24,6 +27,7 @@ impl DnnFloat for f32 {
         x
     }
     const UNIT_ROUNDOFF: f32 = f32::EPSILON / 2.0;
+    const MIN_SUBNORMAL: f32 = f32::from_bits(1);
 }
 
 impl DnnFloat for f16 {
@@ -34,6 +38,8 @@ impl DnnFloat for f16 {
         f16::from_f32(x)
     }
     const UNIT_ROUNDOFF: f32 = 1.0 / 2048.0;
+    // 2⁻²⁴
+    const MIN_SUBNORMAL: f32 = 5.960_464_5e-8;
 }
 
 impl DnnFloat for bf16 {
@@ -44,4 +50,6 @@ impl DnnFloat for bf16 {
         bf16::from_f32(x)
     }
     const UNIT_ROUNDOFF: f32 = 1.0 / 256.0;
+    // 2⁻¹³³: bf16 shares f32's exponent range.
+    const MIN_SUBNORMAL: f32 = f32::from_bits(1 << 16);
 }

@@ -68,7 +68,8 @@ fn problem() -> impl Strategy<Value = Problem> {
 /// Checks every applicable algorithm of every direction of `p` against the reference.
 /// Tolerance per element: the f32 dot-product bound 2·K·u·Σ|terms| (K terms, u = 2⁻²⁴),
 /// ×16 for Winograd (its transforms reach |entries| ~ 10 and sum α² products), plus the
-/// output rounding u_T·|ref| of the storage type.
+/// output rounding of the storage type: u_T·|ref|, or half its smallest subnormal where the
+/// result falls below the normal range (f16 results near 1e-5 are subnormal).
 fn check<T: DnnFloat>(p: &Problem, seed: u64) {
     let dnn = dnn();
     let x = random::<T>(&p.xd, p.mem, seed);
@@ -78,6 +79,7 @@ fn check<T: DnnFloat>(p: &Problem, seed: u64) {
     let (xl, wl, dyl) = (x.logical(), w.logical(), dy.logical());
     let u = f32::EPSILON as f64 / 2.0;
     let ut = T::UNIT_ROUNDOFF as f64;
+    let underflow = T::MIN_SUBNORMAL as f64 / 2.0;
     // An upper bound on the number of products summed into any one output:
     // channels × filter taps (fwd, bwd-data) or batch × positions (wrw).
     let f: usize = p.wd[2..].iter().product();
@@ -203,7 +205,7 @@ fn check<T: DnnFloat>(p: &Problem, seed: u64) {
                 k_chan
             };
             assert_close(&format!("{dir:?} {algo} {p:?}"), &got, &want, |i| {
-                2.0 * k * u * absw[i] * wino + ut * want[i].abs() + 1e-30
+                2.0 * k * u * absw[i] * wino + ut * want[i].abs() + underflow + 1e-30
             });
         }
     }
