@@ -287,7 +287,7 @@ impl KernelBuilder {
     }
 
     /// Appends one instruction line (without `;`).
-    fn emit(&mut self, text: impl fmt::Display) {
+    pub(crate) fn emit(&mut self, text: impl fmt::Display) {
         self.body.push_str("    ");
         if let Some((p, neg)) = self.guard.take() {
             let _ = write!(self.body, "@{}{} ", if neg { "!" } else { "" }, p);
