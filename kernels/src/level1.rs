@@ -13,6 +13,7 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// The operation a Level 1 kernel performs.
@@ -36,6 +37,17 @@ pub enum L1Op {
     Nrm2,
     /// Index of the first largest (`max`) or smallest |re| + |im|.
     Iamax { max: bool },
+    /// x = α (every element).
+    Fill,
+    /// Plane rotation, c real and s of the element type (crot; csrot/zdrot have im s = 0):
+    /// x' = c·x + s·y, y' = c·y − conj(s)·x.
+    Rot,
+    /// Modified Givens rotation with the full matrix H (the host expands BLAS's flag):
+    /// x' = h11·x + h12·y, y' = h21·x + h22·y (real dtypes).
+    Rotm,
+    /// y = x converted from `dtype` to `to`, rounding to nearest even
+    /// (f32 ↔ f16/bf16, f64 ↔ f32).
+    Convert { to: DType },
 }
 
 impl L1Op {
@@ -46,17 +58,25 @@ impl L1Op {
         )
     }
 
-    fn reads_y(self) -> bool {
+    /// Whether the kernel reads y.
+    pub fn reads_y(self) -> bool {
         matches!(
             self,
-            L1Op::Axpby { read_y: true } | L1Op::Swap | L1Op::Dot { .. }
+            L1Op::Axpby { read_y: true } | L1Op::Swap | L1Op::Dot { .. } | L1Op::Rot | L1Op::Rotm
         )
     }
 
-    fn has_y(self) -> bool {
+    /// Whether the kernel takes a y vector.
+    pub fn has_y(self) -> bool {
         matches!(
             self,
-            L1Op::Axpby { .. } | L1Op::Copy | L1Op::Swap | L1Op::Dot { .. }
+            L1Op::Axpby { .. }
+                | L1Op::Copy
+                | L1Op::Swap
+                | L1Op::Dot { .. }
+                | L1Op::Rot
+                | L1Op::Rotm
+                | L1Op::Convert { .. }
         )
     }
 }
@@ -175,6 +195,12 @@ impl Generator for Level1 {
     const VERSION: u32 = 4;
 
     fn generate(p: &Level1Params, target: &Target) -> Result<Program> {
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level1::program(p, target);
+        }
         p.validate()?;
         let mut module = Module::new(target)?;
         let k = build(p)?;
@@ -309,6 +335,15 @@ fn better_arg(k: &mut KernelBuilder, max: bool, a: (Reg, Reg), b: (Reg, Reg)) ->
 }
 
 fn build(p: &Level1Params) -> Result<KernelBuilder> {
+    if matches!(
+        p.op,
+        L1Op::Fill | L1Op::Rot | L1Op::Rotm | L1Op::Convert { .. }
+    ) {
+        return Err(Error::unsupported(
+            format!("Level 1 {:?} kernels", p.op),
+            "PTX",
+        ));
+    }
     let (rt, comps) = p.real()?;
     let cx = Ctx {
         rt,
@@ -587,6 +622,8 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
                     }
                 }
             }
+            // Refused at the top of `build`.
+            L1Op::Fill | L1Op::Rot | L1Op::Rotm | L1Op::Convert { .. } => {}
         }
     }
 

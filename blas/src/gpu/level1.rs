@@ -62,7 +62,12 @@ fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
 
 fn launch(blas: &Blas, p: &Level1Params, n: usize, args: &KernelArgs) -> Result<()> {
     let loaded = generator::load::<Level1>(blas.device(), p)?;
-    let kernel = loaded.module.kernel(gen::KERNEL)?;
+    let name = loaded
+        .program
+        .kernels
+        .first()
+        .map_or(gen::KERNEL, |k| k.as_str());
+    let kernel = loaded.module.kernel(name)?;
     let units = if p.op.is_reduction() {
         0
     } else {

@@ -40,9 +40,10 @@
 
 use super::asm::{AssembledKernel, Assembler};
 use super::regs::{Sgpr, Vgpr};
+use crate::generator::{LaunchRule, Program};
 use crate::level1::{L1Op, Level1Params};
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
-use rocm_core::{DType, Error, Result};
+use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Bytes per contiguous load/store per lane.
 pub const VECTOR_BYTES: u32 = 16;
@@ -84,13 +85,45 @@ pub fn kernel_name(p: &Level1Params) -> String {
         L1Op::Nrm2 => "nrm2",
         L1Op::Iamax { max: true } => "iamax",
         L1Op::Iamax { max: false } => "iamin",
+        L1Op::Fill => "fill",
+        L1Op::Rot => "rot",
+        L1Op::Rotm => "rotm",
+        L1Op::Convert { to } => return format!("l1_convert_{}_{}_{}", p.dtype, to, layout_name(p)),
     };
-    let layout = if p.contiguous {
+    format!("l1_{op}_{}_{}", dtype_name(p.dtype), layout_name(p))
+}
+
+fn layout_name(p: &Level1Params) -> &'static str {
+    if p.contiguous {
         "contiguous"
     } else {
         "strided"
+    }
+}
+
+/// The [`Program`] of `p` for `target`: the code object of [`generate`]'s kernel, launched
+/// like the PTX kernels (elementwise: enough workgroups to cover `n`; reductions: the
+/// fixed `grid`). The kernels loop grid-stride and read the grid from their `groups`
+/// argument, so any grid is correct.
+pub fn program(p: &Level1Params, target: &Target) -> Result<Program> {
+    let t = IsaTarget::try_from(target)?;
+    let k = generate(t, p)?;
+    let launch = if p.op.is_reduction() {
+        LaunchRule::Fixed {
+            grid: p.grid,
+            block: p.block,
+        }
+    } else {
+        LaunchRule::Cover {
+            block: p.block,
+            units_per_item: p.unroll,
+        }
     };
-    format!("l1_{op}_{}_{layout}", dtype_name(p.dtype))
+    Ok(Program {
+        image: ModuleImage::CodeObject(k.to_elf()?),
+        kernels: vec![k.name().to_string()],
+        launch,
+    })
 }
 
 /// The kernel of `p` on `t`.
