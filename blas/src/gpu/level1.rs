@@ -38,7 +38,7 @@
 
 use crate::Blas;
 use rocm_core::target::Family;
-use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result, Target};
+use rocm_core::{DType, Device, Error, KernelArgs, LaunchConfig, Result, Target};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator::{self, Generator};
 use rocm_kernels::level1::{self as gen, L1Op, Level1, Level1Params};
@@ -205,9 +205,14 @@ struct Call<'a> {
 
 impl Convention {
     /// The kernel arguments of `call`, slot by slot.
-    fn args(&self, blas: &Blas, call: &Call<'_>) -> KernelArgs {
-        let dev = blas.device();
+    fn args(&self, dev: &Device, call: &Call<'_>) -> KernelArgs {
+        self.args_by_slot(dev, call).0
+    }
+
+    /// The kernel arguments of `call` and the slot each parameter came from.
+    fn args_by_slot(&self, dev: &Device, call: &Call<'_>) -> (KernelArgs, Vec<Slot>) {
         let mut args = KernelArgs::new();
+        let mut from = Vec::new();
         let n = call.n;
         for slot in self.slots {
             match (*slot, call.y) {
@@ -257,8 +262,9 @@ impl Convention {
                 // y slots of one-vector ops, increments of contiguous AMDGPU kernels.
                 _ => {}
             }
+            from.resize(args.slots().len(), *slot);
         }
-        args
+        (args, from)
     }
 
     fn push_scalar(&self, args: &mut KernelArgs, s: ScalarArg) {
@@ -343,6 +349,27 @@ impl Convention {
     }
 }
 
+/// How many real scalars `op` takes for `dtype`, in the order the module doc states:
+/// α (and β when y is read) of the element type, rot's real c and element-type s,
+/// rotm's four reals; f16/bf16 scalars are one f32 each.
+pub(crate) fn scalar_count(op: L1Op, dtype: DType) -> usize {
+    let element = if dtype.is_complex() { 2 } else { 1 };
+    match op {
+        L1Op::Scal | L1Op::Fill | L1Op::Axpby { read_y: false } => element,
+        L1Op::Axpby { read_y: true } => 2 * element,
+        L1Op::Rot => 1 + element,
+        L1Op::Rotm => 4,
+        L1Op::Copy
+        | L1Op::Swap
+        | L1Op::Convert { .. }
+        | L1Op::Dot { .. }
+        | L1Op::Sum
+        | L1Op::Asum
+        | L1Op::Nrm2
+        | L1Op::Iamax { .. } => 0,
+    }
+}
+
 /// Work units (vectors when contiguous, elements when strided) of `n` elements.
 fn units(p: &Level1Params, n: usize) -> u64 {
     let esize = p.dtype.size() as u64;
@@ -415,6 +442,16 @@ pub(crate) fn elementwise(
     y: Option<Vector>,
     scalars: &[ScalarArg],
 ) -> Result<()> {
+    if scalars.len() != scalar_count(op, dtype) {
+        return Err(Error::invalid(
+            "scalars",
+            format!(
+                "{op:?} on {dtype} takes {} reals, got {}",
+                scalar_count(op, dtype),
+                scalars.len()
+            ),
+        ));
+    }
     if n == 0 {
         return Ok(());
     }
@@ -424,7 +461,7 @@ pub(crate) fn elementwise(
     let p = conv.params(blas.device().target(), op, dtype, n, &vectors);
     launch(blas, routine, conv, &p, n, |groups| {
         conv.args(
-            blas,
+            blas.device(),
             &Call {
                 n,
                 x,
@@ -480,7 +517,7 @@ pub(crate) fn reduce(
         let partials = work.address();
         let grid = launch(blas, routine, conv, &p, n, |groups| {
             conv.args(
-                blas,
+                blas.device(),
                 &Call {
                     n,
                     x,
@@ -524,5 +561,234 @@ fn combine(op: L1Op, host: &[f64], grid: usize) -> Reduced {
         }
         // Dot, Sum, Asum: slot 0 the real part, slot 1 (complex only) the imaginary.
         _ => Reduced::Sum(total(0), total(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocm_core::isa::amdgpu::IsaTarget;
+    use rocm_core::ModuleImage;
+
+    /// The ops and dtypes whose kernels exist on some family (the rest are skipped by
+    /// the generators' `Unsupported`).
+    fn variants() -> Vec<Level1Params> {
+        let mut ops: Vec<L1Op> = gen::ALL_OPS.to_vec();
+        ops.extend([L1Op::Fill, L1Op::Rot, L1Op::Rotm]);
+        let dtypes = [
+            DType::F32,
+            DType::F64,
+            DType::C32,
+            DType::C64,
+            DType::F16,
+            DType::Bf16,
+        ];
+        let mut out = Vec::new();
+        for contiguous in [true, false] {
+            for op in &ops {
+                for dtype in dtypes {
+                    out.push(Level1Params::fallback(*op, dtype, contiguous));
+                }
+            }
+            for (from, to) in [
+                (DType::F32, DType::F16),
+                (DType::F16, DType::F32),
+                (DType::F32, DType::Bf16),
+                (DType::Bf16, DType::F32),
+                (DType::F64, DType::F32),
+                (DType::F32, DType::F64),
+            ] {
+                out.push(Level1Params::fallback(
+                    L1Op::Convert { to },
+                    from,
+                    contiguous,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The vectors of a call of `p`'s shape (y at a negative increment when strided).
+    fn vectors_of(p: &Level1Params) -> (Vector, Option<Vector>) {
+        let inc = if p.contiguous { 1 } else { 2 };
+        let x = Vector {
+            name: "x",
+            address: 0x1000,
+            inc,
+            dtype: p.dtype,
+        };
+        let y_dtype = match p.op {
+            L1Op::Convert { to } => to,
+            _ => p.dtype,
+        };
+        let y = p.op.has_y().then_some(Vector {
+            name: "y",
+            address: 0x8000,
+            inc: -inc,
+            dtype: y_dtype,
+        });
+        (x, y)
+    }
+
+    fn scalars_of(p: &Level1Params) -> Vec<ScalarArg> {
+        let one = match p.dtype {
+            DType::F64 | DType::C64 => ScalarArg::F64(1.0),
+            _ => ScalarArg::F32(1.0),
+        };
+        vec![one; scalar_count(p.op, p.dtype)]
+    }
+
+    /// The parameter name a slot fills (scalars are named by each kernel).
+    fn slot_name(slot: Slot) -> Option<&'static str> {
+        match slot {
+            Slot::N64 | Slot::N32 => Some("n"),
+            Slot::Groups => Some("groups"),
+            Slot::XLogical | Slot::XLowest => Some("x"),
+            Slot::YLogical | Slot::YLowest => Some("y"),
+            Slot::IncX64 | Slot::IncX32 => Some("incx"),
+            Slot::IncY64 | Slot::IncY32 => Some("incy"),
+            Slot::Partials => Some("partials"),
+            Slot::Scalars => None,
+        }
+    }
+
+    /// The packed arguments of every generated variant match the kernel's declared
+    /// parameters: count, names (scalars aside), sizes, and on AMDGPU kernarg offsets.
+    #[test]
+    fn slot_tables_match_the_generated_kernels() {
+        let dev = Device::cpu();
+        let mut compared = [0usize; 2];
+        for target in ["sm_90", "gfx90a", "gfx1100"] {
+            let target: Target = target.parse().unwrap();
+            let conv = CONVENTIONS
+                .iter()
+                .find(|(f, _)| *f == target.family())
+                .unwrap()
+                .1;
+            for p in variants() {
+                // (name, size, offset) of each declared parameter.
+                let declared: Vec<(String, usize, Option<usize>)> = match target.family() {
+                    Family::Nvidia => {
+                        let Ok(prog) = Level1::generate(&p, &target) else {
+                            continue;
+                        };
+                        let ModuleImage::Ptx(text) = prog.image else {
+                            panic!("{p:?}: not PTX")
+                        };
+                        text.lines()
+                            .filter_map(|l| l.trim().strip_prefix(".param ."))
+                            .map(|l| {
+                                let (ty, name) = l.trim_end_matches(',').split_once(' ').unwrap();
+                                let size = match &ty[1..] {
+                                    "64" => 8,
+                                    "32" => 4,
+                                    "16" => 2,
+                                    other => panic!("{ty}: {other}"),
+                                };
+                                (name.trim_start_matches("p_").to_string(), size, None)
+                            })
+                            .collect()
+                    }
+                    _ => {
+                        let t = IsaTarget::try_from(&target).unwrap();
+                        let Ok(k) = rocm_kernels::amdgpu::level1::generate(t, &p) else {
+                            continue;
+                        };
+                        k.kernel
+                            .metadata
+                            .args
+                            .iter()
+                            .map(|a| {
+                                let name = a.name.clone().unwrap_or_default();
+                                (name, a.size as usize, Some(a.offset as usize))
+                            })
+                            .collect()
+                    }
+                };
+                let scalars = scalars_of(&p);
+                let (x, y) = vectors_of(&p);
+                let call = Call {
+                    n: 10,
+                    x,
+                    y,
+                    strided: !p.contiguous,
+                    scalars: &scalars,
+                    partials: p.op.is_reduction().then_some(0x20000),
+                    groups: 3,
+                };
+                let (args, from) = conv.args_by_slot(&dev, &call);
+                let packed = args.slots();
+                let what = format!("{p:?} on {target}: declared {declared:?}, packed {from:?}");
+                assert_eq!(packed.len(), declared.len(), "{what}");
+                for ((slot, packed), (name, size, offset)) in from.iter().zip(packed).zip(&declared)
+                {
+                    if let Some(want) = slot_name(*slot) {
+                        assert_eq!(name, want, "{what}");
+                    }
+                    assert_eq!(packed.size, *size, "{what}: {name}");
+                    if let Some(offset) = offset {
+                        assert_eq!(packed.offset, *offset, "{what}: {name}");
+                    }
+                }
+                compared[usize::from(target.family() != Family::Nvidia)] += 1;
+            }
+        }
+        // Today: every PTX op on the four BLAS dtypes; the AMDGPU first slice.
+        assert!(
+            compared[0] >= 2 * 12 * 4 && compared[1] >= 2 * 2 * 20,
+            "{compared:?}"
+        );
+    }
+
+    #[test]
+    fn vectors_start_where_each_family_expects() {
+        let v = Vector {
+            name: "x",
+            address: 4096,
+            inc: -3,
+            dtype: DType::F64,
+        };
+        // Logical element 0 of a 5-vector at increment −3 is the last stored: 4·3·8 on.
+        assert_eq!(v.logical_start(5), 4096 + 96);
+        assert_eq!(v.logical_start(0), 4096);
+        assert_eq!(v.span_bytes(5), 120);
+        let mut args = KernelArgs::new();
+        AMDGPU.push_scalar(&mut args, ScalarArg::F64(-2.5));
+        let bits = (-2.5f64).to_bits();
+        let mut want = (bits as u32).to_le_bytes().to_vec();
+        want.extend(((bits >> 32) as u32).to_le_bytes());
+        assert_eq!(args.bytes(), want);
+    }
+
+    #[test]
+    fn partials_are_combined_in_order_per_slot() {
+        // Two workgroups, structure of arrays: slot 0 = [a0, a1], slot 1 = [b0, b1].
+        let host = [1.0, 2.0, 10.0, 20.0];
+        assert_eq!(
+            combine(L1Op::Dot { conj: false }, &host, 2),
+            Reduced::Sum(3.0, 30.0)
+        );
+        // iamax: (value, index) per workgroup; the smaller index wins a tie, an empty
+        // workgroup (index u64::MAX) never wins.
+        let idx = |i: u64| f64::from_bits(i);
+        let host = [5.0, 6.0, 1.0, idx(7), idx(3), idx(u64::MAX)];
+        assert_eq!(
+            combine(L1Op::Iamax { max: true }, &host, 3),
+            Reduced::Index(Some(3))
+        );
+        assert_eq!(
+            combine(L1Op::Iamax { max: false }, &host, 3),
+            Reduced::Index(Some(7))
+        );
+        let tie = [5.0, 5.0, idx(7), idx(3)];
+        assert_eq!(
+            combine(L1Op::Iamax { max: true }, &tie, 2),
+            Reduced::Index(Some(3))
+        );
+        let none = [0.0, idx(u64::MAX)];
+        assert_eq!(
+            combine(L1Op::Iamax { max: true }, &none, 1),
+            Reduced::Index(None)
+        );
     }
 }
