@@ -16,7 +16,7 @@ pub(crate) enum Engine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dispatch {
     Cpu,
-    /// A GPU running our generated kernels (CUDA today).
+    /// A GPU running our generated kernels (CUDA, HIP, emulated AMD devices).
     Gpu,
 }
 
@@ -91,18 +91,20 @@ impl Blas {
 
     /// The engine for a CPU-only `op`, or `Unsupported` naming it and the device.
     pub(crate) fn engine(&self, op: &str) -> Result<Engine> {
-        match self.dispatch(op)? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(Engine::Cpu),
             Dispatch::Gpu => Err(self.unsupported(op)),
         }
     }
 
-    /// The engine for an `op` that has GPU kernels.
-    pub(crate) fn dispatch(&self, op: &str) -> Result<Dispatch> {
+    /// Where a routine that has GPU kernels runs. Every device kind has a path; a GPU
+    /// routine whose kernel is missing for the dtype or target answers `Unsupported`
+    /// from the kernel generator.
+    pub(crate) fn dispatch(&self) -> Dispatch {
         match self.device.kind() {
-            BackendKind::Cpu => Ok(Dispatch::Cpu),
-            BackendKind::Cuda => Ok(Dispatch::Gpu),
-            _ => Err(self.unsupported(op)),
+            BackendKind::Cpu => Dispatch::Cpu,
+            // PTX kernels on CUDA, AMDGPU code objects on HIP and the emulated devices.
+            BackendKind::Cuda | BackendKind::Hip | BackendKind::Emu => Dispatch::Gpu,
         }
     }
 

@@ -6,15 +6,36 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::gpu::level1::{self as gpu, Reduced, Vector};
+use crate::gpu::level1::{self as gpu, Reduced, ScalarArg, Vector};
 use crate::handle::Dispatch;
 use crate::{check, cpu, Blas, Real, Scalar};
 use num_traits::NumCast;
-use rocm_core::{BufferSlice, BufferSliceMut, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Element, Result};
 use rocm_kernels::level1::L1Op;
 
-fn vec_of(address: u64, inc: isize) -> Vector {
-    Vector { address, inc }
+fn vec_of<T: Element>(name: &'static str, address: u64, inc: isize) -> Vector {
+    Vector {
+        name,
+        address,
+        inc,
+        dtype: T::DTYPE,
+    }
+}
+
+/// A real as the kernel argument of its precision.
+fn real_arg<R: Real>(r: R) -> ScalarArg {
+    match R::DTYPE {
+        rocm_core::DType::F32 => ScalarArg::F32(r.as_f64() as f32),
+        _ => ScalarArg::F64(r.as_f64()),
+    }
+}
+
+/// A scalar as kernel arguments: its real part, then (complex) its imaginary part.
+fn scalar_args<T: Scalar>(v: T, out: &mut Vec<ScalarArg>) {
+    out.push(real_arg(v.re()));
+    if T::IS_COMPLEX {
+        out.push(real_arg(v.im()));
+    }
 }
 
 fn real_of<R: Real>(v: f64) -> R {
@@ -55,11 +76,13 @@ impl Blas {
         incx: isize,
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
-        match self.dispatch("scal")? {
+        match self.dispatch() {
             Dispatch::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
             Dispatch::Gpu => {
-                let xv = vec_of(x.address(), incx);
-                gpu::elementwise(self, L1Op::Scal, n, xv, None, alpha, T::zero())?
+                let xv = vec_of::<T>("x", x.address(), incx);
+                let mut s = Vec::new();
+                scalar_args(alpha, &mut s);
+                gpu::elementwise(self, "scal", L1Op::Scal, T::DTYPE, n, xv, None, &s)?
             }
         }
         Ok(())
@@ -91,7 +114,7 @@ impl Blas {
     ) -> Result<()> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.dispatch("axpby")? {
+        match self.dispatch() {
             Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::axpby(n, alpha, x, incx, beta, check::host_mut("y", y)?, incy)
@@ -100,8 +123,16 @@ impl Blas {
                 let op = L1Op::Axpby {
                     read_y: beta != T::zero(),
                 };
-                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
-                gpu::elementwise(self, op, n, xv, Some(yv), alpha, beta)?
+                let (xv, yv) = (
+                    vec_of::<T>("x", x.address(), incx),
+                    vec_of::<T>("y", y.address(), incy),
+                );
+                let mut s = Vec::new();
+                scalar_args(alpha, &mut s);
+                if beta != T::zero() {
+                    scalar_args(beta, &mut s);
+                }
+                gpu::elementwise(self, "axpby", op, T::DTYPE, n, xv, Some(yv), &s)?
             }
         }
         Ok(())
@@ -118,14 +149,17 @@ impl Blas {
     ) -> Result<()> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.dispatch("copy")? {
+        match self.dispatch() {
             Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 cpu::level1::copy(n, x, incx, check::host_mut("y", y)?, incy)
             }
             Dispatch::Gpu => {
-                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
-                gpu::elementwise(self, L1Op::Copy, n, xv, Some(yv), T::one(), T::zero())?
+                let (xv, yv) = (
+                    vec_of::<T>("x", x.address(), incx),
+                    vec_of::<T>("y", y.address(), incy),
+                );
+                gpu::elementwise(self, "copy", L1Op::Copy, T::DTYPE, n, xv, Some(yv), &[])?
             }
         }
         Ok(())
@@ -142,14 +176,17 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.dispatch("swap")? {
+        match self.dispatch() {
             Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::swap(n, x, incx, check::host_mut("y", y)?, incy)
             }
             Dispatch::Gpu => {
-                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
-                gpu::elementwise(self, L1Op::Swap, n, xv, Some(yv), T::one(), T::zero())?
+                let (xv, yv) = (
+                    vec_of::<T>("x", x.address(), incx),
+                    vec_of::<T>("y", y.address(), incy),
+                );
+                gpu::elementwise(self, "swap", L1Op::Swap, T::DTYPE, n, xv, Some(yv), &[])?
             }
         }
         Ok(())
@@ -167,7 +204,7 @@ impl Blas {
     ) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
-        match self.dispatch(op)? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(cpu::level1::dot(
                 n,
                 check::host("x", x)?,
@@ -177,8 +214,11 @@ impl Blas {
                 conj,
             )),
             Dispatch::Gpu => {
-                let (xv, yv) = (vec_of(x.address(), incx), vec_of(y.address(), incy));
-                match gpu::reduce::<T>(self, L1Op::Dot { conj }, n, xv, Some(yv))? {
+                let (xv, yv) = (
+                    vec_of::<T>("x", x.address(), incx),
+                    vec_of::<T>("y", y.address(), incy),
+                );
+                match gpu::reduce(self, op, L1Op::Dot { conj }, T::DTYPE, n, xv, Some(yv))? {
                     Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
                     _ => Err(self.unsupported(op)),
                 }
@@ -213,10 +253,18 @@ impl Blas {
     /// Σ xᵢ
     pub fn sum<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch("sum")? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
             Dispatch::Gpu => {
-                match gpu::reduce::<T>(self, L1Op::Sum, n, vec_of(x.address(), incx), None)? {
+                match gpu::reduce(
+                    self,
+                    "sum",
+                    L1Op::Sum,
+                    T::DTYPE,
+                    n,
+                    vec_of::<T>("x", x.address(), incx),
+                    None,
+                )? {
                     Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
                     _ => Err(self.unsupported("sum")),
                 }
@@ -232,10 +280,18 @@ impl Blas {
         incx: isize,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch("asum")? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
             Dispatch::Gpu => {
-                match gpu::reduce::<T>(self, L1Op::Asum, n, vec_of(x.address(), incx), None)? {
+                match gpu::reduce(
+                    self,
+                    "asum",
+                    L1Op::Asum,
+                    T::DTYPE,
+                    n,
+                    vec_of::<T>("x", x.address(), incx),
+                    None,
+                )? {
                     Reduced::Sum(re, _) => Ok(real_of(re)),
                     _ => Err(self.unsupported("asum")),
                 }
@@ -251,10 +307,18 @@ impl Blas {
         incx: isize,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch("nrm2")? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
             Dispatch::Gpu => {
-                match gpu::reduce::<T>(self, L1Op::Nrm2, n, vec_of(x.address(), incx), None)? {
+                match gpu::reduce(
+                    self,
+                    "nrm2",
+                    L1Op::Nrm2,
+                    T::DTYPE,
+                    n,
+                    vec_of::<T>("x", x.address(), incx),
+                    None,
+                )? {
                     Reduced::Nrm2(v) => Ok(real_of(v)),
                     _ => Err(self.unsupported("nrm2")),
                 }
@@ -265,7 +329,7 @@ impl Blas {
     /// 1-based index of the first element of largest |re| + |im| (0 when n = 0).
     pub fn iamax<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch("iamax")? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
             Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
         }
@@ -274,7 +338,7 @@ impl Blas {
     /// 1-based index of the first element of smallest |re| + |im| (0 when n = 0).
     pub fn iamin<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch("iamin")? {
+        match self.dispatch() {
             Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
             Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
         }
@@ -293,12 +357,20 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.dispatch("rot")? {
+        match self.dispatch() {
             Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
                 cpu::level1::rot(n, x, incx, check::host_mut("y", y)?, incy, c, s)
             }
-            Dispatch::Gpu => return Err(self.unsupported("rot")),
+            Dispatch::Gpu => {
+                let mut args = vec![real_arg(c)];
+                scalar_args(s, &mut args);
+                let (xv, yv) = (
+                    vec_of::<T>("x", x.address(), incx),
+                    vec_of::<T>("y", y.address(), incy),
+                );
+                gpu::elementwise(self, "rot", L1Op::Rot, T::DTYPE, n, xv, Some(yv), &args)?
+            }
         }
         Ok(())
     }
@@ -315,12 +387,23 @@ impl Blas {
     ) -> Result<()> {
         self.l1_out("x", "incx", x, n, incx)?;
         self.l1_out("y", "incy", y, n, incy)?;
-        match self.dispatch("rotm")? {
+        // flag = −2: H is the identity.
+        let Some(h) = rotm_matrix(param) else {
+            return Ok(());
+        };
+        match self.dispatch() {
             Dispatch::Cpu => {
                 let x = check::host_mut("x", x)?;
-                cpu::level1::rotm(n, x, incx, check::host_mut("y", y)?, incy, param)
+                cpu::level1::rotm(n, x, incx, check::host_mut("y", y)?, incy, h)
             }
-            Dispatch::Gpu => return Err(self.unsupported("rotm")),
+            Dispatch::Gpu => {
+                let args = h.map(real_arg);
+                let (xv, yv) = (
+                    vec_of::<R>("x", x.address(), incx),
+                    vec_of::<R>("y", y.address(), incy),
+                );
+                gpu::elementwise(self, "rotm", L1Op::Rotm, R::DTYPE, n, xv, Some(yv), &args)?
+            }
         }
         Ok(())
     }
@@ -337,17 +420,38 @@ impl Blas {
         if n == 0 {
             return Ok(0);
         }
-        match gpu::reduce::<T>(
+        let routine = if max { "iamax" } else { "iamin" };
+        match gpu::reduce(
             self,
+            routine,
             L1Op::Iamax { max },
+            T::DTYPE,
             n,
-            vec_of(x.address(), incx),
+            vec_of::<T>("x", x.address(), incx),
             None,
         )? {
             // All-NaN input: the first element, as on the CPU.
             Reduced::Index(i) => Ok(i.map_or(1, |i| i as usize + 1)),
-            _ => Err(self.unsupported("iamax")),
+            _ => Err(self.unsupported(routine)),
         }
+    }
+}
+
+/// The matrix [h11, h21, h12, h22] of BLAS's rotm `param` = [flag, h11, h21, h12, h22],
+/// as reference BLAS reads the flag: −2 the identity (None: nothing to do), below zero
+/// all four given, 0 a unit diagonal with h21, h12 given, above zero h11, h22 given with
+/// h21 = −1 and h12 = 1.
+pub(crate) fn rotm_matrix<R: Real>(param: [R; 5]) -> Option<[R; 4]> {
+    let (one, zero) = (R::one(), R::zero());
+    let [flag, h11, h21, h12, h22] = param;
+    if flag == -(one + one) {
+        None
+    } else if flag < zero {
+        Some([h11, h21, h12, h22])
+    } else if flag == zero {
+        Some([one, h21, h12, one])
+    } else {
+        Some([h11, -one, one, h22])
     }
 }
 

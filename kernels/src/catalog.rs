@@ -35,6 +35,13 @@ pub struct Catalog {
 const BUILT_IN: &[(&str, &str)] = &[
     ("sm_90", include_str!("../catalogs/sm_90.json")),
     ("sm_90a", include_str!("../catalogs/sm_90.json")),
+    ("gfx908", include_str!("../catalogs/gfx908.json")),
+    ("gfx90a", include_str!("../catalogs/gfx90a.json")),
+    ("gfx942", include_str!("../catalogs/gfx942.json")),
+    ("gfx1100", include_str!("../catalogs/gfx1100.json")),
+    ("gfx1101", include_str!("../catalogs/gfx1101.json")),
+    ("gfx1102", include_str!("../catalogs/gfx1102.json")),
+    ("gfx1151", include_str!("../catalogs/gfx1151.json")),
 ];
 
 impl Catalog {

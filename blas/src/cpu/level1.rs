@@ -249,20 +249,10 @@ pub fn rot<T: Scalar>(
     }
 }
 
-/// Modified Givens rotation with BLAS's `param` = [flag, h11, h21, h12, h22].
-pub fn rotm<R: Real>(n: usize, x: &mut [R], incx: isize, y: &mut [R], incy: isize, param: [R; 5]) {
-    let one = R::one();
-    let zero = R::zero();
-    let flag = param[0];
-    let (h11, h21, h12, h22) = if flag == -R::from(2.0).unwrap_or(one) {
-        return;
-    } else if flag == -one {
-        (param[1], param[2], param[3], param[4])
-    } else if flag == zero {
-        (one, param[2], param[3], one)
-    } else {
-        (param[1], -one, one, param[4])
-    };
+/// Modified Givens rotation with the full matrix `h` = [h11, h21, h12, h22]:
+/// x ← h11·x + h12·y, y ← h21·x + h22·y.
+pub fn rotm<R: Real>(n: usize, x: &mut [R], incx: isize, y: &mut [R], incy: isize, h: [R; 4]) {
+    let [h11, h21, h12, h22] = h;
     for i in 0..n {
         let (xi, yi) = (at(i, n, incx), at(i, n, incy));
         let (w, z) = (x[xi], y[yi]);

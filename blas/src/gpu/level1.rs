@@ -1,119 +1,483 @@
-//! Level 1 on GPUs through `rocm_kernels::level1`.
+//! Level 1 on GPUs through `rocm_kernels::level1`: PTX kernels on CUDA devices, AMDGPU
+//! code objects on HIP and emulated devices.
 //!
-//! The host picks the kernel variant (catalog, then fallback), narrows the vector width
-//! when a view is not aligned to it, passes each vector as (address of logical element
-//! 0, signed increment) so negative increments need nothing special in the kernel, and
-//! for reductions sums the per-workgroup partials in order.
+//! The host picks the kernel variant (catalog, then fallback), adapts it to the views
+//! (alignment), fills the kernel's arguments from the call, launches, and for reductions
+//! sums the per-workgroup partials in order.
+//!
+//! The two kernel families take their arguments in different orders and encodings. Each
+//! family is a row of [`CONVENTIONS`]: a list of argument [`Slot`]s filled from the call
+//! (slots the call has no value for — y of a one-vector op, partials of an elementwise
+//! op, increments of an AMDGPU contiguous kernel — are left out), plus how the family
+//! receives scalars, where its reduction grid comes from, and its addressing limits:
+//!
+//! | family | arguments |
+//! |---|---|
+//! | PTX | `n: u64, x: u64, incx: i64, [y: u64, incy: i64], scalars, [partials: u64]` |
+//! | AMDGPU | `x: u64, [y: u64], n: u32, groups: u32, [incx: i32, incy: i32], scalars, [partials: u64]` |
+//!
+//! - PTX vectors are the address of *logical* element 0 (the far end for a negative
+//!   increment: the kernel then walks downwards); AMDGPU vectors are the *lowest* address
+//!   of the vector (the kernel finds the far end itself).
+//! - Scalars are reals in a fixed order per op (α then β, complex as re then im; rot: c
+//!   then s; rotm: h11, h21, h12, h22; f16/bf16 ops take α, β as f32). PTX passes each as
+//!   a parameter of its own type; AMDGPU as `u32` words (f32 bits; f64 low word, then
+//!   high word).
+//! - A PTX reduction's grid is compiled into the kernel (`Level1Params::grid` is its loop
+//!   step and the stride of its partials), so a smaller grid means another variant: the
+//!   host asks for min(catalog grid, workgroups covering n) rounded up to a power of two,
+//!   which bounds the variants to a dozen. AMDGPU kernels read their grid from `groups`,
+//!   so any grid runs the same code: the host launches min(catalog grid, workgroups
+//!   covering n). Either way the partials written are exactly `slots × grid` f64s
+//!   (structure of arrays, `grid` per slot), all of which the host sums in order: the
+//!   result is the same run to run.
+//! - AMDGPU kernels address with 32-bit byte offsets, so a vector may span less than
+//!   2³² bytes (n·|inc|·size) with |inc| < 2³¹; their contiguous kernels load 16-byte
+//!   vectors, so a view that is not 16-byte aligned runs the strided kernel at increment
+//!   1. PTX kernels narrow their vector width to the views' alignment instead.
 
-use crate::{Blas, Scalar};
-use rocm_core::{Error, KernelArgs, Result};
+use crate::Blas;
+use rocm_core::target::Family;
+use rocm_core::{DType, Device, Error, KernelArgs, LaunchConfig, Result, Target};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator::{self, Generator};
 use rocm_kernels::level1::{self as gen, L1Op, Level1, Level1Params};
 
-/// A vector argument: device address of its first stored element, length, increment.
+/// A vector argument: where its stored elements start, its increment and element type.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Vector {
+    /// The argument's name, for error messages (`x`, `y`).
+    pub name: &'static str,
+    /// Device address of the first stored element of the view (the lowest address).
     pub address: u64,
     pub inc: isize,
+    pub dtype: DType,
 }
 
 impl Vector {
+    fn esize(&self) -> u64 {
+        self.dtype.size() as u64
+    }
+
+    /// Bytes from the lowest to one past the highest element of an `n`-vector.
+    fn span_bytes(&self, n: usize) -> u128 {
+        n as u128 * self.inc.unsigned_abs() as u128 * self.esize() as u128
+    }
+
     /// Address of logical element 0: BLAS walks negative increments from the far end.
-    fn start<T: Scalar>(&self, n: usize) -> u64 {
+    fn logical_start(&self, n: usize) -> u64 {
         if self.inc >= 0 || n == 0 {
             self.address
         } else {
-            self.address + ((n - 1) * self.inc.unsigned_abs() * std::mem::size_of::<T>()) as u64
+            self.address + (n as u64 - 1) * self.inc.unsigned_abs() as u64 * self.esize()
         }
     }
 }
 
-fn params<T: Scalar>(blas: &Blas, op: L1Op, n: usize, vectors: &[Vector]) -> Level1Params {
-    let contiguous = vectors.iter().all(|v| v.inc == 1);
-    let fallback = Level1Params::fallback(op, T::DTYPE, contiguous);
-    let mut p = Catalog::for_target(blas.device().target()).select(
-        Level1::NAME,
-        &Level1Params::key(op, T::DTYPE, contiguous),
-        n as u64,
-        fallback,
-    );
-    if contiguous {
-        // The widest vector every view is aligned to, and never below one element.
-        let esize = std::mem::size_of::<T>() as u32;
-        while p.vector_bytes > esize
-            && vectors
-                .iter()
-                .any(|v| v.address % p.vector_bytes as u64 != 0)
-        {
-            p.vector_bytes /= 2;
+/// A real scalar argument of a kernel, in the precision the kernel computes in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum ScalarArg {
+    F32(f32),
+    F64(f64),
+}
+
+/// One kernel argument, as a family orders them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// n as u64 / u32.
+    N64,
+    N32,
+    /// The launched grid, as u32.
+    Groups,
+    /// A vector's address: logical element 0, or the lowest address.
+    XLogical,
+    YLogical,
+    XLowest,
+    YLowest,
+    /// Increments as i64 (always passed) or i32 (strided kernels only).
+    IncX64,
+    IncY64,
+    IncX32,
+    IncY32,
+    /// The op's scalars in order, encoded per [`ScalarWords`].
+    Scalars,
+    /// Device address of the reduction partials (reductions only).
+    Partials,
+}
+
+/// How a family receives a real scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScalarWords {
+    /// One parameter of the real's own type (f32 or f64).
+    Native,
+    /// `u32` words: f32 bits, or the f64's low then high word.
+    U32,
+}
+
+/// Where a reduction's grid comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GridSource {
+    /// Compiled in (`Level1Params::grid`): a different grid is a different variant.
+    Params,
+    /// The `groups` argument: any launched grid runs the same code.
+    Argument,
+}
+
+/// One kernel family's argument convention and limits.
+#[derive(Debug)]
+struct Convention {
+    name: &'static str,
+    slots: &'static [Slot],
+    scalars: ScalarWords,
+    grid: GridSource,
+    /// The largest byte span of one vector plus one, and the largest |inc| plus one.
+    max_span_bytes: Option<u128>,
+    max_inc: Option<u128>,
+    /// Contiguous kernels with a fixed vector width: unaligned views run strided.
+    fixed_vector: bool,
+}
+
+const PTX: Convention = Convention {
+    name: "PTX",
+    slots: &[
+        Slot::N64,
+        Slot::XLogical,
+        Slot::IncX64,
+        Slot::YLogical,
+        Slot::IncY64,
+        Slot::Scalars,
+        Slot::Partials,
+    ],
+    scalars: ScalarWords::Native,
+    grid: GridSource::Params,
+    max_span_bytes: None,
+    max_inc: None,
+    fixed_vector: false,
+};
+
+const AMDGPU: Convention = Convention {
+    name: "AMDGPU",
+    slots: &[
+        Slot::XLowest,
+        Slot::YLowest,
+        Slot::N32,
+        Slot::Groups,
+        Slot::IncX32,
+        Slot::IncY32,
+        Slot::Scalars,
+        Slot::Partials,
+    ],
+    scalars: ScalarWords::U32,
+    grid: GridSource::Argument,
+    max_span_bytes: Some(1 << 32),
+    max_inc: Some(1 << 31),
+    fixed_vector: true,
+};
+
+/// The conventions by target family.
+const CONVENTIONS: &[(Family, &Convention)] = &[
+    (Family::Nvidia, &PTX),
+    (Family::Cdna, &AMDGPU),
+    (Family::Rdna3, &AMDGPU),
+    (Family::Rdna4, &AMDGPU),
+];
+
+fn convention(blas: &Blas, routine: &str) -> Result<&'static Convention> {
+    let family = blas.device().target().family();
+    CONVENTIONS
+        .iter()
+        .find(|(f, _)| *f == family)
+        .map(|(_, c)| *c)
+        .ok_or_else(|| blas.unsupported(routine))
+}
+
+/// One launch, independent of the convention.
+struct Call<'a> {
+    n: usize,
+    x: Vector,
+    y: Option<Vector>,
+    /// Whether the kernel is the strided variant (AMDGPU passes increments only then).
+    strided: bool,
+    scalars: &'a [ScalarArg],
+    partials: Option<u64>,
+    groups: u32,
+}
+
+impl Convention {
+    /// The kernel arguments of `call`, slot by slot.
+    fn args(&self, dev: &Device, call: &Call<'_>) -> KernelArgs {
+        self.args_by_slot(dev, call).0
+    }
+
+    /// The kernel arguments of `call` and the slot each parameter came from.
+    fn args_by_slot(&self, dev: &Device, call: &Call<'_>) -> (KernelArgs, Vec<Slot>) {
+        let mut args = KernelArgs::new();
+        let mut from = Vec::new();
+        let n = call.n;
+        for slot in self.slots {
+            match (*slot, call.y) {
+                (Slot::N64, _) => {
+                    args.push(n as u64);
+                }
+                (Slot::N32, _) => {
+                    args.push(n as u32);
+                }
+                (Slot::Groups, _) => {
+                    args.push(call.groups);
+                }
+                (Slot::XLogical, _) => {
+                    args.push_pointer(call.x.logical_start(n), dev);
+                }
+                (Slot::YLogical, Some(y)) => {
+                    args.push_pointer(y.logical_start(n), dev);
+                }
+                (Slot::XLowest, _) => {
+                    args.push_pointer(call.x.address, dev);
+                }
+                (Slot::YLowest, Some(y)) => {
+                    args.push_pointer(y.address, dev);
+                }
+                (Slot::IncX64, _) => {
+                    args.push(call.x.inc as i64);
+                }
+                (Slot::IncY64, Some(y)) => {
+                    args.push(y.inc as i64);
+                }
+                (Slot::IncX32, _) if call.strided => {
+                    args.push(call.x.inc as i32);
+                }
+                (Slot::IncY32, Some(y)) if call.strided => {
+                    args.push(y.inc as i32);
+                }
+                (Slot::Scalars, _) => {
+                    for s in call.scalars {
+                        self.push_scalar(&mut args, *s);
+                    }
+                }
+                (Slot::Partials, _) => {
+                    if let Some(p) = call.partials {
+                        args.push_pointer(p, dev);
+                    }
+                }
+                // y slots of one-vector ops, increments of contiguous AMDGPU kernels.
+                _ => {}
+            }
+            from.resize(args.slots().len(), *slot);
         }
-        p.vector_bytes = p.vector_bytes.max(esize);
+        (args, from)
     }
-    p
+
+    fn push_scalar(&self, args: &mut KernelArgs, s: ScalarArg) {
+        match (self.scalars, s) {
+            (ScalarWords::Native, ScalarArg::F32(v)) => args.push(v),
+            (ScalarWords::Native, ScalarArg::F64(v)) => args.push(v),
+            (ScalarWords::U32, ScalarArg::F32(v)) => args.push(v.to_bits()),
+            (ScalarWords::U32, ScalarArg::F64(v)) => {
+                let b = v.to_bits();
+                args.push(b as u32).push((b >> 32) as u32)
+            }
+        };
+    }
+
+    /// Rejects vectors the family cannot address.
+    fn check_limits(&self, blas: &Blas, routine: &str, n: usize, vectors: &[Vector]) -> Result<()> {
+        for v in vectors {
+            let inc = v.inc.unsigned_abs() as u128;
+            let span = v.span_bytes(n);
+            let too_far = self.max_span_bytes.is_some_and(|m| span >= m);
+            let too_wide = self.max_inc.is_some_and(|m| inc >= m);
+            if too_far || too_wide {
+                return Err(Error::unsupported(
+                    format!(
+                        "blas {routine} with {} spanning {span} bytes (n = {n}, inc{} = {}): \
+                         the {} kernels address with 32-bit byte offsets (span < 2^32, \
+                         |inc| < 2^31)",
+                        v.name, v.name, v.inc, self.name
+                    ),
+                    blas.device(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The variant for the views: the catalog's choice, adapted to their alignment.
+    fn params(
+        &self,
+        target: &Target,
+        op: L1Op,
+        dtype: DType,
+        n: usize,
+        vectors: &[Vector],
+    ) -> Level1Params {
+        let select = |contiguous: bool| {
+            Catalog::for_target(target).select(
+                Level1::NAME,
+                &Level1Params::key(op, dtype, contiguous),
+                n as u64,
+                Level1Params::fallback(op, dtype, contiguous),
+            )
+        };
+        let contiguous = vectors.iter().all(|v| v.inc == 1);
+        let mut p = select(contiguous);
+        if !contiguous {
+            return p;
+        }
+        // Each vector's alignment for `bytes`-wide loads of x's elements: the same number
+        // of its own elements (a conversion's y differs in size).
+        let aligned = |bytes: u32| {
+            vectors.iter().all(|v| {
+                let own = bytes as u64 * v.esize() / dtype.size() as u64;
+                own == 0 || v.address % own == 0
+            })
+        };
+        if self.fixed_vector {
+            if aligned(p.vector_bytes) {
+                p
+            } else {
+                select(false)
+            }
+        } else {
+            // The widest vector every view is aligned to, and never below one element.
+            let esize = dtype.size() as u32;
+            while p.vector_bytes > esize && !aligned(p.vector_bytes) {
+                p.vector_bytes /= 2;
+            }
+            p.vector_bytes = p.vector_bytes.max(esize);
+            p
+        }
+    }
 }
 
-fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
-    args.push(v.re());
-    if T::IS_COMPLEX {
-        args.push(v.im());
+/// How many real scalars `op` takes for `dtype`, in the order the module doc states:
+/// α (and β when y is read) of the element type, rot's real c and element-type s,
+/// rotm's four reals; f16/bf16 scalars are one f32 each.
+pub(crate) fn scalar_count(op: L1Op, dtype: DType) -> usize {
+    let element = if dtype.is_complex() { 2 } else { 1 };
+    match op {
+        L1Op::Scal | L1Op::Fill | L1Op::Axpby { read_y: false } => element,
+        L1Op::Axpby { read_y: true } => 2 * element,
+        L1Op::Rot => 1 + element,
+        L1Op::Rotm => 4,
+        L1Op::Copy
+        | L1Op::Swap
+        | L1Op::Convert { .. }
+        | L1Op::Dot { .. }
+        | L1Op::Sum
+        | L1Op::Asum
+        | L1Op::Nrm2
+        | L1Op::Iamax { .. } => 0,
     }
 }
 
-fn launch(blas: &Blas, p: &Level1Params, n: usize, args: &KernelArgs) -> Result<()> {
-    let loaded = generator::load::<Level1>(blas.device(), p)?;
+/// Work units (vectors when contiguous, elements when strided) of `n` elements.
+fn units(p: &Level1Params, n: usize) -> u64 {
+    let esize = p.dtype.size() as u64;
+    if p.contiguous {
+        let per_unit = (p.vector_bytes as u64 / esize).max(1);
+        (n as u64).div_ceil(per_unit)
+    } else {
+        n as u64
+    }
+}
+
+/// Workgroups whose one tile each (block × unroll units) covers `n`; at least one.
+fn covering_groups(p: &Level1Params, n: usize) -> u64 {
+    let tile = p.block as u64 * p.unroll as u64;
+    units(p, n).div_ceil(tile.max(1)).max(1)
+}
+
+/// Generates (once) and launches `p` with `args_of(groups)`; returns the grid launched.
+fn launch(
+    blas: &Blas,
+    routine: &str,
+    conv: &Convention,
+    p: &Level1Params,
+    n: usize,
+    args_of: impl FnOnce(u32) -> KernelArgs,
+) -> Result<u32> {
+    let loaded = generator::load::<Level1>(blas.device(), p).map_err(|e| match e {
+        Error::Unsupported { op, .. } => {
+            Error::unsupported(format!("blas {routine} (no kernel: {op})"), blas.device())
+        }
+        other => other,
+    })?;
     let name = loaded
         .program
         .kernels
         .first()
         .map_or(gen::KERNEL, |k| k.as_str());
     let kernel = loaded.module.kernel(name)?;
-    let units = if p.op.is_reduction() {
-        0
+    let cfg = if p.op.is_reduction() {
+        match conv.grid {
+            // The variant was generated for exactly this grid.
+            GridSource::Params => LaunchConfig::linear(p.grid.max(1), p.block),
+            GridSource::Argument => {
+                let g = covering_groups(p, n).min(p.grid.max(1) as u64) as u32;
+                LaunchConfig::linear(g, p.block)
+            }
+        }
     } else {
-        let per_unit = p.elements_per_tile()? / (p.block as u64 * p.unroll as u64);
-        (n as u64).div_ceil(per_unit.max(1))
+        loaded.program.launch.config(units(p, n))
     };
-    let cfg = loaded.program.launch.config(units);
-    // SAFETY: the caller checked that every vector holds `n` elements at its increment;
-    // the kernel touches exactly those (predicated on n), and the views stay borrowed
-    // until the call returns, after which we synchronise before reading any result.
-    unsafe { kernel.launch(blas.stream(), &cfg, args) }
+    let args = args_of(cfg.grid[0]);
+    // SAFETY: the caller checked that every vector holds `n` elements at its increment
+    // and the family's addressing limits; the kernel touches exactly those (predicated
+    // on n, looping over the grid passed or compiled in), the partials buffer holds
+    // `slots × grid` f64s, and the views stay borrowed until the call returns, after
+    // which the stream is synchronised before any result is read.
+    unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
+    Ok(cfg.grid[0])
 }
 
-/// scal, axpby (axpy), copy, swap.
-pub(crate) fn elementwise<T: Scalar>(
+/// scal, axpby (axpy), copy, swap, fill, rot, rotm, convert.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn elementwise(
     blas: &Blas,
+    routine: &str,
     op: L1Op,
+    dtype: DType,
     n: usize,
     x: Vector,
     y: Option<Vector>,
-    alpha: T,
-    beta: T,
+    scalars: &[ScalarArg],
 ) -> Result<()> {
+    if scalars.len() != scalar_count(op, dtype) {
+        return Err(Error::invalid(
+            "scalars",
+            format!(
+                "{op:?} on {dtype} takes {} reals, got {}",
+                scalar_count(op, dtype),
+                scalars.len()
+            ),
+        ));
+    }
     if n == 0 {
         return Ok(());
     }
+    let conv = convention(blas, routine)?;
     let vectors: Vec<Vector> = std::iter::once(x).chain(y).collect();
-    let p = params::<T>(blas, op, n, &vectors);
-    let dev = blas.device();
-    let mut args = KernelArgs::new();
-    args.push(n as u64)
-        .push_pointer(x.start::<T>(n), dev)
-        .push(x.inc as i64);
-    if let Some(y) = y {
-        args.push_pointer(y.start::<T>(n), dev).push(y.inc as i64);
-    }
-    if matches!(op, L1Op::Scal | L1Op::Axpby { .. }) {
-        push_scalar(&mut args, alpha);
-    }
-    if matches!(op, L1Op::Axpby { read_y: true }) {
-        push_scalar(&mut args, beta);
-    }
-    launch(blas, &p, n, &args)
+    conv.check_limits(blas, routine, n, &vectors)?;
+    let p = conv.params(blas.device().target(), op, dtype, n, &vectors);
+    launch(blas, routine, conv, &p, n, |groups| {
+        conv.args(
+            blas.device(),
+            &Call {
+                n,
+                x,
+                y,
+                strided: !p.contiguous,
+                scalars,
+                partials: None,
+                groups,
+            },
+        )
+    })?;
+    Ok(())
 }
 
 /// The result of a reduction, combined on the host.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Reduced {
     Sum(f64, f64),
     Nrm2(f64),
@@ -122,48 +486,62 @@ pub(crate) enum Reduced {
 }
 
 /// dot, dotc, sum, asum, nrm2, iamax, iamin.
-pub(crate) fn reduce<T: Scalar>(
+pub(crate) fn reduce(
     blas: &Blas,
+    routine: &str,
     op: L1Op,
+    dtype: DType,
     n: usize,
     x: Vector,
     y: Option<Vector>,
 ) -> Result<Reduced> {
+    if !op.is_reduction() {
+        return Err(Error::invalid("op", format!("{op:?} is not a reduction")));
+    }
+    if n == 0 {
+        return Ok(combine(op, &[], 0));
+    }
+    let conv = convention(blas, routine)?;
     let vectors: Vec<Vector> = std::iter::once(x).chain(y).collect();
-    let p = params::<T>(blas, op, n, &vectors);
-    let slots = gen::partial_slots(op, T::DTYPE);
-    let grid = p.grid as usize;
-    let dev = blas.device();
-    let mut host = vec![0.0f64; slots * grid];
-    blas.with_workspace(slots * grid, |work| {
-        let mut partials = work.slice_mut(..slots * grid)?;
-        if n > 0 {
-            let mut args = KernelArgs::new();
-            args.push(n as u64)
-                .push_pointer(x.start::<T>(n), dev)
-                .push(x.inc as i64);
-            if let Some(y) = y {
-                args.push_pointer(y.start::<T>(n), dev).push(y.inc as i64);
-            }
-            args.push(&partials);
-            launch(blas, &p, n, &args)?;
-        } else {
-            partials.fill_zero()?;
-        }
-        partials.as_slice().download_on(blas.stream(), &mut host)
+    conv.check_limits(blas, routine, n, &vectors)?;
+    let mut p = conv.params(blas.device().target(), op, dtype, n, &vectors);
+    if conv.grid == GridSource::Params {
+        let covering = covering_groups(&p, n).next_power_of_two();
+        p.grid = (p.grid as u64).min(covering).max(1) as u32;
+    }
+    let slots = gen::partial_slots(op, dtype);
+    // At most this many workgroups are launched (the AMDGPU grid may be fewer).
+    let most = p.grid.max(1) as usize;
+    let mut host = vec![0.0f64; slots * most];
+    let grid = blas.with_workspace(slots * most, |work| {
+        let partials = work.address();
+        let grid = launch(blas, routine, conv, &p, n, |groups| {
+            conv.args(
+                blas.device(),
+                &Call {
+                    n,
+                    x,
+                    y,
+                    strided: !p.contiguous,
+                    scalars: &[],
+                    partials: Some(partials),
+                    groups,
+                },
+            )
+        })? as usize;
+        let written = work.slice(..slots * grid)?;
+        written.download_on(blas.stream(), &mut host[..slots * grid])?;
+        Ok(grid)
     })?;
-    let slot = |s: usize| &host[s * grid..(s + 1) * grid];
-    Ok(match op {
-        L1Op::Dot { .. } | L1Op::Sum | L1Op::Asum => {
-            let re = slot(0).iter().sum();
-            let im = if slots > 1 { slot(1).iter().sum() } else { 0.0 };
-            Reduced::Sum(re, im)
-        }
-        L1Op::Nrm2 => Reduced::Nrm2(gen::blue_finish(
-            slot(0).iter().sum(),
-            slot(1).iter().sum(),
-            slot(2).iter().sum(),
-        )),
+    Ok(combine(op, &host[..slots * grid], grid))
+}
+
+/// Combines `grid` partials per slot (structure of arrays) in order.
+fn combine(op: L1Op, host: &[f64], grid: usize) -> Reduced {
+    let slot = |s: usize| host.get(s * grid..(s + 1) * grid).unwrap_or(&[]);
+    let total = |s: usize| slot(s).iter().sum::<f64>();
+    match op {
+        L1Op::Nrm2 => Reduced::Nrm2(gen::blue_finish(total(0), total(1), total(2))),
         L1Op::Iamax { max } => {
             let mut best: Option<(f64, u64)> = None;
             for (v, i) in slot(0).iter().zip(slot(1)) {
@@ -181,6 +559,236 @@ pub(crate) fn reduce<T: Scalar>(
             }
             Reduced::Index(best.map(|b| b.1))
         }
-        _ => return Err(Error::invalid("op", format!("{op:?} is not a reduction"))),
-    })
+        // Dot, Sum, Asum: slot 0 the real part, slot 1 (complex only) the imaginary.
+        _ => Reduced::Sum(total(0), total(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocm_core::isa::amdgpu::IsaTarget;
+    use rocm_core::ModuleImage;
+
+    /// The ops and dtypes whose kernels exist on some family (the rest are skipped by
+    /// the generators' `Unsupported`).
+    fn variants() -> Vec<Level1Params> {
+        let mut ops: Vec<L1Op> = gen::ALL_OPS.to_vec();
+        ops.extend([L1Op::Fill, L1Op::Rot, L1Op::Rotm]);
+        let dtypes = [
+            DType::F32,
+            DType::F64,
+            DType::C32,
+            DType::C64,
+            DType::F16,
+            DType::Bf16,
+        ];
+        let mut out = Vec::new();
+        for contiguous in [true, false] {
+            for op in &ops {
+                for dtype in dtypes {
+                    out.push(Level1Params::fallback(*op, dtype, contiguous));
+                }
+            }
+            for (from, to) in [
+                (DType::F32, DType::F16),
+                (DType::F16, DType::F32),
+                (DType::F32, DType::Bf16),
+                (DType::Bf16, DType::F32),
+                (DType::F64, DType::F32),
+                (DType::F32, DType::F64),
+            ] {
+                out.push(Level1Params::fallback(
+                    L1Op::Convert { to },
+                    from,
+                    contiguous,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The vectors of a call of `p`'s shape (y at a negative increment when strided).
+    fn vectors_of(p: &Level1Params) -> (Vector, Option<Vector>) {
+        let inc = if p.contiguous { 1 } else { 2 };
+        let x = Vector {
+            name: "x",
+            address: 0x1000,
+            inc,
+            dtype: p.dtype,
+        };
+        let y_dtype = match p.op {
+            L1Op::Convert { to } => to,
+            _ => p.dtype,
+        };
+        let y = p.op.has_y().then_some(Vector {
+            name: "y",
+            address: 0x8000,
+            inc: -inc,
+            dtype: y_dtype,
+        });
+        (x, y)
+    }
+
+    fn scalars_of(p: &Level1Params) -> Vec<ScalarArg> {
+        let one = match p.dtype {
+            DType::F64 | DType::C64 => ScalarArg::F64(1.0),
+            _ => ScalarArg::F32(1.0),
+        };
+        vec![one; scalar_count(p.op, p.dtype)]
+    }
+
+    /// The parameter name a slot fills (scalars are named by each kernel).
+    fn slot_name(slot: Slot) -> Option<&'static str> {
+        match slot {
+            Slot::N64 | Slot::N32 => Some("n"),
+            Slot::Groups => Some("groups"),
+            Slot::XLogical | Slot::XLowest => Some("x"),
+            Slot::YLogical | Slot::YLowest => Some("y"),
+            Slot::IncX64 | Slot::IncX32 => Some("incx"),
+            Slot::IncY64 | Slot::IncY32 => Some("incy"),
+            Slot::Partials => Some("partials"),
+            Slot::Scalars => None,
+        }
+    }
+
+    /// The packed arguments of every generated variant match the kernel's declared
+    /// parameters: count, names (scalars aside), sizes, and on AMDGPU kernarg offsets.
+    #[test]
+    fn slot_tables_match_the_generated_kernels() {
+        let dev = Device::cpu();
+        let mut compared = [0usize; 2];
+        for target in ["sm_90", "gfx90a", "gfx1100"] {
+            let target: Target = target.parse().unwrap();
+            let conv = CONVENTIONS
+                .iter()
+                .find(|(f, _)| *f == target.family())
+                .unwrap()
+                .1;
+            for p in variants() {
+                // (name, size, offset) of each declared parameter.
+                let declared: Vec<(String, usize, Option<usize>)> = match target.family() {
+                    Family::Nvidia => {
+                        let Ok(prog) = Level1::generate(&p, &target) else {
+                            continue;
+                        };
+                        let ModuleImage::Ptx(text) = prog.image else {
+                            panic!("{p:?}: not PTX")
+                        };
+                        text.lines()
+                            .filter_map(|l| l.trim().strip_prefix(".param ."))
+                            .map(|l| {
+                                let (ty, name) = l.trim_end_matches(',').split_once(' ').unwrap();
+                                let size = match &ty[1..] {
+                                    "64" => 8,
+                                    "32" => 4,
+                                    "16" => 2,
+                                    other => panic!("{ty}: {other}"),
+                                };
+                                (name.trim_start_matches("p_").to_string(), size, None)
+                            })
+                            .collect()
+                    }
+                    _ => {
+                        let t = IsaTarget::try_from(&target).unwrap();
+                        let Ok(k) = rocm_kernels::amdgpu::level1::generate(t, &p) else {
+                            continue;
+                        };
+                        k.kernel
+                            .metadata
+                            .args
+                            .iter()
+                            .map(|a| {
+                                let name = a.name.clone().unwrap_or_default();
+                                (name, a.size as usize, Some(a.offset as usize))
+                            })
+                            .collect()
+                    }
+                };
+                let scalars = scalars_of(&p);
+                let (x, y) = vectors_of(&p);
+                let call = Call {
+                    n: 10,
+                    x,
+                    y,
+                    strided: !p.contiguous,
+                    scalars: &scalars,
+                    partials: p.op.is_reduction().then_some(0x20000),
+                    groups: 3,
+                };
+                let (args, from) = conv.args_by_slot(&dev, &call);
+                let packed = args.slots();
+                let what = format!("{p:?} on {target}: declared {declared:?}, packed {from:?}");
+                assert_eq!(packed.len(), declared.len(), "{what}");
+                for ((slot, packed), (name, size, offset)) in from.iter().zip(packed).zip(&declared)
+                {
+                    if let Some(want) = slot_name(*slot) {
+                        assert_eq!(name, want, "{what}");
+                    }
+                    assert_eq!(packed.size, *size, "{what}: {name}");
+                    if let Some(offset) = offset {
+                        assert_eq!(packed.offset, *offset, "{what}: {name}");
+                    }
+                }
+                compared[usize::from(target.family() != Family::Nvidia)] += 1;
+            }
+        }
+        // Today: every PTX op on the four BLAS dtypes; the AMDGPU first slice.
+        assert!(
+            compared[0] >= 2 * 12 * 4 && compared[1] >= 2 * 2 * 20,
+            "{compared:?}"
+        );
+    }
+
+    #[test]
+    fn vectors_start_where_each_family_expects() {
+        let v = Vector {
+            name: "x",
+            address: 4096,
+            inc: -3,
+            dtype: DType::F64,
+        };
+        // Logical element 0 of a 5-vector at increment −3 is the last stored: 4·3·8 on.
+        assert_eq!(v.logical_start(5), 4096 + 96);
+        assert_eq!(v.logical_start(0), 4096);
+        assert_eq!(v.span_bytes(5), 120);
+        let mut args = KernelArgs::new();
+        AMDGPU.push_scalar(&mut args, ScalarArg::F64(-2.5));
+        let bits = (-2.5f64).to_bits();
+        let mut want = (bits as u32).to_le_bytes().to_vec();
+        want.extend(((bits >> 32) as u32).to_le_bytes());
+        assert_eq!(args.bytes(), want);
+    }
+
+    #[test]
+    fn partials_are_combined_in_order_per_slot() {
+        // Two workgroups, structure of arrays: slot 0 = [a0, a1], slot 1 = [b0, b1].
+        let host = [1.0, 2.0, 10.0, 20.0];
+        assert_eq!(
+            combine(L1Op::Dot { conj: false }, &host, 2),
+            Reduced::Sum(3.0, 30.0)
+        );
+        // iamax: (value, index) per workgroup; the smaller index wins a tie, an empty
+        // workgroup (index u64::MAX) never wins.
+        let idx = |i: u64| f64::from_bits(i);
+        let host = [5.0, 6.0, 1.0, idx(7), idx(3), idx(u64::MAX)];
+        assert_eq!(
+            combine(L1Op::Iamax { max: true }, &host, 3),
+            Reduced::Index(Some(3))
+        );
+        assert_eq!(
+            combine(L1Op::Iamax { max: false }, &host, 3),
+            Reduced::Index(Some(7))
+        );
+        let tie = [5.0, 5.0, idx(7), idx(3)];
+        assert_eq!(
+            combine(L1Op::Iamax { max: true }, &tie, 2),
+            Reduced::Index(Some(3))
+        );
+        let none = [0.0, idx(u64::MAX)];
+        assert_eq!(
+            combine(L1Op::Iamax { max: true }, &none, 1),
+            Reduced::Index(None)
+        );
+    }
 }

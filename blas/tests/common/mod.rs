@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod level1;
+
 use num_complex::Complex64;
 use num_traits::NumCast;
 use rand::{Rng, SeedableRng};
