@@ -11,6 +11,9 @@
 use rocm_core::{target::Family, Error, Result, Target};
 use std::fmt::{self, Write};
 
+pub mod cache;
+pub mod half;
+
 /// PTX register and instruction types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Ty {
