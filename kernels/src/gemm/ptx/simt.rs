@@ -237,7 +237,7 @@ struct Loader {
     ptrs: Vec<Reg>,
     /// k offset of each load inside the slab.
     ks: Vec<Reg>,
-    /// Byte offset of each load's first element inside a shared stage.
+    /// Shared address of each load's first element in stage 0.
     smem: Vec<Reg>,
     /// Contiguous along outer: element e of load j inside the matrix along outer.
     /// Contiguous along k: `[0]` = the load's row/column inside the matrix.
@@ -249,6 +249,16 @@ struct Loader {
     step: Reg,
     /// The registers holding the slab in flight.
     staged: Vec<Vec<Reg>>,
+}
+
+/// Where a thread works: its index, the block's first row and column of C, and the
+/// thread's first row and column inside the tile.
+struct Coordinates {
+    tid: Reg,
+    m0: Reg,
+    n0: Reg,
+    row0: Reg,
+    col0: Reg,
 }
 
 struct Gen<'a> {
@@ -326,7 +336,14 @@ impl Gen<'_> {
 
     /// Sets up one operand's loads: `base` is the batch's matrix (u64 global address),
     /// `o0` the block's first row (A) or column (B), `bound` m or n.
-    fn loader(&mut self, op: Operand, base: Reg, ld: Reg, o0: Reg, bound: Reg, tid: Reg) -> Loader {
+    fn loader(
+        &mut self,
+        op: Operand,
+        (base, ld): (Reg, Reg),
+        (o0, bound): (Reg, Reg),
+        tid: Reg,
+        smem: Reg,
+    ) -> Loader {
         let (es, bk, threads) = (self.plan.es, self.plan.bk, self.plan.threads);
         let vec = op.vec;
         // Whole vectors need the leading dimension and the batch's base aligned to them
@@ -385,7 +402,8 @@ impl Gen<'_> {
             let ptr = self.k.add(Ty::U64, base, bytes);
             let row = self.k.mul(Ty::U32, vk, op.row_stride);
             let at = self.k.add(Ty::U32, row, vo);
-            let smem = self.k.mul(Ty::U32, at, es);
+            let bytes = self.k.mul(Ty::U32, at, es);
+            let smem = self.k.add(Ty::U32, smem, bytes);
             let (inside, ready) = if op.contiguous_k {
                 let inside = self.k.setp(Cmp::Lt, Ty::U32, o, bound);
                 let ready = aligned.map(|al| self.k.and_pred(al, inside));
@@ -481,11 +499,11 @@ impl Gen<'_> {
         }
     }
 
-    /// Stores the staged slab into the shared stage at `stage_base` (+ `part` bytes).
-    fn store_slab(&mut self, l: &Loader, stage_base: Reg, part: u32) {
+    /// Stores the staged slab into shared memory, `part` bytes into the shared array.
+    fn store_slab(&mut self, l: &Loader, part: u32) {
         let es = self.plan.es;
         for j in 0..l.ptrs.len() {
-            let addr = self.k.add(Ty::U32, stage_base, l.smem[j]);
+            let addr = l.smem[j];
             if l.op.contiguous_k {
                 // Consecutive k go to consecutive rows.
                 for (e, &r) in l.staged[j].iter().enumerate() {
@@ -500,13 +518,13 @@ impl Gen<'_> {
     }
 
     /// `tile_k` rank-1 updates of the register tile from the stage at `a_rd`/`b_rd`.
-    fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg) {
+    fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg, stage: u32) {
         let (a, b, es) = (self.plan.a, self.plan.b, self.plan.es);
         for kk in 0..self.plan.bk {
             let frag = |g: &mut Self, op: Operand, rd: Reg| -> Vec<Reg> {
                 let mut regs = Vec::new();
                 for grp in 0..op.per_thread / op.frag_vec {
-                    let off = (kk * op.row_stride + grp * op.lanes * op.frag_vec) * es;
+                    let off = stage + (kk * op.row_stride + grp * op.lanes * op.frag_vec) * es;
                     regs.extend(g.ld_shared_vec(g.plan.ty, op.frag_vec, rd, off));
                 }
                 regs
@@ -522,6 +540,45 @@ impl Gen<'_> {
                 }
             }
         }
+    }
+
+    /// The block's and this thread's place in C (read from special registers, so the
+    /// epilogue can recompute it instead of holding it across the main loop).
+    fn coordinates(&mut self) -> Coordinates {
+        let (a, b) = (self.plan.a, self.plan.b);
+        let tid = self.k.special(Special::TidX);
+        let bx = self.k.special(Special::CtaidX);
+        let by = self.special("%ctaid.y");
+        let m0 = self.k.mul(Ty::U32, bx, a.outer);
+        let n0 = self.k.mul(Ty::U32, by, b.outer);
+        let warp = self.k.shr(Ty::U32, tid, 5);
+        let lane = self.rem(tid, 32);
+        let wm = self.rem(warp, a.warps);
+        let wn = self.k.div(Ty::U32, warp, a.warps);
+        let lm = self.rem(lane, a.lanes);
+        let ln = self.k.div(Ty::U32, lane, a.lanes);
+        let mut base = |op: Operand, w: Reg, l: Reg| -> Reg {
+            let wo = self.k.mul(Ty::U32, w, op.warp_tile);
+            self.k.fma(Ty::U32, l, op.frag_vec, wo)
+        };
+        let row0 = base(a, wm, lm);
+        let col0 = base(b, wn, ln);
+        Coordinates {
+            tid,
+            m0,
+            n0,
+            row0,
+            col0,
+        }
+    }
+
+    /// The batch's matrix: `base + ctaid.z · stride` elements.
+    fn batch_base(&mut self, base: Reg, stride: Reg) -> Reg {
+        let bz = self.special("%ctaid.z");
+        let z = self.k.cvt(Ty::U64, bz);
+        let elems = self.k.mul(Ty::U64, z, stride);
+        let bytes = self.k.mul(Ty::U64, elems, self.plan.es);
+        self.k.add(Ty::U64, base, bytes)
     }
 
     /// This thread's offsets (tile-relative) along one operand's dimension.
@@ -557,50 +614,28 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let palpha = g.k.param("alpha", ty);
     let pbeta = g.k.param("beta", ty);
 
+    // Values only the epilogue needs are loaded (or recomputed) after the main loop,
+    // so they hold no registers across it.
     let a_ptr = g.k.ld_param_global_ptr(&pa);
     let b_ptr = g.k.ld_param_global_ptr(&pb);
-    let c_ptr = g.k.ld_param_global_ptr(&pc);
-    let d: Vec<Reg> = dims.iter().map(|p| g.k.ld_param(p)).collect();
-    let (m, n, kdim, lda, ldb, ldc) = (d[0], d[1], d[2], d[3], d[4], d[5]);
-    let s: Vec<Reg> = strides.iter().map(|p| g.k.ld_param(p)).collect();
-    let alpha = g.k.ld_param(&palpha);
-    let beta = g.k.ld_param(&pbeta);
+    let (m, n, kdim) = (
+        g.k.ld_param(&dims[0]),
+        g.k.ld_param(&dims[1]),
+        g.k.ld_param(&dims[2]),
+    );
+    let (lda, ldb) = (g.k.ld_param(&dims[3]), g.k.ld_param(&dims[4]));
+    let stride_a = g.k.ld_param(&strides[0]);
+    let stride_b = g.k.ld_param(&strides[1]);
 
-    let tid = g.k.special(Special::TidX);
-    let bx = g.k.special(Special::CtaidX);
-    let by = g.special("%ctaid.y");
-    let bz = g.special("%ctaid.z");
-    let m0 = g.k.mul(Ty::U32, bx, a.outer);
-    let n0 = g.k.mul(Ty::U32, by, b.outer);
-    // The batch's matrices: base + z·stride elements.
-    let batch = |g: &mut Gen, base: Reg, stride: Reg| -> Reg {
-        let z = g.k.cvt(Ty::U64, bz);
-        let elems = g.k.mul(Ty::U64, z, stride);
-        let bytes = g.k.mul(Ty::U64, elems, es);
-        g.k.add(Ty::U64, base, bytes)
-    };
-    let a_base = batch(&mut g, a_ptr, s[0]);
-    let b_base = batch(&mut g, b_ptr, s[1]);
-    let c_base = batch(&mut g, c_ptr, s[2]);
+    let at = g.coordinates();
+    let a_base = g.batch_base(a_ptr, stride_a);
+    let b_base = g.batch_base(b_ptr, stride_b);
 
     g.k.comment("global -> shared copy set-up");
-    let la = g.loader(a, a_base, lda, m0, m, tid);
-    let lb = g.loader(b, b_base, ldb, n0, n, tid);
-
     let smem = g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16);
-    // This thread's fragment read addresses inside stage 0.
-    let warp = g.k.shr(Ty::U32, tid, 5);
-    let lane = g.rem(tid, 32);
-    let wm = g.rem(warp, a.warps);
-    let wn = g.k.div(Ty::U32, warp, a.warps);
-    let lm = g.rem(lane, a.lanes);
-    let ln = g.k.div(Ty::U32, lane, a.lanes);
-    let thread_base = |g: &mut Gen, op: Operand, w: Reg, l: Reg| -> Reg {
-        let wo = g.k.mul(Ty::U32, w, op.warp_tile);
-        g.k.fma(Ty::U32, l, op.frag_vec, wo)
-    };
-    let row0 = thread_base(&mut g, a, wm, lm);
-    let col0 = thread_base(&mut g, b, wn, ln);
+    let la = g.loader(a, (a_base, lda), (at.m0, m), at.tid, smem);
+    let lb = g.loader(b, (b_base, ldb), (at.n0, n), at.tid, smem);
+    let (row0, col0) = (at.row0, at.col0);
     let a_rd0 = {
         let bytes = g.k.mul(Ty::U32, row0, es);
         g.k.add(Ty::U32, smem, bytes)
@@ -617,52 +652,61 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         .collect();
 
     g.k.comment("prologue: slab 0 into stage 0");
-    let k_base = g.k.mov(Ty::U32, 0u32);
-    g.load_slab(&la, k_base, kdim);
-    g.load_slab(&lb, k_base, kdim);
-    g.store_slab(&la, smem, 0);
-    g.store_slab(&lb, smem, plan.a_stage);
+    // The first k index of the slab being multiplied.
+    let k_cur = g.k.mov(Ty::U32, 0u32);
+    g.load_slab(&la, k_cur, kdim);
+    g.load_slab(&lb, k_cur, kdim);
+    g.store_slab(&la, 0);
+    g.store_slab(&lb, plan.a_stage);
     g.k.bar_sync();
-    let last = g.k.add(Ty::U32, kdim, plan.bk - 1);
-    let slabs = g.k.div(Ty::U32, last, plan.bk);
-    let kt = g.k.mov(Ty::U32, 0u32);
-    // Byte offset of the stage being read (double buffering flips it each step).
-    let cur = g.k.mov(Ty::U32, 0u32);
 
     let top = g.k.label();
     let done = g.k.label();
     g.k.place(top);
-    let finished = g.k.setp(Cmp::Ge, Ty::U32, kt, slabs);
-    g.k.bra_if(finished, false, done);
-    g.k.add_to(k_base, plan.bk);
     if plan.stages == 2 {
-        g.k.comment("prefetch the next slab (predicated off past k)");
-        g.load_slab(&la, k_base, kdim);
-        g.load_slab(&lb, k_base, kdim);
-        let a_rd = g.k.add(Ty::U32, a_rd0, cur);
-        let b_rd = g.k.add(Ty::U32, b_rd0, cur);
-        g.multiply(&acc, a_rd, b_rd);
-        // The other stage was last read before the previous barrier.
-        let next = g.k.sub(Ty::U32, plan.stage, cur);
-        let next_base = g.k.add(Ty::U32, smem, next);
-        g.store_slab(&la, next_base, 0);
-        g.store_slab(&lb, next_base, plan.a_stage);
-        g.k.bar_sync();
-        g.k.assign(cur, next);
+        // Unrolled twice so both stages' offsets are immediates.
+        for s in 0..2 {
+            let (read, write) = (s * plan.stage, (1 - s) * plan.stage);
+            let finished = g.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+            g.k.bra_if(finished, false, done);
+            g.k.add_to(k_cur, plan.bk);
+            g.k.comment("prefetch the next slab (predicated off past k)");
+            g.load_slab(&la, k_cur, kdim);
+            g.load_slab(&lb, k_cur, kdim);
+            g.multiply(&acc, a_rd0, b_rd0, read);
+            // The other stage was last read before the previous barrier.
+            g.store_slab(&la, write);
+            g.store_slab(&lb, write + plan.a_stage);
+            g.k.bar_sync();
+        }
     } else {
-        g.multiply(&acc, a_rd0, b_rd0);
+        let finished = g.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+        g.k.bra_if(finished, false, done);
+        g.multiply(&acc, a_rd0, b_rd0, 0);
         g.k.bar_sync();
-        g.load_slab(&la, k_base, kdim);
-        g.load_slab(&lb, k_base, kdim);
-        g.store_slab(&la, smem, 0);
-        g.store_slab(&lb, smem, plan.a_stage);
+        g.k.add_to(k_cur, plan.bk);
+        g.load_slab(&la, k_cur, kdim);
+        g.load_slab(&lb, k_cur, kdim);
+        g.store_slab(&la, 0);
+        g.store_slab(&lb, plan.a_stage);
         g.k.bar_sync();
     }
-    g.k.add_to(kt, 1u32);
     g.k.bra(top);
     g.k.place(done);
 
     g.k.comment("epilogue: D = alpha*acc + beta*C inside the matrix");
+    let c_ptr = g.k.ld_param_global_ptr(&pc);
+    let (m, n, ldc) = (
+        g.k.ld_param(&dims[0]),
+        g.k.ld_param(&dims[1]),
+        g.k.ld_param(&dims[5]),
+    );
+    let stride_c = g.k.ld_param(&strides[2]);
+    let alpha = g.k.ld_param(&palpha);
+    let beta = g.k.ld_param(&pbeta);
+    let at = g.coordinates();
+    let (m0, n0, row0, col0) = (at.m0, at.n0, at.row0, at.col0);
+    let c_base = g.batch_base(c_ptr, stride_c);
     let read_c = g.k.setp(Cmp::Ne, ty, beta, zero);
     let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(a)
         .into_iter()
@@ -701,7 +745,9 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     }
     g.k.ret();
     module.push(&g.k);
-    Ok(module.text())
+    // Launch bounds: the block size (ptxas may then use up to 255 registers a thread).
+    let bounds = format!(")\n.maxntid {}, 1, 1\n", plan.threads);
+    Ok(module.text().replacen(")\n{\n", &(bounds + "{\n"), 1))
 }
 
 #[cfg(test)]
