@@ -707,7 +707,9 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let at = g.coordinates();
     let (m0, n0, row0, col0) = (at.m0, at.n0, at.row0, at.col0);
     let c_base = g.batch_base(c_ptr, stride_c);
-    let read_c = g.k.setp(Cmp::Ne, ty, beta, zero);
+    // β ≠ 0, unordered: a NaN β reads C (and propagates), as BLAS does.
+    let beta_zero = g.k.setp(Cmp::Eq, ty, beta, zero);
+    let read_c = g.k.not_pred(beta_zero);
     let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(a)
         .into_iter()
         .map(|off| {
