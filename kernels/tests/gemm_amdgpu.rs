@@ -338,3 +338,76 @@ fn gfx90a_f32() {
         ],
     );
 }
+
+#[test]
+fn gfx90a_f16_bf16() {
+    run_family(
+        IsaTarget::Gfx90a,
+        2,
+        &[
+            (DType::F16, DType::F32, [64, 64, 16], (2, 2), MFMA32X8, 2),
+            (DType::F16, DType::F16, [32, 32, 32], (2, 2), MFMA16X16, 1),
+            (DType::Bf16, DType::Bf16, [64, 32, 16], (2, 1), MFMA32X8, 2),
+            // The pre-1k bf16 form (one register of two bf16 per lane).
+            (DType::Bf16, DType::F32, [32, 32, 8], (1, 1), GemmInstruction::Mfma { m: 32, n: 32, k: 4 }, 2),
+        ],
+    );
+}
+
+#[test]
+fn gfx90a_f64() {
+    run_family(
+        IsaTarget::Gfx90a,
+        3,
+        &[(DType::F64, DType::F64, [32, 32, 8], (2, 2), MFMA16X4, 2)],
+    );
+}
+
+#[test]
+fn gfx942_all() {
+    run_family(
+        IsaTarget::Gfx942,
+        4,
+        &[
+            (DType::F32, DType::F32, [32, 64, 8], (1, 2), MFMA32X2, 2),
+            (DType::F16, DType::Bf16, [64, 64, 16], (2, 2), MFMA32X8, 2),
+            (DType::Bf16, DType::F32, [32, 32, 32], (2, 2), MFMA16X16, 2),
+            (DType::F64, DType::F64, [32, 32, 8], (2, 1), MFMA16X4, 1),
+        ],
+    );
+}
+
+#[test]
+fn gfx908_agpr_accumulators() {
+    run_family(
+        IsaTarget::Gfx908,
+        5,
+        &[
+            (DType::F32, DType::F32, [64, 32, 8], (2, 1), MFMA32X2, 2),
+            (DType::F16, DType::F16, [32, 32, 16], (1, 1), MFMA32X8, 1),
+            (DType::Bf16, DType::Bf16, [64, 64, 8], (2, 2), GemmInstruction::Mfma { m: 32, n: 32, k: 4 }, 2),
+        ],
+    );
+}
+
+const WMMA: GemmInstruction = GemmInstruction::Wmma;
+
+#[test]
+fn gfx1100_wmma() {
+    run_family(
+        IsaTarget::Gfx1100,
+        6,
+        &[
+            (DType::F16, DType::F32, [32, 32, 32], (2, 2), WMMA, 2),
+            (DType::Bf16, DType::Bf16, [64, 32, 16], (2, 1), WMMA, 1),
+            (DType::F16, DType::F16, [16, 32, 16], (1, 2), WMMA, 2),
+        ],
+    );
+}
+
+#[test]
+fn other_gfx11_targets() {
+    for (i, t) in [IsaTarget::Gfx1101, IsaTarget::Gfx1102, IsaTarget::Gfx1151].into_iter().enumerate() {
+        run_family(t, 7 + i as u64, &[(DType::Bf16, DType::F32, [32, 32, 16], (2, 2), WMMA, 2)]);
+    }
+}

@@ -301,10 +301,19 @@ impl Plan {
         } else {
             u32::from(shape.a_regs) * 32 / bits
         };
-        let word_k = kl.min(MAX_VECTOR_BYTES / es);
+        // The widest LDS word (k values a lane reads at once) both operands can be
+        // loaded for; at least 4 bytes (LDS has no 16-bit accesses in our table).
+        let mut word_k = kl.min(MAX_VECTOR_BYTES / es);
+        let (mut a, mut b) = loop {
+            let a = operand("A", !p.trans_a, p.tile_m, p.tile_k, word_k, es, threads);
+            let b = operand("B", p.trans_b, p.tile_n, p.tile_k, word_k, es, threads);
+            match (a, b) {
+                (Ok(a), Ok(b)) => break (a, b),
+                (Err(e), _) | (_, Err(e)) if word_k / 2 * es < 4 => return Err(e),
+                _ => word_k /= 2,
+            }
+        };
         let wbytes = word_k * es;
-        let mut a = operand("A", !p.trans_a, p.tile_m, p.tile_k, word_k, es, threads)?;
-        let mut b = operand("B", p.trans_b, p.tile_n, p.tile_k, word_k, es, threads)?;
         let rows = p.tile_k / word_k;
         a.pitch = p.tile_m * wbytes + LDS_PAD_BYTES;
         a.lds_bytes = rows * a.pitch;
