@@ -89,9 +89,18 @@ enum Buf {
 impl Buf {
     fn upload(dev: &Device, d: DType, x: &[f64]) -> Buf {
         match d {
-            DType::F16 => Buf::H(dev.upload(&x.iter().map(|&v| f16::from_f64(v)).collect::<Vec<_>>()).unwrap()),
-            DType::Bf16 => Buf::B(dev.upload(&x.iter().map(|&v| bf16::from_f64(v)).collect::<Vec<_>>()).unwrap()),
-            DType::F32 => Buf::F(dev.upload(&x.iter().map(|&v| v as f32).collect::<Vec<_>>()).unwrap()),
+            DType::F16 => Buf::H(
+                dev.upload(&x.iter().map(|&v| f16::from_f64(v)).collect::<Vec<_>>())
+                    .unwrap(),
+            ),
+            DType::Bf16 => Buf::B(
+                dev.upload(&x.iter().map(|&v| bf16::from_f64(v)).collect::<Vec<_>>())
+                    .unwrap(),
+            ),
+            DType::F32 => Buf::F(
+                dev.upload(&x.iter().map(|&v| v as f32).collect::<Vec<_>>())
+                    .unwrap(),
+            ),
             _ => Buf::D(dev.upload(x).unwrap()),
         }
     }
@@ -132,7 +141,15 @@ struct Stored {
     data: Vec<f64>,
 }
 
-fn stored(rng: &mut Rng, d: DType, rows: usize, cols: usize, pad: usize, batch: usize, fill: bool) -> Stored {
+fn stored(
+    rng: &mut Rng,
+    d: DType,
+    rows: usize,
+    cols: usize,
+    pad: usize,
+    batch: usize,
+    fill: bool,
+) -> Stored {
     let ld = rows + pad;
     let stride = ld * cols + pad * 3;
     let len = stride * (batch - 1) + ld * cols;
@@ -167,11 +184,24 @@ fn launch(dev: &Device, k: &AssembledKernel, grid: [u32; 3], block: u32, args: &
 
 /// Runs `p` on `dev` for case `c` and checks every element of C's buffer.
 fn check(rng: &mut Rng, dev: &Device, t: IsaTarget, p: &GemmParams, k: &AssembledKernel, c: Case) {
+    check_with(rng, dev, t, p, k, c, p.ab)
+}
+
+/// [`check`] with A and B values exact in `values` (a type no wider than `p.ab`).
+fn check_with(
+    rng: &mut Rng,
+    dev: &Device,
+    t: IsaTarget,
+    p: &GemmParams,
+    k: &AssembledKernel,
+    c: Case,
+    values: DType,
+) {
     let what = format!("{} on {t}, {c:?}", kernel_name(p));
     let (ar, ac) = if p.trans_a { (c.k, c.m) } else { (c.m, c.k) };
     let (br, bc) = if p.trans_b { (c.n, c.k) } else { (c.k, c.n) };
-    let a = stored(rng, p.ab, ar, ac, c.pad, c.batch, true);
-    let b = stored(rng, p.ab, br, bc, c.pad + 1, c.batch, true);
+    let a = stored(rng, values, ar, ac, c.pad, c.batch, true);
+    let b = stored(rng, values, br, bc, c.pad + 1, c.batch, true);
     let cm = stored(rng, p.c, c.m, c.n, c.pad + 2, c.batch, !c.beta_zero);
     let alpha = round_to(p.compute, rng.unit() * 2.0);
     let beta = if c.beta_zero {
@@ -245,7 +275,10 @@ fn check(rng: &mut Rng, dev: &Device, t: IsaTarget, p: &GemmParams, k: &Assemble
     // Outside the matrices: untouched (NaN stays NaN).
     for (at, (&g, &o)) in got.iter().zip(&cm.data).enumerate() {
         if !inside[at] {
-            assert!(g.is_nan() && o.is_nan(), "{what}: padding element {at} written: {g}");
+            assert!(
+                g.is_nan() && o.is_nan(),
+                "{what}: padding element {at} written: {g}"
+            );
         }
     }
 }
@@ -288,10 +321,38 @@ fn params(
 fn cases(rng: &mut Rng, p: &GemmParams) -> Vec<Case> {
     let (tm, tn, tk) = (p.tile_m as usize, p.tile_n as usize, p.tile_k as usize);
     let mut v = vec![
-        Case { m: 1, n: 1, k: 1, pad: 0, batch: 1, beta_zero: false },
-        Case { m: tm, n: tn, k: 2 * tk, pad: 0, batch: 1, beta_zero: false },
-        Case { m: tm + 1, n: tn - 1, k: tk + 3, pad: 3, batch: 2, beta_zero: true },
-        Case { m: 2 * tm - 3, n: tn + 5, k: 3 * tk - 1, pad: 1, batch: 1, beta_zero: false },
+        Case {
+            m: 1,
+            n: 1,
+            k: 1,
+            pad: 0,
+            batch: 1,
+            beta_zero: false,
+        },
+        Case {
+            m: tm,
+            n: tn,
+            k: 2 * tk,
+            pad: 0,
+            batch: 1,
+            beta_zero: false,
+        },
+        Case {
+            m: tm + 1,
+            n: tn - 1,
+            k: tk + 3,
+            pad: 3,
+            batch: 2,
+            beta_zero: true,
+        },
+        Case {
+            m: 2 * tm - 3,
+            n: tn + 5,
+            k: 3 * tk - 1,
+            pad: 1,
+            batch: 1,
+            beta_zero: false,
+        },
     ];
     // A random small case with primes.
     let primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
@@ -306,9 +367,12 @@ fn cases(rng: &mut Rng, p: &GemmParams) -> Vec<Case> {
     v
 }
 
+/// A kernel family under test: A/B type, C type, tile, waves, instruction, stages.
+type Kind = (DType, DType, [u32; 3], (u32, u32), GemmInstruction, u32);
+
 const TRANSPOSES: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
 
-fn run_family(t: IsaTarget, seed: u64, kinds: &[(DType, DType, [u32; 3], (u32, u32), GemmInstruction, u32)]) {
+fn run_family(t: IsaTarget, seed: u64, kinds: &[Kind]) {
     let Some(dev) = emu(t) else { return };
     let mut rng = Rng(seed);
     for &(ab, c, tile, warps, inst, stages) in kinds {
@@ -325,7 +389,11 @@ fn run_family(t: IsaTarget, seed: u64, kinds: &[(DType, DType, [u32; 3], (u32, u
 const MFMA32X2: GemmInstruction = GemmInstruction::Mfma { m: 32, n: 32, k: 2 };
 const MFMA16X4: GemmInstruction = GemmInstruction::Mfma { m: 16, n: 16, k: 4 };
 const MFMA32X8: GemmInstruction = GemmInstruction::Mfma { m: 32, n: 32, k: 8 };
-const MFMA16X16: GemmInstruction = GemmInstruction::Mfma { m: 16, n: 16, k: 16 };
+const MFMA16X16: GemmInstruction = GemmInstruction::Mfma {
+    m: 16,
+    n: 16,
+    k: 16,
+};
 
 #[test]
 fn gfx90a_f32() {
@@ -349,7 +417,14 @@ fn gfx90a_f16_bf16() {
             (DType::F16, DType::F16, [32, 32, 32], (2, 2), MFMA16X16, 1),
             (DType::Bf16, DType::Bf16, [64, 32, 16], (2, 1), MFMA32X8, 2),
             // The pre-1k bf16 form (one register of two bf16 per lane).
-            (DType::Bf16, DType::F32, [32, 32, 8], (1, 1), GemmInstruction::Mfma { m: 32, n: 32, k: 4 }, 2),
+            (
+                DType::Bf16,
+                DType::F32,
+                [32, 32, 8],
+                (1, 1),
+                GemmInstruction::Mfma { m: 32, n: 32, k: 4 },
+                2,
+            ),
         ],
     );
 }
@@ -385,7 +460,14 @@ fn gfx908_agpr_accumulators() {
         &[
             (DType::F32, DType::F32, [64, 32, 8], (2, 1), MFMA32X2, 2),
             (DType::F16, DType::F16, [32, 32, 16], (1, 1), MFMA32X8, 1),
-            (DType::Bf16, DType::Bf16, [64, 64, 8], (2, 2), GemmInstruction::Mfma { m: 32, n: 32, k: 4 }, 2),
+            (
+                DType::Bf16,
+                DType::Bf16,
+                [64, 64, 8],
+                (2, 2),
+                GemmInstruction::Mfma { m: 32, n: 32, k: 4 },
+                2,
+            ),
         ],
     );
 }
@@ -407,7 +489,235 @@ fn gfx1100_wmma() {
 
 #[test]
 fn other_gfx11_targets() {
-    for (i, t) in [IsaTarget::Gfx1101, IsaTarget::Gfx1102, IsaTarget::Gfx1151].into_iter().enumerate() {
-        run_family(t, 7 + i as u64, &[(DType::Bf16, DType::F32, [32, 32, 16], (2, 2), WMMA, 2)]);
+    for (i, t) in [IsaTarget::Gfx1101, IsaTarget::Gfx1102, IsaTarget::Gfx1151]
+        .into_iter()
+        .enumerate()
+    {
+        run_family(
+            t,
+            7 + i as u64,
+            &[(DType::Bf16, DType::F32, [32, 32, 16], (2, 2), WMMA, 2)],
+        );
     }
+}
+
+#[test]
+fn gfx942_xf32() {
+    let t = IsaTarget::Gfx942;
+    let Some(dev) = emu(t) else { return };
+    let mut rng = Rng(11);
+    for trans in [(false, true), (true, false)] {
+        let mut p = params(
+            DType::F32,
+            DType::F32,
+            [64, 32, 8],
+            (2, 1),
+            GemmInstruction::Mfma { m: 32, n: 32, k: 4 },
+            2,
+            trans,
+        );
+        p.reduced_f32 = true;
+        let k = generate(&p, t).unwrap();
+        for mut case in cases(&mut rng, &p) {
+            // xf32 keeps 10 explicit mantissa bits: checked with inputs that are exact
+            // in it (f16 values), so the f32 accumulation bound applies unchanged.
+            case.pad = case.pad.min(2);
+            check_with(&mut rng, &dev, t, &p, &k, case, DType::F16);
+        }
+    }
+}
+
+/// The default large tile of every target and input type: its resource report (it must
+/// fit the register file, one workgroup per CU at least) and the main loop's issue
+/// model, which must reach 0.8 for the default (TN) layout; the other layouts are
+/// printed (`--nocapture`) with their numbers.
+#[test]
+fn default_tiles_resources_and_issue_model() {
+    let targets = [
+        (
+            IsaTarget::Gfx908,
+            &[DType::F32, DType::F16, DType::Bf16][..],
+        ),
+        (
+            IsaTarget::Gfx90a,
+            &[DType::F32, DType::F16, DType::Bf16, DType::F64][..],
+        ),
+        (
+            IsaTarget::Gfx942,
+            &[DType::F32, DType::F16, DType::Bf16, DType::F64][..],
+        ),
+        (IsaTarget::Gfx1100, &[DType::F16, DType::Bf16][..]),
+        (IsaTarget::Gfx1101, &[DType::F16][..]),
+        (IsaTarget::Gfx1151, &[DType::F16][..]),
+    ];
+    for (t, types) in targets {
+        for &ab in types {
+            let base = default_params(t, ab).unwrap();
+            for trans in TRANSPOSES {
+                let p = GemmParams {
+                    trans_a: trans.0,
+                    trans_b: trans.1,
+                    ..base.clone()
+                };
+                let (report, model) = analyse(&p, t).unwrap();
+                let default = p == base;
+                println!(
+                    "{}{}: {report}\n    main loop: {model}",
+                    kernel_name(&p),
+                    if default { " (default)" } else { "" }
+                );
+                assert!(report.occupancy >= 1, "{}: {report}", kernel_name(&p));
+                if default {
+                    assert!(
+                        model.matrix_fraction() >= 0.8,
+                        "{} on {t}: {model}",
+                        kernel_name(&p)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// LLVM 19 assembles our text of one kernel per family to the same bytes.
+#[test]
+fn llvm_agrees() {
+    if !tools_present() {
+        println!("skipped: llvm-mc-19 / ld.lld-19 not installed");
+        return;
+    }
+    for (t, ab) in [
+        (IsaTarget::Gfx908, DType::Bf16),
+        (IsaTarget::Gfx90a, DType::F16),
+        (IsaTarget::Gfx90a, DType::F64),
+        (IsaTarget::Gfx942, DType::F32),
+        (IsaTarget::Gfx1100, DType::F16),
+    ] {
+        let mut p = default_params(t, ab).unwrap();
+        // Every epilogue and load path: 16-bit C for the 16-bit inputs.
+        if matches!(ab, DType::F16 | DType::Bf16) {
+            p.c = ab;
+        }
+        p.trans_a = true;
+        agree(&[generate(&p, t).unwrap()]);
+    }
+}
+
+/// Parameters a target cannot run are refused with the field named.
+#[test]
+fn refusals_name_the_field() {
+    let field = |r: Result<AssembledKernel, Error>| match r {
+        Err(Error::InvalidArgument { what, .. }) => what.to_string(),
+        Err(Error::Unsupported { op, .. }) => format!("unsupported: {op}"),
+        Err(e) => format!("other: {e}"),
+        Ok(_) => "accepted".to_string(),
+    };
+    let base = params(
+        DType::F32,
+        DType::F32,
+        [64, 64, 8],
+        (2, 2),
+        MFMA32X2,
+        2,
+        (false, false),
+    );
+    let t = IsaTarget::Gfx90a;
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                tile_m: 48,
+                ..base.clone()
+            },
+            t
+        )),
+        "tile_m"
+    );
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                tile_m: 32,
+                ..base.clone()
+            },
+            t
+        )),
+        "tile_m"
+    );
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                tile_k: 1,
+                ..base.clone()
+            },
+            t
+        )),
+        "tile_k"
+    );
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                stages: 3,
+                ..base.clone()
+            },
+            t
+        )),
+        "stages"
+    );
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                compute: DType::F64,
+                ..base.clone()
+            },
+            t
+        )),
+        "compute"
+    );
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                instruction: GemmInstruction::Wmma,
+                ..base.clone()
+            },
+            t
+        )),
+        "instruction"
+    );
+    assert_eq!(field(generate(&base, IsaTarget::Gfx1100)), "instruction");
+    // LDS: 256x256x64 f32 in two stages is far past 64 KiB.
+    let big = GemmParams {
+        tile_m: 256,
+        tile_n: 256,
+        tile_k: 64,
+        ..base.clone()
+    };
+    assert_eq!(field(generate(&big, t)), "tile_k");
+    // gfx908 has no f64 MFMA; xf32 is gfx942's alone.
+    let f64p = params(
+        DType::F64,
+        DType::F64,
+        [32, 32, 8],
+        (2, 2),
+        MFMA16X4,
+        2,
+        (false, false),
+    );
+    assert!(field(generate(&f64p, IsaTarget::Gfx908)).starts_with("unsupported"));
+    let xf = GemmParams {
+        reduced_f32: true,
+        instruction: GemmInstruction::Mfma { m: 32, n: 32, k: 4 },
+        ..base.clone()
+    };
+    assert!(field(generate(&xf, t)).starts_with("unsupported"));
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                reduced_f32: true,
+                ..f64p.clone()
+            },
+            IsaTarget::Gfx942
+        )),
+        "reduced_f32"
+    );
+    // Accepted as a control.
+    assert_eq!(field(generate(&base, t)), "accepted");
 }

@@ -342,11 +342,7 @@ impl Assembler {
     pub fn arg_u64(&mut self, name: &str) -> Result<Sgpr> {
         let offset = self.kernarg_bytes.div_ceil(8) * 8;
         let dst = self.sgprs(2)?;
-        Ok(self.push_arg(
-            KernelArg::by_value(name, offset, 8),
-            dst,
-            Op::SLoadDwordx2,
-        ))
+        Ok(self.push_arg(KernelArg::by_value(name, offset, 8), dst, Op::SLoadDwordx2))
     }
 
     /// Declares `bytes` of LDS aligned to `align` (a power of two); returns the offset.

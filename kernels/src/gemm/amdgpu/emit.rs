@@ -78,6 +78,8 @@ struct Gen<'a> {
     kpart: Sgpr,
     krem: Sgpr,
     saved: Sgpr,
+    /// Stage deltas of the write and read addresses.
+    deltas: (Sgpr, Sgpr),
     /// 16-bit element temporaries of the edge loads.
     temps: Vec<Vgpr>,
     vt: Vgpr,
@@ -106,8 +108,14 @@ impl Gen<'_> {
 
     /// 64-bit `dst += src` on SGPR pairs.
     fn add64(&mut self, dst: Sgpr, src: Sgpr) {
-        self.op(Op::SAddU32, [dst.at(0).op(), dst.at(0).op(), src.at(0).op()]);
-        self.op(Op::SAddcU32, [dst.at(1).op(), dst.at(1).op(), src.at(1).op()]);
+        self.op(
+            Op::SAddU32,
+            [dst.at(0).op(), dst.at(0).op(), src.at(0).op()],
+        );
+        self.op(
+            Op::SAddcU32,
+            [dst.at(1).op(), dst.at(1).op(), src.at(1).op()],
+        );
     }
 
     /// `dst = a * b` as a 64-bit product of two u32s.
@@ -172,6 +180,17 @@ impl Gen<'_> {
         self.op(op, [exec, exec, vcc]);
     }
 
+    /// A 16-bit conversion; gfx11's `_e32` 16-bit forms reach only v0..v127, so it
+    /// takes the VOP3 form there.
+    fn cvt(&mut self, op: Op, d: Vgpr, a: Vgpr) {
+        let i = rocm_core::isa::amdgpu::Instr::new(op, [d.op(), a.op()]);
+        if self.p.target.family() == IsaFamily::Gfx11 {
+            self.k.emit(i.e64());
+        } else {
+            self.k.emit(i);
+        }
+    }
+
     fn restore_exec(&mut self) {
         self.k.restore_exec(self.saved);
     }
@@ -198,9 +217,9 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     } else {
         (k.arg_u32("alpha")?, k.arg_u32("beta")?)
     };
-    let lds = k.lds(p.lds_bytes(), 16).map_err(|e| {
-        Error::invalid("tile_k", format!("LDS of {} bytes: {e}", p.lds_bytes()))
-    })?;
+    let lds = k
+        .lds(p.lds_bytes(), 16)
+        .map_err(|e| Error::invalid("tile_k", format!("LDS of {} bytes: {e}", p.lds_bytes())))?;
     debug_assert_eq!(lds, 0);
     let (wg_x, wg_y, wg_z) = (k.workgroup_id(0)?, k.workgroup_id(1)?, k.workgroup_id(2)?);
     let tid = k.workitem_id(0)?;
@@ -247,6 +266,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
         krem,
         saved,
         temps: Vec::new(),
+        deltas: (kpart, kpart),
         vt,
         vt2,
     };
@@ -261,12 +281,21 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     ] {
         g.mul64(tmp, stride.at(0).op(), wg_z.op());
         g.op(Op::SMulI32, [tmp2.at(0).op(), stride.at(1).op(), wg_z.op()]);
-        g.op(Op::SAddU32, [tmp.at(1).op(), tmp.at(1).op(), tmp2.at(0).op()]);
+        g.op(
+            Op::SAddU32,
+            [tmp.at(1).op(), tmp.at(1).op(), tmp2.at(0).op()],
+        );
         g.shl64(tmp, es.trailing_zeros());
         g.add64(ptr, tmp);
     }
-    g.op(Op::SLshlB32, [row0.op(), wg_x.op(), Operand::Int(log2(p.tile_m))]);
-    g.op(Op::SLshlB32, [col0.op(), wg_y.op(), Operand::Int(log2(p.tile_n))]);
+    g.op(
+        Op::SLshlB32,
+        [row0.op(), wg_x.op(), Operand::Int(log2(p.tile_m))],
+    );
+    g.op(
+        Op::SLshlB32,
+        [col0.op(), wg_y.op(), Operand::Int(log2(p.tile_n))],
+    );
     // A's tile: rows row0.. (column-major: + row0, transposed: + row0 * lda).
     let tile_base = |g: &mut Gen, ptr: Sgpr, first: Sgpr, ld: Sgpr, along_ld: bool, es: u32| {
         if along_ld {
@@ -285,11 +314,20 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     g.op(Op::SSubU32, [m_rem.op(), m.op(), row0.op()]);
     g.op(Op::SSubU32, [n_rem.op(), n.op(), col0.op()]);
     g.op(Op::SCmpLtU32, [m_rem.op(), imm(p.tile_m)]);
-    g.op(Op::SCselectB32, [a_edge.op(), Operand::Int(1), Operand::Int(0)]);
+    g.op(
+        Op::SCselectB32,
+        [a_edge.op(), Operand::Int(1), Operand::Int(0)],
+    );
     g.op(Op::SCmpLtU32, [n_rem.op(), imm(p.tile_n)]);
-    g.op(Op::SCselectB32, [b_edge.op(), Operand::Int(1), Operand::Int(0)]);
+    g.op(
+        Op::SCselectB32,
+        [b_edge.op(), Operand::Int(1), Operand::Int(0)],
+    );
     g.op(Op::SSubU32, [iter.op(), kk.op(), Operand::Int(1)]);
-    g.op(Op::SLshrB32, [iter.op(), iter.op(), Operand::Int(log2(p.tile_k))]);
+    g.op(
+        Op::SLshrB32,
+        [iter.op(), iter.op(), Operand::Int(log2(p.tile_k))],
+    );
     g.op(Op::SMovB32, [krem.op(), kk.op()]);
     // Pointer steps per k tile: along ld when the operand is stored mn-contiguous.
     for (step, plan, ld) in [(a_step, p.a, lda), (b_step, p.b, ldb)] {
@@ -303,6 +341,12 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     if let Some(r) = round {
         g.op(Op::SMovB32, [r.op(), Operand::Literal(0x7fff)]);
     }
+    if p.stages == 2 {
+        let (wd, rd) = (g.k.sgprs(1)?, g.k.sgprs(1)?);
+        g.op(Op::SMovB32, [wd.op(), imm(p.stage_stride)]);
+        g.op(Op::SMovB32, [rd.op(), imm(p.stage_stride)]);
+        g.deltas = (wd, rd);
+    }
     if let (Some(lo), Some(hi)) = (sel_lo, sel_hi) {
         // v_perm_b32 selectors: {lo.lo16, hi.lo16} and {lo.hi16, hi.hi16}.
         g.op(Op::SMovB32, [lo.op(), Operand::Literal(0x0504_0100)]);
@@ -312,15 +356,45 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     // ---- per-lane coordinates -----------------------------------------------------
     let lane = g.k.vgprs(1)?;
     g.op(Op::VAndB32, [lane.op(), imm(p.wave - 1), tid.op()]);
-    g.op(Op::VLshrrevB32, [vt.op(), Operand::Int(log2(p.wave)), tid.op()]);
+    g.op(
+        Op::VLshrrevB32,
+        [vt.op(), Operand::Int(log2(p.wave)), tid.op()],
+    );
     g.op(Op::VReadfirstlaneB32, [wave_id.op(), vt.op()]);
     g.op(Op::SAndB32, [wm.op(), wave_id.op(), imm(p.warps_m - 1)]);
-    g.op(Op::SLshrB32, [wn.op(), wave_id.op(), Operand::Int(log2(p.warps_m))]);
+    g.op(
+        Op::SLshrB32,
+        [wn.op(), wave_id.op(), Operand::Int(log2(p.warps_m))],
+    );
 
     let mut sides = Vec::new();
     for (name, plan, ptr, ld, step, edge, rem, wave_coord, wave_tile, inst_mn, blocks) in [
-        ('a', p.a, a_ptr, lda, a_step, a_edge, m_rem, wm, p.wave_tile().0, p.shape.m, p.blocks_m),
-        ('b', p.b, b_ptr, ldb, b_step, b_edge, n_rem, wn, p.wave_tile().1, p.shape.n, p.blocks_n),
+        (
+            'a',
+            p.a,
+            a_ptr,
+            lda,
+            a_step,
+            a_edge,
+            m_rem,
+            wm,
+            p.wave_tile().0,
+            p.shape.m,
+            p.blocks_m,
+        ),
+        (
+            'b',
+            p.b,
+            b_ptr,
+            ldb,
+            b_step,
+            b_edge,
+            n_rem,
+            wn,
+            p.wave_tile().1,
+            p.shape.n,
+            p.blocks_n,
+        ),
     ] {
         sides.push(side(
             &mut g, name, plan, ptr, ld, step, edge, rem, tid, lane, wave_coord, wave_tile,
@@ -330,11 +404,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     // Edge-load temporaries for 16-bit elements (shared by A and B: each side packs its
     // own before the other starts).
     if pack16 {
-        let most = sides
-            .iter()
-            .map(|s| s.plan.units * s.plan.vectors(p.word_k) * s.plan.vw)
-            .max()
-            .unwrap_or(0);
+        let most = sides.iter().map(|s| s.plan.vw).max().unwrap_or(0);
         for _ in 0..most {
             let v = g.k.vgprs(1)?;
             g.temps.push(v);
@@ -399,14 +469,28 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     let ecol = g.k.vgprs(1)?;
     let cd = CdMap::new(p.op, t, 16 / p.es_c.max(4))?;
     // erow = wm * wave_tile_m + stride * (lane / n); ecol = wn * wave_tile_n + lane % n.
-    g.op(Op::VLshrrevB32, [lane_row_q.op(), Operand::Int(log2(p.shape.n)), lane.op()]);
-    g.op(Op::SLshlB32, [tmp.at(0).op(), wm.op(), Operand::Int(log2(p.wave_tile().0))]);
-    g.op(Op::VMulU32U24, [erow.op(), imm(cd.lane_row_stride), lane_row_q.op()]);
+    g.op(
+        Op::VLshrrevB32,
+        [lane_row_q.op(), Operand::Int(log2(p.shape.n)), lane.op()],
+    );
+    g.op(
+        Op::SLshlB32,
+        [tmp.at(0).op(), wm.op(), Operand::Int(log2(p.wave_tile().0))],
+    );
+    g.op(
+        Op::VMulU32U24,
+        [erow.op(), imm(cd.lane_row_stride), lane_row_q.op()],
+    );
     g.op(Op::VAddU32, [erow.op(), tmp.at(0).op(), erow.op()]);
-    g.op(Op::SLshlB32, [tmp.at(0).op(), wn.op(), Operand::Int(log2(p.wave_tile().1))]);
+    g.op(
+        Op::SLshlB32,
+        [tmp.at(0).op(), wn.op(), Operand::Int(log2(p.wave_tile().1))],
+    );
     g.op(Op::VAndB32, [ecol.op(), imm(p.shape.n - 1), lane.op()]);
     g.op(Op::VAddU32, [ecol.op(), tmp.at(0).op(), ecol.op()]);
+    let scratch = Scratch::new(&mut g, &cd)?;
     let ep = Epi {
+        scratch,
         c_ptr,
         ldc,
         alpha,
@@ -423,12 +507,28 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     let edge_plain = g.label("epilogue_edge_plain");
     // β = 0 (either sign) skips every read of C.
     if p.f64 {
-        g.op(Op::SAndB32, [tmp.at(0).op(), beta.at(1).op(), Operand::Literal(0x7fff_ffff)]);
-        g.op(Op::SOrB32, [tmp.at(0).op(), tmp.at(0).op(), beta.at(0).op()]);
+        g.op(
+            Op::SAndB32,
+            [
+                tmp.at(0).op(),
+                beta.at(1).op(),
+                Operand::Literal(0x7fff_ffff),
+            ],
+        );
+        g.op(
+            Op::SOrB32,
+            [tmp.at(0).op(), tmp.at(0).op(), beta.at(0).op()],
+        );
     } else {
-        g.op(Op::SAndB32, [tmp.at(0).op(), beta.op(), Operand::Literal(0x7fff_ffff)]);
+        g.op(
+            Op::SAndB32,
+            [tmp.at(0).op(), beta.op(), Operand::Literal(0x7fff_ffff)],
+        );
     }
-    g.op(Op::SCselectB32, [kpart.op(), Operand::Int(1), Operand::Int(0)]);
+    g.op(
+        Op::SCselectB32,
+        [kpart.op(), Operand::Int(1), Operand::Int(0)],
+    );
     g.op(Op::SOrB32, [tmp.at(0).op(), a_edge.op(), b_edge.op()]);
     g.k.cbranch(Op::SCbranchScc1, edge);
     g.op(Op::SCmpEqU32, [kpart.op(), Operand::Int(0)]);
@@ -473,7 +573,10 @@ fn side(
     let cu = g.k.vgprs(1)?;
     let ou = g.k.vgprs(1)?;
     g.op(Op::VAndB32, [cu.op(), imm(plan.c_units - 1), tid.op()]);
-    g.op(Op::VLshrrevB32, [ou.op(), Operand::Int(log2(plan.c_units)), tid.op()]);
+    g.op(
+        Op::VLshrrevB32,
+        [ou.op(), Operand::Int(log2(plan.c_units)), tid.op()],
+    );
     let mn0 = g.k.vgprs(1)?;
     let k0 = g.k.vgprs(1)?;
     let write = g.k.vgprs(1)?;
@@ -487,12 +590,20 @@ fn side(
         g.vshl(k0, cu, plan.vw.trailing_zeros());
         g.op(Op::VMovB32, [mn0.op(), ou.op()]);
         // LDS: word row k0 / word_k, column mn0.
-        g.op(Op::VLshrrevB32, [vt.op(), Operand::Int(log2(p.word_k)), k0.op()]);
+        g.op(
+            Op::VLshrrevB32,
+            [vt.op(), Operand::Int(log2(p.word_k)), k0.op()],
+        );
         g.op(Op::VMulU32U24, [write.op(), imm(plan.pitch), vt.op()]);
     }
     g.op(
         Op::VLshlAddU32,
-        [write.op(), mn0.op(), Operand::Int(log2(p.wbytes)), write.op()],
+        [
+            write.op(),
+            mn0.op(),
+            Operand::Int(log2(p.wbytes)),
+            write.op(),
+        ],
     );
     if lds_base > 0 {
         g.vadd_const(write, write, lds_base);
@@ -534,25 +645,36 @@ fn side(
     let read = g.k.vgprs(1)?;
     let lanes_mn = if p.wmma { 16 } else { inst_mn };
     g.op(Op::VAndB32, [vt.op(), imm(lanes_mn - 1), lane.op()]);
-    g.op(Op::SLshlB32, [g.tmp.at(0).op(), wave_coord.op(), Operand::Int(log2(wave_tile))]);
+    g.op(
+        Op::SLshlB32,
+        [
+            g.tmp.at(0).op(),
+            wave_coord.op(),
+            Operand::Int(log2(wave_tile)),
+        ],
+    );
     g.op(Op::VAddU32, [vt.op(), g.tmp.at(0).op(), vt.op()]);
     g.vshl(read, vt, p.wbytes.trailing_zeros());
     if !p.wmma {
-        g.op(Op::VLshrrevB32, [vt2.op(), Operand::Int(log2(inst_mn)), lane.op()]);
+        g.op(
+            Op::VLshrrevB32,
+            [vt2.op(), Operand::Int(log2(inst_mn)), lane.op()],
+        );
         g.op(
             Op::VMulU32U24,
-            [vt2.op(), imm(p.kl / p.word_k * plan.pitch), vt2.op()],
+            [vt2.op(), imm(p.wpl * plan.pitch), vt2.op()],
         );
         g.op(Op::VAddU32, [read.op(), read.op(), vt2.op()]);
     }
     if lds_base > 0 {
         g.vadd_const(read, read, lds_base);
     }
-    let regs = (p.kl * p.es).div_ceil(4) as u8;
+    // One tuple per block and word group (the steps one word feeds).
+    let regs = (p.spw * p.kl * p.es).div_ceil(4) as u8;
     let mut ops = Vec::new();
     for _ in 0..blocks {
         let mut per = Vec::new();
-        for _ in 0..p.steps {
+        for _ in 0..p.steps / p.spw {
             per.push(g.k.vgprs(regs)?);
         }
         ops.push(per);
@@ -584,7 +706,10 @@ fn load_tile(g: &mut Gen, sides: &mut [Side]) -> Result<()> {
     let p = g.p;
     let (tmp, kpart, krem) = (g.tmp, g.kpart, g.krem);
     g.op(Op::SCmpLtU32, [krem.op(), imm(p.tile_k)]);
-    g.op(Op::SCselectB32, [kpart.op(), Operand::Int(1), Operand::Int(0)]);
+    g.op(
+        Op::SCselectB32,
+        [kpart.op(), Operand::Int(1), Operand::Int(0)],
+    );
     for s in sides.iter() {
         let safe = g.label(&format!("{SAFE_PREFIX}{}", s.name));
         let join = g.label(&format!("{JOIN_PREFIX}{}", s.name));
@@ -616,16 +741,17 @@ fn fast_loads(g: &mut Gen, s: &Side) {
 }
 
 /// Element by element: lanes whose element lies outside the matrix (mn ≥ rem or
-/// k ≥ krem) load nothing and keep the zero written first.
+/// k ≥ krem) load nothing and keep the zero written first. 16-bit elements go to
+/// temporaries and are packed in pairs per vector.
 fn safe_loads(g: &mut Gen, s: &Side) -> Result<()> {
     let p = g.p;
     let (vt, vt2) = (g.vt, g.vt2);
     let vectors = s.plan.vectors(p.word_k);
     let vec_dwords = (s.plan.vw * p.es).div_ceil(4) as u8;
     let vcc = g.k.vcc();
-    let mut temp = 0usize;
     for w in 0..s.plan.units {
         for r in 0..vectors {
+            let vector = s.staging[w as usize].sub(r as u8 * vec_dwords, vec_dwords);
             for c in 0..s.plan.vw {
                 // (mn, k) of this element relative to the tile.
                 let (dmn, dk) = if s.plan.mn_contig {
@@ -637,12 +763,10 @@ fn safe_loads(g: &mut Gen, s: &Side) -> Result<()> {
                 g.vadd_const(vt2, s.k0, dk);
                 // Destination: a 16-bit temporary, or the staging register(s).
                 let dst = if p.es == 2 {
-                    let d = g.temps[temp];
-                    temp += 1;
-                    d
+                    g.temps[c as usize]
                 } else {
-                    let per = p.es / 4;
-                    s.staging[w as usize].sub((r * vec_dwords as u32 + c * per) as u8, per as u8)
+                    let per = (p.es / 4) as u8;
+                    vector.sub(c as u8 * per, per)
                 };
                 for i in 0..dst.count() {
                     g.op(Op::VMovB32, [dst.at(i).op(), Operand::Int(0)]);
@@ -652,7 +776,11 @@ fn safe_loads(g: &mut Gen, s: &Side) -> Result<()> {
                 g.op(Op::VCmpGtU32, [vcc, g.krem.op(), vt2.op()]);
                 g.and_exec_vcc();
                 // Byte offset: (contig + strided * ld) * es.
-                let (strided, contig) = if s.plan.mn_contig { (vt2, vt) } else { (vt, vt2) };
+                let (strided, contig) = if s.plan.mn_contig {
+                    (vt2, vt)
+                } else {
+                    (vt, vt2)
+                };
                 g.op(Op::VMulLoU32, [strided.op(), s.ld.op(), strided.op()]);
                 g.op(
                     Op::VAddLshlU32,
@@ -661,27 +789,20 @@ fn safe_loads(g: &mut Gen, s: &Side) -> Result<()> {
                 g.k.global_load(Gen::gload_op(p.es), dst, vt, s.ptr, 0);
                 g.restore_exec();
             }
-        }
-    }
-    if p.es == 2 {
-        // Pack pairs of 16-bit elements: dword = lo | hi << 16, in the fast path's order.
-        g.k.wait_vm(0);
-        let mut temp = 0usize;
-        for w in 0..s.plan.units {
-            for r in 0..vectors {
+            if p.es == 2 {
+                // Pack pairs: dword = lo | hi << 16, in the fast path's order.
+                g.k.wait_vm(0);
                 for c in (0..s.plan.vw).step_by(2) {
-                    let lo = g.temps[temp];
-                    let dst = s.staging[w as usize].at((r * vec_dwords as u32 + c / 2) as u8);
+                    let lo = g.temps[c as usize];
+                    let dst = vector.at((c / 2) as u8);
                     if s.plan.vw == 1 {
                         g.op(Op::VMovB32, [dst.op(), lo.op()]);
-                        temp += 1;
                     } else {
-                        let hi = g.temps[temp + 1];
+                        let hi = g.temps[c as usize + 1];
                         g.op(
                             Op::VLshlOrB32,
                             [dst.op(), hi.op(), Operand::Int(16), lo.op()],
                         );
-                        temp += 2;
                     }
                 }
             }
@@ -750,44 +871,51 @@ fn pack_words(g: &mut Gen, staging: Vgpr, packed: Vgpr, vw: u32, vec_dwords: u8)
                     g.op(Op::VPermB32, [dst.op(), hi.op(), lo.op(), sel.op()]);
                 }
             } else {
-                let src = staging.at(q as u8 * vec_dwords + c as u8);
+                // Dword q of word c: dword q % per of element c of vector q / per.
+                let per = p.es / 4;
+                let src = staging.at(((q / per) * u32::from(vec_dwords) + c * per + q % per) as u8);
                 g.op(Op::VMovB32, [dst.op(), src.op()]);
             }
         }
     }
 }
 
-/// Swaps the LDS stage of the read addresses and/or the write addresses.
+/// Moves the read and/or write addresses to the other LDS stage: each adds its delta
+/// (± the stage stride), which then changes sign.
 fn toggle(g: &mut Gen, sides: &[Side], write: bool, read: bool) {
-    let stride = g.p.stage_stride;
-    for s in sides {
-        if write {
-            g.op(Op::VXorB32, [s.write.op(), imm(stride), s.write.op()]);
+    let (wd, rd) = g.deltas;
+    for (on, delta, is_write) in [(write, wd, true), (read, rd, false)] {
+        if !on {
+            continue;
         }
-        if read {
-            g.op(Op::VXorB32, [s.read.op(), imm(stride), s.read.op()]);
+        for s in sides {
+            let addr = if is_write { s.write } else { s.read };
+            g.op(Op::VAddU32, [addr.op(), delta.op(), addr.op()]);
         }
+        g.op(Op::SSubI32, [delta.op(), Operand::Int(0), delta.op()]);
     }
 }
 
 /// LDS → operand registers for the whole tile, then the matrix instructions step by step,
-/// each step waiting only for its own reads.
+/// each step waiting only for its own reads. Lane slice `h` of step `s` reads word row
+/// `(s / spw)·slices·wpl + h·wpl + r` (r < wpl): a word of `spw` steps feeds them from its
+/// consecutive `kl`-runs. A and B use the same rows, so each step pairs the same k values.
 fn compute(g: &mut Gen, sides: &[Side], acc: &[Acc]) {
     let p = g.p;
-    let words = p.kl / p.word_k;
     let wd = (p.wbytes / 4) as u8;
     let inst_mn = [p.shape.m, p.shape.n];
+    let groups = p.steps / p.spw;
     let mut issued = Vec::new();
     let mut count = 0u32;
-    for step in 0..p.steps {
+    for group in 0..groups {
         for (si, s) in sides.iter().enumerate() {
             for (blk, regs) in s.ops.iter().enumerate() {
-                for r in 0..words {
-                    let row = step * p.shape.k / p.word_k + r;
+                for r in 0..p.wpl {
+                    let row = group * p.slices * p.wpl + r;
                     let off = row * s.plan.pitch + blk as u32 * inst_mn[si] * p.wbytes;
                     g.k.ds_read(
                         Gen::ds_read_op(p.wbytes),
-                        regs[step as usize].sub(r as u8 * wd, wd),
+                        regs[group as usize].sub(r as u8 * wd, wd),
                         s.read,
                         off as u16,
                     );
@@ -797,23 +925,61 @@ fn compute(g: &mut Gen, sides: &[Side], acc: &[Acc]) {
         }
         issued.push(count);
     }
-    let max_lgkm = if p.target.family() == IsaFamily::Gfx11 { 63 } else { 15 };
-    for step in 0..p.steps as usize {
-        let outstanding = (count - issued[step]).min(max_lgkm);
-        g.k.wait_lgkm(outstanding as u8);
+    let max_lgkm = if p.target.family() == IsaFamily::Gfx11 {
+        63
+    } else {
+        15
+    };
+    let step_regs = (p.kl * p.es).div_ceil(4) as u8;
+    for step in 0..p.steps {
+        let group = (step / p.spw) as usize;
+        let part = (step % p.spw) as u8 * step_regs;
+        if step % p.spw == 0 {
+            let outstanding = (count - issued[group]).min(max_lgkm);
+            g.k.wait_lgkm(outstanding as u8);
+        }
         for bm in 0..p.blocks_m as usize {
             for bn in 0..p.blocks_n as usize {
                 let d = acc[bm * p.blocks_n as usize + bn];
-                let a = sides[0].ops[bm][step];
-                let b = sides[1].ops[bn][step];
+                let a = sides[0].ops[bm][group].sub(part, step_regs);
+                let b = sides[1].ops[bn][group].sub(part, step_regs);
                 g.op(p.op, [d.op(), a.op(), b.op(), d.op()]);
             }
         }
     }
 }
 
+/// Epilogue registers, shared by its four variants.
+#[derive(Clone, Copy)]
+struct Scratch {
+    addr: Vgpr,
+    cbuf: Vgpr,
+    obuf: Vgpr,
+    x: Vgpr,
+    av: Vgpr,
+    h: Vgpr,
+}
+
+impl Scratch {
+    fn new(g: &mut Gen, cd: &CdMap) -> Result<Scratch> {
+        let es_c = g.p.es_c;
+        let elem_regs = cd.elem_regs;
+        let max_run = cd.runs.iter().map(|r| r.1).max().unwrap_or(1);
+        let buf = ((max_run * es_c).div_ceil(4)).max(elem_regs) as u8;
+        Ok(Scratch {
+            addr: g.k.vgprs(1)?,
+            cbuf: g.k.vgprs(buf)?,
+            obuf: g.k.vgprs(buf)?,
+            x: g.k.vgprs(elem_regs as u8)?,
+            av: g.k.vgprs(elem_regs as u8)?,
+            h: g.k.vgprs(1)?,
+        })
+    }
+}
+
 /// Epilogue inputs.
 struct Epi {
+    scratch: Scratch,
     c_ptr: Sgpr,
     ldc: Sgpr,
     alpha: Sgpr,
@@ -831,14 +997,14 @@ struct Epi {
 fn epilogue(g: &mut Gen, e: &Epi, acc: &[Acc], edge: bool, read_c: bool) -> Result<()> {
     let p = g.p;
     let es_c = p.es_c;
-    let elem_regs = e.cd.elem_regs as u8;
-    let addr = g.k.vgprs(1)?;
-    let max_run = e.cd.runs.iter().map(|r| r.1).max().unwrap_or(1);
-    let cbuf = g.k.vgprs(((max_run * es_c).div_ceil(4)).max(elem_regs as u32) as u8)?;
-    let obuf = g.k.vgprs(((max_run * es_c).div_ceil(4)).max(elem_regs as u32) as u8)?;
-    let x = g.k.vgprs(elem_regs)?;
-    let av = g.k.vgprs(elem_regs)?;
-    let h = g.k.vgprs(1)?;
+    let Scratch {
+        addr,
+        cbuf,
+        obuf,
+        x,
+        av,
+        h,
+    } = e.scratch;
     let vcc = g.k.vcc();
     let (tmp, vt) = (g.tmp, g.vt);
     // Registers of one C element.
@@ -852,7 +1018,10 @@ fn epilogue(g: &mut Gen, e: &Epi, acc: &[Acc], edge: bool, read_c: bool) -> Resu
             [addr.op(), vt.op(), e.erow.op(), Operand::Int(log2(es_c))],
         );
         if edge {
-            g.op(Op::SSubI32, [tmp.at(1).op(), e.n_rem.op(), imm(bn * p.shape.n)]);
+            g.op(
+                Op::SSubI32,
+                [tmp.at(1).op(), e.n_rem.op(), imm(bn * p.shape.n)],
+            );
         }
         for bm in 0..p.blocks_m {
             let a = acc[(bm * p.blocks_n + bn) as usize];
@@ -867,25 +1036,75 @@ fn epilogue(g: &mut Gen, e: &Epi, acc: &[Acc], edge: bool, read_c: bool) -> Resu
                         g.op(Op::VCmpGtI32, [vcc, tmp.at(1).op(), e.ecol.op()]);
                         g.and_exec_vcc();
                         if read_c {
-                            g.k.global_load(Gen::gload_op(es_c), cbuf.sub(0, one), addr, e.c_ptr, (r * es_c) as i32);
+                            g.k.global_load(
+                                Gen::gload_op(es_c),
+                                cbuf.sub(0, one),
+                                addr,
+                                e.c_ptr,
+                                (r * es_c) as i32,
+                            );
                             g.k.wait_vm(0);
                         }
-                        element(g, e, a, (first + i) * e.cd.elem_regs, cbuf, 0, read_c, x, av, h, obuf, 0);
-                        g.k.global_store(Gen::gstore_op(es_c), addr, obuf.sub(0, one), e.c_ptr, (r * es_c) as i32);
+                        element(
+                            g,
+                            e,
+                            a,
+                            (first + i) * e.cd.elem_regs,
+                            cbuf,
+                            0,
+                            read_c,
+                            x,
+                            av,
+                            h,
+                            obuf,
+                            0,
+                        );
+                        g.k.global_store(
+                            Gen::gstore_op(es_c),
+                            addr,
+                            obuf.sub(0, one),
+                            e.c_ptr,
+                            (r * es_c) as i32,
+                        );
                         g.restore_exec();
                     }
                 } else {
                     let bytes = len * es_c;
                     if read_c {
                         let n = bytes.div_ceil(4) as u8;
-                        g.k.global_load(Gen::gload_op(bytes), cbuf.sub(0, n), addr, e.c_ptr, (row_off * es_c) as i32);
+                        g.k.global_load(
+                            Gen::gload_op(bytes),
+                            cbuf.sub(0, n),
+                            addr,
+                            e.c_ptr,
+                            (row_off * es_c) as i32,
+                        );
                         g.k.wait_vm(0);
                     }
                     for i in 0..len {
-                        element(g, e, a, (first + i) * e.cd.elem_regs, cbuf, i, read_c, x, av, h, obuf, i);
+                        element(
+                            g,
+                            e,
+                            a,
+                            (first + i) * e.cd.elem_regs,
+                            cbuf,
+                            i,
+                            read_c,
+                            x,
+                            av,
+                            h,
+                            obuf,
+                            i,
+                        );
                     }
                     let n = bytes.div_ceil(4) as u8;
-                    g.k.global_store(Gen::gstore_op(bytes), addr, obuf.sub(0, n), e.c_ptr, (row_off * es_c) as i32);
+                    g.k.global_store(
+                        Gen::gstore_op(bytes),
+                        addr,
+                        obuf.sub(0, n),
+                        e.c_ptr,
+                        (row_off * es_c) as i32,
+                    );
                 }
             }
         }
@@ -916,7 +1135,10 @@ fn element(
         Acc::V(v) => v.sub(reg as u8, er),
         Acc::A(ag) => {
             for i in 0..er {
-                g.op(Op::VAccvgprReadB32, [av.at(i).op(), ag.at(reg as u8 + i).op()]);
+                g.op(
+                    Op::VAccvgprReadB32,
+                    [av.at(i).op(), ag.at(reg as u8 + i).op()],
+                );
             }
             av
         }
@@ -924,7 +1146,10 @@ fn element(
     if p.f64 {
         g.op(Op::VMulF64, [x.op(), e.alpha.op(), src.op()]);
         if read_c {
-            g.op(Op::VFmaF64, [x.op(), e.beta.op(), cbuf.sub(0, 2).op(), x.op()]);
+            g.op(
+                Op::VFmaF64,
+                [x.op(), e.beta.op(), cbuf.sub(0, 2).op(), x.op()],
+            );
         }
         g.op(Op::VMovB32, [obuf.at(0).op(), x.at(0).op()]);
         g.op(Op::VMovB32, [obuf.at(1).op(), x.at(1).op()]);
@@ -939,16 +1164,19 @@ fn element(
                 let word = cbuf.at((ci / 2) as u8);
                 if ci % 2 == 1 {
                     g.op(Op::VLshrrevB32, [h.op(), Operand::Int(16), word.op()]);
-                    g.op(Op::VCvtF32F16, [h.op(), h.op()]);
+                    g.cvt(Op::VCvtF32F16, h, h);
                 } else {
-                    g.op(Op::VCvtF32F16, [h.op(), word.op()]);
+                    g.cvt(Op::VCvtF32F16, h, word);
                 }
                 h
             }
             _ => {
                 let word = cbuf.at((ci / 2) as u8);
                 if ci % 2 == 1 {
-                    g.op(Op::VAndB32, [h.op(), Operand::Literal(0xffff_0000), word.op()]);
+                    g.op(
+                        Op::VAndB32,
+                        [h.op(), Operand::Literal(0xffff_0000), word.op()],
+                    );
                 } else {
                     g.op(Op::VLshlrevB32, [h.op(), Operand::Int(16), word.op()]);
                 }
@@ -960,7 +1188,7 @@ fn element(
     match p.c {
         DType::F32 => g.op(Op::VMovB32, [obuf.at(oi as u8).op(), x.op()]),
         DType::F16 => {
-            g.op(Op::VCvtF16F32, [h.op(), x.op()]);
+            g.cvt(Op::VCvtF16F32, h, x);
             let dst = obuf.at((oi / 2) as u8);
             if oi % 2 == 0 {
                 g.op(Op::VMovB32, [dst.op(), h.op()]);
@@ -970,7 +1198,10 @@ fn element(
         }
         _ => {
             // bf16, round to nearest even; NaN stays a (quiet) NaN.
-            g.op(Op::VBfeU32, [h.op(), x.op(), Operand::Int(16), Operand::Int(1)]);
+            g.op(
+                Op::VBfeU32,
+                [h.op(), x.op(), Operand::Int(16), Operand::Int(1)],
+            );
             let round = g.round.map_or(Operand::Literal(0x7fff), |r| r.op());
             g.op(Op::VAdd3U32, [h.op(), x.op(), h.op(), round]);
             g.op(Op::VLshrrevB32, [h.op(), Operand::Int(16), h.op()]);
@@ -983,9 +1214,11 @@ fn element(
             if oi % 2 == 0 {
                 g.op(Op::VMovB32, [dst.op(), h.op()]);
             } else {
-                g.op(Op::VLshlOrB32, [dst.op(), h.op(), Operand::Int(16), dst.op()]);
+                g.op(
+                    Op::VLshlOrB32,
+                    [dst.op(), h.op(), Operand::Int(16), dst.op()],
+                );
             }
         }
     }
 }
-

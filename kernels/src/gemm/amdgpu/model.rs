@@ -31,8 +31,9 @@ use rocm_core::isa::amdgpu::hazard::mfma_kind;
 use rocm_core::isa::amdgpu::{Form, IsaFamily, IsaTarget, Op, Operand};
 use rocm_core::{DType, Error, Result};
 
-/// The default large tile of `ab` inputs on `t` (f32 C for 16-bit inputs, NT layout:
-/// A stored m-contiguous, B stored n-contiguous).
+/// The default large tile of `ab` inputs on `t`: f32 C for 16-bit inputs, and the TN
+/// layout (A and B both stored k-contiguous), whose slices go to LDS without
+/// transposition.
 pub fn default_params(t: IsaTarget, ab: DType) -> Result<GemmParams> {
     let gfx11 = t.family() == IsaFamily::Gfx11;
     let (tile, instruction, warps) = match (ab, gfx11) {
@@ -58,19 +59,24 @@ pub fn default_params(t: IsaTarget, ab: DType) -> Result<GemmParams> {
             (2, 2),
         ),
         (DType::F64, false) => (
-            [64, 64, 16],
+            [128, 64, 16],
             GemmInstruction::Mfma { m: 16, n: 16, k: 4 },
             (2, 2),
         ),
-        (d, _) => return Err(Error::unsupported(format!("a default GEMM tile of {d}"), t.name())),
+        (d, _) => {
+            return Err(Error::unsupported(
+                format!("a default GEMM tile of {d}"),
+                t.name(),
+            ))
+        }
     };
     let f64 = ab == DType::F64;
     Ok(GemmParams {
         ab,
         c: if f64 { DType::F64 } else { DType::F32 },
         compute: if f64 { DType::F64 } else { DType::F32 },
-        trans_a: false,
-        trans_b: true,
+        trans_a: true,
+        trans_b: false,
         tile_m: tile[0],
         tile_n: tile[1],
         tile_k: tile[2],

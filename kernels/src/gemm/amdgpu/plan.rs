@@ -81,13 +81,18 @@ pub struct Plan {
     pub kl: u32,
     pub word_k: u32,
     pub wbytes: u32,
+    /// k steps one word feeds (`word_k / kl`, at least 1) and words one step needs
+    /// (`kl / word_k`, at least 1).
+    pub spw: u32,
+    pub wpl: u32,
+    /// K-slices of the instruction: lane groups holding different k (`K / kl`).
+    pub slices: u32,
     pub a: OperandPlan,
     pub b: OperandPlan,
     /// Accumulators in AGPRs (always on gfx908).
     pub acc_agpr: bool,
     pub stages: u32,
-    /// Bytes of one LDS stage (A then B) and the distance between stages (a power of
-    /// two, so toggling is one XOR).
+    /// Bytes of one LDS stage (A then B) and the distance between stages.
     pub stage_bytes: u32,
     pub stage_stride: u32,
 }
@@ -191,10 +196,7 @@ fn operand(
         if c_extent % vw == 0 {
             let c_units = c_extent / vw;
             let total = c_units * o_extent;
-            if total * unit == tile_mn * tile_k
-                && total % threads == 0
-                && threads % c_units == 0
-            {
+            if total * unit == tile_mn * tile_k && total % threads == 0 && threads % c_units == 0 {
                 return Ok(OperandPlan {
                     mn_contig,
                     tile_mn,
@@ -229,7 +231,10 @@ impl Plan {
         if p.compute != want_compute {
             return Err(Error::invalid(
                 "compute",
-                format!("{} inputs accumulate in {want_compute}, not {}", p.ab, p.compute),
+                format!(
+                    "{} inputs accumulate in {want_compute}, not {}",
+                    p.ab, p.compute
+                ),
             ));
         }
         if f64 != (p.c == DType::F64) {
@@ -254,7 +259,10 @@ impl Plan {
         if threads > 1024 {
             return Err(Error::invalid(
                 "warps_m",
-                format!("{}x{} waves of {wave} pass 1024 work-items", p.warps_m, p.warps_n),
+                format!(
+                    "{}x{} waves of {wave} pass 1024 work-items",
+                    p.warps_m, p.warps_n
+                ),
             ));
         }
         let (wt_m, wt_n) = (p.tile_m / p.warps_m, p.tile_n / p.warps_n);
@@ -279,7 +287,10 @@ impl Plan {
         if p.tile_k % shape.k != 0 {
             return Err(Error::invalid(
                 "tile_k",
-                format!("{} is not a multiple of the instruction's k = {}", p.tile_k, shape.k),
+                format!(
+                    "{} is not a multiple of the instruction's k = {}",
+                    p.tile_k, shape.k
+                ),
             ));
         }
         if !(1..=2).contains(&p.stages) {
@@ -292,7 +303,10 @@ impl Plan {
         if p.tile_m * es_c > 4095 {
             return Err(Error::invalid(
                 "tile_m",
-                format!("{} rows of {} bytes pass the 4095-byte store offset", p.tile_m, es_c),
+                format!(
+                    "{} rows of {} bytes pass the 4095-byte store offset",
+                    p.tile_m, es_c
+                ),
             ));
         }
         let bits = u32::from(shape.input.bits());
@@ -301,15 +315,24 @@ impl Plan {
         } else {
             u32::from(shape.a_regs) * 32 / bits
         };
-        // The widest LDS word (k values a lane reads at once) both operands can be
-        // loaded for; at least 4 bytes (LDS has no 16-bit accesses in our table).
-        let mut word_k = kl.min(MAX_VECTOR_BYTES / es);
+        // The widest LDS word (k values a lane reads at once, up to 16 bytes) both operands
+        // can be loaded for and the k steps divide into; at least 4 bytes (LDS has no
+        // 16-bit accesses in our table).
+        let steps = p.tile_k / shape.k;
+        let mut word_k = MAX_VECTOR_BYTES / es;
         let (mut a, mut b) = loop {
+            let spw = (word_k / kl).max(1);
             let a = operand("A", !p.trans_a, p.tile_m, p.tile_k, word_k, es, threads);
             let b = operand("B", p.trans_b, p.tile_n, p.tile_k, word_k, es, threads);
             match (a, b) {
-                (Ok(a), Ok(b)) => break (a, b),
+                (Ok(a), Ok(b)) if steps % spw == 0 => break (a, b),
                 (Err(e), _) | (_, Err(e)) if word_k / 2 * es < 4 => return Err(e),
+                _ if word_k / 2 * es < 4 => {
+                    return Err(Error::invalid(
+                        "tile_k",
+                        format!("{} k steps do not fill whole LDS words", steps),
+                    ))
+                }
                 _ => word_k /= 2,
             }
         };
@@ -321,7 +344,7 @@ impl Plan {
         b.lds_offset = a.lds_bytes;
         b.lds_bytes = rows * b.pitch;
         let stage_bytes = a.lds_bytes + b.lds_bytes;
-        let stage_stride = stage_bytes.next_power_of_two();
+        let stage_stride = stage_bytes;
         let lds = if p.stages == 2 {
             stage_stride + stage_bytes
         } else {
@@ -359,6 +382,9 @@ impl Plan {
             kl,
             word_k,
             wbytes,
+            spw: (word_k / kl).max(1),
+            wpl: (kl / word_k).max(1),
+            slices: shape.k / kl,
             a,
             b,
             // gfx908 has no other choice; elsewhere AGPRs keep large tiles' accumulators
@@ -382,10 +408,7 @@ impl Plan {
 
     /// Wave tile along m and n.
     pub fn wave_tile(&self) -> (u32, u32) {
-        (
-            self.blocks_m * self.shape.m,
-            self.blocks_n * self.shape.n,
-        )
+        (self.blocks_m * self.shape.m, self.blocks_n * self.shape.n)
     }
 }
 
@@ -403,8 +426,8 @@ pub struct CdMap {
 
 impl CdMap {
     pub fn new(op: Op, t: IsaTarget, max_run: u32) -> Result<CdMap> {
-        let s = matrix::shape(op, t)
-            .ok_or_else(|| Error::unsupported(format!("{op:?}"), t.name()))?;
+        let s =
+            matrix::shape(op, t).ok_or_else(|| Error::unsupported(format!("{op:?}"), t.name()))?;
         let elem_regs = u32::from(s.output.bits()).div_ceil(32);
         let elems = u32::from(s.cd_regs) / elem_regs;
         let mut row_base = vec![None; elems as usize];
@@ -426,7 +449,10 @@ impl CdMap {
                 }
             }
         }
-        let base: Vec<u32> = row_base.into_iter().collect::<Option<_>>().ok_or_else(bad)?;
+        let base: Vec<u32> = row_base
+            .into_iter()
+            .collect::<Option<_>>()
+            .ok_or_else(bad)?;
         let stride = match stride {
             Some(i) => i - base[0],
             None => 0,
