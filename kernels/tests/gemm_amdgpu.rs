@@ -721,3 +721,56 @@ fn refusals_name_the_field() {
     // Accepted as a control.
     assert_eq!(field(generate(&base, t)), "accepted");
 }
+
+/// The default large tiles themselves, on the emulator: a problem of exactly one tile
+/// (interior loads and stores, two k slices) and one just past it in every dimension
+/// (edge workgroups, k tail, batch 2), in the default layout and NN.
+#[test]
+fn default_tiles_on_the_emulator() {
+    let mut rng = Rng(21);
+    for (t, ab, c) in [
+        (IsaTarget::Gfx90a, DType::F16, DType::F16),
+        (IsaTarget::Gfx90a, DType::F64, DType::F64),
+        (IsaTarget::Gfx942, DType::Bf16, DType::F32),
+        (IsaTarget::Gfx942, DType::F32, DType::F32),
+        (IsaTarget::Gfx908, DType::F32, DType::F32),
+        (IsaTarget::Gfx1100, DType::F16, DType::Bf16),
+    ] {
+        let Some(dev) = emu(t) else { return };
+        let base = GemmParams {
+            c,
+            ..default_params(t, ab).unwrap()
+        };
+        for p in [
+            base.clone(),
+            GemmParams {
+                trans_a: false,
+                trans_b: false,
+                ..base.clone()
+            },
+        ] {
+            let k = generate(&p, t).unwrap();
+            let (tm, tn, tk) = (p.tile_m as usize, p.tile_n as usize, p.tile_k as usize);
+            for case in [
+                Case {
+                    m: tm,
+                    n: tn,
+                    k: 2 * tk,
+                    pad: 1,
+                    batch: 1,
+                    beta_zero: false,
+                },
+                Case {
+                    m: tm + 3,
+                    n: tn + 1,
+                    k: tk + 5,
+                    pad: 0,
+                    batch: 2,
+                    beta_zero: true,
+                },
+            ] {
+                check(&mut rng, &dev, t, &p, &k, case);
+            }
+        }
+    }
+}
