@@ -23,6 +23,7 @@ use rocm_core::{
 };
 use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::gemm::amdgpu::model::{analyse, default_params};
+use rocm_kernels::gemm::amdgpu::plan::{lds_conflicts, Plan};
 use rocm_kernels::gemm::amdgpu::{generate, kernel_name};
 use rocm_kernels::gemm::{GemmInstruction, GemmParams};
 mod common;
@@ -561,10 +562,15 @@ fn default_tiles_resources_and_issue_model() {
                 };
                 let (report, model) = analyse(&p, t).unwrap();
                 let default = p == base;
+                let plan = Plan::new(&p, t).unwrap();
+                let (ca, ia) = lds_conflicts(&plan, 0);
+                let (cb, ib) = lds_conflicts(&plan, 1);
                 println!(
-                    "{}{}: {report}\n    main loop: {model}",
+                    "{}{}: {report}\n    main loop: {model}\n    LDS cycles (bank model) A {ca}/{ia}, B {cb}/{ib} ideal; pitches {} {}",
                     kernel_name(&p),
-                    if default { " (default)" } else { "" }
+                    if default { " (default)" } else { "" },
+                    plan.a.pitch,
+                    plan.b.pitch
                 );
                 assert!(report.occupancy >= 1, "{}: {report}", kernel_name(&p));
                 if default {

@@ -17,7 +17,9 @@
 //! 2. **Staging → LDS**, layout `[k / word_k][mn]` of *words* of `word_k` consecutive k
 //!    values (`word_k = min(kl, 16 / es)`, `kl` the K values one lane feeds one
 //!    instruction): mn is contiguous, so the instruction's lanes (consecutive rows /
-//!    columns) read consecutive words. Each row is padded by [`plan::LDS_PAD_BYTES`].
+//!    columns) read consecutive words. Each row is padded by the first of
+//!    [`plan::LDS_PADS`] with the fewest bank-conflict cycles under [`plan::lds_cycles`]'s
+//!    model for this tile's write and read patterns.
 //!    16-bit words are built with `v_perm_b32` (two 16-bit halves from two vectors).
 //! 3. **LDS → operand VGPRs**: one `ds_read_b32/b64/b128` per word; a lane of an MFMA
 //!    holds row `l % M` (column `l % N`) and K-slice `l / M`; a gfx11 WMMA lane holds the

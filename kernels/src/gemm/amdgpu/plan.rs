@@ -9,9 +9,11 @@ use rocm_core::isa::amdgpu::matrix::{self, MatrixShape, MatrixType};
 use rocm_core::isa::amdgpu::{IsaFamily, IsaTarget, Op};
 use rocm_core::{DType, Error, Result};
 
-/// Bytes of padding after every LDS row (keeps 16-byte alignment; shifts consecutive rows
-/// by four banks).
-pub const LDS_PAD_BYTES: u32 = 16;
+/// Paddings tried after every LDS row (multiples of 16 bytes keep `ds_*_b128` aligned);
+/// [`Plan::new`] takes the first with the fewest bank-conflict cycles ([`lds_cycles`]).
+pub const LDS_PADS: [u32; 8] = [0, 16, 32, 48, 64, 80, 96, 112];
+/// LDS banks of 4 bytes served per clock (the model of [`lds_cycles`]).
+pub const LDS_BANKS: u32 = 32;
 /// LDS one workgroup may use (every target here).
 pub const LDS_LIMIT: u32 = 64 * 1024;
 /// Accumulator registers kept in VGPRs at most (more go to AGPRs on gfx90a/gfx942).
@@ -338,9 +340,16 @@ impl Plan {
         };
         let wbytes = word_k * es;
         let rows = p.tile_k / word_k;
-        a.pitch = p.tile_m * wbytes + LDS_PAD_BYTES;
+        let lanes = Lanes {
+            wave,
+            wbytes,
+            word_k,
+            wpl: (kl / word_k).max(1),
+            wmma,
+        };
+        a.pitch = best_pitch(&a, &lanes, shape.m);
         a.lds_bytes = rows * a.pitch;
-        b.pitch = p.tile_n * wbytes + LDS_PAD_BYTES;
+        b.pitch = best_pitch(&b, &lanes, shape.n);
         b.lds_offset = a.lds_bytes;
         b.lds_bytes = rows * b.pitch;
         let stage_bytes = a.lds_bytes + b.lds_bytes;
@@ -480,5 +489,145 @@ impl CdMap {
             elem_regs,
             runs,
         })
+    }
+}
+
+/// What the LDS access patterns depend on besides the operand.
+struct Lanes {
+    wave: u32,
+    wbytes: u32,
+    word_k: u32,
+    wpl: u32,
+    wmma: bool,
+}
+
+/// Clock cycles the LDS needs for the byte addresses `addrs` of one wave's access of
+/// `width` bytes per lane, under the model: lanes go in phases of `128 / width`
+/// (32 lanes for 4 bytes, 16 for 8, 8 for 16); a phase takes as many cycles as the
+/// largest number of distinct dwords that fall in one of the [`LDS_BANKS`] banks.
+pub fn lds_cycles(addrs: &[u32], width: u32) -> u32 {
+    let per_phase = (LDS_BANKS * 4 / width).max(1) as usize;
+    addrs
+        .chunks(per_phase)
+        .map(|phase| {
+            let mut banks: Vec<Vec<u32>> = vec![Vec::new(); LDS_BANKS as usize];
+            for &a in phase {
+                for d in 0..width / 4 {
+                    let dword = a / 4 + d;
+                    let bank = &mut banks[(dword % LDS_BANKS) as usize];
+                    if !bank.contains(&dword) {
+                        bank.push(dword);
+                    }
+                }
+            }
+            banks.iter().map(Vec::len).max().unwrap_or(0).max(1) as u32
+        })
+        .sum()
+}
+
+/// LDS cycles of one wave's writes of a k slice (first unit) and reads of one k step's
+/// words for one block, for an operand at row pitch `pitch`.
+fn operand_lds_cycles(o: &OperandPlan, l: &Lanes, inst_mn: u32, pitch: u32) -> u32 {
+    let lanes = 0..l.wave;
+    let mut cycles = 0;
+    if o.mn_contig {
+        // Per 16-byte chunk: lane (cu, ou) at row ou, byte cu * vw * wbytes.
+        let total = o.vw * l.wbytes;
+        let chunk = total.min(16);
+        for i in 0..total / chunk {
+            let addrs: Vec<u32> = lanes
+                .clone()
+                .map(|t| (t / o.c_units) * pitch + (t % o.c_units) * total + i * chunk)
+                .collect();
+            cycles += lds_cycles(&addrs, chunk);
+        }
+    } else {
+        // Per word q: lane (cu, ou) at row cu * vw / word_k + q, byte ou * wbytes.
+        for q in 0..o.vw / l.word_k {
+            let addrs: Vec<u32> = lanes
+                .clone()
+                .map(|t| {
+                    ((t % o.c_units) * o.vw / l.word_k + q) * pitch + (t / o.c_units) * l.wbytes
+                })
+                .collect();
+            cycles += lds_cycles(&addrs, l.wbytes);
+        }
+    }
+    // Reads: lane (mn_l, h) at row h * wpl, byte mn_l * wbytes.
+    let lanes_mn = if l.wmma { 16 } else { inst_mn };
+    let addrs: Vec<u32> = lanes
+        .map(|t| {
+            let h = if l.wmma { 0 } else { t / lanes_mn };
+            h * l.wpl * pitch + (t % lanes_mn) * l.wbytes
+        })
+        .collect();
+    cycles + l.wpl * lds_cycles(&addrs, l.wbytes)
+}
+
+/// The row pitch with the fewest LDS cycles over [`LDS_PADS`] (the first on ties).
+fn best_pitch(o: &OperandPlan, l: &Lanes, inst_mn: u32) -> u32 {
+    let row = o.tile_mn * l.wbytes;
+    LDS_PADS
+        .iter()
+        .map(|pad| row + pad)
+        .min_by_key(|&pitch| operand_lds_cycles(o, l, inst_mn, pitch))
+        .unwrap_or(row)
+}
+
+/// LDS cycles and the conflict-free ideal (one phase per cycle) of `p`'s operand `o`
+/// (0 = A, 1 = B) at its chosen pitch: writes of a k slice's first unit and one step's
+/// reads for one block.
+pub fn lds_conflicts(p: &Plan, o: usize) -> (u32, u32) {
+    let (op, inst_mn) = if o == 0 {
+        (&p.a, p.shape.m)
+    } else {
+        (&p.b, p.shape.n)
+    };
+    let l = Lanes {
+        wave: p.wave,
+        wbytes: p.wbytes,
+        word_k: p.word_k,
+        wpl: p.wpl,
+        wmma: p.wmma,
+    };
+    let cycles = operand_lds_cycles(op, &l, inst_mn, op.pitch);
+    // Ideal: the same accesses with every phase conflict-free.
+    let phases = |width: u32| l.wave.div_ceil((LDS_BANKS * 4 / width).max(1));
+    let writes = if op.mn_contig {
+        let total = op.vw * l.wbytes;
+        let chunk = total.min(16);
+        (total / chunk) * phases(chunk)
+    } else {
+        (op.vw / l.word_k) * phases(l.wbytes)
+    };
+    (cycles, writes + l.wpl * phases(l.wbytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Hand-counted against the model's rule.
+    #[test]
+    fn bank_model() {
+        let consecutive: Vec<u32> = (0..64).map(|l| 4 * l).collect();
+        assert_eq!(
+            lds_cycles(&consecutive, 4),
+            2,
+            "two phases of 32 distinct banks"
+        );
+        let same = vec![0u32; 64];
+        assert_eq!(lds_cycles(&same, 4), 2, "one dword per phase: broadcast");
+        let stride: Vec<u32> = (0..32).map(|l| 128 * l).collect();
+        assert_eq!(lds_cycles(&stride, 4), 32, "every lane in bank 0");
+        // b128: 8 lanes of 16 bytes fill the 32 banks once.
+        let wide: Vec<u32> = (0..8).map(|l| 16 * l).collect();
+        assert_eq!(lds_cycles(&wide, 16), 1);
+        let two_rows: Vec<u32> = (0..8).map(|l| 2048 * (l % 2) + 16 * (l / 2)).collect();
+        assert_eq!(
+            lds_cycles(&two_rows, 16),
+            2,
+            "rows 2048 bytes apart share banks"
+        );
     }
 }
