@@ -24,6 +24,7 @@
 //! - Any m, n, k ≥ 1 and any leading dimensions ≥ the stored rows are correct; aligned
 //!   shapes are merely faster (the host picks parameters that fit the alignment).
 
+pub mod amdgpu;
 pub mod ptx;
 
 use crate::generator::{Generator, Program};
@@ -93,9 +94,7 @@ impl Generator for Gemm {
     fn generate(p: &GemmParams, target: &Target) -> Result<Program> {
         match target.family() {
             Family::Nvidia => ptx::program(p, target),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
-                Err(Error::unsupported("GEMM kernels", target.to_string()))
-            }
+            Family::Cdna | Family::Rdna3 | Family::Rdna4 => amdgpu::program(p, target),
             Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
         }
     }
