@@ -100,7 +100,7 @@ impl Blas {
         if m == 0 || n == 0 {
             return Ok(());
         }
-        match self.dispatch("gemm")? {
+        match self.dispatch() {
             Dispatch::Cpu => {
                 let (a, b) = (check::host("a", a)?, check::host("b", b)?);
                 cpu::gemm::gemm(&s, alpha, a, b, beta, check::host_mut("c", c)?, true);
@@ -161,7 +161,7 @@ impl Blas {
         if m == 0 || n == 0 || batch_count == 0 {
             return Ok(());
         }
-        match self.dispatch("gemm_strided_batched")? {
+        match self.dispatch() {
             Dispatch::Gpu => gpu::gemm(
                 self,
                 &s,
@@ -237,7 +237,7 @@ impl Blas {
         if m == 0 || n == 0 || c.is_empty() {
             return Ok(());
         }
-        match self.dispatch("gemm_batched")? {
+        match self.dispatch() {
             // One launch per problem (see gpu::gemm).
             Dispatch::Gpu => {
                 for ((a, b), c) in a.iter().zip(b).zip(c.iter()) {
