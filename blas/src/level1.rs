@@ -129,9 +129,7 @@ impl Blas {
                 );
                 let mut s = Vec::new();
                 scalar_args(alpha, &mut s);
-                if beta != T::zero() {
-                    scalar_args(beta, &mut s);
-                }
+                scalar_args(beta, &mut s);
                 gpu::elementwise(self, "axpby", op, T::DTYPE, n, xv, Some(yv), &s)?
             }
         }

@@ -22,6 +22,22 @@ const TARGETS: [&str; 7] = [
 
 /// The (routine, dtype) pairs the AMDGPU kernels cover today.
 const ON_EMU: &[(Routine, DType)] = &[
+    (Routine::Scal, DType::F32),
+    (Routine::Scal, DType::F64),
+    (Routine::Scal, DType::C32),
+    (Routine::Scal, DType::C64),
+    (Routine::Axpy, DType::F32),
+    (Routine::Axpy, DType::F64),
+    (Routine::Axpy, DType::C32),
+    (Routine::Axpy, DType::C64),
+    (Routine::Axpby, DType::F32),
+    (Routine::Axpby, DType::F64),
+    (Routine::Axpby, DType::C32),
+    (Routine::Axpby, DType::C64),
+    (Routine::AxpbyBeta0, DType::F32),
+    (Routine::AxpbyBeta0, DType::F64),
+    (Routine::AxpbyBeta0, DType::C32),
+    (Routine::AxpbyBeta0, DType::C64),
     (Routine::Copy, DType::F32),
     (Routine::Copy, DType::F64),
     (Routine::Copy, DType::C32),
@@ -30,20 +46,40 @@ const ON_EMU: &[(Routine, DType)] = &[
     (Routine::Swap, DType::F64),
     (Routine::Swap, DType::C32),
     (Routine::Swap, DType::C64),
-    (Routine::Scal, DType::F32),
-    (Routine::Scal, DType::F64),
-    (Routine::Axpy, DType::F32),
-    (Routine::Axpy, DType::F64),
-    (Routine::Axpby, DType::F32),
-    (Routine::Axpby, DType::F64),
-    (Routine::AxpbyBeta0, DType::F32),
-    (Routine::AxpbyBeta0, DType::F64),
     (Routine::Dot, DType::F32),
     (Routine::Dot, DType::F64),
+    (Routine::Dot, DType::C32),
+    (Routine::Dot, DType::C64),
     (Routine::Dotc, DType::F32),
     (Routine::Dotc, DType::F64),
+    (Routine::Dotc, DType::C32),
+    (Routine::Dotc, DType::C64),
+    (Routine::Sum, DType::F32),
+    (Routine::Sum, DType::F64),
+    (Routine::Sum, DType::C32),
+    (Routine::Sum, DType::C64),
     (Routine::Asum, DType::F32),
     (Routine::Asum, DType::F64),
+    (Routine::Asum, DType::C32),
+    (Routine::Asum, DType::C64),
+    (Routine::Nrm2, DType::F32),
+    (Routine::Nrm2, DType::F64),
+    (Routine::Nrm2, DType::C32),
+    (Routine::Nrm2, DType::C64),
+    (Routine::Iamax, DType::F32),
+    (Routine::Iamax, DType::F64),
+    (Routine::Iamax, DType::C32),
+    (Routine::Iamax, DType::C64),
+    (Routine::Iamin, DType::F32),
+    (Routine::Iamin, DType::F64),
+    (Routine::Iamin, DType::C32),
+    (Routine::Iamin, DType::C64),
+    (Routine::Rot, DType::F32),
+    (Routine::Rot, DType::F64),
+    (Routine::Rot, DType::C32),
+    (Routine::Rot, DType::C64),
+    (Routine::Rotm, DType::F32),
+    (Routine::Rotm, DType::F64),
 ];
 
 fn on_emu(routine: Routine, dtype: DType) -> bool {
@@ -165,17 +201,24 @@ fn missing_kernels_are_unsupported() {
 }
 
 /// Reductions longer than one sweep of the catalog grid (gfx1102: 64 workgroups of
-/// 256 × 4 units): the kernels loop, and the host sums exactly the partials written.
+/// 256 × 4 units, a unit a 16-byte vector when contiguous, an element when strided): the
+/// kernels loop, and the host sums exactly the partials written.
 #[test]
 fn reductions_loop_over_the_grid() {
     let Some(dev) = emu("gfx1102") else { return };
-    for (n, inc, off) in [
-        (300_007usize, 1isize, 0usize),
-        (70_001, 1, 1),
-        (70_001, -2, 0),
-    ] {
-        for routine in [Routine::Dot, Routine::Asum] {
-            for dtype in [DType::F32, DType::F64] {
+    let sweep = 64 * 256 * 4;
+    for dtype in DTYPES {
+        let contiguous = sweep * (16 / dtype.size()) + 7;
+        for (n, inc, off) in [(contiguous, 1isize, 0usize), (sweep + 11, -2, 1)] {
+            for routine in [
+                Routine::Dot,
+                Routine::Dotc,
+                Routine::Sum,
+                Routine::Asum,
+                Routine::Nrm2,
+                Routine::Iamax,
+                Routine::Iamin,
+            ] {
                 let case = Case {
                     n,
                     incx: inc,

@@ -135,6 +135,8 @@ struct Convention {
     max_inc: Option<u128>,
     /// Contiguous kernels with a fixed vector width: unaligned views run strided.
     fixed_vector: bool,
+    /// Whether axpby's β = 0 variant (y not read) still declares β (passed as 0).
+    beta_without_y: bool,
 }
 
 const PTX: Convention = Convention {
@@ -153,6 +155,7 @@ const PTX: Convention = Convention {
     max_span_bytes: None,
     max_inc: None,
     fixed_vector: false,
+    beta_without_y: false,
 };
 
 const AMDGPU: Convention = Convention {
@@ -172,6 +175,7 @@ const AMDGPU: Convention = Convention {
     max_span_bytes: Some(1 << 32),
     max_inc: Some(1 << 31),
     fixed_vector: true,
+    beta_without_y: true,
 };
 
 /// The conventions by target family.
@@ -193,6 +197,8 @@ fn convention(blas: &Blas, routine: &str) -> Result<&'static Convention> {
 
 /// One launch, independent of the convention.
 struct Call<'a> {
+    op: L1Op,
+    dtype: DType,
     n: usize,
     x: Vector,
     y: Option<Vector>,
@@ -250,7 +256,8 @@ impl Convention {
                     args.push(y.inc as i32);
                 }
                 (Slot::Scalars, _) => {
-                    for s in call.scalars {
+                    let declared = self.scalars_declared(call.op, call.dtype);
+                    for s in call.scalars.iter().take(declared) {
                         self.push_scalar(&mut args, *s);
                     }
                 }
@@ -265,6 +272,15 @@ impl Convention {
             from.resize(args.slots().len(), *slot);
         }
         (args, from)
+    }
+
+    /// How many of the op's scalars ([`scalar_count`]) the family's kernel declares.
+    fn scalars_declared(&self, op: L1Op, dtype: DType) -> usize {
+        let all = scalar_count(op, dtype);
+        match op {
+            L1Op::Axpby { read_y: false } if !self.beta_without_y => all / 2,
+            _ => all,
+        }
     }
 
     fn push_scalar(&self, args: &mut KernelArgs, s: ScalarArg) {
@@ -349,14 +365,15 @@ impl Convention {
     }
 }
 
-/// How many real scalars `op` takes for `dtype`, in the order the module doc states:
-/// α (and β when y is read) of the element type, rot's real c and element-type s,
+/// How many real scalars the host passes for `op` on `dtype`, in the order the module
+/// doc states: α and β of the element type (β = 0 when y is not read: a family may
+/// leave it undeclared, see [`Convention::scalars_declared`]), rot's real c and element-type s,
 /// rotm's four reals; f16/bf16 scalars are one f32 each.
 pub(crate) fn scalar_count(op: L1Op, dtype: DType) -> usize {
     let element = if dtype.is_complex() { 2 } else { 1 };
     match op {
-        L1Op::Scal | L1Op::Fill | L1Op::Axpby { read_y: false } => element,
-        L1Op::Axpby { read_y: true } => 2 * element,
+        L1Op::Scal | L1Op::Fill => element,
+        L1Op::Axpby { .. } => 2 * element,
         L1Op::Rot => 1 + element,
         L1Op::Rotm => 4,
         L1Op::Copy
@@ -463,6 +480,8 @@ pub(crate) fn elementwise(
         conv.args(
             blas.device(),
             &Call {
+                op,
+                dtype,
                 n,
                 x,
                 y,
@@ -519,6 +538,8 @@ pub(crate) fn reduce(
             conv.args(
                 blas.device(),
                 &Call {
+                    op,
+                    dtype,
                     n,
                     x,
                     y,
@@ -708,6 +729,8 @@ mod tests {
                 let scalars = scalars_of(&p);
                 let (x, y) = vectors_of(&p);
                 let call = Call {
+                    op: p.op,
+                    dtype: p.dtype,
                     n: 10,
                     x,
                     y,
