@@ -15,7 +15,18 @@
 //!
 //! f16 and bf16 are stored in 2 bytes and computed in f32 (their scalars are f32
 //! parameters); results are rounded to nearest even once, when stored. Copy and swap
-//! move their bits untouched. Dot, sum and asum accumulate in f32.
+//! move their bits untouched. Contiguous units are held packed, two values to a 32-bit
+//! word, from load to store (a 16-byte access moves 8 values).
+//!
+//! Error bounds of the reductions, with m = the elements one work-item accumulates
+//! (`⌈n / (grid·block·elements per unit·unroll)⌉·unroll·elements per unit`) plus 10 for
+//! the warp and workgroup trees, u the unit roundoff of the accumulation type and the
+//! host's f64 sum of `grid` partials adding `grid·2⁻⁵³`: dot, sum and asum
+//! |error| ≤ (m·u + grid·2⁻⁵³)·Σ|terms| (complex: twice that); f16 and bf16 accumulate
+//! in f32 (u = 2⁻²⁴). nrm2 of f32, c32, f16 and bf16 squares each real exactly in f64
+//! and sums in f64: relative error of the sum of squares ≤ (m + grid)·2⁻⁵³, of the norm
+//! about half that plus the square root's rounding; f64 and c64 use Blue's scaled
+//! accumulators with the same bound per accumulator.
 //!
 //! `Convert { to }` reads x as `dtype` and writes y as `to`, one correctly rounded
 //! conversion per element (`cvt.rn`); `vector_bytes` is the width of x's loads and y's
@@ -29,6 +40,10 @@
 //! `read_y = false`); rot `c, s`; rotm `h11, h21, h12, h22`; convert none.
 //! Partials are f64 (iamax: value, then the index's bits), `grid` per slot, slots after
 //! one another ([`partial_slots`]).
+//!
+//! `load_cache` and `store_cache` put one cache hint ([`crate::ptx::cache`]) on every
+//! vector load and store (the read-only path stays reserved for data the kernel does
+//! not write; the partials are plain stores); the defaults emit what version 4 did.
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::cache::{LoadHint, StoreCache};
@@ -1440,13 +1455,12 @@ mod tests {
 
     #[test]
     fn conversions_split_wide_stores_to_the_vector_width() {
-        // f16 → f32 with 16-byte loads: 8 values, 32 bytes of y, two 16-byte stores
-        // (per unit, 4 units).
-        let text = ptx(
-            &Level1Params::fallback(L1Op::Convert { to: DType::F32 }, DType::F16, true),
-            "sm_90a",
-        );
-        assert_eq!(text.matches("st.global.v4.f32").count(), 2 * 4, "{text}");
+        // f16 → f32 with 16-byte loads: 8 values, 32 bytes of y, two 16-byte stores per
+        // unit.
+        let p = Level1Params::fallback(L1Op::Convert { to: DType::F32 }, DType::F16, true);
+        let text = ptx(&p, "sm_90a");
+        let stores = text.matches("st.global.v4.f32").count();
+        assert_eq!(stores, 2 * p.unroll as usize, "{text}");
         // f32 → f64 with 8-byte loads: 2 values, 16 bytes of y, two 8-byte stores.
         let mut p = Level1Params::fallback(L1Op::Convert { to: DType::F64 }, DType::F32, true);
         p.vector_bytes = 8;
