@@ -43,11 +43,8 @@ fn every_default_variant_passes_ptxas() {
                 "{p:?}: {} bytes",
                 k.shared_bytes
             );
-            let GemmInstruction::Simt { thread_m, thread_n } = p.instruction else {
-                continue;
-            };
             eprintln!(
-                "{target} {}{} {} {}x{}x{} {}x{} warps, {thread_m}x{thread_n}/thread, {} stages: {} registers, {} B shared",
+                "{target} {}{} {} {}x{}x{} {}x{} warps, {:?}, {} stages: {} registers, {} B shared",
                 if p.trans_a { 'T' } else { 'N' },
                 if p.trans_b { 'T' } else { 'N' },
                 p.ab,
@@ -56,6 +53,7 @@ fn every_default_variant_passes_ptxas() {
                 p.tile_k,
                 p.warps_m,
                 p.warps_n,
+                p.instruction,
                 p.stages,
                 k.registers,
                 k.shared_bytes
