@@ -43,11 +43,8 @@ fn every_default_variant_passes_ptxas() {
                 "{p:?}: {} bytes",
                 k.shared_bytes
             );
-            let GemmInstruction::Simt { thread_m, thread_n } = p.instruction else {
-                continue;
-            };
             eprintln!(
-                "{target} {}{} {} {}x{}x{} {}x{} warps, {thread_m}x{thread_n}/thread, {} stages: {} registers, {} B shared",
+                "{target} {}{} {} {}x{}x{} {}x{} warps, {:?}, {} stages: {} registers, {} B shared",
                 if p.trans_a { 'T' } else { 'N' },
                 if p.trans_b { 'T' } else { 'N' },
                 p.ab,
@@ -56,6 +53,7 @@ fn every_default_variant_passes_ptxas() {
                 p.tile_k,
                 p.warps_m,
                 p.warps_n,
+                p.instruction,
                 p.stages,
                 k.registers,
                 k.shared_bytes
@@ -336,4 +334,55 @@ fn simt_kernels_compute_gemm_in_the_simulator() {
             }
         }
     }
+}
+
+/// Every GEMM entry of the sm_90 catalog (or of the file `ROCM_KERNELS_CATALOG` names,
+/// so candidate catalogs can be checked before a tuning run) parses, assembles cleanly
+/// and computes an edge-heavy problem correctly in the simulator.
+#[test]
+fn catalog_gemm_entries_assemble_and_compute() {
+    let target: Target = "sm_90a".parse().unwrap();
+    let catalog = rocm_kernels::catalog::Catalog::for_target(&target);
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas not found ({HOW_TO_GET}): only the simulator checks run");
+    }
+    let mut count = 0;
+    for (i, e) in catalog.entries.iter().enumerate() {
+        if e.generator != Gemm::NAME {
+            continue;
+        }
+        let p: GemmParams = serde_json::from_value(e.params.clone())
+            .unwrap_or_else(|err| panic!("entry {i} ({}): {err}", e.key));
+        assert_eq!(
+            e.key,
+            GemmParams::key(p.ab, p.c, p.compute, p.trans_a, p.trans_b)
+                + if p.reduced_f32 { "/tf32" } else { "" },
+            "entry {i}: key and params disagree"
+        );
+        if let Some(ptxas) = &ptxas {
+            let prog = Gemm::generate(&p, &target).unwrap_or_else(|err| panic!("{p:?}: {err}"));
+            let ModuleImage::Ptx(text) = &prog.image else {
+                panic!("{p:?}: not PTX")
+            };
+            let report = ptxas.compile(text, &target).unwrap();
+            assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+        }
+        let pr = Problem {
+            m: p.tile_m as usize + 3,
+            n: p.tile_n as usize + 1,
+            k: p.tile_k as usize * 2 + 1,
+            pads: (1, 0, 2),
+            batch: 1,
+            offset: 0,
+            alpha: 1.25,
+            beta: Some(0.5),
+        };
+        match p.ab {
+            rocm_core::DType::F32 => simulate::<f32>(&p, pr, 77 + i as u64),
+            _ => simulate::<f64>(&p, pr, 77 + i as u64),
+        }
+        count += 1;
+    }
+    eprintln!("{count} catalog GEMM entries checked");
 }

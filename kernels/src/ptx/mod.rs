@@ -8,6 +8,8 @@
 //! on, so the text is correct by construction for the forms we emit. `ptxas` is the
 //! oracle in tests (see [`crate::ptxas`]).
 
+mod mma;
+
 use rocm_core::{target::Family, Error, Result, Target};
 use std::fmt::{self, Write};
 

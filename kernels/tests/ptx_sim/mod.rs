@@ -2,7 +2,9 @@
 //! generated kernels can be executed (slowly, exactly) without a GPU.
 //!
 //! Threads of a block run one after another up to each `bar.sync` (the kernels use no
-//! warp-level operations, so this order is one the hardware may also produce). Global
+//! shuffles or votes, so this order is one the hardware may also produce); the one
+//! warp-collective instruction known, f64 `mma.sync.m8n8k4`, runs when all 32 lanes of
+//! the warp have reached it, with the PTX ISA's fragment layout. Global
 //! memory is a set of separate allocations: an access outside every allocation panics,
 //! which catches edge predicates that let a load or store escape the matrix. An
 //! instruction the interpreter does not know panics rather than being skipped.
@@ -245,33 +247,99 @@ impl Kernel {
                 pc: 0,
                 done: false,
                 tid: t,
+                stop: None,
             })
             .collect();
         loop {
-            let mut at_barrier = 0;
-            for t in threads.iter_mut().filter(|t| !t.done) {
-                if self.step_until_barrier(t, ctaid, block, params, mem, &mut shared) {
-                    at_barrier += 1;
-                }
+            for t in threads.iter_mut().filter(|t| !t.done && t.stop.is_none()) {
+                t.stop = self.step_until_stop(t, ctaid, block, params, mem, &mut shared);
             }
-            let done = threads.iter().filter(|t| t.done).count();
-            if done == threads.len() {
+            if threads.iter().all(|t| t.done) {
                 return;
             }
-            assert_eq!(
-                at_barrier + done,
-                threads.len(),
-                "threads diverged at a barrier"
-            );
+            // Warp-collective matrix instructions: every lane of the warp must be there.
+            let mut progressed = false;
+            for warp in threads.chunks_mut(32) {
+                if warp.iter().any(|t| t.stop == Some(Stop::Mma)) {
+                    let pc = warp[0].pc;
+                    assert!(
+                        warp.len() == 32
+                            && warp.iter().all(|t| t.stop == Some(Stop::Mma) && t.pc == pc),
+                        "mma.sync reached by part of a warp"
+                    );
+                    self.mma(&self.insts[pc], warp);
+                    for t in warp.iter_mut() {
+                        t.pc += 1;
+                        t.stop = None;
+                    }
+                    progressed = true;
+                }
+            }
+            if progressed {
+                continue;
+            }
+            let done = threads.iter().filter(|t| t.done).count();
             assert_eq!(
                 done, 0,
                 "some threads exited while others wait at a barrier"
             );
+            assert!(
+                threads.iter().all(|t| t.stop == Some(Stop::Barrier)),
+                "threads diverged at a barrier"
+            );
+            for t in threads.iter_mut() {
+                t.stop = None;
+            }
         }
     }
 
-    /// Runs until `bar.sync` (true) or `ret` (false).
-    fn step_until_barrier(
+    /// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`:
+    /// lane l (g = l >> 2, t = l % 4) holds A[g][t], B[t][g], C[g][2t + i].
+    fn mma(&self, inst: &Inst, warp: &mut [Thread]) {
+        assert_eq!(
+            inst.op.join("."),
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+            "unknown matrix instruction `{}`",
+            inst.text
+        );
+        let list = |a: &Arg| -> Vec<usize> {
+            match a {
+                Arg::List(l) => l.clone(),
+                other => panic!("{other:?} in `{}`", inst.text),
+            }
+        };
+        let (d, ar, br, cr) = (
+            list(&inst.args[0]),
+            list(&inst.args[1]),
+            list(&inst.args[2]),
+            list(&inst.args[3]),
+        );
+        let f = |t: &Thread, r: usize| f64::from_bits(t.regs[r]);
+        let mut a = [[0.0; 4]; 8];
+        let mut b = [[0.0; 8]; 4];
+        let mut c = [[0.0; 8]; 8];
+        for (l, t) in warp.iter().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            a[g][q] = f(t, ar[0]);
+            b[q][g] = f(t, br[0]);
+            c[g][2 * q] = f(t, cr[0]);
+            c[g][2 * q + 1] = f(t, cr[1]);
+        }
+        for (l, t) in warp.iter_mut().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for (i, &dst) in d.iter().enumerate().take(2) {
+                let col = 2 * q + i;
+                let mut acc = c[g][col];
+                for (kk, row) in b.iter().enumerate() {
+                    acc = a[g][kk].mul_add(row[col], acc);
+                }
+                t.regs[dst] = acc.to_bits();
+            }
+        }
+    }
+
+    /// Runs until `bar.sync`, `ret` (None, the thread is done) or a matrix instruction.
+    fn step_until_stop(
         &self,
         t: &mut Thread,
         ctaid: [u32; 3],
@@ -279,7 +347,7 @@ impl Kernel {
         params: &[u64],
         mem: &mut Memory,
         shared: &mut [u8],
-    ) -> bool {
+    ) -> Option<Stop> {
         loop {
             let inst = &self.insts[t.pc];
             t.pc += 1;
@@ -290,10 +358,14 @@ impl Kernel {
             }
             let op0 = inst.op[0].as_str();
             match op0 {
-                "bar" => return true,
+                "bar" => return Some(Stop::Barrier),
+                "mma" => {
+                    t.pc -= 1;
+                    return Some(Stop::Mma);
+                }
                 "ret" => {
                     t.done = true;
-                    return false;
+                    return None;
                 }
                 "bra" => {
                     let Arg::Label(l) = &inst.args[0] else {
@@ -565,9 +637,17 @@ impl Kernel {
     }
 }
 
+/// Why a thread stopped before the others caught up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Barrier,
+    Mma,
+}
+
 struct Thread {
     regs: Vec<u64>,
     pc: usize,
     done: bool,
     tid: u32,
+    stop: Option<Stop>,
 }

@@ -1,8 +1,10 @@
 //! NVIDIA GEMM generators (PTX), following the contract in [`crate::gemm`].
 //!
-//! - [`simt`]: a register-tiled SIMT kernel for f32 and f64 (every transpose, any shape).
-//! - Tensor-core families (`mma.sync`) are declared by [`GemmInstruction::MmaSync`] and
-//!   not generated yet: asking for one is `Unsupported`.
+//! - [`simt`]: a register-tiled kernel for f32 and f64 (every transpose, any shape),
+//!   whose inner product is FMAs (SIMT) or, for f64, DMMA (`mma.sync.m8n8k4`).
+//! - Other tensor-core shapes (f16/bf16 m16n8k16, tf32 m16n8k8) are declared by
+//!   [`GemmInstruction::MmaSync`] and not generated yet: asking for one is
+//!   `Unsupported`.
 //!
 //! One kernel per program, named [`KERNEL`]; the program's [`LaunchRule`] carries only
 //! the block size (the grid is the contract's 3-D `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`,
@@ -22,6 +24,9 @@ pub const KERNEL: &str = "rocm_gemm";
 pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
     let text = match p.instruction {
         GemmInstruction::Simt { .. } => simt::generate(p, target)?,
+        GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if p.ab == DType::F64 => {
+            simt::generate(p, target)?
+        }
         GemmInstruction::MmaSync { m, n, k } => {
             return Err(Error::unsupported(
                 format!("mma.sync m{m}n{k}k{n} GEMM kernels"),
@@ -50,21 +55,25 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
 
 /// The default variant for a problem class on NVIDIA targets (the catalog's fallback).
 ///
-/// f32: 128×128×8 tiles, 8 warps (2×4), 8×8 results per thread, double-buffered shared
-/// memory (16 KiB). f64: 64×64×8, 8 warps, 4×4 per thread, double-buffered (16 KiB).
-/// Other element types have no NVIDIA kernel yet: `Unsupported`.
+/// f32: SIMT, 128×128×8 tiles, 8 warps (2×4), 8×8 results per thread, double-buffered
+/// shared memory (16 KiB). f64: DMMA (`mma.sync` m8n8k4), 64×64×16 tiles over 2×2
+/// warps, double-buffered (33 KiB). Other element types have no NVIDIA kernel yet:
+/// `Unsupported`.
 pub fn fallback(ab: DType, trans_a: bool, trans_b: bool) -> Result<GemmParams> {
-    let (tile, thread) = match ab {
-        DType::F32 => (128, 8),
-        DType::F64 => (64, 4),
-        d => {
-            return Err(Error::unsupported(
-                format!("GEMM kernels for {d}"),
-                "NVIDIA targets",
-            ))
-        }
-    };
-    Ok(GemmParams {
+    match ab {
+        DType::F32 => Ok(simt(ab, 128, 8, trans_a, trans_b)),
+        DType::F64 => Ok(dmma(64, 16, 2, trans_a, trans_b)),
+        d => Err(Error::unsupported(
+            format!("GEMM kernels for {d}"),
+            "NVIDIA targets",
+        )),
+    }
+}
+
+/// A SIMT variant: `tile × tile × 8` over 2×4 warps, `thread × thread` per thread,
+/// double-buffered.
+pub fn simt(ab: DType, tile: u32, thread: u32, trans_a: bool, trans_b: bool) -> GemmParams {
+    GemmParams {
         ab,
         c: ab,
         compute: ab,
@@ -81,17 +90,20 @@ pub fn fallback(ab: DType, trans_a: bool, trans_b: bool) -> Result<GemmParams> {
         },
         stages: 2,
         reduced_f32: false,
-    })
+    }
 }
 
-/// The variants the tests assemble: every fallback and a few smaller SIMT shapes.
+/// The variants the tests assemble: the fallbacks, SIMT shapes for f32 and f64, and
+/// DMMA shapes for f64.
 pub fn default_variants() -> Vec<GemmParams> {
     let mut out = Vec::new();
     for ab in [DType::F32, DType::F64] {
         for trans_a in [false, true] {
             for trans_b in [false, true] {
-                let Ok(p) = fallback(ab, trans_a, trans_b) else {
-                    continue;
+                let p = if ab == DType::F32 {
+                    simt(ab, 128, 8, trans_a, trans_b)
+                } else {
+                    simt(ab, 64, 4, trans_a, trans_b)
                 };
                 out.push(p.clone());
                 // A small single-buffered tile (small problems, many blocks).
@@ -123,5 +135,33 @@ pub fn default_variants() -> Vec<GemmParams> {
             }
         }
     }
+    // f64 through DMMA (mma.sync m8n8k4): a 64×64×16 double-buffered tile and a small
+    // single-buffered one, every transpose.
+    for trans_a in [false, true] {
+        for trans_b in [false, true] {
+            for (tile, tile_k, stages) in [(64, 16, 2), (32, 8, 1)] {
+                out.push(dmma(tile, tile_k, stages, trans_a, trans_b));
+            }
+        }
+    }
     out
+}
+
+/// An f64 DMMA variant: `tile × tile` over 2×2 warps.
+pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -> GemmParams {
+    GemmParams {
+        ab: DType::F64,
+        c: DType::F64,
+        compute: DType::F64,
+        trans_a,
+        trans_b,
+        tile_m: tile,
+        tile_n: tile,
+        tile_k,
+        warps_m: 2,
+        warps_n: 2,
+        instruction: GemmInstruction::MmaSync { m: 8, n: 8, k: 4 },
+        stages,
+        reduced_f32: false,
+    }
 }

@@ -1,4 +1,11 @@
-//! The register-tiled SIMT GEMM kernel (f32, f64): plain FMAs, no tensor cores.
+//! The register-tiled GEMM kernel (f32, f64): plain FMAs (SIMT), or for f64 the DMMA
+//! tensor-core instruction `mma.sync.m8n8k4` on the same shared-memory pipeline.
+//!
+//! ## DMMA
+//! Each warp's `WM × WN` tile is a grid of 8×8 accumulator blocks; per k step of 4,
+//! lane (g = lane / 4, t = lane % 4) loads A[k = t][m = g + 8i] and B[k = t][n = g + 8j]
+//! from the k-major shared tiles (one f64 each) and issues one `mma` per block; it
+//! holds C[g + 8i][2t + v + 8j] (the PTX ISA's m8n8k4 .f64 fragment layout).
 //!
 //! ## Work decomposition
 //! A block computes a `tile_m × tile_n` tile of C. Its `warps_m × warps_n` warps each own
@@ -66,6 +73,8 @@ struct Operand {
 /// The checked geometry of one kernel.
 #[derive(Debug, Clone, Copy)]
 struct Plan {
+    /// f64 through `mma.sync.m8n8k4` (DMMA) instead of FMAs.
+    dmma: bool,
     ty: Ty,
     es: u32,
     bk: u32,
@@ -92,19 +101,39 @@ fn widest_vec(n: u32, es: u32) -> u32 {
 }
 
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
-    let GemmInstruction::Simt { thread_m, thread_n } = p.instruction else {
-        return Err(invalid(
-            "instruction",
-            "the SIMT generator needs Simt".into(),
-        ));
-    };
     let ty = match (p.ab, p.c, p.compute) {
         (DType::F32, DType::F32, DType::F32) => Ty::F32,
         (DType::F64, DType::F64, DType::F64) => Ty::F64,
         (ab, c, compute) => {
             return Err(Error::unsupported(
-                format!("SIMT GEMM for {ab} inputs, {c} output, {compute} compute"),
+                format!("SIMT/DMMA GEMM for {ab} inputs, {c} output, {compute} compute"),
                 target.to_string(),
+            ))
+        }
+    };
+    let (thread_m, thread_n, dmma) = match p.instruction {
+        GemmInstruction::Simt { thread_m, thread_n } => (thread_m, thread_n, false),
+        GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if ty == Ty::F64 => {
+            // One lane holds one row of each 8-row A fragment and two columns of each
+            // 8-column accumulator; the warp tile is checked below.
+            if p.tile_m % (p.warps_m * 8) != 0
+                || p.tile_n % (p.warps_n * 8) != 0
+                || p.tile_k % 4 != 0
+            {
+                return Err(invalid(
+                    "tiles",
+                    format!(
+                        "DMMA needs warp tiles of whole 8×8 blocks and tile_k a multiple of 4 ({}×{}×{} over {}×{} warps)",
+                        p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n
+                    ),
+                ));
+            }
+            (p.tile_m / p.warps_m / 8, p.tile_n / p.warps_n / 4, true)
+        }
+        other => {
+            return Err(invalid(
+                "instruction",
+                format!("{other:?}: this generator builds Simt and f64 MmaSync m8n8k4"),
             ))
         }
     };
@@ -157,7 +186,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     };
     let (wm, lanes_m) = split("tile_m", p.tile_m, p.warps_m, thread_m)?;
     let (wn, lanes_n) = split("tile_n", p.tile_n, p.warps_n, thread_n)?;
-    if lanes_m * lanes_n != 32 {
+    if !dmma && lanes_m * lanes_n != 32 {
         return Err(invalid(
             "thread_m, thread_n",
             format!("a {wm}×{wn} warp tile holds {lanes_m}×{lanes_n} thread tiles, not 32"),
@@ -218,6 +247,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         ));
     }
     Ok(Plan {
+        dmma,
         ty,
         es,
         bk: p.tile_k,
@@ -259,6 +289,9 @@ struct Coordinates {
     n0: Reg,
     row0: Reg,
     col0: Reg,
+    /// Element offsets of this thread's first fragment read in the A and B stages.
+    a_frag: Reg,
+    b_frag: Reg,
 }
 
 struct Gen<'a> {
@@ -520,6 +553,36 @@ impl Gen<'_> {
     /// `tile_k` rank-1 updates of the register tile from the stage at `a_rd`/`b_rd`.
     fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg, stage: u32) {
         let (a, b, es) = (self.plan.a, self.plan.b, self.plan.es);
+        if self.plan.dmma {
+            // `a_rd`/`b_rd` already point at this lane's k row (t) and column (g).
+            for kk in (0..self.plan.bk).step_by(4) {
+                let fa: Vec<Reg> = (0..a.per_thread)
+                    .map(|i| {
+                        self.k.ld_shared(
+                            Ty::F64,
+                            a_rd,
+                            (stage + (kk * a.row_stride + i * 8) * es) as i64,
+                        )
+                    })
+                    .collect();
+                let fb: Vec<Reg> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        self.k.ld_shared(
+                            Ty::F64,
+                            b_rd,
+                            (stage + (kk * b.row_stride + j * 8) * es) as i64,
+                        )
+                    })
+                    .collect();
+                for (i, row) in acc.iter().enumerate() {
+                    for (j, &bj) in fb.iter().enumerate() {
+                        self.k
+                            .mma_m8n8k4_f64([row[2 * j], row[2 * j + 1]], fa[i], bj);
+                    }
+                }
+            }
+            return;
+        }
         for kk in 0..self.plan.bk {
             let frag = |g: &mut Self, op: Operand, rd: Reg| -> Vec<Reg> {
                 let mut regs = Vec::new();
@@ -555,20 +618,40 @@ impl Gen<'_> {
         let lane = self.rem(tid, 32);
         let wm = self.rem(warp, a.warps);
         let wn = self.k.div(Ty::U32, warp, a.warps);
+        let wrow = self.k.mul(Ty::U32, wm, a.warp_tile);
+        let wcol = self.k.mul(Ty::U32, wn, b.warp_tile);
+        if self.plan.dmma {
+            // Lane (g, t): accumulator rows g + 8i, columns 2t + v + 8j; fragments
+            // A[k = t][m = g + 8i], B[k = t][n = g + 8j].
+            let gid = self.k.shr(Ty::U32, lane, 2);
+            let tig = self.rem(lane, 4);
+            let row0 = self.k.add(Ty::U32, wrow, gid);
+            let col0 = self.k.fma(Ty::U32, tig, 2u32, wcol);
+            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride, row0);
+            let bg = self.k.add(Ty::U32, wcol, gid);
+            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride, bg);
+            return Coordinates {
+                tid,
+                m0,
+                n0,
+                row0,
+                col0,
+                a_frag,
+                b_frag,
+            };
+        }
         let lm = self.rem(lane, a.lanes);
         let ln = self.k.div(Ty::U32, lane, a.lanes);
-        let mut base = |op: Operand, w: Reg, l: Reg| -> Reg {
-            let wo = self.k.mul(Ty::U32, w, op.warp_tile);
-            self.k.fma(Ty::U32, l, op.frag_vec, wo)
-        };
-        let row0 = base(a, wm, lm);
-        let col0 = base(b, wn, ln);
+        let row0 = self.k.fma(Ty::U32, lm, a.frag_vec, wrow);
+        let col0 = self.k.fma(Ty::U32, ln, b.frag_vec, wcol);
         Coordinates {
             tid,
             m0,
             n0,
             row0,
             col0,
+            a_frag: row0,
+            b_frag: col0,
         }
     }
 
@@ -582,7 +665,14 @@ impl Gen<'_> {
     }
 
     /// This thread's offsets (tile-relative) along one operand's dimension.
-    fn thread_offsets(op: Operand) -> Vec<u32> {
+    fn thread_offsets(plan: &Plan, is_a: bool) -> Vec<u32> {
+        let op = if is_a { plan.a } else { plan.b };
+        if plan.dmma {
+            // A: rows 8i; B: columns 8j + v (two per 8-column block).
+            return (0..op.per_thread)
+                .map(|x| if is_a { 8 * x } else { (x / 2) * 8 + x % 2 })
+                .collect();
+        }
         (0..op.per_thread)
             .map(|i| (i / op.frag_vec) * op.lanes * op.frag_vec + i % op.frag_vec)
             .collect()
@@ -635,13 +725,12 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let smem = g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16);
     let la = g.loader(a, (a_base, lda), (at.m0, m), at.tid, smem);
     let lb = g.loader(b, (b_base, ldb), (at.n0, n), at.tid, smem);
-    let (row0, col0) = (at.row0, at.col0);
     let a_rd0 = {
-        let bytes = g.k.mul(Ty::U32, row0, es);
+        let bytes = g.k.mul(Ty::U32, at.a_frag, es);
         g.k.add(Ty::U32, smem, bytes)
     };
     let b_rd0 = {
-        let bytes = g.k.mul(Ty::U32, col0, es);
+        let bytes = g.k.mul(Ty::U32, at.b_frag, es);
         let t = g.k.add(Ty::U32, smem, bytes);
         g.k.add(Ty::U32, t, plan.a_stage)
     };
@@ -710,7 +799,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     // β ≠ 0, unordered: a NaN β reads C (and propagates), as BLAS does.
     let beta_zero = g.k.setp(Cmp::Eq, ty, beta, zero);
     let read_c = g.k.not_pred(beta_zero);
-    let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(a)
+    let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, true)
         .into_iter()
         .map(|off| {
             let t = g.k.add(Ty::U32, row0, off);
@@ -719,7 +808,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
             (g.bytes64(r), inside)
         })
         .collect();
-    let cols: Vec<(Reg, Reg)> = Gen::thread_offsets(b)
+    let cols: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, false)
         .into_iter()
         .map(|off| {
             let t = g.k.add(Ty::U32, col0, off);
@@ -777,10 +866,13 @@ mod tests {
     fn thread_rows_cover_the_warp_tile_once() {
         for p in super::super::default_variants() {
             let plan = plan(&p, &sm90()).unwrap();
-            for op in [plan.a, plan.b] {
+            if plan.dmma {
+                continue; // the simulator test covers the DMMA lane mapping
+            }
+            for (is_a, op) in [(true, plan.a), (false, plan.b)] {
                 let mut seen = vec![0u32; op.warp_tile as usize];
                 for lane in 0..op.lanes {
-                    for off in Gen::thread_offsets(op) {
+                    for off in Gen::thread_offsets(&plan, is_a) {
                         seen[(lane * op.frag_vec + off) as usize] += 1;
                     }
                 }
