@@ -267,8 +267,7 @@ fn check_with(
                 let g = got[at];
                 assert!(
                     (g - want).abs() <= tol,
-                    "{what}: D[{i}][{j}] batch {bt} = {g}, want {want} (tol {tol:e})\n{}",
-                    k.listing.lines().count()
+                    "{what}: D[{i}][{j}] batch {bt} = {g}, want {want} (tol {tol:e})"
                 );
             }
         }
@@ -597,7 +596,10 @@ fn llvm_agrees() {
         (IsaTarget::Gfx90a, DType::F16),
         (IsaTarget::Gfx90a, DType::F64),
         (IsaTarget::Gfx942, DType::F32),
+        (IsaTarget::Gfx942, DType::Bf16),
+        (IsaTarget::Gfx908, DType::F32),
         (IsaTarget::Gfx1100, DType::F16),
+        (IsaTarget::Gfx1100, DType::Bf16),
     ] {
         let mut p = default_params(t, ab).unwrap();
         // Every epilogue and load path: 16-bit C for the 16-bit inputs.
@@ -724,6 +726,37 @@ fn refusals_name_the_field() {
         )),
         "reduced_f32"
     );
+    // gfx908 has only the old bf16 forms (32x32x4), not the _1k 32x32x8.
+    let bf = params(
+        DType::Bf16,
+        DType::F32,
+        [64, 64, 16],
+        (2, 2),
+        MFMA32X8,
+        2,
+        (false, false),
+    );
+    assert!(field(generate(&bf, IsaTarget::Gfx908)).starts_with("unsupported"));
+    assert_eq!(field(generate(&bf, IsaTarget::Gfx90a)), "accepted");
+    // f64 inputs need f64 C; complex inputs are not generated here.
+    assert_eq!(
+        field(generate(
+            &GemmParams {
+                c: DType::F32,
+                ..f64p.clone()
+            },
+            t
+        )),
+        "c"
+    );
+    assert!(field(generate(
+        &GemmParams {
+            ab: DType::C32,
+            ..base.clone()
+        },
+        t
+    ))
+    .starts_with("unsupported"));
     // Accepted as a control.
     assert_eq!(field(generate(&base, t)), "accepted");
 }
@@ -778,5 +811,20 @@ fn default_tiles_on_the_emulator() {
                 check(&mut rng, &dev, t, &p, &k, case);
             }
         }
+    }
+}
+
+/// `Gemm::generate` routes AMD targets here: one code-object kernel of the right name.
+#[test]
+fn generator_routes_amd_targets() {
+    use rocm_kernels::gemm::Gemm;
+    use rocm_kernels::generator::Generator;
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let Some(dev) = emu(t) else { return };
+        let p = default_params(t, DType::F16).unwrap();
+        let prog = Gemm::generate(&p, dev.target()).unwrap();
+        assert_eq!(prog.kernels, vec![kernel_name(&p)]);
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        dev.load_module(&prog.image).unwrap();
     }
 }

@@ -15,19 +15,24 @@
 //!    Where the stored-contiguous dimension is m (A) / n (B), a load *unit* is `word_k`
 //!    such vectors at consecutive k, so the lane can transpose them into k-packed words.
 //! 2. **Staging → LDS**, layout `[k / word_k][mn]` of *words* of `word_k` consecutive k
-//!    values (`word_k = min(kl, 16 / es)`, `kl` the K values one lane feeds one
-//!    instruction): mn is contiguous, so the instruction's lanes (consecutive rows /
-//!    columns) read consecutive words. Each row is padded by the first of
-//!    [`plan::LDS_PADS`] with the fewest bank-conflict cycles under [`plan::lds_cycles`]'s
-//!    model for this tile's write and read patterns.
-//!    16-bit words are built with `v_perm_b32` (two 16-bit halves from two vectors).
-//! 3. **LDS → operand VGPRs**: one `ds_read_b32/b64/b128` per word; a lane of an MFMA
-//!    holds row `l % M` (column `l % N`) and K-slice `l / M`; a gfx11 WMMA lane holds the
-//!    whole 16-deep row, and lanes 16–31 read the same addresses, which is the
-//!    replication WMMA requires (`rocm_core::isa::amdgpu::matrix`).
+//!    values (at most 16 bytes, at least 4; the widest both operands' load split and the
+//!    step count allow): mn is contiguous, so the instruction's lanes (consecutive rows /
+//!    columns) read consecutive words. 16-bit words are built with `v_perm_b32` (two
+//!    16-bit halves from two vectors), 32/64-bit ones with `v_mov`; k-contiguous operands
+//!    need no packing. Each row is padded by the first of [`plan::LDS_PADS`] with the
+//!    fewest bank-conflict cycles under [`plan::lds_cycles`]'s model of this tile's write
+//!    and read patterns.
+//! 3. **LDS → operand VGPRs**, one `ds_read_b32/b64/b128` per word. An MFMA lane holds
+//!    row `l % M` (column `l % N`) and K-slice `h = l / M` of `kl` values; a gfx11 WMMA
+//!    lane holds the whole 16-deep row, and lanes 16–31 read the same addresses, which is
+//!    the replication WMMA requires (`rocm_core::isa::amdgpu::matrix`). When a word holds
+//!    more than `kl` values it feeds `spw = word_k / kl` consecutive steps: lane slice
+//!    `h` of step `s` reads word row `(s / spw)·slices + h` and uses its `(s % spw)`-th
+//!    `kl`-run. This permutes which k each (step, slice) multiplies — A and B the same
+//!    way, so every product pairs equal k and the sum is unchanged.
 //! 4. **Matrix instructions** on accumulators in VGPRs (AGPRs on gfx908, and on
 //!    gfx90a/gfx942 when they pass [`plan::ACC_VGPR_LIMIT`] registers). All LDS reads of
-//!    a slice are issued first; each k step waits only for its own (`lgkmcnt`).
+//!    a slice are issued first; each word group waits only for its own (`lgkmcnt`).
 //!
 //! With `stages = 2` the LDS is double-buffered and the next slice's global loads are
 //! issued before the current slice's matrix instructions (one barrier per slice); with
