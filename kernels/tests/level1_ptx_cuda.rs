@@ -492,8 +492,10 @@ fn reduce<T: Elem>(
 ) -> Reduced {
     let slots = partial_slots(p.op, T::DTYPE);
     let grid = p.grid as usize;
-    // NaN everywhere: every workgroup must write every slot.
-    let partials = dev.upload(&vec![f64::NAN; slots * grid]).unwrap();
+    // A sentinel NaN everywhere: every workgroup must write every slot. (Compared by
+    // bits: iamax's "no index" is u64::MAX, itself a NaN pattern as an f64.)
+    let sentinel = f64::from_bits(0x7ff4_dead_beef_0001);
+    let partials = dev.upload(&vec![sentinel; slots * grid]).unwrap();
     let mut args = KernelArgs::new();
     args.push(x.n as u64)
         .push_pointer(x.address(), dev)
@@ -505,7 +507,7 @@ fn reduce<T: Elem>(
     launch(dev, p, x.n, &args);
     let host = partials.to_vec().unwrap();
     assert!(
-        host.iter().all(|v| !v.is_nan()),
+        host.iter().all(|v| v.to_bits() != sentinel.to_bits()),
         "{p:?}: a workgroup left a partial unwritten"
     );
     let slot = |s: usize| &host[s * grid..(s + 1) * grid];
