@@ -1414,6 +1414,11 @@ fn all_params() -> Vec<Level1Params> {
                 contiguous,
             ));
         }
+        for dtype in [DType::F16, DType::Bf16] {
+            for op in HALF_OPS {
+                out.push(Level1Params::fallback(op, dtype, contiguous));
+            }
+        }
     }
     out
 }
@@ -1455,5 +1460,186 @@ fn every_kernel_builds_on_every_target_with_occupancy() {
             }
         }
         println!("{t}: lowest occupancy {} waves/SIMD ({})", worst.0, worst.1);
+    }
+}
+
+// ---- f16 and bf16 storage ----------------------------------------------------------
+
+/// A 2-byte float type's host side: bits ↔ f64 (exact), rounding from f32 (the `half`
+/// crate), unit roundoff and the absolute error floor of its subnormals.
+#[derive(Clone, Copy, Debug)]
+struct Half(DType);
+
+impl Half {
+    fn to_f64(self, b: u64) -> f64 {
+        match self.0 {
+            DType::F16 => rocm_core::f16::from_bits(b as u16).to_f64(),
+            _ => rocm_core::bf16::from_bits(b as u16).to_f64(),
+        }
+    }
+
+    fn round_f32(self, x: f32) -> u64 {
+        u64::from(match self.0 {
+            DType::F16 => rocm_core::f16::from_f32(x).to_bits(),
+            _ => rocm_core::bf16::from_f32(x).to_bits(),
+        })
+    }
+
+    fn u(self) -> f64 {
+        match self.0 {
+            DType::F16 => 2f64.powi(-11),
+            _ => 2f64.powi(-8),
+        }
+    }
+
+    /// Half the smallest subnormal: the absolute rounding error below the normal range.
+    fn floor(self) -> f64 {
+        match self.0 {
+            DType::F16 => 2f64.powi(-25),
+            _ => 2f64.powi(-134),
+        }
+    }
+
+    fn random(self, rng: &mut Rng, len: usize) -> Vec<u64> {
+        (0..len)
+            .map(|_| self.round_f32((rng.unit() * 10.0) as f32))
+            .collect()
+    }
+}
+
+/// f16/bf16 scal, axpby, fill, copy, swap and dot. Arithmetic runs in f32 (α, β are f32
+/// arguments) and rounds once to the storage type, so each result is within
+/// `(u_h + 2m·u₃₂)·Σ|terms| + floor` of the exact value (m f32 roundings of at most
+/// Σ|terms| each, then one rounding to the storage type: u_h relative, or the subnormal
+/// floor absolute); copy, swap and fill (α rounded by the `half` crate) are exact; dot
+/// accumulates in f32 and is held to `2(n + 10)·u₃₂·Σ|x·y|` as the f32 dot.
+fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType) {
+    let h = Half(dtype);
+    let u32_ = f64::from(f32::EPSILON) / 2.0;
+    for contiguous in [true, false] {
+        let p = Level1Params::fallback(op, dtype, contiguous);
+        let k = generate(t, &p).unwrap();
+        for n in lengths_on(t) {
+            for (incx, incy) in incs_for(rng, contiguous) {
+                for grid in [1u32, (n as u32).div_ceil(p.block).max(1)] {
+                    let x0 = h.random(rng, blas_len(n, incx) + 1);
+                    let y0 = h.random(rng, blas_len(n, incy) + 1);
+                    let (alpha, beta) = ((rng.unit() * 3.0) as f32, (rng.unit() * 3.0) as f32);
+                    let dx = Bits::upload(dev, 2, &x0);
+                    let dy = Bits::upload(dev, 2, &y0);
+                    // Reductions: one f64 partial per workgroup.
+                    let dp = op
+                        .is_reduction()
+                        .then(|| dev.upload(&vec![f64::NAN; grid as usize]).unwrap());
+                    let mut args = KernelArgs::new();
+                    dx.push(&mut args);
+                    if op.has_y() {
+                        dy.push(&mut args);
+                    }
+                    args.push(n as u32).push(grid);
+                    if !contiguous {
+                        args.push(incx);
+                        if op.has_y() {
+                            args.push(incy);
+                        }
+                    }
+                    match op {
+                        L1Op::Scal | L1Op::Fill => {
+                            args.push(alpha.to_bits());
+                        }
+                        L1Op::Axpby { .. } => {
+                            args.push(alpha.to_bits()).push(beta.to_bits());
+                        }
+                        _ => {}
+                    }
+                    if let Some(dp) = &dp {
+                        args.push(dp);
+                    }
+                    run(dev, &k, grid, p.block, &args);
+                    let what = format!(
+                        "{op:?} {dtype} {t} contiguous={contiguous} n={n} inc=({incx},{incy}) grid={grid}"
+                    );
+                    let (px, py) = (positions(n, incx), positions(n, incy));
+                    let (gx, gy) = (dx.download(), dy.download());
+                    let (a, b) = (f64::from(alpha), f64::from(beta));
+                    if let Some(dp) = dp {
+                        let got: f64 = dp.to_vec().unwrap().iter().sum();
+                        let (mut want, mut abs) = (0.0, 0.0);
+                        for i in 0..n {
+                            let v = h.to_f64(x0[px[i]]) * h.to_f64(y0[py[i]]);
+                            want += v;
+                            abs += v.abs();
+                        }
+                        let tol = 2.0 * (n as f64 + 10.0) * u32_ * abs;
+                        assert!((got - want).abs() <= tol, "{what}: {got:e} vs {want:e}");
+                        continue;
+                    }
+                    // (position, exact value, terms' magnitude, f32 roundings) per output.
+                    let mut wx: Vec<Option<(f64, f64, f64)>> = vec![None; x0.len()];
+                    let mut wy: Vec<Option<(f64, f64, f64)>> = vec![None; y0.len()];
+                    let (mut ex, mut ey) = (x0.clone(), y0.clone());
+                    for i in 0..n {
+                        let (xv, yv) = (h.to_f64(x0[px[i]]), h.to_f64(y0[py[i]]));
+                        match op {
+                            L1Op::Copy => ey[py[i]] = x0[px[i]],
+                            L1Op::Swap => {
+                                ex[px[i]] = y0[py[i]];
+                                ey[py[i]] = x0[px[i]];
+                            }
+                            L1Op::Fill => ex[px[i]] = h.round_f32(alpha),
+                            L1Op::Scal => wx[px[i]] = Some((a * xv, (a * xv).abs(), 1.0)),
+                            L1Op::Axpby { read_y: true } => {
+                                let s = (a * xv).abs() + (b * yv).abs();
+                                wy[py[i]] = Some((a * xv + b * yv, s, 2.0));
+                            }
+                            _ => wy[py[i]] = Some((a * xv, (a * xv).abs(), 1.0)),
+                        }
+                    }
+                    for (name, got, exact, approx) in [("x", &gx, &ex, &wx), ("y", &gy, &ey, &wy)] {
+                        for (j, g) in got.iter().enumerate() {
+                            match approx[j] {
+                                None => assert_eq!(
+                                    g, &exact[j],
+                                    "{what}: {name}[{j}] = {g:#x}, want {:#x}",
+                                    exact[j]
+                                ),
+                                Some((w, s, m)) => {
+                                    let gv = h.to_f64(*g);
+                                    let tol = (h.u() + 2.0 * m * u32_) * s + h.floor();
+                                    assert!(
+                                        (gv - w).abs() <= tol,
+                                        "{what}: {name}[{j}] = {gv:e}, want {w:e} (tol {tol:e})"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The ops generated for f16 and bf16.
+const HALF_OPS: [L1Op; 7] = [
+    L1Op::Copy,
+    L1Op::Swap,
+    L1Op::Fill,
+    L1Op::Scal,
+    L1Op::Axpby { read_y: true },
+    L1Op::Axpby { read_y: false },
+    L1Op::Dot { conj: false },
+];
+
+#[test]
+fn f16_and_bf16_ops_match_the_host_on_every_target() {
+    let mut rng = Rng(0x1616_bfbf_1616_bfbf);
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { return };
+        for dtype in [DType::F16, DType::Bf16] {
+            for op in HALF_OPS {
+                check_half(&mut rng, t, &dev, op, dtype);
+            }
+        }
     }
 }

@@ -1,19 +1,20 @@
 //! BLAS Level 1 kernels for AMDGPU, built with the [`Assembler`](super::Assembler) from the
 //! same [`Level1Params`] as the PTX generator ([`crate::level1`]): every op for f32, f64,
-//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), contiguous
-//! and strided, on every gfx9 (wave64) and gfx11 (wave32) target.
+//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), copy, swap,
+//! fill, scal, axpby and dot for f16 and bf16, contiguous and strided, on every gfx9
+//! (wave64) and gfx11 (wave32) target.
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
-//! | `Copy` (y = x) | f32, f64, c32, c64 | `x, y, n, groups` |
-//! | `Swap` (x ↔ y) | f32, f64, c32, c64 | `x, y, n, groups` |
-//! | `Fill` (x = α) | f32, f64, c32, c64 | `x, n, groups, alpha` |
-//! | `Scal` (x = α·x) | f32, f64, c32, c64 | `x, n, groups, alpha` |
-//! | `Axpby` (y = α·x + β·y) | f32, f64, c32, c64 | `x, y, n, groups, alpha, beta` (β read also when `read_y = false`: y = α·x) |
+//! | `Copy` (y = x) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups` |
+//! | `Swap` (x ↔ y) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups` |
+//! | `Fill` (x = α) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, alpha` |
+//! | `Scal` (x = α·x) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, alpha` |
+//! | `Axpby` (y = α·x + β·y) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, alpha, beta` (β read also when `read_y = false`: y = α·x) |
 //! | `Rot` (x' = c·x + s·y, y' = c·y − conj(s)·x) | f32, f64, c32, c64 | `x, y, n, groups, c, s` (c real) |
 //! | `Rotm` (x' = h11·x + h12·y, y' = h21·x + h22·y) | f32, f64 | `x, y, n, groups, h11, h21, h12, h22` |
 //! | `Convert { to }` (y = x as `to`) | f32→f16, f32→bf16, f16→f32, bf16→f32, f64→f32, f32→f64 | `x, y, n, groups` |
-//! | `Dot { conj }` (Σ op(x)·y, op = conj for dotc) | f32, f64, c32, c64 | `x, y, n, groups, partials` |
+//! | `Dot { conj }` (Σ op(x)·y, op = conj for dotc) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, partials` |
 //! | `Sum` (Σ x) | f32, f64, c32, c64 | `x, n, groups, partials` |
 //! | `Asum` (Σ \|re x\| + \|im x\|) | f32, f64, c32, c64 | `x, n, groups, partials` |
 //! | `Nrm2` (Blue's Σ\|x\|²) | f32, f64, c32, c64 | `x, n, groups, partials` |
@@ -25,7 +26,8 @@
 //! scalars: e.g. axpby `x, y, n, groups, incx, incy, alpha, beta`.
 //!
 //! Scalars are sequences of `u32` words: an f32 is one word (its bits), an f64 two (low
-//! then high half), a complex number its real part then its imaginary part. `groups` is
+//! then high half), a complex number its real part then its imaginary part; f16/bf16
+//! kernels take their scalars as f32. `groups` is
 //! the number of workgroups launched (the grid); the kernel does not read the dispatch
 //! packet.
 //!
@@ -45,6 +47,9 @@
 //!   the PTX generator: `re = fma(−ai, bi, ar·br)`, `im = fma(ai, br, ar·bi)`; complex
 //!   axpby adds `β·y` to `α·x` with four fmas (`fma(−βi, yi, fma(βr, yr, ·))`, …); rot
 //!   `fma(s, y, c·x)` (complex: two fmas after `c·x`), rotm `fma(h12, y, h11·x)`.
+//! - f16/bf16: each element widens exactly to f32, the f32 formulas above run (fill:
+//!   α is rounded once), and results round to the storage type as the conversions below
+//!   (dot accumulates in f32).
 //! - Reductions: each lane accumulates in the dtype's real type (nrm2 in f64) in element
 //!   order, the workgroup combines its lanes by a fixed LDS tree (`block` a power of two),
 //!   and work-item 0 writes the workgroup's f64 partials as a structure of arrays: slot
@@ -160,6 +165,8 @@ pub(crate) struct Spec {
     pub esy: u32,
     /// The conversion, for `Convert`.
     pub convert: Option<(DType, DType)>,
+    /// f16 or bf16 storage: elements widen to f32 for the arithmetic and round back.
+    pub half: Option<DType>,
 }
 
 impl Spec {
@@ -211,6 +218,30 @@ fn spec(t: IsaTarget, p: &Level1Params) -> Result<Spec> {
             esx: p.dtype.size() as u32,
             esy: to.size() as u32,
             convert: Some((p.dtype, to)),
+            half: None,
+        });
+    }
+    if matches!(p.dtype, DType::F16 | DType::Bf16) {
+        let ok = matches!(
+            p.op,
+            L1Op::Copy
+                | L1Op::Swap
+                | L1Op::Fill
+                | L1Op::Scal
+                | L1Op::Axpby { .. }
+                | L1Op::Dot { .. }
+        );
+        if !ok {
+            return Err(unsupported());
+        }
+        return Ok(Spec {
+            op: p.op,
+            real: Real::F32,
+            comps: 1,
+            esx: 2,
+            esy: if p.op.has_y() { 2 } else { 0 },
+            convert: None,
+            half: Some(p.dtype),
         });
     }
     let (real, comps) = real_of(p.dtype).ok_or_else(unsupported)?;
@@ -225,6 +256,7 @@ fn spec(t: IsaTarget, p: &Level1Params) -> Result<Spec> {
         esx: es,
         esy: if p.op.has_y() { es } else { 0 },
         convert: None,
+        half: None,
     })
 }
 
