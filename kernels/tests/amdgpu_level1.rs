@@ -528,9 +528,9 @@ fn unsupported_variants_are_errors() {
         generate(t, &complex_rotm),
         Err(Error::Unsupported { .. })
     ));
-    let f16_nrm2 = Level1Params::fallback(L1Op::Nrm2, DType::F16, false);
+    let f16_rot = Level1Params::fallback(L1Op::Rot, DType::F16, false);
     assert!(matches!(
-        generate(t, &f16_nrm2),
+        generate(t, &f16_rot),
         Err(Error::Unsupported { .. })
     ));
     let bad_convert = params(L1Op::Convert { to: DType::F16 }, DType::F64);
@@ -1528,8 +1528,10 @@ impl Half {
 /// arguments) and rounds once to the storage type, so each result is within
 /// `(u_h + 2m·u₃₂)·Σ|terms| + floor` of the exact value (m f32 roundings of at most
 /// Σ|terms| each, then one rounding to the storage type: u_h relative, or the subnormal
-/// floor absolute); copy, swap and fill (α rounded by the `half` crate) are exact; dot
-/// accumulates in f32 and is held to `2(n + 10)·u₃₂·Σ|x·y|` as the f32 dot.
+/// floor absolute); copy, swap and fill (α rounded by the `half` crate) are exact; dot,
+/// sum and asum accumulate in f32 and are held to `2(n + 10)·u₃₂·Σ|terms|` as for f32
+/// data; nrm2 (f32 squares in f64's medium slot) to the f64 bound of `check_nrm2`;
+/// iamax/iamin (with NaNs in the data) exactly, as `check_iamax`.
 fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType) {
     let h = Half(dtype);
     let u32_ = f64::from(f32::EPSILON) / 2.0;
@@ -1539,15 +1541,26 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
         for n in lengths_on(t) {
             for (incx, incy) in incs_for(rng, contiguous) {
                 for grid in [1u32, (n as u32).div_ceil(p.block).max(1)] {
-                    let x0 = h.random(rng, blas_len(n, incx) + 1);
+                    let mut x0 = h.random(rng, blas_len(n, incx) + 1);
                     let y0 = h.random(rng, blas_len(n, incy) + 1);
+                    if matches!(op, L1Op::Iamax { .. }) {
+                        // NaNs, which iamax/iamin never take.
+                        let nan = if dtype == DType::F16 { 0x7e00 } else { 0x7fc0 };
+                        for v in x0.iter_mut() {
+                            if rng.next() % 13 == 0 {
+                                *v = nan;
+                            }
+                        }
+                    }
                     let (alpha, beta) = ((rng.unit() * 3.0) as f32, (rng.unit() * 3.0) as f32);
                     let dx = Bits::upload(dev, 2, &x0);
                     let dy = Bits::upload(dev, 2, &y0);
-                    // Reductions: one f64 partial per workgroup.
-                    let dp = op
-                        .is_reduction()
-                        .then(|| dev.upload(&vec![f64::NAN; grid as usize]).unwrap());
+                    // Reductions: f64 partials, `slots` per workgroup.
+                    let slots = rocm_kernels::level1::partial_slots(op, dtype);
+                    let dp = op.is_reduction().then(|| {
+                        dev.upload(&vec![f64::from_bits(CANARY); slots * grid as usize])
+                            .unwrap()
+                    });
                     let mut args = KernelArgs::new();
                     dx.push(&mut args);
                     if op.has_y() {
@@ -1580,15 +1593,72 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
                     let (gx, gy) = (dx.download(), dy.download());
                     let (a, b) = (f64::from(alpha), f64::from(beta));
                     if let Some(dp) = dp {
-                        let got: f64 = dp.to_vec().unwrap().iter().sum();
-                        let (mut want, mut abs) = (0.0, 0.0);
-                        for i in 0..n {
-                            let v = h.to_f64(x0[px[i]]) * h.to_f64(y0[py[i]]);
-                            want += v;
-                            abs += v.abs();
+                        let parts: Vec<f64> = dp.to_vec().unwrap();
+                        assert!(
+                            parts.iter().all(|v| v.to_bits() != CANARY),
+                            "{what}: a partial was not written"
+                        );
+                        let slot = |s: usize| &parts[s * grid as usize..(s + 1) * grid as usize];
+                        let xs: Vec<f64> = px.iter().map(|&i| h.to_f64(x0[i])).collect();
+                        let terms: Vec<f64> = match op {
+                            L1Op::Dot { .. } => {
+                                (0..n).map(|i| xs[i] * h.to_f64(y0[py[i]])).collect()
+                            }
+                            L1Op::Asum => xs.iter().map(|v| v.abs()).collect(),
+                            _ => xs.clone(),
+                        };
+                        match op {
+                            L1Op::Nrm2 => {
+                                // f32 squares are exact in f64: the f64 bound of nrm2.
+                                let sums: Vec<f64> = (0..3).map(|s| slot(s).iter().sum()).collect();
+                                let got =
+                                    rocm_kernels::level1::blue_finish(sums[0], sums[1], sums[2]);
+                                let want = norm_ref(&xs);
+                                let tol = (n as f64 + 20.0) * f64::EPSILON / 2.0 * want;
+                                assert!((got - want).abs() <= tol, "{what}: {got:e} vs {want:e}");
+                                assert_eq!(
+                                    (sums[0], sums[2]),
+                                    (0.0, 0.0),
+                                    "{what}: small/big slots"
+                                );
+                            }
+                            L1Op::Iamax { max } => {
+                                let mut want: Option<(f64, u64)> = None;
+                                for (i, a) in xs.iter().map(|v| v.abs()).enumerate() {
+                                    let better = match want {
+                                        None => !a.is_nan(),
+                                        Some((b, _)) => (max && a > b) || (!max && a < b),
+                                    };
+                                    if better {
+                                        want = Some((a, i as u64));
+                                    }
+                                }
+                                let mut got: Option<(f64, u64)> = None;
+                                for (&v, &ib) in slot(0).iter().zip(slot(1)) {
+                                    let i = ib.to_bits();
+                                    if i == u64::MAX {
+                                        continue;
+                                    }
+                                    let better = match got {
+                                        None => true,
+                                        Some((b, bi)) => {
+                                            (max && v > b) || (!max && v < b) || (v == b && i < bi)
+                                        }
+                                    };
+                                    if better {
+                                        got = Some((v, i));
+                                    }
+                                }
+                                assert_eq!(got, want, "{what}");
+                            }
+                            _ => {
+                                let got: f64 = slot(0).iter().sum();
+                                let want: f64 = terms.iter().sum();
+                                let abs: f64 = terms.iter().map(|v| v.abs()).sum();
+                                let tol = 2.0 * (n as f64 + 10.0) * u32_ * abs;
+                                assert!((got - want).abs() <= tol, "{what}: {got:e} vs {want:e}");
+                            }
                         }
-                        let tol = 2.0 * (n as f64 + 10.0) * u32_ * abs;
-                        assert!((got - want).abs() <= tol, "{what}: {got:e} vs {want:e}");
                         continue;
                     }
                     // (position, exact value, terms' magnitude, f32 roundings) per output.
@@ -1638,7 +1708,7 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
 }
 
 /// The ops generated for f16 and bf16.
-const HALF_OPS: [L1Op; 7] = [
+const HALF_OPS: [L1Op; 12] = [
     L1Op::Copy,
     L1Op::Swap,
     L1Op::Fill,
@@ -1646,6 +1716,11 @@ const HALF_OPS: [L1Op; 7] = [
     L1Op::Axpby { read_y: true },
     L1Op::Axpby { read_y: false },
     L1Op::Dot { conj: false },
+    L1Op::Sum,
+    L1Op::Asum,
+    L1Op::Nrm2,
+    L1Op::Iamax { max: true },
+    L1Op::Iamax { max: false },
 ];
 
 #[test]

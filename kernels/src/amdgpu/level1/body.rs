@@ -98,8 +98,8 @@ impl Body {
         // Fill loads nothing; its x registers are never read.
         let xv = k.vgprs(4)?;
         let yv = if op.reads_y() { k.vgprs(4)? } else { xv };
+        // Results go to their own registers; copy, swap and reductions have none.
         let ov = match op {
-            L1Op::Copy | L1Op::Swap => xv,
             L1Op::Axpby { .. }
             | L1Op::Scal
             | L1Op::Rot
@@ -203,7 +203,8 @@ impl Body {
         let oe = |e: u8| math::comps(self.ov, e, r, nc);
         let o2e = |e: u8| math::comps(self.ov2, e, r, nc);
         let sc = |i: usize| &self.scalars[i];
-        if let (Some(h), L1Op::Scal | L1Op::Axpby { .. } | L1Op::Dot { .. }) = (s.half, s.op) {
+        let moves_bits = matches!(s.op, L1Op::Copy | L1Op::Swap | L1Op::Fill);
+        if let (Some(h), false) = (s.half, moves_bits) {
             // Each element widened to f32, computed as f32 data, rounded back.
             let (xf, yf, of) = (self.wide.at(0), self.wide.at(1), self.wide.at(2));
             for e in 0..elems {

@@ -1,8 +1,8 @@
 //! BLAS Level 1 kernels for AMDGPU, built with the [`Assembler`](super::Assembler) from the
 //! same [`Level1Params`] as the PTX generator ([`crate::level1`]): every op for f32, f64,
-//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), copy, swap,
-//! fill, scal, axpby and dot for f16 and bf16, contiguous and strided, on every gfx9
-//! (wave64) and gfx11 (wave32) target.
+//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), and all but
+//! the rotations for f16 and bf16, contiguous and strided, on every gfx9 (wave64) and
+//! gfx11 (wave32) target.
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
@@ -15,10 +15,10 @@
 //! | `Rotm` (x' = h11·x + h12·y, y' = h21·x + h22·y) | f32, f64 | `x, y, n, groups, h11, h21, h12, h22` |
 //! | `Convert { to }` (y = x as `to`) | f32→f16, f32→bf16, f16→f32, bf16→f32, f64→f32, f32→f64 | `x, y, n, groups` |
 //! | `Dot { conj }` (Σ op(x)·y, op = conj for dotc) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, partials` |
-//! | `Sum` (Σ x) | f32, f64, c32, c64 | `x, n, groups, partials` |
-//! | `Asum` (Σ \|re x\| + \|im x\|) | f32, f64, c32, c64 | `x, n, groups, partials` |
-//! | `Nrm2` (Blue's Σ\|x\|²) | f32, f64, c32, c64 | `x, n, groups, partials` |
-//! | `Iamax { max }` (first index of the largest / smallest \|re\| + \|im\|) | f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Sum` (Σ x) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Asum` (Σ \|re x\| + \|im x\|) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Nrm2` (Blue's Σ\|x\|²) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Iamax { max }` (first index of the largest / smallest \|re\| + \|im\|) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
 //!
 //! `x`, `y` and `partials` are global pointers (x and y the lowest address of the vector,
 //! also for negative increments); `n` and `groups` are `u32`. Strided kernels take
@@ -48,8 +48,8 @@
 //!   axpby adds `β·y` to `α·x` with four fmas (`fma(−βi, yi, fma(βr, yr, ·))`, …); rot
 //!   `fma(s, y, c·x)` (complex: two fmas after `c·x`), rotm `fma(h12, y, h11·x)`.
 //! - f16/bf16: each element widens exactly to f32, the f32 formulas above run (fill:
-//!   α is rounded once), and results round to the storage type as the conversions below
-//!   (dot accumulates in f32).
+//!   α is rounded once), and results round to the storage type as the conversions below;
+//!   reductions run as for f32 data (f32 sums and keys, nrm2's squares in f64).
 //! - Reductions: each lane accumulates in the dtype's real type (nrm2 in f64) in element
 //!   order, the workgroup combines its lanes by a fixed LDS tree (`block` a power of two),
 //!   and work-item 0 writes the workgroup's f64 partials as a structure of arrays: slot
@@ -222,16 +222,8 @@ fn spec(t: IsaTarget, p: &Level1Params) -> Result<Spec> {
         });
     }
     if matches!(p.dtype, DType::F16 | DType::Bf16) {
-        let ok = matches!(
-            p.op,
-            L1Op::Copy
-                | L1Op::Swap
-                | L1Op::Fill
-                | L1Op::Scal
-                | L1Op::Axpby { .. }
-                | L1Op::Dot { .. }
-        );
-        if !ok {
+        // Everything but the rotations and conversions.
+        if matches!(p.op, L1Op::Rot | L1Op::Rotm | L1Op::Convert { .. }) {
             return Err(unsupported());
         }
         return Ok(Spec {
