@@ -528,9 +528,9 @@ fn unsupported_variants_are_errors() {
         generate(t, &complex_rotm),
         Err(Error::Unsupported { .. })
     ));
-    let f16_rot = Level1Params::fallback(L1Op::Rot, DType::F16, false);
+    let f16_to_f64 = Level1Params::fallback(L1Op::Convert { to: DType::F64 }, DType::F16, false);
     assert!(matches!(
-        generate(t, &f16_rot),
+        generate(t, &f16_to_f64),
         Err(Error::Unsupported { .. })
     ));
     let bad_convert = params(L1Op::Convert { to: DType::F16 }, DType::F64);
@@ -1553,6 +1553,8 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
                         }
                     }
                     let (alpha, beta) = ((rng.unit() * 3.0) as f32, (rng.unit() * 3.0) as f32);
+                    // rotm's h11, h21, h12, h22 (rot: c = α, s = β).
+                    let hm: [f32; 4] = std::array::from_fn(|_| (rng.unit() * 3.0) as f32);
                     let dx = Bits::upload(dev, 2, &x0);
                     let dy = Bits::upload(dev, 2, &y0);
                     // Reductions: f64 partials, `slots` per workgroup.
@@ -1577,8 +1579,13 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
                         L1Op::Scal | L1Op::Fill => {
                             args.push(alpha.to_bits());
                         }
-                        L1Op::Axpby { .. } => {
+                        L1Op::Axpby { .. } | L1Op::Rot => {
                             args.push(alpha.to_bits()).push(beta.to_bits());
+                        }
+                        L1Op::Rotm => {
+                            for v in hm {
+                                args.push(v.to_bits());
+                            }
                         }
                         _ => {}
                     }
@@ -1679,6 +1686,20 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
                                 let s = (a * xv).abs() + (b * yv).abs();
                                 wy[py[i]] = Some((a * xv + b * yv, s, 2.0));
                             }
+                            L1Op::Rot | L1Op::Rotm => {
+                                // x' = p·x + q·y, y' = r·x + t·y (rot: c, s, −s, c).
+                                let [p, q, r, t] = if op == L1Op::Rot {
+                                    [a, b, -b, a]
+                                } else {
+                                    let [h11, h21, h12, h22] = hm.map(f64::from);
+                                    [h11, h12, h21, h22]
+                                };
+                                let ox = [p * xv, q * yv];
+                                let oy = [r * xv, t * yv];
+                                let mag = |v: [f64; 2]| v[0].abs() + v[1].abs();
+                                wx[px[i]] = Some((ox[0] + ox[1], mag(ox), 2.0));
+                                wy[py[i]] = Some((oy[0] + oy[1], mag(oy), 2.0));
+                            }
                             _ => wy[py[i]] = Some((a * xv, (a * xv).abs(), 1.0)),
                         }
                     }
@@ -1708,7 +1729,7 @@ fn check_half(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
 }
 
 /// The ops generated for f16 and bf16.
-const HALF_OPS: [L1Op; 12] = [
+const HALF_OPS: [L1Op; 14] = [
     L1Op::Copy,
     L1Op::Swap,
     L1Op::Fill,
@@ -1721,6 +1742,8 @@ const HALF_OPS: [L1Op; 12] = [
     L1Op::Nrm2,
     L1Op::Iamax { max: true },
     L1Op::Iamax { max: false },
+    L1Op::Rot,
+    L1Op::Rotm,
 ];
 
 #[test]

@@ -79,7 +79,7 @@ pub(super) struct Body {
     scalars: Vec<Val>,
     /// Scratch for conversions.
     tmp: Vgpr,
-    /// f32 copies of one x, y and result element (f16/bf16 storage).
+    /// f32 copies of one x, y and the x and y results (f16/bf16 storage).
     wide: Vgpr,
     pub acc: Option<Acc>,
 }
@@ -152,7 +152,11 @@ impl Body {
                 }
             }
         }
-        let wide = if s.half.is_some() { k.vgprs(3)? } else { tmp };
+        let wide = match (s.half, op) {
+            (Some(_), L1Op::Rot | L1Op::Rotm) => k.vgprs(4)?,
+            (Some(_), _) => k.vgprs(3)?,
+            _ => tmp,
+        };
         let acc = if op.is_reduction() {
             Some(Acc::new(k, s)?)
         } else {
@@ -206,7 +210,8 @@ impl Body {
         let moves_bits = matches!(s.op, L1Op::Copy | L1Op::Swap | L1Op::Fill);
         if let (Some(h), false) = (s.half, moves_bits) {
             // Each element widened to f32, computed as f32 data, rounded back.
-            let (xf, yf, of) = (self.wide.at(0), self.wide.at(1), self.wide.at(2));
+            let (xf, yf) = (self.wide.at(0), self.wide.at(1));
+            let (of, of2) = (self.wide.at(2), self.wide.at(3));
             for e in 0..elems {
                 convert::unpack_half(k, h, self.xv, e, xf, self.tmp);
                 if s.op.reads_y() {
@@ -219,6 +224,24 @@ impl Body {
                         fma(k, r, of, sc(0)[0], xf, of, false);
                     }
                     L1Op::Axpby { read_y: false } => mul(k, r, of, sc(0)[0], xf, 0),
+                    L1Op::Rot | L1Op::Rotm => {
+                        // rot: (c, s, c, −s); rotm: (h11, h12, h21, h22).
+                        let (a, b, c, d, neg) = if s.op == L1Op::Rot {
+                            (sc(0)[0], sc(1)[0], sc(0)[0], sc(1)[0], true)
+                        } else {
+                            (sc(0)[0], sc(2)[0], sc(1)[0], sc(3)[0], false)
+                        };
+                        mul(k, r, of, a, xf, 0);
+                        fma(k, r, of, b, yf, of, false);
+                        if s.op == L1Op::Rot {
+                            mul(k, r, of2, c, yf, 0);
+                            fma(k, r, of2, d, xf, of2, neg);
+                        } else {
+                            mul(k, r, of2, c, xf, 0);
+                            fma(k, r, of2, d, yf, of2, false);
+                        }
+                        convert::pack_half(k, h, of2, self.ov2, e, self.tmp);
+                    }
                     _ => {
                         if let Some(acc) = &self.acc {
                             acc.fold(k, s, &vec![xf], &vec![yf], e, first);
@@ -231,6 +254,10 @@ impl Body {
             let (dst, off, bytes) = match s.op {
                 L1Op::Scal => (self.x, ox, bx),
                 L1Op::Axpby { .. } => (y, oy, by),
+                L1Op::Rot | L1Op::Rotm => {
+                    k.global_store(store_op(by), oy, self.ov2.sub(0, regs(by)), y, 0);
+                    (self.x, ox, bx)
+                }
                 _ => return Ok(()),
             };
             k.global_store(store_op(bytes), off, self.ov.sub(0, regs(bytes)), dst, 0);

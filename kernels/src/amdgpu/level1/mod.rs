@@ -1,8 +1,8 @@
 //! BLAS Level 1 kernels for AMDGPU, built with the [`Assembler`](super::Assembler) from the
 //! same [`Level1Params`] as the PTX generator ([`crate::level1`]): every op for f32, f64,
-//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), and all but
-//! the rotations for f16 and bf16, contiguous and strided, on every gfx9 (wave64) and
-//! gfx11 (wave32) target.
+//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), and every
+//! op for f16 and bf16, contiguous and strided, on every gfx9 (wave64) and gfx11
+//! (wave32) target.
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
@@ -11,8 +11,8 @@
 //! | `Fill` (x = α) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, alpha` |
 //! | `Scal` (x = α·x) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, alpha` |
 //! | `Axpby` (y = α·x + β·y) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, alpha, beta` (β read also when `read_y = false`: y = α·x) |
-//! | `Rot` (x' = c·x + s·y, y' = c·y − conj(s)·x) | f32, f64, c32, c64 | `x, y, n, groups, c, s` (c real) |
-//! | `Rotm` (x' = h11·x + h12·y, y' = h21·x + h22·y) | f32, f64 | `x, y, n, groups, h11, h21, h12, h22` |
+//! | `Rot` (x' = c·x + s·y, y' = c·y − conj(s)·x) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, c, s` (c real) |
+//! | `Rotm` (x' = h11·x + h12·y, y' = h21·x + h22·y) | f16, bf16, f32, f64 | `x, y, n, groups, h11, h21, h12, h22` |
 //! | `Convert { to }` (y = x as `to`) | f32→f16, f32→bf16, f16→f32, bf16→f32, f64→f32, f32→f64 | `x, y, n, groups` |
 //! | `Dot { conj }` (Σ op(x)·y, op = conj for dotc) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, partials` |
 //! | `Sum` (Σ x) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
@@ -222,8 +222,7 @@ fn spec(t: IsaTarget, p: &Level1Params) -> Result<Spec> {
         });
     }
     if matches!(p.dtype, DType::F16 | DType::Bf16) {
-        // Everything but the rotations and conversions.
-        if matches!(p.op, L1Op::Rot | L1Op::Rotm | L1Op::Convert { .. }) {
+        if matches!(p.op, L1Op::Convert { .. }) {
             return Err(unsupported());
         }
         return Ok(Spec {
