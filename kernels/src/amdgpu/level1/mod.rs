@@ -27,9 +27,8 @@
 //!
 //! Scalars are sequences of `u32` words: an f32 is one word (its bits), an f64 two (low
 //! then high half), a complex number its real part then its imaginary part; f16/bf16
-//! kernels take their scalars as f32. `groups` is
-//! the number of workgroups launched (the grid); the kernel does not read the dispatch
-//! packet.
+//! kernels take their scalars as f32. `groups` is the number of workgroups launched
+//! (the grid); the kernel does not read the dispatch packet.
 //!
 //! Rules:
 //! - Contiguous: work-item `g = wg·block + tid` handles vectors `g, g + groups·block, …`
@@ -57,7 +56,9 @@
 //!   (re, im for complex), asum, nrm2 (small, medium, big: Blue's scheme on f64 inputs
 //!   with the PTX generator's thresholds; f32/c32 squares summed in f64 into slot 1),
 //!   iamax/iamin (value as f64, index as u64 bits: u64::MAX and −1 / +∞ when no element
-//!   qualified; first index on ties, NaN never taken). The host combines the `groups`
+//!   qualified; first index on ties, NaN never taken; as in the PTX kernels an element
+//!   is taken only when strictly better than −1 / +∞, so iamin over only-∞ values finds
+//!   none). The host combines the `groups`
 //!   partials in order: the result is the same run to run for a given grid.
 //! - Conversions round to nearest even, bit for bit as the `half` crate (f16, bf16) and
 //!   Rust's `as` (f64 → f32): NaN stays NaN with its sign and leading payload bits and the
