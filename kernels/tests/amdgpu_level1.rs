@@ -1758,3 +1758,25 @@ fn f16_and_bf16_ops_match_the_host_on_every_target() {
         }
     }
 }
+
+/// `Level1::generate` on an AMD target hands back this module's code object: one kernel
+/// named by `kernel_name`, launched over a fixed grid for reductions and covering the
+/// vector otherwise.
+#[test]
+fn the_level1_generator_builds_these_kernels_for_amd_targets() {
+    use rocm_kernels::generator::{Generator, LaunchRule};
+    use rocm_kernels::level1::Level1;
+    for t in [IsaTarget::Gfx942, IsaTarget::Gfx1151] {
+        let target: rocm_core::Target = t.name().parse().unwrap();
+        for p in all_params() {
+            let prog = Level1::generate(&p, &target).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            assert!(matches!(prog.image, ModuleImage::CodeObject(_)), "{p:?}");
+            assert_eq!(
+                prog.kernels,
+                vec![rocm_kernels::amdgpu::level1::kernel_name(&p)]
+            );
+            let fixed = matches!(prog.launch, LaunchRule::Fixed { grid, block } if grid == p.grid && block == p.block);
+            assert_eq!(fixed, p.op.is_reduction(), "{p:?}: {:?}", prog.launch);
+        }
+    }
+}
