@@ -70,11 +70,37 @@ struct Operand {
     per_thread: u32,
 }
 
+/// The inner-product instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inner {
+    /// FMAs on a `thread_m × thread_n` register tile.
+    Fma,
+    /// f64 `mma.sync.m8n8k4`.
+    Dmma,
+    /// f32 inputs rounded to tf32, `mma.sync.m16n8k8` with f32 accumulation.
+    Tf32,
+}
+
+/// Blocks of an `(bm, bn, bk)` matrix instruction per warp along m and n, checking
+/// that the warp tiles and the k depth hold whole blocks.
+fn mma_tiles(p: &GemmParams, (bm, bn, bk): (u32, u32, u32)) -> Result<(u32, u32)> {
+    if p.tile_m % (p.warps_m * bm) != 0 || p.tile_n % (p.warps_n * bn) != 0 || p.tile_k % bk != 0 {
+        return Err(invalid(
+            "tiles",
+            format!(
+                "{}×{}×{} over {}×{} warps is not whole {bm}×{bn}×{bk} blocks per warp",
+                p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n
+            ),
+        ));
+    }
+    Ok((p.tile_m / p.warps_m / bm, p.tile_n / p.warps_n / bn))
+}
+
 /// The checked geometry of one kernel.
 #[derive(Debug, Clone, Copy)]
 struct Plan {
-    /// f64 through `mma.sync.m8n8k4` (DMMA) instead of FMAs.
-    dmma: bool,
+    /// How the inner product is computed.
+    inner: Inner,
     ty: Ty,
     es: u32,
     bk: u32,
@@ -111,38 +137,32 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             ))
         }
     };
-    let (thread_m, thread_n, dmma) = match p.instruction {
-        GemmInstruction::Simt { thread_m, thread_n } => (thread_m, thread_n, false),
+    // (block rows, block columns, k step) of one matrix instruction, where there is one.
+    let (thread_m, thread_n, inner) = match p.instruction {
+        GemmInstruction::Simt { .. } | GemmInstruction::MmaSync { .. } if p.reduced_f32 != matches!(p.instruction, GemmInstruction::MmaSync { m: 16, n: 8, k: 8 }) => {
+            return Err(invalid(
+                "reduced_f32",
+                "tf32 (reduced_f32) goes with MmaSync m16n8k8 and only with it".into(),
+            ))
+        }
+        GemmInstruction::Simt { thread_m, thread_n } => (thread_m, thread_n, Inner::Fma),
         GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if ty == Ty::F64 => {
-            // One lane holds one row of each 8-row A fragment and two columns of each
-            // 8-column accumulator; the warp tile is checked below.
-            if p.tile_m % (p.warps_m * 8) != 0
-                || p.tile_n % (p.warps_n * 8) != 0
-                || p.tile_k % 4 != 0
-            {
-                return Err(invalid(
-                    "tiles",
-                    format!(
-                        "DMMA needs warp tiles of whole 8×8 blocks and tile_k a multiple of 4 ({}×{}×{} over {}×{} warps)",
-                        p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n
-                    ),
-                ));
-            }
-            (p.tile_m / p.warps_m / 8, p.tile_n / p.warps_n / 4, true)
+            let (tm, tn) = mma_tiles(p, (8, 8, 4))?;
+            // Per lane: one row of each 8-row block, two columns of each 8-column block.
+            (tm, tn * 2, Inner::Dmma)
+        }
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if ty == Ty::F32 => {
+            let (tm, tn) = mma_tiles(p, (16, 8, 8))?;
+            // Per lane: two rows of each 16-row block, two columns of each 8-column block.
+            (tm * 2, tn * 2, Inner::Tf32)
         }
         other => {
             return Err(invalid(
                 "instruction",
-                format!("{other:?}: this generator builds Simt and f64 MmaSync m8n8k4"),
+                format!("{other:?}: this generator builds Simt, f64 MmaSync m8n8k4 and tf32 MmaSync m16n8k8"),
             ))
         }
     };
-    if p.reduced_f32 {
-        return Err(invalid(
-            "reduced_f32",
-            "tf32 needs a tensor-core instruction, not Simt".into(),
-        ));
-    }
     if target.caps().wave_size() != 32 {
         return Err(invalid(
             "target",
@@ -186,7 +206,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     };
     let (wm, lanes_m) = split("tile_m", p.tile_m, p.warps_m, thread_m)?;
     let (wn, lanes_n) = split("tile_n", p.tile_n, p.warps_n, thread_n)?;
-    if !dmma && lanes_m * lanes_n != 32 {
+    if inner == Inner::Fma && lanes_m * lanes_n != 32 {
         return Err(invalid(
             "thread_m, thread_n",
             format!("a {wm}×{wn} warp tile holds {lanes_m}×{lanes_n} thread tiles, not 32"),
@@ -247,7 +267,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         ));
     }
     Ok(Plan {
-        dmma,
+        inner,
         ty,
         es,
         bk: p.tile_k,
@@ -553,7 +573,46 @@ impl Gen<'_> {
     /// `tile_k` rank-1 updates of the register tile from the stage at `a_rd`/`b_rd`.
     fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg, stage: u32) {
         let (a, b, es) = (self.plan.a, self.plan.b, self.plan.es);
-        if self.plan.dmma {
+        if self.plan.inner == Inner::Tf32 {
+            // Lane (g, t) reads A[k = t (+4)][m = g (+8) + 16i], B[k = t (+4)][n = g + 8j].
+            let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
+                let off = stage + (row * stride + col) * es;
+                let x = g.k.ld_shared(Ty::F32, base, off as i64);
+                g.k.cvt_tf32(x)
+            };
+            for kk in (0..self.plan.bk).step_by(8) {
+                let fa: Vec<[Reg; 4]> = (0..a.per_thread / 2)
+                    .map(|i| {
+                        let (rs, m) = (a.row_stride, 16 * i);
+                        [
+                            ld(self, a_rd, kk, rs, m),
+                            ld(self, a_rd, kk, rs, m + 8),
+                            ld(self, a_rd, kk + 4, rs, m),
+                            ld(self, a_rd, kk + 4, rs, m + 8),
+                        ]
+                    })
+                    .collect();
+                let fb: Vec<[Reg; 2]> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        let (rs, n) = (b.row_stride, 8 * j);
+                        [ld(self, b_rd, kk, rs, n), ld(self, b_rd, kk + 4, rs, n)]
+                    })
+                    .collect();
+                for (i, fai) in fa.iter().enumerate() {
+                    for (j, fbj) in fb.iter().enumerate() {
+                        let d = [
+                            acc[2 * i][2 * j],
+                            acc[2 * i][2 * j + 1],
+                            acc[2 * i + 1][2 * j],
+                            acc[2 * i + 1][2 * j + 1],
+                        ];
+                        self.k.mma_m16n8k8_tf32(d, *fai, *fbj);
+                    }
+                }
+            }
+            return;
+        }
+        if self.plan.inner == Inner::Dmma {
             // `a_rd`/`b_rd` already point at this lane's k row (t) and column (g).
             for kk in (0..self.plan.bk).step_by(4) {
                 let fa: Vec<Reg> = (0..a.per_thread)
@@ -620,9 +679,9 @@ impl Gen<'_> {
         let wn = self.k.div(Ty::U32, warp, a.warps);
         let wrow = self.k.mul(Ty::U32, wm, a.warp_tile);
         let wcol = self.k.mul(Ty::U32, wn, b.warp_tile);
-        if self.plan.dmma {
-            // Lane (g, t): accumulator rows g + 8i, columns 2t + v + 8j; fragments
-            // A[k = t][m = g + 8i], B[k = t][n = g + 8j].
+        if self.plan.inner != Inner::Fma {
+            // Lane (g, t): accumulator rows g + 8i (DMMA) or g + 8h + 16i (tf32), columns
+            // 2t + v + 8j; fragments start at A[k = t][m = g], B[k = t][n = g].
             let gid = self.k.shr(Ty::U32, lane, 2);
             let tig = self.rem(lane, 4);
             let row0 = self.k.add(Ty::U32, wrow, gid);
@@ -667,11 +726,18 @@ impl Gen<'_> {
     /// This thread's offsets (tile-relative) along one operand's dimension.
     fn thread_offsets(plan: &Plan, is_a: bool) -> Vec<u32> {
         let op = if is_a { plan.a } else { plan.b };
-        if plan.dmma {
-            // A: rows 8i; B: columns 8j + v (two per 8-column block).
-            return (0..op.per_thread)
-                .map(|x| if is_a { 8 * x } else { (x / 2) * 8 + x % 2 })
-                .collect();
+        match (plan.inner, is_a) {
+            // Rows 8i (DMMA), rows 16i + 8h (tf32); columns 8j + v.
+            (Inner::Dmma, true) => return (0..op.per_thread).map(|x| 8 * x).collect(),
+            (Inner::Tf32, true) => {
+                return (0..op.per_thread)
+                    .map(|x| (x / 2) * 16 + (x % 2) * 8)
+                    .collect()
+            }
+            (Inner::Dmma | Inner::Tf32, false) => {
+                return (0..op.per_thread).map(|x| (x / 2) * 8 + x % 2).collect()
+            }
+            (Inner::Fma, _) => {}
         }
         (0..op.per_thread)
             .map(|i| (i / op.frag_vec) * op.lanes * op.frag_vec + i % op.frag_vec)
@@ -866,7 +932,7 @@ mod tests {
     fn thread_rows_cover_the_warp_tile_once() {
         for p in super::super::default_variants() {
             let plan = plan(&p, &sm90()).unwrap();
-            if plan.dmma {
+            if plan.inner != Inner::Fma {
                 continue; // the simulator test covers the DMMA lane mapping
             }
             for (is_a, op) in [(true, plan.a), (false, plan.b)] {
