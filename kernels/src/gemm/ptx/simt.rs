@@ -30,7 +30,8 @@
 //! B transposed) is read in vectors along that dimension and stored to shared memory as
 //! vectors; one contiguous along k (A transposed, B not transposed) is read in vectors
 //! along k and scattered into a k-major row padded by 16 bytes (so the scattered stores
-//! of one warp fall into different banks). A vector is loaded whole when the operand is
+//! of one warp fall into different banks; with matrix instructions every row is padded
+//! to 32 bytes mod 128 instead, for the fragment reads). A vector is loaded whole when the operand is
 //! aligned for it (leading dimension and batch base: checked once, uniformly, at run
 //! time) and it lies inside the matrix; otherwise its elements are loaded one by one
 //! under their own bounds. Everything outside the matrix is zero in shared memory, so
@@ -234,7 +235,16 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
                 ),
             ));
         }
-        let pad = if contiguous_k { 16 / es } else { 0 };
+        let pad = if inner != Inner::Fma {
+            // Matrix fragments: lanes (g, t) read row t at column g, so a row stride of
+            // 32 bytes mod 128 puts each (half-)warp's reads in distinct banks.
+            ((32 + 128 - (outer * es) % 128) % 128) / es
+        } else if contiguous_k {
+            // Scattered k-major stores of one warp fall into different banks.
+            16 / es
+        } else {
+            0
+        };
         Ok(Operand {
             outer,
             contiguous_k,
