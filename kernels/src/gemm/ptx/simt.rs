@@ -299,12 +299,11 @@ struct Loader {
     ks: Vec<Reg>,
     /// Shared address of each load's first element in stage 0.
     smem: Vec<Reg>,
-    /// Contiguous along outer: element e of load j inside the matrix along outer.
-    /// Contiguous along k: `[0]` = the load's row/column inside the matrix.
-    outer_in: Vec<Vec<Reg>>,
-    /// The whole vector is inside along outer and aligned (contiguous along outer), or
-    /// inside along outer and aligned (contiguous along k).
-    vec_ready: Vec<Option<Reg>>,
+    /// Rows (A) or columns (B) of the matrix from each load's first one on (s32; ≤ 0
+    /// when outside).
+    left: Vec<Reg>,
+    /// `left` where whole vectors may be loaded, 0 where the operand is not aligned.
+    vleft: Vec<Option<Reg>>,
     /// Bytes to advance every pointer per slab.
     step: Reg,
     /// The registers holding the slab in flight.
@@ -423,8 +422,8 @@ impl Gen<'_> {
             ptrs: Vec::new(),
             ks: Vec::new(),
             smem: Vec::new(),
-            outer_in: Vec::new(),
-            vec_ready: Vec::new(),
+            left: Vec::new(),
+            vleft: Vec::new(),
             step: self.k.mov(
                 Ty::U64,
                 if op.contiguous_k {
@@ -467,25 +466,17 @@ impl Gen<'_> {
             let at = self.k.add(Ty::U32, row, vo);
             let bytes = self.k.mul(Ty::U32, at, es);
             let smem = self.k.add(Ty::U32, smem, bytes);
-            let (inside, ready) = if op.contiguous_k {
-                let inside = self.k.setp(Cmp::Lt, Ty::U32, o, bound);
-                let ready = aligned.map(|al| self.k.and_pred(al, inside));
-                (vec![inside], ready)
-            } else {
-                let inside: Vec<Reg> = (0..vec)
-                    .map(|e| {
-                        let oe = self.k.add(Ty::U32, o, e);
-                        self.k.setp(Cmp::Lt, Ty::U32, oe, bound)
-                    })
-                    .collect();
-                let ready = aligned.map(|al| self.k.and_pred(al, inside[vec as usize - 1]));
-                (inside, ready)
-            };
+            // Rows (columns) left in the matrix from this load's first one, and the same
+            // where whole vectors may be loaded (0 when the operand is not aligned):
+            // two registers instead of a predicate per element, which would stay live
+            // across the main loop.
+            let left = self.k.sub(Ty::S32, bound, o);
+            let vleft = aligned.map(|al| self.k.selp(Ty::S32, left, 0i32, al));
             l.ptrs.push(ptr);
             l.ks.push(vk);
             l.smem.push(smem);
-            l.outer_in.push(inside);
-            l.vec_ready.push(ready);
+            l.left.push(left);
+            l.vleft.push(vleft);
             let staged = (0..vec).map(|_| self.k.reg(self.plan.ty)).collect();
             l.staged.push(staged);
         }
@@ -504,9 +495,10 @@ impl Gen<'_> {
             }
             let kg = self.k.add(Ty::U32, k_base, l.ks[j]);
             if l.op.contiguous_k {
-                let inside = l.outer_in[j][0];
-                let not_full = match l.vec_ready[j] {
-                    Some(ready) => {
+                let inside = self.k.setp(Cmp::Gt, Ty::S32, l.left[j], 0i32);
+                let not_full = match l.vleft[j] {
+                    Some(vleft) => {
+                        let ready = self.k.setp(Cmp::Gt, Ty::S32, vleft, 0i32);
                         let last = self.k.add(Ty::U32, kg, vec - 1);
                         let k_full = self.k.setp(Cmp::Lt, Ty::U32, last, kdim);
                         let full = self.k.and_pred(ready, k_full);
@@ -534,9 +526,10 @@ impl Gen<'_> {
                 }
             } else {
                 let k_in = self.k.setp(Cmp::Lt, Ty::U32, kg, kdim);
-                let not_full = match l.vec_ready[j] {
-                    Some(ready) => {
-                        let full = self.k.and_pred(ready, k_in);
+                let not_full = match l.vleft[j] {
+                    Some(vleft) => {
+                        let whole = self.k.setp(Cmp::Ge, Ty::S32, vleft, vec as i32);
+                        let full = self.k.and_pred(whole, k_in);
                         self.k.when(full, false);
                         self.k
                             .ld_global_into(&l.staged[j], l.ptrs[j], 0, LoadCache::NonCoherent);
@@ -545,7 +538,8 @@ impl Gen<'_> {
                     None => None,
                 };
                 for e in 0..vec {
-                    let mut p = self.k.and_pred(l.outer_in[j][e as usize], k_in);
+                    let inside = self.k.setp(Cmp::Gt, Ty::S32, l.left[j], e as i32);
+                    let mut p = self.k.and_pred(inside, k_in);
                     if let Some(nf) = not_full {
                         p = self.k.and_pred(p, nf);
                     }
@@ -912,7 +906,9 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     }
     g.k.ret();
     module.push(&g.k);
-    // Launch bounds: the block size (ptxas may then use up to 255 registers a thread).
+    // Launch bounds: the block size. (Asking for two resident 256-thread blocks, i.e.
+    // at most 128 registers, makes ptxas 12 spill ~40 bytes in the 128×128 SIMT kernel,
+    // which uses 125-129 unconstrained.)
     let bounds = format!(")\n.maxntid {}, 1, 1\n", plan.threads);
     Ok(module.text().replacen(")\n{\n", &(bounds + "{\n"), 1))
 }
