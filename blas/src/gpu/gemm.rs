@@ -83,11 +83,13 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     Ok(ieee)
 }
 
+/// A dimension as the kernels take it: below 2^31 (the kernels count rows left in
+/// signed 32-bit registers).
 fn dim(name: &str, v: usize) -> Result<u32> {
-    u32::try_from(v).map_err(|_| {
+    i32::try_from(v).map(|v| v as u32).map_err(|_| {
         Error::invalid(
             name,
-            format!("{v} exceeds the GEMM kernels' 32-bit dimensions"),
+            format!("{v} exceeds the GEMM kernels' limit of 2^31 - 1"),
         )
     })
 }
