@@ -39,3 +39,25 @@ impl KernelBuilder {
         ));
     }
 }
+
+impl KernelBuilder {
+    /// Two 16-bit values packed into one b32 register, `lo` in the low half (the order
+    /// of elements in an f16x2/bf16x2 fragment register).
+    pub fn pack_b16x2(&mut self, lo: Reg, hi: Reg) -> Reg {
+        let r = self.reg(Ty::B32);
+        self.emit(format!("mov.b32 {r}, {{{lo}, {hi}}}"));
+        r
+    }
+
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: the warp's
+    /// 16×8 f32 accumulator `d` += A·B in place. Lane (g, t) holds, two per register,
+    /// A[g][2t..2t+2], A[g+8][2t..], A[g][2t+8..], A[g+8][2t+8..]; B[2t..2t+2][g],
+    /// B[2t+8..2t+10][g]; C as for m16n8k8.
+    pub fn mma_m16n8k16(&mut self, d: [Reg; 4], a: [Reg; 4], b: [Reg; 2], bf16: bool) {
+        let t = if bf16 { "bf16" } else { "f16" };
+        self.emit(format!(
+            "mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32 {{{}, {}, {}, {}}}, {{{}, {}, {}, {}}}, {{{}, {}}}, {{{}, {}, {}, {}}}",
+            d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b[0], b[1], d[0], d[1], d[2], d[3]
+        ));
+    }
+}

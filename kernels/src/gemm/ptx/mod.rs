@@ -4,9 +4,9 @@
 //!   whose inner product is FMAs (SIMT) or, for f64, DMMA (`mma.sync.m8n8k4`).
 //!   tf32 (f32 data with `reduced_f32`) goes through `mma.sync.m16n8k8` on the same
 //!   pipeline, the inputs rounded to tf32 as they leave shared memory.
-//! - Other tensor-core shapes (f16/bf16 m16n8k16) are declared by
-//!   [`GemmInstruction::MmaSync`] and not generated yet: asking for one is
-//!   `Unsupported`.
+//!   f16/bf16 inputs with f32 output and accumulation go through `mma.sync.m16n8k16`
+//!   (k pairs packed from the k-major shared tiles; no ldmatrix or cp.async yet).
+//! - Other `mma.sync` shapes are `Unsupported`.
 //!
 //! One kernel per program, named [`KERNEL`]; the program's [`LaunchRule`] carries only
 //! the block size (the grid is the contract's 3-D `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`,
@@ -30,6 +30,11 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
             simt::generate(p, target)?
         }
         GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if p.ab == DType::F32 => {
+            simt::generate(p, target)?
+        }
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 16 }
+            if matches!(p.ab, DType::F16 | DType::Bf16) =>
+        {
             simt::generate(p, target)?
         }
         GemmInstruction::MmaSync { m, n, k } => {
@@ -155,9 +160,38 @@ pub fn default_variants() -> Vec<GemmParams> {
             small.warps_n = 2;
             small.stages = 1;
             out.push(small);
+            for ab in [DType::F16, DType::Bf16] {
+                out.push(half(ab, trans_a, trans_b));
+                let mut small = half(ab, trans_a, trans_b);
+                small.tile_m = 32;
+                small.tile_n = 32;
+                small.warps_n = 2;
+                small.stages = 1;
+                out.push(small);
+            }
         }
     }
     out
+}
+
+/// An f16/bf16 variant with f32 output and accumulation: `mma.sync` m16n8k16,
+/// 128×128×32 tiles over 2×4 warps, double-buffered (37 KiB).
+pub fn half(ab: DType, trans_a: bool, trans_b: bool) -> GemmParams {
+    GemmParams {
+        ab,
+        c: DType::F32,
+        compute: DType::F32,
+        trans_a,
+        trans_b,
+        tile_m: 128,
+        tile_n: 128,
+        tile_k: 32,
+        warps_m: 2,
+        warps_n: 4,
+        instruction: GemmInstruction::MmaSync { m: 16, n: 8, k: 16 },
+        stages: 2,
+        reduced_f32: false,
+    }
 }
 
 /// The default tf32 variant (f32 data, `reduced_f32`): `mma.sync` m16n8k8, 128×128×16

@@ -1,5 +1,6 @@
-//! The register-tiled GEMM kernel (f32, f64): plain FMAs (SIMT), or for f64 the DMMA
-//! tensor-core instruction `mma.sync.m8n8k4` on the same shared-memory pipeline.
+//! The register-tiled GEMM kernel: plain FMAs (SIMT, f32 and f64), or on the same
+//! shared-memory pipeline the tensor-core `mma.sync` shapes m8n8k4 (f64, DMMA),
+//! m16n8k8 (tf32) and m16n8k16 (f16/bf16 inputs, f32 output).
 //!
 //! ## DMMA
 //! Each warp's `WM × WN` tile is a grid of 8×8 accumulator blocks; per k step of 4,
@@ -80,6 +81,8 @@ enum Inner {
     Dmma,
     /// f32 inputs rounded to tf32, `mma.sync.m16n8k8` with f32 accumulation.
     Tf32,
+    /// f16 or bf16 inputs, `mma.sync.m16n8k16` with f32 accumulation.
+    Half,
 }
 
 /// Blocks of an `(bm, bn, bk)` matrix instruction per warp along m and n, checking
@@ -102,8 +105,12 @@ fn mma_tiles(p: &GemmParams, (bm, bn, bk): (u32, u32, u32)) -> Result<(u32, u32)
 struct Plan {
     /// How the inner product is computed.
     inner: Inner,
+    /// A/B elements, and their size in bytes.
     ty: Ty,
     es: u32,
+    /// C and accumulator type, and its size.
+    cty: Ty,
+    cs: u32,
     bk: u32,
     threads: u32,
     stages: u32,
@@ -118,9 +125,27 @@ fn invalid(what: &str, why: String) -> Error {
     Error::invalid(what, why)
 }
 
+/// Zero of a register type (16-bit floats as a raw pattern).
+fn zero_of(ty: Ty) -> Op {
+    match ty {
+        Ty::F64 => Op::F64(0.0),
+        Ty::F32 => Op::F32(0.0),
+        _ => Op::I(0),
+    }
+}
+
+/// The type loads and stores name (16-bit floats move as b16).
+fn mem_name(ty: Ty) -> Ty {
+    match ty {
+        Ty::F16 | Ty::Bf16 => Ty::B16,
+        t => t,
+    }
+}
+
 /// The widest vector (in elements, at most 16 bytes) dividing `n`.
 fn widest_vec(n: u32, es: u32) -> u32 {
-    let mut v = 16 / es;
+    // PTX vector loads hold at most four elements.
+    let mut v = (16 / es).min(4);
     while v > 1 && n % v != 0 {
         v /= 2;
     }
@@ -128,16 +153,20 @@ fn widest_vec(n: u32, es: u32) -> u32 {
 }
 
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
-    let ty = match (p.ab, p.c, p.compute) {
-        (DType::F32, DType::F32, DType::F32) => Ty::F32,
-        (DType::F64, DType::F64, DType::F64) => Ty::F64,
+    // Element type of A and B, and of C and the accumulation.
+    let (ty, cty) = match (p.ab, p.c, p.compute) {
+        (DType::F32, DType::F32, DType::F32) => (Ty::F32, Ty::F32),
+        (DType::F64, DType::F64, DType::F64) => (Ty::F64, Ty::F64),
+        (DType::F16, DType::F32, DType::F32) => (Ty::F16, Ty::F32),
+        (DType::Bf16, DType::F32, DType::F32) => (Ty::Bf16, Ty::F32),
         (ab, c, compute) => {
             return Err(Error::unsupported(
-                format!("SIMT/DMMA GEMM for {ab} inputs, {c} output, {compute} compute"),
+                format!("GEMM for {ab} inputs, {c} output, {compute} compute"),
                 target.to_string(),
             ))
         }
     };
+    let half = matches!(ty, Ty::F16 | Ty::Bf16);
     // (block rows, block columns, k step) of one matrix instruction, where there is one.
     let (thread_m, thread_n, inner) = match p.instruction {
         GemmInstruction::Simt { .. } | GemmInstruction::MmaSync { .. } if p.reduced_f32 != matches!(p.instruction, GemmInstruction::MmaSync { m: 16, n: 8, k: 8 }) => {
@@ -146,7 +175,12 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
                 "tf32 (reduced_f32) goes with MmaSync m16n8k8 and only with it".into(),
             ))
         }
-        GemmInstruction::Simt { thread_m, thread_n } => (thread_m, thread_n, Inner::Fma),
+        GemmInstruction::Simt { thread_m, thread_n } if !half => (thread_m, thread_n, Inner::Fma),
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 16 } if half => {
+            let (tm, tn) = mma_tiles(p, (16, 8, 16))?;
+            // Per lane: two rows of each 16-row block, two columns of each 8-column block.
+            (tm * 2, tn * 2, Inner::Half)
+        }
         GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if ty == Ty::F64 => {
             let (tm, tn) = mma_tiles(p, (8, 8, 4))?;
             // Per lane: one row of each 8-row block, two columns of each 8-column block.
@@ -280,6 +314,8 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         inner,
         ty,
         es,
+        cty,
+        cs: cty.size(),
         bk: p.tile_k,
         threads,
         stages: p.stages,
@@ -350,15 +386,12 @@ impl Gen<'_> {
     }
 
     /// Element offset `x` (u32) scaled to bytes as u64.
-    fn bytes64(&mut self, x: Reg) -> Reg {
-        self.k.mul_wide_u32(x, self.plan.es)
+    fn bytes64(&mut self, x: Reg, size: u32) -> Reg {
+        self.k.mul_wide_u32(x, size)
     }
 
     fn zero(&self) -> Op {
-        match self.plan.ty {
-            Ty::F64 => Op::F64(0.0),
-            _ => Op::F32(0.0),
-        }
+        zero_of(self.plan.ty)
     }
 
     fn vec_text(regs: &[Reg]) -> String {
@@ -380,8 +413,9 @@ impl Gen<'_> {
     fn ld_shared_vec(&mut self, ty: Ty, n: u32, addr: Reg, offset: u32) -> Vec<Reg> {
         let regs: Vec<Reg> = (0..n).map(|_| self.k.reg(ty)).collect();
         self.k.emit(format!(
-            "ld.shared{}.{ty} {}, [{addr}+{offset}]",
+            "ld.shared{}.{} {}, [{addr}+{offset}]",
             Self::vec_suffix(regs.len()),
+            mem_name(ty),
             Self::vec_text(&regs)
         ));
         regs
@@ -391,7 +425,7 @@ impl Gen<'_> {
         self.k.emit(format!(
             "st.shared{}.{} [{addr}+{offset}], {}",
             Self::vec_suffix(regs.len()),
-            regs[0].ty(),
+            mem_name(regs[0].ty()),
             Self::vec_text(regs)
         ));
     }
@@ -577,6 +611,52 @@ impl Gen<'_> {
     /// `tile_k` rank-1 updates of the register tile from the stage at `a_rd`/`b_rd`.
     fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg, stage: u32) {
         let (a, b, es) = (self.plan.a, self.plan.b, self.plan.es);
+        if self.plan.inner == Inner::Half {
+            // Lane (g, t) reads k rows 2t, 2t+1 (+8) at m = g (+8) + 16i, n = g + 8j, and
+            // packs each k pair into one register.
+            let bf16 = self.plan.ty == Ty::Bf16;
+            let pair = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
+                let lo =
+                    g.k.ld_shared(Ty::B16, base, (stage + (row * stride + col) * es) as i64);
+                let hi = g.k.ld_shared(
+                    Ty::B16,
+                    base,
+                    (stage + ((row + 1) * stride + col) * es) as i64,
+                );
+                g.k.pack_b16x2(lo, hi)
+            };
+            for kk in (0..self.plan.bk).step_by(16) {
+                let fa: Vec<[Reg; 4]> = (0..a.per_thread / 2)
+                    .map(|i| {
+                        let (rs, m) = (a.row_stride, 16 * i);
+                        [
+                            pair(self, a_rd, kk, rs, m),
+                            pair(self, a_rd, kk, rs, m + 8),
+                            pair(self, a_rd, kk + 8, rs, m),
+                            pair(self, a_rd, kk + 8, rs, m + 8),
+                        ]
+                    })
+                    .collect();
+                let fb: Vec<[Reg; 2]> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        let (rs, n) = (b.row_stride, 8 * j);
+                        [pair(self, b_rd, kk, rs, n), pair(self, b_rd, kk + 8, rs, n)]
+                    })
+                    .collect();
+                for (i, fai) in fa.iter().enumerate() {
+                    for (j, fbj) in fb.iter().enumerate() {
+                        let d = [
+                            acc[2 * i][2 * j],
+                            acc[2 * i][2 * j + 1],
+                            acc[2 * i + 1][2 * j],
+                            acc[2 * i + 1][2 * j + 1],
+                        ];
+                        self.k.mma_m16n8k16(d, *fai, *fbj, bf16);
+                    }
+                }
+            }
+            return;
+        }
         if self.plan.inner == Inner::Tf32 {
             // Lane (g, t) reads A[k = t (+4)][m = g (+8) + 16i], B[k = t (+4)][n = g + 8j].
             let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
@@ -690,9 +770,11 @@ impl Gen<'_> {
             let tig = self.rem(lane, 4);
             let row0 = self.k.add(Ty::U32, wrow, gid);
             let col0 = self.k.fma(Ty::U32, tig, 2u32, wcol);
-            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride, row0);
+            // f16/bf16 lanes hold k pairs: their first k row is 2t.
+            let kmul = if self.plan.inner == Inner::Half { 2 } else { 1 };
+            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride * kmul, row0);
             let bg = self.k.add(Ty::U32, wcol, gid);
-            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride, bg);
+            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride * kmul, bg);
             return Coordinates {
                 tid,
                 m0,
@@ -719,11 +801,11 @@ impl Gen<'_> {
     }
 
     /// The batch's matrix: `base + ctaid.z · stride` elements.
-    fn batch_base(&mut self, base: Reg, stride: Reg) -> Reg {
+    fn batch_base(&mut self, base: Reg, stride: Reg, size: u32) -> Reg {
         let bz = self.special("%ctaid.z");
         let z = self.k.cvt(Ty::U64, bz);
         let elems = self.k.mul(Ty::U64, z, stride);
-        let bytes = self.k.mul(Ty::U64, elems, self.plan.es);
+        let bytes = self.k.mul(Ty::U64, elems, size);
         self.k.add(Ty::U64, base, bytes)
     }
 
@@ -733,12 +815,12 @@ impl Gen<'_> {
         match (plan.inner, is_a) {
             // Rows 8i (DMMA), rows 16i + 8h (tf32); columns 8j + v.
             (Inner::Dmma, true) => return (0..op.per_thread).map(|x| 8 * x).collect(),
-            (Inner::Tf32, true) => {
+            (Inner::Tf32 | Inner::Half, true) => {
                 return (0..op.per_thread)
                     .map(|x| (x / 2) * 16 + (x % 2) * 8)
                     .collect()
             }
-            (Inner::Dmma | Inner::Tf32, false) => {
+            (Inner::Dmma | Inner::Tf32 | Inner::Half, false) => {
                 return (0..op.per_thread).map(|x| (x / 2) * 8 + x % 2).collect()
             }
             (Inner::Fma, _) => {}
@@ -757,8 +839,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         k: KernelBuilder::new(super::KERNEL),
         plan: &plan,
     };
-    let ty = plan.ty;
-    let es = plan.es;
+    let (cty, es) = (plan.cty, plan.es);
     let (a, b) = (plan.a, plan.b);
 
     // Parameters, in the contract's order.
@@ -771,8 +852,8 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         .iter()
         .map(|n| g.k.param(n, Ty::U64))
         .collect();
-    let palpha = g.k.param("alpha", ty);
-    let pbeta = g.k.param("beta", ty);
+    let palpha = g.k.param("alpha", cty);
+    let pbeta = g.k.param("beta", cty);
 
     // Values only the epilogue needs are loaded (or recomputed) after the main loop,
     // so they hold no registers across it.
@@ -788,8 +869,8 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let stride_b = g.k.ld_param(&strides[1]);
 
     let at = g.coordinates();
-    let a_base = g.batch_base(a_ptr, stride_a);
-    let b_base = g.batch_base(b_ptr, stride_b);
+    let a_base = g.batch_base(a_ptr, stride_a, es);
+    let b_base = g.batch_base(b_ptr, stride_b, es);
 
     g.k.comment("global -> shared copy set-up");
     let smem = g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16);
@@ -805,9 +886,12 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         g.k.add(Ty::U32, t, plan.a_stage)
     };
 
-    let zero = g.zero();
     let acc: Vec<Vec<Reg>> = (0..a.per_thread)
-        .map(|_| (0..b.per_thread).map(|_| g.k.mov(ty, zero)).collect())
+        .map(|_| {
+            (0..b.per_thread)
+                .map(|_| g.k.mov(cty, zero_of(cty)))
+                .collect()
+        })
         .collect();
 
     g.k.comment("prologue: slab 0 into stage 0");
@@ -865,9 +949,9 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let beta = g.k.ld_param(&pbeta);
     let at = g.coordinates();
     let (m0, n0, row0, col0) = (at.m0, at.n0, at.row0, at.col0);
-    let c_base = g.batch_base(c_ptr, stride_c);
+    let c_base = g.batch_base(c_ptr, stride_c, plan.cs);
     // β ≠ 0, unordered: a NaN β reads C (and propagates), as BLAS does.
-    let beta_zero = g.k.setp(Cmp::Eq, ty, beta, zero);
+    let beta_zero = g.k.setp(Cmp::Eq, cty, beta, zero_of(cty));
     let read_c = g.k.not_pred(beta_zero);
     let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, true)
         .into_iter()
@@ -875,7 +959,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
             let t = g.k.add(Ty::U32, row0, off);
             let r = g.k.add(Ty::U32, m0, t);
             let inside = g.k.setp(Cmp::Lt, Ty::U32, r, m);
-            (g.bytes64(r), inside)
+            (g.bytes64(r, plan.cs), inside)
         })
         .collect();
     let cols: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, false)
@@ -885,7 +969,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
             let c = g.k.add(Ty::U32, n0, t);
             let inside = g.k.setp(Cmp::Lt, Ty::U32, c, n);
             let elems = g.k.mul_wide_u32(c, ldc);
-            let bytes = g.k.mul(Ty::U64, elems, es);
+            let bytes = g.k.mul(Ty::U64, elems, plan.cs);
             (g.k.add(Ty::U64, c_base, bytes), inside)
         })
         .collect();
@@ -893,13 +977,13 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         for (j, &(col_ptr, col_in)) in cols.iter().enumerate() {
             let inside = g.k.and_pred(row_in, col_in);
             let addr = g.k.add(Ty::U64, col_ptr, row_bytes);
-            let value = g.k.mul(ty, alpha, acc[i][j]);
+            let value = g.k.mul(cty, alpha, acc[i][j]);
             let load = g.k.and_pred(inside, read_c);
-            let old = g.k.reg(ty);
+            let old = g.k.reg(cty);
             g.k.when(load, false);
             g.k.ld_global_into(&[old], addr, 0, LoadCache::Default);
             g.k.when(load, false);
-            g.k.emit(format!("fma.rn.{ty} {value}, {beta}, {old}, {value}"));
+            g.k.emit(format!("fma.rn.{cty} {value}, {beta}, {old}, {value}"));
             g.k.when(inside, false);
             g.k.st_global(addr, 0, &[value]);
         }
