@@ -8,11 +8,12 @@
 //! Tolerance: each element of α·op(A)·op(B) + β·C is a k-term dot product (in any
 //! summation order) plus two scalings, so |error| <= (k + 2)·u·(|α|·Σ|a||b| + |β||c|),
 //! the standard γ_{k+2} bound to first order (u = ε of the element type; `assert_close`).
+//! tf32 adds 2^-10 of the same magnitude (each input rounded to 11 significant bits).
 
 mod common;
 
 use common::*;
-use rocm_blas::{reference, Blas, Scalar, Transpose};
+use rocm_blas::{reference, Blas, MathMode, Scalar, Transpose};
 use rocm_core::{BackendKind, Complex32, Device, Error};
 
 /// Every CUDA device present, or a printed reason why there is none.
@@ -67,14 +68,27 @@ struct Case {
     /// Elements each operand starts past its buffer's start (misaligns vectors).
     offset: usize,
     call: Call,
+    /// f32 through tf32 tensor cores (`MathMode::ReducedPrecisionF32`).
+    tf32: bool,
 }
 
 /// Checks one case on `dev` against the reference; C's rows between m and ldc must
 /// stay untouched.
 fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
-    let blas = Blas::new(dev);
+    let mut blas = Blas::new(dev);
+    if c.tf32 {
+        blas.set_math_mode(MathMode::ReducedPrecisionF32);
+    }
     let mut r = rng(seed);
     let (m, n, k) = (c.m, c.n, c.k);
+    // tf32 keeps 11 significant bits of each input: a product is off by up to 2·2^-11
+    // relative, on top of the f32 sum's (k + 2)·u.
+    let terms = (k + 2) as f64
+        + if c.tf32 {
+            2f64.powi(-10) / eps::<T>()
+        } else {
+            0.0
+        };
     let (ar, ac) = c.ta.stored_dims(m, k);
     let (br, bc) = c.tb.stored_dims(k, n);
     let (lda, ldb, ldc) = (
@@ -163,7 +177,7 @@ fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
                     got[base(sc) + i + j * ldc],
                     want[i + j * m],
                     mag[i + j * m],
-                    (k + 2) as f64,
+                    terms,
                     &format!("{what} batch {q} ({i},{j})"),
                 );
             }
@@ -193,6 +207,7 @@ fn cases() -> Vec<Case> {
         batch: 1,
         offset: 0,
         call: Call::Strided,
+        tf32: false,
     };
     let mut out = Vec::new();
     // Shapes around the tiles (m, n: 32, 64, 128; k: the slab of 8) and primes.
@@ -325,6 +340,7 @@ fn random_cases(count: usize, seed: u64) -> Vec<Case> {
             } else {
                 Call::Strided
             },
+            tf32: false,
         })
         .collect()
 }
@@ -343,6 +359,24 @@ fn dgemm_gpu_matches_reference() {
     for dev in cuda_devices() {
         for (i, c) in cases().into_iter().chain(random_cases(60, 2)).enumerate() {
             check::<f64>(&dev, c, 1000 + i as u64);
+        }
+    }
+}
+
+#[test]
+fn tf32_sgemm_gpu_matches_reference() {
+    // The deterministic cases through tf32 tensor cores, and the large ones.
+    for dev in cuda_devices() {
+        let mut all = cases();
+        all.push(Case {
+            m: 515,
+            n: 389,
+            k: 1031,
+            ..all[0]
+        });
+        for (i, mut c) in all.into_iter().enumerate() {
+            c.tf32 = true;
+            check::<f32>(&dev, c, 5000 + i as u64);
         }
     }
 }
@@ -369,6 +403,7 @@ fn large_gemm_gpu_matches_reference() {
                 batch: 1,
                 offset: 0,
                 call: Call::Strided,
+                tf32: false,
             };
             check::<f32>(&dev, c, 7);
             check::<f64>(&dev, c, 8);

@@ -129,6 +129,67 @@ impl El for f64 {
     }
 }
 
+/// Test data for 16-bit inputs: multiples of 1/64 in [-1, 1], exact in f16 and bf16
+/// (so every product is exact and only the f32 accumulation rounds).
+fn quantize(v: f64) -> f32 {
+    ((v * 64.0).round() / 64.0) as f32
+}
+
+/// An f16 value (normal numbers and zero, all the test data needs).
+#[derive(Clone, Copy)]
+struct F16(u16);
+
+impl El for F16 {
+    const SIZE: usize = 2;
+    const EPS: f64 = 4.8828125e-4;
+    fn from_f64(v: f64) -> Self {
+        let x = quantize(v);
+        if x == 0.0 {
+            return F16(0);
+        }
+        let bits = x.to_bits();
+        let exp = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
+        assert!((1..31).contains(&exp), "{x} is not a normal f16");
+        F16((((bits >> 31) << 15) | ((exp as u32) << 10) | ((bits >> 13) & 0x3FF)) as u16)
+    }
+    fn to_f64(self) -> f64 {
+        ptx_sim::f16_to_f64(self.0)
+    }
+    fn bits(self) -> u64 {
+        self.0 as u64
+    }
+    fn from_le(b: &[u8]) -> Self {
+        F16(u16::from_le_bytes(b.try_into().unwrap()))
+    }
+    fn le(self) -> Vec<u8> {
+        self.0.to_le_bytes().to_vec()
+    }
+}
+
+/// A bf16 value (the top half of an f32).
+#[derive(Clone, Copy)]
+struct Bf16(u16);
+
+impl El for Bf16 {
+    const SIZE: usize = 2;
+    const EPS: f64 = 3.90625e-3;
+    fn from_f64(v: f64) -> Self {
+        Bf16((quantize(v).to_bits() >> 16) as u16)
+    }
+    fn to_f64(self) -> f64 {
+        f32::from_bits((self.0 as u32) << 16) as f64
+    }
+    fn bits(self) -> u64 {
+        self.0 as u64
+    }
+    fn from_le(b: &[u8]) -> Self {
+        Bf16(u16::from_le_bytes(b.try_into().unwrap()))
+    }
+    fn le(self) -> Vec<u8> {
+        self.0.to_le_bytes().to_vec()
+    }
+}
+
 /// A small deterministic generator (xorshift), values in [-1, 1).
 struct Rand(u64);
 impl Rand {
@@ -156,8 +217,8 @@ struct Problem {
 
 /// Runs the generated kernel for `p` in the simulator and checks every element of C
 /// against an f64 reference, with |error| <= (k + 2)·u·(|α|Σ|a||b| + |β||c|) (the
-/// γ_{k+2} bound), and that nothing outside C changed.
-fn simulate<T: El>(p: &GemmParams, pr: Problem, seed: u64) {
+/// γ_{k+2} bound; plus 2^-10·|α|Σ|a||b| for tf32), and that nothing outside C changed.
+fn simulate<A: El, C: El>(p: &GemmParams, pr: Problem, seed: u64) {
     let target: Target = "sm_90a".parse().unwrap();
     let prog = Gemm::generate(p, &target).unwrap();
     let ModuleImage::Ptx(text) = &prog.image else {
@@ -174,28 +235,35 @@ fn simulate<T: El>(p: &GemmParams, pr: Problem, seed: u64) {
     );
     let (sa, sb, sc) = (lda * ac + 1, ldb * bc + 3, ldc * n + 1);
     let mut r = Rand(seed | 1);
-    let mut fill = |len: usize| -> Vec<T> { (0..len).map(|_| T::from_f64(r.next())).collect() };
     let off = pr.offset;
-    let a = fill(off + sa * pr.batch);
-    let b = fill(off + sb * pr.batch);
-    let c: Vec<T> = match pr.beta {
-        Some(_) => fill(off + sc * pr.batch),
-        None => vec![T::from_f64(f64::NAN); off + sc * pr.batch],
+    let a: Vec<A> = (0..off + sa * pr.batch)
+        .map(|_| A::from_f64(r.next()))
+        .collect();
+    let b: Vec<A> = (0..off + sb * pr.batch)
+        .map(|_| A::from_f64(r.next()))
+        .collect();
+    let c: Vec<C> = match pr.beta {
+        Some(_) => (0..off + sc * pr.batch)
+            .map(|_| C::from_f64(r.next()))
+            .collect(),
+        None => vec![C::from_f64(f64::NAN); off + sc * pr.batch],
     };
-    let bytes = |v: &[T]| v.iter().flat_map(|x| x.le()).collect::<Vec<u8>>();
+    fn bytes<X: El>(v: &[X]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.le()).collect()
+    }
     let mut mem = ptx_sim::Memory::default();
     let (pa, pb, pc) = (
         mem.alloc(bytes(&a)),
         mem.alloc(bytes(&b)),
         mem.alloc(bytes(&c)),
     );
-    let at = |base: u64| base + (off * T::SIZE) as u64;
-    let alpha = T::from_f64(pr.alpha);
-    let beta = T::from_f64(pr.beta.unwrap_or(0.0));
+    let at = |base: u64, size: usize| base + (off * size) as u64;
+    let alpha = C::from_f64(pr.alpha);
+    let beta = C::from_f64(pr.beta.unwrap_or(0.0));
     let params = [
-        at(pa),
-        at(pb),
-        at(pc),
+        at(pa, A::SIZE),
+        at(pb, A::SIZE),
+        at(pc, C::SIZE),
         m as u64,
         n as u64,
         k as u64,
@@ -214,10 +282,10 @@ fn simulate<T: El>(p: &GemmParams, pr: Problem, seed: u64) {
         pr.batch as u32,
     ];
     kernel.run(grid, p.threads(&target), &params, &mut mem);
-    let out: Vec<T> = mem
+    let out: Vec<C> = mem
         .bytes(pc)
-        .chunks(T::SIZE)
-        .map(|ch| T::from_le(ch))
+        .chunks(C::SIZE)
+        .map(|ch| C::from_le(ch))
         .collect();
     let what = format!("{p:?} {pr:?}");
     for q in 0..pr.batch {
@@ -241,7 +309,10 @@ fn simulate<T: El>(p: &GemmParams, pr: Problem, seed: u64) {
                     mag += (be * old).abs();
                 }
                 let got = out[c0 + i + j * ldc].to_f64();
-                let bound = (k + 2) as f64 * T::EPS * mag + f64::MIN_POSITIVE;
+                // tf32 rounds each input to 11 significant bits: each product is off
+                // by up to 2·2^-11 relative, on top of the f32 sum's (k + 2)·u.
+                let tf32 = if p.reduced_f32 { 2f64.powi(-10) } else { 0.0 };
+                let bound = ((k + 2) as f64 * C::EPS + tf32) * mag + f64::MIN_POSITIVE;
                 assert!(
                     (got - want).abs() <= bound,
                     "{what}: batch {q} ({i},{j}) got {got}, want {want}, bound {bound:e}"
@@ -329,8 +400,10 @@ fn simt_kernels_compute_gemm_in_the_simulator() {
         for pr in list {
             seed += 1;
             match p.ab {
-                rocm_core::DType::F32 => simulate::<f32>(&p, pr, seed),
-                _ => simulate::<f64>(&p, pr, seed),
+                rocm_core::DType::F32 => simulate::<f32, f32>(&p, pr, seed),
+                rocm_core::DType::F16 => simulate::<F16, f32>(&p, pr, seed),
+                rocm_core::DType::Bf16 => simulate::<Bf16, f32>(&p, pr, seed),
+                _ => simulate::<f64, f64>(&p, pr, seed),
             }
         }
     }
@@ -379,8 +452,10 @@ fn catalog_gemm_entries_assemble_and_compute() {
             beta: Some(0.5),
         };
         match p.ab {
-            rocm_core::DType::F32 => simulate::<f32>(&p, pr, 77 + i as u64),
-            _ => simulate::<f64>(&p, pr, 77 + i as u64),
+            rocm_core::DType::F32 => simulate::<f32, f32>(&p, pr, 77 + i as u64),
+            rocm_core::DType::F16 => simulate::<F16, f32>(&p, pr, 77 + i as u64),
+            rocm_core::DType::Bf16 => simulate::<Bf16, f32>(&p, pr, 77 + i as u64),
+            _ => simulate::<f64, f64>(&p, pr, 77 + i as u64),
         }
         count += 1;
     }

@@ -14,6 +14,8 @@
 //!   same kernel runs with k = 0 and α = 0, which multiplies nothing and writes β·C
 //!   (zeros when β = 0, without reading C); the NVIDIA kernels accept k = 0 for this.
 //!   β = 1 with nothing to add returns at once.
+//! - f32 with `MathMode::ReducedPrecisionF32` takes the tf32 kernel (catalog key
+//!   `<class>/tf32`, fallback `ptx::fallback_tf32`).
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
 //!   a generator that cannot build the kernel (e.g. a family whose GEMM generator does
 //!   not exist yet) returns its own error, unchanged.
@@ -22,6 +24,7 @@
 
 use crate::gemm::GemmShape;
 use crate::{Blas, MathMode, Scalar};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
@@ -68,20 +71,25 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
         fallback
     };
     if dtype == DType::F32 && blas.math_mode() == MathMode::ReducedPrecisionF32 {
-        // tf32 variants are listed under their own key; without one, IEEE f32 it is.
-        let p = catalog.select(Gemm::NAME, &format!("{key}/tf32"), size, ieee.clone());
-        if fits(&p) {
-            return Ok(p);
-        }
+        // tf32 variants are listed under their own key, with the NVIDIA tf32 kernel as
+        // their fallback (other families: IEEE f32 until they have one).
+        let reduced = match target.family() {
+            Family::Nvidia => ptx::fallback_tf32(ta, tb),
+            _ => ieee.clone(),
+        };
+        let p = catalog.select(Gemm::NAME, &format!("{key}/tf32"), size, reduced.clone());
+        return Ok(if fits(&p) { p } else { reduced });
     }
     Ok(ieee)
 }
 
+/// A dimension as the kernels take it: below 2^31 (the kernels count rows left in
+/// signed 32-bit registers).
 fn dim(name: &str, v: usize) -> Result<u32> {
-    u32::try_from(v).map_err(|_| {
+    i32::try_from(v).map(|v| v as u32).map_err(|_| {
         Error::invalid(
             name,
-            format!("{v} exceeds the GEMM kernels' 32-bit dimensions"),
+            format!("{v} exceeds the GEMM kernels' limit of 2^31 - 1"),
         )
     })
 }

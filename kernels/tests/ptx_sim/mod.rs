@@ -296,9 +296,18 @@ impl Kernel {
     /// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`:
     /// lane l (g = l >> 2, t = l % 4) holds A[g][t], B[t][g], C[g][2t + i].
     fn mma(&self, inst: &Inst, warp: &mut [Thread]) {
+        let name = inst.op.join(".");
+        if name == "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" {
+            return self.mma_tf32(inst, warp);
+        }
+        if name == "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" {
+            return self.mma_half(inst, warp, f16_to_f64);
+        }
+        if name == "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" {
+            return self.mma_half(inst, warp, |h| f32::from_bits((h as u32) << 16) as f64);
+        }
         assert_eq!(
-            inst.op.join("."),
-            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+            name, "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
             "unknown matrix instruction `{}`",
             inst.text
         );
@@ -500,8 +509,24 @@ impl Kernel {
                 }
                 return;
             }
-            "mov" => val(&args[1], t),
+            "mov" => match &args[1] {
+                // mov.b32 r, {lo, hi}: two 16-bit halves, lo in the low bits.
+                Arg::List(l) if l.len() == 2 => {
+                    (t.regs[l[0]] & 0xFFFF) | ((t.regs[l[1]] & 0xFFFF) << 16)
+                }
+                a => val(a, t),
+            },
             "cvta" => val(&args[1], t),
+            "cvt" if op[1..] == ["rna", "tf32", "f32"] => {
+                // Round to a 10-bit mantissa, ties away from zero (finite inputs).
+                let x = val(&args[1], t) as u32;
+                assert!(
+                    f32::from_bits(x).is_finite(),
+                    "`{}` of a non-finite value",
+                    inst.text
+                );
+                (x.wrapping_add(0x1000) & 0xFFFF_E000) as u64
+            }
             "cvt" => {
                 // cvt.<to>.<from>: integer widening/narrowing only.
                 let (to, from) = (op[op.len() - 2], op[op.len() - 1]);
@@ -634,6 +659,126 @@ impl Kernel {
         };
         let d = dst(&args[0]);
         t.regs[d] = mask(result, dst_ty);
+    }
+}
+
+impl Kernel {
+    /// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0..d3}, {a0..a3}, {b0, b1},
+    /// {c0..c3}`: lane l (g = l >> 2, t = l % 4) holds A[g][t], A[g+8][t], A[g][t+4],
+    /// A[g+8][t+4]; B[t][g], B[t+4][g]; C[g][2t+i], C[g+8][2t+i]. Products of tf32 values
+    /// are exact in f64; the sum is rounded once to f32.
+    fn mma_tf32(&self, inst: &Inst, warp: &mut [Thread]) {
+        let list = |a: &Arg| -> Vec<usize> {
+            match a {
+                Arg::List(l) => l.clone(),
+                other => panic!("{other:?} in `{}`", inst.text),
+            }
+        };
+        let (d, ar, br, cr) = (
+            list(&inst.args[0]),
+            list(&inst.args[1]),
+            list(&inst.args[2]),
+            list(&inst.args[3]),
+        );
+        let f = |t: &Thread, r: usize| f32::from_bits(t.regs[r] as u32) as f64;
+        let mut a = [[0.0; 8]; 16];
+        let mut b = [[0.0; 8]; 8];
+        let mut c = [[0.0; 8]; 16];
+        for (l, t) in warp.iter().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            a[g][q] = f(t, ar[0]);
+            a[g + 8][q] = f(t, ar[1]);
+            a[g][q + 4] = f(t, ar[2]);
+            a[g + 8][q + 4] = f(t, ar[3]);
+            b[q][g] = f(t, br[0]);
+            b[q + 4][g] = f(t, br[1]);
+            c[g][2 * q] = f(t, cr[0]);
+            c[g][2 * q + 1] = f(t, cr[1]);
+            c[g + 8][2 * q] = f(t, cr[2]);
+            c[g + 8][2 * q + 1] = f(t, cr[3]);
+        }
+        for (l, t) in warp.iter_mut().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for (i, &dst) in d.iter().enumerate() {
+                let (row, col) = (g + 8 * (i / 2), 2 * q + i % 2);
+                let sum: f64 = c[row][col] + (0..8).map(|kk| a[row][kk] * b[kk][col]).sum::<f64>();
+                t.regs[dst] = (sum as f32).to_bits() as u64;
+            }
+        }
+    }
+}
+
+/// An IEEE half's value (every finite pattern).
+pub fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = (((h >> 10) & 0x1F) as i32, (h & 0x3FF) as f64);
+    assert!(e != 31, "f16 {h:#x} is not finite");
+    sign * if e == 0 {
+        m * 2f64.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f64.powi(e - 15)
+    }
+}
+
+impl Kernel {
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}...`: lane l (g = l >> 2,
+    /// t = l % 4) holds, low half first, A[g][2t..2t+2], A[g+8][2t..], A[g][2t+8..],
+    /// A[g+8][2t+8..]; B[2t..2t+2][g], B[2t+8..2t+10][g]; C[g][2t+i], C[g+8][2t+i].
+    /// Products of 16-bit values are exact in f64; the sum is rounded once to f32.
+    fn mma_half(&self, inst: &Inst, warp: &mut [Thread], decode: impl Fn(u16) -> f64) {
+        let list = |a: &Arg| -> Vec<usize> {
+            match a {
+                Arg::List(l) => l.clone(),
+                other => panic!("{other:?} in `{}`", inst.text),
+            }
+        };
+        let (d, ar, br, cr) = (
+            list(&inst.args[0]),
+            list(&inst.args[1]),
+            list(&inst.args[2]),
+            list(&inst.args[3]),
+        );
+        let halves = |t: &Thread, r: usize| -> (f64, f64) {
+            let v = t.regs[r];
+            (decode(v as u16), decode((v >> 16) as u16))
+        };
+        let f = |t: &Thread, r: usize| f32::from_bits(t.regs[r] as u32) as f64;
+        let mut a = [[0.0; 16]; 16];
+        let mut b = [[0.0; 8]; 16];
+        let mut c = [[0.0; 8]; 16];
+        for (l, t) in warp.iter().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for (i, (row, col)) in [
+                (g, 2 * q),
+                (g + 8, 2 * q),
+                (g, 2 * q + 8),
+                (g + 8, 2 * q + 8),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let (lo, hi) = halves(t, ar[i]);
+                a[row][col] = lo;
+                a[row][col + 1] = hi;
+            }
+            for (i, row) in [2 * q, 2 * q + 8].into_iter().enumerate() {
+                let (lo, hi) = halves(t, br[i]);
+                b[row][g] = lo;
+                b[row + 1][g] = hi;
+            }
+            c[g][2 * q] = f(t, cr[0]);
+            c[g][2 * q + 1] = f(t, cr[1]);
+            c[g + 8][2 * q] = f(t, cr[2]);
+            c[g + 8][2 * q + 1] = f(t, cr[3]);
+        }
+        for (l, t) in warp.iter_mut().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for (i, &dst) in d.iter().enumerate() {
+                let (row, col) = (g + 8 * (i / 2), 2 * q + i % 2);
+                let sum: f64 = c[row][col] + (0..16).map(|kk| a[row][kk] * b[kk][col]).sum::<f64>();
+                t.regs[dst] = (sum as f32).to_bits() as u64;
+            }
+        }
     }
 }
 

@@ -2,9 +2,11 @@
 //!
 //! - [`simt`]: a register-tiled kernel for f32 and f64 (every transpose, any shape),
 //!   whose inner product is FMAs (SIMT) or, for f64, DMMA (`mma.sync.m8n8k4`).
-//! - Other tensor-core shapes (f16/bf16 m16n8k16, tf32 m16n8k8) are declared by
-//!   [`GemmInstruction::MmaSync`] and not generated yet: asking for one is
-//!   `Unsupported`.
+//!   tf32 (f32 data with `reduced_f32`) goes through `mma.sync.m16n8k8` on the same
+//!   pipeline, the inputs rounded to tf32 as they leave shared memory.
+//!   f16/bf16 inputs with f32 output and accumulation go through `mma.sync.m16n8k16`
+//!   (k pairs packed from the k-major shared tiles; no ldmatrix or cp.async yet).
+//! - Other `mma.sync` shapes are `Unsupported`.
 //!
 //! One kernel per program, named [`KERNEL`]; the program's [`LaunchRule`] carries only
 //! the block size (the grid is the contract's 3-D `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`,
@@ -25,6 +27,14 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
     let text = match p.instruction {
         GemmInstruction::Simt { .. } => simt::generate(p, target)?,
         GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if p.ab == DType::F64 => {
+            simt::generate(p, target)?
+        }
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if p.ab == DType::F32 => {
+            simt::generate(p, target)?
+        }
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 16 }
+            if matches!(p.ab, DType::F16 | DType::Bf16) =>
+        {
             simt::generate(p, target)?
         }
         GemmInstruction::MmaSync { m, n, k } => {
@@ -135,16 +145,73 @@ pub fn default_variants() -> Vec<GemmParams> {
             }
         }
     }
-    // f64 through DMMA (mma.sync m8n8k4): a 64×64×16 double-buffered tile and a small
-    // single-buffered one, every transpose.
+    // f64 through DMMA (mma.sync m8n8k4) and f32 through tf32 (m16n8k8): the fallback
+    // and a small single-buffered tile, every transpose.
     for trans_a in [false, true] {
         for trans_b in [false, true] {
             for (tile, tile_k, stages) in [(64, 16, 2), (32, 8, 1)] {
                 out.push(dmma(tile, tile_k, stages, trans_a, trans_b));
             }
+            out.push(fallback_tf32(trans_a, trans_b));
+            let mut small = fallback_tf32(trans_a, trans_b);
+            small.tile_m = 32;
+            small.tile_n = 32;
+            small.tile_k = 8;
+            small.warps_n = 2;
+            small.stages = 1;
+            out.push(small);
+            for ab in [DType::F16, DType::Bf16] {
+                out.push(half(ab, trans_a, trans_b));
+                let mut small = half(ab, trans_a, trans_b);
+                small.tile_m = 32;
+                small.tile_n = 32;
+                small.warps_n = 2;
+                small.stages = 1;
+                out.push(small);
+            }
         }
     }
     out
+}
+
+/// An f16/bf16 variant with f32 output and accumulation: `mma.sync` m16n8k16,
+/// 128×128×32 tiles over 2×4 warps, double-buffered (37 KiB).
+pub fn half(ab: DType, trans_a: bool, trans_b: bool) -> GemmParams {
+    GemmParams {
+        ab,
+        c: DType::F32,
+        compute: DType::F32,
+        trans_a,
+        trans_b,
+        tile_m: 128,
+        tile_n: 128,
+        tile_k: 32,
+        warps_m: 2,
+        warps_n: 4,
+        instruction: GemmInstruction::MmaSync { m: 16, n: 8, k: 16 },
+        stages: 2,
+        reduced_f32: false,
+    }
+}
+
+/// The default tf32 variant (f32 data, `reduced_f32`): `mma.sync` m16n8k8, 128×128×16
+/// tiles over 2×4 warps (64×32 each), double-buffered (33 KiB).
+pub fn fallback_tf32(trans_a: bool, trans_b: bool) -> GemmParams {
+    GemmParams {
+        ab: DType::F32,
+        c: DType::F32,
+        compute: DType::F32,
+        trans_a,
+        trans_b,
+        tile_m: 128,
+        tile_n: 128,
+        tile_k: 16,
+        warps_m: 2,
+        warps_n: 4,
+        instruction: GemmInstruction::MmaSync { m: 16, n: 8, k: 8 },
+        stages: 2,
+        reduced_f32: true,
+    }
 }
 
 /// An f64 DMMA variant: `tile × tile` over 2×2 warps.

@@ -1,5 +1,6 @@
-//! The register-tiled GEMM kernel (f32, f64): plain FMAs (SIMT), or for f64 the DMMA
-//! tensor-core instruction `mma.sync.m8n8k4` on the same shared-memory pipeline.
+//! The register-tiled GEMM kernel: plain FMAs (SIMT, f32 and f64), or on the same
+//! shared-memory pipeline the tensor-core `mma.sync` shapes m8n8k4 (f64, DMMA),
+//! m16n8k8 (tf32) and m16n8k16 (f16/bf16 inputs, f32 output).
 //!
 //! ## DMMA
 //! Each warp's `WM × WN` tile is a grid of 8×8 accumulator blocks; per k step of 4,
@@ -30,7 +31,8 @@
 //! B transposed) is read in vectors along that dimension and stored to shared memory as
 //! vectors; one contiguous along k (A transposed, B not transposed) is read in vectors
 //! along k and scattered into a k-major row padded by 16 bytes (so the scattered stores
-//! of one warp fall into different banks). A vector is loaded whole when the operand is
+//! of one warp fall into different banks; with matrix instructions every row is padded
+//! to 32 bytes mod 128 instead, for the fragment reads). A vector is loaded whole when the operand is
 //! aligned for it (leading dimension and batch base: checked once, uniformly, at run
 //! time) and it lies inside the matrix; otherwise its elements are loaded one by one
 //! under their own bounds. Everything outside the matrix is zero in shared memory, so
@@ -70,13 +72,45 @@ struct Operand {
     per_thread: u32,
 }
 
+/// The inner-product instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inner {
+    /// FMAs on a `thread_m × thread_n` register tile.
+    Fma,
+    /// f64 `mma.sync.m8n8k4`.
+    Dmma,
+    /// f32 inputs rounded to tf32, `mma.sync.m16n8k8` with f32 accumulation.
+    Tf32,
+    /// f16 or bf16 inputs, `mma.sync.m16n8k16` with f32 accumulation.
+    Half,
+}
+
+/// Blocks of an `(bm, bn, bk)` matrix instruction per warp along m and n, checking
+/// that the warp tiles and the k depth hold whole blocks.
+fn mma_tiles(p: &GemmParams, (bm, bn, bk): (u32, u32, u32)) -> Result<(u32, u32)> {
+    if p.tile_m % (p.warps_m * bm) != 0 || p.tile_n % (p.warps_n * bn) != 0 || p.tile_k % bk != 0 {
+        return Err(invalid(
+            "tiles",
+            format!(
+                "{}×{}×{} over {}×{} warps is not whole {bm}×{bn}×{bk} blocks per warp",
+                p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n
+            ),
+        ));
+    }
+    Ok((p.tile_m / p.warps_m / bm, p.tile_n / p.warps_n / bn))
+}
+
 /// The checked geometry of one kernel.
 #[derive(Debug, Clone, Copy)]
 struct Plan {
-    /// f64 through `mma.sync.m8n8k4` (DMMA) instead of FMAs.
-    dmma: bool,
+    /// How the inner product is computed.
+    inner: Inner,
+    /// A/B elements, and their size in bytes.
     ty: Ty,
     es: u32,
+    /// C and accumulator type, and its size.
+    cty: Ty,
+    cs: u32,
     bk: u32,
     threads: u32,
     stages: u32,
@@ -91,9 +125,27 @@ fn invalid(what: &str, why: String) -> Error {
     Error::invalid(what, why)
 }
 
+/// Zero of a register type (16-bit floats as a raw pattern).
+fn zero_of(ty: Ty) -> Op {
+    match ty {
+        Ty::F64 => Op::F64(0.0),
+        Ty::F32 => Op::F32(0.0),
+        _ => Op::I(0),
+    }
+}
+
+/// The type loads and stores name (16-bit floats move as b16).
+fn mem_name(ty: Ty) -> Ty {
+    match ty {
+        Ty::F16 | Ty::Bf16 => Ty::B16,
+        t => t,
+    }
+}
+
 /// The widest vector (in elements, at most 16 bytes) dividing `n`.
 fn widest_vec(n: u32, es: u32) -> u32 {
-    let mut v = 16 / es;
+    // PTX vector loads hold at most four elements.
+    let mut v = (16 / es).min(4);
     while v > 1 && n % v != 0 {
         v /= 2;
     }
@@ -101,48 +153,51 @@ fn widest_vec(n: u32, es: u32) -> u32 {
 }
 
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
-    let ty = match (p.ab, p.c, p.compute) {
-        (DType::F32, DType::F32, DType::F32) => Ty::F32,
-        (DType::F64, DType::F64, DType::F64) => Ty::F64,
+    // Element type of A and B, and of C and the accumulation.
+    let (ty, cty) = match (p.ab, p.c, p.compute) {
+        (DType::F32, DType::F32, DType::F32) => (Ty::F32, Ty::F32),
+        (DType::F64, DType::F64, DType::F64) => (Ty::F64, Ty::F64),
+        (DType::F16, DType::F32, DType::F32) => (Ty::F16, Ty::F32),
+        (DType::Bf16, DType::F32, DType::F32) => (Ty::Bf16, Ty::F32),
         (ab, c, compute) => {
             return Err(Error::unsupported(
-                format!("SIMT/DMMA GEMM for {ab} inputs, {c} output, {compute} compute"),
+                format!("GEMM for {ab} inputs, {c} output, {compute} compute"),
                 target.to_string(),
             ))
         }
     };
-    let (thread_m, thread_n, dmma) = match p.instruction {
-        GemmInstruction::Simt { thread_m, thread_n } => (thread_m, thread_n, false),
+    let half = matches!(ty, Ty::F16 | Ty::Bf16);
+    // (block rows, block columns, k step) of one matrix instruction, where there is one.
+    let (thread_m, thread_n, inner) = match p.instruction {
+        GemmInstruction::Simt { .. } | GemmInstruction::MmaSync { .. } if p.reduced_f32 != matches!(p.instruction, GemmInstruction::MmaSync { m: 16, n: 8, k: 8 }) => {
+            return Err(invalid(
+                "reduced_f32",
+                "tf32 (reduced_f32) goes with MmaSync m16n8k8 and only with it".into(),
+            ))
+        }
+        GemmInstruction::Simt { thread_m, thread_n } if !half => (thread_m, thread_n, Inner::Fma),
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 16 } if half => {
+            let (tm, tn) = mma_tiles(p, (16, 8, 16))?;
+            // Per lane: two rows of each 16-row block, two columns of each 8-column block.
+            (tm * 2, tn * 2, Inner::Half)
+        }
         GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if ty == Ty::F64 => {
-            // One lane holds one row of each 8-row A fragment and two columns of each
-            // 8-column accumulator; the warp tile is checked below.
-            if p.tile_m % (p.warps_m * 8) != 0
-                || p.tile_n % (p.warps_n * 8) != 0
-                || p.tile_k % 4 != 0
-            {
-                return Err(invalid(
-                    "tiles",
-                    format!(
-                        "DMMA needs warp tiles of whole 8×8 blocks and tile_k a multiple of 4 ({}×{}×{} over {}×{} warps)",
-                        p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n
-                    ),
-                ));
-            }
-            (p.tile_m / p.warps_m / 8, p.tile_n / p.warps_n / 4, true)
+            let (tm, tn) = mma_tiles(p, (8, 8, 4))?;
+            // Per lane: one row of each 8-row block, two columns of each 8-column block.
+            (tm, tn * 2, Inner::Dmma)
+        }
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if ty == Ty::F32 => {
+            let (tm, tn) = mma_tiles(p, (16, 8, 8))?;
+            // Per lane: two rows of each 16-row block, two columns of each 8-column block.
+            (tm * 2, tn * 2, Inner::Tf32)
         }
         other => {
             return Err(invalid(
                 "instruction",
-                format!("{other:?}: this generator builds Simt and f64 MmaSync m8n8k4"),
+                format!("{other:?}: this generator builds Simt, f64 MmaSync m8n8k4 and tf32 MmaSync m16n8k8"),
             ))
         }
     };
-    if p.reduced_f32 {
-        return Err(invalid(
-            "reduced_f32",
-            "tf32 needs a tensor-core instruction, not Simt".into(),
-        ));
-    }
     if target.caps().wave_size() != 32 {
         return Err(invalid(
             "target",
@@ -186,7 +241,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     };
     let (wm, lanes_m) = split("tile_m", p.tile_m, p.warps_m, thread_m)?;
     let (wn, lanes_n) = split("tile_n", p.tile_n, p.warps_n, thread_n)?;
-    if !dmma && lanes_m * lanes_n != 32 {
+    if inner == Inner::Fma && lanes_m * lanes_n != 32 {
         return Err(invalid(
             "thread_m, thread_n",
             format!("a {wm}×{wn} warp tile holds {lanes_m}×{lanes_n} thread tiles, not 32"),
@@ -214,7 +269,16 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
                 ),
             ));
         }
-        let pad = if contiguous_k { 16 / es } else { 0 };
+        let pad = if inner != Inner::Fma {
+            // Matrix fragments: lanes (g, t) read row t at column g, so a row stride of
+            // 32 bytes mod 128 puts each (half-)warp's reads in distinct banks.
+            ((32 + 128 - (outer * es) % 128) % 128) / es
+        } else if contiguous_k {
+            // Scattered k-major stores of one warp fall into different banks.
+            16 / es
+        } else {
+            0
+        };
         Ok(Operand {
             outer,
             contiguous_k,
@@ -247,9 +311,11 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         ));
     }
     Ok(Plan {
-        dmma,
+        inner,
         ty,
         es,
+        cty,
+        cs: cty.size(),
         bk: p.tile_k,
         threads,
         stages: p.stages,
@@ -269,12 +335,11 @@ struct Loader {
     ks: Vec<Reg>,
     /// Shared address of each load's first element in stage 0.
     smem: Vec<Reg>,
-    /// Contiguous along outer: element e of load j inside the matrix along outer.
-    /// Contiguous along k: `[0]` = the load's row/column inside the matrix.
-    outer_in: Vec<Vec<Reg>>,
-    /// The whole vector is inside along outer and aligned (contiguous along outer), or
-    /// inside along outer and aligned (contiguous along k).
-    vec_ready: Vec<Option<Reg>>,
+    /// Rows (A) or columns (B) of the matrix from each load's first one on (s32; ≤ 0
+    /// when outside).
+    left: Vec<Reg>,
+    /// `left` where whole vectors may be loaded, 0 where the operand is not aligned.
+    vleft: Vec<Option<Reg>>,
     /// Bytes to advance every pointer per slab.
     step: Reg,
     /// The registers holding the slab in flight.
@@ -321,15 +386,12 @@ impl Gen<'_> {
     }
 
     /// Element offset `x` (u32) scaled to bytes as u64.
-    fn bytes64(&mut self, x: Reg) -> Reg {
-        self.k.mul_wide_u32(x, self.plan.es)
+    fn bytes64(&mut self, x: Reg, size: u32) -> Reg {
+        self.k.mul_wide_u32(x, size)
     }
 
     fn zero(&self) -> Op {
-        match self.plan.ty {
-            Ty::F64 => Op::F64(0.0),
-            _ => Op::F32(0.0),
-        }
+        zero_of(self.plan.ty)
     }
 
     fn vec_text(regs: &[Reg]) -> String {
@@ -351,8 +413,9 @@ impl Gen<'_> {
     fn ld_shared_vec(&mut self, ty: Ty, n: u32, addr: Reg, offset: u32) -> Vec<Reg> {
         let regs: Vec<Reg> = (0..n).map(|_| self.k.reg(ty)).collect();
         self.k.emit(format!(
-            "ld.shared{}.{ty} {}, [{addr}+{offset}]",
+            "ld.shared{}.{} {}, [{addr}+{offset}]",
             Self::vec_suffix(regs.len()),
+            mem_name(ty),
             Self::vec_text(&regs)
         ));
         regs
@@ -362,7 +425,7 @@ impl Gen<'_> {
         self.k.emit(format!(
             "st.shared{}.{} [{addr}+{offset}], {}",
             Self::vec_suffix(regs.len()),
-            regs[0].ty(),
+            mem_name(regs[0].ty()),
             Self::vec_text(regs)
         ));
     }
@@ -393,8 +456,8 @@ impl Gen<'_> {
             ptrs: Vec::new(),
             ks: Vec::new(),
             smem: Vec::new(),
-            outer_in: Vec::new(),
-            vec_ready: Vec::new(),
+            left: Vec::new(),
+            vleft: Vec::new(),
             step: self.k.mov(
                 Ty::U64,
                 if op.contiguous_k {
@@ -437,25 +500,17 @@ impl Gen<'_> {
             let at = self.k.add(Ty::U32, row, vo);
             let bytes = self.k.mul(Ty::U32, at, es);
             let smem = self.k.add(Ty::U32, smem, bytes);
-            let (inside, ready) = if op.contiguous_k {
-                let inside = self.k.setp(Cmp::Lt, Ty::U32, o, bound);
-                let ready = aligned.map(|al| self.k.and_pred(al, inside));
-                (vec![inside], ready)
-            } else {
-                let inside: Vec<Reg> = (0..vec)
-                    .map(|e| {
-                        let oe = self.k.add(Ty::U32, o, e);
-                        self.k.setp(Cmp::Lt, Ty::U32, oe, bound)
-                    })
-                    .collect();
-                let ready = aligned.map(|al| self.k.and_pred(al, inside[vec as usize - 1]));
-                (inside, ready)
-            };
+            // Rows (columns) left in the matrix from this load's first one, and the same
+            // where whole vectors may be loaded (0 when the operand is not aligned):
+            // two registers instead of a predicate per element, which would stay live
+            // across the main loop.
+            let left = self.k.sub(Ty::S32, bound, o);
+            let vleft = aligned.map(|al| self.k.selp(Ty::S32, left, 0i32, al));
             l.ptrs.push(ptr);
             l.ks.push(vk);
             l.smem.push(smem);
-            l.outer_in.push(inside);
-            l.vec_ready.push(ready);
+            l.left.push(left);
+            l.vleft.push(vleft);
             let staged = (0..vec).map(|_| self.k.reg(self.plan.ty)).collect();
             l.staged.push(staged);
         }
@@ -474,9 +529,10 @@ impl Gen<'_> {
             }
             let kg = self.k.add(Ty::U32, k_base, l.ks[j]);
             if l.op.contiguous_k {
-                let inside = l.outer_in[j][0];
-                let not_full = match l.vec_ready[j] {
-                    Some(ready) => {
+                let inside = self.k.setp(Cmp::Gt, Ty::S32, l.left[j], 0i32);
+                let not_full = match l.vleft[j] {
+                    Some(vleft) => {
+                        let ready = self.k.setp(Cmp::Gt, Ty::S32, vleft, 0i32);
                         let last = self.k.add(Ty::U32, kg, vec - 1);
                         let k_full = self.k.setp(Cmp::Lt, Ty::U32, last, kdim);
                         let full = self.k.and_pred(ready, k_full);
@@ -504,9 +560,10 @@ impl Gen<'_> {
                 }
             } else {
                 let k_in = self.k.setp(Cmp::Lt, Ty::U32, kg, kdim);
-                let not_full = match l.vec_ready[j] {
-                    Some(ready) => {
-                        let full = self.k.and_pred(ready, k_in);
+                let not_full = match l.vleft[j] {
+                    Some(vleft) => {
+                        let whole = self.k.setp(Cmp::Ge, Ty::S32, vleft, vec as i32);
+                        let full = self.k.and_pred(whole, k_in);
                         self.k.when(full, false);
                         self.k
                             .ld_global_into(&l.staged[j], l.ptrs[j], 0, LoadCache::NonCoherent);
@@ -515,7 +572,8 @@ impl Gen<'_> {
                     None => None,
                 };
                 for e in 0..vec {
-                    let mut p = self.k.and_pred(l.outer_in[j][e as usize], k_in);
+                    let inside = self.k.setp(Cmp::Gt, Ty::S32, l.left[j], e as i32);
+                    let mut p = self.k.and_pred(inside, k_in);
                     if let Some(nf) = not_full {
                         p = self.k.and_pred(p, nf);
                     }
@@ -553,7 +611,92 @@ impl Gen<'_> {
     /// `tile_k` rank-1 updates of the register tile from the stage at `a_rd`/`b_rd`.
     fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg, stage: u32) {
         let (a, b, es) = (self.plan.a, self.plan.b, self.plan.es);
-        if self.plan.dmma {
+        if self.plan.inner == Inner::Half {
+            // Lane (g, t) reads k rows 2t, 2t+1 (+8) at m = g (+8) + 16i, n = g + 8j, and
+            // packs each k pair into one register.
+            let bf16 = self.plan.ty == Ty::Bf16;
+            let pair = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
+                let lo =
+                    g.k.ld_shared(Ty::B16, base, (stage + (row * stride + col) * es) as i64);
+                let hi = g.k.ld_shared(
+                    Ty::B16,
+                    base,
+                    (stage + ((row + 1) * stride + col) * es) as i64,
+                );
+                g.k.pack_b16x2(lo, hi)
+            };
+            for kk in (0..self.plan.bk).step_by(16) {
+                let fa: Vec<[Reg; 4]> = (0..a.per_thread / 2)
+                    .map(|i| {
+                        let (rs, m) = (a.row_stride, 16 * i);
+                        [
+                            pair(self, a_rd, kk, rs, m),
+                            pair(self, a_rd, kk, rs, m + 8),
+                            pair(self, a_rd, kk + 8, rs, m),
+                            pair(self, a_rd, kk + 8, rs, m + 8),
+                        ]
+                    })
+                    .collect();
+                let fb: Vec<[Reg; 2]> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        let (rs, n) = (b.row_stride, 8 * j);
+                        [pair(self, b_rd, kk, rs, n), pair(self, b_rd, kk + 8, rs, n)]
+                    })
+                    .collect();
+                for (i, fai) in fa.iter().enumerate() {
+                    for (j, fbj) in fb.iter().enumerate() {
+                        let d = [
+                            acc[2 * i][2 * j],
+                            acc[2 * i][2 * j + 1],
+                            acc[2 * i + 1][2 * j],
+                            acc[2 * i + 1][2 * j + 1],
+                        ];
+                        self.k.mma_m16n8k16(d, *fai, *fbj, bf16);
+                    }
+                }
+            }
+            return;
+        }
+        if self.plan.inner == Inner::Tf32 {
+            // Lane (g, t) reads A[k = t (+4)][m = g (+8) + 16i], B[k = t (+4)][n = g + 8j].
+            let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
+                let off = stage + (row * stride + col) * es;
+                let x = g.k.ld_shared(Ty::F32, base, off as i64);
+                g.k.cvt_tf32(x)
+            };
+            for kk in (0..self.plan.bk).step_by(8) {
+                let fa: Vec<[Reg; 4]> = (0..a.per_thread / 2)
+                    .map(|i| {
+                        let (rs, m) = (a.row_stride, 16 * i);
+                        [
+                            ld(self, a_rd, kk, rs, m),
+                            ld(self, a_rd, kk, rs, m + 8),
+                            ld(self, a_rd, kk + 4, rs, m),
+                            ld(self, a_rd, kk + 4, rs, m + 8),
+                        ]
+                    })
+                    .collect();
+                let fb: Vec<[Reg; 2]> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        let (rs, n) = (b.row_stride, 8 * j);
+                        [ld(self, b_rd, kk, rs, n), ld(self, b_rd, kk + 4, rs, n)]
+                    })
+                    .collect();
+                for (i, fai) in fa.iter().enumerate() {
+                    for (j, fbj) in fb.iter().enumerate() {
+                        let d = [
+                            acc[2 * i][2 * j],
+                            acc[2 * i][2 * j + 1],
+                            acc[2 * i + 1][2 * j],
+                            acc[2 * i + 1][2 * j + 1],
+                        ];
+                        self.k.mma_m16n8k8_tf32(d, *fai, *fbj);
+                    }
+                }
+            }
+            return;
+        }
+        if self.plan.inner == Inner::Dmma {
             // `a_rd`/`b_rd` already point at this lane's k row (t) and column (g).
             for kk in (0..self.plan.bk).step_by(4) {
                 let fa: Vec<Reg> = (0..a.per_thread)
@@ -620,16 +763,18 @@ impl Gen<'_> {
         let wn = self.k.div(Ty::U32, warp, a.warps);
         let wrow = self.k.mul(Ty::U32, wm, a.warp_tile);
         let wcol = self.k.mul(Ty::U32, wn, b.warp_tile);
-        if self.plan.dmma {
-            // Lane (g, t): accumulator rows g + 8i, columns 2t + v + 8j; fragments
-            // A[k = t][m = g + 8i], B[k = t][n = g + 8j].
+        if self.plan.inner != Inner::Fma {
+            // Lane (g, t): accumulator rows g + 8i (DMMA) or g + 8h + 16i (tf32), columns
+            // 2t + v + 8j; fragments start at A[k = t][m = g], B[k = t][n = g].
             let gid = self.k.shr(Ty::U32, lane, 2);
             let tig = self.rem(lane, 4);
             let row0 = self.k.add(Ty::U32, wrow, gid);
             let col0 = self.k.fma(Ty::U32, tig, 2u32, wcol);
-            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride, row0);
+            // f16/bf16 lanes hold k pairs: their first k row is 2t.
+            let kmul = if self.plan.inner == Inner::Half { 2 } else { 1 };
+            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride * kmul, row0);
             let bg = self.k.add(Ty::U32, wcol, gid);
-            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride, bg);
+            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride * kmul, bg);
             return Coordinates {
                 tid,
                 m0,
@@ -656,22 +801,29 @@ impl Gen<'_> {
     }
 
     /// The batch's matrix: `base + ctaid.z · stride` elements.
-    fn batch_base(&mut self, base: Reg, stride: Reg) -> Reg {
+    fn batch_base(&mut self, base: Reg, stride: Reg, size: u32) -> Reg {
         let bz = self.special("%ctaid.z");
         let z = self.k.cvt(Ty::U64, bz);
         let elems = self.k.mul(Ty::U64, z, stride);
-        let bytes = self.k.mul(Ty::U64, elems, self.plan.es);
+        let bytes = self.k.mul(Ty::U64, elems, size);
         self.k.add(Ty::U64, base, bytes)
     }
 
     /// This thread's offsets (tile-relative) along one operand's dimension.
     fn thread_offsets(plan: &Plan, is_a: bool) -> Vec<u32> {
         let op = if is_a { plan.a } else { plan.b };
-        if plan.dmma {
-            // A: rows 8i; B: columns 8j + v (two per 8-column block).
-            return (0..op.per_thread)
-                .map(|x| if is_a { 8 * x } else { (x / 2) * 8 + x % 2 })
-                .collect();
+        match (plan.inner, is_a) {
+            // Rows 8i (DMMA), rows 16i + 8h (tf32); columns 8j + v.
+            (Inner::Dmma, true) => return (0..op.per_thread).map(|x| 8 * x).collect(),
+            (Inner::Tf32 | Inner::Half, true) => {
+                return (0..op.per_thread)
+                    .map(|x| (x / 2) * 16 + (x % 2) * 8)
+                    .collect()
+            }
+            (Inner::Dmma | Inner::Tf32 | Inner::Half, false) => {
+                return (0..op.per_thread).map(|x| (x / 2) * 8 + x % 2).collect()
+            }
+            (Inner::Fma, _) => {}
         }
         (0..op.per_thread)
             .map(|i| (i / op.frag_vec) * op.lanes * op.frag_vec + i % op.frag_vec)
@@ -687,8 +839,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         k: KernelBuilder::new(super::KERNEL),
         plan: &plan,
     };
-    let ty = plan.ty;
-    let es = plan.es;
+    let (cty, es) = (plan.cty, plan.es);
     let (a, b) = (plan.a, plan.b);
 
     // Parameters, in the contract's order.
@@ -701,8 +852,8 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         .iter()
         .map(|n| g.k.param(n, Ty::U64))
         .collect();
-    let palpha = g.k.param("alpha", ty);
-    let pbeta = g.k.param("beta", ty);
+    let palpha = g.k.param("alpha", cty);
+    let pbeta = g.k.param("beta", cty);
 
     // Values only the epilogue needs are loaded (or recomputed) after the main loop,
     // so they hold no registers across it.
@@ -718,8 +869,8 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let stride_b = g.k.ld_param(&strides[1]);
 
     let at = g.coordinates();
-    let a_base = g.batch_base(a_ptr, stride_a);
-    let b_base = g.batch_base(b_ptr, stride_b);
+    let a_base = g.batch_base(a_ptr, stride_a, es);
+    let b_base = g.batch_base(b_ptr, stride_b, es);
 
     g.k.comment("global -> shared copy set-up");
     let smem = g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16);
@@ -735,9 +886,12 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         g.k.add(Ty::U32, t, plan.a_stage)
     };
 
-    let zero = g.zero();
     let acc: Vec<Vec<Reg>> = (0..a.per_thread)
-        .map(|_| (0..b.per_thread).map(|_| g.k.mov(ty, zero)).collect())
+        .map(|_| {
+            (0..b.per_thread)
+                .map(|_| g.k.mov(cty, zero_of(cty)))
+                .collect()
+        })
         .collect();
 
     g.k.comment("prologue: slab 0 into stage 0");
@@ -795,9 +949,9 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let beta = g.k.ld_param(&pbeta);
     let at = g.coordinates();
     let (m0, n0, row0, col0) = (at.m0, at.n0, at.row0, at.col0);
-    let c_base = g.batch_base(c_ptr, stride_c);
+    let c_base = g.batch_base(c_ptr, stride_c, plan.cs);
     // β ≠ 0, unordered: a NaN β reads C (and propagates), as BLAS does.
-    let beta_zero = g.k.setp(Cmp::Eq, ty, beta, zero);
+    let beta_zero = g.k.setp(Cmp::Eq, cty, beta, zero_of(cty));
     let read_c = g.k.not_pred(beta_zero);
     let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, true)
         .into_iter()
@@ -805,7 +959,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
             let t = g.k.add(Ty::U32, row0, off);
             let r = g.k.add(Ty::U32, m0, t);
             let inside = g.k.setp(Cmp::Lt, Ty::U32, r, m);
-            (g.bytes64(r), inside)
+            (g.bytes64(r, plan.cs), inside)
         })
         .collect();
     let cols: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, false)
@@ -815,7 +969,7 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
             let c = g.k.add(Ty::U32, n0, t);
             let inside = g.k.setp(Cmp::Lt, Ty::U32, c, n);
             let elems = g.k.mul_wide_u32(c, ldc);
-            let bytes = g.k.mul(Ty::U64, elems, es);
+            let bytes = g.k.mul(Ty::U64, elems, plan.cs);
             (g.k.add(Ty::U64, c_base, bytes), inside)
         })
         .collect();
@@ -823,20 +977,22 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         for (j, &(col_ptr, col_in)) in cols.iter().enumerate() {
             let inside = g.k.and_pred(row_in, col_in);
             let addr = g.k.add(Ty::U64, col_ptr, row_bytes);
-            let value = g.k.mul(ty, alpha, acc[i][j]);
+            let value = g.k.mul(cty, alpha, acc[i][j]);
             let load = g.k.and_pred(inside, read_c);
-            let old = g.k.reg(ty);
+            let old = g.k.reg(cty);
             g.k.when(load, false);
             g.k.ld_global_into(&[old], addr, 0, LoadCache::Default);
             g.k.when(load, false);
-            g.k.emit(format!("fma.rn.{ty} {value}, {beta}, {old}, {value}"));
+            g.k.emit(format!("fma.rn.{cty} {value}, {beta}, {old}, {value}"));
             g.k.when(inside, false);
             g.k.st_global(addr, 0, &[value]);
         }
     }
     g.k.ret();
     module.push(&g.k);
-    // Launch bounds: the block size (ptxas may then use up to 255 registers a thread).
+    // Launch bounds: the block size. (Asking for two resident 256-thread blocks, i.e.
+    // at most 128 registers, makes ptxas 12 spill ~40 bytes in the 128×128 SIMT kernel,
+    // which uses 125-129 unconstrained.)
     let bounds = format!(")\n.maxntid {}, 1, 1\n", plan.threads);
     Ok(module.text().replacen(")\n{\n", &(bounds + "{\n"), 1))
 }
@@ -866,7 +1022,7 @@ mod tests {
     fn thread_rows_cover_the_warp_tile_once() {
         for p in super::super::default_variants() {
             let plan = plan(&p, &sm90()).unwrap();
-            if plan.dmma {
+            if plan.inner != Inner::Fma {
                 continue; // the simulator test covers the DMMA lane mapping
             }
             for (is_a, op) in [(true, plan.a), (false, plan.b)] {
