@@ -31,7 +31,7 @@ fn real_arg<R: Real>(r: R) -> ScalarArg {
 }
 
 /// A scalar as kernel arguments: its real part, then (complex) its imaginary part.
-fn scalar_args<T: Scalar>(v: T, out: &mut Vec<ScalarArg>) {
+pub(crate) fn scalar_args<T: Scalar>(v: T, out: &mut Vec<ScalarArg>) {
     out.push(real_arg(v.re()));
     if T::IS_COMPLEX {
         out.push(real_arg(v.im()));

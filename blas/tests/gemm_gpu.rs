@@ -438,3 +438,120 @@ fn complex_gemm_on_cuda_is_unsupported() {
         assert!(err.to_string().contains(dev.id()), "{err}");
     }
 }
+
+/// The emulated AMD targets and the GEMM element types their generator builds
+/// (gfx908 has no f64 MFMA; gfx11 WMMA takes only 16-bit inputs, which `gemm` does not
+/// take): every other (target, dtype) must answer `Unsupported`.
+const EMU_GEMM: &[(&str, bool, bool)] = &[
+    // (target, f32, f64)
+    ("gfx908", true, false),
+    ("gfx90a", true, true),
+    ("gfx942", true, true),
+    ("gfx1100", false, false),
+    ("gfx1101", false, false),
+    ("gfx1102", false, false),
+    ("gfx1151", false, false),
+];
+
+/// Small cases for the emulator (its speed: tens of millions of lane-instructions per
+/// second): tile edges of the 128×128 default (m up to one row past a tile, k across
+/// the 16-deep slab), every transpose, padded leading dimensions, β = 0 over NaN, α = 0,
+/// k = 0, strided batches and arrays of matrices.
+fn emu_cases() -> Vec<Case> {
+    use Transpose::{N, T};
+    let base = cases()[0];
+    let mut out = Vec::new();
+    for (i, (m, n, k)) in [(1, 1, 1), (5, 7, 3), (37, 19, 17), (130, 65, 40)]
+        .into_iter()
+        .enumerate()
+    {
+        let (ta, tb) = [(N, N), (N, T), (T, N), (T, T)][i];
+        for (ta, tb) in [(ta, tb), (tb, ta)] {
+            out.push(Case {
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                pads: (i % 3, (i + 1) % 3, i % 2),
+                ..base
+            });
+        }
+    }
+    for (alpha, beta, k) in [
+        (Coef::Random, Coef::Zero, 9),
+        (Coef::Zero, Coef::Random, 9),
+        (Coef::Random, Coef::Random, 0),
+    ] {
+        out.push(Case {
+            m: 23,
+            n: 11,
+            k,
+            alpha,
+            beta,
+            ..base
+        });
+    }
+    for (batch, call) in [(3, Call::Strided), (2, Call::Arrays)] {
+        out.push(Case {
+            m: 13,
+            n: 9,
+            k: 7,
+            batch,
+            call,
+            tb: T,
+            beta: Coef::Zero,
+            ..base
+        });
+    }
+    out
+}
+
+fn emu_unsupported<T: Scalar>(dev: &Device) {
+    let blas = Blas::new(dev);
+    let a = dev.upload(&[T::one(); 4]).unwrap();
+    let mut c = dev.upload(&[T::one(); 4]).unwrap();
+    let e = blas.gemm(
+        Transpose::N,
+        Transpose::N,
+        2,
+        2,
+        2,
+        T::one(),
+        &a.as_slice(),
+        2,
+        &a.as_slice(),
+        2,
+        T::zero(),
+        &mut c.as_slice_mut(),
+        2,
+    );
+    assert!(
+        matches!(e, Err(Error::Unsupported { .. })),
+        "{}gemm on {}: {e:?}",
+        T::PREFIX,
+        dev.id()
+    );
+}
+
+#[test]
+fn gemm_on_emulated_amd_targets() {
+    for &(target, f32_ok, f64_ok) in EMU_GEMM {
+        let dev = Device::open(&format!("emu:{target}")).unwrap();
+        for (i, c) in emu_cases().into_iter().enumerate() {
+            if f32_ok {
+                check::<f32>(&dev, c, 7000 + i as u64);
+            }
+            if f64_ok {
+                check::<f64>(&dev, c, 8000 + i as u64);
+            }
+        }
+        if !f32_ok {
+            emu_unsupported::<f32>(&dev);
+        }
+        if !f64_ok {
+            emu_unsupported::<f64>(&dev);
+        }
+        emu_unsupported::<Complex32>(&dev);
+    }
+}

@@ -16,6 +16,8 @@
 //!   β = 1 with nothing to add returns at once.
 //! - f32 with `MathMode::ReducedPrecisionF32` takes the tf32 kernel (catalog key
 //!   `<class>/tf32`, fallback `ptx::fallback_tf32`).
+//! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
+//!   (`amdgpu::model::default_params`) with the problem's transposes.
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
 //!   a generator that cannot build the kernel (e.g. a family whose GEMM generator does
 //!   not exist yet) returns its own error, unchanged.
@@ -23,12 +25,17 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gemm::GemmShape;
+use crate::gpu::level1::{self, Vector};
+use crate::level1::scalar_args;
 use crate::{Blas, MathMode, Scalar};
+use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
+use rocm_core::Target;
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
-use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
+use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmParams};
 use rocm_kernels::generator::{self, Generator};
+use rocm_kernels::level1::L1Op;
 
 /// Most problems one launch covers (the grid's z limit).
 const MAX_GRID_Z: usize = 65535;
@@ -54,9 +61,7 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     }
     let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
     let target = blas.device().target();
-    // The fallback's geometry is the NVIDIA SIMT kernel's; other families' generators
-    // decide for themselves whether they build it (and say so when they do not).
-    let fallback = ptx::fallback(dtype, ta, tb)?;
+    let fallback = fallback(target, dtype, ta, tb)?;
     let key = GemmParams::key(dtype, dtype, dtype, ta, tb);
     let size = (s.m as u64)
         .saturating_mul(s.n as u64)
@@ -81,6 +86,22 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
         return Ok(if fits(&p) { p } else { reduced });
     }
     Ok(ieee)
+}
+
+/// The family's default kernel for a problem class: the NVIDIA SIMT/DMMA fallbacks, or
+/// the AMD generator's default large MFMA/WMMA tile with the problem's transposes (a
+/// target without one, e.g. f32 on gfx11 whose WMMA takes only 16-bit inputs, answers
+/// `Unsupported`).
+fn fallback(target: &Target, dtype: DType, ta: bool, tb: bool) -> Result<GemmParams> {
+    match target.family() {
+        Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+            let mut p = amdgpu::model::default_params(IsaTarget::try_from(target)?, dtype)?;
+            p.trans_a = ta;
+            p.trans_b = tb;
+            Ok(p)
+        }
+        _ => ptx::fallback(dtype, ta, tb),
+    }
 }
 
 /// A dimension as the kernels take it: below 2^31 (the kernels count rows left in
@@ -113,6 +134,10 @@ pub(crate) fn gemm<T: Scalar>(
         return Ok(());
     }
     let p = params::<T>(blas, s)?;
+    if scale_only && blas.device().target().family() != Family::Nvidia {
+        // The AMD kernels need k ≥ 1: C = β·C goes through Level 1 instead.
+        return scale_columns(blas, s, beta, c, batch);
+    }
     let loaded = generator::load::<Gemm>(blas.device(), &p)?;
     let name = loaded
         .program
@@ -174,6 +199,42 @@ pub(crate) fn gemm<T: Scalar>(
         // and the views stay borrowed until the call returns.
         unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
         first += count;
+    }
+    Ok(())
+}
+
+/// C = β·C for `batch` problems through the Level 1 kernels: one `scal` per column (one
+/// per problem when ldc = m), or `fill` with 0 when β = 0, so C is never read then.
+fn scale_columns<T: Scalar>(
+    blas: &Blas,
+    s: &GemmShape,
+    beta: T,
+    c: Operand,
+    batch: usize,
+) -> Result<()> {
+    let (op, factor) = if beta == T::zero() {
+        (L1Op::Fill, T::zero())
+    } else {
+        (L1Op::Scal, beta)
+    };
+    let mut scalars = Vec::new();
+    scalar_args(factor, &mut scalars);
+    let esize = std::mem::size_of::<T>();
+    let (columns, len) = if s.ldc == s.m {
+        (1, s.m * s.n)
+    } else {
+        (s.n, s.m)
+    };
+    for q in 0..batch {
+        for j in 0..columns {
+            let x = Vector {
+                name: "c",
+                address: c.address + ((q * c.stride + j * s.ldc) * esize) as u64,
+                inc: 1,
+                dtype: T::DTYPE,
+            };
+            level1::elementwise(blas, "gemm", op, T::DTYPE, len, x, None, &scalars)?;
+        }
     }
     Ok(())
 }
