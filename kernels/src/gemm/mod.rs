@@ -18,8 +18,9 @@
 //! | `stride_a`, `stride_b`, `stride_c` | u64 | elements between batches |
 //! | `alpha`, `beta` | compute type | f32 for f32/f16/bf16/tf32 inputs, f64 for f64, i32 for i8 |
 //!
-//! - Launch: [`GemmParams::launch`]: `grid = (⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`, `block =
-//!   threads()`, plus the dynamic shared memory the program reports.
+//! - Launch: `grid = (⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)` workgroups of
+//!   [`GemmParams::threads`] work-items (the host, `rocm-blas`, computes it; a
+//!   program's `LaunchRule` is not used for GEMM).
 //! - β = 0 must not read C (it may hold NaN); the host handles m, n = 0 and α = 0 / k = 0.
 //! - Any m, n, k ≥ 1 and any leading dimensions ≥ the stored rows are correct; aligned
 //!   shapes are merely faster (the host picks parameters that fit the alignment).
