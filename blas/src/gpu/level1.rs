@@ -123,6 +123,16 @@ enum GridSource {
     Argument,
 }
 
+/// What `Level1Params::vector_bytes` measures when x and y differ in element size (a
+/// conversion); each vector must be aligned to its own access width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VectorWidth {
+    /// x's loads; y's accesses cover as many elements, split to at most that width.
+    OfX,
+    /// The wider side's accesses; the narrower side's cover as many elements.
+    OfWider,
+}
+
 /// One kernel family's argument convention and limits.
 #[derive(Debug)]
 struct Convention {
@@ -137,6 +147,7 @@ struct Convention {
     fixed_vector: bool,
     /// Whether axpby's β = 0 variant (y not read) still declares β (passed as 0).
     beta_without_y: bool,
+    vector_width: VectorWidth,
 }
 
 const PTX: Convention = Convention {
@@ -156,6 +167,7 @@ const PTX: Convention = Convention {
     max_inc: None,
     fixed_vector: false,
     beta_without_y: false,
+    vector_width: VectorWidth::OfX,
 };
 
 const AMDGPU: Convention = Convention {
@@ -176,6 +188,7 @@ const AMDGPU: Convention = Convention {
     max_inc: Some(1 << 31),
     fixed_vector: true,
     beta_without_y: true,
+    vector_width: VectorWidth::OfWider,
 };
 
 /// The conventions by target family.
@@ -339,11 +352,16 @@ impl Convention {
         if !contiguous {
             return p;
         }
-        // Each vector's alignment for `bytes`-wide loads of x's elements: the same number
-        // of its own elements (a conversion's y differs in size).
+        // Each vector's alignment for `bytes`-wide vectors (a conversion's two sides
+        // differ in element size: see `VectorWidth`).
+        let widest = vectors.iter().map(Vector::esize).max().unwrap_or(1);
         let aligned = |bytes: u32| {
             vectors.iter().all(|v| {
-                let own = bytes as u64 * v.esize() / dtype.size() as u64;
+                let bytes = bytes as u64;
+                let own = match self.vector_width {
+                    VectorWidth::OfX => bytes.min(bytes * v.esize() / dtype.size() as u64),
+                    VectorWidth::OfWider => bytes * v.esize() / widest,
+                };
                 own == 0 || v.address % own == 0
             })
         };
