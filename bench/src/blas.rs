@@ -5,6 +5,13 @@
 //! beside the device-to-device copy bandwidth measured in the same run, and, when built
 //! with `--features vendor` on a CUDA device, the same routines through cuBLAS on the same
 //! buffers (the last column is our speed over cuBLAS's: cuBLAS time / our time).
+//!
+//! `blas gemm` times C = op(A)·op(B) (α = 1, β = 0, strided batched when `--batch` > 1)
+//! and reports TFLOP/s (2·m·n·k·batch per call); with `--vendor` (and `--features
+//! vendor`) cuBLAS runs the same problem on the same A and B in the same run, and the
+//! row adds cuBLAS's TFLOP/s, our speed over cuBLAS's and the largest difference between
+//! the two results relative to the largest |C| (a sanity check, not a test).
+//! `--sweep` runs squares 256..16384; `--plot FILE` draws the sweep as SVG.
 
 use rocm_blas::{Blas, Scalar};
 use rocm_core::{BackendKind, Device, DeviceBuffer, Result};
@@ -14,6 +21,43 @@ use std::time::Instant;
 pub enum BlasCommand {
     /// Level 1 bandwidth: copy, axpy, dot, nrm2, asum, iamax.
     L1(L1Args),
+    /// GEMM TFLOP/s, ours and (with --vendor) cuBLAS's in the same run.
+    Gemm(GemmArgs),
+}
+
+#[derive(clap::Args)]
+pub struct GemmArgs {
+    #[arg(long)]
+    pub device: Option<String>,
+    /// f32, tf32 (f32 with reduced-precision math), f64, f16 or bf16.
+    #[arg(long, default_value = "f32")]
+    pub dtype: String,
+    #[arg(long, default_value_t = 8192)]
+    pub m: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub n: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub k: usize,
+    /// Problems in a strided batch.
+    #[arg(long, default_value_t = 1)]
+    pub batch: usize,
+    /// N or T.
+    #[arg(long, default_value = "N")]
+    pub transa: String,
+    #[arg(long, default_value = "N")]
+    pub transb: String,
+    /// Also run cuBLAS (needs `--features vendor` and a CUDA device).
+    #[arg(long)]
+    pub vendor: bool,
+    /// Squares 256, 512, ..., 16384 instead of one problem.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Write the sweep as an SVG plot.
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
+    /// Timed calls per problem (default: about 2·10^13 flops' worth, 3..200).
+    #[arg(long)]
+    pub iters: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -30,11 +74,12 @@ pub struct L1Args {
 pub fn run(cmd: &BlasCommand) -> Result<(), Box<dyn std::error::Error>> {
     match cmd {
         BlasCommand::L1(a) => l1(a),
+        BlasCommand::Gemm(a) => crate::blas_gemm::run(a),
     }
 }
 
 /// Mean seconds per call over `iters` calls after 2 warm-ups, synchronised at the end.
-fn time(dev: &Device, iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+pub(crate) fn time(dev: &Device, iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
     for _ in 0..2 {
         f()?;
     }

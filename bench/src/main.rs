@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod bandwidth;
 mod blas;
+mod blas_gemm;
 mod ccl;
 mod disasm;
 mod dnn;
@@ -18,6 +19,7 @@ mod sparse;
 mod suite;
 #[cfg(feature = "vendor")]
 mod vendor;
+mod vendor_gemm;
 
 /// rocm-rs benchmarks and device inspection.
 #[derive(Parser)]

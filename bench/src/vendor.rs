@@ -165,3 +165,135 @@ cublas_l1!(
     cublasDasum_v2,
     cublasIdamax_v2
 );
+
+/// Element types of the cuBLAS GEMM peer, as `blas gemm` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GemmType {
+    F32,
+    /// f32 through tf32 tensor cores (`CUBLAS_TF32_TENSOR_OP_MATH`).
+    Tf32,
+    F64,
+    /// f16 inputs and output, f32 accumulation (`cublasGemmEx`).
+    F16,
+    /// bf16 inputs and output, f32 accumulation (`cublasGemmEx`).
+    Bf16,
+}
+
+/// One column-major GEMM problem (or a strided batch of them) on device addresses.
+#[derive(Debug, Clone, Copy)]
+pub struct GemmCall {
+    pub dtype: GemmType,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: u64,
+    pub lda: usize,
+    pub stride_a: usize,
+    pub b: u64,
+    pub ldb: usize,
+    pub stride_b: usize,
+    pub c: u64,
+    pub ldc: usize,
+    pub stride_c: usize,
+    pub batch: usize,
+}
+
+fn int(name: &str, v: usize) -> Result<c_int> {
+    c_int::try_from(v).map_err(|_| Error::invalid(name, format!("{v} exceeds cuBLAS's int")))
+}
+
+impl Cublas {
+    /// C = 1·op(A)·op(B) + 0·C through cuBLAS: `cublas{S,D}gemm` (strided batched when
+    /// `batch > 1`), or `cublasGemmEx` / `cublasGemmStridedBatchedEx` for f16/bf16.
+    ///
+    /// # Safety
+    /// Every address is a live device buffer holding its operand for `batch` problems.
+    pub unsafe fn gemm(&self, g: &GemmCall) -> Result<()> {
+        use sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+        let op = |t: bool| if t { CUBLAS_OP_T } else { CUBLAS_OP_N };
+        let (ta, tb) = (op(g.trans_a), op(g.trans_b));
+        let (m, n, k) = (int("m", g.m)?, int("n", g.n)?, int("k", g.k)?);
+        let (lda, ldb, ldc) = (int("lda", g.lda)?, int("ldb", g.ldb)?, int("ldc", g.ldc)?);
+        let batch = int("batch", g.batch)?;
+        let (sa, sb, sc) = (g.stride_a as i64, g.stride_b as i64, g.stride_c as i64);
+        let math = if g.dtype == GemmType::Tf32 {
+            sys::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH
+        } else {
+            sys::cublasMath_t::CUBLAS_DEFAULT_MATH
+        };
+        // SAFETY: the handle is live; the mode is a valid enumerator.
+        Self::check("cublasSetMathMode", unsafe {
+            sys::cublasSetMathMode(self.handle, math)
+        })?;
+        let h = self.handle;
+        // SAFETY (every call): the caller's contract; α and β are host scalars of the
+        // compute type (host pointer mode).
+        let status = match g.dtype {
+            GemmType::F32 | GemmType::Tf32 => {
+                let (al, be) = (1.0f32, 0.0f32);
+                let (a, b, c) = (g.a as *const f32, g.b as *const f32, g.c as *mut f32);
+                if g.batch == 1 {
+                    unsafe {
+                        sys::cublasSgemm_v2(h, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc)
+                    }
+                } else {
+                    unsafe {
+                        sys::cublasSgemmStridedBatched(
+                            h, ta, tb, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc, batch,
+                        )
+                    }
+                }
+            }
+            GemmType::F64 => {
+                let (al, be) = (1.0f64, 0.0f64);
+                let (a, b, c) = (g.a as *const f64, g.b as *const f64, g.c as *mut f64);
+                if g.batch == 1 {
+                    unsafe {
+                        sys::cublasDgemm_v2(h, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc)
+                    }
+                } else {
+                    unsafe {
+                        sys::cublasDgemmStridedBatched(
+                            h, ta, tb, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc, batch,
+                        )
+                    }
+                }
+            }
+            GemmType::F16 | GemmType::Bf16 => {
+                let ty = if g.dtype == GemmType::F16 {
+                    sys::cudaDataType::CUDA_R_16F
+                } else {
+                    sys::cudaDataType::CUDA_R_16BF
+                };
+                let (al, be) = (1.0f32, 0.0f32);
+                let alpha = &al as *const f32 as *const std::ffi::c_void;
+                let beta = &be as *const f32 as *const std::ffi::c_void;
+                let (a, b, c) = (
+                    g.a as *const std::ffi::c_void,
+                    g.b as *const std::ffi::c_void,
+                    g.c as *mut std::ffi::c_void,
+                );
+                let compute = sys::cublasComputeType_t::CUBLAS_COMPUTE_32F;
+                let algo = sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
+                if g.batch == 1 {
+                    unsafe {
+                        sys::cublasGemmEx(
+                            h, ta, tb, m, n, k, alpha, a, ty, lda, b, ty, ldb, beta, c, ty, ldc,
+                            compute, algo,
+                        )
+                    }
+                } else {
+                    unsafe {
+                        sys::cublasGemmStridedBatchedEx(
+                            h, ta, tb, m, n, k, alpha, a, ty, lda, sa, b, ty, ldb, sb, beta, c, ty,
+                            ldc, sc, batch, compute, algo,
+                        )
+                    }
+                }
+            }
+        };
+        Self::check("cuBLAS GEMM", status)
+    }
+}

@@ -7,7 +7,8 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::check;
-use crate::handle::Engine;
+use crate::gpu::gemm::{self as gpu, Operand};
+use crate::handle::Dispatch;
 use crate::{cpu, Blas, Scalar, Transpose};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
@@ -99,12 +100,22 @@ impl Blas {
         if m == 0 || n == 0 {
             return Ok(());
         }
-        match self.engine("gemm")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, b) = (check::host("a", a)?, check::host("b", b)?);
                 cpu::gemm::gemm(&s, alpha, a, b, beta, check::host_mut("c", c)?, true);
                 Ok(())
             }
+            Dispatch::Gpu => gpu::gemm(
+                self,
+                &s,
+                alpha,
+                operand(a.address(), 0),
+                operand(b.address(), 0),
+                beta,
+                operand(c.address(), 0),
+                1,
+            ),
         }
     }
 
@@ -150,8 +161,18 @@ impl Blas {
         if m == 0 || n == 0 || batch_count == 0 {
             return Ok(());
         }
-        match self.engine("gemm_strided_batched")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Gpu => gpu::gemm(
+                self,
+                &s,
+                alpha,
+                operand(a.address(), stride_a),
+                operand(b.address(), stride_b),
+                beta,
+                operand(c.address(), stride_c),
+                batch_count,
+            ),
+            Dispatch::Cpu => {
                 let (a, b) = (check::host("a", a)?, check::host("b", b)?);
                 cpu::gemm::gemm_strided_batched(
                     &s,
@@ -216,8 +237,24 @@ impl Blas {
         if m == 0 || n == 0 || c.is_empty() {
             return Ok(());
         }
-        match self.engine("gemm_batched")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            // One launch per problem (see gpu::gemm).
+            Dispatch::Gpu => {
+                for ((a, b), c) in a.iter().zip(b).zip(c.iter()) {
+                    gpu::gemm(
+                        self,
+                        &s,
+                        alpha,
+                        operand(a.address(), 0),
+                        operand(b.address(), 0),
+                        beta,
+                        operand(c.address(), 0),
+                        1,
+                    )?;
+                }
+                Ok(())
+            }
+            Dispatch::Cpu => {
                 let mut problems = Vec::with_capacity(c.len());
                 for ((a, b), c) in a.iter().zip(b).zip(c.iter_mut()) {
                     problems.push((
@@ -231,4 +268,8 @@ impl Blas {
             }
         }
     }
+}
+
+fn operand(address: u64, stride: usize) -> Operand {
+    Operand { address, stride }
 }

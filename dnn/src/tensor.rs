@@ -6,6 +6,7 @@
 //! C fastest. Every operation reads and writes through the strides, widening to f32.
 
 use crate::DnnFloat;
+use rayon::prelude::*;
 use rocm_core::{BufferSlice, BufferSliceMut, DType, Error, Result};
 
 /// A packed memory order.
@@ -400,8 +401,39 @@ pub(crate) fn for_each_offset(desc: &TensorDesc, mut f: impl FnMut(usize, usize)
 /// The elements of `data` (described by `desc`) widened to f32, in logical order.
 pub(crate) fn gather<T: DnnFloat>(desc: &TensorDesc, data: &[T]) -> Vec<f32> {
     let mut out = vec![0f32; desc.numel()];
-    for_each_offset(desc, |i, o| out[i] = data[o].to_f32());
+    gather_into(desc, data, &mut out);
     out
+}
+
+/// Elements per parallel work item of the straight-pass loops: large enough to amortise
+/// the scheduling, small enough to balance.
+const CHUNK: usize = 1 << 15;
+
+/// `dst[i]` = element `i` (logical order) of `data`, widened; `dst.len() == numel`.
+/// Planes (one image and channel) are gathered in parallel: conversions of large
+/// tensors are memory-bound passes that one core cannot saturate.
+pub(crate) fn gather_into<T: DnnFloat>(desc: &TensorDesc, data: &[T], dst: &mut [f32]) {
+    let Shape5 {
+        dims: [_, c, d, h, w],
+        strides: [sn, sc, sd, sh, sw],
+    } = desc.shape5();
+    let plane = d * h * w;
+    if plane == 0 || c == 0 {
+        return;
+    }
+    dst.par_chunks_mut(plane).enumerate().for_each(|(p, out)| {
+        let (a, b) = (p / c, p % c);
+        let mut i = 0;
+        for e in 0..d {
+            for y in 0..h {
+                let base = a * sn + b * sc + e * sd + y * sh;
+                for x in 0..w {
+                    out[i] = data[base + x * sw].to_f32();
+                    i += 1;
+                }
+            }
+        }
+    });
 }
 
 /// Stores `alpha·v + beta·old` for logical-order `v`.
@@ -415,14 +447,19 @@ pub(crate) fn scatter<T: DnnFloat>(
     // Packed in logical order (NCHW/NCDHW): one straight pass.
     if desc.layout().is_some_and(|l| !l.channels_last()) && data.len() >= v.len() {
         let dst = &mut data[..v.len()];
+        let pieces = dst.par_chunks_mut(CHUNK).zip(v.par_chunks(CHUNK));
         if beta == 0.0 {
-            dst.iter_mut()
-                .zip(v)
-                .for_each(|(d, &s)| *d = T::from_f32(alpha * s));
+            pieces.for_each(|(dc, vc)| {
+                dc.iter_mut()
+                    .zip(vc)
+                    .for_each(|(d, &s)| *d = T::from_f32(alpha * s))
+            });
         } else {
-            dst.iter_mut()
-                .zip(v)
-                .for_each(|(d, &s)| *d = T::from_f32(alpha * s + beta * d.to_f32()));
+            pieces.for_each(|(dc, vc)| {
+                dc.iter_mut()
+                    .zip(vc)
+                    .for_each(|(d, &s)| *d = T::from_f32(alpha * s + beta * d.to_f32()))
+            });
         }
         return;
     }

@@ -228,6 +228,53 @@ proptest! {
     }
 }
 
+/// Pointwise (1×1, stride 1, no padding) problems, which im2col runs as GEMMs on the
+/// tensors in place: groups, channel counts, 2-D and 3-D, every memory layout, dilation
+/// (irrelevant for a 1×1 filter, so it must not matter).
+fn pointwise_problem() -> impl Strategy<Value = Problem> {
+    (
+        any::<bool>(),
+        1usize..=3,
+        1usize..=5,
+        1usize..=5,
+        prop::collection::vec((1usize..=9, 1usize..=2), 3),
+        1usize..=3,
+        0u8..3,
+    )
+        .prop_filter_map("valid", |(three, g, cxg, cyg, sp, n, mem)| {
+            let rank = if three { 3 } else { 2 };
+            let sp = &sp[..rank];
+            let dils: Vec<usize> = sp.iter().map(|s| s.1).collect();
+            let conv = ConvDesc::new(
+                ConvMode::Convolution,
+                &vec![0; rank],
+                &vec![1; rank],
+                &dils,
+                g,
+            )
+            .ok()?;
+            let mut xd = vec![n, g * cxg];
+            xd.extend(sp.iter().map(|s| s.0));
+            let mut wd = vec![g * cyg, cxg];
+            wd.extend(vec![1; rank]);
+            let mem = match mem {
+                0 => Mem::Packed(false),
+                1 => Mem::Packed(true),
+                _ => Mem::Gapped,
+            };
+            Some(Problem { conv, xd, wd, mem })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn pointwise_matches_reference(p in pointwise_problem(), seed in 0u64..1000) {
+        check::<f32>(&p, seed);
+        check::<f16>(&p, seed);
+    }
+}
+
 /// Winograd on larger 2-D 3×3 problems (several tiles, ragged edges, groups).
 #[test]
 fn winograd_larger_problems() {

@@ -1,18 +1,54 @@
-//! BLAS Level 1 generators: elementwise operations (scal, axpby, copy, swap) and
-//! reductions (dot, dotc, sum, asum, nrm2, iamax, iamin) for f32, f64, Complex32 and
-//! Complex64, contiguous or strided (negative increments included).
+//! BLAS Level 1 generators: elementwise operations (fill, scal, axpby, copy, swap, rot,
+//! rotm, dtype conversion) and reductions (dot, dotc, sum, asum, nrm2, iamax, iamin) for
+//! f32, f64, Complex32, Complex64, f16 and bf16, contiguous or strided (negative
+//! increments included).
 //!
-//! Contiguous vectors move as `vector_bytes`-wide loads and stores (16 bytes = 4 f32);
-//! each work-item handles `unroll` vectors strided by the block size inside its block's
-//! tile, so warps stay coalesced and several loads are in flight per thread. Reductions
-//! run a fixed grid (`grid` workgroups) looping over tiles, reduce inside each workgroup
-//! through warp shuffles and shared memory in a fixed order, and leave one partial per
-//! workgroup; the host sums the partials in order. The result is therefore the same run
-//! to run. nrm2 accumulates in f64, with Blue's three accumulators (tiny, medium, huge)
-//! for f64 inputs, so it neither overflows nor underflows where the result does not.
+//! Contiguous vectors move as `vector_bytes`-wide loads and stores (16 bytes = 4 f32 or
+//! 8 f16); each work-item handles `unroll` vectors strided by the block size inside its
+//! block's tile, so warps stay coalesced and several loads are in flight per thread.
+//! Reductions run a fixed grid (`grid` workgroups) looping over tiles, reduce inside each
+//! workgroup through warp shuffles and shared memory in a fixed order, and leave one
+//! partial per workgroup; the host sums the partials in order. The result is therefore
+//! the same run to run. nrm2 accumulates in f64, with Blue's three accumulators (tiny,
+//! medium, huge) for f64 inputs, so it neither overflows nor underflows where the result
+//! does not (the square of any f32, f16 or bf16 is a normal f64, and exact).
+//!
+//! f16 and bf16 are stored in 2 bytes and computed in f32 (their scalars are f32
+//! parameters); results are rounded to nearest even once, when stored. Copy and swap
+//! move their bits untouched. Contiguous units are held packed, two values to a 32-bit
+//! word, from load to store (a 16-byte access moves 8 values).
+//!
+//! Error bounds of the reductions, with m = the elements one work-item accumulates
+//! (`⌈n / (grid·block·elements per unit·unroll)⌉·unroll·elements per unit`) plus 10 for
+//! the warp and workgroup trees, u the unit roundoff of the accumulation type and the
+//! host's f64 sum of `grid` partials adding `grid·2⁻⁵³`: dot, sum and asum
+//! |error| ≤ (m·u + grid·2⁻⁵³)·Σ|terms| (complex: twice that); f16 and bf16 accumulate
+//! in f32 (u = 2⁻²⁴). nrm2 of f32, c32, f16 and bf16 squares each real exactly in f64
+//! and sums in f64: relative error of the sum of squares ≤ (m + grid)·2⁻⁵³, of the norm
+//! about half that plus the square root's rounding; f64 and c64 use Blue's scaled
+//! accumulators with the same bound per accumulator.
+//!
+//! `Convert { to }` reads x as `dtype` and writes y as `to`, one correctly rounded
+//! conversion per element (`cvt.rn`); `vector_bytes` is the width of x's loads and y's
+//! stores are split into accesses of at most `vector_bytes`, so one alignment rule holds
+//! for both vectors.
+//!
+//! Kernel parameters, in order: `n: u64, x: u64` (address of logical element 0),
+//! `incx: s64`, then `y: u64, incy: s64` for ops with a y, then the scalars, then
+//! `partials: u64` for reductions. Scalars are reals of the dtype (complex: re, im; f16
+//! and bf16: f32): scal and fill `alpha`; axpby `alpha, beta` (no beta when
+//! `read_y = false`); rot `c, s`; rotm `h11, h21, h12, h22`; convert none.
+//! Partials are f64 (iamax: value, then the index's bits), `grid` per slot, slots after
+//! one another ([`partial_slots`]).
+//!
+//! `load_cache` and `store_cache` put one cache hint ([`crate::ptx::cache`]) on every
+//! vector load and store (the read-only path stays reserved for data the kernel does
+//! not write; the partials are plain stores); the defaults emit what version 4 did.
 
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use crate::ptx::cache::{LoadHint, StoreCache};
+use crate::ptx::half::is_half;
+use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -85,10 +121,11 @@ impl L1Op {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Level1Params {
     pub op: L1Op,
+    /// Element type (for `Convert`, the source's).
     pub dtype: DType,
     /// Contiguous (increment 1, vector loads) or strided.
     pub contiguous: bool,
-    /// Bytes per load/store when contiguous (element size .. 16).
+    /// Bytes per load/store when contiguous (a power of two, element size .. 16).
     pub vector_bytes: u32,
     /// Work-items per workgroup (a multiple of 32, at most 1024).
     pub block: u32,
@@ -96,11 +133,63 @@ pub struct Level1Params {
     pub unroll: u32,
     /// Workgroups of a reduction's first pass.
     pub grid: u32,
+    /// Cache hint of the vector loads (default: plain, read-only path for data the kernel
+    /// does not write).
+    #[serde(default)]
+    pub load_cache: LoadHint,
+    /// Cache hint of the vector stores.
+    #[serde(default)]
+    pub store_cache: StoreCache,
+}
+
+/// How one vector's reals sit in memory, and the type arithmetic on them happens in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Layout {
+    /// Memory type of one real: f16, bf16, f32, f64, or b16 (16-bit values copy and swap
+    /// move untouched).
+    mem: Ty,
+    /// Reals per element (2 for complex).
+    comps: u32,
+}
+
+impl Layout {
+    fn of(dtype: DType) -> Result<Layout> {
+        let (mem, comps) = match dtype {
+            DType::F16 => (Ty::F16, 1),
+            DType::Bf16 => (Ty::Bf16, 1),
+            DType::F32 => (Ty::F32, 1),
+            DType::F64 => (Ty::F64, 1),
+            DType::C32 => (Ty::F32, 2),
+            DType::C64 => (Ty::F64, 2),
+            d => {
+                return Err(Error::unsupported(
+                    format!("Level 1 kernels for {d}"),
+                    "PTX",
+                ))
+            }
+        };
+        Ok(Layout { mem, comps })
+    }
+
+    /// Arithmetic type: f32 for 16-bit floats.
+    fn compute(self) -> Ty {
+        if is_half(self.mem) {
+            Ty::F32
+        } else {
+            self.mem
+        }
+    }
+
+    fn esize(self) -> u32 {
+        self.mem.size() * self.comps
+    }
 }
 
 impl Level1Params {
-    /// The default variant: 16-byte vectors, 256 work-items, 4 vectors each, and for
-    /// reductions 2112 workgroups (16 per SM of a 132-SM H100/H200: the best of the
+    /// The default variant: 16-byte vectors, 256 work-items, 4 vectors each (2 of 8
+    /// values for 16-bit dtypes: the same 16 elements per work-item, which keeps
+    /// rot/rotm/iamax below 64 registers instead of near 96), plain cache behaviour, and
+    /// for reductions 2112 workgroups (16 per SM of a 132-SM H100/H200: the best of the
     /// grids measured on an H200, see bench/results).
     pub fn fallback(op: L1Op, dtype: DType, contiguous: bool) -> Self {
         Level1Params {
@@ -109,8 +198,10 @@ impl Level1Params {
             contiguous,
             vector_bytes: 16,
             block: 256,
-            unroll: 4,
+            unroll: if dtype.size() == 2 { 2 } else { 4 },
             grid: 132 * 16,
+            load_cache: LoadHint::Default,
+            store_cache: StoreCache::Default,
         }
     }
 
@@ -122,31 +213,39 @@ impl Level1Params {
         )
     }
 
-    fn real(&self) -> Result<(Ty, u32)> {
-        match self.dtype {
-            DType::F32 => Ok((Ty::F32, 1)),
-            DType::F64 => Ok((Ty::F64, 1)),
-            DType::C32 => Ok((Ty::F32, 2)),
-            DType::C64 => Ok((Ty::F64, 2)),
-            d => Err(Error::unsupported(
-                format!("Level 1 kernels for {d}"),
-                "PTX",
-            )),
+    /// x's layout (copy and swap of 16-bit floats move raw 16-bit values).
+    fn x_layout(&self) -> Result<Layout> {
+        let l = Layout::of(self.dtype)?;
+        let raw = matches!(self.op, L1Op::Copy | L1Op::Swap) && is_half(l.mem);
+        Ok(if raw { Layout { mem: Ty::B16, ..l } } else { l })
+    }
+
+    /// y's layout: x's, except for `Convert`.
+    fn y_layout(&self) -> Result<Layout> {
+        match self.op {
+            L1Op::Convert { to } => Layout::of(to),
+            _ => self.x_layout(),
         }
     }
 
-    /// Reals per contiguous load (1 when strided: one element = `comps` reals).
+    /// Reals per contiguous load of x (strided: one element = `comps` reals).
     fn reals_per_vector(&self) -> Result<u32> {
-        let (rt, comps) = self.real()?;
+        let l = self.x_layout()?;
         if !self.contiguous {
-            return Ok(comps);
+            return Ok(l.comps);
         }
-        let v = self.vector_bytes / rt.size();
-        if v == 0 || v > 4 || !v.is_power_of_two() || v % comps != 0 {
+        let size = l.mem.size();
+        let v = self.vector_bytes / size;
+        if self.vector_bytes > 16
+            || v == 0
+            || v * size != self.vector_bytes
+            || !v.is_power_of_two()
+            || v % l.comps != 0
+        {
             return Err(Error::invalid(
                 "vector_bytes",
                 format!(
-                    "{} bytes do not hold whole {} elements in one load",
+                    "{} bytes is not a power-of-two number (at most 16 bytes) of whole {} elements",
                     self.vector_bytes, self.dtype
                 ),
             ));
@@ -156,11 +255,22 @@ impl Level1Params {
 
     /// Elements one tile (one workgroup step) covers.
     pub fn elements_per_tile(&self) -> Result<u64> {
-        let (_, comps) = self.real()?;
+        let comps = self.x_layout()?.comps;
         Ok(self.block as u64 * self.unroll as u64 * (self.reals_per_vector()? / comps) as u64)
     }
 
     fn validate(&self) -> Result<()> {
+        if !supports(self.op, self.dtype) {
+            let what = match self.op {
+                L1Op::Convert { to } => format!(
+                    "Level 1 conversion {} -> {to} (covered: {})",
+                    self.dtype,
+                    CONVERSIONS.map(|(a, b)| format!("{a}->{b}")).join(", ")
+                ),
+                op => format!("Level 1 {op:?} kernels for {}", self.dtype),
+            };
+            return Err(Error::unsupported(what, "PTX"));
+        }
         if self.block == 0 || self.block % 32 != 0 || self.block > 1024 {
             return Err(Error::invalid(
                 "block",
@@ -183,6 +293,27 @@ impl Level1Params {
     }
 }
 
+/// The conversions `Convert` covers, as (from, to).
+pub const CONVERSIONS: [(DType, DType); 6] = [
+    (DType::F32, DType::F16),
+    (DType::F32, DType::Bf16),
+    (DType::F16, DType::F32),
+    (DType::Bf16, DType::F32),
+    (DType::F64, DType::F32),
+    (DType::F32, DType::F64),
+];
+
+/// Whether the PTX generator covers `op` on `dtype` (for `Convert`, the source dtype):
+/// every op on every dtype of [`DTYPES`], except rotm (real dtypes only) and convert
+/// ([`CONVERSIONS`] only).
+pub fn supports(op: L1Op, dtype: DType) -> bool {
+    match op {
+        L1Op::Convert { to } => CONVERSIONS.contains(&(dtype, to)),
+        L1Op::Rotm => DTYPES.contains(&dtype) && !dtype.is_complex(),
+        _ => DTYPES.contains(&dtype),
+    }
+}
+
 /// The Level 1 generator.
 pub struct Level1;
 
@@ -192,7 +323,7 @@ pub const KERNEL: &str = "rocm_blas_l1";
 impl Generator for Level1 {
     type Params = Level1Params;
     const NAME: &'static str = "level1";
-    const VERSION: u32 = 4;
+    const VERSION: u32 = 5;
 
     fn generate(p: &Level1Params, target: &Target) -> Result<Program> {
         if matches!(
@@ -228,10 +359,10 @@ impl Generator for Level1 {
 /// A value of the element type: one real register, or (re, im).
 type Val = Vec<Reg>;
 
+/// Arithmetic on values of the element type, in the compute type `rt`.
 struct Ctx {
     rt: Ty,
     comps: u32,
-    esize: u32,
 }
 
 impl Ctx {
@@ -278,6 +409,11 @@ impl Ctx {
         let re = k.fma(self.rt, sr, bi, r1);
         let im = k.fma(self.rt, si, br, i1);
         vec![re, im]
+    }
+
+    /// c·a for a real c.
+    fn scale(&self, k: &mut KernelBuilder, c: Reg, a: &Val) -> Val {
+        a.iter().map(|x| k.mul(self.rt, c, *x)).collect()
     }
 
     fn add(&self, k: &mut KernelBuilder, a: &Val, b: &Val) -> Val {
@@ -334,27 +470,56 @@ fn better_arg(k: &mut KernelBuilder, max: bool, a: (Reg, Reg), b: (Reg, Reg)) ->
     (k.selp(v.ty(), ov, v, take), k.selp(Ty::U64, oi, i, take))
 }
 
-fn build(p: &Level1Params) -> Result<KernelBuilder> {
-    if matches!(
-        p.op,
-        L1Op::Fill | L1Op::Rot | L1Op::Rotm | L1Op::Convert { .. }
-    ) {
-        return Err(Error::unsupported(
-            format!("Level 1 {:?} kernels", p.op),
-            "PTX",
-        ));
+/// The global accesses of one kernel: cache hints, the L2 policy they may need, and the
+/// widest access.
+struct Access {
+    load: LoadHint,
+    store: StoreCache,
+    policy: Option<Reg>,
+    contiguous: bool,
+    vector_bytes: u32,
+}
+
+impl Access {
+    /// Reals of layout `l` per memory access, of a unit of `vr` reals: the whole unit when
+    /// strided (one element); when contiguous, at most `vector_bytes` (so every access is
+    /// aligned as x's loads are) and at least one real.
+    fn chunk(&self, l: Layout, vr: u32) -> u32 {
+        if self.contiguous {
+            vr.min((self.vector_bytes / l.mem.size()).max(1))
+        } else {
+            vr
+        }
     }
-    let (rt, comps) = p.real()?;
-    let cx = Ctx {
-        rt,
-        comps,
-        esize: rt.size() * comps,
-    };
+}
+
+/// Where a unit (one vector, or one strided element) is and which of its elements exist.
+struct Unit {
+    xa: Reg,
+    ya: Option<Reg>,
+    /// Index of its first element.
+    elem0: Reg,
+    /// Per element: does it exist.
+    valid: Vec<Reg>,
+    /// The whole unit exists (wide accesses).
+    full: Reg,
+    /// Per element: exists, and the unit is partial (element accesses).
+    partial: Vec<Reg>,
+    /// Loaded x and y, as stored (see [`load_unit`]).
+    xs: Vec<Reg>,
+    ys: Option<Vec<Reg>>,
+}
+
+fn build(p: &Level1Params) -> Result<KernelBuilder> {
+    let xl = p.x_layout()?;
+    let yl = p.y_layout()?;
+    let (rt, comps) = (xl.compute(), xl.comps);
+    let cx = Ctx { rt, comps };
     let vr = p.reals_per_vector()?;
     let mut k = KernelBuilder::new(KERNEL);
     k.comment(&format!("{p:?}"));
 
-    // Parameters: n, x, incx, [y, incy], [alpha (comps reals)], [beta], [partials].
+    // Parameters (the module docs): n, x, incx, [y, incy], [scalars], [partials].
     let pn = k.param("n", Ty::U64);
     let px = k.param("x", Ty::U64);
     let pincx = k.param("incx", Ty::S64);
@@ -363,18 +528,22 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
     } else {
         (None, None)
     };
-    let palpha: Vec<_> = match p.op {
-        L1Op::Scal | L1Op::Axpby { .. } => (0..comps)
-            .map(|c| k.param(&format!("alpha{c}"), rt))
+    let scalar_names: Vec<String> = match p.op {
+        L1Op::Scal | L1Op::Fill => (0..comps).map(|c| format!("alpha{c}")).collect(),
+        L1Op::Axpby { read_y } => {
+            let betas = if read_y { comps } else { 0 };
+            (0..comps)
+                .map(|c| format!("alpha{c}"))
+                .chain((0..betas).map(|c| format!("beta{c}")))
+                .collect()
+        }
+        L1Op::Rot => std::iter::once("c".to_string())
+            .chain((0..comps).map(|c| format!("s{c}")))
             .collect(),
+        L1Op::Rotm => ["h11", "h21", "h12", "h22"].map(String::from).to_vec(),
         _ => vec![],
     };
-    let pbeta: Vec<_> = match p.op {
-        L1Op::Axpby { read_y: true } => (0..comps)
-            .map(|c| k.param(&format!("beta{c}"), rt))
-            .collect(),
-        _ => vec![],
-    };
+    let pscalars: Vec<_> = scalar_names.iter().map(|s| k.param(s, rt)).collect();
     let ppart = p.op.is_reduction().then(|| k.param("partials", Ty::U64));
 
     let n = k.ld_param(&pn);
@@ -382,9 +551,23 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
     let incx = k.ld_param(&pincx);
     let y = py.as_ref().map(|q| k.ld_param_global_ptr(q));
     let incy = pincy.as_ref().map(|q| k.ld_param(q));
-    let alpha: Val = palpha.iter().map(|q| k.ld_param(q)).collect();
-    let beta: Val = pbeta.iter().map(|q| k.ld_param(q)).collect();
+    let scalars: Val = pscalars.iter().map(|q| k.ld_param(q)).collect();
     let partials = ppart.as_ref().map(|q| k.ld_param_global_ptr(q));
+    let needs_policy = p.load_cache.needs_policy() || p.store_cache.needs_policy();
+    let access = Access {
+        load: p.load_cache,
+        store: p.store_cache,
+        policy: needs_policy.then(|| k.l2_evict_first_policy()),
+        contiguous: p.contiguous,
+        vector_bytes: p.vector_bytes,
+    };
+    // Fill's value, as stored: rounded once, before the loop.
+    let fill: Vec<Reg> = if p.op == L1Op::Fill {
+        let v: Vec<Reg> = (0..vr / comps).flat_map(|_| scalars.clone()).collect();
+        to_stored(&mut k, xl, vr, &v)
+    } else {
+        vec![]
+    };
 
     let tid = k.special(Special::TidX);
     let cta = k.special(Special::CtaidX);
@@ -442,22 +625,19 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
         k.bra_if(past, false, done);
     }
 
+    // The read-only (non-coherent) path only for vectors this kernel does not write.
+    let writes_x = matches!(
+        p.op,
+        L1Op::Scal | L1Op::Swap | L1Op::Rot | L1Op::Rotm | L1Op::Fill
+    );
+    let writes_y = matches!(
+        p.op,
+        L1Op::Axpby { .. } | L1Op::Swap | L1Op::Rot | L1Op::Rotm
+    );
+
     // Phase 1: addresses, predicates and every load of the tile, so all of a work-item's
     // loads are in flight together (no branches between them: partial vectors are
     // handled by predicated element loads into zeroed registers).
-    struct Unit {
-        xa: Reg,
-        ya: Option<Reg>,
-        elem0: Reg,
-        /// Per element: does it exist.
-        valid: Vec<Reg>,
-        /// The whole vector exists (one wide access).
-        full: Reg,
-        /// Per element: exists, and the vector is partial (element access).
-        partial: Vec<Reg>,
-        xs: Vec<Reg>,
-        ys: Option<Vec<Reg>>,
-    }
     let mut units = Vec::new();
     for u in 0..p.unroll {
         let unit = k.add(Ty::U64, unit0, (u * p.block) as i64);
@@ -467,19 +647,19 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
         } else {
             unit
         };
-        let addr_of = |k: &mut KernelBuilder, base: Reg, inc: Reg| -> Reg {
+        let addr_of = |k: &mut KernelBuilder, base: Reg, inc: Reg, l: Layout| -> Reg {
             if p.contiguous {
-                let off = k.mul(Ty::U64, unit, (vr * rt.size()) as i64);
+                let off = k.mul(Ty::U64, unit, (vr * l.mem.size()) as i64);
                 k.add(Ty::U64, base, off)
             } else {
-                let step = k.mul(Ty::S64, inc, cx.esize as i64);
+                let step = k.mul(Ty::S64, inc, l.esize() as i64);
                 let off = k.mul(Ty::S64, unit, step);
                 k.add(Ty::S64, base, off)
             }
         };
-        let xa = addr_of(&mut k, x, incx);
+        let xa = addr_of(&mut k, x, incx, xl);
         let ya = match (y, incy) {
-            (Some(y), Some(incy)) => Some(addr_of(&mut k, y, incy)),
+            (Some(y), Some(incy)) => Some(addr_of(&mut k, y, incy, yl)),
             _ => None,
         };
         let (valid, full, partial) = if p.contiguous && vr > comps {
@@ -508,15 +688,11 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
             xs: vec![],
             ys: None,
         };
-        // The read-only (non-coherent) path only for vectors this kernel does not write.
-        let (x_cache, y_cache) = match p.op {
-            L1Op::Scal | L1Op::Swap => (LoadCache::Default, LoadCache::Default),
-            L1Op::Axpby { .. } => (LoadCache::NonCoherent, LoadCache::Default),
-            _ => (LoadCache::NonCoherent, LoadCache::NonCoherent),
-        };
-        un.xs = load_unit(&mut k, &cx, rt, vr, &un.full, &un.partial, xa, x_cache);
+        if p.op != L1Op::Fill {
+            un.xs = load_unit(&mut k, &access, xl, vr, &un, xa, !writes_x);
+        }
         if p.op.reads_y() {
-            un.ys = ya.map(|a| load_unit(&mut k, &cx, rt, vr, &un.full, &un.partial, a, y_cache));
+            un.ys = ya.map(|a| load_unit(&mut k, &access, yl, vr, &un, a, !writes_y));
         }
         units.push(un);
     }
@@ -524,70 +700,120 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
     // Phase 2: arithmetic and stores.
     let elems = |v: &[Reg]| -> Vec<Val> { v.chunks(comps as usize).map(|c| c.to_vec()).collect() };
     for (u_index, un) in units.iter().enumerate() {
-        let store = |k: &mut KernelBuilder, addr: Reg, vals: &[Reg]| {
-            k.when(un.full, false).st_global(addr, 0, vals);
-            for (e, pe) in un.partial.iter().enumerate() {
-                for c in 0..comps {
-                    let i = (e as u32 * comps + c) as usize;
-                    k.when(*pe, false)
-                        .st_global(addr, (i as u32 * rt.size()) as i64, &[vals[i]]);
-                }
-            }
-        };
-        let (xs, ys, xa, ya) = (&un.xs, &un.ys, un.xa, un.ya);
+        let (xa, ya) = (un.xa, un.ya);
+        let xs = from_stored(&mut k, xl, vr, &un.xs);
+        let ys = un.ys.as_ref().map(|v| from_stored(&mut k, yl, vr, v));
         match p.op {
             L1Op::Scal => {
-                let out: Vec<Reg> = elems(xs)
+                let out: Vec<Reg> = elems(&xs)
                     .iter()
-                    .flat_map(|e| cx.mul(&mut k, &alpha, e, false))
+                    .flat_map(|e| cx.mul(&mut k, &scalars, e, false))
                     .collect();
-                store(&mut k, xa, &out);
+                let out = to_stored(&mut k, xl, vr, &out);
+                store_unit(&mut k, &access, xl, vr, un, xa, &out);
             }
+            L1Op::Fill => store_unit(&mut k, &access, xl, vr, un, xa, &fill),
             L1Op::Axpby { read_y } => {
+                let (alpha, beta) = scalars.split_at(comps as usize);
                 let ye = ys.as_ref().map(|v| elems(v));
-                let out: Vec<Reg> = elems(xs)
+                let out: Vec<Reg> = elems(&xs)
                     .iter()
                     .enumerate()
                     .flat_map(|(i, e)| {
-                        let ax = cx.mul(&mut k, &alpha, e, false);
+                        let ax = cx.mul(&mut k, &alpha.to_vec(), e, false);
                         match (&ye, read_y) {
-                            (Some(ye), true) => cx.fma_into(&mut k, &ax, &beta, &ye[i], false),
+                            (Some(ye), true) => {
+                                cx.fma_into(&mut k, &ax, &beta.to_vec(), &ye[i], false)
+                            }
                             _ => ax,
                         }
                     })
                     .collect();
                 if let Some(a) = ya {
-                    store(&mut k, a, &out);
+                    let out = to_stored(&mut k, yl, vr, &out);
+                    store_unit(&mut k, &access, yl, vr, un, a, &out);
                 }
             }
             L1Op::Copy => {
                 if let Some(a) = ya {
-                    store(&mut k, a, xs);
+                    store_unit(&mut k, &access, yl, vr, un, a, &un.xs);
                 }
             }
             L1Op::Swap => {
-                if let (Some(a), Some(yv)) = (ya, ys) {
-                    store(&mut k, xa, yv);
-                    store(&mut k, a, xs);
+                if let (Some(a), Some(yv)) = (ya, &un.ys) {
+                    store_unit(&mut k, &access, xl, vr, un, xa, yv);
+                    store_unit(&mut k, &access, yl, vr, un, a, &un.xs);
+                }
+            }
+            L1Op::Rot => {
+                if let (Some(a), Some(yv)) = (ya, &ys) {
+                    // x' = c·x + s·y; y' = c·y + conj(−s)·x = c·y − conj(s)·x.
+                    let (c, s) = (scalars[0], scalars[1..].to_vec());
+                    let neg_s: Val = s.iter().map(|r| k.neg(rt, *r)).collect();
+                    let (mut xo, mut yo) = (Vec::new(), Vec::new());
+                    for (xe, ye) in elems(&xs).iter().zip(elems(yv)) {
+                        let cxe = cx.scale(&mut k, c, xe);
+                        xo.extend(cx.fma_into(&mut k, &cxe, &s, &ye, false));
+                        let cye = cx.scale(&mut k, c, &ye);
+                        yo.extend(cx.fma_into(&mut k, &cye, &neg_s, xe, true));
+                    }
+                    let (xo, yo) = (
+                        to_stored(&mut k, xl, vr, &xo),
+                        to_stored(&mut k, yl, vr, &yo),
+                    );
+                    store_unit(&mut k, &access, xl, vr, un, xa, &xo);
+                    store_unit(&mut k, &access, yl, vr, un, a, &yo);
+                }
+            }
+            L1Op::Rotm => {
+                if let (Some(a), Some(yv)) = (ya, &ys) {
+                    // x' = h11·x + h12·y, y' = h21·x + h22·y (real: one real per element).
+                    let [h11, h21, h12, h22] = [scalars[0], scalars[1], scalars[2], scalars[3]];
+                    let (mut xo, mut yo) = (Vec::new(), Vec::new());
+                    for (xe, ye) in xs.iter().zip(yv) {
+                        let t = k.mul(rt, h12, *ye);
+                        xo.push(k.fma(rt, h11, *xe, t));
+                        let t = k.mul(rt, h22, *ye);
+                        yo.push(k.fma(rt, h21, *xe, t));
+                    }
+                    let (xo, yo) = (
+                        to_stored(&mut k, xl, vr, &xo),
+                        to_stored(&mut k, yl, vr, &yo),
+                    );
+                    store_unit(&mut k, &access, xl, vr, un, xa, &xo);
+                    store_unit(&mut k, &access, yl, vr, un, a, &yo);
+                }
+            }
+            L1Op::Convert { .. } => {
+                if let Some(a) = ya {
+                    // One rounding: f64 → f32 here (cvt.rn), f32 → 16 bits when narrowed;
+                    // widening steps are exact.
+                    let to = yl.compute();
+                    let out: Vec<Reg> = xs
+                        .iter()
+                        .map(|v| if v.ty() == to { *v } else { k.cvt(to, *v) })
+                        .collect();
+                    let out = to_stored(&mut k, yl, vr, &out);
+                    store_unit(&mut k, &access, yl, vr, un, a, &out);
                 }
             }
             L1Op::Dot { conj } => {
-                if let (Some(Acc::Sum(s)), Some(yv)) = (&mut acc, ys) {
-                    for (a, b) in elems(xs).iter().zip(elems(yv)) {
+                if let (Some(Acc::Sum(s)), Some(yv)) = (&mut acc, &ys) {
+                    for (a, b) in elems(&xs).iter().zip(elems(yv)) {
                         *s = cx.fma_into(&mut k, s, a, &b, conj);
                     }
                 }
             }
             L1Op::Sum => {
                 if let Some(Acc::Sum(s)) = &mut acc {
-                    for e in elems(xs) {
+                    for e in elems(&xs) {
                         *s = cx.add(&mut k, s, &e);
                     }
                 }
             }
             L1Op::Asum => {
                 if let Some(Acc::Real(s)) = &mut acc {
-                    for e in elems(xs) {
+                    for e in elems(&xs) {
                         let a = cx.abs1(&mut k, &e);
                         *s = k.add(rt, *s, a);
                     }
@@ -595,12 +821,13 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
             }
             L1Op::Nrm2 => {
                 if let Some(Acc::Blue(b)) = &mut acc {
-                    for r in xs {
+                    for r in &xs {
                         if rt == Ty::F64 {
                             let a = k.abs(Ty::F64, *r);
                             blue_step(&mut k, b, a);
                         } else {
-                            // An f32's square cannot leave f64's range: plain f64 sum.
+                            // The square of an f32 (or f16, bf16) is exact and normal in
+                            // f64: a plain f64 sum, no scaling.
                             let w = k.cvt(Ty::F64, *r);
                             b[1] = k.fma(Ty::F64, w, w, b[1]);
                         }
@@ -610,7 +837,7 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
             L1Op::Iamax { max } => {
                 if let Some(Acc::Arg(pairs)) = &mut acc {
                     let (value, index) = &mut pairs[u_index];
-                    for (e, ev) in elems(xs).iter().enumerate() {
+                    for (e, ev) in elems(&xs).iter().enumerate() {
                         let a = cx.abs1(&mut k, ev);
                         let idx = k.add(Ty::U64, un.elem0, e as i64);
                         let ok = un.valid[e.min(un.valid.len() - 1)];
@@ -622,8 +849,6 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
                     }
                 }
             }
-            // Refused at the top of `build`.
-            L1Op::Fill | L1Op::Rot | L1Op::Rotm | L1Op::Convert { .. } => {}
         }
     }
 
@@ -673,33 +898,192 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
     Ok(k)
 }
 
-/// Loads one unit into zeroed registers: one wide load when the vector is whole, else
-/// an element load for each element that exists. Predicated, never branching.
-#[allow(clippy::too_many_arguments)]
+/// Whether a unit of `vr` reals of layout `l` is held packed, two 16-bit values to a
+/// 32-bit word (low half first, memory order), between loading and storing. Packed units
+/// keep half the registers live and move as wide accesses without repacking.
+fn packed(l: Layout, vr: u32) -> bool {
+    l.mem.size() == 2 && vr >= 2
+}
+
+/// Loads one unit of layout `l` in its stored form: 32-bit words when [`packed`], else
+/// one register of `l.mem` per real. Wide accesses when the unit is whole, else an element
+/// access for each element that exists; missing elements read as zero. Predicated, never
+/// branching.
 fn load_unit(
     k: &mut KernelBuilder,
-    cx: &Ctx,
-    rt: Ty,
+    a: &Access,
+    l: Layout,
     vr: u32,
-    full: &Reg,
-    partial: &[Reg],
+    un: &Unit,
     addr: Reg,
-    cache: LoadCache,
+    read_only: bool,
 ) -> Vec<Reg> {
-    let regs: Vec<Reg> = (0..vr).map(|_| k.mov(rt, zero_of(rt))).collect();
-    k.when(*full, false).ld_global_into(&regs, addr, 0, cache);
-    for (e, pe) in partial.iter().enumerate() {
-        for c in 0..cx.comps {
-            let i = (e as u32 * cx.comps + c) as usize;
-            k.when(*pe, false).ld_global_into(
+    let size = l.mem.size();
+    let chunk = a.chunk(l, vr);
+    let pk = packed(l, vr);
+    let reg_ty = if pk { Ty::B32 } else { l.mem };
+    let per_reg = if pk { 2 } else { 1 };
+    let regs: Vec<Reg> = (0..vr / per_reg)
+        .map(|_| k.mov(reg_ty, zero_of(reg_ty)))
+        .collect();
+    for first in (0..vr).step_by(chunk as usize) {
+        let part = &regs[(first / per_reg) as usize..((first + chunk) / per_reg) as usize];
+        k.when(un.full, false).ld_global_hinted(
+            part,
+            addr,
+            (first * size) as i64,
+            read_only,
+            a.load,
+            a.policy,
+        );
+    }
+    if un.partial.is_empty() {
+        return regs;
+    }
+    // Partial unit: element accesses into the zeroed registers; packed, a word at a time
+    // (both its values exist) or its low half alone (the unit's last, odd element).
+    for (e, pe) in un.partial.iter().enumerate() {
+        if pk {
+            // Packed units hold an even number of values: e + 1 exists.
+            if e % 2 == 0 {
+                let (word, offset) = (regs[e / 2], (e as u32 * size) as i64);
+                k.when(un.partial[e + 1], false).ld_global_hinted(
+                    &[word],
+                    addr,
+                    offset,
+                    read_only,
+                    a.load,
+                    a.policy,
+                );
+                let lone = lone_half(k, un, e);
+                k.when(lone, false)
+                    .ld_global_half_into_word(word, addr, offset, read_only, a.load, a.policy);
+            }
+            continue;
+        }
+        for c in 0..l.comps {
+            let i = (e as u32 * l.comps + c) as usize;
+            k.when(*pe, false).ld_global_hinted(
                 &regs[i..i + 1],
                 addr,
-                (i as u32 * rt.size()) as i64,
-                cache,
+                (i as u32 * size) as i64,
+                read_only,
+                a.load,
+                a.policy,
             );
         }
     }
     regs
+}
+
+/// In a packed unit, whether element `e` (even) exists in a partial unit but `e + 1`
+/// does not.
+fn lone_half(k: &mut KernelBuilder, un: &Unit, e: usize) -> Reg {
+    let next_missing = k.not_pred(un.valid[e + 1]);
+    k.and_pred(un.partial[e], next_missing)
+}
+
+/// Stores one unit of layout `l` from its stored form (see [`load_unit`]): wide accesses
+/// when the unit is whole, else one access per existing element.
+fn store_unit(
+    k: &mut KernelBuilder,
+    a: &Access,
+    l: Layout,
+    vr: u32,
+    un: &Unit,
+    addr: Reg,
+    stored: &[Reg],
+) {
+    let size = l.mem.size();
+    let chunk = a.chunk(l, vr);
+    let per_reg = if packed(l, vr) { 2 } else { 1 };
+    for first in (0..vr).step_by(chunk as usize) {
+        let part = &stored[(first / per_reg) as usize..((first + chunk) / per_reg) as usize];
+        k.when(un.full, false).st_global_hinted(
+            addr,
+            (first * size) as i64,
+            part,
+            a.store,
+            a.policy,
+        );
+    }
+    if un.partial.is_empty() {
+        return;
+    }
+    let pk = packed(l, vr);
+    for (e, pe) in un.partial.iter().enumerate() {
+        if pk {
+            if e % 2 == 0 {
+                let (word, offset) = (stored[e / 2], (e as u32 * size) as i64);
+                k.when(un.partial[e + 1], false).st_global_hinted(
+                    addr,
+                    offset,
+                    &[word],
+                    a.store,
+                    a.policy,
+                );
+                let lone = lone_half(k, un, e);
+                k.when(lone, false)
+                    .st_global_low_half(addr, offset, word, a.store, a.policy);
+            }
+            continue;
+        }
+        for c in 0..l.comps {
+            let i = (e as u32 * l.comps + c) as usize;
+            k.when(*pe, false).st_global_hinted(
+                addr,
+                (i as u32 * size) as i64,
+                &stored[i..i + 1],
+                a.store,
+                a.policy,
+            );
+        }
+    }
+}
+
+/// One register of `l.mem` per real, from a unit's stored form.
+fn unpack(k: &mut KernelBuilder, l: Layout, vr: u32, stored: &[Reg]) -> Vec<Reg> {
+    if !packed(l, vr) {
+        return stored.to_vec();
+    }
+    stored
+        .iter()
+        .flat_map(|w| k.unpack_halves(*w, l.mem))
+        .collect()
+}
+
+/// A unit's reals in their compute type: 16-bit floats unpacked and widened to f32
+/// (exactly), the rest (including raw b16 values) as they are.
+fn from_stored(k: &mut KernelBuilder, l: Layout, vr: u32, stored: &[Reg]) -> Vec<Reg> {
+    unpack(k, l, vr, stored)
+        .iter()
+        .map(|r| {
+            if is_half(r.ty()) {
+                k.widen_half(*r)
+            } else {
+                *r
+            }
+        })
+        .collect()
+}
+
+/// Computed reals in layout `l`'s stored form: f32 rounded to nearest even for 16-bit
+/// floats (and packed), the rest as they are.
+fn to_stored(k: &mut KernelBuilder, l: Layout, vr: u32, vals: &[Reg]) -> Vec<Reg> {
+    let mem: Vec<Reg> = vals
+        .iter()
+        .map(|v| {
+            if is_half(l.mem) {
+                k.narrow_to_half(l.mem, *v)
+            } else {
+                *v
+            }
+        })
+        .collect();
+    if !packed(l, vr) {
+        return mem;
+    }
+    mem.chunks(2).map(|h| k.pack_halves(h[0], h[1])).collect()
 }
 
 fn neg_one(ty: Ty) -> Op {
@@ -868,8 +1252,9 @@ pub fn blue_finish(small: f64, medium: f64, big: f64) -> f64 {
     medium.sqrt()
 }
 
-/// Every op, for tests and `rocm-bench kernels list`.
-pub const ALL_OPS: [L1Op; 12] = [
+/// Every op except `Convert` (see [`CONVERSIONS`]), for tests and `rocm-bench kernels
+/// list`.
+pub const ALL_OPS: [L1Op; 15] = [
     L1Op::Scal,
     L1Op::Axpby { read_y: true },
     L1Op::Axpby { read_y: false },
@@ -882,44 +1267,99 @@ pub const ALL_OPS: [L1Op; 12] = [
     L1Op::Nrm2,
     L1Op::Iamax { max: true },
     L1Op::Iamax { max: false },
+    L1Op::Fill,
+    L1Op::Rot,
+    L1Op::Rotm,
 ];
 
-/// The dtypes the Level 1 generator covers.
-pub const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+/// The dtypes the Level 1 generator covers (see [`supports`] for the exceptions).
+pub const DTYPES: [DType; 6] = [
+    DType::F32,
+    DType::F64,
+    DType::C32,
+    DType::C64,
+    DType::F16,
+    DType::Bf16,
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ptxas::{Ptxas, HOW_TO_GET};
 
+    /// Every supported (op, dtype), contiguous and strided, in three shapes: the
+    /// fallback; element-wide accesses with one unit per thread; 4-byte accesses (two
+    /// 16-bit values in one word) with two units per thread where they hold whole
+    /// elements. Then each cache hint on a few ops.
     fn variants() -> Vec<Level1Params> {
+        let ops = ALL_OPS.iter().flat_map(|op| DTYPES.map(|d| (*op, d)));
+        let conversions = CONVERSIONS.map(|(from, to)| (L1Op::Convert { to }, from));
         let mut out = Vec::new();
-        for op in ALL_OPS {
-            for dtype in DTYPES {
-                for contiguous in [true, false] {
-                    let mut p = Level1Params::fallback(op, dtype, contiguous);
-                    out.push(p.clone());
-                    // A second shape: element-wide vectors, one unit per thread.
-                    p.vector_bytes = dtype.size() as u32;
-                    p.unroll = 1;
-                    p.block = 128;
+        for (op, dtype) in ops.chain(conversions).filter(|(o, d)| supports(*o, *d)) {
+            for contiguous in [true, false] {
+                let mut p = Level1Params::fallback(op, dtype, contiguous);
+                out.push(p.clone());
+                p.vector_bytes = dtype.size() as u32;
+                p.unroll = 1;
+                p.block = 128;
+                out.push(p.clone());
+                if contiguous && dtype.size() <= 4 {
+                    p.vector_bytes = 4;
+                    p.unroll = 2;
                     out.push(p);
+                }
+            }
+        }
+        for op in [L1Op::Axpby { read_y: true }, L1Op::Iamax { max: true }] {
+            for dtype in [DType::F64, DType::Bf16] {
+                for load_cache in LoadHint::ALL {
+                    for store_cache in StoreCache::ALL {
+                        let mut p = Level1Params::fallback(op, dtype, true);
+                        p.load_cache = load_cache;
+                        p.store_cache = store_cache;
+                        out.push(p);
+                    }
                 }
             }
         }
         out
     }
 
+    fn ptx(p: &Level1Params, target: &str) -> String {
+        let prog = Level1::generate(p, &target.parse().unwrap()).unwrap();
+        let ModuleImage::Ptx(text) = prog.image else {
+            unreachable!()
+        };
+        text
+    }
+
     #[test]
     fn bad_params_are_errors() {
+        let sm90: Target = "sm_90".parse().unwrap();
         let mut p = Level1Params::fallback(L1Op::Copy, DType::C64, true);
         p.vector_bytes = 8; // half a complex double
-        assert!(Level1::generate(&p, &"sm_90".parse().unwrap()).is_err());
+        assert!(Level1::generate(&p, &sm90).is_err());
+        let mut p = Level1Params::fallback(L1Op::Copy, DType::F16, true);
+        p.vector_bytes = 32; // wider than one access
+        assert!(Level1::generate(&p, &sm90).is_err());
+        p.vector_bytes = 6; // three halves: not a power of two
+        assert!(Level1::generate(&p, &sm90).is_err());
         let mut p = Level1Params::fallback(L1Op::Copy, DType::F32, true);
         p.block = 100;
-        assert!(Level1::generate(&p, &"sm_90".parse().unwrap()).is_err());
-        let p = Level1Params::fallback(L1Op::Copy, DType::F16, true);
-        assert!(Level1::generate(&p, &"sm_90".parse().unwrap()).is_err());
+        assert!(Level1::generate(&p, &sm90).is_err());
+        for (op, dtype) in [
+            (L1Op::Copy, DType::I32),
+            (L1Op::Rotm, DType::C32),
+            (L1Op::Convert { to: DType::Bf16 }, DType::F16),
+            (L1Op::Convert { to: DType::F32 }, DType::F32),
+            (L1Op::Convert { to: DType::F16 }, DType::F64),
+        ] {
+            let e = Level1::generate(&Level1Params::fallback(op, dtype, true), &sm90);
+            assert!(
+                matches!(e, Err(Error::Unsupported { .. })),
+                "{op:?} {dtype}"
+            );
+        }
         assert!(Level1::generate(
             &Level1Params::fallback(L1Op::Sum, DType::F32, true),
             &"gfx90a".parse().unwrap()
@@ -928,16 +1368,153 @@ mod tests {
     }
 
     #[test]
+    fn catalog_entries_without_cache_hints_read_as_default() {
+        let mut json = serde_json::to_value(Level1Params::fallback(
+            L1Op::Axpby { read_y: true },
+            DType::F64,
+            true,
+        ))
+        .unwrap();
+        let obj = json.as_object_mut().unwrap();
+        obj.remove("load_cache");
+        obj.remove("store_cache");
+        let p: Level1Params = serde_json::from_value(json).unwrap();
+        assert_eq!(p.load_cache, LoadHint::Default);
+        assert_eq!(p.store_cache, StoreCache::Default);
+    }
+
+    #[test]
+    fn parameters_follow_the_documented_order() {
+        let names = |op, dtype| -> Vec<String> {
+            let text = ptx(&Level1Params::fallback(op, dtype, true), "sm_90");
+            text.lines()
+                .filter_map(|l| l.trim().strip_prefix(".param ."))
+                .map(|l| l.trim_end_matches(',').to_string())
+                .collect()
+        };
+        let head = ["u64 p_n", "u64 p_x", "s64 p_incx"];
+        let with_y = [&head[..], &["u64 p_y", "s64 p_incy"]].concat();
+        let cat = |a: &[&str], b: &[&str]| -> Vec<String> {
+            a.iter().chain(b).map(|s| s.to_string()).collect()
+        };
+        assert_eq!(names(L1Op::Fill, DType::F16), cat(&head, &["f32 p_alpha0"]));
+        assert_eq!(
+            names(L1Op::Rot, DType::C32),
+            cat(&with_y, &["f32 p_c", "f32 p_s0", "f32 p_s1"])
+        );
+        assert_eq!(
+            names(L1Op::Rotm, DType::F64),
+            cat(
+                &with_y,
+                &["f64 p_h11", "f64 p_h21", "f64 p_h12", "f64 p_h22"]
+            )
+        );
+        assert_eq!(
+            names(L1Op::Axpby { read_y: true }, DType::Bf16),
+            cat(&with_y, &["f32 p_alpha0", "f32 p_beta0"])
+        );
+        assert_eq!(
+            names(L1Op::Convert { to: DType::F16 }, DType::F32),
+            cat(&with_y, &[])
+        );
+        assert_eq!(
+            names(L1Op::Nrm2, DType::Bf16),
+            cat(&head, &["u64 p_partials"])
+        );
+    }
+
+    #[test]
+    fn sixteen_bit_kernels_move_eight_values_per_access() {
+        let text = ptx(
+            &Level1Params::fallback(L1Op::Axpby { read_y: true }, DType::F16, true),
+            "sm_80",
+        );
+        assert!(text.contains("ld.global.nc.v4.b32"), "{text}");
+        assert!(text.contains("st.global.v4.b32"), "{text}");
+        assert!(text.contains("cvt.rn.f16.f32"), "{text}");
+        // f16 → f32 conversion, f32 arithmetic.
+        assert!(text.contains("cvt.f32.f16"), "{text}");
+        assert!(text.contains("fma.rn.f32"), "{text}");
+        // bf16 widens by position (no sm_90-only cvt.f32.bf16) and narrows with cvt.rn.
+        let text = ptx(
+            &Level1Params::fallback(L1Op::Scal, DType::Bf16, true),
+            "sm_80",
+        );
+        assert!(!text.contains("cvt.f32.bf16"), "{text}");
+        assert!(text.contains("cvt.rn.bf16.f32"), "{text}");
+        // Copy moves bits: no conversion at all.
+        let text = ptx(
+            &Level1Params::fallback(L1Op::Copy, DType::F16, true),
+            "sm_80",
+        );
+        assert!(
+            !text.contains("cvt.f32") && !text.contains("cvt.rn.f16"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn conversions_split_wide_stores_to_the_vector_width() {
+        // f16 → f32 with 16-byte loads: 8 values, 32 bytes of y, two 16-byte stores per
+        // unit.
+        let p = Level1Params::fallback(L1Op::Convert { to: DType::F32 }, DType::F16, true);
+        let text = ptx(&p, "sm_90a");
+        let stores = text.matches("st.global.v4.f32").count();
+        assert_eq!(stores, 2 * p.unroll as usize, "{text}");
+        // f32 → f64 with 8-byte loads: 2 values, 16 bytes of y, two 8-byte stores.
+        let mut p = Level1Params::fallback(L1Op::Convert { to: DType::F64 }, DType::F32, true);
+        p.vector_bytes = 8;
+        let text = ptx(&p, "sm_90a");
+        assert_eq!(
+            text.matches("st.global.f64").count(),
+            2 * 4 + 2 * 4,
+            "{text}"
+        );
+        assert!(!text.contains("st.global.v2.f64"), "{text}");
+        // f64 → f32 rounds once, to nearest even.
+        let text = ptx(
+            &Level1Params::fallback(L1Op::Convert { to: DType::F32 }, DType::F64, true),
+            "sm_90a",
+        );
+        assert!(text.contains("cvt.rn.f32.f64"), "{text}");
+    }
+
+    #[test]
+    fn cache_hints_reach_every_vector_access() {
+        let mut p = Level1Params::fallback(L1Op::Axpby { read_y: true }, DType::F64, true);
+        p.store_cache = StoreCache::Streaming;
+        let text = ptx(&p, "sm_90a");
+        assert_eq!(text.matches("st.global.v2").count(), 0, "{text}");
+        assert_eq!(text.matches("st.global.cs.v2").count(), 4, "{text}");
+        p.store_cache = StoreCache::Default;
+        p.load_cache = LoadHint::L2EvictFirst;
+        let text = ptx(&p, "sm_90a");
+        assert_eq!(text.matches("createpolicy").count(), 1, "{text}");
+        assert_eq!(
+            text.matches("ld.global.nc.L2::cache_hint.v2").count(),
+            4,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("ld.global.L2::cache_hint.v2").count(),
+            4,
+            "{text}"
+        );
+        assert!(!text.contains("st.global.L2"), "{text}");
+    }
+
+    #[test]
     fn every_variant_passes_ptxas_without_spills() {
         let Some(ptxas) = Ptxas::find() else {
             eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
             return;
         };
-        let mut worst = 0;
+        let variants = variants();
+        let mut worst: Option<(u32, String)> = None;
         for target in ["sm_80", "sm_90a"] {
             let target: Target = target.parse().unwrap();
-            for p in variants() {
-                let prog = Level1::generate(&p, &target).unwrap();
+            for p in &variants {
+                let prog = Level1::generate(p, &target).unwrap();
                 let ModuleImage::Ptx(text) = &prog.image else {
                     unreachable!()
                 };
@@ -946,16 +1523,22 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
                 assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
                 let k = report.kernel(KERNEL).unwrap();
+                // LEVEL1_PTXAS_REPORT=1 prints every variant's registers.
+                if std::env::var_os("LEVEL1_PTXAS_REPORT").is_some() {
+                    eprintln!("{target} {:>3} registers: {p:?}", k.registers);
+                }
                 assert_eq!(k.spill_loads + k.spill_stores, 0, "{p:?} spills");
-                // <= 96 registers keeps at least two 256-thread blocks resident per SM
-                // (ptxas 12 gives at most 62, ptxas 13 up to 76 for swap).
+                // <= 96 registers keeps at least two 256-thread blocks resident per SM.
                 assert!(k.registers <= 96, "{p:?} uses {} registers", k.registers);
-                worst = worst.max(k.registers);
+                if worst.as_ref().is_none_or(|w| k.registers > w.0) {
+                    worst = Some((k.registers, format!("{p:?} on {target}")));
+                }
             }
         }
         eprintln!(
-            "level1: {} variants x 2 targets assembled, at most {worst} registers",
-            variants().len()
+            "level1: {} variants x 2 targets assembled; most registers: {:?}",
+            variants.len(),
+            worst
         );
     }
 }

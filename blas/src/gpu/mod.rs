@@ -1,3 +1,4 @@
 //! The GPU path: generated kernels from rocm-kernels, launched through rocm-core.
 
+pub mod gemm;
 pub mod level1;

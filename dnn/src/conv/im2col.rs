@@ -12,6 +12,11 @@
 //!
 //! Tiles of P keep Col in cache (~512 KiB); images run in parallel, and one GEMM covers a
 //! whole tile for all filters of the group.
+//!
+//! A pointwise convolution (1×1×1 filter, stride 1, no padding) has Col = X: the image's
+//! channel planes already are the column-major P×C matrix (P = input positions), so the
+//! GEMMs read X, dY and dX in place with no unfolding or col2im (forward: one GEMM per
+//! image and group).
 
 use super::{host, host_mut, ConvSolver, CoreOp, Geom};
 use crate::Dnn;
@@ -75,6 +80,11 @@ fn for_each_patch(g: &Geom, p0: usize, len: usize, mut f: impl FnMut(usize, usiz
     }
 }
 
+/// Whether Col = X (see the module doc).
+fn pointwise(g: &Geom) -> bool {
+    g.f == [1, 1, 1] && g.stride == [1, 1, 1] && g.pad == [0, 0, 0]
+}
+
 /// Splits `buf` into `n` consecutive views of `len` elements.
 fn split_images(
     mut buf: BufferSliceMut<'_, f32>,
@@ -113,6 +123,9 @@ impl ConvSolver for Im2col {
         if g.n == 0 || g.k == 0 || g.c == 0 {
             out.fill_zero()?;
             return Ok(());
+        }
+        if pointwise(g) {
+            return pointwise_run(dnn, g, op, a, b, out);
         }
         match op {
             CoreOp::Fwd => {
@@ -243,6 +256,108 @@ impl ConvSolver for Im2col {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// The three ops of a pointwise convolution as GEMMs on the tensors in place: per image
+/// and group, X is P×cg (ld P), dY and Y are P×kg (ld P), W is cg×kg (ld cg).
+fn pointwise_run(
+    dnn: &Dnn,
+    g: &Geom,
+    op: CoreOp,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    out: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let (cg, kg, p) = (g.cg(), g.kg(), g.osize());
+    let blas = dnn.blas();
+    // W is always the second operand of the forward and backward-data ops.
+    let w_of = |grp: usize| b.slice(grp * kg * cg..(grp + 1) * kg * cg);
+    match op {
+        CoreOp::Fwd => {
+            let x = a;
+            split_images(out.as_slice_mut(), g.n, g.k * p)?
+                .into_par_iter()
+                .enumerate()
+                .try_for_each(|(n, mut y)| -> Result<()> {
+                    for grp in 0..g.g {
+                        let xg = x.slice((n * g.c + grp * cg) * p..)?;
+                        let mut yg = y.slice_mut(grp * kg * p..)?;
+                        blas.gemm(
+                            Transpose::N,
+                            Transpose::N,
+                            p,
+                            kg,
+                            cg,
+                            1.0,
+                            &xg,
+                            p,
+                            &w_of(grp)?,
+                            cg,
+                            0.0,
+                            &mut yg,
+                            p,
+                        )?;
+                    }
+                    Ok(())
+                })
+        }
+        CoreOp::BwdData => {
+            let dy = a;
+            split_images(out.as_slice_mut(), g.n, g.c * p)?
+                .into_par_iter()
+                .enumerate()
+                .try_for_each(|(n, mut dx)| -> Result<()> {
+                    for grp in 0..g.g {
+                        let dyg = dy.slice((n * g.k + grp * kg) * p..)?;
+                        let mut dxg = dx.slice_mut(grp * cg * p..)?;
+                        blas.gemm(
+                            Transpose::N,
+                            Transpose::T,
+                            p,
+                            cg,
+                            kg,
+                            1.0,
+                            &dyg,
+                            p,
+                            &w_of(grp)?,
+                            cg,
+                            0.0,
+                            &mut dxg,
+                            p,
+                        )?;
+                    }
+                    Ok(())
+                })
+        }
+        CoreOp::BwdWeights => {
+            let (x, dy) = (a, b);
+            // dW accumulates over images in a fixed order (deterministic).
+            out.fill_zero()?;
+            for n in 0..g.n {
+                for grp in 0..g.g {
+                    let xg = x.slice((n * g.c + grp * cg) * p..)?;
+                    let dyg = dy.slice((n * g.k + grp * kg) * p..)?;
+                    let mut dwg = out.slice_mut(grp * kg * cg..(grp + 1) * kg * cg)?;
+                    blas.gemm(
+                        Transpose::T,
+                        Transpose::N,
+                        cg,
+                        kg,
+                        p,
+                        1.0,
+                        &xg,
+                        p,
+                        &dyg,
+                        p,
+                        1.0,
+                        &mut dwg,
+                        cg,
+                    )?;
+                }
+            }
+            Ok(())
         }
     }
 }

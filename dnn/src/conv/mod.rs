@@ -24,6 +24,7 @@ use crate::activation::Activation;
 use crate::find::FindMode;
 use crate::tensor::{dim_name, Tensor, TensorDesc, TensorMut};
 use crate::{Dnn, DnnFloat};
+use rayon::prelude::*;
 use rocm_core::{BufferSlice, DeviceBuffer, Error, Result};
 use std::fmt;
 
@@ -573,7 +574,7 @@ fn stage<T: DnnFloat>(dnn: &Dnn, t: &Tensor<'_, T>, what: &str) -> Result<Device
     let src = t.host(what)?;
     let mut buf = DeviceBuffer::<f32>::zeros(dnn.device(), t.desc.numel())?;
     let dst = host_mut(&mut buf, what)?;
-    crate::tensor::for_each_offset(t.desc, |i, o| dst[i] = src[o].to_f32());
+    crate::tensor::gather_into(t.desc, src, dst);
     Ok(buf)
 }
 
@@ -718,12 +719,13 @@ impl Dnn {
         )?;
         let v = host_mut(&mut out, "y")?;
         let plane: usize = y.desc.spatial().iter().product();
-        if bias.is_some() || act != Activation::Identity {
-            for (i, e) in v.iter_mut().enumerate() {
-                let k = (i / plane.max(1)) % kout.max(1);
+        if (bias.is_some() || act != Activation::Identity) && plane > 0 {
+            // One output plane (image, channel) per work item.
+            v.par_chunks_mut(plane).enumerate().for_each(|(p, vp)| {
+                let k = p % kout.max(1);
                 let b = bias.as_ref().and_then(|b| b.get(k)).copied().unwrap_or(0.0);
-                *e = act.apply_f32(*e + b);
-            }
+                vp.iter_mut().for_each(|e| *e = act.apply_f32(*e + b));
+            });
         }
         y.store("y", v, alpha, beta)?;
         Ok(algo)

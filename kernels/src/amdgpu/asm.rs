@@ -337,6 +337,14 @@ impl Assembler {
         Ok(self.push_arg(KernelArg::by_value(name, offset, 4), dst, Op::SLoadDword))
     }
 
+    /// A 64-bit by-value argument (`u64`, `f64`), 8-byte aligned, loaded into an SGPR pair
+    /// with `s_load_dwordx2`.
+    pub fn arg_u64(&mut self, name: &str) -> Result<Sgpr> {
+        let offset = self.kernarg_bytes.div_ceil(8) * 8;
+        let dst = self.sgprs(2)?;
+        Ok(self.push_arg(KernelArg::by_value(name, offset, 8), dst, Op::SLoadDwordx2))
+    }
+
     /// Declares `bytes` of LDS aligned to `align` (a power of two); returns the offset.
     pub fn lds(&mut self, bytes: u32, align: u32) -> Result<u32> {
         if !align.is_power_of_two() {

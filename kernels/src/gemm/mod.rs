@@ -24,6 +24,9 @@
 //! - Any m, n, k ≥ 1 and any leading dimensions ≥ the stored rows are correct; aligned
 //!   shapes are merely faster (the host picks parameters that fit the alignment).
 
+pub mod amdgpu;
+pub mod ptx;
+
 use crate::generator::{Generator, Program};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, Result, Target};
@@ -88,12 +91,10 @@ impl Generator for Gemm {
     const NAME: &'static str = "gemm";
     const VERSION: u32 = 1;
 
-    fn generate(_p: &GemmParams, target: &Target) -> Result<Program> {
+    fn generate(p: &GemmParams, target: &Target) -> Result<Program> {
         match target.family() {
-            Family::Nvidia => Err(Error::unsupported("GEMM kernels", target.to_string())),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
-                Err(Error::unsupported("GEMM kernels", target.to_string()))
-            }
+            Family::Nvidia => ptx::program(p, target),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4 => amdgpu::program(p, target),
             Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
         }
     }

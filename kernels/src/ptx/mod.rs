@@ -8,8 +8,13 @@
 //! on, so the text is correct by construction for the forms we emit. `ptxas` is the
 //! oracle in tests (see [`crate::ptxas`]).
 
+mod mma;
+
 use rocm_core::{target::Family, Error, Result, Target};
 use std::fmt::{self, Write};
+
+pub mod cache;
+pub mod half;
 
 /// PTX register and instruction types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,0 +1,449 @@
+//! `rocm-bench blas gemm`: our GEMM against cuBLAS on the same device, same run.
+//!
+//! Operands are column-major with leading dimension = stored rows and batch strides =
+//! matrix sizes; A and B hold a deterministic pattern in [-0.5, 0.5) and C is written
+//! with α = 1, β = 0. Ours and cuBLAS's write separate C buffers, compared afterwards.
+
+use crate::blas::{time, GemmArgs};
+use rocm_blas::{Blas, MathMode, Scalar, Transpose};
+use rocm_core::{Device, DeviceBuffer, Element, Error, Result};
+
+/// The element types `--dtype` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dtype {
+    F32,
+    Tf32,
+    F64,
+    F16,
+    Bf16,
+}
+
+impl Dtype {
+    fn parse(s: &str) -> Result<Dtype> {
+        Ok(match s {
+            "f32" => Dtype::F32,
+            "tf32" => Dtype::Tf32,
+            "f64" => Dtype::F64,
+            "f16" => Dtype::F16,
+            "bf16" => Dtype::Bf16,
+            other => {
+                return Err(Error::invalid(
+                    "--dtype",
+                    format!("`{other}`: expected f32, tf32, f64, f16 or bf16"),
+                ))
+            }
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::Tf32 => "tf32",
+            Dtype::F64 => "f64",
+            Dtype::F16 => "f16",
+            Dtype::Bf16 => "bf16",
+        }
+    }
+}
+
+fn trans(s: &str) -> Result<bool> {
+    match s {
+        "N" | "n" => Ok(false),
+        "T" | "t" => Ok(true),
+        other => Err(Error::invalid(
+            "--transa/--transb",
+            format!("`{other}`: N or T"),
+        )),
+    }
+}
+
+/// One problem's shape and layout.
+#[derive(Debug, Clone, Copy)]
+struct Problem {
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    ta: bool,
+    tb: bool,
+}
+
+impl Problem {
+    fn a_dims(&self) -> (usize, usize) {
+        if self.ta {
+            (self.k, self.m)
+        } else {
+            (self.m, self.k)
+        }
+    }
+    fn b_dims(&self) -> (usize, usize) {
+        if self.tb {
+            (self.n, self.k)
+        } else {
+            (self.k, self.n)
+        }
+    }
+    fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch as f64
+    }
+}
+
+/// One measured row.
+struct Row {
+    problem: Problem,
+    /// Seconds per call, or why ours did not run.
+    ours: std::result::Result<f64, String>,
+    peer: Option<std::result::Result<f64, String>>,
+    /// max |ours − cuBLAS| / max |cuBLAS|.
+    diff: Option<f64>,
+}
+
+/// A deterministic value in [-0.5, 0.5) for index `i`.
+fn pattern(i: usize, salt: usize) -> f32 {
+    ((i.wrapping_mul(2654435761).wrapping_add(salt * 97)) % 1024) as f32 / 1024.0 - 0.5
+}
+
+fn upload<T: Element>(
+    dev: &Device,
+    len: usize,
+    salt: usize,
+    conv: impl Fn(f32) -> T,
+) -> Result<DeviceBuffer<T>> {
+    let host: Vec<T> = (0..len).map(|i| conv(pattern(i, salt))).collect();
+    DeviceBuffer::from_slice(dev, &host)
+}
+
+fn iterations(p: &Problem, given: Option<u32>) -> u32 {
+    given.unwrap_or_else(|| (2e13 / p.flops()).clamp(3.0, 200.0) as u32)
+}
+
+/// Our GEMM on (A, B, C) buffers.
+type Ours<'a, T> =
+    &'a dyn Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()>;
+
+/// Times one problem of `T` (ours through `Blas` when `ours` holds, cuBLAS when asked).
+#[allow(clippy::too_many_arguments)]
+fn measure<T: Element + Copy>(
+    dev: &Device,
+    dtype: Dtype,
+    p: Problem,
+    iters: u32,
+    vendor: bool,
+    conv: impl Fn(f32) -> T,
+    back: impl Fn(T) -> f64,
+    ours: Option<Ours<'_, T>>,
+) -> Result<Row> {
+    let (ar, ac) = p.a_dims();
+    let (br, bc) = p.b_dims();
+    let (sa, sb, sc) = (ar * ac, br * bc, p.m * p.n);
+    let a = upload(dev, sa * p.batch, 1, &conv)?;
+    let b = upload(dev, sb * p.batch, 2, &conv)?;
+    let mut c = upload(dev, sc * p.batch, 3, &conv)?;
+    let ours_secs = match ours {
+        Some(f) => time(dev, iters, || f(&a, &b, &mut c)).map_err(|e| e.to_string()),
+        None => Err(format!("no {} kernel of ours yet", dtype.name())),
+    };
+    let (peer, diff) = if vendor {
+        let mut c2 = upload(dev, sc * p.batch, 4, &conv)?;
+        let call = crate::vendor_gemm::Call {
+            dtype,
+            ta: p.ta,
+            tb: p.tb,
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            a: a.as_slice().address(),
+            lda: ar,
+            sa,
+            b: b.as_slice().address(),
+            ldb: br,
+            sb,
+            c: c2.as_slice_mut().address(),
+            ldc: p.m,
+            sc,
+            batch: p.batch,
+        };
+        let peer = crate::vendor_gemm::time(dev, &call, iters);
+        let diff = if ours_secs.is_ok() && peer.is_ok() {
+            let (x, y) = (c.to_vec()?, c2.to_vec()?);
+            let scale = y.iter().map(|&v| back(v).abs()).fold(0.0, f64::max);
+            let worst = x
+                .iter()
+                .zip(&y)
+                .map(|(&u, &v)| (back(u) - back(v)).abs())
+                .fold(0.0, f64::max);
+            Some(worst / scale.max(f64::MIN_POSITIVE))
+        } else {
+            None
+        };
+        (Some(peer.map_err(|e| e.to_string())), diff)
+    } else {
+        (None, None)
+    };
+    Ok(Row {
+        problem: p,
+        ours: ours_secs,
+        peer,
+        diff,
+    })
+}
+
+/// Ours for a `Blas` element type: gemm, or gemm_strided_batched when batched.
+fn ours_call<T: Scalar>(
+    blas: &Blas,
+    p: Problem,
+) -> impl Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()> + '_ {
+    move |a, b, c| {
+        let t = |x| if x { Transpose::T } else { Transpose::N };
+        let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
+        let (sa, sb) = (lda * p.a_dims().1, ldb * p.b_dims().1);
+        let (one, zero) = (T::one(), T::zero());
+        if p.batch == 1 {
+            blas.gemm(
+                t(p.ta),
+                t(p.tb),
+                p.m,
+                p.n,
+                p.k,
+                one,
+                &a.as_slice(),
+                lda,
+                &b.as_slice(),
+                ldb,
+                zero,
+                &mut c.as_slice_mut(),
+                p.m,
+            )
+        } else {
+            blas.gemm_strided_batched(
+                t(p.ta),
+                t(p.tb),
+                p.m,
+                p.n,
+                p.k,
+                one,
+                &a.as_slice(),
+                lda,
+                sa,
+                &b.as_slice(),
+                ldb,
+                sb,
+                zero,
+                &mut c.as_slice_mut(),
+                p.m,
+                p.m * p.n,
+                p.batch,
+            )
+        }
+    }
+}
+
+fn row(dev: &Device, dtype: Dtype, p: Problem, iters: u32, vendor: bool) -> Result<Row> {
+    let mut blas = Blas::new(dev);
+    match dtype {
+        Dtype::F32 | Dtype::Tf32 => {
+            if dtype == Dtype::Tf32 {
+                blas.set_math_mode(MathMode::ReducedPrecisionF32);
+            }
+            let f = ours_call::<f32>(&blas, p);
+            measure(dev, dtype, p, iters, vendor, |v| v, |v| v as f64, Some(&f))
+        }
+        Dtype::F64 => {
+            let f = ours_call::<f64>(&blas, p);
+            measure(dev, dtype, p, iters, vendor, |v| v as f64, |v| v, Some(&f))
+        }
+        Dtype::F16 => measure(
+            dev,
+            dtype,
+            p,
+            iters,
+            vendor,
+            half::f16::from_f32,
+            |v| v.to_f64(),
+            None,
+        ),
+        Dtype::Bf16 => measure(
+            dev,
+            dtype,
+            p,
+            iters,
+            vendor,
+            half::bf16::from_f32,
+            |v| v.to_f64(),
+            None,
+        ),
+    }
+}
+
+fn print_header() {
+    println!(
+        "{:<5} {:<2} {:>6} {:>6} {:>6} {:>6} {:>10} {:>9} {:>10} {:>9} {:>11} {:>9}",
+        "type",
+        "op",
+        "m",
+        "n",
+        "k",
+        "batch",
+        "ours ms",
+        "TFLOP/s",
+        "cuBLAS ms",
+        "TFLOP/s",
+        "ours/cuBLAS",
+        "max diff"
+    );
+}
+
+fn print_row(dtype: Dtype, r: &Row) {
+    let p = r.problem;
+    let t = |x| if x { 'T' } else { 'N' };
+    print!(
+        "{:<5} {}{} {:>6} {:>6} {:>6} {:>6}",
+        dtype.name(),
+        t(p.ta),
+        t(p.tb),
+        p.m,
+        p.n,
+        p.k,
+        p.batch
+    );
+    match &r.ours {
+        Ok(s) => print!(" {:>10.3} {:>9.1}", s * 1e3, p.flops() / s / 1e12),
+        Err(_) => print!(" {:>10} {:>9}", "-", "-"),
+    }
+    match &r.peer {
+        Some(Ok(s)) => {
+            print!(" {:>10.3} {:>9.1}", s * 1e3, p.flops() / s / 1e12);
+            match &r.ours {
+                Ok(o) => print!(" {:>10.3}x", s / o),
+                Err(_) => print!(" {:>11}", "-"),
+            }
+        }
+        _ => print!(" {:>10} {:>9} {:>11}", "-", "-", "-"),
+    }
+    match r.diff {
+        Some(d) => println!(" {d:>9.1e}"),
+        None => println!(),
+    }
+    if let Err(e) = &r.ours {
+        println!("  (ours: {e})");
+    }
+    if let Some(Err(e)) = &r.peer {
+        println!("  (cuBLAS: {e})");
+    }
+}
+
+/// The sweep as an SVG line plot: TFLOP/s over log2(size), ours and cuBLAS.
+fn plot(path: &std::path::Path, dtype: Dtype, rows: &[Row]) -> Result<()> {
+    let (w, h, pad) = (720.0, 420.0, 50.0);
+    let tf = |p: &Problem, s: f64| p.flops() / s / 1e12;
+    let series: [Vec<(f64, f64)>; 2] = [
+        rows.iter()
+            .filter_map(|r| {
+                r.ours
+                    .as_ref()
+                    .ok()
+                    .map(|&s| ((r.problem.m as f64).log2(), tf(&r.problem, s)))
+            })
+            .collect(),
+        rows.iter()
+            .filter_map(|r| match &r.peer {
+                Some(Ok(s)) => Some(((r.problem.m as f64).log2(), tf(&r.problem, *s))),
+                _ => None,
+            })
+            .collect(),
+    ];
+    let xs: Vec<f64> = rows.iter().map(|r| (r.problem.m as f64).log2()).collect();
+    let (x0, x1) = (
+        xs.iter().cloned().fold(f64::INFINITY, f64::min),
+        xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let ymax = series.iter().flatten().map(|p| p.1).fold(1.0, f64::max) * 1.1;
+    let sx = |x: f64| pad + (x - x0) / (x1 - x0).max(1.0) * (w - 2.0 * pad);
+    let sy = |y: f64| h - pad - y / ymax * (h - 2.0 * pad);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{pad}\" y=\"20\">{} GEMM, square sizes: TFLOP/s (ours blue, cuBLAS red)</text>\n\
+         <line x1=\"{pad}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n\
+         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{}\" stroke=\"black\"/>\n",
+        dtype.name(),
+        h - pad,
+        w - pad,
+        h - pad,
+        h - pad
+    );
+    for &x in &xs {
+        svg += &format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            sx(x),
+            h - pad + 16.0,
+            2f64.powf(x).round()
+        );
+    }
+    for i in 0..=4 {
+        let y = ymax * i as f64 / 4.0;
+        svg += &format!(
+            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{y:.0}</text>\n",
+            pad - 4.0,
+            sy(y) + 4.0
+        );
+    }
+    for (pts, color) in series.iter().zip(["#1f5fbf", "#c0392b"]) {
+        let list: Vec<String> = pts
+            .iter()
+            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect();
+        svg += &format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            list.join(" ")
+        );
+    }
+    svg += "</svg>\n";
+    std::fs::write(path, svg).map_err(|e| Error::io(path.display().to_string(), e))
+}
+
+pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let dev = match &a.device {
+        Some(d) => Device::open(d)?,
+        None => Device::default()?,
+    };
+    let dtype = Dtype::parse(&a.dtype)?;
+    let (ta, tb) = (trans(&a.transa)?, trans(&a.transb)?);
+    let problems: Vec<Problem> = if a.sweep {
+        (8..=14)
+            .map(|e| {
+                let s = 1usize << e;
+                Problem {
+                    m: s,
+                    n: s,
+                    k: s,
+                    batch: a.batch,
+                    ta,
+                    tb,
+                }
+            })
+            .collect()
+    } else {
+        vec![Problem {
+            m: a.m,
+            n: a.n,
+            k: a.k,
+            batch: a.batch,
+            ta,
+            tb,
+        }]
+    };
+    println!("device {} ({})", dev.id(), dev.info().name);
+    print_header();
+    let mut rows = Vec::new();
+    for p in problems {
+        let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor)?;
+        print_row(dtype, &r);
+        rows.push(r);
+    }
+    if let Some(path) = &a.plot {
+        plot(path, dtype, &rows)?;
+        println!("plot written to {}", path.display());
+    }
+    Ok(())
+}

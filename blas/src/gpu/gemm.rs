@@ -1,0 +1,171 @@
+//! GEMM on GPUs through `rocm_kernels::gemm`.
+//!
+//! The host picks the kernel variant (the target's catalog by problem class and m·n·k,
+//! else the generator family's fallback), packs the arguments in the order the kernel
+//! contract fixes (`rocm_kernels::gemm`), and launches `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`
+//! workgroups. Batches beyond the grid's z limit (65535) go as several launches with
+//! the base addresses advanced.
+//!
+//! - Strided batched: one launch (per 65535 problems) with the strides.
+//! - Arrays of matrices (`gemm_batched`): one launch per problem (stride 0, batch 1).
+//!   Simple and always correct; many tiny problems are better served by the strided
+//!   form.
+//! - BLAS quick returns: the caller handles m = 0 or n = 0. For k = 0 or α = 0 the
+//!   same kernel runs with k = 0 and α = 0, which multiplies nothing and writes β·C
+//!   (zeros when β = 0, without reading C); the NVIDIA kernels accept k = 0 for this.
+//!   β = 1 with nothing to add returns at once.
+//! - Complex and other unsupported element types are `Unsupported` naming the device;
+//!   a generator that cannot build the kernel (e.g. a family whose GEMM generator does
+//!   not exist yet) returns its own error, unchanged.
+
+#![allow(clippy::too_many_arguments)]
+
+use crate::gemm::GemmShape;
+use crate::{Blas, MathMode, Scalar};
+use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
+use rocm_kernels::catalog::Catalog;
+use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
+use rocm_kernels::generator::{self, Generator};
+
+/// Most problems one launch covers (the grid's z limit).
+const MAX_GRID_Z: usize = 65535;
+/// Most workgroups along y.
+const MAX_GRID_Y: usize = 65535;
+
+/// One matrix operand on the device: address of element (0, 0) of the first problem,
+/// and elements between problems.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Operand {
+    pub address: u64,
+    pub stride: usize,
+}
+
+/// The kernel variant for a problem of `T` on this handle's device.
+pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams> {
+    let dtype = T::DTYPE;
+    if !matches!(dtype, DType::F32 | DType::F64) {
+        return Err(Error::unsupported(
+            format!("GEMM for {dtype}"),
+            blas.device(),
+        ));
+    }
+    let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
+    let target = blas.device().target();
+    // The fallback's geometry is the NVIDIA SIMT kernel's; other families' generators
+    // decide for themselves whether they build it (and say so when they do not).
+    let fallback = ptx::fallback(dtype, ta, tb)?;
+    let key = GemmParams::key(dtype, dtype, dtype, ta, tb);
+    let size = (s.m as u64)
+        .saturating_mul(s.n as u64)
+        .saturating_mul(s.k.max(1) as u64);
+    let catalog = Catalog::for_target(target);
+    // A catalog entry is trusted only for its own problem class.
+    let fits = |p: &GemmParams| p.ab == dtype && p.c == dtype && p.trans_a == ta && p.trans_b == tb;
+    let ieee = catalog.select(Gemm::NAME, &key, size, fallback.clone());
+    let ieee = if fits(&ieee) && !ieee.reduced_f32 {
+        ieee
+    } else {
+        fallback
+    };
+    if dtype == DType::F32 && blas.math_mode() == MathMode::ReducedPrecisionF32 {
+        // tf32 variants are listed under their own key; without one, IEEE f32 it is.
+        let p = catalog.select(Gemm::NAME, &format!("{key}/tf32"), size, ieee.clone());
+        if fits(&p) {
+            return Ok(p);
+        }
+    }
+    Ok(ieee)
+}
+
+fn dim(name: &str, v: usize) -> Result<u32> {
+    u32::try_from(v).map_err(|_| {
+        Error::invalid(
+            name,
+            format!("{v} exceeds the GEMM kernels' 32-bit dimensions"),
+        )
+    })
+}
+
+/// C = α·op(A)·op(B) + β·C for `batch` problems `stride` elements apart; m, n ≥ 1.
+pub(crate) fn gemm<T: Scalar>(
+    blas: &Blas,
+    s: &GemmShape,
+    alpha: T,
+    a: Operand,
+    b: Operand,
+    beta: T,
+    c: Operand,
+    batch: usize,
+) -> Result<()> {
+    if s.m == 0 || s.n == 0 || batch == 0 {
+        return Ok(());
+    }
+    let scale_only = s.k == 0 || alpha == T::zero();
+    if scale_only && beta == T::one() {
+        return Ok(());
+    }
+    let p = params::<T>(blas, s)?;
+    let loaded = generator::load::<Gemm>(blas.device(), &p)?;
+    let name = loaded
+        .program
+        .kernels
+        .first()
+        .map_or(ptx::KERNEL, |k| k.as_str());
+    let kernel = loaded.module.kernel(name)?;
+    let target = blas.device().target();
+    let (k, alpha) = if scale_only {
+        (0, T::zero())
+    } else {
+        (s.k, alpha)
+    };
+    let grid_x = s.m.div_ceil(p.tile_m as usize);
+    let grid_y = s.n.div_ceil(p.tile_n as usize);
+    if grid_y > MAX_GRID_Y {
+        return Err(Error::invalid(
+            "n",
+            format!(
+                "{} needs {grid_y} workgroups along y; at most {MAX_GRID_Y}",
+                s.n
+            ),
+        ));
+    }
+    let dims = [
+        dim("m", s.m)?,
+        dim("n", s.n)?,
+        dim("k", k)?,
+        dim("lda", s.lda)?,
+        dim("ldb", s.ldb)?,
+        dim("ldc", s.ldc)?,
+    ];
+    let esize = std::mem::size_of::<T>() as u64;
+    let dev = blas.device();
+    let mut first = 0;
+    while first < batch {
+        let count = (batch - first).min(MAX_GRID_Z);
+        let at = |o: Operand| o.address + (first * o.stride) as u64 * esize;
+        let mut args = KernelArgs::new();
+        args.push_pointer(at(a), dev)
+            .push_pointer(at(b), dev)
+            .push_pointer(at(c), dev);
+        for d in dims {
+            args.push(d);
+        }
+        args.push(a.stride as u64)
+            .push(b.stride as u64)
+            .push(c.stride as u64)
+            .push(alpha.re())
+            .push(beta.re());
+        let cfg = LaunchConfig {
+            grid: [grid_x as u32, grid_y as u32, count as u32],
+            block: [p.threads(target), 1, 1],
+            shared_bytes: 0,
+        };
+        // SAFETY: the caller checked every operand's extent for `batch` problems of this
+        // shape and leading dimensions (and that C's problems do not overlap); the kernel
+        // touches only elements inside m×n (C), op(A) m×k and op(B) k×n of each problem,
+        // and the views stay borrowed until the call returns.
+        unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
+        first += count;
+    }
+    Ok(())
+}

@@ -1,0 +1,405 @@
+//! GEMM on CUDA devices (our generated kernels) against the f64 reference: shapes of 1,
+//! primes and non-multiples of every tile (the 128×128 and 64×64 defaults and the
+//! k-slab of 8), both transposes, leading dimensions above the rows (including ones
+//! that forbid vector loads), α/β special cases (β = 0 with NaN in C, α = 0, k = 0),
+//! operands starting off vector alignment, strided batches and arrays of matrices.
+//! Skipped, with a printed reason, where no CUDA device is present.
+//!
+//! Tolerance: each element of α·op(A)·op(B) + β·C is a k-term dot product (in any
+//! summation order) plus two scalings, so |error| <= (k + 2)·u·(|α|·Σ|a||b| + |β||c|),
+//! the standard γ_{k+2} bound to first order (u = ε of the element type; `assert_close`).
+
+mod common;
+
+use common::*;
+use rocm_blas::{reference, Blas, Scalar, Transpose};
+use rocm_core::{BackendKind, Complex32, Device, Error};
+
+/// Every CUDA device present, or a printed reason why there is none.
+fn cuda_devices() -> Vec<Device> {
+    let found: Vec<Device> = Device::enumerate()
+        .into_iter()
+        .filter_map(|d| Device::open(&d.id).ok())
+        .filter(|d| d.kind() == BackendKind::Cuda)
+        .collect();
+    if found.is_empty() {
+        eprintln!("skipped: no CUDA device present for the GPU GEMM tests");
+    }
+    found
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Coef {
+    Zero,
+    One,
+    Random,
+}
+
+fn coef<T: Scalar>(c: Coef, r: &mut Rng64) -> T {
+    match c {
+        Coef::Zero => T::zero(),
+        Coef::One => T::one(),
+        Coef::Random => random(r),
+    }
+}
+
+/// How the problems are passed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Call {
+    /// `gemm` (batch 1) or `gemm_strided_batched`.
+    Strided,
+    /// `gemm_batched`, one buffer per matrix.
+    Arrays,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    ta: Transpose,
+    tb: Transpose,
+    m: usize,
+    n: usize,
+    k: usize,
+    /// Extra rows of each leading dimension.
+    pads: (usize, usize, usize),
+    alpha: Coef,
+    beta: Coef,
+    batch: usize,
+    /// Elements each operand starts past its buffer's start (misaligns vectors).
+    offset: usize,
+    call: Call,
+}
+
+/// Checks one case on `dev` against the reference; C's rows between m and ldc must
+/// stay untouched.
+fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
+    let blas = Blas::new(dev);
+    let mut r = rng(seed);
+    let (m, n, k) = (c.m, c.n, c.k);
+    let (ar, ac) = c.ta.stored_dims(m, k);
+    let (br, bc) = c.tb.stored_dims(k, n);
+    let (lda, ldb, ldc) = (
+        ar.max(1) + c.pads.0,
+        br.max(1) + c.pads.1,
+        m.max(1) + c.pads.2,
+    );
+    // Strides with a little slack between problems (and odd, so batch bases misalign).
+    let (sa, sb, sc) = (lda * ac + 3, ldb * bc + 1, ldc * n + 2);
+    let alpha: T = coef(c.alpha, &mut r);
+    let beta: T = coef(c.beta, &mut r);
+    let off = c.offset;
+    let a: Vec<T> = random_vec(&mut r, off + sa * c.batch);
+    let b: Vec<T> = random_vec(&mut r, off + sb * c.batch);
+    let mut c0: Vec<T> = random_vec(&mut r, off + sc * c.batch);
+    if c.beta == Coef::Zero {
+        // β = 0 must not read C: NaN there must not reach the result.
+        c0.iter_mut()
+            .for_each(|x| *x = T::from_real(num_traits::Float::nan()));
+    }
+    let what = format!("{}gemm {c:?}", T::PREFIX);
+    let got: Vec<T> = match c.call {
+        Call::Strided => {
+            let (ad, bd) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+            let mut cd = dev.upload(&c0).unwrap();
+            let (av, bv) = (ad.slice(off..).unwrap(), bd.slice(off..).unwrap());
+            let mut cv = cd.slice_mut(off..).unwrap();
+            let res = if c.batch == 1 {
+                blas.gemm(
+                    c.ta, c.tb, m, n, k, alpha, &av, lda, &bv, ldb, beta, &mut cv, ldc,
+                )
+            } else {
+                blas.gemm_strided_batched(
+                    c.ta, c.tb, m, n, k, alpha, &av, lda, sa, &bv, ldb, sb, beta, &mut cv, ldc, sc,
+                    c.batch,
+                )
+            };
+            res.unwrap_or_else(|e| panic!("{what}: {e}"));
+            cd.to_vec().unwrap()
+        }
+        Call::Arrays => {
+            let per = |v: &[T], s: usize, q: usize| v[off + q * s..off + (q + 1) * s].to_vec();
+            let ads: Vec<_> = (0..c.batch)
+                .map(|q| dev.upload(&per(&a, sa, q)).unwrap())
+                .collect();
+            let bds: Vec<_> = (0..c.batch)
+                .map(|q| dev.upload(&per(&b, sb, q)).unwrap())
+                .collect();
+            let mut cds: Vec<_> = (0..c.batch)
+                .map(|q| dev.upload(&per(&c0, sc, q)).unwrap())
+                .collect();
+            let av: Vec<_> = ads.iter().map(|d| d.as_slice()).collect();
+            let bv: Vec<_> = bds.iter().map(|d| d.as_slice()).collect();
+            let mut cv: Vec<_> = cds.iter_mut().map(|d| d.as_slice_mut()).collect();
+            blas.gemm_batched(
+                c.ta, c.tb, m, n, k, alpha, &av, lda, &bv, ldb, beta, &mut cv, ldc,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut out = c0[..off].to_vec();
+            for d in &cds {
+                out.extend(d.to_vec().unwrap());
+            }
+            out
+        }
+    };
+    for q in 0..c.batch {
+        let base = |s: usize| off + q * s;
+        let (want, mag) = reference::gemm(
+            c.ta,
+            c.tb,
+            m,
+            n,
+            k,
+            alpha,
+            &a[base(sa)..],
+            lda,
+            &b[base(sb)..],
+            ldb,
+            beta,
+            &c0[base(sc)..],
+            ldc,
+        );
+        for j in 0..n {
+            for i in 0..m {
+                assert_close(
+                    got[base(sc) + i + j * ldc],
+                    want[i + j * m],
+                    mag[i + j * m],
+                    (k + 2) as f64,
+                    &format!("{what} batch {q} ({i},{j})"),
+                );
+            }
+            for i in m..ldc.min(sc - j * ldc) {
+                let (g, o) = (got[base(sc) + i + j * ldc], c0[base(sc) + i + j * ldc]);
+                assert!(
+                    g == o || (g.has_nan() && o.has_nan()),
+                    "{what}: wrote outside C at batch {q} ({i},{j})"
+                );
+            }
+        }
+    }
+}
+
+/// Deterministic cases: every tile edge of the defaults, and the special cases.
+fn cases() -> Vec<Case> {
+    use Transpose::{C, N, T};
+    let base = Case {
+        ta: N,
+        tb: N,
+        m: 1,
+        n: 1,
+        k: 1,
+        pads: (0, 0, 0),
+        alpha: Coef::Random,
+        beta: Coef::Random,
+        batch: 1,
+        offset: 0,
+        call: Call::Strided,
+    };
+    let mut out = Vec::new();
+    // Shapes around the tiles (m, n: 32, 64, 128; k: the slab of 8) and primes.
+    let shapes = [
+        (1, 1, 1),
+        (1, 129, 9),
+        (131, 1, 17),
+        (128, 128, 8),
+        (127, 129, 7),
+        (129, 127, 9),
+        (64, 64, 64),
+        (65, 63, 33),
+        (37, 61, 13),
+        (257, 131, 300),
+        (200, 300, 1),
+    ];
+    for (m, n, k) in shapes {
+        for (ta, tb) in [(N, N), (N, T), (T, N), (T, T)] {
+            out.push(Case {
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                ..base
+            });
+        }
+    }
+    // Leading dimensions above the rows, aligned (pad 4) and not (pad 1, 3).
+    for (pads, (ta, tb)) in [
+        ((1, 3, 2), (N, N)),
+        ((4, 4, 4), (N, T)),
+        ((3, 1, 1), (T, N)),
+        ((2, 2, 5), (T, T)),
+        ((4, 0, 0), (C, C)),
+    ] {
+        out.push(Case {
+            ta,
+            tb,
+            m: 133,
+            n: 71,
+            k: 45,
+            pads,
+            ..base
+        });
+    }
+    // Operands starting one element past alignment (vector loads must step aside).
+    for (ta, tb) in [(N, N), (T, T)] {
+        out.push(Case {
+            ta,
+            tb,
+            m: 96,
+            n: 80,
+            k: 24,
+            offset: 1,
+            ..base
+        });
+    }
+    // α/β special cases, k = 0 and α = 0 (C = β·C), β = 0 over NaN.
+    for (alpha, beta, k) in [
+        (Coef::Random, Coef::Zero, 19),
+        (Coef::One, Coef::One, 19),
+        (Coef::Zero, Coef::Random, 19),
+        (Coef::Zero, Coef::Zero, 19),
+        (Coef::Random, Coef::Random, 0),
+        (Coef::Random, Coef::Zero, 0),
+        (Coef::Random, Coef::One, 0),
+    ] {
+        out.push(Case {
+            m: 70,
+            n: 33,
+            k,
+            alpha,
+            beta,
+            pads: (1, 0, 2),
+            ta: T,
+            ..base
+        });
+    }
+    // Batches: strided (odd strides misalign later problems) and arrays of matrices.
+    for (batch, call, (m, n, k)) in [
+        (3, Call::Strided, (45, 37, 29)),
+        (7, Call::Strided, (1, 1, 1)),
+        (5, Call::Strided, (130, 129, 20)),
+        (1, Call::Arrays, (33, 17, 9)),
+        (4, Call::Arrays, (65, 66, 67)),
+    ] {
+        out.push(Case {
+            m,
+            n,
+            k,
+            batch,
+            call,
+            tb: T,
+            beta: Coef::Zero,
+            ..base
+        });
+    }
+    out
+}
+
+/// Random cases over the same space (fixed seed, so a failure reproduces).
+fn random_cases(count: usize, seed: u64) -> Vec<Case> {
+    use rand::Rng;
+    let mut r = rng(seed);
+    let dims = [
+        1usize, 2, 7, 8, 9, 31, 33, 63, 64, 65, 127, 128, 129, 131, 200,
+    ];
+    let pick = |r: &mut Rng64| dims[r.random_range(0..dims.len())];
+    let tr = [Transpose::N, Transpose::T];
+    let coefs = [Coef::Zero, Coef::One, Coef::Random, Coef::Random];
+    (0..count)
+        .map(|_| Case {
+            ta: tr[r.random_range(0..2)],
+            tb: tr[r.random_range(0..2)],
+            m: pick(&mut r),
+            n: pick(&mut r),
+            k: pick(&mut r),
+            pads: (
+                r.random_range(0..5),
+                r.random_range(0..5),
+                r.random_range(0..5),
+            ),
+            alpha: coefs[r.random_range(0..4)],
+            beta: coefs[r.random_range(0..4)],
+            batch: [1, 1, 2, 3][r.random_range(0..4)],
+            offset: r.random_range(0..2),
+            call: if r.random_range(0..4) == 0 {
+                Call::Arrays
+            } else {
+                Call::Strided
+            },
+        })
+        .collect()
+}
+
+#[test]
+fn sgemm_gpu_matches_reference() {
+    for dev in cuda_devices() {
+        for (i, c) in cases().into_iter().chain(random_cases(60, 1)).enumerate() {
+            check::<f32>(&dev, c, i as u64);
+        }
+    }
+}
+
+#[test]
+fn dgemm_gpu_matches_reference() {
+    for dev in cuda_devices() {
+        for (i, c) in cases().into_iter().chain(random_cases(60, 2)).enumerate() {
+            check::<f64>(&dev, c, 1000 + i as u64);
+        }
+    }
+}
+
+#[test]
+fn large_gemm_gpu_matches_reference() {
+    // Many k-slabs and blocks on both default tiles.
+    for dev in cuda_devices() {
+        for (ta, tb) in [
+            (Transpose::N, Transpose::N),
+            (Transpose::T, Transpose::N),
+            (Transpose::N, Transpose::T),
+            (Transpose::T, Transpose::T),
+        ] {
+            let c = Case {
+                ta,
+                tb,
+                m: 515,
+                n: 389,
+                k: 1031,
+                pads: (0, 0, 0),
+                alpha: Coef::Random,
+                beta: Coef::Random,
+                batch: 1,
+                offset: 0,
+                call: Call::Strided,
+            };
+            check::<f32>(&dev, c, 7);
+            check::<f64>(&dev, c, 8);
+        }
+    }
+}
+
+#[test]
+fn complex_gemm_on_cuda_is_unsupported() {
+    for dev in cuda_devices() {
+        let blas = Blas::new(&dev);
+        let a = dev.upload(&[Complex32::new(1.0, 2.0); 4]).unwrap();
+        let mut c = dev.upload(&[Complex32::new(0.0, 0.0); 4]).unwrap();
+        let err = blas
+            .gemm(
+                Transpose::N,
+                Transpose::N,
+                2,
+                2,
+                2,
+                Complex32::new(1.0, 0.0),
+                &a.as_slice(),
+                2,
+                &a.as_slice(),
+                2,
+                Complex32::new(0.0, 0.0),
+                &mut c.as_slice_mut(),
+                2,
+            )
+            .unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err}");
+        assert!(err.to_string().contains(dev.id()), "{err}");
+    }
+}

@@ -1,0 +1,906 @@
+//! The register-tiled GEMM kernel (f32, f64): plain FMAs (SIMT), or for f64 the DMMA
+//! tensor-core instruction `mma.sync.m8n8k4` on the same shared-memory pipeline.
+//!
+//! ## DMMA
+//! Each warp's `WM × WN` tile is a grid of 8×8 accumulator blocks; per k step of 4,
+//! lane (g = lane / 4, t = lane % 4) loads A[k = t][m = g + 8i] and B[k = t][n = g + 8j]
+//! from the k-major shared tiles (one f64 each) and issues one `mma` per block; it
+//! holds C[g + 8i][2t + v + 8j] (the PTX ISA's m8n8k4 .f64 fragment layout).
+//!
+//! ## Work decomposition
+//! A block computes a `tile_m × tile_n` tile of C. Its `warps_m × warps_n` warps each own
+//! a `WM × WN` sub-tile (`WM = tile_m / warps_m`), and the 32 lanes of a warp form a
+//! `lanes_m × lanes_n` grid (`lanes_m = WM / thread_m`), each lane accumulating
+//! `thread_m × thread_n` results in registers. A lane's rows are not contiguous: they
+//! come in groups of `fv` (the widest 16-byte vector dividing `thread_m`), group `g` at
+//! `g·lanes_m·fv + lane_m·fv` inside the warp tile, so eight consecutive lanes read one
+//! contiguous 128-byte row segment of the shared A tile with 16-byte loads (no bank
+//! conflicts), and lanes sharing `lane_n` read the same B address (a broadcast).
+//!
+//! ## Main loop
+//! Shared memory holds `stages` (1 or 2) copies of `A_s[tile_k][tile_m]` and
+//! `B_s[tile_k][tile_n]`, both k-major so the inner product reads rows. Each step every
+//! thread loads its share of the next k-slab of A and B from global memory into
+//! registers, multiplies the current slab (`tile_k` rank-1 updates of its register tile),
+//! then stores the prefetched registers into the other buffer and passes one barrier.
+//! With one stage the loads follow the compute behind a second barrier.
+//!
+//! ## Global loads and edges
+//! An operand stored contiguously along the tile's m (or n) dimension (A not transposed,
+//! B transposed) is read in vectors along that dimension and stored to shared memory as
+//! vectors; one contiguous along k (A transposed, B not transposed) is read in vectors
+//! along k and scattered into a k-major row padded by 16 bytes (so the scattered stores
+//! of one warp fall into different banks). A vector is loaded whole when the operand is
+//! aligned for it (leading dimension and batch base: checked once, uniformly, at run
+//! time) and it lies inside the matrix; otherwise its elements are loaded one by one
+//! under their own bounds. Everything outside the matrix is zero in shared memory, so
+//! the inner loop needs no predicates. k = 0 runs no step (D = β·C).
+//!
+//! ## Epilogue
+//! D = α·acc + β·C per element inside the matrix; when β = 0, C is never read.
+
+use crate::gemm::{GemmInstruction, GemmParams};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::{DType, Error, Result, Target};
+
+/// Static shared memory a kernel may declare without opting in.
+const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// How one operand's k-slab moves from global to shared memory.
+#[derive(Debug, Clone, Copy)]
+struct Operand {
+    /// The tile's extent along m (A) or n (B).
+    outer: u32,
+    /// Stored contiguously along k (A transposed, B not transposed).
+    contiguous_k: bool,
+    /// Elements per global load.
+    vec: u32,
+    /// Loads per thread per slab.
+    loads: u32,
+    /// Elements between consecutive k rows of the shared tile.
+    row_stride: u32,
+    /// Elements per thread fragment vector (shared reads).
+    frag_vec: u32,
+    /// Lanes of a warp along this operand's dimension.
+    lanes: u32,
+    /// Warps along this operand's dimension, and the warp tile extent.
+    warps: u32,
+    warp_tile: u32,
+    /// Results per thread along this dimension.
+    per_thread: u32,
+}
+
+/// The checked geometry of one kernel.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// f64 through `mma.sync.m8n8k4` (DMMA) instead of FMAs.
+    dmma: bool,
+    ty: Ty,
+    es: u32,
+    bk: u32,
+    threads: u32,
+    stages: u32,
+    a: Operand,
+    b: Operand,
+    /// Bytes of the A part of one stage, and of one whole stage.
+    a_stage: u32,
+    stage: u32,
+}
+
+fn invalid(what: &str, why: String) -> Error {
+    Error::invalid(what, why)
+}
+
+/// The widest vector (in elements, at most 16 bytes) dividing `n`.
+fn widest_vec(n: u32, es: u32) -> u32 {
+    let mut v = 16 / es;
+    while v > 1 && n % v != 0 {
+        v /= 2;
+    }
+    v
+}
+
+fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
+    let ty = match (p.ab, p.c, p.compute) {
+        (DType::F32, DType::F32, DType::F32) => Ty::F32,
+        (DType::F64, DType::F64, DType::F64) => Ty::F64,
+        (ab, c, compute) => {
+            return Err(Error::unsupported(
+                format!("SIMT/DMMA GEMM for {ab} inputs, {c} output, {compute} compute"),
+                target.to_string(),
+            ))
+        }
+    };
+    let (thread_m, thread_n, dmma) = match p.instruction {
+        GemmInstruction::Simt { thread_m, thread_n } => (thread_m, thread_n, false),
+        GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if ty == Ty::F64 => {
+            // One lane holds one row of each 8-row A fragment and two columns of each
+            // 8-column accumulator; the warp tile is checked below.
+            if p.tile_m % (p.warps_m * 8) != 0
+                || p.tile_n % (p.warps_n * 8) != 0
+                || p.tile_k % 4 != 0
+            {
+                return Err(invalid(
+                    "tiles",
+                    format!(
+                        "DMMA needs warp tiles of whole 8×8 blocks and tile_k a multiple of 4 ({}×{}×{} over {}×{} warps)",
+                        p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n
+                    ),
+                ));
+            }
+            (p.tile_m / p.warps_m / 8, p.tile_n / p.warps_n / 4, true)
+        }
+        other => {
+            return Err(invalid(
+                "instruction",
+                format!("{other:?}: this generator builds Simt and f64 MmaSync m8n8k4"),
+            ))
+        }
+    };
+    if p.reduced_f32 {
+        return Err(invalid(
+            "reduced_f32",
+            "tf32 needs a tensor-core instruction, not Simt".into(),
+        ));
+    }
+    if target.caps().wave_size() != 32 {
+        return Err(invalid(
+            "target",
+            format!("{target} does not run 32-wide warps"),
+        ));
+    }
+    let es = ty.size();
+    let nonzero = [
+        ("tile_m", p.tile_m),
+        ("tile_n", p.tile_n),
+        ("tile_k", p.tile_k),
+        ("warps_m", p.warps_m),
+        ("warps_n", p.warps_n),
+        ("thread_m", thread_m),
+        ("thread_n", thread_n),
+    ];
+    if let Some((name, _)) = nonzero.iter().find(|(_, v)| *v == 0) {
+        return Err(invalid(name, "must be at least 1".into()));
+    }
+    let threads = p.warps_m * p.warps_n * 32;
+    if threads > 1024 {
+        return Err(invalid(
+            "warps_m, warps_n",
+            format!("{threads} threads exceed 1024"),
+        ));
+    }
+    if !(1..=2).contains(&p.stages) {
+        return Err(invalid(
+            "stages",
+            format!("{} (the SIMT kernel has 1 or 2)", p.stages),
+        ));
+    }
+    let split = |name: &str, tile: u32, warps: u32, per_thread: u32| -> Result<(u32, u32)> {
+        if tile % warps != 0 || (tile / warps) % per_thread != 0 {
+            return Err(invalid(
+                name,
+                format!("tile {tile} does not split into {warps} warps of whole {per_thread}-row thread tiles"),
+            ));
+        }
+        Ok((tile / warps, tile / warps / per_thread))
+    };
+    let (wm, lanes_m) = split("tile_m", p.tile_m, p.warps_m, thread_m)?;
+    let (wn, lanes_n) = split("tile_n", p.tile_n, p.warps_n, thread_n)?;
+    if !dmma && lanes_m * lanes_n != 32 {
+        return Err(invalid(
+            "thread_m, thread_n",
+            format!("a {wm}×{wn} warp tile holds {lanes_m}×{lanes_n} thread tiles, not 32"),
+        ));
+    }
+    let operand = |name: &str,
+                   outer: u32,
+                   contiguous_k: bool,
+                   per_thread: u32,
+                   lanes: u32,
+                   warps: u32,
+                   warp_tile: u32|
+     -> Result<Operand> {
+        let along = if contiguous_k { p.tile_k } else { outer };
+        let mut vec = widest_vec(along, es);
+        while vec > 1 && (outer * p.tile_k) % (vec * threads) != 0 {
+            vec /= 2;
+        }
+        if (outer * p.tile_k) % (vec * threads) != 0 {
+            return Err(invalid(
+                name,
+                format!(
+                    "a {outer}×{} slab does not split evenly over {threads} threads",
+                    p.tile_k
+                ),
+            ));
+        }
+        let pad = if contiguous_k { 16 / es } else { 0 };
+        Ok(Operand {
+            outer,
+            contiguous_k,
+            vec,
+            loads: outer * p.tile_k / (vec * threads),
+            row_stride: outer + pad,
+            frag_vec: widest_vec(per_thread, es),
+            lanes,
+            warps,
+            warp_tile,
+            per_thread,
+        })
+    };
+    let a = operand(
+        "tile_m", p.tile_m, p.trans_a, thread_m, lanes_m, p.warps_m, wm,
+    )?;
+    let b = operand(
+        "tile_n", p.tile_n, !p.trans_b, thread_n, lanes_n, p.warps_n, wn,
+    )?;
+    let round16 = |x: u32| x.next_multiple_of(16);
+    let a_stage = round16(p.tile_k * a.row_stride * es);
+    let stage = a_stage + round16(p.tile_k * b.row_stride * es);
+    if stage * p.stages > STATIC_SHARED_LIMIT {
+        return Err(invalid(
+            "tiles",
+            format!(
+                "{} bytes of shared memory exceed {STATIC_SHARED_LIMIT}",
+                stage * p.stages
+            ),
+        ));
+    }
+    Ok(Plan {
+        dmma,
+        ty,
+        es,
+        bk: p.tile_k,
+        threads,
+        stages: p.stages,
+        a,
+        b,
+        a_stage,
+        stage,
+    })
+}
+
+/// Per-thread state of one operand's global → shared copy.
+struct Loader {
+    op: Operand,
+    /// Global address of each load's first element for the current slab.
+    ptrs: Vec<Reg>,
+    /// k offset of each load inside the slab.
+    ks: Vec<Reg>,
+    /// Shared address of each load's first element in stage 0.
+    smem: Vec<Reg>,
+    /// Contiguous along outer: element e of load j inside the matrix along outer.
+    /// Contiguous along k: `[0]` = the load's row/column inside the matrix.
+    outer_in: Vec<Vec<Reg>>,
+    /// The whole vector is inside along outer and aligned (contiguous along outer), or
+    /// inside along outer and aligned (contiguous along k).
+    vec_ready: Vec<Option<Reg>>,
+    /// Bytes to advance every pointer per slab.
+    step: Reg,
+    /// The registers holding the slab in flight.
+    staged: Vec<Vec<Reg>>,
+}
+
+/// Where a thread works: its index, the block's first row and column of C, and the
+/// thread's first row and column inside the tile.
+struct Coordinates {
+    tid: Reg,
+    m0: Reg,
+    n0: Reg,
+    row0: Reg,
+    col0: Reg,
+    /// Element offsets of this thread's first fragment read in the A and B stages.
+    a_frag: Reg,
+    b_frag: Reg,
+}
+
+struct Gen<'a> {
+    k: KernelBuilder,
+    plan: &'a Plan,
+}
+
+impl Gen<'_> {
+    fn special(&mut self, name: &str) -> Reg {
+        let r = self.k.reg(Ty::U32);
+        self.k.emit(format!("mov.u32 {r}, {name}"));
+        r
+    }
+
+    fn rem(&mut self, a: Reg, b: u32) -> Reg {
+        let r = self.k.reg(Ty::U32);
+        self.k.emit(format!("rem.u32 {r}, {a}, {b}"));
+        r
+    }
+
+    /// `(x & mask) == 0` for a 32- or 64-bit register.
+    fn aligned(&mut self, x: Reg, mask: u64) -> Reg {
+        let bits = if x.ty().size() == 8 { Ty::B64 } else { Ty::B32 };
+        let t = self.k.reg(bits);
+        self.k.emit(format!("and.{bits} {t}, {x}, {mask}"));
+        self.k.setp(Cmp::Eq, bits, t, 0u32)
+    }
+
+    /// Element offset `x` (u32) scaled to bytes as u64.
+    fn bytes64(&mut self, x: Reg) -> Reg {
+        self.k.mul_wide_u32(x, self.plan.es)
+    }
+
+    fn zero(&self) -> Op {
+        match self.plan.ty {
+            Ty::F64 => Op::F64(0.0),
+            _ => Op::F32(0.0),
+        }
+    }
+
+    fn vec_text(regs: &[Reg]) -> String {
+        if regs.len() == 1 {
+            return regs[0].to_string();
+        }
+        let names: Vec<String> = regs.iter().map(|r| r.to_string()).collect();
+        format!("{{{}}}", names.join(", "))
+    }
+
+    fn vec_suffix(n: usize) -> &'static str {
+        match n {
+            1 => "",
+            2 => ".v2",
+            _ => ".v4",
+        }
+    }
+
+    fn ld_shared_vec(&mut self, ty: Ty, n: u32, addr: Reg, offset: u32) -> Vec<Reg> {
+        let regs: Vec<Reg> = (0..n).map(|_| self.k.reg(ty)).collect();
+        self.k.emit(format!(
+            "ld.shared{}.{ty} {}, [{addr}+{offset}]",
+            Self::vec_suffix(regs.len()),
+            Self::vec_text(&regs)
+        ));
+        regs
+    }
+
+    fn st_shared_vec(&mut self, addr: Reg, offset: u32, regs: &[Reg]) {
+        self.k.emit(format!(
+            "st.shared{}.{} [{addr}+{offset}], {}",
+            Self::vec_suffix(regs.len()),
+            regs[0].ty(),
+            Self::vec_text(regs)
+        ));
+    }
+
+    /// Sets up one operand's loads: `base` is the batch's matrix (u64 global address),
+    /// `o0` the block's first row (A) or column (B), `bound` m or n.
+    fn loader(
+        &mut self,
+        op: Operand,
+        (base, ld): (Reg, Reg),
+        (o0, bound): (Reg, Reg),
+        tid: Reg,
+        smem: Reg,
+    ) -> Loader {
+        let (es, bk, threads) = (self.plan.es, self.plan.bk, self.plan.threads);
+        let vec = op.vec;
+        // Whole vectors need the leading dimension and the batch's base aligned to them
+        // (block and slab offsets are multiples of the vector by construction).
+        let aligned = if vec > 1 {
+            let a = self.aligned(ld, (vec - 1) as u64);
+            let b = self.aligned(base, (vec * es - 1) as u64);
+            Some(self.k.and_pred(a, b))
+        } else {
+            None
+        };
+        let mut l = Loader {
+            op,
+            ptrs: Vec::new(),
+            ks: Vec::new(),
+            smem: Vec::new(),
+            outer_in: Vec::new(),
+            vec_ready: Vec::new(),
+            step: self.k.mov(
+                Ty::U64,
+                if op.contiguous_k {
+                    Op::I((bk * es) as i64)
+                } else {
+                    Op::I(0)
+                },
+            ),
+            staged: Vec::new(),
+        };
+        if !op.contiguous_k {
+            // step = bk·ld·es
+            let s = self.k.mul_wide_u32(ld, bk * es);
+            self.k.assign(l.step, s);
+        }
+        for j in 0..op.loads {
+            let v = self.k.add(Ty::U32, tid, j * threads);
+            let per_row = if op.contiguous_k {
+                bk / vec
+            } else {
+                op.outer / vec
+            };
+            let r = self.rem(v, per_row);
+            let q = self.k.div(Ty::U32, v, per_row);
+            let scaled = self.k.mul(Ty::U32, r, vec);
+            let (vo, vk) = if op.contiguous_k {
+                (q, scaled)
+            } else {
+                (scaled, q)
+            };
+            let o = self.k.add(Ty::U32, o0, vo);
+            // Element offset of (o, vk): o + vk·ld, or vk + o·ld.
+            let (along, across) = if op.contiguous_k { (vk, o) } else { (o, vk) };
+            let wide = self.k.mul_wide_u32(across, ld);
+            let along64 = self.k.cvt(Ty::U64, along);
+            let elems = self.k.add(Ty::U64, wide, along64);
+            let bytes = self.k.mul(Ty::U64, elems, es);
+            let ptr = self.k.add(Ty::U64, base, bytes);
+            let row = self.k.mul(Ty::U32, vk, op.row_stride);
+            let at = self.k.add(Ty::U32, row, vo);
+            let bytes = self.k.mul(Ty::U32, at, es);
+            let smem = self.k.add(Ty::U32, smem, bytes);
+            let (inside, ready) = if op.contiguous_k {
+                let inside = self.k.setp(Cmp::Lt, Ty::U32, o, bound);
+                let ready = aligned.map(|al| self.k.and_pred(al, inside));
+                (vec![inside], ready)
+            } else {
+                let inside: Vec<Reg> = (0..vec)
+                    .map(|e| {
+                        let oe = self.k.add(Ty::U32, o, e);
+                        self.k.setp(Cmp::Lt, Ty::U32, oe, bound)
+                    })
+                    .collect();
+                let ready = aligned.map(|al| self.k.and_pred(al, inside[vec as usize - 1]));
+                (inside, ready)
+            };
+            l.ptrs.push(ptr);
+            l.ks.push(vk);
+            l.smem.push(smem);
+            l.outer_in.push(inside);
+            l.vec_ready.push(ready);
+            let staged = (0..vec).map(|_| self.k.reg(self.plan.ty)).collect();
+            l.staged.push(staged);
+        }
+        l
+    }
+
+    /// Loads the slab starting at k index `k_base` into the staging registers (zero
+    /// outside the matrix) and advances the pointers.
+    fn load_slab(&mut self, l: &Loader, k_base: Reg, kdim: Reg) {
+        let zero = self.zero();
+        let es = self.plan.es as i64;
+        for j in 0..l.ptrs.len() {
+            let vec = l.op.vec;
+            for &r in &l.staged[j] {
+                self.k.assign(r, zero);
+            }
+            let kg = self.k.add(Ty::U32, k_base, l.ks[j]);
+            if l.op.contiguous_k {
+                let inside = l.outer_in[j][0];
+                let not_full = match l.vec_ready[j] {
+                    Some(ready) => {
+                        let last = self.k.add(Ty::U32, kg, vec - 1);
+                        let k_full = self.k.setp(Cmp::Lt, Ty::U32, last, kdim);
+                        let full = self.k.and_pred(ready, k_full);
+                        self.k.when(full, false);
+                        self.k
+                            .ld_global_into(&l.staged[j], l.ptrs[j], 0, LoadCache::NonCoherent);
+                        Some(self.k.not_pred(full))
+                    }
+                    None => None,
+                };
+                for e in 0..vec {
+                    let ke = self.k.add(Ty::U32, kg, e);
+                    let k_in = self.k.setp(Cmp::Lt, Ty::U32, ke, kdim);
+                    let mut p = self.k.and_pred(inside, k_in);
+                    if let Some(nf) = not_full {
+                        p = self.k.and_pred(p, nf);
+                    }
+                    self.k.when(p, false);
+                    self.k.ld_global_into(
+                        &l.staged[j][e as usize..e as usize + 1],
+                        l.ptrs[j],
+                        e as i64 * es,
+                        LoadCache::NonCoherent,
+                    );
+                }
+            } else {
+                let k_in = self.k.setp(Cmp::Lt, Ty::U32, kg, kdim);
+                let not_full = match l.vec_ready[j] {
+                    Some(ready) => {
+                        let full = self.k.and_pred(ready, k_in);
+                        self.k.when(full, false);
+                        self.k
+                            .ld_global_into(&l.staged[j], l.ptrs[j], 0, LoadCache::NonCoherent);
+                        Some(self.k.not_pred(full))
+                    }
+                    None => None,
+                };
+                for e in 0..vec {
+                    let mut p = self.k.and_pred(l.outer_in[j][e as usize], k_in);
+                    if let Some(nf) = not_full {
+                        p = self.k.and_pred(p, nf);
+                    }
+                    self.k.when(p, false);
+                    self.k.ld_global_into(
+                        &l.staged[j][e as usize..e as usize + 1],
+                        l.ptrs[j],
+                        e as i64 * es,
+                        LoadCache::NonCoherent,
+                    );
+                }
+            }
+            self.k.add_to(l.ptrs[j], l.step);
+        }
+    }
+
+    /// Stores the staged slab into shared memory, `part` bytes into the shared array.
+    fn store_slab(&mut self, l: &Loader, part: u32) {
+        let es = self.plan.es;
+        for j in 0..l.ptrs.len() {
+            let addr = l.smem[j];
+            if l.op.contiguous_k {
+                // Consecutive k go to consecutive rows.
+                for (e, &r) in l.staged[j].iter().enumerate() {
+                    let off = part + e as u32 * l.op.row_stride * es;
+                    self.st_shared_vec(addr, off, &[r]);
+                }
+            } else {
+                let staged = l.staged[j].clone();
+                self.st_shared_vec(addr, part, &staged);
+            }
+        }
+    }
+
+    /// `tile_k` rank-1 updates of the register tile from the stage at `a_rd`/`b_rd`.
+    fn multiply(&mut self, acc: &[Vec<Reg>], a_rd: Reg, b_rd: Reg, stage: u32) {
+        let (a, b, es) = (self.plan.a, self.plan.b, self.plan.es);
+        if self.plan.dmma {
+            // `a_rd`/`b_rd` already point at this lane's k row (t) and column (g).
+            for kk in (0..self.plan.bk).step_by(4) {
+                let fa: Vec<Reg> = (0..a.per_thread)
+                    .map(|i| {
+                        self.k.ld_shared(
+                            Ty::F64,
+                            a_rd,
+                            (stage + (kk * a.row_stride + i * 8) * es) as i64,
+                        )
+                    })
+                    .collect();
+                let fb: Vec<Reg> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        self.k.ld_shared(
+                            Ty::F64,
+                            b_rd,
+                            (stage + (kk * b.row_stride + j * 8) * es) as i64,
+                        )
+                    })
+                    .collect();
+                for (i, row) in acc.iter().enumerate() {
+                    for (j, &bj) in fb.iter().enumerate() {
+                        self.k
+                            .mma_m8n8k4_f64([row[2 * j], row[2 * j + 1]], fa[i], bj);
+                    }
+                }
+            }
+            return;
+        }
+        for kk in 0..self.plan.bk {
+            let frag = |g: &mut Self, op: Operand, rd: Reg| -> Vec<Reg> {
+                let mut regs = Vec::new();
+                for grp in 0..op.per_thread / op.frag_vec {
+                    let off = stage + (kk * op.row_stride + grp * op.lanes * op.frag_vec) * es;
+                    regs.extend(g.ld_shared_vec(g.plan.ty, op.frag_vec, rd, off));
+                }
+                regs
+            };
+            let fa = frag(self, a, a_rd);
+            let fb = frag(self, b, b_rd);
+            for (i, row) in acc.iter().enumerate() {
+                for (j, &c) in row.iter().enumerate() {
+                    self.k.emit(format!(
+                        "fma.rn.{} {c}, {}, {}, {c}",
+                        self.plan.ty, fa[i], fb[j]
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The block's and this thread's place in C (read from special registers, so the
+    /// epilogue can recompute it instead of holding it across the main loop).
+    fn coordinates(&mut self) -> Coordinates {
+        let (a, b) = (self.plan.a, self.plan.b);
+        let tid = self.k.special(Special::TidX);
+        let bx = self.k.special(Special::CtaidX);
+        let by = self.special("%ctaid.y");
+        let m0 = self.k.mul(Ty::U32, bx, a.outer);
+        let n0 = self.k.mul(Ty::U32, by, b.outer);
+        let warp = self.k.shr(Ty::U32, tid, 5);
+        let lane = self.rem(tid, 32);
+        let wm = self.rem(warp, a.warps);
+        let wn = self.k.div(Ty::U32, warp, a.warps);
+        let wrow = self.k.mul(Ty::U32, wm, a.warp_tile);
+        let wcol = self.k.mul(Ty::U32, wn, b.warp_tile);
+        if self.plan.dmma {
+            // Lane (g, t): accumulator rows g + 8i, columns 2t + v + 8j; fragments
+            // A[k = t][m = g + 8i], B[k = t][n = g + 8j].
+            let gid = self.k.shr(Ty::U32, lane, 2);
+            let tig = self.rem(lane, 4);
+            let row0 = self.k.add(Ty::U32, wrow, gid);
+            let col0 = self.k.fma(Ty::U32, tig, 2u32, wcol);
+            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride, row0);
+            let bg = self.k.add(Ty::U32, wcol, gid);
+            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride, bg);
+            return Coordinates {
+                tid,
+                m0,
+                n0,
+                row0,
+                col0,
+                a_frag,
+                b_frag,
+            };
+        }
+        let lm = self.rem(lane, a.lanes);
+        let ln = self.k.div(Ty::U32, lane, a.lanes);
+        let row0 = self.k.fma(Ty::U32, lm, a.frag_vec, wrow);
+        let col0 = self.k.fma(Ty::U32, ln, b.frag_vec, wcol);
+        Coordinates {
+            tid,
+            m0,
+            n0,
+            row0,
+            col0,
+            a_frag: row0,
+            b_frag: col0,
+        }
+    }
+
+    /// The batch's matrix: `base + ctaid.z · stride` elements.
+    fn batch_base(&mut self, base: Reg, stride: Reg) -> Reg {
+        let bz = self.special("%ctaid.z");
+        let z = self.k.cvt(Ty::U64, bz);
+        let elems = self.k.mul(Ty::U64, z, stride);
+        let bytes = self.k.mul(Ty::U64, elems, self.plan.es);
+        self.k.add(Ty::U64, base, bytes)
+    }
+
+    /// This thread's offsets (tile-relative) along one operand's dimension.
+    fn thread_offsets(plan: &Plan, is_a: bool) -> Vec<u32> {
+        let op = if is_a { plan.a } else { plan.b };
+        if plan.dmma {
+            // A: rows 8i; B: columns 8j + v (two per 8-column block).
+            return (0..op.per_thread)
+                .map(|x| if is_a { 8 * x } else { (x / 2) * 8 + x % 2 })
+                .collect();
+        }
+        (0..op.per_thread)
+            .map(|i| (i / op.frag_vec) * op.lanes * op.frag_vec + i % op.frag_vec)
+            .collect()
+    }
+}
+
+/// Generates the PTX module text for `p`.
+pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
+    let plan = plan(p, target)?;
+    let mut module = Module::new(target)?;
+    let mut g = Gen {
+        k: KernelBuilder::new(super::KERNEL),
+        plan: &plan,
+    };
+    let ty = plan.ty;
+    let es = plan.es;
+    let (a, b) = (plan.a, plan.b);
+
+    // Parameters, in the contract's order.
+    let pa = g.k.param("a", Ty::U64);
+    let pb = g.k.param("b", Ty::U64);
+    let pc = g.k.param("c", Ty::U64);
+    let names = ["m", "n", "k", "lda", "ldb", "ldc"];
+    let dims: Vec<_> = names.iter().map(|n| g.k.param(n, Ty::U32)).collect();
+    let strides: Vec<_> = ["stride_a", "stride_b", "stride_c"]
+        .iter()
+        .map(|n| g.k.param(n, Ty::U64))
+        .collect();
+    let palpha = g.k.param("alpha", ty);
+    let pbeta = g.k.param("beta", ty);
+
+    // Values only the epilogue needs are loaded (or recomputed) after the main loop,
+    // so they hold no registers across it.
+    let a_ptr = g.k.ld_param_global_ptr(&pa);
+    let b_ptr = g.k.ld_param_global_ptr(&pb);
+    let (m, n, kdim) = (
+        g.k.ld_param(&dims[0]),
+        g.k.ld_param(&dims[1]),
+        g.k.ld_param(&dims[2]),
+    );
+    let (lda, ldb) = (g.k.ld_param(&dims[3]), g.k.ld_param(&dims[4]));
+    let stride_a = g.k.ld_param(&strides[0]);
+    let stride_b = g.k.ld_param(&strides[1]);
+
+    let at = g.coordinates();
+    let a_base = g.batch_base(a_ptr, stride_a);
+    let b_base = g.batch_base(b_ptr, stride_b);
+
+    g.k.comment("global -> shared copy set-up");
+    let smem = g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16);
+    let la = g.loader(a, (a_base, lda), (at.m0, m), at.tid, smem);
+    let lb = g.loader(b, (b_base, ldb), (at.n0, n), at.tid, smem);
+    let a_rd0 = {
+        let bytes = g.k.mul(Ty::U32, at.a_frag, es);
+        g.k.add(Ty::U32, smem, bytes)
+    };
+    let b_rd0 = {
+        let bytes = g.k.mul(Ty::U32, at.b_frag, es);
+        let t = g.k.add(Ty::U32, smem, bytes);
+        g.k.add(Ty::U32, t, plan.a_stage)
+    };
+
+    let zero = g.zero();
+    let acc: Vec<Vec<Reg>> = (0..a.per_thread)
+        .map(|_| (0..b.per_thread).map(|_| g.k.mov(ty, zero)).collect())
+        .collect();
+
+    g.k.comment("prologue: slab 0 into stage 0");
+    // The first k index of the slab being multiplied.
+    let k_cur = g.k.mov(Ty::U32, 0u32);
+    g.load_slab(&la, k_cur, kdim);
+    g.load_slab(&lb, k_cur, kdim);
+    g.store_slab(&la, 0);
+    g.store_slab(&lb, plan.a_stage);
+    g.k.bar_sync();
+
+    let top = g.k.label();
+    let done = g.k.label();
+    g.k.place(top);
+    if plan.stages == 2 {
+        // Unrolled twice so both stages' offsets are immediates.
+        for s in 0..2 {
+            let (read, write) = (s * plan.stage, (1 - s) * plan.stage);
+            let finished = g.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+            g.k.bra_if(finished, false, done);
+            g.k.add_to(k_cur, plan.bk);
+            g.k.comment("prefetch the next slab (predicated off past k)");
+            g.load_slab(&la, k_cur, kdim);
+            g.load_slab(&lb, k_cur, kdim);
+            g.multiply(&acc, a_rd0, b_rd0, read);
+            // The other stage was last read before the previous barrier.
+            g.store_slab(&la, write);
+            g.store_slab(&lb, write + plan.a_stage);
+            g.k.bar_sync();
+        }
+    } else {
+        let finished = g.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+        g.k.bra_if(finished, false, done);
+        g.multiply(&acc, a_rd0, b_rd0, 0);
+        g.k.bar_sync();
+        g.k.add_to(k_cur, plan.bk);
+        g.load_slab(&la, k_cur, kdim);
+        g.load_slab(&lb, k_cur, kdim);
+        g.store_slab(&la, 0);
+        g.store_slab(&lb, plan.a_stage);
+        g.k.bar_sync();
+    }
+    g.k.bra(top);
+    g.k.place(done);
+
+    g.k.comment("epilogue: D = alpha*acc + beta*C inside the matrix");
+    let c_ptr = g.k.ld_param_global_ptr(&pc);
+    let (m, n, ldc) = (
+        g.k.ld_param(&dims[0]),
+        g.k.ld_param(&dims[1]),
+        g.k.ld_param(&dims[5]),
+    );
+    let stride_c = g.k.ld_param(&strides[2]);
+    let alpha = g.k.ld_param(&palpha);
+    let beta = g.k.ld_param(&pbeta);
+    let at = g.coordinates();
+    let (m0, n0, row0, col0) = (at.m0, at.n0, at.row0, at.col0);
+    let c_base = g.batch_base(c_ptr, stride_c);
+    // β ≠ 0, unordered: a NaN β reads C (and propagates), as BLAS does.
+    let beta_zero = g.k.setp(Cmp::Eq, ty, beta, zero);
+    let read_c = g.k.not_pred(beta_zero);
+    let rows: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, true)
+        .into_iter()
+        .map(|off| {
+            let t = g.k.add(Ty::U32, row0, off);
+            let r = g.k.add(Ty::U32, m0, t);
+            let inside = g.k.setp(Cmp::Lt, Ty::U32, r, m);
+            (g.bytes64(r), inside)
+        })
+        .collect();
+    let cols: Vec<(Reg, Reg)> = Gen::thread_offsets(&plan, false)
+        .into_iter()
+        .map(|off| {
+            let t = g.k.add(Ty::U32, col0, off);
+            let c = g.k.add(Ty::U32, n0, t);
+            let inside = g.k.setp(Cmp::Lt, Ty::U32, c, n);
+            let elems = g.k.mul_wide_u32(c, ldc);
+            let bytes = g.k.mul(Ty::U64, elems, es);
+            (g.k.add(Ty::U64, c_base, bytes), inside)
+        })
+        .collect();
+    for (i, &(row_bytes, row_in)) in rows.iter().enumerate() {
+        for (j, &(col_ptr, col_in)) in cols.iter().enumerate() {
+            let inside = g.k.and_pred(row_in, col_in);
+            let addr = g.k.add(Ty::U64, col_ptr, row_bytes);
+            let value = g.k.mul(ty, alpha, acc[i][j]);
+            let load = g.k.and_pred(inside, read_c);
+            let old = g.k.reg(ty);
+            g.k.when(load, false);
+            g.k.ld_global_into(&[old], addr, 0, LoadCache::Default);
+            g.k.when(load, false);
+            g.k.emit(format!("fma.rn.{ty} {value}, {beta}, {old}, {value}"));
+            g.k.when(inside, false);
+            g.k.st_global(addr, 0, &[value]);
+        }
+    }
+    g.k.ret();
+    module.push(&g.k);
+    // Launch bounds: the block size (ptxas may then use up to 255 registers a thread).
+    let bounds = format!(")\n.maxntid {}, 1, 1\n", plan.threads);
+    Ok(module.text().replacen(")\n{\n", &(bounds + "{\n"), 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sm90() -> Target {
+        "sm_90a".parse().unwrap()
+    }
+
+    #[test]
+    fn default_plans_split_evenly() {
+        for p in super::super::default_variants() {
+            let plan = plan(&p, &sm90()).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            for op in [plan.a, plan.b] {
+                assert_eq!(op.loads * op.vec * plan.threads, op.outer * plan.bk);
+                assert_eq!(op.warps * op.warp_tile, op.outer);
+                assert_eq!(op.lanes * op.per_thread, op.warp_tile);
+            }
+            assert_eq!(plan.a.lanes * plan.b.lanes, 32);
+        }
+    }
+
+    #[test]
+    fn thread_rows_cover_the_warp_tile_once() {
+        for p in super::super::default_variants() {
+            let plan = plan(&p, &sm90()).unwrap();
+            if plan.dmma {
+                continue; // the simulator test covers the DMMA lane mapping
+            }
+            for (is_a, op) in [(true, plan.a), (false, plan.b)] {
+                let mut seen = vec![0u32; op.warp_tile as usize];
+                for lane in 0..op.lanes {
+                    for off in Gen::thread_offsets(&plan, is_a) {
+                        seen[(lane * op.frag_vec + off) as usize] += 1;
+                    }
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{p:?}: {seen:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        let good = super::super::fallback(DType::F32, false, false).unwrap();
+        let mut p = good.clone();
+        p.warps_n = 3;
+        assert!(generate(&p, &sm90()).is_err());
+        let mut p = good.clone();
+        p.stages = 3;
+        assert!(generate(&p, &sm90()).is_err());
+        let mut p = good.clone();
+        p.tile_k = 64; // 2 × 64 KiB of shared memory
+        assert!(generate(&p, &sm90()).is_err());
+        let mut p = good.clone();
+        p.c = DType::F16;
+        assert!(generate(&p, &sm90()).is_err());
+        let mut p = good;
+        p.instruction = GemmInstruction::Simt {
+            thread_m: 0,
+            thread_n: 8,
+        };
+        assert!(generate(&p, &sm90()).is_err());
+    }
+}

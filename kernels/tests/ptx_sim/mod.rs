@@ -1,0 +1,653 @@
+//! A small PTX interpreter for the instruction subset our GEMM generator emits, so the
+//! generated kernels can be executed (slowly, exactly) without a GPU.
+//!
+//! Threads of a block run one after another up to each `bar.sync` (the kernels use no
+//! shuffles or votes, so this order is one the hardware may also produce); the one
+//! warp-collective instruction known, f64 `mma.sync.m8n8k4`, runs when all 32 lanes of
+//! the warp have reached it, with the PTX ISA's fragment layout. Global
+//! memory is a set of separate allocations: an access outside every allocation panics,
+//! which catches edge predicates that let a load or store escape the matrix. An
+//! instruction the interpreter does not know panics rather than being skipped.
+
+use std::collections::HashMap;
+
+#[derive(Debug, Clone)]
+enum Arg {
+    Reg(usize),
+    Imm(u64),
+    Special(&'static str),
+    /// The shared array's address (always 0: one array per kernel).
+    Shared,
+    Mem(Box<Arg>, i64),
+    List(Vec<usize>),
+    Label(String),
+    Param(usize),
+}
+
+#[derive(Debug, Clone)]
+struct Inst {
+    guard: Option<(usize, bool)>,
+    op: Vec<String>,
+    args: Vec<Arg>,
+    text: String,
+}
+
+/// A parsed kernel.
+pub struct Kernel {
+    insts: Vec<Inst>,
+    labels: HashMap<String, usize>,
+    param_count: usize,
+    shared_bytes: usize,
+    reg_count: usize,
+}
+
+/// Global memory: separate allocations at well-separated addresses.
+#[derive(Default)]
+pub struct Memory {
+    regions: Vec<(u64, Vec<u8>)>,
+}
+
+impl Memory {
+    /// Allocates and fills a region; returns its address.
+    pub fn alloc(&mut self, bytes: Vec<u8>) -> u64 {
+        let base = 0x1000_0000u64 * (self.regions.len() as u64 + 1);
+        self.regions.push((base, bytes));
+        base
+    }
+
+    pub fn bytes(&self, base: u64) -> &[u8] {
+        &self.regions.iter().find(|r| r.0 == base).unwrap().1
+    }
+
+    fn locate(&mut self, addr: u64, len: usize, what: &str) -> &mut [u8] {
+        for (base, data) in &mut self.regions {
+            if addr >= *base && addr + len as u64 <= *base + data.len() as u64 {
+                let o = (addr - *base) as usize;
+                return &mut data[o..o + len];
+            }
+        }
+        panic!("{what}: global access of {len} bytes at {addr:#x} is outside every allocation");
+    }
+}
+
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut cur) = (0, String::new());
+    for ch in s.chars() {
+        match ch {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            _ => {}
+        }
+        if ch == ',' && depth == 0 {
+            out.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(ch);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+impl Kernel {
+    /// Parses the first `.entry` of `ptx`.
+    pub fn parse(ptx: &str) -> Kernel {
+        let mut params: HashMap<String, usize> = HashMap::new();
+        let mut regs: HashMap<String, usize> = HashMap::new();
+        let mut insts = Vec::new();
+        let mut labels = HashMap::new();
+        let mut shared_bytes = 0;
+        let mut shared_name = String::new();
+        for line in ptx.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with("//") {
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix(".param ") {
+                let name = rest
+                    .split_whitespace()
+                    .last()
+                    .unwrap()
+                    .trim_end_matches(',');
+                let n = params.len();
+                params.insert(name.to_string(), n);
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix(".shared ") {
+                let decl = rest
+                    .split_whitespace()
+                    .last()
+                    .unwrap()
+                    .trim_end_matches(';');
+                let (name, size) = decl.split_once('[').unwrap();
+                shared_name = name.to_string();
+                shared_bytes = size.trim_end_matches(']').parse().unwrap();
+                continue;
+            }
+            if line.starts_with('.')
+                || line.starts_with('{')
+                || line.starts_with('}')
+                || line.starts_with(')')
+            {
+                continue;
+            }
+            if let Some(l) = line.strip_suffix(':') {
+                labels.insert(l.to_string(), insts.len());
+                continue;
+            }
+            let text = line.trim_end_matches(';').to_string();
+            let mut body = text.as_str();
+            let mut guard = None;
+            if let Some(rest) = body.strip_prefix('@') {
+                let (g, tail) = rest.split_once(' ').unwrap();
+                let (neg, name) = match g.strip_prefix('!') {
+                    Some(n) => (true, n),
+                    None => (false, g),
+                };
+                let n = regs.len();
+                let id = *regs.entry(name.to_string()).or_insert(n);
+                guard = Some((id, neg));
+                body = tail.trim();
+            }
+            let (opcode, rest) = body.split_once(' ').unwrap_or((body, ""));
+            let op: Vec<String> = opcode.split('.').map(String::from).collect();
+            let mut reg = |name: &str| -> usize {
+                let n = regs.len();
+                *regs.entry(name.to_string()).or_insert(n)
+            };
+            let mut parse_arg = |a: &str| -> Arg {
+                if let Some(inner) = a.strip_prefix('{') {
+                    let inner = inner.trim_end_matches('}');
+                    return Arg::List(inner.split(',').map(|r| reg(r.trim())).collect());
+                }
+                if let Some(inner) = a.strip_prefix('[') {
+                    let inner = inner.trim_end_matches(']');
+                    if let Some(&p) = params.get(inner) {
+                        return Arg::Param(p);
+                    }
+                    let (base, off) = match inner.find(['+', '-']) {
+                        Some(i) => (
+                            &inner[..i],
+                            inner[i..].trim_start_matches('+').parse().unwrap(),
+                        ),
+                        None => (inner, 0),
+                    };
+                    let base = if base == shared_name {
+                        Arg::Shared
+                    } else {
+                        Arg::Reg(reg(base))
+                    };
+                    return Arg::Mem(Box::new(base), off);
+                }
+                if a == shared_name {
+                    return Arg::Shared;
+                }
+                for s in [
+                    "%tid.x", "%ntid.x", "%ctaid.x", "%ctaid.y", "%ctaid.z", "%laneid",
+                ] {
+                    if a == s {
+                        return Arg::Special(s);
+                    }
+                }
+                if a.starts_with('%') {
+                    return Arg::Reg(reg(a));
+                }
+                if let Some(h) = a.strip_prefix("0f") {
+                    return Arg::Imm(u32::from_str_radix(h, 16).unwrap() as u64);
+                }
+                if let Some(h) = a.strip_prefix("0d") {
+                    return Arg::Imm(u64::from_str_radix(h, 16).unwrap());
+                }
+                if let Some(h) = a.strip_prefix("0x") {
+                    return Arg::Imm(u64::from_str_radix(h, 16).unwrap());
+                }
+                if let Ok(v) = a.parse::<i64>() {
+                    return Arg::Imm(v as u64);
+                }
+                Arg::Label(a.to_string())
+            };
+            let args = split_args(rest).iter().map(|a| parse_arg(a)).collect();
+            insts.push(Inst {
+                guard,
+                op,
+                args,
+                text,
+            });
+        }
+        Kernel {
+            insts,
+            labels,
+            param_count: params.len(),
+            shared_bytes,
+            reg_count: regs.len(),
+        }
+    }
+
+    /// Runs the kernel on `grid` blocks of `block` threads with `params` (raw bits in
+    /// declaration order: addresses, integers, float bit patterns).
+    pub fn run(&self, grid: [u32; 3], block: u32, params: &[u64], mem: &mut Memory) {
+        assert_eq!(params.len(), self.param_count, "parameter count");
+        for z in 0..grid[2] {
+            for y in 0..grid[1] {
+                for x in 0..grid[0] {
+                    self.run_block([x, y, z], block, params, mem);
+                }
+            }
+        }
+    }
+
+    fn run_block(&self, ctaid: [u32; 3], block: u32, params: &[u64], mem: &mut Memory) {
+        let mut shared = vec![0xA5u8; self.shared_bytes];
+        let mut threads: Vec<Thread> = (0..block)
+            .map(|t| Thread {
+                regs: vec![0; self.reg_count],
+                pc: 0,
+                done: false,
+                tid: t,
+                stop: None,
+            })
+            .collect();
+        loop {
+            for t in threads.iter_mut().filter(|t| !t.done && t.stop.is_none()) {
+                t.stop = self.step_until_stop(t, ctaid, block, params, mem, &mut shared);
+            }
+            if threads.iter().all(|t| t.done) {
+                return;
+            }
+            // Warp-collective matrix instructions: every lane of the warp must be there.
+            let mut progressed = false;
+            for warp in threads.chunks_mut(32) {
+                if warp.iter().any(|t| t.stop == Some(Stop::Mma)) {
+                    let pc = warp[0].pc;
+                    assert!(
+                        warp.len() == 32
+                            && warp.iter().all(|t| t.stop == Some(Stop::Mma) && t.pc == pc),
+                        "mma.sync reached by part of a warp"
+                    );
+                    self.mma(&self.insts[pc], warp);
+                    for t in warp.iter_mut() {
+                        t.pc += 1;
+                        t.stop = None;
+                    }
+                    progressed = true;
+                }
+            }
+            if progressed {
+                continue;
+            }
+            let done = threads.iter().filter(|t| t.done).count();
+            assert_eq!(
+                done, 0,
+                "some threads exited while others wait at a barrier"
+            );
+            assert!(
+                threads.iter().all(|t| t.stop == Some(Stop::Barrier)),
+                "threads diverged at a barrier"
+            );
+            for t in threads.iter_mut() {
+                t.stop = None;
+            }
+        }
+    }
+
+    /// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`:
+    /// lane l (g = l >> 2, t = l % 4) holds A[g][t], B[t][g], C[g][2t + i].
+    fn mma(&self, inst: &Inst, warp: &mut [Thread]) {
+        assert_eq!(
+            inst.op.join("."),
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+            "unknown matrix instruction `{}`",
+            inst.text
+        );
+        let list = |a: &Arg| -> Vec<usize> {
+            match a {
+                Arg::List(l) => l.clone(),
+                other => panic!("{other:?} in `{}`", inst.text),
+            }
+        };
+        let (d, ar, br, cr) = (
+            list(&inst.args[0]),
+            list(&inst.args[1]),
+            list(&inst.args[2]),
+            list(&inst.args[3]),
+        );
+        let f = |t: &Thread, r: usize| f64::from_bits(t.regs[r]);
+        let mut a = [[0.0; 4]; 8];
+        let mut b = [[0.0; 8]; 4];
+        let mut c = [[0.0; 8]; 8];
+        for (l, t) in warp.iter().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            a[g][q] = f(t, ar[0]);
+            b[q][g] = f(t, br[0]);
+            c[g][2 * q] = f(t, cr[0]);
+            c[g][2 * q + 1] = f(t, cr[1]);
+        }
+        for (l, t) in warp.iter_mut().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for (i, &dst) in d.iter().enumerate().take(2) {
+                let col = 2 * q + i;
+                let mut acc = c[g][col];
+                for (kk, row) in b.iter().enumerate() {
+                    acc = a[g][kk].mul_add(row[col], acc);
+                }
+                t.regs[dst] = acc.to_bits();
+            }
+        }
+    }
+
+    /// Runs until `bar.sync`, `ret` (None, the thread is done) or a matrix instruction.
+    fn step_until_stop(
+        &self,
+        t: &mut Thread,
+        ctaid: [u32; 3],
+        block: u32,
+        params: &[u64],
+        mem: &mut Memory,
+        shared: &mut [u8],
+    ) -> Option<Stop> {
+        loop {
+            let inst = &self.insts[t.pc];
+            t.pc += 1;
+            if let Some((p, neg)) = inst.guard {
+                if (t.regs[p] != 0) == neg {
+                    continue;
+                }
+            }
+            let op0 = inst.op[0].as_str();
+            match op0 {
+                "bar" => return Some(Stop::Barrier),
+                "mma" => {
+                    t.pc -= 1;
+                    return Some(Stop::Mma);
+                }
+                "ret" => {
+                    t.done = true;
+                    return None;
+                }
+                "bra" => {
+                    let Arg::Label(l) = &inst.args[0] else {
+                        panic!("{}", inst.text)
+                    };
+                    t.pc = self.labels[l];
+                }
+                _ => self.exec(inst, t, ctaid, block, params, mem, shared),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec(
+        &self,
+        inst: &Inst,
+        t: &mut Thread,
+        ctaid: [u32; 3],
+        block: u32,
+        params: &[u64],
+        mem: &mut Memory,
+        shared: &mut [u8],
+    ) {
+        let ty = inst.op.last().unwrap().as_str();
+        let width = |ty: &str| -> u32 {
+            match ty {
+                "pred" => 1,
+                "b16" | "u16" | "s16" | "f16" | "bf16" => 16,
+                "b32" | "u32" | "s32" | "f32" => 32,
+                _ => 64,
+            }
+        };
+        let mask = |v: u64, ty: &str| -> u64 {
+            match width(ty) {
+                64 => v,
+                1 => (v != 0) as u64,
+                w => v & ((1u64 << w) - 1),
+            }
+        };
+        let val = |a: &Arg, t: &Thread| -> u64 {
+            match a {
+                Arg::Reg(r) => t.regs[*r],
+                Arg::Imm(v) => *v,
+                Arg::Shared => 0,
+                Arg::Special(s) => match *s {
+                    "%tid.x" => t.tid as u64,
+                    "%ntid.x" => block as u64,
+                    "%ctaid.x" => ctaid[0] as u64,
+                    "%ctaid.y" => ctaid[1] as u64,
+                    "%ctaid.z" => ctaid[2] as u64,
+                    "%laneid" => (t.tid % 32) as u64,
+                    _ => unreachable!(),
+                },
+                Arg::Param(p) => params[*p],
+                _ => panic!("operand {a:?} has no value in `{}`", inst.text),
+            }
+        };
+        let dst = |a: &Arg| -> usize {
+            match a {
+                Arg::Reg(r) => *r,
+                _ => panic!("destination {a:?} in `{}`", inst.text),
+            }
+        };
+        let f32v = |v: u64| f32::from_bits(v as u32);
+        let f64v = f64::from_bits;
+        let args = &inst.args;
+        let op: Vec<&str> = inst.op.iter().map(|s| s.as_str()).collect();
+        let signed = |v: u64, ty: &str| -> i64 {
+            match width(ty) {
+                32 => v as u32 as i32 as i64,
+                _ => v as i64,
+            }
+        };
+        let result: u64 = match op[0] {
+            "ld" | "st" => {
+                let space = op[1];
+                let count = if op.contains(&"v4") {
+                    4
+                } else if op.contains(&"v2") {
+                    2
+                } else {
+                    1
+                };
+                let bytes = (width(ty) / 8) as usize;
+                let (regs_arg, mem_arg) = if op[0] == "ld" {
+                    (&args[0], &args[1])
+                } else {
+                    (&args[1], &args[0])
+                };
+                if let Arg::Param(p) = mem_arg {
+                    let r = dst(regs_arg);
+                    t.regs[r] = mask(params[*p], ty);
+                    return;
+                }
+                let regs: Vec<usize> = match regs_arg {
+                    Arg::List(l) => l.clone(),
+                    Arg::Reg(r) => vec![*r],
+                    a => panic!("{a:?} in `{}`", inst.text),
+                };
+                assert_eq!(regs.len(), count, "`{}`", inst.text);
+                let Arg::Mem(base, off) = mem_arg else {
+                    panic!("`{}`", inst.text)
+                };
+                let addr = val(base, t).wrapping_add(*off as u64);
+                let total = bytes * count;
+                assert_eq!(
+                    addr % total as u64,
+                    0,
+                    "misaligned access in `{}`",
+                    inst.text
+                );
+                let region: &mut [u8] = if space == "shared" {
+                    let a = addr as usize;
+                    assert!(
+                        a + total <= shared.len(),
+                        "shared access out of range: `{}`",
+                        inst.text
+                    );
+                    &mut shared[a..a + total]
+                } else {
+                    mem.locate(addr, total, &inst.text)
+                };
+                for (i, &r) in regs.iter().enumerate() {
+                    let chunk = &mut region[i * bytes..(i + 1) * bytes];
+                    if op[0] == "ld" {
+                        let mut b = [0u8; 8];
+                        b[..bytes].copy_from_slice(chunk);
+                        t.regs[r] = u64::from_le_bytes(b);
+                    } else {
+                        chunk.copy_from_slice(&t.regs[r].to_le_bytes()[..bytes]);
+                    }
+                }
+                return;
+            }
+            "mov" => val(&args[1], t),
+            "cvta" => val(&args[1], t),
+            "cvt" => {
+                // cvt.<to>.<from>: integer widening/narrowing only.
+                let (to, from) = (op[op.len() - 2], op[op.len() - 1]);
+                assert!(
+                    !to.starts_with('f') && !from.starts_with('f'),
+                    "`{}`",
+                    inst.text
+                );
+                let v = val(&args[1], t);
+                if from.starts_with('s') {
+                    signed(mask(v, from), from) as u64
+                } else {
+                    mask(v, from)
+                }
+            }
+            "setp" => {
+                let (a, b) = (val(&args[1], t), val(&args[2], t));
+                let cmp = op[1];
+                let r = match ty {
+                    "f32" | "f64" => {
+                        let (x, y) = if ty == "f32" {
+                            (f32v(a) as f64, f32v(b) as f64)
+                        } else {
+                            (f64v(a), f64v(b))
+                        };
+                        match cmp {
+                            "eq" => x == y,
+                            "ne" => x != y && !x.is_nan() && !y.is_nan(),
+                            "lt" => x < y,
+                            "le" => x <= y,
+                            "gt" => x > y,
+                            "ge" => x >= y,
+                            _ => panic!("`{}`", inst.text),
+                        }
+                    }
+                    _ => {
+                        let (a, b) = (mask(a, ty), mask(b, ty));
+                        let ord = if ty.starts_with('s') {
+                            signed(a, ty).cmp(&signed(b, ty))
+                        } else {
+                            a.cmp(&b)
+                        };
+                        match cmp {
+                            "eq" => ord.is_eq(),
+                            "ne" => ord.is_ne(),
+                            "lt" => ord.is_lt(),
+                            "le" => ord.is_le(),
+                            "gt" => ord.is_gt(),
+                            "ge" => ord.is_ge(),
+                            _ => panic!("`{}`", inst.text),
+                        }
+                    }
+                };
+                r as u64
+            }
+            "and" | "or" if ty == "pred" => {
+                let (a, b) = (val(&args[1], t) != 0, val(&args[2], t) != 0);
+                (if op[0] == "and" { a && b } else { a || b }) as u64
+            }
+            "not" if ty == "pred" => (val(&args[1], t) == 0) as u64,
+            "and" => val(&args[1], t) & val(&args[2], t),
+            "selp" => {
+                if val(&args[3], t) != 0 {
+                    val(&args[1], t)
+                } else {
+                    val(&args[2], t)
+                }
+            }
+            "add" | "sub" | "mul" | "fma" | "mad" | "div" | "rem" | "shl" | "shr" => {
+                let a = val(&args[1], t);
+                let b = val(&args[2], t);
+                match ty {
+                    "f32" => {
+                        let (x, y) = (f32v(a), f32v(b));
+                        let r = match op[0] {
+                            "add" => x + y,
+                            "sub" => x - y,
+                            "mul" => x * y,
+                            "fma" => x.mul_add(y, f32v(val(&args[3], t))),
+                            _ => panic!("`{}`", inst.text),
+                        };
+                        r.to_bits() as u64
+                    }
+                    "f64" => {
+                        let (x, y) = (f64v(a), f64v(b));
+                        let r = match op[0] {
+                            "add" => x + y,
+                            "sub" => x - y,
+                            "mul" => x * y,
+                            "fma" => x.mul_add(y, f64v(val(&args[3], t))),
+                            _ => panic!("`{}`", inst.text),
+                        };
+                        r.to_bits()
+                    }
+                    _ => {
+                        if op[0] == "mul" && op[1] == "wide" {
+                            assert_eq!(ty, "u32", "`{}`", inst.text);
+                            (a as u32 as u64) * (b as u32 as u64)
+                        } else {
+                            let (a, b) = (mask(a, ty), mask(b, ty));
+                            assert!(
+                                !ty.starts_with('s')
+                                    || matches!(op[0], "add" | "sub" | "mul" | "mad"),
+                                "`{}`",
+                                inst.text
+                            );
+                            let r = match op[0] {
+                                "add" => a.wrapping_add(b),
+                                "sub" => a.wrapping_sub(b),
+                                "mul" => a.wrapping_mul(b),
+                                "mad" => a.wrapping_mul(b).wrapping_add(val(&args[3], t)),
+                                "div" => a / b,
+                                "rem" => a % b,
+                                "shl" => a << b,
+                                "shr" => a >> b,
+                                _ => unreachable!(),
+                            };
+                            mask(r, ty)
+                        }
+                    }
+                }
+            }
+            _ => panic!("the simulator does not know `{}`", inst.text),
+        };
+        let dst_ty = match op[0] {
+            "setp" => "pred",
+            "cvt" => op[op.len() - 2],
+            "mul" if op[1] == "wide" => "u64",
+            _ => ty,
+        };
+        let d = dst(&args[0]);
+        t.regs[d] = mask(result, dst_ty);
+    }
+}
+
+/// Why a thread stopped before the others caught up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Barrier,
+    Mma,
+}
+
+struct Thread {
+    regs: Vec<u64>,
+    pc: usize,
+    done: bool,
+    tid: u32,
+    stop: Option<Stop>,
+}
