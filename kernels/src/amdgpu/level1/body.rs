@@ -8,7 +8,7 @@ use super::math::{self, cfma_into, cmul, fma, mul, Val};
 use super::reduce::Acc;
 use super::{convert, Real, Spec};
 use crate::level1::L1Op;
-use rocm_core::isa::amdgpu::Op;
+use rocm_core::isa::amdgpu::{Op, Operand};
 use rocm_core::Result;
 
 /// The scalar arguments of `op`, in kernarg order: (name, components).
@@ -79,6 +79,8 @@ pub(super) struct Body {
     scalars: Vec<Val>,
     /// Scratch for conversions.
     tmp: Vgpr,
+    /// f32 copies of one x, y and the x and y results (f16/bf16 storage).
+    wide: Vgpr,
     pub acc: Option<Acc>,
 }
 
@@ -96,8 +98,8 @@ impl Body {
         // Fill loads nothing; its x registers are never read.
         let xv = k.vgprs(4)?;
         let yv = if op.reads_y() { k.vgprs(4)? } else { xv };
+        // Results go to their own registers; copy, swap and reductions have none.
         let ov = match op {
-            L1Op::Copy | L1Op::Swap => xv,
             L1Op::Axpby { .. }
             | L1Op::Scal
             | L1Op::Rot
@@ -111,7 +113,7 @@ impl Body {
         } else {
             ov
         };
-        let tmp = if matches!(op, L1Op::Convert { .. }) {
+        let tmp = if matches!(op, L1Op::Convert { .. }) || s.half.is_some() {
             k.vgprs(4)?
         } else {
             xv
@@ -129,7 +131,18 @@ impl Body {
                     .collect(),
             );
         }
-        if op == L1Op::Fill {
+        if let (L1Op::Fill, Some(h)) = (op, s.half) {
+            // α rounded once, both halves of every register.
+            convert::pack_half(k, h, scalars[0][0], ov, 0, tmp);
+            let lo = ov.at(0);
+            k.op(
+                Op::VLshlOrB32,
+                [lo.op(), lo.op(), Operand::Int(16), lo.op()],
+            );
+            for i in 1..4 {
+                k.op(Op::VMovB32, [ov.at(i).op(), lo.op()]);
+            }
+        } else if op == L1Op::Fill {
             // The vector of α's, stored as is every step.
             let per = (16 / s.esx) as u8;
             for e in 0..per {
@@ -139,6 +152,11 @@ impl Body {
                 }
             }
         }
+        let wide = match (s.half, op) {
+            (Some(_), L1Op::Rot | L1Op::Rotm) => k.vgprs(4)?,
+            (Some(_), _) => k.vgprs(3)?,
+            _ => tmp,
+        };
         let acc = if op.is_reduction() {
             Some(Acc::new(k, s)?)
         } else {
@@ -154,6 +172,7 @@ impl Body {
             ov2,
             scalars,
             tmp,
+            wide,
             acc,
         })
     }
@@ -188,6 +207,62 @@ impl Body {
         let oe = |e: u8| math::comps(self.ov, e, r, nc);
         let o2e = |e: u8| math::comps(self.ov2, e, r, nc);
         let sc = |i: usize| &self.scalars[i];
+        let moves_bits = matches!(s.op, L1Op::Copy | L1Op::Swap | L1Op::Fill);
+        if let (Some(h), false) = (s.half, moves_bits) {
+            // Each element widened to f32, computed as f32 data, rounded back.
+            let (xf, yf) = (self.wide.at(0), self.wide.at(1));
+            let (of, of2) = (self.wide.at(2), self.wide.at(3));
+            for e in 0..elems {
+                convert::unpack_half(k, h, self.xv, e, xf, self.tmp);
+                if s.op.reads_y() {
+                    convert::unpack_half(k, h, self.yv, e, yf, self.tmp);
+                }
+                match s.op {
+                    L1Op::Scal => mul(k, r, of, sc(0)[0], xf, 0),
+                    L1Op::Axpby { read_y: true } => {
+                        mul(k, r, of, sc(1)[0], yf, 0);
+                        fma(k, r, of, sc(0)[0], xf, of, false);
+                    }
+                    L1Op::Axpby { read_y: false } => mul(k, r, of, sc(0)[0], xf, 0),
+                    L1Op::Rot | L1Op::Rotm => {
+                        // rot: (c, s, c, −s); rotm: (h11, h12, h21, h22).
+                        let (a, b, c, d, neg) = if s.op == L1Op::Rot {
+                            (sc(0)[0], sc(1)[0], sc(0)[0], sc(1)[0], true)
+                        } else {
+                            (sc(0)[0], sc(2)[0], sc(1)[0], sc(3)[0], false)
+                        };
+                        mul(k, r, of, a, xf, 0);
+                        fma(k, r, of, b, yf, of, false);
+                        if s.op == L1Op::Rot {
+                            mul(k, r, of2, c, yf, 0);
+                            fma(k, r, of2, d, xf, of2, neg);
+                        } else {
+                            mul(k, r, of2, c, xf, 0);
+                            fma(k, r, of2, d, yf, of2, false);
+                        }
+                        convert::pack_half(k, h, of2, self.ov2, e, self.tmp);
+                    }
+                    _ => {
+                        if let Some(acc) = &self.acc {
+                            acc.fold(k, s, &vec![xf], &vec![yf], e, first);
+                        }
+                        continue;
+                    }
+                }
+                convert::pack_half(k, h, of, self.ov, e, self.tmp);
+            }
+            let (dst, off, bytes) = match s.op {
+                L1Op::Scal => (self.x, ox, bx),
+                L1Op::Axpby { .. } => (y, oy, by),
+                L1Op::Rot | L1Op::Rotm => {
+                    k.global_store(store_op(by), oy, self.ov2.sub(0, regs(by)), y, 0);
+                    (self.x, ox, bx)
+                }
+                _ => return Ok(()),
+            };
+            k.global_store(store_op(bytes), off, self.ov.sub(0, regs(bytes)), dst, 0);
+            return Ok(());
+        }
         match s.op {
             L1Op::Fill => {
                 k.global_store(store_op(bx), ox, self.ov.sub(0, regs(bx)), self.x, 0);

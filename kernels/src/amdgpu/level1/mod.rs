@@ -1,23 +1,24 @@
 //! BLAS Level 1 kernels for AMDGPU, built with the [`Assembler`](super::Assembler) from the
 //! same [`Level1Params`] as the PTX generator ([`crate::level1`]): every op for f32, f64,
-//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), contiguous
-//! and strided, on every gfx9 (wave64) and gfx11 (wave32) target.
+//! Complex32 and Complex64 (rotm: real only; convert: the six pairs below), and every
+//! op for f16 and bf16, contiguous and strided, on every gfx9 (wave64) and gfx11
+//! (wave32) target.
 //!
 //! | Op | dtypes | Arguments (kernarg order) |
 //! |---|---|---|
-//! | `Copy` (y = x) | f32, f64, c32, c64 | `x, y, n, groups` |
-//! | `Swap` (x ↔ y) | f32, f64, c32, c64 | `x, y, n, groups` |
-//! | `Fill` (x = α) | f32, f64, c32, c64 | `x, n, groups, alpha` |
-//! | `Scal` (x = α·x) | f32, f64, c32, c64 | `x, n, groups, alpha` |
-//! | `Axpby` (y = α·x + β·y) | f32, f64, c32, c64 | `x, y, n, groups, alpha, beta` (β read also when `read_y = false`: y = α·x) |
-//! | `Rot` (x' = c·x + s·y, y' = c·y − conj(s)·x) | f32, f64, c32, c64 | `x, y, n, groups, c, s` (c real) |
-//! | `Rotm` (x' = h11·x + h12·y, y' = h21·x + h22·y) | f32, f64 | `x, y, n, groups, h11, h21, h12, h22` |
+//! | `Copy` (y = x) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups` |
+//! | `Swap` (x ↔ y) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups` |
+//! | `Fill` (x = α) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, alpha` |
+//! | `Scal` (x = α·x) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, alpha` |
+//! | `Axpby` (y = α·x + β·y) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, alpha, beta` (β read also when `read_y = false`: y = α·x) |
+//! | `Rot` (x' = c·x + s·y, y' = c·y − conj(s)·x) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, c, s` (c real) |
+//! | `Rotm` (x' = h11·x + h12·y, y' = h21·x + h22·y) | f16, bf16, f32, f64 | `x, y, n, groups, h11, h21, h12, h22` |
 //! | `Convert { to }` (y = x as `to`) | f32→f16, f32→bf16, f16→f32, bf16→f32, f64→f32, f32→f64 | `x, y, n, groups` |
-//! | `Dot { conj }` (Σ op(x)·y, op = conj for dotc) | f32, f64, c32, c64 | `x, y, n, groups, partials` |
-//! | `Sum` (Σ x) | f32, f64, c32, c64 | `x, n, groups, partials` |
-//! | `Asum` (Σ \|re x\| + \|im x\|) | f32, f64, c32, c64 | `x, n, groups, partials` |
-//! | `Nrm2` (Blue's Σ\|x\|²) | f32, f64, c32, c64 | `x, n, groups, partials` |
-//! | `Iamax { max }` (first index of the largest / smallest \|re\| + \|im\|) | f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Dot { conj }` (Σ op(x)·y, op = conj for dotc) | f16, bf16, f32, f64, c32, c64 | `x, y, n, groups, partials` |
+//! | `Sum` (Σ x) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Asum` (Σ \|re x\| + \|im x\|) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Nrm2` (Blue's Σ\|x\|²) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
+//! | `Iamax { max }` (first index of the largest / smallest \|re\| + \|im\|) | f16, bf16, f32, f64, c32, c64 | `x, n, groups, partials` |
 //!
 //! `x`, `y` and `partials` are global pointers (x and y the lowest address of the vector,
 //! also for negative increments); `n` and `groups` are `u32`. Strided kernels take
@@ -25,9 +26,9 @@
 //! scalars: e.g. axpby `x, y, n, groups, incx, incy, alpha, beta`.
 //!
 //! Scalars are sequences of `u32` words: an f32 is one word (its bits), an f64 two (low
-//! then high half), a complex number its real part then its imaginary part. `groups` is
-//! the number of workgroups launched (the grid); the kernel does not read the dispatch
-//! packet.
+//! then high half), a complex number its real part then its imaginary part; f16/bf16
+//! kernels take their scalars as f32. `groups` is the number of workgroups launched
+//! (the grid); the kernel does not read the dispatch packet.
 //!
 //! Rules:
 //! - Contiguous: work-item `g = wg·block + tid` handles vectors `g, g + groups·block, …`
@@ -45,6 +46,9 @@
 //!   the PTX generator: `re = fma(−ai, bi, ar·br)`, `im = fma(ai, br, ar·bi)`; complex
 //!   axpby adds `β·y` to `α·x` with four fmas (`fma(−βi, yi, fma(βr, yr, ·))`, …); rot
 //!   `fma(s, y, c·x)` (complex: two fmas after `c·x`), rotm `fma(h12, y, h11·x)`.
+//! - f16/bf16: each element widens exactly to f32, the f32 formulas above run (fill:
+//!   α is rounded once), and results round to the storage type as the conversions below;
+//!   reductions run as for f32 data (f32 sums and keys, nrm2's squares in f64).
 //! - Reductions: each lane accumulates in the dtype's real type (nrm2 in f64) in element
 //!   order, the workgroup combines its lanes by a fixed LDS tree (`block` a power of two),
 //!   and work-item 0 writes the workgroup's f64 partials as a structure of arrays: slot
@@ -52,7 +56,9 @@
 //!   (re, im for complex), asum, nrm2 (small, medium, big: Blue's scheme on f64 inputs
 //!   with the PTX generator's thresholds; f32/c32 squares summed in f64 into slot 1),
 //!   iamax/iamin (value as f64, index as u64 bits: u64::MAX and −1 / +∞ when no element
-//!   qualified; first index on ties, NaN never taken). The host combines the `groups`
+//!   qualified; first index on ties, NaN never taken; as in the PTX kernels an element
+//!   is taken only when strictly better than −1 / +∞, so iamin over only-∞ values finds
+//!   none). The host combines the `groups`
 //!   partials in order: the result is the same run to run for a given grid.
 //! - Conversions round to nearest even, bit for bit as the `half` crate (f16, bf16) and
 //!   Rust's `as` (f64 → f32): NaN stays NaN with its sign and leading payload bits and the
@@ -160,6 +166,8 @@ pub(crate) struct Spec {
     pub esy: u32,
     /// The conversion, for `Convert`.
     pub convert: Option<(DType, DType)>,
+    /// f16 or bf16 storage: elements widen to f32 for the arithmetic and round back.
+    pub half: Option<DType>,
 }
 
 impl Spec {
@@ -211,6 +219,21 @@ fn spec(t: IsaTarget, p: &Level1Params) -> Result<Spec> {
             esx: p.dtype.size() as u32,
             esy: to.size() as u32,
             convert: Some((p.dtype, to)),
+            half: None,
+        });
+    }
+    if matches!(p.dtype, DType::F16 | DType::Bf16) {
+        if matches!(p.op, L1Op::Convert { .. }) {
+            return Err(unsupported());
+        }
+        return Ok(Spec {
+            op: p.op,
+            real: Real::F32,
+            comps: 1,
+            esx: 2,
+            esy: if p.op.has_y() { 2 } else { 0 },
+            convert: None,
+            half: Some(p.dtype),
         });
     }
     let (real, comps) = real_of(p.dtype).ok_or_else(unsupported)?;
@@ -225,6 +248,7 @@ fn spec(t: IsaTarget, p: &Level1Params) -> Result<Spec> {
         esx: es,
         esy: if p.op.has_y() { es } else { 0 },
         convert: None,
+        half: None,
     })
 }
 

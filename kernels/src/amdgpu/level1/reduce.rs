@@ -90,12 +90,18 @@ impl Acc {
                     k.op(Op::SMovB32, [c.at(0).op(), Operand::Int(0)]);
                     k.op(Op::SMovB32, [c.at(1).op(), Operand::imm32(i64::from(hi))]);
                 }
+                let t = k.vgprs(2)?;
+                // The medium candidate and the f32 test value: Blue's rule (f64) only.
+                let (m, f) = match r {
+                    Real::F64 => (k.vgprs(2)?, k.vgprs(1)?),
+                    Real::F32 => (t, t.at(0)),
+                };
                 Acc::Blue {
                     slots,
                     consts,
-                    t: k.vgprs(2)?,
-                    m: k.vgprs(2)?,
-                    f: k.vgprs(1)?,
+                    t,
+                    m,
+                    f,
                 }
             }
             L1Op::Iamax { max } => {
