@@ -21,7 +21,8 @@ const TARGETS: [&str; 7] = [
 ];
 
 /// The (routine, dtype) pairs the AMDGPU kernels cover today: every BLAS routine on the
-/// four BLAS types, fill, and the six conversions; no f16/bf16 arithmetic or moves yet.
+/// four BLAS types, fill, the six conversions, and copy/swap/fill and the `_ex` routines
+/// on f16 and bf16.
 const ON_EMU: &[(Routine, DType)] = &[
     (Routine::Scal, DType::F32),
     (Routine::Scal, DType::F64),
@@ -91,6 +92,24 @@ const ON_EMU: &[(Routine, DType)] = &[
     (Routine::ConvertTo(DType::F32), DType::Bf16),
     (Routine::ConvertTo(DType::F32), DType::F64),
     (Routine::ConvertTo(DType::F64), DType::F32),
+    (Routine::Copy, DType::F16),
+    (Routine::Copy, DType::Bf16),
+    (Routine::Swap, DType::F16),
+    (Routine::Swap, DType::Bf16),
+    (Routine::Fill, DType::F16),
+    (Routine::Fill, DType::Bf16),
+    (Routine::ScalEx, DType::F16),
+    (Routine::ScalEx, DType::Bf16),
+    (Routine::AxpyEx, DType::F16),
+    (Routine::AxpyEx, DType::Bf16),
+    (Routine::AxpbyEx, DType::F16),
+    (Routine::AxpbyEx, DType::Bf16),
+    (Routine::AxpbyExBeta0, DType::F16),
+    (Routine::AxpbyExBeta0, DType::Bf16),
+    (Routine::DotEx, DType::F16),
+    (Routine::DotEx, DType::Bf16),
+    (Routine::Nrm2Ex, DType::F16),
+    (Routine::Nrm2Ex, DType::Bf16),
 ];
 
 fn on_emu(routine: Routine, dtype: DType) -> bool {

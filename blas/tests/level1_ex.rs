@@ -137,3 +137,49 @@ fn every_routine_has_a_dtype() {
     assert!(Routine::ConvertTo(DType::F16).applies(DType::F32));
     assert!(!Routine::ConvertTo(DType::F16).applies(DType::F64));
 }
+
+/// Every CUDA device present, or a printed reason why there is none.
+fn cuda_devices() -> Vec<Device> {
+    let found: Vec<Device> = Device::enumerate()
+        .into_iter()
+        .filter_map(|d| Device::open(&d.id).ok())
+        .filter(|d| d.kind() == rocm_core::BackendKind::Cuda)
+        .collect();
+    if found.is_empty() {
+        eprintln!("skipped: no CUDA device present for the GPU Level 1 tests");
+    }
+    found
+}
+
+/// Every Level 1 routine × dtype (the BLAS ones, rotm, fill, conversions, f16/bf16) on
+/// CUDA through the PTX kernels, at lengths that span several reduction grid sweeps.
+#[test]
+fn cuda_every_routine_matches_reference() {
+    for dev in cuda_devices() {
+        let mut seed = 0;
+        for n in [0usize, 1, 31, 33, 1009, 65_537, 3_000_017] {
+            for (incx, incy, offx, offy) in [
+                (1isize, 1isize, 0usize, 0usize),
+                (1, 1, 1, 3),
+                (-2, 3, 0, 1),
+            ] {
+                seed += 1;
+                let case = Case {
+                    n,
+                    incx,
+                    incy,
+                    offx,
+                    offy,
+                    seed,
+                };
+                for routine in Routine::ALL {
+                    for dtype in DTYPES.into_iter().filter(|d| routine.applies(*d)) {
+                        check_routine(&dev, routine, dtype, case).unwrap_or_else(|e| {
+                            panic!("{routine:?} {dtype} {case:?} on {dev}: {e}")
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
