@@ -6,7 +6,9 @@
 //! argument), and runs on the handle's device. Matrices are column-major.
 //!
 //! Built so far, for f32, f64, Complex32 and Complex64 on the CPU device (the `gemm`
-//! crate and rayon); other devices return `Error::Unsupported` until their kernels land:
+//! crate and rayon); on GPUs (CUDA, HIP, the emulated AMD devices) the routines with
+//! generated kernels run them and the others return `Error::Unsupported` naming the
+//! routine and the device:
 //! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`.
 //! - Level 1 ([`level1`]): scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
 //!   iamax, iamin, rot, rotm, [`rotg`] — on the CPU, CUDA (PTX kernels) and HIP and the

@@ -22,7 +22,8 @@
 //! - Scalars are reals in a fixed order per op (α then β, complex as re then im; rot: c
 //!   then s; rotm: h11, h21, h12, h22; f16/bf16 ops take α, β as f32). PTX passes each as
 //!   a parameter of its own type; AMDGPU as `u32` words (f32 bits; f64 low word, then
-//!   high word).
+//!   high word). axpby with β = 0 (y not read): PTX declares α only, AMDGPU α and β (the
+//!   host passes β = 0).
 //! - A PTX reduction's grid is compiled into the kernel (`Level1Params::grid` is its loop
 //!   step and the stride of its partials), so a smaller grid means another variant: the
 //!   host asks for min(catalog grid, workgroups covering n) rounded up to a power of two,
@@ -34,7 +35,10 @@
 //! - AMDGPU kernels address with 32-bit byte offsets, so a vector may span less than
 //!   2³² bytes (n·|inc|·size) with |inc| < 2³¹; their contiguous kernels load 16-byte
 //!   vectors, so a view that is not 16-byte aligned runs the strided kernel at increment
-//!   1. PTX kernels narrow their vector width to the views' alignment instead.
+//!   1. PTX kernels narrow their vector width to the views' alignment instead. Each
+//!   vector is aligned to its own access width: for a conversion PTX's `vector_bytes` is
+//!   x's (y's accesses cover as many elements, at most that wide), AMDGPU's the wider
+//!   side's (the narrower side moves proportionally fewer bytes).
 
 use crate::Blas;
 use rocm_core::target::Family;
