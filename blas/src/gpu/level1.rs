@@ -34,9 +34,9 @@
 //!   result is the same run to run.
 //! - AMDGPU kernels address with 32-bit byte offsets, so a vector may span less than
 //!   2³² bytes (n·|inc|·size) with |inc| < 2³¹; their contiguous kernels load 16-byte
-//!   vectors, so a view that is not 16-byte aligned runs the strided kernel at increment
-//!   1. PTX kernels narrow their vector width to the views' alignment instead. Each
-//!   vector is aligned to its own access width: for a conversion PTX's `vector_bytes` is
+//!   vectors, so a view that is not 16-byte aligned runs the strided kernel (at
+//!   increment one). PTX kernels narrow their vector width to the views' alignment
+//!   instead. Each vector is aligned to its own access width: for a conversion PTX's `vector_bytes` is
 //!   x's (y's accesses cover as many elements, at most that wide), AMDGPU's the wider
 //!   side's (the narrower side moves proportionally fewer bytes).
 
