@@ -8,12 +8,12 @@
 
 use crate::gpu::level1::{self as gpu, Reduced, ScalarArg, Vector};
 use crate::handle::Dispatch;
-use crate::{check, cpu, Blas, Real, Scalar};
+use crate::{check, cpu, Blas, FloatElement, Real, Scalar};
 use num_traits::NumCast;
 use rocm_core::{BufferSlice, BufferSliceMut, Element, Result};
 use rocm_kernels::level1::L1Op;
 
-fn vec_of<T: Element>(name: &'static str, address: u64, inc: isize) -> Vector {
+pub(crate) fn vec_of<T: Element>(name: &'static str, address: u64, inc: isize) -> Vector {
     Vector {
         name,
         address,
@@ -30,20 +30,26 @@ fn real_arg<R: Real>(r: R) -> ScalarArg {
     }
 }
 
-/// A scalar as kernel arguments: its real part, then (complex) its imaginary part.
-pub(crate) fn scalar_args<T: Scalar>(v: T, out: &mut Vec<ScalarArg>) {
-    out.push(real_arg(v.re()));
-    if T::IS_COMPLEX {
-        out.push(real_arg(v.im()));
-    }
-}
-
 fn real_of<R: Real>(v: f64) -> R {
     <R as NumCast>::from(v).unwrap_or_else(R::nan)
 }
 
+/// An element as kernel arguments: its real part, then (complex) its imaginary part, in
+/// the precision the kernels compute in (f64 for f64/Complex64, else f32).
+pub(crate) fn element_args<T: FloatElement>(v: T, out: &mut Vec<ScalarArg>) {
+    let [re, im] = v.components();
+    let arg = |c: f64| match T::DTYPE {
+        rocm_core::DType::F64 | rocm_core::DType::C64 => ScalarArg::F64(c),
+        _ => ScalarArg::F32(c as f32),
+    };
+    out.push(arg(re));
+    if T::DTYPE.is_complex() {
+        out.push(arg(im));
+    }
+}
+
 impl Blas {
-    fn l1_in<T: Scalar>(
+    pub(crate) fn l1_in<T: Element>(
         &self,
         name: &str,
         inc_name: &str,
@@ -55,7 +61,7 @@ impl Blas {
         self.check_device(name, x.device())
     }
 
-    fn l1_out<T: Scalar>(
+    pub(crate) fn l1_out<T: Element>(
         &self,
         name: &str,
         inc_name: &str,
@@ -81,7 +87,7 @@ impl Blas {
             Dispatch::Gpu => {
                 let xv = vec_of::<T>("x", x.address(), incx);
                 let mut s = Vec::new();
-                scalar_args(alpha, &mut s);
+                element_args(alpha, &mut s);
                 gpu::elementwise(self, "scal", L1Op::Scal, T::DTYPE, n, xv, None, &s)?
             }
         }
@@ -128,16 +134,16 @@ impl Blas {
                     vec_of::<T>("y", y.address(), incy),
                 );
                 let mut s = Vec::new();
-                scalar_args(alpha, &mut s);
-                scalar_args(beta, &mut s);
+                element_args(alpha, &mut s);
+                element_args(beta, &mut s);
                 gpu::elementwise(self, "axpby", op, T::DTYPE, n, xv, Some(yv), &s)?
             }
         }
         Ok(())
     }
 
-    /// y = x
-    pub fn copy<T: Scalar>(
+    /// y = x (also f16 and bf16).
+    pub fn copy<T: FloatElement>(
         &self,
         n: usize,
         x: &BufferSlice<'_, T>,
@@ -163,8 +169,8 @@ impl Blas {
         Ok(())
     }
 
-    /// x ↔ y
-    pub fn swap<T: Scalar>(
+    /// x ↔ y (also f16 and bf16).
+    pub fn swap<T: FloatElement>(
         &self,
         n: usize,
         x: &mut BufferSliceMut<'_, T>,
@@ -362,7 +368,7 @@ impl Blas {
             }
             Dispatch::Gpu => {
                 let mut args = vec![real_arg(c)];
-                scalar_args(s, &mut args);
+                element_args(s, &mut args);
                 let (xv, yv) = (
                     vec_of::<T>("x", x.address(), incx),
                     vec_of::<T>("y", y.address(), incy),

@@ -6,10 +6,14 @@
 //! argument), and runs on the handle's device. Matrices are column-major.
 //!
 //! Built so far, for f32, f64, Complex32 and Complex64 on the CPU device (the `gemm`
-//! crate and rayon); other devices return `Error::Unsupported` until their kernels land:
+//! crate and rayon); on GPUs (CUDA, HIP, the emulated AMD devices) the routines with
+//! generated kernels run them and the others return `Error::Unsupported` naming the
+//! routine and the device:
 //! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`.
 //! - Level 1 ([`level1`]): scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
-//!   iamax, iamin, rot, rotm, [`rotg`].
+//!   iamax, iamin, rot, rotm, [`rotg`] — on the CPU, CUDA (PTX kernels) and HIP and the
+//!   emulated AMD devices (AMDGPU code objects); [`level1_ex`]: fill, convert (f32 ↔
+//!   f16/bf16, f64 ↔ f32), and scal/axpy/axpby/dot/nrm2 `_ex` for f16 and bf16.
 //! - Level 2 ([`level2`]): gemv, gbmv, ger/geru/gerc, symv/hemv, sbmv/hbmv, spmv/hpmv,
 //!   syr/her, syr2/her2, spr/hpr, spr2/hpr2, trmv, tbmv, tpmv, trsv, tbsv, tpsv.
 //! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
@@ -41,6 +45,7 @@ mod gemm;
 mod gpu;
 mod handle;
 pub mod level1;
+pub mod level1_ex;
 pub mod level2;
 pub mod level3;
 pub mod math;
@@ -51,5 +56,5 @@ pub mod types;
 pub use handle::Blas;
 pub use level1::rotg;
 pub use math::MathMode;
-pub use scalar::{Real, Scalar};
+pub use scalar::{FloatElement, Half, Real, RealElement, Scalar};
 pub use types::{Diag, Side, Transpose, Uplo};

@@ -3,7 +3,14 @@
 //! [`Scalar`] covers f32, f64, Complex32 and Complex64 — the four BLAS precisions
 //! (s, d, c, z). Each has a real type ([`Scalar::Real`]) for norms and a wider type
 //! ([`Scalar::Wide`]) the reference implementations accumulate in.
+//!
+//! The data-movement routines (copy, swap, fill) and the `_ex` family reach further:
+//! [`FloatElement`] is every floating element type a Level 1 vector may hold (the four
+//! BLAS types plus f16 and bf16), [`RealElement`] its real members (what
+//! [`crate::Blas::convert`] converts between), and [`Half`] the 16-bit types the `_ex`
+//! routines compute on in f32, as rocBLAS's `*_ex` with an f32 compute type.
 
+use half::{bf16, f16};
 use num_complex::{Complex, Complex32, Complex64};
 use num_traits::{Float, NumAssign};
 use rocm_core::Element;
@@ -29,9 +36,95 @@ impl Real for f64 {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A floating element type of a Level 1 vector: f16, bf16, f32, f64, Complex32,
+/// Complex64. Sealed.
+pub trait FloatElement: Element + sealed::Sealed {
+    /// The real part and the imaginary part (0 for reals), exactly, as f64.
+    fn components(self) -> [f64; 2];
+}
+
+/// A real floating element type: f16, bf16, f32, f64.
+pub trait RealElement: FloatElement + PartialOrd {
+    /// The value as f64 (exact).
+    fn to_f64(self) -> f64;
+    /// The value as f32: exact for f16, bf16 and f32; f64 rounds to nearest even.
+    fn to_f32(self) -> f32;
+    /// `v` in this type: exact for f32 and f64; f16 and bf16 round to nearest even
+    /// (overflow gives ±∞, NaN stays NaN).
+    fn from_f32(v: f32) -> Self;
+}
+
+/// A 16-bit float (f16 or bf16): stored in 16 bits, computed on in f32.
+pub trait Half: RealElement {
+    /// The unit roundoff u = 2^-p of rounding to nearest (f16 2⁻¹¹, bf16 2⁻⁸).
+    const UNIT_ROUNDOFF: f64;
+    /// The smallest positive (subnormal) value, as f64: the absolute error floor of a
+    /// rounding into the type.
+    const MIN_SUBNORMAL: f64;
+}
+
+macro_rules! float_element {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+    )*};
+}
+float_element!(f16, bf16, f32, f64, Complex32, Complex64);
+
+macro_rules! real_element {
+    ($t:ty, $to64:expr, $to32:expr, $from32:expr) => {
+        impl FloatElement for $t {
+            fn components(self) -> [f64; 2] {
+                [RealElement::to_f64(self), 0.0]
+            }
+        }
+        impl RealElement for $t {
+            fn to_f64(self) -> f64 {
+                $to64(self)
+            }
+            fn to_f32(self) -> f32 {
+                $to32(self)
+            }
+            fn from_f32(v: f32) -> Self {
+                $from32(v)
+            }
+        }
+    };
+}
+// f16 and bf16 round from f32 with the `half` crate's `from_f32` (round to nearest
+// even); its bf16 `from_f64` does not round correctly in every case (e.g. the f32
+// 0x34868006), so nothing here converts from f64 directly.
+real_element!(f16, f16::to_f64, f16::to_f32, f16::from_f32);
+real_element!(bf16, bf16::to_f64, bf16::to_f32, bf16::from_f32);
+real_element!(f32, f64::from, |v: f32| v, |v: f32| v);
+real_element!(f64, |v: f64| v, |v: f64| v as f32, f64::from);
+
+impl FloatElement for Complex32 {
+    fn components(self) -> [f64; 2] {
+        [self.re.into(), self.im.into()]
+    }
+}
+impl FloatElement for Complex64 {
+    fn components(self) -> [f64; 2] {
+        [self.re, self.im]
+    }
+}
+
+impl Half for f16 {
+    const UNIT_ROUNDOFF: f64 = 1.0 / 2048.0;
+    const MIN_SUBNORMAL: f64 = 5.960464477539063e-8; // 2^-24
+}
+impl Half for bf16 {
+    const UNIT_ROUNDOFF: f64 = 1.0 / 256.0;
+    const MIN_SUBNORMAL: f64 = 9.183549615799121e-41; // 2^-133
+}
+
 /// A BLAS element type: f32, f64, Complex32 or Complex64.
 pub trait Scalar:
-    Element + NumAssign + Neg<Output = Self> + Copy + Send + Sync + Debug + Sum + 'static
+    FloatElement + NumAssign + Neg<Output = Self> + Copy + Send + Sync + Debug + Sum + 'static
 {
     /// The real type of the same precision.
     type Real: Real;

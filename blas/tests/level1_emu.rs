@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::level1::{check_routine, Case, Routine, DTYPES};
+use common::level1::{check_routine, Case, Routine, BLAS_DTYPES, DTYPES};
 use proptest::prelude::*;
 use rocm_blas::{Blas, Transpose};
 use rocm_core::{DType, Device, Error};
@@ -20,7 +20,9 @@ const TARGETS: [&str; 7] = [
     "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
 ];
 
-/// The (routine, dtype) pairs the AMDGPU kernels cover today.
+/// The (routine, dtype) pairs the AMDGPU kernels cover today: every BLAS routine on the
+/// four BLAS types, fill, the six conversions, and copy/swap/fill and the `_ex` routines
+/// on f16 and bf16.
 const ON_EMU: &[(Routine, DType)] = &[
     (Routine::Scal, DType::F32),
     (Routine::Scal, DType::F64),
@@ -80,6 +82,34 @@ const ON_EMU: &[(Routine, DType)] = &[
     (Routine::Rot, DType::C64),
     (Routine::Rotm, DType::F32),
     (Routine::Rotm, DType::F64),
+    (Routine::Fill, DType::F32),
+    (Routine::Fill, DType::F64),
+    (Routine::Fill, DType::C32),
+    (Routine::Fill, DType::C64),
+    (Routine::ConvertTo(DType::F16), DType::F32),
+    (Routine::ConvertTo(DType::F32), DType::F16),
+    (Routine::ConvertTo(DType::Bf16), DType::F32),
+    (Routine::ConvertTo(DType::F32), DType::Bf16),
+    (Routine::ConvertTo(DType::F32), DType::F64),
+    (Routine::ConvertTo(DType::F64), DType::F32),
+    (Routine::Copy, DType::F16),
+    (Routine::Copy, DType::Bf16),
+    (Routine::Swap, DType::F16),
+    (Routine::Swap, DType::Bf16),
+    (Routine::Fill, DType::F16),
+    (Routine::Fill, DType::Bf16),
+    (Routine::ScalEx, DType::F16),
+    (Routine::ScalEx, DType::Bf16),
+    (Routine::AxpyEx, DType::F16),
+    (Routine::AxpyEx, DType::Bf16),
+    (Routine::AxpbyEx, DType::F16),
+    (Routine::AxpbyEx, DType::Bf16),
+    (Routine::AxpbyExBeta0, DType::F16),
+    (Routine::AxpbyExBeta0, DType::Bf16),
+    (Routine::DotEx, DType::F16),
+    (Routine::DotEx, DType::Bf16),
+    (Routine::Nrm2Ex, DType::F16),
+    (Routine::Nrm2Ex, DType::Bf16),
 ];
 
 fn on_emu(routine: Routine, dtype: DType) -> bool {
@@ -207,7 +237,7 @@ fn missing_kernels_are_unsupported() {
 fn reductions_loop_over_the_grid() {
     let Some(dev) = emu("gfx1102") else { return };
     let sweep = 64 * 256 * 4;
-    for dtype in DTYPES {
+    for dtype in BLAS_DTYPES {
         let contiguous = sweep * (16 / dtype.size()) + 7;
         for (n, inc, off) in [(contiguous, 1isize, 0usize), (sweep + 11, -2, 1)] {
             for routine in [

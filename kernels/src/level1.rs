@@ -131,8 +131,12 @@ pub struct Level1Params {
     pub block: u32,
     /// Vectors (contiguous) or elements (strided) per work-item per tile.
     pub unroll: u32,
-    /// Workgroups of a reduction's first pass.
+    /// Workgroups of a reduction's first pass (and of a grid-stride elementwise kernel).
     pub grid: u32,
+    /// Elementwise ops only: launch a fixed `grid` of workgroups that loop over the
+    /// tiles (grid-stride) instead of one workgroup per tile.
+    #[serde(default)]
+    pub grid_stride: bool,
     /// Cache hint of the vector loads (default: plain, read-only path for data the kernel
     /// does not write).
     #[serde(default)]
@@ -200,9 +204,15 @@ impl Level1Params {
             block: 256,
             unroll: if dtype.size() == 2 { 2 } else { 4 },
             grid: 132 * 16,
+            grid_stride: false,
             load_cache: LoadHint::Default,
             store_cache: StoreCache::Default,
         }
+    }
+
+    /// Whether the kernel loops over tiles from a fixed grid (reductions always).
+    pub fn loops(&self) -> bool {
+        self.op.is_reduction() || self.grid_stride
     }
 
     /// Catalog key: `<op>/<dtype>/<contiguous|strided>`.
@@ -323,7 +333,7 @@ pub const KERNEL: &str = "rocm_blas_l1";
 impl Generator for Level1 {
     type Params = Level1Params;
     const NAME: &'static str = "level1";
-    const VERSION: u32 = 5;
+    const VERSION: u32 = 6;
 
     fn generate(p: &Level1Params, target: &Target) -> Result<Program> {
         if matches!(
@@ -337,7 +347,7 @@ impl Generator for Level1 {
         let k = build(p)?;
         module.push(&k);
         let units_per_item = p.unroll;
-        let launch = if p.op.is_reduction() {
+        let launch = if p.loops() {
             LaunchRule::Fixed {
                 grid: p.grid,
                 block: p.block,
@@ -619,7 +629,7 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
     let first = k.fma(Ty::U64, cta64, tile_units, tid64);
     let unit0 = k.mov(Ty::U64, first);
     let (top, done) = (k.label(), k.label());
-    if p.op.is_reduction() {
+    if p.loops() {
         k.place(top);
         let past = k.setp(Cmp::Ge, Ty::U64, unit0, n_units);
         k.bra_if(past, false, done);
@@ -874,10 +884,12 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
         other => other,
     };
 
-    if p.op.is_reduction() {
+    if p.loops() {
         k.add_to(unit0, p.grid as i64 * tile_units);
         k.bra(top);
         k.place(done);
+    }
+    if p.op.is_reduction() {
         // Fold the per-unit (value, index) chains into one.
         let acc = match acc {
             Some(Acc::Arg(pairs)) => {

@@ -878,6 +878,18 @@ fn cuda_level1_cache_hints_change_nothing_but_speed() {
                 assert!(run(&p) == want, "{p:?} differs from the default variant");
             }
         }
+        // Grid-stride elementwise kernels: a grid far below the tiles must still cover
+        // every element (reductions always loop; the flag changes nothing for them).
+        for grid in [1, 3, 2112] {
+            let p = Level1Params {
+                grid_stride: true,
+                grid,
+                ..base.clone()
+            };
+            if !p.op.is_reduction() {
+                assert!(run(&p) == want, "{p:?} differs from the default variant");
+            }
+        }
     }
     case::<f64>(&dev, L1Op::Axpby { read_y: true });
     case::<f64>(&dev, L1Op::Iamax { max: true });

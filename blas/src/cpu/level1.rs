@@ -10,12 +10,12 @@ use rayon::prelude::*;
 /// Elements per parallel chunk (and per deterministic partial sum).
 const CHUNK: usize = 1 << 15;
 
-fn contiguous(n: usize, inc: isize) -> bool {
+pub(crate) fn contiguous(n: usize, inc: isize) -> bool {
     inc == 1 || n <= 1
 }
 
 /// A deterministic chunked map-reduce over `0..n`.
-fn reduce<R: Send + Copy>(
+pub(crate) fn reduce<R: Send + Copy>(
     n: usize,
     zero: R,
     f: impl Fn(usize, usize) -> R + Sync,
@@ -68,7 +68,7 @@ pub fn axpby<T: Scalar>(
     }
 }
 
-pub fn copy<T: Scalar>(n: usize, x: &[T], incx: isize, y: &mut [T], incy: isize) {
+pub fn copy<T: Copy>(n: usize, x: &[T], incx: isize, y: &mut [T], incy: isize) {
     if contiguous(n, incx) && contiguous(n, incy) {
         y[..n].copy_from_slice(&x[..n]);
     } else {
@@ -76,7 +76,7 @@ pub fn copy<T: Scalar>(n: usize, x: &[T], incx: isize, y: &mut [T], incy: isize)
     }
 }
 
-pub fn swap<T: Scalar>(n: usize, x: &mut [T], incx: isize, y: &mut [T], incy: isize) {
+pub fn swap<T>(n: usize, x: &mut [T], incx: isize, y: &mut [T], incy: isize) {
     (0..n).for_each(|i| std::mem::swap(&mut x[at(i, n, incx)], &mut y[at(i, n, incy)]));
 }
 

@@ -3,6 +3,7 @@
 pub mod elementwise;
 pub mod gemm;
 pub mod level1;
+pub mod level1_ex;
 pub mod level2;
 pub mod mat;
 pub mod rank_k;

@@ -26,7 +26,7 @@
 
 use crate::gemm::GemmShape;
 use crate::gpu::level1::{self, Vector};
-use crate::level1::scalar_args;
+use crate::level1::element_args;
 use crate::{Blas, MathMode, Scalar};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
@@ -218,7 +218,7 @@ fn scale_columns<T: Scalar>(
         (L1Op::Scal, beta)
     };
     let mut scalars = Vec::new();
-    scalar_args(factor, &mut scalars);
+    element_args(factor, &mut scalars);
     let esize = std::mem::size_of::<T>();
     let (columns, len) = if s.ldc == s.m {
         (1, s.m * s.n)

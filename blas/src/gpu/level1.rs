@@ -22,7 +22,8 @@
 //! - Scalars are reals in a fixed order per op (α then β, complex as re then im; rot: c
 //!   then s; rotm: h11, h21, h12, h22; f16/bf16 ops take α, β as f32). PTX passes each as
 //!   a parameter of its own type; AMDGPU as `u32` words (f32 bits; f64 low word, then
-//!   high word).
+//!   high word). axpby with β = 0 (y not read): PTX declares α only, AMDGPU α and β (the
+//!   host passes β = 0).
 //! - A PTX reduction's grid is compiled into the kernel (`Level1Params::grid` is its loop
 //!   step and the stride of its partials), so a smaller grid means another variant: the
 //!   host asks for min(catalog grid, workgroups covering n) rounded up to a power of two,
@@ -33,8 +34,11 @@
 //!   result is the same run to run.
 //! - AMDGPU kernels address with 32-bit byte offsets, so a vector may span less than
 //!   2³² bytes (n·|inc|·size) with |inc| < 2³¹; their contiguous kernels load 16-byte
-//!   vectors, so a view that is not 16-byte aligned runs the strided kernel at increment
-//!   1. PTX kernels narrow their vector width to the views' alignment instead.
+//!   vectors, so a view that is not 16-byte aligned runs the strided kernel (at
+//!   increment one). PTX kernels narrow their vector width to the views' alignment
+//!   instead. Each vector is aligned to its own access width: for a conversion PTX's `vector_bytes` is
+//!   x's (y's accesses cover as many elements, at most that wide), AMDGPU's the wider
+//!   side's (the narrower side moves proportionally fewer bytes).
 
 use crate::Blas;
 use rocm_core::target::Family;
@@ -123,6 +127,16 @@ enum GridSource {
     Argument,
 }
 
+/// What `Level1Params::vector_bytes` measures when x and y differ in element size (a
+/// conversion); each vector must be aligned to its own access width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VectorWidth {
+    /// x's loads; y's accesses cover as many elements, split to at most that width.
+    OfX,
+    /// The wider side's accesses; the narrower side's cover as many elements.
+    OfWider,
+}
+
 /// One kernel family's argument convention and limits.
 #[derive(Debug)]
 struct Convention {
@@ -137,6 +151,7 @@ struct Convention {
     fixed_vector: bool,
     /// Whether axpby's β = 0 variant (y not read) still declares β (passed as 0).
     beta_without_y: bool,
+    vector_width: VectorWidth,
 }
 
 const PTX: Convention = Convention {
@@ -156,6 +171,7 @@ const PTX: Convention = Convention {
     max_inc: None,
     fixed_vector: false,
     beta_without_y: false,
+    vector_width: VectorWidth::OfX,
 };
 
 const AMDGPU: Convention = Convention {
@@ -176,6 +192,7 @@ const AMDGPU: Convention = Convention {
     max_inc: Some(1 << 31),
     fixed_vector: true,
     beta_without_y: true,
+    vector_width: VectorWidth::OfWider,
 };
 
 /// The conventions by target family.
@@ -339,11 +356,16 @@ impl Convention {
         if !contiguous {
             return p;
         }
-        // Each vector's alignment for `bytes`-wide loads of x's elements: the same number
-        // of its own elements (a conversion's y differs in size).
+        // Each vector's alignment for `bytes`-wide vectors (a conversion's two sides
+        // differ in element size: see `VectorWidth`).
+        let widest = vectors.iter().map(Vector::esize).max().unwrap_or(1);
         let aligned = |bytes: u32| {
             vectors.iter().all(|v| {
-                let own = bytes as u64 * v.esize() / dtype.size() as u64;
+                let bytes = bytes as u64;
+                let own = match self.vector_width {
+                    VectorWidth::OfX => bytes.min(bytes * v.esize() / dtype.size() as u64),
+                    VectorWidth::OfWider => bytes * v.esize() / widest,
+                };
                 own == 0 || v.address % own == 0
             })
         };

@@ -14,8 +14,10 @@
 //!   as the reference does them).
 
 use super::*;
+use half::{bf16, f16};
 use rocm_blas::check::{vector_extent, vector_index};
-use rocm_blas::{reference, Blas, Real, Scalar};
+use rocm_blas::level1_ex::CONVERSIONS;
+use rocm_blas::{reference, Blas, FloatElement, Half, Real, RealElement, Scalar};
 use rocm_core::{Complex32, Complex64, DType, Device, Result};
 
 /// The Level 1 routines, as the tests enumerate them.
@@ -37,10 +39,21 @@ pub enum Routine {
     Iamin,
     Rot,
     Rotm,
+    /// x = α
+    Fill,
+    /// y = x converted to the given dtype (x's dtype is the case's).
+    ConvertTo(DType),
+    /// The f16/bf16 `_ex` routines (f32 compute).
+    ScalEx,
+    AxpyEx,
+    AxpbyEx,
+    AxpbyExBeta0,
+    DotEx,
+    Nrm2Ex,
 }
 
 impl Routine {
-    pub const ALL: [Routine; 15] = [
+    pub const ALL: [Routine; 26] = [
         Routine::Scal,
         Routine::Axpy,
         Routine::Axpby,
@@ -56,16 +69,51 @@ impl Routine {
         Routine::Iamin,
         Routine::Rot,
         Routine::Rotm,
+        Routine::Fill,
+        Routine::ConvertTo(DType::F16),
+        Routine::ConvertTo(DType::Bf16),
+        Routine::ConvertTo(DType::F32),
+        Routine::ConvertTo(DType::F64),
+        Routine::ScalEx,
+        Routine::AxpyEx,
+        Routine::AxpbyEx,
+        Routine::AxpbyExBeta0,
+        Routine::DotEx,
+        Routine::Nrm2Ex,
     ];
 
-    /// Whether BLAS defines the routine for `dtype` (rotm is real only).
+    /// Whether the library defines the routine for `dtype`: the BLAS routines on the
+    /// four BLAS types (rotm real only), copy/swap/fill on all six, conversions on the
+    /// pairs of [`CONVERSIONS`], the `_ex` routines on f16 and bf16.
     pub fn applies(self, dtype: DType) -> bool {
-        self != Routine::Rotm || !dtype.is_complex()
+        let half = matches!(dtype, DType::F16 | DType::Bf16);
+        match self {
+            Routine::Copy | Routine::Swap | Routine::Fill => true,
+            Routine::Rotm => matches!(dtype, DType::F32 | DType::F64),
+            Routine::ConvertTo(to) => CONVERSIONS.contains(&(dtype, to)),
+            Routine::ScalEx
+            | Routine::AxpyEx
+            | Routine::AxpbyEx
+            | Routine::AxpbyExBeta0
+            | Routine::DotEx
+            | Routine::Nrm2Ex => half,
+            _ => !half,
+        }
     }
 }
 
 /// The BLAS dtypes.
-pub const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+pub const BLAS_DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+
+/// Every dtype a Level 1 routine takes.
+pub const DTYPES: [DType; 6] = [
+    DType::F32,
+    DType::F64,
+    DType::C32,
+    DType::C64,
+    DType::F16,
+    DType::Bf16,
+];
 
 /// One problem: length, increments, element offsets of the views, data seed.
 #[derive(Debug, Clone, Copy)]
@@ -81,10 +129,33 @@ pub struct Case {
 /// Runs `routine` for `dtype` on `dev` and checks it; the routine's own error (e.g.
 /// `Unsupported`) is returned, mismatches panic.
 pub fn check_routine(dev: &Device, routine: Routine, dtype: DType, case: Case) -> Result<()> {
+    assert!(
+        routine.applies(dtype),
+        "{routine:?} is not defined for {dtype}"
+    );
+    let half = matches!(dtype, DType::F16 | DType::Bf16);
     match (routine, dtype) {
         (Routine::Rotm, DType::F32) => check_rotm::<f32>(dev, case),
         (Routine::Rotm, DType::F64) => check_rotm::<f64>(dev, case),
-        (Routine::Rotm, _) => panic!("rotm is not defined for {dtype}"),
+        (Routine::Copy | Routine::Swap | Routine::Fill, _) => match dtype {
+            DType::F32 => check_move::<f32>(dev, routine, case),
+            DType::F64 => check_move::<f64>(dev, routine, case),
+            DType::C32 => check_move::<Complex32>(dev, routine, case),
+            DType::C64 => check_move::<Complex64>(dev, routine, case),
+            DType::F16 => check_move::<f16>(dev, routine, case),
+            _ => check_move::<bf16>(dev, routine, case),
+        },
+        (Routine::ConvertTo(to), _) => match (dtype, to) {
+            (DType::F32, DType::F16) => check_convert(dev, case, f16::from_f32),
+            (DType::F16, DType::F32) => check_convert(dev, case, f16::to_f32),
+            (DType::F32, DType::Bf16) => check_convert(dev, case, bf16::from_f32),
+            (DType::Bf16, DType::F32) => check_convert(dev, case, bf16::to_f32),
+            (DType::F64, DType::F32) => check_convert(dev, case, |v: f64| v as f32),
+            _ => check_convert(dev, case, |v: f32| v as f64),
+        },
+        (_, DType::F16) => check_half::<f16>(dev, routine, case),
+        (_, DType::Bf16) => check_half::<bf16>(dev, routine, case),
+        _ if half => unreachable!(),
         (_, DType::F32) => check::<f32>(dev, routine, case),
         (_, DType::F64) => check::<f64>(dev, routine, case),
         (_, DType::C32) => check::<Complex32>(dev, routine, case),
@@ -187,32 +258,6 @@ fn check<T: Scalar>(dev: &Device, routine: Routine, case: Case) -> Result<()> {
             }
             compare(&yd.to_vec()?, &y, &want, &what);
         }
-        Routine::Copy => {
-            let mut yd = dev.upload(&y)?;
-            blas.copy(n, &xv, incx, &mut yd.slice_mut(offy..offy + ey)?, incy)?;
-            let mut want = unchanged(y.len());
-            for i in 0..n {
-                want[yi(i)] = Some((x[xi(i)].widen(), 0.0, 0.0));
-            }
-            compare(&yd.to_vec()?, &y, &want, &what);
-        }
-        Routine::Swap => {
-            let (mut xd, mut yd) = (dev.upload(&x)?, dev.upload(&y)?);
-            blas.swap(
-                n,
-                &mut xd.slice_mut(offx..offx + ex)?,
-                incx,
-                &mut yd.slice_mut(offy..offy + ey)?,
-                incy,
-            )?;
-            let (mut wx, mut wy) = (unchanged(x.len()), unchanged(y.len()));
-            for i in 0..n {
-                wx[xi(i)] = Some((y[yi(i)].widen(), 0.0, 0.0));
-                wy[yi(i)] = Some((x[xi(i)].widen(), 0.0, 0.0));
-            }
-            compare(&xd.to_vec()?, &x, &wx, &format!("{what} x"));
-            compare(&yd.to_vec()?, &y, &wy, &format!("{what} y"));
-        }
         Routine::Dot | Routine::Dotc => {
             let conj = routine == Routine::Dotc;
             let yd = dev.upload(&y)?;
@@ -279,7 +324,7 @@ fn check<T: Scalar>(dev: &Device, routine: Routine, case: Case) -> Result<()> {
             compare(&xd.to_vec()?, &x, &wx, &format!("{what} x"));
             compare(&yd.to_vec()?, &y, &wy, &format!("{what} y"));
         }
-        Routine::Rotm => panic!("rotm goes through check_rotm"),
+        _ => panic!("{routine:?} goes through its own check"),
     }
     Ok(())
 }
@@ -338,5 +383,298 @@ fn check_rotm<R: Real>(dev: &Device, case: Case) -> Result<()> {
     );
     compare(&xd.to_vec()?, &x, &wx, &format!("{what} x"));
     compare(&yd.to_vec()?, &y, &wy, &format!("{what} y"));
+    Ok(())
+}
+
+/// An element type the tests can fill with random values.
+pub trait TestElement: FloatElement {
+    /// The real value `v` in this type (rounded; imaginary part 0).
+    fn make(v: f64) -> Self;
+    /// Components uniform in [-1, 1) (rounded into the type).
+    fn random(r: &mut Rng64) -> Self;
+}
+
+macro_rules! test_element {
+    ($($t:ty => $make:expr, $from_parts:expr);* $(;)?) => {$(
+        impl TestElement for $t {
+            fn make(v: f64) -> Self {
+                $make(v)
+            }
+            fn random(r: &mut Rng64) -> Self {
+                let (a, b): (f64, f64) = (r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
+                $from_parts(a, b)
+            }
+        }
+    )*};
+}
+test_element! {
+    f32 => |v| v as f32, |a, _| a as f32;
+    f64 => |v| v, |a, _| a;
+    Complex32 => |v| Complex32::new(v as f32, 0.0), |a, b| Complex32::new(a as f32, b as f32);
+    Complex64 => |v| Complex64::new(v, 0.0), Complex64::new;
+    f16 => |v| f16::from_f32(v as f32), |a, _| f16::from_f32(a as f32);
+    bf16 => |v| bf16::from_f32(v as f32), |a, _| bf16::from_f32(a as f32);
+}
+
+/// Every element equal to `want` where it is `Some`, to `old` elsewhere, bit for bit.
+fn compare_exact<T: FloatElement>(got: &[T], old: &[T], want: &[Option<T>], what: &str) {
+    assert_eq!(got.len(), old.len(), "{what}: length");
+    for (i, g) in got.iter().enumerate() {
+        let w = want[i].unwrap_or(old[i]);
+        // The data holds no NaN, and copies keep the sign of zero: `==` is bitwise here.
+        assert!(
+            *g == w
+                && g.components().map(f64::is_sign_negative)
+                    == w.components().map(f64::is_sign_negative),
+            "{what} [{i}]: got {g:?}, want {w:?} (was {:?}, written: {})",
+            old[i],
+            want[i].is_some()
+        );
+    }
+}
+
+/// copy, swap, fill: no arithmetic, so bit-exact.
+fn check_move<T: TestElement>(dev: &Device, routine: Routine, case: Case) -> Result<()> {
+    let blas = Blas::new(dev);
+    let Case {
+        n,
+        incx,
+        incy,
+        offx,
+        offy,
+        seed,
+    } = case;
+    let mut r = rng(seed);
+    let mut random_buf = |inc: isize, off: usize| -> Vec<T> {
+        (0..off + vector_extent(n, inc) + 1)
+            .map(|_| T::random(&mut r))
+            .collect()
+    };
+    let (x, y) = (random_buf(incx, offx), random_buf(incy, offy));
+    let alpha = T::random(&mut rng(seed ^ 0x5eed));
+    let (ex, ey) = (vector_extent(n, incx), vector_extent(n, incy));
+    let xi = |i: usize| offx + vector_index(i, n, incx);
+    let yi = |i: usize| offy + vector_index(i, n, incy);
+    let what = format!(
+        "{routine:?} {} n={n} incx={incx} incy={incy} off=({offx},{offy}) on {dev}",
+        T::DTYPE
+    );
+    let (mut xd, mut yd) = (dev.upload(&x)?, dev.upload(&y)?);
+    let (mut wx, mut wy) = (vec![None; x.len()], vec![None; y.len()]);
+    match routine {
+        Routine::Copy => {
+            let xv = xd.slice(offx..offx + ex)?;
+            blas.copy(n, &xv, incx, &mut yd.slice_mut(offy..offy + ey)?, incy)?;
+            (0..n).for_each(|i| wy[yi(i)] = Some(x[xi(i)]));
+        }
+        Routine::Swap => {
+            blas.swap(
+                n,
+                &mut xd.slice_mut(offx..offx + ex)?,
+                incx,
+                &mut yd.slice_mut(offy..offy + ey)?,
+                incy,
+            )?;
+            for i in 0..n {
+                wx[xi(i)] = Some(y[yi(i)]);
+                wy[yi(i)] = Some(x[xi(i)]);
+            }
+        }
+        _ => {
+            blas.fill(n, alpha, &mut xd.slice_mut(offx..offx + ex)?, incx)?;
+            (0..n).for_each(|i| wx[xi(i)] = Some(alpha));
+        }
+    }
+    compare_exact(&xd.to_vec()?, &x, &wx, &format!("{what} x"));
+    compare_exact(&yd.to_vec()?, &y, &wy, &format!("{what} y"));
+    Ok(())
+}
+
+/// A source value for conversions: random in [-1, 1) scaled by a power of two from
+/// 2⁻³⁰ to 2³⁰ (f16's subnormals and overflow, bf16's rounding), with ±∞ and NaN
+/// sprinkled in.
+fn convert_source<S: RealElement + TestElement>(r: &mut Rng64) -> S {
+    let v: f64 = match r.random_range(0..40) {
+        0 => f64::INFINITY,
+        1 => f64::NEG_INFINITY,
+        2 => f64::NAN,
+        3 => 0.0,
+        _ => r.random_range(-1.0..1.0) * 2f64.powi(r.random_range(-30..=30)),
+    };
+    S::make(v)
+}
+
+/// convert: bit-exact against the `half` crate's and Rust's own roundings (`reference`),
+/// any NaN for a NaN.
+fn check_convert<S: RealElement + TestElement, D: RealElement>(
+    dev: &Device,
+    case: Case,
+    reference: impl Fn(S) -> D,
+) -> Result<()> {
+    let blas = Blas::new(dev);
+    let Case {
+        n,
+        incx,
+        incy,
+        offx,
+        offy,
+        seed,
+    } = case;
+    let mut r = rng(seed);
+    let x: Vec<S> = (0..offx + vector_extent(n, incx) + 1)
+        .map(|_| convert_source(&mut r))
+        .collect();
+    let y: Vec<D> = (0..offy + vector_extent(n, incy) + 1)
+        .map(|_| D::from_f32(r.random_range(-1.0f32..1.0)))
+        .collect();
+    let (ex, ey) = (vector_extent(n, incx), vector_extent(n, incy));
+    let xi = |i: usize| offx + vector_index(i, n, incx);
+    let yi = |i: usize| offy + vector_index(i, n, incy);
+    let xd = dev.upload(&x)?;
+    let mut yd = dev.upload(&y)?;
+    blas.convert(
+        n,
+        &xd.slice(offx..offx + ex)?,
+        incx,
+        &mut yd.slice_mut(offy..offy + ey)?,
+        incy,
+    )?;
+    let got = yd.to_vec()?;
+    let mut want: Vec<Option<D>> = vec![None; y.len()];
+    (0..n).for_each(|i| want[yi(i)] = Some(reference(x[xi(i)])));
+    let what = format!(
+        "convert {}->{} n={n} incx={incx} incy={incy} off=({offx},{offy}) on {dev}",
+        S::DTYPE,
+        D::DTYPE
+    );
+    for (i, g) in got.iter().enumerate() {
+        let w = want[i].unwrap_or(y[i]);
+        let (gv, wv) = (g.to_f64(), w.to_f64());
+        // to_f64 is exact: equal values of equal sign are equal bits, NaN aside.
+        let same = gv == wv && gv.is_sign_negative() == wv.is_sign_negative();
+        assert!(
+            same || (gv.is_nan() && wv.is_nan()),
+            "{what} [{i}]: got {g:?}, want {w:?}"
+        );
+    }
+    Ok(())
+}
+
+/// The `_ex` routines on f16/bf16 (u = T's unit roundoff, u₃₂ = 2⁻²⁴ f32's, s = T's
+/// smallest subnormal: the absolute error of a rounding into T near zero):
+/// - scal_ex: α·x rounded in f32 then into T: (u + 2u₃₂)·|α x| + s/2.
+/// - axpy_ex/axpby_ex: β·y and the fma in f32 then into T: (u + 4u₃₂)(|α x| + |β y|) + s/2.
+/// - dot_ex: products exact in f32, an n-term f32 sum: (n + 1)·u₃₂·Σ|x y|.
+/// - nrm2_ex: a sum of n squares and a root, in f32 at worst: (n + 2)·u₃₂·‖x‖.
+fn check_half<T: Half + TestElement>(dev: &Device, routine: Routine, case: Case) -> Result<()> {
+    let blas = Blas::new(dev);
+    let Case {
+        n,
+        incx,
+        incy,
+        offx,
+        offy,
+        seed,
+    } = case;
+    let mut r = rng(seed);
+    let mut random_buf = |inc: isize, off: usize| -> Vec<T> {
+        (0..off + vector_extent(n, inc) + 1)
+            .map(|_| T::random(&mut r))
+            .collect()
+    };
+    let (x, mut y) = (random_buf(incx, offx), random_buf(incy, offy));
+    let mut r = rng(seed ^ 0xa1fa);
+    let (alpha, beta) = (
+        r.random_range(-2.0f32..2.0),
+        match routine {
+            Routine::AxpyEx => 1.0,
+            Routine::AxpbyExBeta0 => 0.0,
+            _ => r.random_range(-2.0f32..2.0),
+        },
+    );
+    let (ex, ey) = (vector_extent(n, incx), vector_extent(n, incy));
+    let xi = |i: usize| offx + vector_index(i, n, incx);
+    let yi = |i: usize| offy + vector_index(i, n, incy);
+    let xs: Vec<f64> = (0..n).map(|i| x[xi(i)].to_f64()).collect();
+    let ys: Vec<f64> = (0..n).map(|i| y[yi(i)].to_f64()).collect();
+    let (u, u32_, s) = (T::UNIT_ROUNDOFF, 2f64.powi(-24), T::MIN_SUBNORMAL);
+    let what = format!(
+        "{routine:?} {} n={n} incx={incx} incy={incy} off=({offx},{offy}) on {dev}",
+        T::DTYPE
+    );
+    let xd = dev.upload(&x)?;
+    let xv = xd.slice(offx..offx + ex)?;
+    let (a, b) = (alpha as f64, beta as f64);
+    // Elementwise results: (buffer after, buffer before, per position (value, bound)).
+    let check_elems = |got: Vec<T>, old: &[T], want: Vec<Option<(f64, f64)>>| {
+        for (i, g) in got.iter().enumerate() {
+            match want[i] {
+                Some((v, bound)) => {
+                    let err = (g.to_f64() - v).abs();
+                    assert!(
+                        err <= bound,
+                        "{what} [{i}]: got {g:?}, want {v}, error {err:e} > {bound:e}"
+                    );
+                }
+                None => assert!(
+                    g.to_f64() == old[i].to_f64(),
+                    "{what} [{i}]: wrote {g:?} where it must not"
+                ),
+            }
+        }
+    };
+    match routine {
+        Routine::ScalEx => {
+            let mut xd = dev.upload(&x)?;
+            blas.scal_ex(n, alpha, &mut xd.slice_mut(offx..offx + ex)?, incx)?;
+            let mut want = vec![None; x.len()];
+            for (i, v) in xs.iter().enumerate() {
+                want[xi(i)] = Some((a * v, (u + 2.0 * u32_) * (a * v).abs() + s / 2.0));
+            }
+            check_elems(xd.to_vec()?, &x, want);
+        }
+        Routine::AxpyEx | Routine::AxpbyEx | Routine::AxpbyExBeta0 => {
+            if routine == Routine::AxpbyExBeta0 {
+                // β = 0 must not read y.
+                (0..n).for_each(|i| y[yi(i)] = T::from_f32(f32::NAN));
+            }
+            let mut yd = dev.upload(&y)?;
+            let mut yv = yd.slice_mut(offy..offy + ey)?;
+            if routine == Routine::AxpyEx {
+                blas.axpy_ex(n, alpha, &xv, incx, &mut yv, incy)?;
+            } else {
+                blas.axpby_ex(n, alpha, &xv, incx, beta, &mut yv, incy)?;
+            }
+            let mut want = vec![None; y.len()];
+            for i in 0..n {
+                let by: f64 = if beta == 0.0 { 0.0 } else { b * ys[i] };
+                let mag = (a * xs[i]).abs() + by.abs();
+                want[yi(i)] = Some((a * xs[i] + by, (u + 4.0 * u32_) * mag + s / 2.0));
+            }
+            check_elems(yd.to_vec()?, &y, want);
+        }
+        Routine::DotEx => {
+            let yd = dev.upload(&y)?;
+            let got = blas.dot_ex(n, &xv, incx, &yd.slice(offy..offy + ey)?, incy)?;
+            let (want, mag) = reference::dot(n, &xs, 1, &ys, 1, false);
+            let bound = (n + 1) as f64 * u32_ * mag + f64::MIN_POSITIVE;
+            let err = (got as f64 - want).abs();
+            assert!(
+                err <= bound,
+                "{what}: got {got}, want {want}, error {err:e} > {bound:e}"
+            );
+        }
+        Routine::Nrm2Ex => {
+            let got = blas.nrm2_ex(n, &xv, incx)?;
+            let want = reference::nrm2(n, &xs, 1);
+            let bound = (n + 2) as f64 * u32_ * want + f64::MIN_POSITIVE;
+            let err = (got as f64 - want).abs();
+            assert!(
+                err <= bound,
+                "{what}: got {got}, want {want}, error {err:e} > {bound:e}"
+            );
+        }
+        _ => panic!("{routine:?} is not an _ex routine"),
+    }
     Ok(())
 }
