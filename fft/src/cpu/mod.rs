@@ -8,6 +8,7 @@
 
 mod bluestein;
 pub(crate) mod butterfly;
+pub mod simd;
 mod fourstep;
 mod real;
 mod stockham;
