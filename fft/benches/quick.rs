@@ -23,12 +23,36 @@ fn main() {
         .filter_map(|a| a.parse().ok())
         .collect();
     let sizes = if args.is_empty() {
-        vec![16, 64, 256, 1024, 4096, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 60, 1000, 3125, 2187, 6000, 30030, 100_000, 17, 101, 1009, 10007]
+        vec![
+            16,
+            64,
+            256,
+            1024,
+            4096,
+            1 << 14,
+            1 << 16,
+            1 << 18,
+            1 << 20,
+            60,
+            1000,
+            3125,
+            2187,
+            6000,
+            30030,
+            100_000,
+            17,
+            101,
+            1009,
+            10007,
+        ]
     } else {
         args
     };
     let dev = Device::cpu();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     for n in sizes {
         let batch = ((1usize << 16) / n).max(1);
         let total = n * batch;
@@ -47,8 +71,13 @@ fn main() {
         let ours = pool.install(|| {
             best(
                 || {
-                    plan.execute(stream, &x.as_slice(), &mut y.as_slice_mut(), Some(&mut w.as_slice_mut()))
-                        .unwrap()
+                    plan.execute(
+                        stream,
+                        &x.as_slice(),
+                        &mut y.as_slice_mut(),
+                        Some(&mut w.as_slice_mut()),
+                    )
+                    .unwrap()
                 },
                 reps,
             )
@@ -57,7 +86,10 @@ fn main() {
         let mut xin: Vec<Complex<f32>> = data.clone();
         let mut yout = vec![Complex::new(0.0f32, 0.0); total];
         let mut scratch = vec![Complex::new(0.0f32, 0.0); fft.get_outofplace_scratch_len()];
-        let theirs = best(|| fft.process_outofplace_with_scratch(&mut xin, &mut yout, &mut scratch), reps);
+        let theirs = best(
+            || fft.process_outofplace_with_scratch(&mut xin, &mut yout, &mut scratch),
+            reps,
+        );
         println!(
             "{n:>8} ours {:>9.1} us  rustfft {:>9.1} us  ratio {:.2}",
             ours * 1e6,

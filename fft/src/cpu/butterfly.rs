@@ -7,8 +7,8 @@
 
 use super::simd::Cv;
 use crate::scalar::Real;
-use num_traits::{FloatConst, One};
 use num_complex::Complex;
+use num_traits::{FloatConst, One};
 
 type C<T> = Complex<T>;
 
@@ -77,7 +77,13 @@ pub fn bf16<V: Cv, const FWD: bool>(a: [V; 16]) -> [V; 16] {
         w8_3::<V, FWD>(o[6]),
         o[7].mul(w(-c1, s1)),
     ];
-    std::array::from_fn(|k| if k < 8 { e[k] + t[k] } else { e[k - 8] - t[k - 8] })
+    std::array::from_fn(|k| {
+        if k < 8 {
+            e[k] + t[k]
+        } else {
+            e[k - 8] - t[k - 8]
+        }
+    })
 }
 
 /// Cosines and signed sines of 2πt/p for t < p: the constants of an odd radix.

@@ -231,9 +231,18 @@ mod avx {
                         let t2 = _mm256_unpacklo_pd(d(o[g + 2]), d(o[g + 3]));
                         let t3 = _mm256_unpackhi_pd(d(o[g + 2]), d(o[g + 3]));
                         st(y.add(R * l + g), _mm256_permute2f128_pd::<0x20>(t0, t2));
-                        st(y.add(R * (l + 1) + g), _mm256_permute2f128_pd::<0x20>(t1, t3));
-                        st(y.add(R * (l + 2) + g), _mm256_permute2f128_pd::<0x31>(t0, t2));
-                        st(y.add(R * (l + 3) + g), _mm256_permute2f128_pd::<0x31>(t1, t3));
+                        st(
+                            y.add(R * (l + 1) + g),
+                            _mm256_permute2f128_pd::<0x20>(t1, t3),
+                        );
+                        st(
+                            y.add(R * (l + 2) + g),
+                            _mm256_permute2f128_pd::<0x31>(t0, t2),
+                        );
+                        st(
+                            y.add(R * (l + 3) + g),
+                            _mm256_permute2f128_pd::<0x31>(t1, t3),
+                        );
                     }
                 } else if s == 1 && R == 2 {
                     let t0 = _mm256_unpacklo_pd(d(o[0]), d(o[1]));
@@ -245,8 +254,14 @@ mod avx {
                     let p0 = l / 2;
                     for j in (0..R).step_by(2) {
                         let (a, b) = (d(o[j]), d(o[j + 1]));
-                        st(y.add(2 * (R * p0 + j)), _mm256_permute2f128_pd::<0x20>(a, b));
-                        st(y.add(2 * (R * (p0 + 1) + j)), _mm256_permute2f128_pd::<0x31>(a, b));
+                        st(
+                            y.add(2 * (R * p0 + j)),
+                            _mm256_permute2f128_pd::<0x20>(a, b),
+                        );
+                        st(
+                            y.add(2 * (R * (p0 + 1) + j)),
+                            _mm256_permute2f128_pd::<0x31>(a, b),
+                        );
                     }
                 } else {
                     super::scatter_lanes(o, y, l, s)

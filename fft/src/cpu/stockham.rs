@@ -22,7 +22,7 @@ use super::butterfly::{bf16, bf2, bf4, bf8, bf_generic, bf_odd, OddConsts};
 use super::simd::Cv;
 use super::Loc;
 use crate::scalar::{cast, Real};
-use crate::twiddle::root_dir;
+use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
 use std::array::from_fn;
 
@@ -30,6 +30,9 @@ type C<T> = Complex<T>;
 
 /// Strides below this use the lane-expanded twiddle table (the widest vector has 4 lanes).
 const LANE_TABLE_BELOW: usize = 4;
+
+/// Lengths up to this get every twiddle from a direct evaluation.
+const DIRECT_ROOTS_MAX: usize = 4096;
 
 #[derive(Debug, Clone)]
 struct Pass<T> {
@@ -54,6 +57,9 @@ pub struct Stockham<T> {
 
 impl<T: Real> Stockham<T> {
     pub fn new(n: usize, radices: &[usize], forward: bool) -> Self {
+        // ω_{rm}^{pj} = ω_n^{pj·s}. Small lengths evaluate every root directly; large
+        // ones use the two-table product (planning time is O(n), not O(n) sin/cos).
+        let table = (n > DIRECT_ROOTS_MAX).then(|| RootTable::new(n as u64, forward));
         let mut s = 1;
         let mut passes = Vec::with_capacity(radices.len());
         for &r in radices {
@@ -62,7 +68,11 @@ impl<T: Real> Stockham<T> {
             let mut tw = Vec::with_capacity(m * r);
             for p in 0..m {
                 for j in 0..r {
-                    tw.push(cast(root_dir((p * j) as u64, len, forward)));
+                    let w = match &table {
+                        Some(t) => t.get((p * j * s) as u64),
+                        None => root_dir((p * j) as u64, len, forward),
+                    };
+                    tw.push(cast(w));
                 }
             }
             let mut twx = Vec::new();
@@ -115,20 +125,115 @@ impl<T: Real> Stockham<T> {
         let mut loc = Loc::A;
         for pass in &self.passes {
             match loc {
-                Loc::A => run_pass::<V>(pass, a, b, self.forward),
-                Loc::B => run_pass::<V>(pass, b, a, self.forward),
+                Loc::A => run_pass::<V>(pass, a, b, self.forward, 1, 1),
+                Loc::B => run_pass::<V>(pass, b, a, self.forward, 1, 1),
             }
             loc = loc.other();
         }
         loc
     }
+
+    /// Transforms the `width` interleaved columns of `a` (element `t` of column `c` at
+    /// `c + width·t`, `n·width` in all) with `b` as the other buffer; says which holds
+    /// the result (in the same layout).
+    pub fn run_columns(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+            return unsafe { self.run_columns_avx2(a, b, width) };
+        }
+        self.run_columns_with::<C<T>>(a, b, width)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run_columns_avx2(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
+        self.run_columns_with::<T::Vector>(a, b, width)
+    }
+
+    #[inline(always)]
+    fn run_columns_with<V: Cv<T = T>>(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
+        let len = self.n * width;
+        let (a, b) = (&mut a[..len], &mut b[..len]);
+        let mut loc = Loc::A;
+        for pass in &self.passes {
+            match loc {
+                Loc::A => run_pass::<V>(pass, a, b, self.forward, 1, width),
+                Loc::B => run_pass::<V>(pass, b, a, self.forward, 1, width),
+            }
+            loc = loc.other();
+        }
+        loc
+    }
+
+    /// Transforms `count` consecutive transforms of `src` into `dst` (both `count·n`
+    /// long), pass by pass over all of them, with `scratch` (`count·n`) as the other
+    /// buffer. The passes alternate so that the last one writes `dst`.
+    pub fn run_batch(&self, src: &[C<T>], dst: &mut [C<T>], scratch: &mut [C<T>], count: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+            return unsafe { self.run_batch_avx2(src, dst, scratch, count) };
+        }
+        self.run_batch_with::<C<T>>(src, dst, scratch, count)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run_batch_avx2(
+        &self,
+        src: &[C<T>],
+        dst: &mut [C<T>],
+        scratch: &mut [C<T>],
+        count: usize,
+    ) {
+        self.run_batch_with::<T::Vector>(src, dst, scratch, count)
+    }
+
+    #[inline(always)]
+    fn run_batch_with<V: Cv<T = T>>(
+        &self,
+        src: &[C<T>],
+        dst: &mut [C<T>],
+        scratch: &mut [C<T>],
+        count: usize,
+    ) {
+        let len = self.n * count;
+        let (src, dst, sc) = (&src[..len], &mut dst[..len], &mut scratch[..len]);
+        let Some((first, rest)) = self.passes.split_first() else {
+            dst.copy_from_slice(src);
+            return;
+        };
+        // Pass i (from 0) writes dst when the passes after it are even in number.
+        let mut in_dst = rest.len() % 2 == 0;
+        if in_dst {
+            run_pass::<V>(first, src, dst, self.forward, count, 1);
+        } else {
+            run_pass::<V>(first, src, sc, self.forward, count, 1);
+        }
+        for pass in rest {
+            if in_dst {
+                run_pass::<V>(pass, dst, sc, self.forward, count, 1);
+            } else {
+                run_pass::<V>(pass, sc, dst, self.forward, count, 1);
+            }
+            in_dst = !in_dst;
+        }
+    }
 }
 
 #[inline(always)]
-fn run_pass<V: Cv>(p: &Pass<V::T>, x: &[C<V::T>], y: &mut [C<V::T>], fwd: bool) {
+fn run_pass<V: Cv>(
+    p: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    fwd: bool,
+    count: usize,
+    inner: usize,
+) {
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<V, $r, _>(x, y, p, $bf)
+            pass::<V, $r, _>(x, y, p, $bf, count, inner)
         };
     }
     match (p.radix, fwd, &p.odd) {
@@ -144,7 +249,12 @@ fn run_pass<V: Cv>(p: &Pass<V::T>, x: &[C<V::T>], y: &mut [C<V::T>], fwd: bool) 
         (7, _, Some(k)) => go!(7, Odd(k)),
         (11, _, Some(k)) => go!(11, Odd(k)),
         (13, _, Some(k)) => go!(13, Odd(k)),
-        (r, _, Some(k)) => pass_generic(x, y, r, p.m, p.s, &p.tw, k),
+        (r, _, Some(k)) => {
+            let n = r * p.m * p.s * inner;
+            for (xb, yb) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)).take(count) {
+                pass_generic(xb, yb, r, p.m, p.s * inner, &p.tw, k)
+            }
+        }
         // Even radices other than the above are never planned.
         (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
     }
@@ -189,34 +299,44 @@ impl<T: Real, const R: usize> Butterfly<T, R> for Odd<'_, T> {
     }
 }
 
-/// One radix-`R` pass: whole vectors where they fit, single lanes for the rest.
+/// One radix-`R` pass over `count` consecutive blocks, each `inner` interleaved
+/// transforms (element `t` of transform `c` at `c + inner·t`): whole vectors where they
+/// fit, single lanes for the rest. Interleaved transforms are one Stockham sequence
+/// whose strides are all `inner` times larger.
 #[inline(always)]
 fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
     y: &mut [C<V::T>],
     p: &Pass<V::T>,
     bf: B,
+    count: usize,
+    inner: usize,
 ) {
-    let (m, s) = (p.m, p.s);
+    let (m, s) = (p.m, p.s * inner);
     let nr = m * s;
+    let n = R * nr;
     // The raw-pointer loops below rely on these bounds.
-    assert!(x.len() >= R * nr && y.len() >= R * nr && p.tw.len() >= R * m);
+    assert!(x.len() >= n * count && y.len() >= n * count && p.tw.len() >= R * m);
     let lanes = V::LANES;
-    if s >= lanes {
-        let whole = s - s % lanes;
-        // The last pass (m = 1) has only unit twiddles.
-        if m == 1 {
-            columns::<V, R, B, false>(x, y, p, 0, whole, &bf);
-            columns::<C<V::T>, R, B, false>(x, y, p, whole, s, &bf);
+    for (x, y) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)).take(count) {
+        if s >= lanes {
+            let whole = s - s % lanes;
+            // The last pass (m = 1) has only unit twiddles.
+            if m == 1 {
+                columns::<V, R, B, false>(x, y, p, s, 0, whole, &bf);
+                columns::<C<V::T>, R, B, false>(x, y, p, s, whole, s, &bf);
+            } else {
+                columns::<V, R, B, true>(x, y, p, s, 0, whole, &bf);
+                columns::<C<V::T>, R, B, true>(x, y, p, s, whole, s, &bf);
+            }
+        } else if inner > 1 {
+            columns::<C<V::T>, R, B, true>(x, y, p, s, 0, s, &bf);
         } else {
-            columns::<V, R, B, true>(x, y, p, 0, whole, &bf);
-            columns::<C<V::T>, R, B, true>(x, y, p, whole, s, &bf);
+            assert!(p.twx.len() >= (R - 1) * nr);
+            let whole = nr - nr % lanes;
+            flat_lanes::<V, R, B>(x, y, p, 0, whole, &bf);
+            flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf);
         }
-    } else {
-        assert!(p.twx.len() >= (R - 1) * nr);
-        let whole = nr - nr % lanes;
-        flat_lanes::<V, R, B>(x, y, p, 0, whole, &bf);
-        flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf);
     }
 }
 
@@ -226,11 +346,12 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     x: &[C<V::T>],
     y: &mut [C<V::T>],
     pass: &Pass<V::T>,
+    s: usize,
     q0: usize,
     q1: usize,
     bf: &B,
 ) {
-    let (m, s) = (pass.m, pass.s);
+    let m = pass.m;
     let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
     for p in 0..m {
         let w: [V; R] = from_fn(|j| V::splat(pass.tw[p * R + j]));
