@@ -354,7 +354,7 @@ impl<T: Real> CpuPlan<T> {
         };
         let n = self.lengths[0];
         let contiguous = |l: &Layout| l.strides[0] == 1 && (l.distance == n || batch == 1);
-        let in_place = src.ptr as usize == dst.ptr as usize;
+        let in_place = std::ptr::eq(src.ptr, dst.ptr);
         if TypeId::of::<S>() != TypeId::of::<T>()
             || n == 0
             || !contiguous(inl)

@@ -318,29 +318,36 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     // The raw-pointer loops below rely on these bounds.
     assert!(x.len() >= n * count && y.len() >= n * count && p.tw.len() >= R * m);
     let lanes = V::LANES;
-    for (x, y) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)).take(count) {
-        if s >= lanes {
-            let whole = s - s % lanes;
-            // The last pass (m = 1) has only unit twiddles.
-            if m == 1 {
-                columns::<V, R, B, false>(x, y, p, s, 0, whole, &bf);
-                columns::<C<V::T>, R, B, false>(x, y, p, s, whole, s, &bf);
-            } else {
-                columns::<V, R, B, true>(x, y, p, s, 0, whole, &bf);
-                columns::<C<V::T>, R, B, true>(x, y, p, s, whole, s, &bf);
+    let blocks = (count, n);
+    if s >= lanes {
+        let whole = s - s % lanes;
+        // The last pass (m = 1) has only unit twiddles.
+        if m == 1 {
+            columns::<V, R, B, false>(x, y, p, s, 0, whole, &bf, blocks);
+            if whole < s {
+                columns::<C<V::T>, R, B, false>(x, y, p, s, whole, s, &bf, blocks);
             }
-        } else if inner > 1 {
-            columns::<C<V::T>, R, B, true>(x, y, p, s, 0, s, &bf);
         } else {
-            assert!(p.twx.len() >= (R - 1) * nr);
-            let whole = nr - nr % lanes;
-            flat_lanes::<V, R, B>(x, y, p, 0, whole, &bf);
-            flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf);
+            columns::<V, R, B, true>(x, y, p, s, 0, whole, &bf, blocks);
+            if whole < s {
+                columns::<C<V::T>, R, B, true>(x, y, p, s, whole, s, &bf, blocks);
+            }
+        }
+    } else if inner > 1 {
+        columns::<C<V::T>, R, B, true>(x, y, p, s, 0, s, &bf, blocks);
+    } else {
+        assert!(p.twx.len() >= (R - 1) * nr);
+        let whole = nr - nr % lanes;
+        flat_lanes::<V, R, B>(x, y, p, 0, whole, &bf, blocks);
+        if whole < nr {
+            flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf, blocks);
         }
     }
 }
 
-/// Columns `q0..q1` (a multiple of the lane count apart) of every `p`.
+/// Columns `q0..q1` (a multiple of the lane count apart) of every `p`, in each of
+/// `blocks.0` consecutive blocks of `blocks.1` elements (the twiddles loaded once for all).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     x: &[C<V::T>],
@@ -350,29 +357,34 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     q0: usize,
     q1: usize,
     bf: &B,
+    (count, n): (usize, usize),
 ) {
     let m = pass.m;
     let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
     for p in 0..m {
         let w: [V; R] = from_fn(|j| V::splat(pass.tw[p * R + j]));
-        let mut q = q0;
-        while q < q1 {
-            // SAFETY: q + LANES ≤ q1 ≤ s, p < m and k, j < R, so every index is below
-            // R·m·s ≤ len (asserted in `pass`).
-            unsafe {
-                let a: [V; R] = from_fn(|k| V::load(xp.add(q + s * (p + k * m))));
-                let b = bf.apply(a);
-                for (j, &bj) in b.iter().enumerate() {
-                    let v = if TW && j > 0 { bj.mul(w[j]) } else { bj };
-                    v.store(yp.add(q + s * (R * p + j)));
+        for blk in 0..count {
+            let mut q = q0;
+            while q < q1 {
+                // SAFETY: q + LANES ≤ q1 ≤ s, p < m and k, j < R, so every index is
+                // below blk·n + R·m·s ≤ count·n ≤ len (asserted in `pass`).
+                unsafe {
+                    let (xb, yb) = (xp.add(blk * n), yp.add(blk * n));
+                    let a: [V; R] = from_fn(|k| V::load(xb.add(q + s * (p + k * m))));
+                    let b = bf.apply(a);
+                    for (j, &bj) in b.iter().enumerate() {
+                        let v = if TW && j > 0 { bj.mul(w[j]) } else { bj };
+                        v.store(yb.add(q + s * (R * p + j)));
+                    }
                 }
+                q += V::LANES;
             }
-            q += V::LANES;
         }
     }
 }
 
-/// Flat indices `l0..l1` (a multiple of the lane count apart), `l = s·p + q`.
+/// Flat indices `l0..l1` (a multiple of the lane count apart), `l = s·p + q`, in each
+/// of `blocks.0` consecutive blocks of `blocks.1` elements.
 #[inline(always)]
 fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
@@ -381,23 +393,34 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     l0: usize,
     l1: usize,
     bf: &B,
+    (count, n): (usize, usize),
 ) {
     let (m, s) = (pass.m, pass.s);
     let nr = m * s;
-    let (xp, yp, tp) = (x.as_ptr(), y.as_mut_ptr(), pass.twx.as_ptr());
-    let mut l = l0;
-    while l < l1 {
-        // SAFETY: l + LANES ≤ l1 ≤ nr and k, j < R: loads stay below R·nr ≤ x.len() and
-        // (R−1)·nr ≤ twx.len(), stores below R·nr ≤ y.len() (asserted in `pass`).
-        unsafe {
-            let a: [V; R] = from_fn(|k| V::load(xp.add(l + k * nr)));
-            let mut b = bf.apply(a);
-            for (j, bj) in b.iter_mut().enumerate().skip(1) {
-                *bj = bj.mul(V::load(tp.add((j - 1) * nr + l)));
+    for blk in 0..count {
+        // SAFETY: blk·n + n ≤ count·n ≤ len (asserted in `pass`).
+        let (xp, yp, tp) = unsafe {
+            (
+                x.as_ptr().add(blk * n),
+                y.as_mut_ptr().add(blk * n),
+                pass.twx.as_ptr(),
+            )
+        };
+        let mut l = l0;
+        while l < l1 {
+            // SAFETY: l + LANES ≤ l1 ≤ nr and k, j < R: loads stay below R·nr = n past
+            // the block start and (R−1)·nr ≤ twx.len(), stores below n past it
+            // (asserted in `pass`).
+            unsafe {
+                let a: [V; R] = from_fn(|k| V::load(xp.add(l + k * nr)));
+                let mut b = bf.apply(a);
+                for (j, bj) in b.iter_mut().enumerate().skip(1) {
+                    *bj = bj.mul(V::load(tp.add((j - 1) * nr + l)));
+                }
+                V::scatter(&b, yp, l, s);
             }
-            V::scatter(&b, yp, l, s);
+            l += V::LANES;
         }
-        l += V::LANES;
     }
 }
 
