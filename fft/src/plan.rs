@@ -31,7 +31,7 @@ pub const RADICES: [usize; 9] = [2, 3, 4, 5, 7, 8, 11, 13, 16];
 pub const MAX_DIRECT_PRIME: usize = 61;
 /// Lengths above this (in complex elements) use the four-step decomposition when they
 /// split into two factors; below it a Stockham sequence works within the L2 cache.
-pub const FOUR_STEP_MIN: usize = 1 << 14;
+pub const FOUR_STEP_MIN: usize = 1 << 16;
 
 /// What a plan computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

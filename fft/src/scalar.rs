@@ -17,6 +17,9 @@ pub trait Real:
 {
     /// Machine epsilon (unit roundoff times two).
     const EPS: f64;
+    /// The widest complex vector of this type the CPU passes use when the CPU has AVX2
+    /// and FMA (see [`crate::cpu::simd`]); one lane elsewhere.
+    type Vector: crate::cpu::simd::Cv<T = Self>;
     /// Rounds an `f64` to this type.
     fn of(x: f64) -> Self;
     /// Widens to `f64`.
@@ -25,6 +28,10 @@ pub trait Real:
 
 impl Real for f32 {
     const EPS: f64 = f32::EPSILON as f64;
+    #[cfg(target_arch = "x86_64")]
+    type Vector = crate::cpu::simd::F32x4;
+    #[cfg(not(target_arch = "x86_64"))]
+    type Vector = Complex<f32>;
     #[inline(always)]
     fn of(x: f64) -> Self {
         x as f32
@@ -37,6 +44,10 @@ impl Real for f32 {
 
 impl Real for f64 {
     const EPS: f64 = f64::EPSILON;
+    #[cfg(target_arch = "x86_64")]
+    type Vector = crate::cpu::simd::F64x2;
+    #[cfg(not(target_arch = "x86_64"))]
+    type Vector = Complex<f64>;
     #[inline(always)]
     fn of(x: f64) -> Self {
         x

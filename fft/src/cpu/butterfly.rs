@@ -5,64 +5,46 @@
 //! symmetric form `b_j = a_0 + Σ_k cos(2πjk/p)(a_k + a_{p−k}) ∓ i Σ_k sin(2πjk/p)(a_k − a_{p−k})`,
 //! which halves the multiplications and pairs outputs `j` and `p − j`.
 
+use super::simd::Cv;
 use crate::scalar::Real;
 use num_complex::Complex;
+use num_traits::{FloatConst, One};
 
 type C<T> = Complex<T>;
 
-/// Multiplies by −i (forward) or +i (backward).
 #[inline(always)]
-pub fn rot<T: Real, const FWD: bool>(z: C<T>) -> C<T> {
-    if FWD {
-        C::new(z.im, -z.re)
-    } else {
-        C::new(-z.im, z.re)
-    }
-}
-
-#[inline(always)]
-pub fn bf2<T: Real>(a: [C<T>; 2]) -> [C<T>; 2] {
+pub fn bf2<V: Cv>(a: [V; 2]) -> [V; 2] {
     [a[0] + a[1], a[0] - a[1]]
 }
 
 #[inline(always)]
-pub fn bf4<T: Real, const FWD: bool>(a: [C<T>; 4]) -> [C<T>; 4] {
+pub fn bf4<V: Cv, const FWD: bool>(a: [V; 4]) -> [V; 4] {
     let t0 = a[0] + a[2];
     let t1 = a[0] - a[2];
     let t2 = a[1] + a[3];
-    let t3 = rot::<T, FWD>(a[1] - a[3]);
+    let t3 = (a[1] - a[3]).rot::<FWD>();
     [t0 + t2, t1 + t3, t0 - t2, t1 - t3]
 }
 
-/// Multiplies by ω_8 = (1 ∓ i)/√2.
+/// Multiplies by ω_8 = (1 ∓ i)/√2: `(z ∓ i·z)/√2`.
 #[inline(always)]
-fn w8_1<T: Real, const FWD: bool>(z: C<T>) -> C<T> {
-    let h = T::FRAC_1_SQRT_2();
-    if FWD {
-        C::new((z.re + z.im) * h, (z.im - z.re) * h)
-    } else {
-        C::new((z.re - z.im) * h, (z.im + z.re) * h)
-    }
+fn w8_1<V: Cv, const FWD: bool>(z: V) -> V {
+    (z + z.rot::<FWD>()).scale(V::T::FRAC_1_SQRT_2())
 }
 
-/// Multiplies by ω_8^3 = (−1 ∓ i)/√2.
+/// Multiplies by ω_8^3 = (−1 ∓ i)/√2: `(∓i·z − z)/√2`.
 #[inline(always)]
-fn w8_3<T: Real, const FWD: bool>(z: C<T>) -> C<T> {
-    let h = T::FRAC_1_SQRT_2();
-    if FWD {
-        C::new((z.im - z.re) * h, -(z.re + z.im) * h)
-    } else {
-        C::new(-(z.re + z.im) * h, (z.re - z.im) * h)
-    }
+fn w8_3<V: Cv, const FWD: bool>(z: V) -> V {
+    (z.rot::<FWD>() - z).scale(V::T::FRAC_1_SQRT_2())
 }
 
 #[inline(always)]
-pub fn bf8<T: Real, const FWD: bool>(a: [C<T>; 8]) -> [C<T>; 8] {
-    let e = bf4::<T, FWD>([a[0], a[2], a[4], a[6]]);
-    let o = bf4::<T, FWD>([a[1], a[3], a[5], a[7]]);
-    let o1 = w8_1::<T, FWD>(o[1]);
-    let o2 = rot::<T, FWD>(o[2]);
-    let o3 = w8_3::<T, FWD>(o[3]);
+pub fn bf8<V: Cv, const FWD: bool>(a: [V; 8]) -> [V; 8] {
+    let e = bf4::<V, FWD>([a[0], a[2], a[4], a[6]]);
+    let o = bf4::<V, FWD>([a[1], a[3], a[5], a[7]]);
+    let o1 = w8_1::<V, FWD>(o[1]);
+    let o2 = o[2].rot::<FWD>();
+    let o3 = w8_3::<V, FWD>(o[3]);
     [
         e[0] + o[0],
         e[1] + o1,
@@ -76,36 +58,32 @@ pub fn bf8<T: Real, const FWD: bool>(a: [C<T>; 8]) -> [C<T>; 8] {
 }
 
 #[inline(always)]
-pub fn bf16<T: Real, const FWD: bool>(a: [C<T>; 16]) -> [C<T>; 16] {
-    let e = bf8::<T, FWD>(std::array::from_fn(|k| a[2 * k]));
-    let o = bf8::<T, FWD>(std::array::from_fn(|k| a[2 * k + 1]));
-    // ω_16^k for k = 0..8 (forward sign; conjugated for backward).
-    let c1 = T::of(0.923_879_532_511_286_7);
-    let s1 = T::of(0.382_683_432_365_089_8);
-    let h = T::FRAC_1_SQRT_2();
-    let sg = if FWD { -T::one() } else { T::one() };
-    let w = [
-        C::new(T::one(), T::zero()),
-        C::new(c1, sg * s1),
-        C::new(h, sg * h),
-        C::new(s1, sg * c1),
-        C::new(T::zero(), sg),
-        C::new(-s1, sg * c1),
-        C::new(-h, sg * h),
-        C::new(-c1, sg * s1),
+pub fn bf16<V: Cv, const FWD: bool>(a: [V; 16]) -> [V; 16] {
+    let e = bf8::<V, FWD>(std::array::from_fn(|k| a[2 * k]));
+    let o = bf8::<V, FWD>(std::array::from_fn(|k| a[2 * k + 1]));
+    // ω_16^k for k = 1, 3, 5, 7 (forward sign; conjugated for backward); the even
+    // ones are exact (ω_8 multiples).
+    let c1 = V::T::of(0.923_879_532_511_286_7);
+    let s1 = V::T::of(0.382_683_432_365_089_8);
+    let sg = if FWD { -V::T::one() } else { V::T::one() };
+    let w = |re: V::T, im: V::T| V::splat(C::new(re, sg * im));
+    let t = [
+        o[0],
+        o[1].mul(w(c1, s1)),
+        w8_1::<V, FWD>(o[2]),
+        o[3].mul(w(s1, c1)),
+        o[4].rot::<FWD>(),
+        o[5].mul(w(-s1, c1)),
+        w8_3::<V, FWD>(o[6]),
+        o[7].mul(w(-c1, s1)),
     ];
-    let mut out = [C::new(T::zero(), T::zero()); 16];
-    out[0] = e[0] + o[0];
-    out[8] = e[0] - o[0];
-    let o4 = rot::<T, FWD>(o[4]);
-    out[4] = e[4] + o4;
-    out[12] = e[4] - o4;
-    for k in [1, 2, 3, 5, 6, 7] {
-        let t = o[k] * w[k];
-        out[k] = e[k] + t;
-        out[k + 8] = e[k] - t;
-    }
-    out
+    std::array::from_fn(|k| {
+        if k < 8 {
+            e[k] + t[k]
+        } else {
+            e[k - 8] - t[k - 8]
+        }
+    })
 }
 
 /// Cosines and signed sines of 2πt/p for t < p: the constants of an odd radix.
@@ -130,13 +108,13 @@ impl<T: Real> OddConsts<T> {
 
 /// An odd-length DFT in symmetric form; `P` known at compile time.
 #[inline(always)]
-pub fn bf_odd<T: Real, const P: usize>(a: [C<T>; P], k: &OddConsts<T>) -> [C<T>; P] {
+pub fn bf_odd<V: Cv, const P: usize>(a: [V; P], k: &OddConsts<V::T>) -> [V; P] {
     let h = (P - 1) / 2;
     let cos = &k.cos[..P];
     let sin = &k.sin[..P];
-    let mut sp = [C::new(T::zero(), T::zero()); P];
-    let mut sm = [C::new(T::zero(), T::zero()); P];
-    let mut out = [C::new(T::zero(), T::zero()); P];
+    let mut sp = [a[0]; P];
+    let mut sm = [a[0]; P];
+    let mut out = [a[0]; P];
     let mut y0 = a[0];
     for j in 1..=h {
         sp[j] = a[j] + a[P - j];
@@ -145,15 +123,15 @@ pub fn bf_odd<T: Real, const P: usize>(a: [C<T>; P], k: &OddConsts<T>) -> [C<T>;
     }
     out[0] = y0;
     for j in 1..=h {
-        let mut re = a[0];
-        let mut im = C::new(T::zero(), T::zero());
-        for kk in 1..=h {
+        let mut re = a[0] + sp[1].scale(cos[j % P]);
+        let mut im = sm[1].scale(sin[j % P]);
+        for kk in 2..=h {
             let t = (j * kk) % P;
-            re = re + sp[kk] * cos[t];
-            im = im + sm[kk] * sin[t];
+            re = re + sp[kk].scale(cos[t]);
+            im = im + sm[kk].scale(sin[t]);
         }
         // b_j = re + i·im, b_{p−j} = re − i·im (sin already carries the sign).
-        let iim = C::new(-im.im, im.re);
+        let iim = im.rot::<false>();
         out[j] = re + iim;
         out[P - j] = re - iim;
     }
@@ -209,13 +187,14 @@ mod tests {
 
     #[test]
     fn butterflies_match_the_dft() {
-        check::<2>(bf2, true);
-        check::<4>(bf4::<f64, true>, true);
-        check::<4>(bf4::<f64, false>, false);
-        check::<8>(bf8::<f64, true>, true);
-        check::<8>(bf8::<f64, false>, false);
-        check::<16>(bf16::<f64, true>, true);
-        check::<16>(bf16::<f64, false>, false);
+        type Z = C<f64>;
+        check::<2>(bf2::<Z>, true);
+        check::<4>(bf4::<Z, true>, true);
+        check::<4>(bf4::<Z, false>, false);
+        check::<8>(bf8::<Z, true>, true);
+        check::<8>(bf8::<Z, false>, false);
+        check::<16>(bf16::<Z, true>, true);
+        check::<16>(bf16::<Z, false>, false);
         for fwd in [true, false] {
             let k3 = OddConsts::new(3, fwd);
             check::<3>(|a| bf_odd(a, &k3), fwd);

@@ -2,20 +2,29 @@
 //!
 //! With `n = C·n1 + n2` and `k = k1 + R·k2`:
 //! `X[k1 + R·k2] = Σ_{n2} ω_C^{n2·k2} · ω_N^{n2·k1} · Σ_{n1} x[C·n1 + n2] ω_R^{n1·k1}`.
-//! Steps: transpose (columns become rows), `C` transforms of length `R`, twiddle
-//! `ω_N^{n2·k1}`, transpose, `R` transforms of length `C`, transpose. Rows run in
-//! parallel when asked. Twiddles come from two tables of about `√N` entries each
-//! (`ω_N^e = ω_N^{B·⌊e/B⌋} · ω_N^{e mod B}`, multiplied in `f64`), so planning stays cheap.
+//! The data is `R` rows of `C`. Steps (rocFFT's column-block `CC` scheme):
+//!
+//! 1. the `C` columns in blocks of [`BLOCK`]: each block is copied into a contiguous
+//!    `R × BLOCK` tile (it fits the L2 cache), transformed as `BLOCK` interleaved
+//!    columns of length `R` in one Stockham sequence, multiplied by `ω_N^{n2·k1}` and
+//!    written back;
+//! 2. the `R` rows of length `C`, each contiguous;
+//! 3. one transpose, `R × C` to `C × R`, which puts `X` in natural order.
+//!
+//! Blocks and rows run in parallel when asked. The twiddle `ω_N^{k1·(c0 + c)}` is
+//! `ω_N^{k1·c0} · ω_N^{k1·c}` (`c < BLOCK`), both from a two-table [`RootTable`], and is
+//! applied in `f64` then rounded once, so it costs no accuracy in `f32`.
 
-use super::{transpose, Exec, Loc};
+use super::{transpose, Exec, Loc, Raw};
 use crate::scalar::Real;
-use crate::twiddle::root_dir;
+use crate::twiddle::RootTable;
 use num_complex::Complex;
 use rayon::prelude::*;
 
 type C<T> = Complex<T>;
-/// A row index with the row and its scratch row.
-type RowPair<'a, T> = (usize, (&'a mut [C<T>], &'a mut [C<T>]));
+
+/// Columns transformed together in step 1.
+const BLOCK: usize = 16;
 
 #[derive(Debug, Clone)]
 pub struct FourStep<T> {
@@ -24,9 +33,9 @@ pub struct FourStep<T> {
     cols: usize,
     first: Box<Exec<T>>,
     second: Box<Exec<T>>,
-    base: usize,
-    tw_lo: Vec<C<f64>>,
-    tw_hi: Vec<C<f64>>,
+    roots: RootTable,
+    /// `step[k1·BLOCK + c] = ω_N^{k1·c}` for `c < BLOCK`.
+    step: Vec<C<f64>>,
 }
 
 impl<T: Real> FourStep<T> {
@@ -38,12 +47,10 @@ impl<T: Real> FourStep<T> {
         second: Exec<T>,
         fwd: bool,
     ) -> Self {
-        let base = ((n as f64).sqrt().ceil() as usize).max(1);
-        let tw_lo = (0..base)
-            .map(|e| root_dir(e as u64, n as u64, fwd))
-            .collect();
-        let tw_hi = (0..n / base + 2)
-            .map(|e| root_dir((e * base) as u64, n as u64, fwd))
+        let roots = RootTable::new(n as u64, fwd);
+        let step = (0..rows)
+            .flat_map(|k1| (0..BLOCK).map(move |c| (k1 * c) as u64))
+            .map(|e| roots.get(e))
             .collect();
         FourStep {
             n,
@@ -51,9 +58,8 @@ impl<T: Real> FourStep<T> {
             cols,
             first: Box::new(first),
             second: Box::new(second),
-            base,
-            tw_lo,
-            tw_hi,
+            roots,
+            step,
         }
     }
 
@@ -61,32 +67,50 @@ impl<T: Real> FourStep<T> {
         self.n
     }
 
-    /// Multiplies row `n2` (result of the first transforms, in `row` or `tmp`) by
-    /// `ω_N^{n2·k1}` and leaves it in `row`.
-    fn twiddle_row(&self, n2: usize, row: &mut [C<T>], tmp: &[C<T>], in_tmp: bool) {
-        let (base, n) = (self.base, self.n);
-        let (dh, dl) = (n2 / base, n2 % base);
-        let (nh, nl) = (n / base, n % base);
-        let (mut hi, mut lo) = (0usize, 0usize);
-        for k1 in 0..row.len() {
-            let w = self.tw_hi[hi] * self.tw_lo[lo];
-            let v = if in_tmp { tmp[k1] } else { row[k1] };
-            let z = Complex::new(v.re.f64(), v.im.f64()) * w;
-            row[k1] = Complex::new(T::of(z.re), T::of(z.im));
-            // e += n2 (mod N), with e = hi·base + lo.
-            lo += dl;
-            hi += dh;
-            if lo >= base {
-                lo -= base;
-                hi += 1;
-            }
-            if hi > nh || (hi == nh && lo >= nl) {
-                if lo < nl {
-                    lo += base;
-                    hi -= 1;
+    /// Complex elements of scratch one column block needs.
+    fn block_scratch(&self) -> usize {
+        2 * self.rows * BLOCK + self.first.scratch_len()
+    }
+
+    /// Step 1 for columns `c0..c0 + w` of `a`, with `sc` (at least
+    /// [`Self::block_scratch`]) as the tile and its scratch.
+    fn column_block(&self, a: &[C<T>], out: Raw<C<T>>, c0: usize, w: usize, sc: &mut [C<T>]) {
+        let (r, c) = (self.rows, self.cols);
+        let (tile, rest) = sc.split_at_mut(r * BLOCK);
+        let tile = &mut tile[..r * w];
+        for (n1, t) in tile.chunks_exact_mut(w).enumerate() {
+            t.copy_from_slice(&a[c * n1 + c0..][..w]);
+        }
+        let in_rest = match &*self.first {
+            Exec::Stockham(st) => st.run_columns(tile, rest, w) == Loc::B,
+            other => {
+                // Any other node: one column at a time through a contiguous line.
+                let (line, more) = rest.split_at_mut(r);
+                for j in 0..w {
+                    for (n1, z) in line.iter_mut().enumerate() {
+                        *z = tile[w * n1 + j];
+                    }
+                    let res = match other.run(line, more, false) {
+                        Loc::A => &line[..],
+                        Loc::B => &more[..r],
+                    };
+                    for (k1, z) in res.iter().enumerate() {
+                        tile[w * k1 + j] = *z;
+                    }
                 }
-                lo -= nl;
-                hi -= nh;
+                false
+            }
+        };
+        let res: &[C<T>] = if in_rest { &rest[..r * w] } else { tile };
+        for (k1, row) in res.chunks_exact(w).enumerate() {
+            let base = self.roots.get((k1 * c0) as u64);
+            let steps = &self.step[k1 * BLOCK..][..w];
+            let Some(dst) = out.run_mut(c * k1 + c0, w) else {
+                return;
+            };
+            for ((d, z), s) in dst.iter_mut().zip(row).zip(steps) {
+                let v = Complex::new(z.re.f64(), z.im.f64()) * (base * s);
+                *d = Complex::new(T::of(v.re), T::of(v.im));
             }
         }
     }
@@ -94,49 +118,41 @@ impl<T: Real> FourStep<T> {
     pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>], par: bool) -> Loc {
         let (n, r, c) = (self.n, self.rows, self.cols);
         let (a, b) = (&mut a[..n], &mut b[..n]);
-        // a: R rows of C (a[C·n1 + n2]) -> b: C rows of R (b[R·n2 + n1]).
-        transpose(a, b, r, c, par);
-        let first = |(n2, (row, tmp)): RowPair<'_, T>| {
-            let loc = self.first.run(row, tmp, false);
-            self.twiddle_row(n2, row, tmp, loc == Loc::B);
+        let zero = C::new(T::zero(), T::zero());
+        let blocks: Vec<usize> = (0..c).step_by(BLOCK).collect();
+        // Step 1 reads `a` and writes the twiddled tiles into `b` in `a`'s layout.
+        {
+            let a_ro: &[C<T>] = a;
+            // SAFETY: `b` is borrowed mutably for this block; the tasks write disjoint
+            // column ranges of it (block `c0` writes columns `c0..c0 + w` of each row)
+            // and nothing else reads or writes it meanwhile.
+            let out = unsafe { Raw::new(b.as_mut_ptr(), b.len()) };
+            let scratch = self.block_scratch();
+            if par {
+                blocks.par_iter().for_each_init(
+                    || vec![zero; scratch],
+                    |sc, &c0| self.column_block(a_ro, out, c0, BLOCK.min(c - c0), sc),
+                );
+            } else {
+                let mut sc = vec![zero; scratch];
+                for &c0 in &blocks {
+                    self.column_block(a_ro, out, c0, BLOCK.min(c - c0), &mut sc);
+                }
+            }
+        }
+        // Step 2: the rows of `b` (length C), results into `a`.
+        let row = |(src, dst): (&mut [C<T>], &mut [C<T>])| {
+            if self.second.run(src, dst, false) == Loc::A {
+                dst.copy_from_slice(src);
+            }
         };
         if par {
-            b.par_chunks_mut(r)
-                .zip(a.par_chunks_mut(r))
-                .enumerate()
-                .for_each(first);
+            b.par_chunks_mut(c).zip(a.par_chunks_mut(c)).for_each(row);
         } else {
-            b.chunks_mut(r)
-                .zip(a.chunks_mut(r))
-                .enumerate()
-                .for_each(first);
+            b.chunks_mut(c).zip(a.chunks_mut(c)).for_each(row);
         }
-        // b: C rows of R -> a: R rows of C (a[C·k1 + n2]).
-        transpose(b, a, c, r, par);
-        let second = |(row, tmp): (&mut [C<T>], &mut [C<T>])| self.second.run(row, tmp, false);
-        // Every row has the same plan, so every result is in the same buffer.
-        let loc = if par {
-            a.par_chunks_mut(c)
-                .zip(b.par_chunks_mut(c))
-                .map(second)
-                .reduce(|| Loc::A, |_, l| l)
-        } else {
-            a.chunks_mut(c)
-                .zip(b.chunks_mut(c))
-                .map(second)
-                .last()
-                .unwrap_or(Loc::A)
-        };
-        // X[k1 + R·k2] sits at row k1, column k2: transpose R rows of C into the other buffer.
-        match loc {
-            Loc::A => {
-                transpose(a, b, r, c, par);
-                Loc::B
-            }
-            Loc::B => {
-                transpose(b, a, r, c, par);
-                Loc::A
-            }
-        }
+        // Step 3: X[k1 + R·k2] sits at row k1, column k2 of `a`.
+        transpose(a, b, r, c, par);
+        Loc::B
     }
 }

@@ -10,6 +10,7 @@ mod bluestein;
 pub(crate) mod butterfly;
 mod fourstep;
 mod real;
+pub mod simd;
 mod stockham;
 
 use crate::layout::Layout;
@@ -219,6 +220,10 @@ enum StepExec<T> {
 const GROUP: usize = 8;
 /// Complex elements per transform above which one transform is split across threads.
 const PAR_INSIDE_MIN: usize = 1 << 15;
+/// Complex elements of small 1-D transforms run pass by pass together (see
+/// [`CpuPlan::execute_direct`]): a few of them fill the L1 cache, one pass dispatch
+/// serves them all.
+const DIRECT_CHUNK: usize = 4096;
 
 impl<T: Real> CpuPlan<T> {
     pub fn new(tree: &PlanTree) -> Self {
@@ -228,7 +233,12 @@ impl<T: Real> CpuPlan<T> {
             c_lens[0] = tree.lengths[0] / 2 + 1;
         }
         let c_total = c_lens.iter().product();
-        let mut lane_scratch = 0usize;
+        // Room for the direct path's chunks (a copy and a scratch buffer of them).
+        let mut lane_scratch = if tree.lengths.len() == 1 && !tree.kind.is_real() {
+            2 * DIRECT_CHUNK
+        } else {
+            0
+        };
         let steps = tree
             .steps
             .iter()
@@ -297,6 +307,9 @@ impl<T: Real> CpuPlan<T> {
         let lane = self.lane_len();
         let lanes = (work.len() / lane.max(1)).clamp(1, batch.max(1));
         let scale = T::of(scale);
+        if self.execute_direct(src, dst, inl, outl, batch, scale, &mut work[..lane * lanes]) {
+            return;
+        }
         if lanes <= 1 {
             let par = self.c_total >= PAR_INSIDE_MIN;
             let (w, s) = work[..lane].split_at_mut(self.c_total);
@@ -314,6 +327,97 @@ impl<T: Real> CpuPlan<T> {
                     }
                 });
         }
+    }
+
+    /// 1-D complex Stockham plans on contiguous data stored in the compute type run
+    /// straight from the input to the output (no gather or scatter), `DIRECT_CHUNK`
+    /// elements of transforms at a time, each lane of `work` taking a contiguous range
+    /// of the batch. Returns false (nothing done) for any other plan or layout.
+    #[allow(clippy::too_many_arguments)]
+    fn execute_direct<S: Storage<Compute = T>>(
+        &self,
+        src: Raw<S>,
+        dst: Raw<S>,
+        inl: &Layout,
+        outl: &Layout,
+        batch: usize,
+        scale: T,
+        work: &mut [C<T>],
+    ) -> bool {
+        use std::any::TypeId;
+        let st = match (self.kind, self.steps.as_slice()) {
+            (
+                TransformType::ComplexForward | TransformType::ComplexInverse,
+                [(_, StepExec::Complex(Exec::Stockham(st), _))],
+            ) if self.lengths.len() == 1 => st,
+            _ => return false,
+        };
+        let n = self.lengths[0];
+        let contiguous = |l: &Layout| l.strides[0] == 1 && (l.distance == n || batch == 1);
+        let in_place = std::ptr::eq(src.ptr, dst.ptr);
+        if TypeId::of::<S>() != TypeId::of::<T>()
+            || n == 0
+            || !contiguous(inl)
+            || !contiguous(outl)
+            || (in_place && inl.offset != outl.offset)
+        {
+            return false;
+        }
+        let total = n * batch;
+        // Bounds (validated by the API already; checked again before any raw access).
+        let fits = |r: &Raw<S>, off: usize| {
+            off.checked_add(total)
+                .and_then(|e| e.checked_mul(2))
+                .is_some_and(|e| e <= r.len)
+        };
+        if !fits(&src, inl.offset) || !fits(&dst, outl.offset) {
+            return false;
+        }
+        let lane = self.lane_len();
+        let lanes = (work.len() / lane).max(1);
+        let chunk = (DIRECT_CHUNK / n).clamp(1, (lane / (2 * n)).max(1));
+        let per_lane = batch.div_ceil(lanes);
+        let one = scale == T::one();
+        let task = |(l, lw): (usize, &mut [C<T>])| {
+            let (w1, w2) = lw.split_at_mut(lane / 2);
+            let end = batch.min((l + 1) * per_lane);
+            let mut b = l * per_lane;
+            while b < end {
+                let count = chunk.min(end - b);
+                let len = count * n;
+                let Some(out) = dst.run_mut(2 * (outl.offset + b * n), 2 * len) else {
+                    return;
+                };
+                // SAFETY: S is T (checked above) and Complex<T> is `repr(C)` {re, im},
+                // so 2·len scalars of T are len complex values with T's alignment.
+                let out =
+                    unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut C<T>, len) };
+                if in_place {
+                    w1[..len].copy_from_slice(out);
+                    st.run_batch(&w1[..len], out, w2, count);
+                } else {
+                    let Some(inp) = src.run(2 * (inl.offset + b * n), 2 * len) else {
+                        return;
+                    };
+                    // SAFETY: as for `out`; `src` is a different buffer from `dst`.
+                    let inp =
+                        unsafe { std::slice::from_raw_parts(inp.as_ptr() as *const C<T>, len) };
+                    st.run_batch(inp, out, w1, count);
+                }
+                if !one {
+                    for z in out.iter_mut() {
+                        *z = *z * scale;
+                    }
+                }
+                b += count;
+            }
+        };
+        if lanes <= 1 || per_lane >= batch {
+            task((0, &mut work[..lane]));
+        } else {
+            work.par_chunks_mut(lane).enumerate().for_each(task);
+        }
+        true
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -1,0 +1,340 @@
+//! Vectors of interleaved complex numbers: the one type the butterflies and passes are
+//! written over.
+//!
+//! [`Cv`] is implemented by a single complex number (`Complex<T>`, one lane: the
+//! portable path and the tails of vector loops) and, on x86-64, by one AVX register of
+//! interleaved complex values: four `Complex<f32>` ([`F32x4`]) or two `Complex<f64>`
+//! ([`F64x2`]). Complex products use `fmaddsub`:
+//! `a·w = (a.re·w.re ∓ a.im·w.im, a.im·w.re ± a.re·w.im)` with the duplicated real and
+//! imaginary parts of `w` and the pair-swapped `a`.
+//!
+//! The vector methods are `#[inline(always)]` wrappers over `std::arch` intrinsics and
+//! must only run inside functions compiled with `#[target_feature(enable = "avx2,fma")]`
+//! after `is_x86_feature_detected!` said so; [`Lanes`] is how the passes pick a type.
+
+use crate::scalar::Real;
+use num_complex::Complex;
+use num_traits::Zero;
+use std::ops::{Add, Sub};
+
+type C<T> = Complex<T>;
+
+/// A vector of `LANES` complex numbers of precision `Self::T`.
+pub trait Cv: Copy + Add<Output = Self> + Sub<Output = Self> {
+    type T: Real;
+    const LANES: usize;
+    /// Every lane `z`.
+    fn splat(z: C<Self::T>) -> Self;
+    /// Lanes `p[0..LANES]`.
+    ///
+    /// # Safety
+    /// `p` valid for reading `LANES` elements.
+    unsafe fn load(p: *const C<Self::T>) -> Self;
+    /// # Safety
+    /// `p` valid for writing `LANES` elements.
+    unsafe fn store(self, p: *mut C<Self::T>);
+    /// Lane-wise complex product.
+    fn mul(self, w: Self) -> Self;
+    /// Every lane times the real `k`.
+    fn scale(self, k: Self::T) -> Self;
+    /// Times −i when `FWD`, else +i.
+    fn rot<const FWD: bool>(self) -> Self;
+
+    /// Stores the outputs of a Stockham pass in its flat-lane shape (see
+    /// [`super::stockham`]): lane `i` of `o[j]` belongs to flat index `l + i = s·p + q`
+    /// and goes to `y[q + s·(R·p + j)]`. Vector types transpose in registers where the
+    /// shape allows; this default spills and stores lane by lane.
+    ///
+    /// # Safety
+    /// Every destination index is below `y`'s length.
+    #[inline(always)]
+    unsafe fn scatter<const R: usize>(o: &[Self; R], y: *mut C<Self::T>, l: usize, s: usize) {
+        scatter_lanes(o, y, l, s)
+    }
+}
+
+/// The lane-by-lane form of [`Cv::scatter`] (at most 4 lanes).
+///
+/// # Safety
+/// As [`Cv::scatter`].
+#[inline(always)]
+pub unsafe fn scatter_lanes<V: Cv, const R: usize>(
+    o: &[V; R],
+    y: *mut C<V::T>,
+    l: usize,
+    s: usize,
+) {
+    let zero = C::new(V::T::zero(), V::T::zero());
+    let mut out = [[zero; 4]; R];
+    for (v, row) in o.iter().zip(out.iter_mut()) {
+        // SAFETY: each row holds 4 ≥ LANES values.
+        unsafe { v.store(row.as_mut_ptr()) };
+    }
+    for i in 0..V::LANES {
+        let (p, q) = ((l + i) / s, (l + i) % s);
+        let base = q + s * R * p;
+        for (j, row) in out.iter().enumerate() {
+            // SAFETY: in bounds by the caller's contract.
+            unsafe { *y.add(base + s * j) = row[i] };
+        }
+    }
+}
+
+impl<T: Real> Cv for C<T> {
+    type T = T;
+    const LANES: usize = 1;
+    #[inline(always)]
+    fn splat(z: C<T>) -> Self {
+        z
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const C<T>) -> Self {
+        // SAFETY: the caller guarantees `p` is readable.
+        unsafe { *p }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut C<T>) {
+        // SAFETY: the caller guarantees `p` is writable.
+        unsafe { *p = self }
+    }
+    #[inline(always)]
+    fn mul(self, w: Self) -> Self {
+        self * w
+    }
+    #[inline(always)]
+    fn scale(self, k: T) -> Self {
+        C::new(self.re * k, self.im * k)
+    }
+    #[inline(always)]
+    fn rot<const FWD: bool>(self) -> Self {
+        if FWD {
+            C::new(self.im, -self.re)
+        } else {
+            C::new(-self.im, self.re)
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use avx::{F32x4, F64x2};
+
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    use super::{Cv, C};
+    use std::arch::x86_64::*;
+    use std::ops::{Add, Sub};
+
+    /// Four `Complex<f32>` in one AVX register (re0, im0, re1, im1, ...).
+    #[derive(Clone, Copy)]
+    pub struct F32x4(__m256);
+    /// Two `Complex<f64>` in one AVX register.
+    #[derive(Clone, Copy)]
+    pub struct F64x2(__m256d);
+
+    // SAFETY (every block in this module): these wrappers are only reached from code
+    // compiled with AVX2 and FMA enabled after runtime detection (see the module docs);
+    // pointer arguments are valid per each method's contract.
+
+    impl Add for F32x4 {
+        type Output = Self;
+        #[inline(always)]
+        fn add(self, o: Self) -> Self {
+            // SAFETY: see the module note.
+            F32x4(unsafe { _mm256_add_ps(self.0, o.0) })
+        }
+    }
+    impl Sub for F32x4 {
+        type Output = Self;
+        #[inline(always)]
+        fn sub(self, o: Self) -> Self {
+            // SAFETY: see the module note.
+            F32x4(unsafe { _mm256_sub_ps(self.0, o.0) })
+        }
+    }
+    impl Add for F64x2 {
+        type Output = Self;
+        #[inline(always)]
+        fn add(self, o: Self) -> Self {
+            // SAFETY: see the module note.
+            F64x2(unsafe { _mm256_add_pd(self.0, o.0) })
+        }
+    }
+    impl Sub for F64x2 {
+        type Output = Self;
+        #[inline(always)]
+        fn sub(self, o: Self) -> Self {
+            // SAFETY: see the module note.
+            F64x2(unsafe { _mm256_sub_pd(self.0, o.0) })
+        }
+    }
+
+    impl Cv for F32x4 {
+        type T = f32;
+        const LANES: usize = 4;
+        #[inline(always)]
+        fn splat(z: C<f32>) -> Self {
+            // SAFETY: see the module note.
+            F32x4(unsafe { _mm256_setr_ps(z.re, z.im, z.re, z.im, z.re, z.im, z.re, z.im) })
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const C<f32>) -> Self {
+            // SAFETY: `p` is readable for 4 complex values (caller); unaligned load.
+            F32x4(unsafe { _mm256_loadu_ps(p as *const f32) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut C<f32>) {
+            // SAFETY: `p` is writable for 4 complex values (caller); unaligned store.
+            unsafe { _mm256_storeu_ps(p as *mut f32, self.0) }
+        }
+        #[inline(always)]
+        fn mul(self, w: Self) -> Self {
+            // SAFETY: see the module note.
+            unsafe {
+                let wre = _mm256_moveldup_ps(w.0);
+                let wim = _mm256_movehdup_ps(w.0);
+                let swap = _mm256_permute_ps::<0b1011_0001>(self.0);
+                F32x4(_mm256_fmaddsub_ps(self.0, wre, _mm256_mul_ps(swap, wim)))
+            }
+        }
+        #[inline(always)]
+        fn scale(self, k: f32) -> Self {
+            // SAFETY: see the module note.
+            F32x4(unsafe { _mm256_mul_ps(self.0, _mm256_set1_ps(k)) })
+        }
+        #[inline(always)]
+        fn rot<const FWD: bool>(self) -> Self {
+            // −i·(a + ib) = b − ia; +i·(a + ib) = −b + ia: swap, then negate one part.
+            // SAFETY: see the module note.
+            unsafe {
+                let swap = _mm256_permute_ps::<0b1011_0001>(self.0);
+                let sign = if FWD {
+                    _mm256_setr_ps(0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0)
+                } else {
+                    _mm256_setr_ps(-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0)
+                };
+                F32x4(_mm256_xor_ps(swap, sign))
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn scatter<const R: usize>(o: &[Self; R], y: *mut C<f32>, l: usize, s: usize) {
+            // SAFETY (whole body): destinations are the ones `scatter_lanes` writes,
+            // in bounds by the caller's contract; only the order of the moves differs.
+            unsafe {
+                let d = |v: F32x4| _mm256_castps_pd(v.0);
+                let st = |p: *mut C<f32>, v: __m256d| _mm256_storeu_pd(p as *mut f64, v);
+                if s == 1 && R % 4 == 0 {
+                    // 4×4 transposes of 64-bit complex values: lanes p, rows j.
+                    for g in (0..R).step_by(4) {
+                        let t0 = _mm256_unpacklo_pd(d(o[g]), d(o[g + 1]));
+                        let t1 = _mm256_unpackhi_pd(d(o[g]), d(o[g + 1]));
+                        let t2 = _mm256_unpacklo_pd(d(o[g + 2]), d(o[g + 3]));
+                        let t3 = _mm256_unpackhi_pd(d(o[g + 2]), d(o[g + 3]));
+                        st(y.add(R * l + g), _mm256_permute2f128_pd::<0x20>(t0, t2));
+                        st(
+                            y.add(R * (l + 1) + g),
+                            _mm256_permute2f128_pd::<0x20>(t1, t3),
+                        );
+                        st(
+                            y.add(R * (l + 2) + g),
+                            _mm256_permute2f128_pd::<0x31>(t0, t2),
+                        );
+                        st(
+                            y.add(R * (l + 3) + g),
+                            _mm256_permute2f128_pd::<0x31>(t1, t3),
+                        );
+                    }
+                } else if s == 1 && R == 2 {
+                    let t0 = _mm256_unpacklo_pd(d(o[0]), d(o[1]));
+                    let t1 = _mm256_unpackhi_pd(d(o[0]), d(o[1]));
+                    st(y.add(2 * l), _mm256_permute2f128_pd::<0x20>(t0, t1));
+                    st(y.add(2 * l + 4), _mm256_permute2f128_pd::<0x31>(t0, t1));
+                } else if s == 2 && R % 2 == 0 {
+                    // 128-bit halves are (q = 0, 1) pairs of one p.
+                    let p0 = l / 2;
+                    for j in (0..R).step_by(2) {
+                        let (a, b) = (d(o[j]), d(o[j + 1]));
+                        st(
+                            y.add(2 * (R * p0 + j)),
+                            _mm256_permute2f128_pd::<0x20>(a, b),
+                        );
+                        st(
+                            y.add(2 * (R * (p0 + 1) + j)),
+                            _mm256_permute2f128_pd::<0x31>(a, b),
+                        );
+                    }
+                } else {
+                    super::scatter_lanes(o, y, l, s)
+                }
+            }
+        }
+    }
+
+    impl Cv for F64x2 {
+        type T = f64;
+        const LANES: usize = 2;
+        #[inline(always)]
+        fn splat(z: C<f64>) -> Self {
+            // SAFETY: see the module note.
+            F64x2(unsafe { _mm256_setr_pd(z.re, z.im, z.re, z.im) })
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const C<f64>) -> Self {
+            // SAFETY: `p` is readable for 2 complex values (caller); unaligned load.
+            F64x2(unsafe { _mm256_loadu_pd(p as *const f64) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut C<f64>) {
+            // SAFETY: `p` is writable for 2 complex values (caller); unaligned store.
+            unsafe { _mm256_storeu_pd(p as *mut f64, self.0) }
+        }
+        #[inline(always)]
+        fn mul(self, w: Self) -> Self {
+            // SAFETY: see the module note.
+            unsafe {
+                let wre = _mm256_movedup_pd(w.0);
+                let wim = _mm256_permute_pd::<0b1111>(w.0);
+                let swap = _mm256_permute_pd::<0b0101>(self.0);
+                F64x2(_mm256_fmaddsub_pd(self.0, wre, _mm256_mul_pd(swap, wim)))
+            }
+        }
+        #[inline(always)]
+        fn scale(self, k: f64) -> Self {
+            // SAFETY: see the module note.
+            F64x2(unsafe { _mm256_mul_pd(self.0, _mm256_set1_pd(k)) })
+        }
+        #[inline(always)]
+        fn rot<const FWD: bool>(self) -> Self {
+            // SAFETY: see the module note.
+            unsafe {
+                let swap = _mm256_permute_pd::<0b0101>(self.0);
+                let sign = if FWD {
+                    _mm256_setr_pd(0.0, -0.0, 0.0, -0.0)
+                } else {
+                    _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0)
+                };
+                F64x2(_mm256_xor_pd(swap, sign))
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn scatter<const R: usize>(o: &[Self; R], y: *mut C<f64>, l: usize, s: usize) {
+            // SAFETY (whole body): destinations are the ones `scatter_lanes` writes,
+            // in bounds by the caller's contract; only the order of the moves differs.
+            unsafe {
+                if s == 1 && R % 2 == 0 {
+                    // 2×2 transposes of 128-bit complex values: lanes p, rows j.
+                    for j in (0..R).step_by(2) {
+                        let (a, b) = (o[j].0, o[j + 1].0);
+                        let lo = _mm256_permute2f128_pd::<0x20>(a, b);
+                        let hi = _mm256_permute2f128_pd::<0x31>(a, b);
+                        _mm256_storeu_pd(y.add(R * l + j) as *mut f64, lo);
+                        _mm256_storeu_pd(y.add(R * (l + 1) + j) as *mut f64, hi);
+                    }
+                } else {
+                    super::scatter_lanes(o, y, l, s)
+                }
+            }
+        }
+    }
+}
