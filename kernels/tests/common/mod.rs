@@ -19,8 +19,15 @@ pub fn tools_present() -> bool {
     })
 }
 
+/// A fresh scratch path: one directory per call, because tests run in parallel threads
+/// of one process and may build sources with the same stem.
 pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rocm-kernels-amdgpu-llvm-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!(
+        "rocm-kernels-amdgpu-llvm-{}-{call}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
