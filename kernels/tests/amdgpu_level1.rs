@@ -1396,11 +1396,8 @@ fn all_params() -> Vec<Level1Params> {
     let mut out = Vec::new();
     for contiguous in [true, false] {
         for dtype in DTYPES {
-            for op in
-                rocm_kernels::level1::ALL_OPS
-                    .into_iter()
-                    .chain([L1Op::Fill, L1Op::Rot, L1Op::Rotm])
-            {
+            // ALL_OPS lists every op but conversion (fill, rot and rotm included).
+            for op in rocm_kernels::level1::ALL_OPS {
                 if op == L1Op::Rotm && R::of(dtype).1 == 2 {
                     continue;
                 }
