@@ -482,6 +482,7 @@ fn emu_cases() -> Vec<Case> {
         (Coef::Random, Coef::Zero, 9),
         (Coef::Zero, Coef::Random, 9),
         (Coef::Random, Coef::Random, 0),
+        (Coef::Random, Coef::Zero, 0),
     ] {
         out.push(Case {
             m: 23,

@@ -12,7 +12,7 @@
 //!   form.
 //! - BLAS quick returns: the caller handles m = 0 or n = 0. For k = 0 or α = 0 the
 //!   same kernel runs with k = 0 and α = 0, which multiplies nothing and writes β·C
-//!   (zeros when β = 0, without reading C); the NVIDIA kernels accept k = 0 for this.
+//!   (zeros when β = 0, without reading C); every family's kernels accept k = 0 for this.
 //!   β = 1 with nothing to add returns at once.
 //! - f32 with `MathMode::ReducedPrecisionF32` takes the tf32 kernel (catalog key
 //!   `<class>/tf32`, fallback `ptx::fallback_tf32`).
@@ -25,8 +25,6 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gemm::GemmShape;
-use crate::gpu::level1::{self, Vector};
-use crate::level1::element_args;
 use crate::{Blas, MathMode, Scalar};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
@@ -35,7 +33,6 @@ use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmParams};
 use rocm_kernels::generator::{self, Generator};
-use rocm_kernels::level1::L1Op;
 
 /// Most problems one launch covers (the grid's z limit).
 const MAX_GRID_Z: usize = 65535;
@@ -134,10 +131,6 @@ pub(crate) fn gemm<T: Scalar>(
         return Ok(());
     }
     let p = params::<T>(blas, s)?;
-    if scale_only && blas.device().target().family() != Family::Nvidia {
-        // The AMD kernels need k ≥ 1: C = β·C goes through Level 1 instead.
-        return scale_columns(blas, s, beta, c, batch);
-    }
     let loaded = generator::load::<Gemm>(blas.device(), &p)?;
     let name = loaded
         .program
@@ -199,42 +192,6 @@ pub(crate) fn gemm<T: Scalar>(
         // and the views stay borrowed until the call returns.
         unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
         first += count;
-    }
-    Ok(())
-}
-
-/// C = β·C for `batch` problems through the Level 1 kernels: one `scal` per column (one
-/// per problem when ldc = m), or `fill` with 0 when β = 0, so C is never read then.
-fn scale_columns<T: Scalar>(
-    blas: &Blas,
-    s: &GemmShape,
-    beta: T,
-    c: Operand,
-    batch: usize,
-) -> Result<()> {
-    let (op, factor) = if beta == T::zero() {
-        (L1Op::Fill, T::zero())
-    } else {
-        (L1Op::Scal, beta)
-    };
-    let mut scalars = Vec::new();
-    element_args(factor, &mut scalars);
-    let esize = std::mem::size_of::<T>();
-    let (columns, len) = if s.ldc == s.m {
-        (1, s.m * s.n)
-    } else {
-        (s.n, s.m)
-    };
-    for q in 0..batch {
-        for j in 0..columns {
-            let x = Vector {
-                name: "c",
-                address: c.address + ((q * c.stride + j * s.ldc) * esize) as u64,
-                inc: 1,
-                dtype: T::DTYPE,
-            };
-            level1::elementwise(blas, "gemm", op, T::DTYPE, len, x, None, &scalars)?;
-        }
     }
     Ok(())
 }

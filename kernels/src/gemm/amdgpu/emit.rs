@@ -430,6 +430,12 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     // ---- the k loop -----------------------------------------------------------------
     let main_loop = g.k.label(LOOP_LABEL);
     let last = g.k.label(LOOP_END_LABEL);
+    // k = 0 (the host's "C = β·C" calls): nothing to multiply, and `iter` above wrapped
+    // around, so go straight to the epilogue with the zeroed accumulators. k is uniform,
+    // so every wave of the workgroup takes the same branch (no barrier is left waiting).
+    let epilogue_start = g.k.label("epilogue_start");
+    g.op(Op::SCmpEqU32, [kk.op(), Operand::Int(0)]);
+    g.k.cbranch(Op::SCbranchScc1, epilogue_start);
     load_tile(&mut g, &mut sides)?;
     g.k.wait_vm(0);
     write_lds(&mut g, &sides);
@@ -461,6 +467,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     g.k.cbranch(Op::SCbranchScc1, main_loop);
     g.k.bind(last);
     compute(&mut g, &sides, &acc);
+    g.k.bind(epilogue_start);
 
     // ---- epilogue -------------------------------------------------------------------
     let lane_row_q = g.k.vgprs(1)?;
