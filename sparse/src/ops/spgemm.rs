@@ -2,9 +2,15 @@
 //!
 //! Both are two-stage like rocSPARSE: the analysis (symbolic) stage computes `C`'s sorted
 //! pattern, the compute (numeric) stage its values, and may be repeated for new values.
-//! SpGEMM is Gustavson's row-by-row product; rows are split among threads by their flop
-//! count, and each thread marks columns in a lazily zeroed stamp array, so only the
-//! columns a thread touches cost memory traffic.
+//!
+//! SpGEMM is Gustavson's row-by-row product. Rows are split among threads by their
+//! product count (rows of very different work stay balanced). Each thread merges a row's
+//! products through a [`ColumnScratch`]: two `u32` arrays indexed by column, allocated
+//! once per thread and reused across rows, pieces and calls, with a generation stamp per
+//! row so nothing is cleared between rows. Only the columns a row touches cost memory
+//! traffic, and no per-call O(columns) allocation or zeroing happens (that used to
+//! dominate: fresh multi-megabyte arrays per piece meant page faults on every call).
+//! The pieces' outputs are then copied into `C` in parallel.
 
 use super::check_device;
 use super::partition::{nnz_split_rows, piece_count, split_rows};
@@ -12,6 +18,7 @@ use crate::format::{compressed::Compressed, Csr};
 use crate::scalar::{check_fits, Index, Scalar};
 use rayon::prelude::*;
 use rocm_core::{Device, Result};
+use std::cell::RefCell;
 
 const OP: &str = "sparse spgemm";
 
@@ -23,6 +30,140 @@ fn shape_sig<I: Index, T: Scalar>(a: &Csr<I, T>) -> (usize, usize, usize) {
     (a.nrows(), a.ncols(), a.nnz())
 }
 
+/// Per-thread column scratch: `cols[j] = (stamp, slot)`; `stamp == gen` marks column `j`
+/// as seen in the current row, and `slot` is then its position in the row's output (one
+/// pair per column, so a lookup touches one cache line).
+#[derive(Default)]
+struct ColumnScratch {
+    cols: Vec<(u32, u32)>,
+    gen: u32,
+}
+
+impl ColumnScratch {
+    /// Makes room for `n` columns (kept for later calls).
+    fn fit(&mut self, n: usize) {
+        if self.cols.len() < n {
+            self.cols.resize(n, (0, 0));
+        }
+    }
+
+    /// Starts a row: every column becomes unseen.
+    fn next_row(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            // Wrapped after 2^32 rows: clear once so old stamps cannot match.
+            self.cols.fill((0, 0));
+            self.gen = 1;
+        }
+    }
+
+    /// Position of column `j` in the current row, inserting it at `len` when unseen.
+    #[inline]
+    fn position(&mut self, j: usize, len: usize) -> (usize, bool) {
+        let c = &mut self.cols[j];
+        if c.0 == self.gen {
+            (c.1 as usize, false)
+        } else {
+            *c = (self.gen, len as u32);
+            (len, true)
+        }
+    }
+
+    /// Records column `j` at position `at` of the current row (a known pattern).
+    #[inline]
+    fn set(&mut self, j: usize, at: usize) {
+        self.cols[j] = (self.gen, at as u32);
+    }
+
+    /// Position of column `j` if it was inserted in the current row.
+    #[inline]
+    fn find(&self, j: usize) -> Option<usize> {
+        let c = self.cols[j];
+        (c.0 == self.gen).then_some(c.1 as usize)
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<ColumnScratch> = RefCell::new(ColumnScratch::default());
+}
+
+/// Runs `f` with this thread's scratch sized for `n` columns.
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut ColumnScratch) -> R) -> R {
+    SCRATCH.with_borrow_mut(|s| {
+        s.fit(n);
+        f(s)
+    })
+}
+
+/// Row boundaries splitting the rows of `A` (and `D`) by product count, for balance,
+/// and the prefix sums of the per-row work (products + entries of `D` + 1), an upper
+/// bound on the entries of `C` in any range of rows.
+fn product_split<I: Index, T: Scalar>(
+    a: &Csr<I, T>,
+    b: &Csr<I, T>,
+    d: Option<&Csr<I, T>>,
+) -> (Vec<usize>, Vec<usize>) {
+    let m = a.nrows();
+    let work: Vec<usize> = (0..m)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let products: usize = a
+                .row_range(i)
+                .map(|k| b.row_range(a.col_idx()[k].to_usize()).len())
+                .sum();
+            products + d.map_or(0, |d| d.row_range(i).len()) + 1
+        })
+        .collect();
+    let mut prefix = Vec::with_capacity(m + 1);
+    prefix.push(0usize);
+    let mut acc = 0usize;
+    for w in work {
+        acc += w;
+        prefix.push(acc);
+    }
+    (nnz_split_rows(&prefix, piece_count(acc)), prefix)
+}
+
+/// The row pointer of `C` from the per-piece row lengths, checked against `I`.
+fn row_pointer<I: Index>(counts: &[&[usize]], m: usize) -> Result<Vec<I>> {
+    let mut ptr = Vec::with_capacity(m + 1);
+    ptr.push(I::from_usize(0));
+    let mut total = 0usize;
+    for c in counts.iter().flat_map(|c| c.iter()) {
+        total += c;
+        check_fits::<I>("nnz of C", total)?;
+        ptr.push(I::from_usize(total));
+    }
+    Ok(ptr)
+}
+
+/// Concatenates the pieces' arrays into one, copying the pieces in parallel.
+fn concat<X: Copy + Send + Sync + Default>(parts: &[&[X]]) -> Vec<X> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let mut out = vec![X::default(); total];
+    let mut bounds = Vec::with_capacity(parts.len() + 1);
+    bounds.push(0usize);
+    for p in parts {
+        bounds.push(bounds.last().copied().unwrap_or(0) + p.len());
+    }
+    split_rows(&mut out, &bounds)
+        .into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(dst, src)| dst.copy_from_slice(src));
+    out
+}
+
+/// A copy of `v`, made by all threads (the pattern of a large product is copied into
+/// every result).
+fn par_clone<X: Copy + Send + Sync + Default>(v: &[X]) -> Vec<X> {
+    let chunk = v
+        .len()
+        .div_ceil(rayon::current_num_threads() * 4)
+        .max(1 << 16);
+    concat(&v.chunks(chunk).collect::<Vec<_>>())
+}
+
 /// An analysed SpGEMM: the pattern of `C = alpha * A * B + beta * D`.
 #[derive(Debug, Clone)]
 pub struct Spgemm<I> {
@@ -32,10 +173,39 @@ pub struct Spgemm<I> {
     idx: Vec<I>,
 }
 
+fn check_shapes<I: Index, T: Scalar>(
+    a: &Csr<I, T>,
+    b: &Csr<I, T>,
+    d: Option<&Csr<I, T>>,
+) -> Result<()> {
+    rocm_core::ensure_arg!(
+        a.ncols() == b.nrows(),
+        "B",
+        "A is {}x{} but B is {}x{}",
+        a.nrows(),
+        a.ncols(),
+        b.nrows(),
+        b.ncols()
+    );
+    if let Some(d) = d {
+        rocm_core::ensure_arg!(
+            d.nrows() == a.nrows() && d.ncols() == b.ncols(),
+            "D",
+            "is {}x{}, expected {}x{}",
+            d.nrows(),
+            d.ncols(),
+            a.nrows(),
+            b.ncols()
+        );
+    }
+    Ok(())
+}
+
 impl<I: Index> Spgemm<I> {
-    /// Workspace bytes per thread: one stamp and one position per column of `B`.
+    /// Workspace bytes per thread: a stamp and a position (`u32` each) per column of
+    /// `B`, kept by the thread across calls.
     pub fn buffer_size<T: Scalar>(_a: &Csr<I, T>, b: &Csr<I, T>) -> usize {
-        rayon::current_num_threads() * b.ncols() * 2 * std::mem::size_of::<usize>()
+        rayon::current_num_threads() * b.ncols() * 2 * std::mem::size_of::<u32>()
     }
 
     /// Symbolic stage: the sorted pattern of `A * B` united with `D`'s (when given).
@@ -46,85 +216,48 @@ impl<I: Index> Spgemm<I> {
         d: Option<&Csr<I, T>>,
     ) -> Result<Self> {
         check_device(device, OP)?;
-        rocm_core::ensure_arg!(
-            a.ncols() == b.nrows(),
-            "B",
-            "A is {}x{} but B is {}x{}",
-            a.nrows(),
-            a.ncols(),
-            b.nrows(),
-            b.ncols()
-        );
-        if let Some(d) = d {
-            rocm_core::ensure_arg!(
-                d.nrows() == a.nrows() && d.ncols() == b.ncols(),
-                "D",
-                "is {}x{}, expected {}x{}",
-                d.nrows(),
-                d.ncols(),
-                a.nrows(),
-                b.ncols()
-            );
-        }
+        check_shapes(a, b, d)?;
         let (m, n) = (a.nrows(), b.ncols());
-        // Flop count per row of A (plus D's entries) decides the split.
-        let mut prefix = Vec::with_capacity(m + 1);
-        prefix.push(0usize);
-        let mut acc = 0usize;
-        for i in 0..m {
-            for k in a.row_range(i) {
-                acc += b.row_range(a.col_idx()[k].to_usize()).len();
-            }
-            acc += d.map_or(0, |d| d.row_range(i).len()) + 1;
-            prefix.push(acc);
-        }
-        let bounds = nnz_split_rows(&prefix, piece_count(acc));
+        let (bounds, work) = product_split(a, b, d);
         let pieces: Vec<(Vec<usize>, Vec<I>)> = bounds
             .par_windows(2)
             .map(|w| {
-                let mut stamp = vec![0usize; n];
-                let mut counts = Vec::with_capacity(w[1] - w[0]);
-                let mut cols: Vec<I> = Vec::new();
-                for i in w[0]..w[1] {
-                    let start = cols.len();
-                    let mut mark = |j: I, cols: &mut Vec<I>| {
-                        let s = &mut stamp[j.to_usize()];
-                        if *s != i + 1 {
-                            *s = i + 1;
-                            cols.push(j);
+                with_scratch(n, |sc| {
+                    let mut counts = Vec::with_capacity(w[1] - w[0]);
+                    // Reserved for the worst case: no regrowth copies (pages never
+                    // written are never touched).
+                    let mut cols: Vec<I> = Vec::with_capacity(work[w[1]] - work[w[0]]);
+                    for i in w[0]..w[1] {
+                        sc.next_row();
+                        let start = cols.len();
+                        let mut mark = |j: I, cols: &mut Vec<I>| {
+                            let len = cols.len() - start;
+                            if sc.position(j.to_usize(), len).1 {
+                                cols.push(j);
+                            }
+                        };
+                        for ka in a.row_range(i) {
+                            let r = a.col_idx()[ka].to_usize();
+                            for kb in b.row_range(r) {
+                                mark(b.col_idx()[kb], &mut cols);
+                            }
                         }
-                    };
-                    for ka in a.row_range(i) {
-                        let r = a.col_idx()[ka].to_usize();
-                        for kb in b.row_range(r) {
-                            mark(b.col_idx()[kb], &mut cols);
+                        if let Some(d) = d {
+                            for kd in d.row_range(i) {
+                                mark(d.col_idx()[kd], &mut cols);
+                            }
                         }
+                        cols[start..].sort_unstable();
+                        counts.push(cols.len() - start);
                     }
-                    if let Some(d) = d {
-                        for kd in d.row_range(i) {
-                            mark(d.col_idx()[kd], &mut cols);
-                        }
-                    }
-                    cols[start..].sort_unstable();
-                    counts.push(cols.len() - start);
-                }
-                (counts, cols)
+                    (counts, cols)
+                })
             })
             .collect();
-        let mut ptr = Vec::with_capacity(m + 1);
-        ptr.push(I::from_usize(0));
-        let mut total = 0usize;
-        for (counts, _) in &pieces {
-            for &c in counts {
-                total += c;
-                check_fits::<I>("nnz of C", total)?;
-                ptr.push(I::from_usize(total));
-            }
-        }
-        let mut idx = Vec::with_capacity(total);
-        for (_, cols) in pieces {
-            idx.extend_from_slice(&cols);
-        }
+        let counts: Vec<&[usize]> = pieces.iter().map(|p| p.0.as_slice()).collect();
+        let ptr = row_pointer::<I>(&counts, m)?;
+        let parts: Vec<&[I]> = pieces.iter().map(|p| p.1.as_slice()).collect();
+        let idx = concat(&parts);
         Ok(Spgemm {
             sigs: [shape_sig(a), shape_sig(b), d.map_or((0, 0, 0), shape_sig)],
             bounds,
@@ -138,7 +271,8 @@ impl<I: Index> Spgemm<I> {
         self.idx.len()
     }
 
-    /// Numeric stage: `C = alpha * A * B + beta * D` on the analysed pattern.
+    /// Numeric stage: `C = alpha * A * B + beta * D` on the analysed pattern. A product
+    /// falling outside the pattern (inputs changed since the analysis) is an error.
     pub fn compute<T: Scalar>(
         &self,
         alpha: T,
@@ -165,49 +299,47 @@ impl<I: Index> Spgemm<I> {
             .into_par_iter()
             .zip(self.bounds.par_windows(2))
             .try_for_each(|(vc, w)| {
-                // pos[j]: where column j sits in the current row of C (set before use).
-                let mut pos = vec![0usize; n];
-                let base = self.ptr[w[0]].to_usize();
-                for i in w[0]..w[1] {
-                    let (s, e) = (self.ptr[i].to_usize(), self.ptr[i + 1].to_usize());
-                    for p in s..e {
-                        pos[self.idx[p].to_usize()] = p - base;
-                    }
-                    for ka in a.row_range(i) {
-                        let av = alpha * a.values()[ka];
-                        let r = a.col_idx()[ka].to_usize();
-                        for kb in b.row_range(r) {
-                            let slot = vc
-                                .get_mut(pos[b.col_idx()[kb].to_usize()])
-                                .ok_or_else(changed)?;
-                            *slot += av * b.values()[kb];
+                with_scratch(n, |sc| {
+                    let base = self.ptr[w[0]].to_usize();
+                    for i in w[0]..w[1] {
+                        sc.next_row();
+                        let (s, e) = (self.ptr[i].to_usize(), self.ptr[i + 1].to_usize());
+                        for p in s..e {
+                            sc.set(self.idx[p].to_usize(), p - base);
+                        }
+                        for ka in a.row_range(i) {
+                            let av = alpha * a.values()[ka];
+                            let r = a.col_idx()[ka].to_usize();
+                            for kb in b.row_range(r) {
+                                let at = sc.find(b.col_idx()[kb].to_usize()).ok_or_else(changed)?;
+                                vc[at] += av * b.values()[kb];
+                            }
+                        }
+                        if let Some(d) = d {
+                            for kd in d.row_range(i) {
+                                let at = sc.find(d.col_idx()[kd].to_usize()).ok_or_else(changed)?;
+                                vc[at] += beta * d.values()[kd];
+                            }
                         }
                     }
-                    if let Some(d) = d {
-                        for kd in d.row_range(i) {
-                            let slot = vc
-                                .get_mut(pos[d.col_idx()[kd].to_usize()])
-                                .ok_or_else(changed)?;
-                            *slot += beta * d.values()[kd];
-                        }
-                    }
-                }
-                Ok(())
+                    Ok(())
+                })
             })?;
         Ok(Csr::from_inner(Compressed {
             nmajor: a.nrows(),
             nminor: n,
-            ptr: self.ptr.clone(),
-            idx: self.idx.clone(),
+            ptr: par_clone(&self.ptr),
+            idx: par_clone(&self.idx),
             vals,
         }))
     }
 }
 
 /// One-shot `C = alpha * A * B + beta * D` (symbolic and numeric fused in one pass per
-/// row, for a product computed once): each thread accumulates a row in a dense,
-/// lazily zeroed array indexed by column, then emits it sorted. Same arithmetic, in the
-/// same order, as [`Spgemm::analysis`] followed by [`Spgemm::compute`].
+/// row, for a product computed once): each row's products are merged through the
+/// thread's [`ColumnScratch`] into a row buffer of (column, value), which is then sorted
+/// by column. Same arithmetic, in the same order, as [`Spgemm::analysis`] followed by
+/// [`Spgemm::compute`] (each entry starts at zero and adds its products in order).
 pub fn spgemm<I: Index, T: Scalar>(
     device: &Device,
     alpha: T,
@@ -217,94 +349,57 @@ pub fn spgemm<I: Index, T: Scalar>(
     d: Option<&Csr<I, T>>,
 ) -> Result<Csr<I, T>> {
     check_device(device, OP)?;
-    rocm_core::ensure_arg!(
-        a.ncols() == b.nrows(),
-        "B",
-        "A is {}x{} but B is {}x{}",
-        a.nrows(),
-        a.ncols(),
-        b.nrows(),
-        b.ncols()
-    );
-    if let Some(d) = d {
-        rocm_core::ensure_arg!(
-            d.nrows() == a.nrows() && d.ncols() == b.ncols(),
-            "D",
-            "is {}x{}, expected {}x{}",
-            d.nrows(),
-            d.ncols(),
-            a.nrows(),
-            b.ncols()
-        );
-    }
+    check_shapes(a, b, d)?;
     let (m, n) = (a.nrows(), b.ncols());
-    let mut prefix = Vec::with_capacity(m + 1);
-    prefix.push(0usize);
-    let mut acc_work = 0usize;
-    for i in 0..m {
-        for k in a.row_range(i) {
-            acc_work += b.row_range(a.col_idx()[k].to_usize()).len();
-        }
-        acc_work += d.map_or(0, |d| d.row_range(i).len()) + 1;
-        prefix.push(acc_work);
-    }
-    let bounds = nnz_split_rows(&prefix, piece_count(acc_work));
+    let (bounds, work) = product_split(a, b, d);
     type Piece<I, T> = (Vec<usize>, Vec<I>, Vec<T>);
     let pieces: Vec<Piece<I, T>> = bounds
         .par_windows(2)
         .map(|w| {
-            let mut stamp = vec![0usize; n];
-            let mut acc = vec![T::zero(); n];
-            let mut counts = Vec::with_capacity(w[1] - w[0]);
-            let (mut cols, mut vals): (Vec<I>, Vec<T>) = (Vec::new(), Vec::new());
-            let mut row: Vec<usize> = Vec::new();
-            for i in w[0]..w[1] {
-                row.clear();
-                let mut add = |j: usize, v: T, row: &mut Vec<usize>| {
-                    if stamp[j] != i + 1 {
-                        stamp[j] = i + 1;
-                        row.push(j);
+            with_scratch(n, |sc| {
+                let mut counts = Vec::with_capacity(w[1] - w[0]);
+                // Reserved for the worst case, as in the analysis.
+                let most = work[w[1]] - work[w[0]];
+                let (mut cols, mut vals): (Vec<I>, Vec<T>) =
+                    (Vec::with_capacity(most), Vec::with_capacity(most));
+                let mut row: Vec<(usize, T)> = Vec::new();
+                for i in w[0]..w[1] {
+                    sc.next_row();
+                    row.clear();
+                    let mut add = |j: usize, v: T, row: &mut Vec<(usize, T)>| {
+                        let (at, new) = sc.position(j, row.len());
+                        if new {
+                            row.push((j, T::zero()));
+                        }
+                        row[at].1 += v;
+                    };
+                    for ka in a.row_range(i) {
+                        let av = alpha * a.values()[ka];
+                        let r = a.col_idx()[ka].to_usize();
+                        for kb in b.row_range(r) {
+                            add(b.col_idx()[kb].to_usize(), av * b.values()[kb], &mut row);
+                        }
                     }
-                    acc[j] += v;
-                };
-                for ka in a.row_range(i) {
-                    let av = alpha * a.values()[ka];
-                    let r = a.col_idx()[ka].to_usize();
-                    for kb in b.row_range(r) {
-                        add(b.col_idx()[kb].to_usize(), av * b.values()[kb], &mut row);
+                    if let Some(d) = d {
+                        for kd in d.row_range(i) {
+                            add(d.col_idx()[kd].to_usize(), beta * d.values()[kd], &mut row);
+                        }
                     }
-                }
-                if let Some(d) = d {
-                    for kd in d.row_range(i) {
-                        add(d.col_idx()[kd].to_usize(), beta * d.values()[kd], &mut row);
+                    row.sort_unstable_by_key(|e| e.0);
+                    for &(j, v) in &row {
+                        cols.push(I::from_usize(j));
+                        vals.push(v);
                     }
+                    counts.push(row.len());
                 }
-                row.sort_unstable();
-                for &j in &row {
-                    cols.push(I::from_usize(j));
-                    vals.push(acc[j]);
-                    acc[j] = T::zero();
-                }
-                counts.push(row.len());
-            }
-            (counts, cols, vals)
+                (counts, cols, vals)
+            })
         })
         .collect();
-    let mut ptr = Vec::with_capacity(m + 1);
-    ptr.push(I::from_usize(0));
-    let mut total = 0usize;
-    for (counts, _, _) in &pieces {
-        for &c in counts {
-            total += c;
-            check_fits::<I>("nnz of C", total)?;
-            ptr.push(I::from_usize(total));
-        }
-    }
-    let (mut idx, mut vals) = (Vec::with_capacity(total), Vec::with_capacity(total));
-    for (_, c, v) in pieces {
-        idx.extend_from_slice(&c);
-        vals.extend_from_slice(&v);
-    }
+    let counts: Vec<&[usize]> = pieces.iter().map(|p| p.0.as_slice()).collect();
+    let ptr = row_pointer::<I>(&counts, m)?;
+    let idx = concat(&pieces.iter().map(|p| p.1.as_slice()).collect::<Vec<_>>());
+    let vals = concat(&pieces.iter().map(|p| p.2.as_slice()).collect::<Vec<_>>());
     Ok(Csr::from_inner(Compressed {
         nmajor: m,
         nminor: n,
