@@ -744,3 +744,17 @@ fn gpu_devices_are_unsupported() {
         }
     }
 }
+
+/// A numeric SpGEMM stage given inputs of the analysed shapes and nnz but another pattern
+/// must refuse, not scatter products into whatever slot a stale position names.
+#[test]
+fn spgemm_compute_rejects_a_changed_pattern() {
+    let dev = Device::cpu();
+    let a = Csr::<i32, f64>::identity(2).unwrap();
+    let diag = Csr::<i32, f64>::new(2, 2, vec![0, 1, 2], vec![0, 1], vec![2.0, 3.0]).unwrap();
+    let anti = Csr::<i32, f64>::new(2, 2, vec![0, 1, 2], vec![1, 0], vec![2.0, 3.0]).unwrap();
+    let plan = Spgemm::analysis(&dev, &a, &diag, None).unwrap();
+    let c = plan.compute(1.0, &a, &diag, 0.0, None).unwrap();
+    assert_eq!(c.values(), &[2.0, 3.0]);
+    assert!(plan.compute(1.0, &a, &anti, 0.0, None).is_err());
+}
