@@ -52,6 +52,8 @@ use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
+pub mod finish;
+
 /// The operation a Level 1 kernel performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum L1Op {
