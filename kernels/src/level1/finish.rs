@@ -34,12 +34,15 @@
 
 use super::{better_arg, partial_slots, L1Op, SBIG, SSML};
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Lanes of the fixed combination order (and work-items of the finish workgroup).
 pub const FINISH_LANES: u32 = 64;
+
+/// Partials each lane loads per step of the first phase (latency hiding).
+const UNROLL: u32 = 8;
 
 /// Name of the generated kernel.
 pub const FINISH_KERNEL: &str = "rocm_blas_l1_finish";
@@ -136,7 +139,7 @@ pub struct Finish;
 impl Generator for Finish {
     type Params = FinishParams;
     const NAME: &'static str = "level1_finish";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
         p.validate()?;
@@ -184,26 +187,57 @@ fn build_ptx(p: &FinishParams) -> KernelBuilder {
     let grid64 = k.cvt(Ty::U64, grid);
     let slot_bytes = k.shl(Ty::U64, grid64, 3);
 
-    // Phase 1: lane `tid` over partials tid, tid + 64, … of every slot.
+    // Phase 1: lane `tid` over partials tid, tid + 64, … of every slot, UNROLL loads in
+    // flight per step; a load past the grid leaves its identity (−0.0, or an iamax
+    // candidate that never wins), so it changes no bits.
     let j = k.cvt(Ty::U64, tid);
     let tid_off = k.shl(Ty::U64, j, 3);
     let addr = k.add(Ty::U64, partials, tid_off);
     let (top, done) = (k.label(), k.label());
+    let step = lanes * UNROLL as i64;
+    // Per slot, per unrolled load: the partial (or the identity), in order.
+    let load_step = |k: &mut KernelBuilder, identity: &[Op]| -> Vec<Vec<Reg>> {
+        let past = k.setp(Cmp::Ge, Ty::U64, j, grid64);
+        k.bra_if(past, false, done);
+        let mut slot_addr = addr;
+        let mut out = Vec::new();
+        for (s, id) in identity.iter().enumerate() {
+            if s > 0 {
+                slot_addr = k.add(Ty::U64, slot_addr, slot_bytes);
+            }
+            let ty = if matches!(id, Op::I(_)) {
+                Ty::U64
+            } else {
+                Ty::F64
+            };
+            let vals: Vec<Reg> = (0..UNROLL as i64)
+                .map(|u| {
+                    let v = k.mov(ty, *id);
+                    let ju = k.add(Ty::U64, j, u * lanes);
+                    let inside = k.setp(Cmp::Lt, Ty::U64, ju, grid64);
+                    k.when(inside, false);
+                    k.ld_global_into(&[v], slot_addr, u * lanes * 8, LoadCache::Default);
+                    v
+                })
+                .collect();
+            out.push(vals);
+        }
+        out
+    };
     match p.op {
         L1Op::Iamax { max } => {
-            let bv = k.mov(Ty::F64, Op::F64(if max { -1.0 } else { f64::INFINITY }));
+            let id_v = Op::F64(if max { -1.0 } else { f64::INFINITY });
+            let bv = k.mov(Ty::F64, id_v);
             let bi = k.mov(Ty::U64, Op::I(-1));
             k.place(top);
-            let past = k.setp(Cmp::Ge, Ty::U64, j, grid64);
-            k.bra_if(past, false, done);
-            let v = k.ld_global(Ty::F64, 1, addr, 0, crate::ptx::LoadCache::Default)[0];
-            let ia = k.add(Ty::U64, addr, slot_bytes);
-            let i = k.ld_global(Ty::U64, 1, ia, 0, crate::ptx::LoadCache::Default)[0];
-            let (nv, ni) = better_arg(&mut k, max, (bv, bi), (v, i));
-            k.assign(bv, nv);
-            k.assign(bi, ni);
-            k.add_to(j, lanes);
-            k.add_to(addr, lanes * 8);
+            let loaded = load_step(&mut k, &[id_v, Op::I(-1)]);
+            for (v, i) in loaded[0].iter().zip(&loaded[1]) {
+                let (nv, ni) = better_arg(&mut k, max, (bv, bi), (*v, *i));
+                k.assign(bv, nv);
+                k.assign(bi, ni);
+            }
+            k.add_to(j, step);
+            k.add_to(addr, step * 8);
             k.bra(top);
             k.place(done);
             k.st_shared(my_shared, 0, bv);
@@ -212,18 +246,15 @@ fn build_ptx(p: &FinishParams) -> KernelBuilder {
         _ => {
             let acc: Vec<Reg> = (0..slots).map(|_| k.mov(Ty::F64, Op::F64(-0.0))).collect();
             k.place(top);
-            let past = k.setp(Cmp::Ge, Ty::U64, j, grid64);
-            k.bra_if(past, false, done);
-            let mut a = addr;
-            for (s, r) in acc.iter().enumerate() {
-                if s > 0 {
-                    a = k.add(Ty::U64, a, slot_bytes);
+            let ids = vec![Op::F64(-0.0); slots as usize];
+            let loaded = load_step(&mut k, &ids);
+            for (r, vals) in acc.iter().zip(&loaded) {
+                for v in vals {
+                    k.add_to(*r, *v);
                 }
-                let v = k.ld_global(Ty::F64, 1, a, 0, crate::ptx::LoadCache::Default)[0];
-                k.add_to(*r, v);
             }
-            k.add_to(j, lanes);
-            k.add_to(addr, lanes * 8);
+            k.add_to(j, step);
+            k.add_to(addr, step * 8);
             k.bra(top);
             k.place(done);
             for (s, r) in acc.iter().enumerate() {
