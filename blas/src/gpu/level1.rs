@@ -678,7 +678,12 @@ pub(crate) fn reduce_into<R: Element>(
             Dest::Device(r) => r.address(),
             Dest::Host(_) => partials + (tail * 8) as u64,
         };
-        let kernel = finish.module.kernel(FINISH_KERNEL)?;
+        let name = finish
+            .program
+            .kernels
+            .first()
+            .map_or(FINISH_KERNEL, |k| k.as_str());
+        let kernel = finish.module.kernel(name)?;
         let mut args = KernelArgs::new();
         args.push_pointer(partials, blas.device())
             .push_pointer(result, blas.device())

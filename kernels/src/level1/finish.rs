@@ -30,11 +30,15 @@
 //! Kernel arguments (both families): `partials: u64, result: u64, grid: u32`. The
 //! result is written by work-item 0 at `result` (complex: re then im). Launch: one
 //! workgroup of [`FINISH_LANES`] work-items (two warps on NVIDIA, one wave64 on gfx9,
-//! two wave32 on gfx11).
+//! two wave32 on gfx11). The program's one kernel is [`FINISH_KERNEL`] in PTX and
+//! `l1_finish_<op>_<dtype>_<out>` on AMDGPU ([`crate::amdgpu::level1::finish`], which
+//! covers dot, dotc, sum and asum so far: nrm2 and iamax/iamin answer `Unsupported`
+//! there).
 
 use super::{better_arg, partial_slots, L1Op, SBIG, SSML};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -143,13 +147,18 @@ impl Generator for Finish {
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        let image = match target.family() {
+        let (image, name) = match target.family() {
             Family::Nvidia => {
                 let mut module = Module::new(target)?;
                 module.push(&build_ptx(p));
-                ModuleImage::Ptx(module.text())
+                (ModuleImage::Ptx(module.text()), FINISH_KERNEL.to_string())
             }
-            _ => {
+            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+                let t = IsaTarget::try_from(target)?;
+                let k = crate::amdgpu::level1::finish::generate(t, p)?;
+                (ModuleImage::CodeObject(k.to_elf()?), k.name().to_string())
+            }
+            Family::Cpu => {
                 return Err(Error::unsupported(
                     format!("Level 1 finish {:?} ({})", p.op, p.out),
                     target.to_string(),
@@ -158,7 +167,7 @@ impl Generator for Finish {
         };
         Ok(Program {
             image,
-            kernels: vec![FINISH_KERNEL.into()],
+            kernels: vec![name],
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: FINISH_LANES,

@@ -67,6 +67,7 @@
 mod body;
 mod convert;
 mod driver;
+pub mod finish;
 mod math;
 mod reduce;
 
