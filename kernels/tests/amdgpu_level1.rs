@@ -1781,7 +1781,7 @@ fn the_level1_generator_builds_these_kernels_for_amd_targets() {
 // ---- The final pass of the sum reductions ---------------------------------------------
 
 use rocm_kernels::amdgpu::level1::finish as amd_finish;
-use rocm_kernels::level1::finish::{finish_sum, FinishParams, FINISH_LANES};
+use rocm_kernels::level1::finish::{finish_index, finish_sum, FinishParams, FINISH_LANES};
 
 /// The sum reductions' finish programs the AMDGPU generator covers, with each result
 /// type.
@@ -1860,31 +1860,72 @@ fn sum_finishes_match_the_host_order_on_every_target() {
                 assert!(got[size..].iter().all(|b| *b == 0xa5), "{p:?} on {t}");
             }
         }
-        for op in [
-            L1Op::Nrm2,
-            L1Op::Iamax { max: true },
-            L1Op::Iamax { max: false },
-        ] {
-            let out = if op == L1Op::Nrm2 {
-                DType::F64
-            } else {
-                DType::I64
-            };
-            let p = FinishParams {
-                op,
-                dtype: DType::F64,
-                out,
-            };
-            assert!(matches!(
-                amd_finish::generate(t, &p),
-                Err(Error::Unsupported { .. })
-            ));
+        let p = FinishParams {
+            op: L1Op::Nrm2,
+            dtype: DType::F64,
+            out: DType::F64,
+        };
+        assert!(matches!(
+            amd_finish::generate(t, &p),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+}
+
+/// The iamax/iamin finishes against `finish_index` on every emulated target: values
+/// from a small set (ties across workgroups) with distinct 32-bit indices, a fifth of
+/// the workgroups empty (identity value, index u64::MAX as the first pass writes it).
+#[test]
+fn index_finishes_match_the_host_on_every_target() {
+    let mut rng = Rng(0x1_dea5);
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { continue };
+        for max in [true, false] {
+            for dtype in [DType::F32, DType::C64] {
+                let p = FinishParams {
+                    op: L1Op::Iamax { max },
+                    dtype,
+                    out: DType::I64,
+                };
+                let k = amd_finish::generate(t, &p).unwrap();
+                for grid in [0usize, 1, 5, 64, 65, 130, 1031] {
+                    let mut values = Vec::new();
+                    let mut idx = Vec::new();
+                    for g in 0..grid {
+                        if rng.next() % 5 == 0 {
+                            values.push(if max { -1.0 } else { f64::INFINITY });
+                            idx.push(f64::from_bits(u64::MAX));
+                        } else {
+                            values.push((rng.next() % 4) as f64 * 0.5);
+                            idx.push(f64::from_bits(g as u64 * 1000 + rng.next() % 1000));
+                        }
+                    }
+                    let mut partials = values.clone();
+                    partials.extend(&idx);
+                    partials.push(0.0);
+                    let pd = dev.upload(&partials).unwrap();
+                    let rd = dev.upload(&[0xa5u8; 16]).unwrap();
+                    let mut args = KernelArgs::new();
+                    args.push_pointer(pd.address(), &dev)
+                        .push_pointer(rd.address(), &dev)
+                        .push(grid as u32);
+                    run(&dev, &k, 1, FINISH_LANES, &args);
+                    let got = rd.to_vec().unwrap();
+                    let want: i64 = if grid == 0 {
+                        0
+                    } else {
+                        finish_index(&values, &idx, max).map_or(1, |i| i as i64 + 1)
+                    };
+                    assert_eq!(&got[..8], &want.to_le_bytes(), "{p:?} grid {grid} on {t}");
+                    assert!(got[8..].iter().all(|b| *b == 0xa5), "{p:?} on {t}");
+                }
+            }
         }
     }
 }
 
-/// LLVM's assembler builds the same bytes for every sum finish (one target per family
-/// and wave size).
+/// LLVM's assembler builds the same bytes for every sum and index finish, on every
+/// target.
 #[test]
 fn sum_finishes_match_llvm() {
     if !tools_present() {
@@ -1892,7 +1933,15 @@ fn sum_finishes_match_llvm() {
         return;
     }
     for t in IsaTarget::ALL {
-        let ks: Vec<AssembledKernel> = sum_finishes()
+        let mut finishes = sum_finishes();
+        for max in [true, false] {
+            finishes.push(FinishParams {
+                op: L1Op::Iamax { max },
+                dtype: DType::F64,
+                out: DType::I64,
+            });
+        }
+        let ks: Vec<AssembledKernel> = finishes
             .iter()
             .map(|p| amd_finish::generate(t, p).unwrap())
             .collect();

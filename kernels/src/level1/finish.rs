@@ -32,8 +32,8 @@
 //! workgroup of [`FINISH_LANES`] work-items (two warps on NVIDIA, one wave64 on gfx9,
 //! two wave32 on gfx11). The program's one kernel is [`FINISH_KERNEL`] in PTX and
 //! `l1_finish_<op>_<dtype>_<out>` on AMDGPU ([`crate::amdgpu::level1::finish`], which
-//! covers dot, dotc, sum and asum so far: nrm2 and iamax/iamin answer `Unsupported`
-//! there).
+//! covers every reduction but nrm2 so far: nrm2 answers `Unsupported` there and the
+//! host combines its partials in this order).
 
 use super::{better_arg, partial_slots, L1Op, SBIG, SSML};
 use crate::generator::{Generator, LaunchRule, Program};
