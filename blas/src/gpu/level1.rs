@@ -3,7 +3,11 @@
 //!
 //! The host picks the kernel variant (catalog, then fallback), adapts it to the views
 //! (alignment), fills the kernel's arguments from the call, launches, and for reductions
-//! sums the per-workgroup partials in order.
+//! launches the final pass ([`rocm_kernels::level1::finish`]) that combines the
+//! per-workgroup partials on the device into the result: in device pointer mode
+//! straight into the caller's buffer, in host mode into the workspace, whence one
+//! element is downloaded. Where a target has no final pass (AMDGPU nrm2 today) the host
+//! downloads the partials and combines them in the same order ([`combine`]).
 //!
 //! The two kernel families take their arguments in different orders and encodings. Each
 //! family is a row of [`CONVENTIONS`]: a list of argument [`Slot`]s filled from the call
@@ -30,8 +34,8 @@
 //!   which bounds the variants to a dozen. AMDGPU kernels read their grid from `groups`,
 //!   so any grid runs the same code: the host launches min(catalog grid, workgroups
 //!   covering n). Either way the partials written are exactly `slots × grid` f64s
-//!   (structure of arrays, `grid` per slot), all of which the host sums in order: the
-//!   result is the same run to run.
+//!   (structure of arrays, `grid` per slot), all of which the final pass combines in
+//!   its fixed order: the result is the same run to run and in either pointer mode.
 //! - AMDGPU kernels address with 32-bit byte offsets, so a vector may span less than
 //!   2³² bytes (n·|inc|·size) with |inc| < 2³¹; their contiguous kernels load 16-byte
 //!   vectors, so a view that is not 16-byte aligned runs the strided kernel (at
