@@ -20,12 +20,34 @@ pub(crate) enum Dispatch {
     Gpu,
 }
 
+/// Where the scalar results of the Level 1 reductions go, like `rocblas_pointer_mode`.
+///
+/// It governs the `_into` routines (`dot_into`, `nrm2_into`, `iamax_into`, ...), which
+/// write their result to element 0 of a buffer on the handle's device:
+/// - `Host` (the default): the call computes the result, waits for it, and stores it
+///   (on the CPU device, or by an upload ordered on the handle's stream).
+/// - `Device`: on a GPU the call only enqueues: the reduction's final pass runs on the
+///   device and writes the result there, with no host round trip and no stream
+///   synchronisation; read it after synchronising the stream. On the CPU device the
+///   result is written before the call returns.
+///
+/// The value is bit for bit the same in both modes (one fixed order of combination,
+/// see `rocm_kernels::level1::finish`). The value-returning routines (`dot`, `nrm2`,
+/// ...) return to the host in either mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum PointerMode {
+    #[default]
+    Host,
+    Device,
+}
+
 /// A BLAS context bound to one device and stream.
 #[derive(Debug, Clone)]
 pub struct Blas {
     device: Device,
     stream: Stream,
     math_mode: MathMode,
+    pointer_mode: PointerMode,
     /// Device scratch for reduction partials, kept across calls (like rocBLAS's handle
     /// workspace) so a reduction allocates nothing. Held for the whole call.
     workspace: Arc<Mutex<Option<DeviceBuffer<f64>>>>,
@@ -38,6 +60,7 @@ impl Blas {
             device: device.clone(),
             stream: device.default_stream().clone(),
             math_mode: MathMode::default(),
+            pointer_mode: PointerMode::default(),
             workspace: Arc::new(Mutex::new(None)),
         }
     }
@@ -50,6 +73,11 @@ impl Blas {
     ) -> Result<R> {
         let mut guard = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
         if guard.as_ref().is_none_or(|w| w.len() < len) {
+            if guard.is_some() {
+                // Device-mode reductions return with their kernels still queued on
+                // the old workspace: let them finish before it is freed.
+                self.stream.synchronize()?;
+            }
             *guard = None;
             *guard = Some(DeviceBuffer::zeros(&self.device, len)?);
         }
@@ -65,6 +93,10 @@ impl Blas {
     /// Orders this handle's calls on `stream` (of the same device).
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         check::same_device(&self.device, "stream", stream.device())?;
+        if self.pointer_mode == PointerMode::Device {
+            // Device-mode reductions may still be using the workspace dropped below.
+            self.stream.synchronize()?;
+        }
         self.stream = stream.clone();
         // The workspace is ordered on the old stream; give this handle its own.
         self.workspace = Arc::new(Mutex::new(None));
@@ -87,6 +119,16 @@ impl Blas {
 
     pub fn math_mode(&self) -> MathMode {
         self.math_mode
+    }
+
+    /// Where the `_into` reductions leave their result ([`PointerMode`]; default
+    /// `Host`).
+    pub fn set_pointer_mode(&mut self, mode: PointerMode) {
+        self.pointer_mode = mode;
+    }
+
+    pub fn pointer_mode(&self) -> PointerMode {
+        self.pointer_mode
     }
 
     /// The engine for a CPU-only `op`, or `Unsupported` naming it and the device.

@@ -1,16 +1,22 @@
 //! BLAS Level 1: vector-vector operations.
 //!
 //! Vectors are `(buffer view, n, inc)`; a negative increment walks the vector from its far
-//! end, as BLAS defines it. Increments must be non-zero. Scalar results (dot, nrm2, asum,
-//! iamax...) are returned to the host.
+//! end, as BLAS defines it. Increments must be non-zero.
+//!
+//! Scalar results (dot, dotc, sum, asum, nrm2, iamax, iamin) are returned to the host by
+//! the plain routines, or stored in element 0 of a device buffer by their `_into` forms
+//! as the handle's [`PointerMode`] says (rocBLAS's host and device pointer modes; the
+//! index of `iamax_into` / `iamin_into` is an `i64`). On GPUs both go through the same
+//! two passes: per-workgroup f64 partials, then one workgroup's final pass on the device
+//! ([`rocm_kernels::level1::finish`]), so the value is the same bits in either mode and
+//! run to run; host mode downloads the one finished element.
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::gpu::level1::{self as gpu, Reduced, ScalarArg, Vector};
+use crate::gpu::level1::{self as gpu, ScalarArg, Vector};
 use crate::handle::Dispatch;
-use crate::{check, cpu, Blas, FloatElement, Real, Scalar};
-use num_traits::NumCast;
-use rocm_core::{BufferSlice, BufferSliceMut, Element, Result};
+use crate::{check, cpu, Blas, FloatElement, PointerMode, Real, Scalar};
+use rocm_core::{BufferSlice, BufferSliceMut, DType, Element, Error, Result};
 use rocm_kernels::level1::L1Op;
 
 pub(crate) fn vec_of<T: Element>(name: &'static str, address: u64, inc: isize) -> Vector {
@@ -28,10 +34,6 @@ fn real_arg<R: Real>(r: R) -> ScalarArg {
         rocm_core::DType::F32 => ScalarArg::F32(r.as_f64() as f32),
         _ => ScalarArg::F64(r.as_f64()),
     }
-}
-
-fn real_of<R: Real>(v: f64) -> R {
-    <R as NumCast>::from(v).unwrap_or_else(R::nan)
 }
 
 /// An element as kernel arguments: its real part, then (complex) its imaginary part, in
@@ -196,6 +198,7 @@ impl Blas {
         Ok(())
     }
 
+    /// Σ op(xᵢ)·yᵢ to `result[0]` (None: returned), op = conj when `conj`.
     fn dot_impl<T: Scalar>(
         &self,
         op: &str,
@@ -205,29 +208,28 @@ impl Blas {
         y: &BufferSlice<'_, T>,
         incy: isize,
         conj: bool,
+        result: Option<&mut BufferSliceMut<'_, T>>,
     ) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1::dot(
-                n,
-                check::host("x", x)?,
-                incx,
-                check::host("y", y)?,
-                incy,
-                conj,
-            )),
-            Dispatch::Gpu => {
-                let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
-                );
-                match gpu::reduce(self, op, L1Op::Dot { conj }, T::DTYPE, n, xv, Some(yv))? {
-                    Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
-                    _ => Err(self.unsupported(op)),
-                }
-            }
-        }
+        let (xv, yv) = (
+            vec_of::<T>("x", x.address(), incx),
+            vec_of::<T>("y", y.address(), incy),
+        );
+        let cpu = || {
+            let (x, y) = (check::host("x", x)?, check::host("y", y)?);
+            Ok(cpu::level1::dot(n, x, incx, y, incy, conj))
+        };
+        self.reduction(
+            op,
+            L1Op::Dot { conj },
+            T::DTYPE,
+            n,
+            xv,
+            Some(yv),
+            cpu,
+            result,
+        )
     }
 
     /// Σ xᵢ·yᵢ (unconjugated: BLAS's dotu for complex types).
@@ -239,7 +241,21 @@ impl Blas {
         y: &BufferSlice<'_, T>,
         incy: isize,
     ) -> Result<T> {
-        self.dot_impl("dot", n, x, incx, y, incy, false)
+        self.dot_impl("dot", n, x, incx, y, incy, false, None)
+    }
+
+    /// [`Blas::dot`] into `result[0]`, as the handle's [`PointerMode`] says.
+    pub fn dot_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        result: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.dot_impl("dot", n, x, incx, y, incy, false, Some(result))
+            .map(drop)
     }
 
     /// Σ conj(xᵢ)·yᵢ (equals `dot` for real types).
@@ -251,29 +267,50 @@ impl Blas {
         y: &BufferSlice<'_, T>,
         incy: isize,
     ) -> Result<T> {
-        self.dot_impl("dotc", n, x, incx, y, incy, true)
+        self.dot_impl("dotc", n, x, incx, y, incy, true, None)
+    }
+
+    /// [`Blas::dotc`] into `result[0]`, as the handle's [`PointerMode`] says.
+    pub fn dotc_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        result: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.dot_impl("dotc", n, x, incx, y, incy, true, Some(result))
+            .map(drop)
     }
 
     /// Σ xᵢ
     pub fn sum<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<T> {
+        self.sum_impl(n, x, incx, None)
+    }
+
+    /// [`Blas::sum`] into `result[0]`, as the handle's [`PointerMode`] says.
+    pub fn sum_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: &mut BufferSliceMut<'_, T>,
+    ) -> Result<()> {
+        self.sum_impl(n, x, incx, Some(result)).map(drop)
+    }
+
+    fn sum_impl<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: Option<&mut BufferSliceMut<'_, T>>,
+    ) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1::sum(n, check::host("x", x)?, incx)),
-            Dispatch::Gpu => {
-                match gpu::reduce(
-                    self,
-                    "sum",
-                    L1Op::Sum,
-                    T::DTYPE,
-                    n,
-                    vec_of::<T>("x", x.address(), incx),
-                    None,
-                )? {
-                    Reduced::Sum(re, im) => Ok(T::from_parts(real_of(re), real_of(im))),
-                    _ => Err(self.unsupported("sum")),
-                }
-            }
-        }
+        let xv = vec_of::<T>("x", x.address(), incx);
+        let cpu = || Ok(cpu::level1::sum(n, check::host("x", x)?, incx));
+        self.reduction("sum", L1Op::Sum, T::DTYPE, n, xv, None, cpu, result)
     }
 
     /// Σ |re xᵢ| + |im xᵢ|
@@ -283,24 +320,31 @@ impl Blas {
         x: &BufferSlice<'_, T>,
         incx: isize,
     ) -> Result<T::Real> {
+        self.asum_impl(n, x, incx, None)
+    }
+
+    /// [`Blas::asum`] into `result[0]`, as the handle's [`PointerMode`] says.
+    pub fn asum_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: &mut BufferSliceMut<'_, T::Real>,
+    ) -> Result<()> {
+        self.asum_impl(n, x, incx, Some(result)).map(drop)
+    }
+
+    fn asum_impl<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: Option<&mut BufferSliceMut<'_, T::Real>>,
+    ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1::asum(n, check::host("x", x)?, incx)),
-            Dispatch::Gpu => {
-                match gpu::reduce(
-                    self,
-                    "asum",
-                    L1Op::Asum,
-                    T::DTYPE,
-                    n,
-                    vec_of::<T>("x", x.address(), incx),
-                    None,
-                )? {
-                    Reduced::Sum(re, _) => Ok(real_of(re)),
-                    _ => Err(self.unsupported("asum")),
-                }
-            }
-        }
+        let xv = vec_of::<T>("x", x.address(), incx);
+        let cpu = || Ok(cpu::level1::asum(n, check::host("x", x)?, incx));
+        self.reduction("asum", L1Op::Asum, T::DTYPE, n, xv, None, cpu, result)
     }
 
     /// ‖x‖₂, scaled so that it overflows or underflows only when the result does.
@@ -310,42 +354,87 @@ impl Blas {
         x: &BufferSlice<'_, T>,
         incx: isize,
     ) -> Result<T::Real> {
+        self.nrm2_impl(n, x, incx, None)
+    }
+
+    /// [`Blas::nrm2`] into `result[0]`, as the handle's [`PointerMode`] says.
+    pub fn nrm2_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: &mut BufferSliceMut<'_, T::Real>,
+    ) -> Result<()> {
+        self.nrm2_impl(n, x, incx, Some(result)).map(drop)
+    }
+
+    fn nrm2_impl<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: Option<&mut BufferSliceMut<'_, T::Real>>,
+    ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx)),
-            Dispatch::Gpu => {
-                match gpu::reduce(
-                    self,
-                    "nrm2",
-                    L1Op::Nrm2,
-                    T::DTYPE,
-                    n,
-                    vec_of::<T>("x", x.address(), incx),
-                    None,
-                )? {
-                    Reduced::Nrm2(v) => Ok(real_of(v)),
-                    _ => Err(self.unsupported("nrm2")),
-                }
-            }
-        }
+        let xv = vec_of::<T>("x", x.address(), incx);
+        let cpu = || Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx));
+        self.reduction("nrm2", L1Op::Nrm2, T::DTYPE, n, xv, None, cpu, result)
     }
 
     /// 1-based index of the first element of largest |re| + |im| (0 when n = 0).
     pub fn iamax<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
-        self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, true)),
-            Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, true),
-        }
+        Ok(self.iamax_impl(n, x, incx, true, None)? as usize)
+    }
+
+    /// [`Blas::iamax`] into `result[0]` (as i64), as the handle's [`PointerMode`] says.
+    pub fn iamax_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: &mut BufferSliceMut<'_, i64>,
+    ) -> Result<()> {
+        self.iamax_impl(n, x, incx, true, Some(result)).map(drop)
     }
 
     /// 1-based index of the first element of smallest |re| + |im| (0 when n = 0).
     pub fn iamin<T: Scalar>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<usize> {
+        Ok(self.iamax_impl(n, x, incx, false, None)? as usize)
+    }
+
+    /// [`Blas::iamin`] into `result[0]` (as i64), as the handle's [`PointerMode`] says.
+    pub fn iamin_into<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: &mut BufferSliceMut<'_, i64>,
+    ) -> Result<()> {
+        self.iamax_impl(n, x, incx, false, Some(result)).map(drop)
+    }
+
+    fn iamax_impl<T: Scalar>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        max: bool,
+        result: Option<&mut BufferSliceMut<'_, i64>>,
+    ) -> Result<i64> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, false)),
-            Dispatch::Gpu => self.gpu_iamax::<T>(n, x, incx, false),
-        }
+        let routine = if max { "iamax" } else { "iamin" };
+        let xv = vec_of::<T>("x", x.address(), incx);
+        let cpu = || Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, max) as i64);
+        self.reduction(
+            routine,
+            L1Op::Iamax { max },
+            T::DTYPE,
+            n,
+            xv,
+            None,
+            cpu,
+            result,
+        )
     }
 
     /// Plane rotation: x ← c·x + s·y, y ← c·y − conj(s)·x.
@@ -414,30 +503,52 @@ impl Blas {
 }
 
 impl Blas {
-    fn gpu_iamax<T: Scalar>(
+    /// A reduction's result: `cpu` on the CPU device, the GPU passes elsewhere
+    /// ([`gpu::reduce_into`]). With `result` the value is also stored in `result[0]`,
+    /// as the [`PointerMode`] says; in device mode on a GPU the call only enqueues and
+    /// returns `R::default()`.
+    pub(crate) fn reduction<R: Element>(
         &self,
+        routine: &str,
+        op: L1Op,
+        dtype: DType,
         n: usize,
-        x: &BufferSlice<'_, T>,
-        incx: isize,
-        max: bool,
-    ) -> Result<usize> {
-        if n == 0 {
-            return Ok(0);
+        x: Vector,
+        y: Option<Vector>,
+        cpu: impl FnOnce() -> Result<R>,
+        result: Option<&mut BufferSliceMut<'_, R>>,
+    ) -> Result<R> {
+        if let Some(r) = &result {
+            self.check_device("result", r.device())?;
+            if r.is_empty() {
+                return Err(Error::invalid(
+                    "result",
+                    format!("{routine}: the result buffer is empty"),
+                ));
+            }
         }
-        let routine = if max { "iamax" } else { "iamin" };
-        match gpu::reduce(
-            self,
-            routine,
-            L1Op::Iamax { max },
-            T::DTYPE,
-            n,
-            vec_of::<T>("x", x.address(), incx),
-            None,
-        )? {
-            // All-NaN input: the first element, as on the CPU.
-            Reduced::Index(i) => Ok(i.map_or(1, |i| i as usize + 1)),
-            _ => Err(self.unsupported(routine)),
-        }
+        let value = match (self.dispatch(), self.pointer_mode(), result) {
+            (Dispatch::Cpu, _, result) => {
+                let v = cpu()?;
+                if let Some(r) = result {
+                    check::host_mut("result", r)?[0] = v;
+                }
+                return Ok(v);
+            }
+            (Dispatch::Gpu, PointerMode::Device, Some(r)) => {
+                gpu::reduce_into(self, routine, op, dtype, n, x, y, gpu::Dest::Device(r))?;
+                return Ok(R::default());
+            }
+            (Dispatch::Gpu, _, result) => {
+                let mut v = R::default();
+                gpu::reduce_into(self, routine, op, dtype, n, x, y, gpu::Dest::Host(&mut v))?;
+                if let Some(r) = result {
+                    r.slice_mut(..1)?.upload_on(self.stream(), &[v])?;
+                }
+                v
+            }
+        };
+        Ok(value)
     }
 }
 

@@ -11,12 +11,15 @@
 //!   product of two 16-bit floats is exact in f32), nrm2 the f32 root of a sum of squares
 //!   that cannot overflow or underflow (f64 on the CPU).
 //!
+//! `dot_ex_into` and `nrm2_ex_into` store the f32 result in a device buffer as the
+//! handle's [`crate::PointerMode`] says (see [`crate::level1`]).
+//!
 //! On GPUs each routine runs the Level 1 kernel of its op for the storage dtype; where a
 //! family has no such kernel the routine answers that kernel's `Unsupported`.
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::gpu::level1::{self as gpu, Reduced, ScalarArg};
+use crate::gpu::level1::{self as gpu, ScalarArg};
 use crate::handle::Dispatch;
 use crate::level1::{element_args, vec_of};
 use crate::{check, cpu, Blas, FloatElement, Half, RealElement};
@@ -172,42 +175,72 @@ impl Blas {
         y: &BufferSlice<'_, T>,
         incy: isize,
     ) -> Result<f32> {
+        self.dot_ex_impl(n, x, incx, y, incy, None)
+    }
+
+    /// [`Blas::dot_ex`] into `result[0]`, as the handle's [`crate::PointerMode`] says.
+    pub fn dot_ex_into<T: Half>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        result: &mut BufferSliceMut<'_, f32>,
+    ) -> Result<()> {
+        self.dot_ex_impl(n, x, incx, y, incy, Some(result))
+            .map(drop)
+    }
+
+    fn dot_ex_impl<T: Half>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        y: &BufferSlice<'_, T>,
+        incy: isize,
+        result: Option<&mut BufferSliceMut<'_, f32>>,
+    ) -> Result<f32> {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1_ex::dot_ex(
-                n,
-                check::host("x", x)?,
-                incx,
-                check::host("y", y)?,
-                incy,
-            )),
-            Dispatch::Gpu => {
-                let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
-                );
-                let op = L1Op::Dot { conj: false };
-                match gpu::reduce(self, "dot_ex", op, T::DTYPE, n, xv, Some(yv))? {
-                    Reduced::Sum(re, _) => Ok(re as f32),
-                    _ => Err(self.unsupported("dot_ex")),
-                }
-            }
-        }
+        let (xv, yv) = (
+            vec_of::<T>("x", x.address(), incx),
+            vec_of::<T>("y", y.address(), incy),
+        );
+        let cpu = || {
+            let (x, y) = (check::host("x", x)?, check::host("y", y)?);
+            Ok(cpu::level1_ex::dot_ex(n, x, incx, y, incy))
+        };
+        let op = L1Op::Dot { conj: false };
+        self.reduction("dot_ex", op, T::DTYPE, n, xv, Some(yv), cpu, result)
     }
 
     /// ‖x‖₂ as f32, without overflow or underflow of the intermediate sum.
     pub fn nrm2_ex<T: Half>(&self, n: usize, x: &BufferSlice<'_, T>, incx: isize) -> Result<f32> {
+        self.nrm2_ex_impl(n, x, incx, None)
+    }
+
+    /// [`Blas::nrm2_ex`] into `result[0]`, as the handle's [`crate::PointerMode`] says.
+    pub fn nrm2_ex_into<T: Half>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: &mut BufferSliceMut<'_, f32>,
+    ) -> Result<()> {
+        self.nrm2_ex_impl(n, x, incx, Some(result)).map(drop)
+    }
+
+    fn nrm2_ex_impl<T: Half>(
+        &self,
+        n: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        result: Option<&mut BufferSliceMut<'_, f32>>,
+    ) -> Result<f32> {
         self.l1_in("x", "incx", x, n, incx)?;
-        match self.dispatch() {
-            Dispatch::Cpu => Ok(cpu::level1_ex::nrm2_ex(n, check::host("x", x)?, incx)),
-            Dispatch::Gpu => {
-                let xv = vec_of::<T>("x", x.address(), incx);
-                match gpu::reduce(self, "nrm2_ex", L1Op::Nrm2, T::DTYPE, n, xv, None)? {
-                    Reduced::Nrm2(v) => Ok(v as f32),
-                    _ => Err(self.unsupported("nrm2_ex")),
-                }
-            }
-        }
+        let xv = vec_of::<T>("x", x.address(), incx);
+        let cpu = || Ok(cpu::level1_ex::nrm2_ex(n, check::host("x", x)?, incx));
+        self.reduction("nrm2_ex", L1Op::Nrm2, T::DTYPE, n, xv, None, cpu, result)
     }
 }

@@ -53,7 +53,7 @@ pub mod reference;
 pub mod scalar;
 pub mod types;
 
-pub use handle::Blas;
+pub use handle::{Blas, PointerMode};
 pub use level1::rotg;
 pub use math::MathMode;
 pub use scalar::{FloatElement, Half, Real, RealElement, Scalar};

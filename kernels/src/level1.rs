@@ -8,8 +8,8 @@
 //! block's tile, so warps stay coalesced and several loads are in flight per thread.
 //! Reductions run a fixed grid (`grid` workgroups) looping over tiles, reduce inside each
 //! workgroup through warp shuffles and shared memory in a fixed order, and leave one
-//! partial per workgroup; the host sums the partials in order. The result is therefore
-//! the same run to run. nrm2 accumulates in f64, with Blue's three accumulators (tiny,
+//! partial per workgroup; one workgroup's final pass ([`finish`]) combines the partials
+//! in a fixed order on the device. The result is therefore the same run to run. nrm2 accumulates in f64, with Blue's three accumulators (tiny,
 //! medium, huge) for f64 inputs, so it neither overflows nor underflows where the result
 //! does not (the square of any f32, f16 or bf16 is a normal f64, and exact).
 //!
@@ -21,10 +21,11 @@
 //! Error bounds of the reductions, with m = the elements one work-item accumulates
 //! (`⌈n / (grid·block·elements per unit·unroll)⌉·unroll·elements per unit`) plus 10 for
 //! the warp and workgroup trees, u the unit roundoff of the accumulation type and the
-//! host's f64 sum of `grid` partials adding `grid·2⁻⁵³`: dot, sum and asum
-//! |error| ≤ (m·u + grid·2⁻⁵³)·Σ|terms| (complex: twice that); f16 and bf16 accumulate
+//! final pass's f64 sum of `grid` partials (64 lanes of ⌈grid/64⌉, then the 64 lane
+//! sums) adding `g·2⁻⁵³`, g = ⌈grid/64⌉ + 64: dot, sum and asum
+//! |error| ≤ (m·u + g·2⁻⁵³)·Σ|terms| (complex: twice that); f16 and bf16 accumulate
 //! in f32 (u = 2⁻²⁴). nrm2 of f32, c32, f16 and bf16 squares each real exactly in f64
-//! and sums in f64: relative error of the sum of squares ≤ (m + grid)·2⁻⁵³, of the norm
+//! and sums in f64: relative error of the sum of squares ≤ (m + g)·2⁻⁵³, of the norm
 //! about half that plus the square root's rounding; f64 and c64 use Blue's scaled
 //! accumulators with the same bound per accumulator.
 //!
@@ -51,6 +52,8 @@ use crate::ptx::half::is_half;
 use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
+
+pub mod finish;
 
 /// The operation a Level 1 kernel performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -1777,3 +1777,174 @@ fn the_level1_generator_builds_these_kernels_for_amd_targets() {
         }
     }
 }
+
+// ---- The final pass of the sum reductions ---------------------------------------------
+
+use rocm_kernels::amdgpu::level1::finish as amd_finish;
+use rocm_kernels::level1::finish::{finish_index, finish_sum, FinishParams, FINISH_LANES};
+
+/// The sum reductions' finish programs the AMDGPU generator covers, with each result
+/// type.
+fn sum_finishes() -> Vec<FinishParams> {
+    let mut out = Vec::new();
+    for op in [
+        L1Op::Dot { conj: false },
+        L1Op::Dot { conj: true },
+        L1Op::Sum,
+        L1Op::Asum,
+    ] {
+        for dtype in [
+            DType::F16,
+            DType::Bf16,
+            DType::F32,
+            DType::F64,
+            DType::C32,
+            DType::C64,
+        ] {
+            let outs: &[DType] = match op {
+                L1Op::Dot { .. } | L1Op::Sum if dtype.is_complex() => &[DType::C32, DType::C64],
+                _ => &[DType::F32, DType::F64],
+            };
+            for &o in outs {
+                out.push(FinishParams { op, dtype, out: o });
+            }
+        }
+    }
+    out
+}
+
+/// Every emulated target runs the sum finishes against the host order
+/// (`finish_sum`, rounded as `as`) bit for bit, for grids around the 64 lanes, with
+/// signed partials of mixed magnitudes (−0.0 among them); bytes past the result keep
+/// their sentinel. nrm2 and iamax/iamin have no AMDGPU finish: `Unsupported`.
+#[test]
+fn sum_finishes_match_the_host_order_on_every_target() {
+    let mut rng = Rng(0xf1_715e);
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { continue };
+        for p in sum_finishes() {
+            let k = amd_finish::generate(t, &p).unwrap();
+            let slots = p.slots();
+            for grid in [0usize, 1, 5, 64, 65, 130, 1031] {
+                let partials: Vec<f64> = (0..slots * grid)
+                    .map(|_| match rng.next() % 8 {
+                        0 => -0.0,
+                        1 => rng.unit() * 1e17,
+                        _ => rng.unit(),
+                    })
+                    .collect();
+                let mut padded = partials.clone();
+                padded.push(0.0);
+                let pd = dev.upload(&padded).unwrap();
+                let size = p.out.size();
+                let rd = dev.upload(&vec![0xa5u8; size + 8]).unwrap();
+                let mut args = KernelArgs::new();
+                args.push_pointer(pd.address(), &dev)
+                    .push_pointer(rd.address(), &dev)
+                    .push(grid as u32);
+                run(&dev, &k, 1, FINISH_LANES, &args);
+                let got = rd.to_vec().unwrap();
+                let mut want = Vec::new();
+                for s in 0..if p.out.is_complex() { 2 } else { 1 } {
+                    let v = if grid == 0 {
+                        0.0
+                    } else {
+                        finish_sum(&partials[s * grid..(s + 1) * grid])
+                    };
+                    match p.out {
+                        DType::F32 | DType::C32 => want.extend((v as f32).to_le_bytes()),
+                        _ => want.extend(v.to_le_bytes()),
+                    }
+                }
+                assert_eq!(&got[..size], &want[..], "{p:?} grid {grid} on {t}");
+                assert!(got[size..].iter().all(|b| *b == 0xa5), "{p:?} on {t}");
+            }
+        }
+        let p = FinishParams {
+            op: L1Op::Nrm2,
+            dtype: DType::F64,
+            out: DType::F64,
+        };
+        assert!(matches!(
+            amd_finish::generate(t, &p),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+}
+
+/// The iamax/iamin finishes against `finish_index` on every emulated target: values
+/// from a small set (ties across workgroups) with distinct 32-bit indices, a fifth of
+/// the workgroups empty (identity value, index u64::MAX as the first pass writes it).
+#[test]
+fn index_finishes_match_the_host_on_every_target() {
+    let mut rng = Rng(0x1_dea5);
+    for t in IsaTarget::ALL {
+        let Some(dev) = emu(t) else { continue };
+        for max in [true, false] {
+            for dtype in [DType::F32, DType::C64] {
+                let p = FinishParams {
+                    op: L1Op::Iamax { max },
+                    dtype,
+                    out: DType::I64,
+                };
+                let k = amd_finish::generate(t, &p).unwrap();
+                for grid in [0usize, 1, 5, 64, 65, 130, 1031] {
+                    let mut values = Vec::new();
+                    let mut idx = Vec::new();
+                    for g in 0..grid {
+                        if rng.next() % 5 == 0 {
+                            values.push(if max { -1.0 } else { f64::INFINITY });
+                            idx.push(f64::from_bits(u64::MAX));
+                        } else {
+                            values.push((rng.next() % 4) as f64 * 0.5);
+                            idx.push(f64::from_bits(g as u64 * 1000 + rng.next() % 1000));
+                        }
+                    }
+                    let mut partials = values.clone();
+                    partials.extend(&idx);
+                    partials.push(0.0);
+                    let pd = dev.upload(&partials).unwrap();
+                    let rd = dev.upload(&[0xa5u8; 16]).unwrap();
+                    let mut args = KernelArgs::new();
+                    args.push_pointer(pd.address(), &dev)
+                        .push_pointer(rd.address(), &dev)
+                        .push(grid as u32);
+                    run(&dev, &k, 1, FINISH_LANES, &args);
+                    let got = rd.to_vec().unwrap();
+                    let want: i64 = if grid == 0 {
+                        0
+                    } else {
+                        finish_index(&values, &idx, max).map_or(1, |i| i as i64 + 1)
+                    };
+                    assert_eq!(&got[..8], &want.to_le_bytes(), "{p:?} grid {grid} on {t}");
+                    assert!(got[8..].iter().all(|b| *b == 0xa5), "{p:?} on {t}");
+                }
+            }
+        }
+    }
+}
+
+/// LLVM's assembler builds the same bytes for every sum and index finish, on every
+/// target.
+#[test]
+fn sum_finishes_match_llvm() {
+    if !tools_present() {
+        println!("skipped: llvm-mc-19 / ld.lld-19 not installed");
+        return;
+    }
+    for t in IsaTarget::ALL {
+        let mut finishes = sum_finishes();
+        for max in [true, false] {
+            finishes.push(FinishParams {
+                op: L1Op::Iamax { max },
+                dtype: DType::F64,
+                out: DType::I64,
+            });
+        }
+        let ks: Vec<AssembledKernel> = finishes
+            .iter()
+            .map(|p| amd_finish::generate(t, p).unwrap())
+            .collect();
+        agree(&ks);
+    }
+}

@@ -896,3 +896,173 @@ fn cuda_level1_cache_hints_change_nothing_but_speed() {
     case::<f32>(&dev, L1Op::Axpby { read_y: true });
     case::<bf16>(&dev, L1Op::Axpby { read_y: true });
 }
+
+#[allow(dead_code)]
+mod ptx_sim;
+
+use rocm_kernels::generator::Generator;
+use rocm_kernels::level1::finish::{
+    finish_index, finish_sum, Finish, FinishParams, FINISH_KERNEL, FINISH_LANES,
+};
+
+/// Every finish program: each reduction with each of its result types.
+fn finish_params() -> Vec<FinishParams> {
+    let mut out = Vec::new();
+    for op in REDUCTIONS {
+        for dtype in [
+            DType::F16,
+            DType::Bf16,
+            DType::F32,
+            DType::F64,
+            DType::C32,
+            DType::C64,
+        ] {
+            let outs: &[DType] = match op {
+                L1Op::Iamax { .. } => &[DType::I64],
+                L1Op::Dot { .. } | L1Op::Sum if dtype.is_complex() => &[DType::C32, DType::C64],
+                _ => &[DType::F32, DType::F64],
+            };
+            for &o in outs {
+                out.push(FinishParams { op, dtype, out: o });
+            }
+        }
+    }
+    out
+}
+
+/// Random partials of `p`'s first pass over `grid` workgroups: signed sums of mixed
+/// magnitudes (−0.0 among them); Blue's accumulators non-negative, each zero in some
+/// draws so every branch of the finish is taken; iamax values from a small set (ties)
+/// with distinct indices, some workgroups empty (u64::MAX and the identity value).
+fn finish_partials(p: &FinishParams, grid: usize, rng: &mut Rng) -> Vec<f64> {
+    let slots = partial_slots(p.op, p.dtype);
+    match p.op {
+        L1Op::Iamax { max } => {
+            let mut v = Vec::new();
+            let mut idx = Vec::new();
+            for g in 0..grid {
+                if rng.below(5) == 0 {
+                    v.push(if max { -1.0 } else { f64::INFINITY });
+                    idx.push(f64::from_bits(u64::MAX));
+                } else {
+                    v.push(rng.below(4) as f64 * 0.5);
+                    idx.push(f64::from_bits(g as u64 * 1000 + rng.below(1000)));
+                }
+            }
+            v.extend(idx);
+            v
+        }
+        L1Op::Nrm2 => {
+            // small (scaled by 2^600 in the kernels), medium, big (scaled by 2^-538).
+            let zero = [rng.below(3) == 0, rng.below(4) == 0, rng.below(2) == 0];
+            (0..slots * grid)
+                .map(|i| {
+                    let s = i / grid.max(1);
+                    if zero[s] {
+                        0.0
+                    } else {
+                        (rng.unit() + 1.0) * [1e3, 1e-3, 1e5][s]
+                    }
+                })
+                .collect()
+        }
+        _ => (0..slots * grid)
+            .map(|_| match rng.below(8) {
+                0 => -0.0,
+                1 => rng.unit() * 1e17,
+                _ => rng.unit(),
+            })
+            .collect(),
+    }
+}
+
+/// What the finish writes for `partials` (the host's order: `finish_sum`,
+/// `finish_index`, `blue_finish`), as little-endian bytes.
+fn finish_want(p: &FinishParams, partials: &[f64], grid: usize) -> Vec<u8> {
+    let slot = |s: usize| &partials[s * grid..(s + 1) * grid];
+    let real = |v: f64| match p.out {
+        DType::F32 | DType::C32 => (v as f32).to_le_bytes().to_vec(),
+        _ => v.to_le_bytes().to_vec(),
+    };
+    if grid == 0 {
+        return vec![0; p.out.size()];
+    }
+    match p.op {
+        L1Op::Iamax { max } => {
+            let i = finish_index(slot(0), slot(1), max).map_or(1i64, |i| i as i64 + 1);
+            i.to_le_bytes().to_vec()
+        }
+        L1Op::Nrm2 => real(blue_finish(
+            finish_sum(slot(0)),
+            finish_sum(slot(1)),
+            finish_sum(slot(2)),
+        )),
+        _ => {
+            let mut b = real(finish_sum(slot(0)));
+            if p.out.is_complex() {
+                b.extend(real(finish_sum(slot(1))));
+            }
+            b
+        }
+    }
+}
+
+const FINISH_GRIDS: [usize; 7] = [0, 1, 5, 64, 65, 130, 1031];
+
+/// The PTX finish programs, executed by the PTX interpreter (no GPU needed), write the
+/// host order's result bit for bit, and nothing past it.
+#[test]
+fn finish_programs_match_the_host_order_in_the_ptx_interpreter() {
+    let target: rocm_core::Target = "sm_90".parse().unwrap();
+    let mut rng = Rng(0xf1_7157);
+    for p in finish_params() {
+        let prog = Finish::generate(&p, &target).unwrap();
+        let rocm_core::ModuleImage::Ptx(text) = &prog.image else {
+            panic!("not PTX")
+        };
+        let kernel = ptx_sim::Kernel::parse(text);
+        for grid in FINISH_GRIDS {
+            let partials = finish_partials(&p, grid, &mut rng);
+            let mut mem = ptx_sim::Memory::default();
+            let bytes: Vec<u8> = partials.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let pa = mem.alloc(if bytes.is_empty() { vec![0; 8] } else { bytes });
+            // The result plus 8 sentinel bytes that must survive.
+            let size = p.out.size();
+            let ra = mem.alloc(vec![0xa5; size + 8]);
+            kernel.run([1, 1, 1], FINISH_LANES, &[pa, ra, grid as u64], &mut mem);
+            let got = mem.bytes(ra);
+            let want = finish_want(&p, &partials, grid);
+            assert_eq!(&got[..size], &want[..], "{p:?} grid {grid}");
+            assert!(got[size..].iter().all(|b| *b == 0xa5), "{p:?}: wrote past");
+        }
+    }
+}
+
+/// The same on the first CUDA device.
+#[test]
+fn cuda_level1_finish_matches_the_host_order() {
+    let Some(dev) = cuda() else { return };
+    let mut rng = Rng(0xf1_7158);
+    for p in finish_params() {
+        let loaded = generator::load::<Finish>(&dev, &p).unwrap();
+        let kernel = loaded.module.kernel(FINISH_KERNEL).unwrap();
+        for grid in FINISH_GRIDS.into_iter().chain([2112, 4096]) {
+            let partials = finish_partials(&p, grid, &mut rng);
+            let pd = DeviceBuffer::from_slice(&dev, &partials).unwrap();
+            let size = p.out.size();
+            let mut rd = DeviceBuffer::from_slice(&dev, &vec![0xa5u8; size + 8]).unwrap();
+            let mut args = KernelArgs::new();
+            args.push_pointer(pd.address(), &dev)
+                .push_pointer(rd.address(), &dev)
+                .push(grid as u32);
+            let cfg = rocm_core::LaunchConfig::linear(1, FINISH_LANES);
+            // SAFETY: the partials buffer holds slots × grid f64s (zero-length when
+            // grid = 0: nothing is read), the result buffer holds the result and more.
+            unsafe { kernel.launch(dev.default_stream(), &cfg, &args).unwrap() };
+            let got = rd.as_slice_mut().to_vec().unwrap();
+            let want = finish_want(&p, &partials, grid);
+            assert_eq!(&got[..size], &want[..], "{p:?} grid {grid}");
+            assert!(got[size..].iter().all(|b| *b == 0xa5), "{p:?}: wrote past");
+        }
+    }
+}

@@ -3,7 +3,11 @@
 //!
 //! The host picks the kernel variant (catalog, then fallback), adapts it to the views
 //! (alignment), fills the kernel's arguments from the call, launches, and for reductions
-//! sums the per-workgroup partials in order.
+//! launches the final pass ([`rocm_kernels::level1::finish`]) that combines the
+//! per-workgroup partials on the device into the result: in device pointer mode
+//! straight into the caller's buffer, in host mode into the workspace, whence one
+//! element is downloaded. Where a target has no final pass (AMDGPU nrm2 today) the host
+//! downloads the partials and combines them in the same order ([`combine`]).
 //!
 //! The two kernel families take their arguments in different orders and encodings. Each
 //! family is a row of [`CONVENTIONS`]: a list of argument [`Slot`]s filled from the call
@@ -30,8 +34,8 @@
 //!   which bounds the variants to a dozen. AMDGPU kernels read their grid from `groups`,
 //!   so any grid runs the same code: the host launches min(catalog grid, workgroups
 //!   covering n). Either way the partials written are exactly `slots × grid` f64s
-//!   (structure of arrays, `grid` per slot), all of which the host sums in order: the
-//!   result is the same run to run.
+//!   (structure of arrays, `grid` per slot), all of which the final pass combines in
+//!   its fixed order: the result is the same run to run and in either pointer mode.
 //! - AMDGPU kernels address with 32-bit byte offsets, so a vector may span less than
 //!   2³² bytes (n·|inc|·size) with |inc| < 2³¹; their contiguous kernels load 16-byte
 //!   vectors, so a view that is not 16-byte aligned runs the strided kernel (at
@@ -42,9 +46,14 @@
 
 use crate::Blas;
 use rocm_core::target::Family;
-use rocm_core::{DType, Device, Error, KernelArgs, LaunchConfig, Result, Target};
+use rocm_core::{
+    BufferSliceMut, DType, Device, Element, Error, KernelArgs, LaunchConfig, Result, Target,
+};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator::{self, Generator};
+use rocm_kernels::level1::finish::{
+    finish_index, finish_sum, Finish, FinishParams, FINISH_KERNEL, FINISH_LANES,
+};
 use rocm_kernels::level1::{self as gen, L1Op, Level1, Level1Params};
 
 /// A vector argument: where its stored elements start, its increment and element type.
@@ -517,17 +526,78 @@ pub(crate) fn elementwise(
     Ok(())
 }
 
-/// The result of a reduction, combined on the host.
+/// The result of a reduction combined on the host (where a target has no finish
+/// program), before its rounding to the result type.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Reduced {
     Sum(f64, f64),
     Nrm2(f64),
     /// 0-based index, or None when no element qualified (all NaN).
     Index(Option<u64>),
+    /// n = 0: 0, or index 0.
+    Zero,
 }
 
-/// dot, dotc, sum, asum, nrm2, iamax, iamin.
-pub(crate) fn reduce(
+impl Reduced {
+    /// The result as `R` (`out` its dtype), rounded as the finish programs round: `as`
+    /// from f64 (nearest even), the 1-based index as i64 (1 when none qualified).
+    fn encode<R: Element>(self, out: DType) -> Result<R> {
+        let mut bytes = Vec::with_capacity(16);
+        let real = |v: f64, bytes: &mut Vec<u8>| match out {
+            DType::F32 | DType::C32 => bytes.extend((v as f32).to_le_bytes()),
+            _ => bytes.extend(v.to_le_bytes()),
+        };
+        match self {
+            Reduced::Sum(re, im) => {
+                real(re, &mut bytes);
+                if out.is_complex() {
+                    real(im, &mut bytes);
+                }
+            }
+            Reduced::Nrm2(v) => real(v, &mut bytes),
+            Reduced::Index(i) => bytes.extend(i.map_or(1i64, |i| i as i64 + 1).to_le_bytes()),
+            Reduced::Zero => bytes.resize(std::mem::size_of::<R>(), 0),
+        }
+        if R::DTYPE != out {
+            return Err(Error::invalid(
+                "result",
+                format!("a {out} result cannot be stored as {}", R::DTYPE),
+            ));
+        }
+        element_from_bytes(&bytes)
+    }
+}
+
+/// The `R` whose little-endian bytes are `bytes` (exactly `size_of::<R>()` of them).
+fn element_from_bytes<R: Element>(bytes: &[u8]) -> Result<R> {
+    if bytes.len() != std::mem::size_of::<R>() {
+        return Err(Error::invalid(
+            "result",
+            format!("{} bytes are no {}", bytes.len(), R::DTYPE),
+        ));
+    }
+    // SAFETY: `Element` types are plain old data (`bytemuck::Pod`): every bit pattern
+    // of their size is a value, and `bytes` holds exactly that many (read unaligned).
+    Ok(unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast::<R>()) })
+}
+
+/// Where a reduction's result goes.
+pub(crate) enum Dest<'a, 'b, R: Element> {
+    /// Returned to the host (the call waits for it).
+    Host(&'a mut R),
+    /// Element 0 of a device buffer: the call only enqueues (device pointer mode).
+    Device(&'a mut BufferSliceMut<'b, R>),
+}
+
+/// dot, dotc, sum, asum, nrm2, iamax, iamin: the first pass writes `slots × grid`
+/// partials to the handle's workspace, then the finish program
+/// ([`rocm_kernels::level1::finish`]) combines them on the device into the result
+/// (`R`, of dtype `out`) at `dest`, or into the workspace's tail, from which the host
+/// downloads that one element. n = 0 runs the finish alone (`grid = 0`: the result is
+/// 0). A target without a finish program downloads the partials and combines them in
+/// the same order on the host ([`combine`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce_into<R: Element>(
     blas: &Blas,
     routine: &str,
     op: L1Op,
@@ -535,12 +605,22 @@ pub(crate) fn reduce(
     n: usize,
     x: Vector,
     y: Option<Vector>,
-) -> Result<Reduced> {
+    dest: Dest<'_, '_, R>,
+) -> Result<()> {
     if !op.is_reduction() {
         return Err(Error::invalid("op", format!("{op:?} is not a reduction")));
     }
-    if n == 0 {
-        return Ok(combine(op, &[], 0));
+    let fin = FinishParams {
+        op,
+        dtype,
+        out: R::DTYPE,
+    };
+    fin.validate()?;
+    if let Dest::Device(r) = &dest {
+        blas.check_device("result", r.device())?;
+        if r.is_empty() {
+            return Err(Error::invalid("result", "the result buffer is empty"));
+        }
     }
     let conv = convention(blas, routine)?;
     let vectors: Vec<Vector> = std::iter::once(x).chain(y).collect();
@@ -550,58 +630,95 @@ pub(crate) fn reduce(
         let covering = covering_groups(&p, n).next_power_of_two();
         p.grid = (p.grid as u64).min(covering).max(1) as u32;
     }
-    let slots = gen::partial_slots(op, dtype);
-    // At most this many workgroups are launched (the AMDGPU grid may be fewer).
-    let most = p.grid.max(1) as usize;
-    let mut host = vec![0.0f64; slots * most];
-    let grid = blas.with_workspace(slots * most, |work| {
+    let finish = match generator::load::<Finish>(blas.device(), &fin) {
+        Ok(l) => Some(l),
+        Err(Error::Unsupported { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let slots = fin.slots();
+    // At most this many workgroups are launched (the AMDGPU grid may be fewer); two
+    // more f64s hold a result on its way to the host.
+    let most = if n == 0 { 0 } else { p.grid.max(1) as usize };
+    let tail = slots * most;
+    blas.with_workspace(tail + 2, |work| {
         let partials = work.address();
-        let grid = launch(blas, routine, conv, &p, n, |groups| {
-            conv.args(
-                blas.device(),
-                &Call {
-                    op,
-                    dtype,
-                    n,
-                    x,
-                    y,
-                    strided: !p.contiguous,
-                    scalars: &[],
-                    partials: Some(partials),
-                    groups,
-                },
-            )
-        })? as usize;
-        let written = work.slice(..slots * grid)?;
-        written.download_on(blas.stream(), &mut host[..slots * grid])?;
-        Ok(grid)
-    })?;
-    Ok(combine(op, &host[..slots * grid], grid))
+        let grid = if n == 0 {
+            0
+        } else {
+            launch(blas, routine, conv, &p, n, |groups| {
+                conv.args(
+                    blas.device(),
+                    &Call {
+                        op,
+                        dtype,
+                        n,
+                        x,
+                        y,
+                        strided: !p.contiguous,
+                        scalars: &[],
+                        partials: Some(partials),
+                        groups,
+                    },
+                )
+            })? as usize
+        };
+        let Some(finish) = finish else {
+            // No finish program: combine on the host, upload for device mode.
+            let mut host = vec![0.0f64; slots * grid];
+            if grid > 0 {
+                work.slice(..slots * grid)?
+                    .download_on(blas.stream(), &mut host)?;
+            }
+            let value: R = combine(op, &host, grid, n).encode(R::DTYPE)?;
+            return match dest {
+                Dest::Host(r) => {
+                    *r = value;
+                    Ok(())
+                }
+                Dest::Device(r) => r.slice_mut(..1)?.upload_on(blas.stream(), &[value]),
+            };
+        };
+        let result = match &dest {
+            Dest::Device(r) => r.address(),
+            Dest::Host(_) => partials + (tail * 8) as u64,
+        };
+        let name = finish
+            .program
+            .kernels
+            .first()
+            .map_or(FINISH_KERNEL, |k| k.as_str());
+        let kernel = finish.module.kernel(name)?;
+        let mut args = KernelArgs::new();
+        args.push_pointer(partials, blas.device())
+            .push_pointer(result, blas.device())
+            .push(grid as u32);
+        let cfg = LaunchConfig::linear(1, FINISH_LANES);
+        // SAFETY: the first pass (ordered before on this stream) wrote `slots × grid`
+        // f64s at `partials`; the finish reads exactly those and writes one `R` at
+        // `result`: element 0 of a non-empty device view of R, or the workspace's two
+        // spare f64s (16 bytes, at least size_of::<R>()). The workspace is held by this
+        // call and is reused only by later work on the same stream.
+        unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
+        if let Dest::Host(r) = dest {
+            let mut words = [0.0f64; 2];
+            work.slice(tail..tail + 2)?
+                .download_on(blas.stream(), &mut words)?;
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            *r = element_from_bytes(&bytes[..std::mem::size_of::<R>()])?;
+        }
+        Ok(())
+    })
 }
 
-/// Combines `grid` partials per slot (structure of arrays) in order.
-fn combine(op: L1Op, host: &[f64], grid: usize) -> Reduced {
+/// Combines `grid` partials per slot (structure of arrays) in the finish programs'
+/// order ([`finish_sum`], [`finish_index`]); n = 0 gives 0.
+fn combine(op: L1Op, host: &[f64], grid: usize, n: usize) -> Reduced {
     let slot = |s: usize| host.get(s * grid..(s + 1) * grid).unwrap_or(&[]);
-    let total = |s: usize| slot(s).iter().sum::<f64>();
+    let total = |s: usize| finish_sum(slot(s));
     match op {
+        _ if n == 0 => Reduced::Zero,
+        L1Op::Iamax { max } => Reduced::Index(finish_index(slot(0), slot(1), max)),
         L1Op::Nrm2 => Reduced::Nrm2(gen::blue_finish(total(0), total(1), total(2))),
-        L1Op::Iamax { max } => {
-            let mut best: Option<(f64, u64)> = None;
-            for (v, i) in slot(0).iter().zip(slot(1)) {
-                let i = i.to_bits();
-                if i == u64::MAX {
-                    continue;
-                }
-                let better = match best {
-                    None => true,
-                    Some((bv, bi)) => (if max { *v > bv } else { *v < bv }) || (*v == bv && i < bi),
-                };
-                if better {
-                    best = Some((*v, i));
-                }
-            }
-            Reduced::Index(best.map(|b| b.1))
-        }
         // Dot, Sum, Asum: slot 0 the real part, slot 1 (complex only) the imaginary.
         _ => Reduced::Sum(total(0), total(1)),
     }
@@ -810,7 +927,7 @@ mod tests {
         // Two workgroups, structure of arrays: slot 0 = [a0, a1], slot 1 = [b0, b1].
         let host = [1.0, 2.0, 10.0, 20.0];
         assert_eq!(
-            combine(L1Op::Dot { conj: false }, &host, 2),
+            combine(L1Op::Dot { conj: false }, &host, 2, 4),
             Reduced::Sum(3.0, 30.0)
         );
         // iamax: (value, index) per workgroup; the smaller index wins a tie, an empty
@@ -818,21 +935,21 @@ mod tests {
         let idx = |i: u64| f64::from_bits(i);
         let host = [5.0, 6.0, 1.0, idx(7), idx(3), idx(u64::MAX)];
         assert_eq!(
-            combine(L1Op::Iamax { max: true }, &host, 3),
+            combine(L1Op::Iamax { max: true }, &host, 3, 9),
             Reduced::Index(Some(3))
         );
         assert_eq!(
-            combine(L1Op::Iamax { max: false }, &host, 3),
+            combine(L1Op::Iamax { max: false }, &host, 3, 9),
             Reduced::Index(Some(7))
         );
         let tie = [5.0, 5.0, idx(7), idx(3)];
         assert_eq!(
-            combine(L1Op::Iamax { max: true }, &tie, 2),
+            combine(L1Op::Iamax { max: true }, &tie, 2, 9),
             Reduced::Index(Some(3))
         );
         let none = [0.0, idx(u64::MAX)];
         assert_eq!(
-            combine(L1Op::Iamax { max: true }, &none, 1),
+            combine(L1Op::Iamax { max: true }, &none, 1, 9),
             Reduced::Index(None)
         );
     }

@@ -527,6 +527,11 @@ impl Kernel {
                 );
                 (x.wrapping_add(0x1000) & 0xFFFF_E000) as u64
             }
+            "cvt" if op[op.len() - 2..] == ["f32", "f64"] => {
+                // cvt.rn.f32.f64: round to nearest even, as Rust's `as`.
+                (f64v(val(&args[1], t)) as f32).to_bits() as u64
+            }
+            "sqrt" if ty == "f64" => f64v(val(&args[1], t)).sqrt().to_bits(),
             "cvt" => {
                 // cvt.<to>.<from>: integer widening/narrowing only.
                 let (to, from) = (op[op.len() - 2], op[op.len() - 1]);
@@ -616,6 +621,7 @@ impl Kernel {
                             "add" => x + y,
                             "sub" => x - y,
                             "mul" => x * y,
+                            "div" => x / y,
                             "fma" => x.mul_add(y, f64v(val(&args[3], t))),
                             _ => panic!("`{}`", inst.text),
                         };

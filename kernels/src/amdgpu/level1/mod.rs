@@ -58,8 +58,8 @@
 //!   iamax/iamin (value as f64, index as u64 bits: u64::MAX and −1 / +∞ when no element
 //!   qualified; first index on ties, NaN never taken; as in the PTX kernels an element
 //!   is taken only when strictly better than −1 / +∞, so iamin over only-∞ values finds
-//!   none). The host combines the `groups`
-//!   partials in order: the result is the same run to run for a given grid.
+//!   none). The final pass ([`finish`]; the host for nrm2) combines the `groups`
+//!   partials in its fixed order: the result is the same run to run for a given grid.
 //! - Conversions round to nearest even, bit for bit as the `half` crate (f16, bf16) and
 //!   Rust's `as` (f64 → f32): NaN stays NaN with its sign and leading payload bits and the
 //!   quiet bit set, ±∞ stays, subnormals are kept, overflow gives ∞.
@@ -67,6 +67,7 @@
 mod body;
 mod convert;
 mod driver;
+pub mod finish;
 mod math;
 mod reduce;
 
