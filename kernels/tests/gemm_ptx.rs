@@ -62,6 +62,79 @@ fn every_default_variant_passes_ptxas() {
     }
 }
 
+/// The sm_90a `wgmma` kernels: ptxas-clean for sm_90a (no warnings, spills or stack),
+/// no static shared memory (the ring is dynamic), within the register file; other
+/// NVIDIA targets refuse them.
+#[test]
+fn every_wgmma_variant_passes_ptxas() {
+    let sm80: Target = "sm_80".parse().unwrap();
+    for p in ptx::wgmma_variants() {
+        assert!(Gemm::generate(&p, &sm80).is_err(), "{p:?} on sm_80");
+    }
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+        return;
+    };
+    for target in ["sm_90", "sm_90a"] {
+        let target: Target = target.parse().unwrap();
+        for p in ptx::wgmma_variants() {
+            let prog = Gemm::generate(&p, &target).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            let ModuleImage::Ptx(text) = &prog.image else {
+                panic!("{p:?}: not PTX")
+            };
+            assert!(text.contains(".target sm_90a"), "wgmma needs sm_90a");
+            // The module is sm_90a whatever CC 9.0 target asked for it.
+            let sm90a: Target = "sm_90a".parse().unwrap();
+            let report = ptxas
+                .compile(text, &sm90a)
+                .unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+            let k = report.kernel(ptx::KERNEL).unwrap();
+            assert_eq!(k.spill_loads + k.spill_stores, 0, "{p:?} spills");
+            assert_eq!(k.stack_bytes, 0, "{p:?} uses a stack frame");
+            let threads = p.threads(&target);
+            assert!(
+                k.registers <= 255 && k.registers * threads <= 65536,
+                "{p:?}: {} registers × {threads} threads",
+                k.registers
+            );
+            assert_eq!(k.shared_bytes, 0, "{p:?}: static shared memory");
+            let dynamic = ptx::dynamic_shared_bytes(&p);
+            assert!(dynamic <= 227 * 1024, "{p:?}: {dynamic} bytes");
+            eprintln!(
+                "{target} {}{} {}->{} {}x{}x{} {}x{} warps, {:?}, {} stages: {} registers, {} B dynamic shared",
+                if p.trans_a { 'T' } else { 'N' },
+                if p.trans_b { 'T' } else { 'N' },
+                p.ab,
+                p.c,
+                p.tile_m,
+                p.tile_n,
+                p.tile_k,
+                p.warps_m,
+                p.warps_n,
+                p.instruction,
+                p.stages,
+                k.registers,
+                dynamic
+            );
+        }
+    }
+    // tf32 takes K-major operands only; too many stages do not fit.
+    let mut p = ptx::wgmma(
+        rocm_core::DType::F32,
+        rocm_core::DType::F32,
+        false,
+        false,
+        128,
+        4,
+    );
+    let sm90a: Target = "sm_90a".parse().unwrap();
+    assert!(Gemm::generate(&p, &sm90a).is_err());
+    p.trans_a = true;
+    p.stages = 8;
+    assert!(Gemm::generate(&p, &sm90a).is_err());
+}
+
 #[test]
 fn unsupported_types_and_families_are_errors() {
     let sm90: Target = "sm_90a".parse().unwrap();
@@ -460,4 +533,25 @@ fn catalog_gemm_entries_assemble_and_compute() {
         count += 1;
     }
     eprintln!("{count} catalog GEMM entries checked");
+}
+
+/// Writes one wgmma module to `$ROCM_DUMP_WGMMA` (for reading ptxas's full report).
+#[test]
+fn dump_wgmma_module() {
+    let Ok(path) = std::env::var("ROCM_DUMP_WGMMA") else {
+        return;
+    };
+    let p = ptx::wgmma(
+        rocm_core::DType::Bf16,
+        rocm_core::DType::F32,
+        false,
+        false,
+        128,
+        4,
+    );
+    let prog = Gemm::generate(&p, &"sm_90a".parse().unwrap()).unwrap();
+    let ModuleImage::Ptx(text) = &prog.image else {
+        panic!("not PTX")
+    };
+    std::fs::write(path, text).unwrap();
 }
