@@ -31,6 +31,7 @@
 //!   8-k-row groups (1024); start advances 16 rows (2048 bytes) per k-slice. The
 //!   instruction's transpose immediate says the operand is MN-major (16-bit inputs only:
 //!   tf32 takes K-major operands, so tf32 is A transposed, B not transposed).
+//!
 //! In both layouts the rows of outer index `o` (a multiple of 64) start at byte
 //! `o · 128` of the stage.
 //!
@@ -167,7 +168,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             ))
         }
     };
-    if input == WgmmaInput::Tf32 && !(p.trans_a && !p.trans_b) {
+    if input == WgmmaInput::Tf32 && (!p.trans_a || p.trans_b) {
         return Err(Error::unsupported(
             "wgmma tf32 GEMM with an M-major A or N-major B (tf32 operands are K-major: op(A) = Aᵀ, op(B) = B only)",
             target.to_string(),
