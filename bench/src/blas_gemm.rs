@@ -244,22 +244,27 @@ fn ours_call<T: Scalar>(
     }
 }
 
-/// The `wgmma` candidates `ROCM_BENCH_WGMMA` lists (`n:stages`, comma-separated, e.g.
-/// `256:4,128:4,128:3`; tiles are 128×n over two warpgroups), else 128×256 in 4 stages.
-fn wgmma_candidates() -> Vec<(u32, u32)> {
-    let parse = |s: &str| -> Option<(u32, u32)> {
-        let (n, st) = s.trim().split_once(':')?;
-        Some((n.parse().ok()?, st.parse().ok()?))
+/// The `wgmma` candidates `ROCM_BENCH_WGMMA` lists, comma-separated: `MxN:stages`
+/// (tile_m of 64..256 rows = 1..4 warpgroups, each 64×N) or `N:stages` (M = 128), e.g.
+/// `128x256:4,256x128:4,128x128:3`; default 128×256 in 4 stages.
+fn wgmma_candidates() -> Vec<(u32, u32, u32)> {
+    let parse = |s: &str| -> Option<(u32, u32, u32)> {
+        let (tile, st) = s.trim().split_once(':')?;
+        let (m, n) = match tile.split_once('x') {
+            Some((m, n)) => (m.parse().ok()?, n.parse().ok()?),
+            None => (128, tile.parse().ok()?),
+        };
+        Some((m, n, st.parse().ok()?))
     };
     match std::env::var("ROCM_BENCH_WGMMA") {
         Ok(list) => list.split(',').filter_map(parse).collect(),
-        Err(_) => vec![(256, 4)],
+        Err(_) => vec![(128, 256, 4)],
     }
 }
 
 /// Our f16/bf16 kernel, launched directly: rocm-blas has no mixed-precision GEMM entry
 /// point yet. On compute capability 9.0 devices the `wgmma` kernel for `variant`
-/// (`n`, stages), writing the C it is handed (same type as A and B); elsewhere (or
+/// (tile_m, n, stages), writing the C it is handed (same type as A and B); elsewhere (or
 /// `variant` None) the `mma.sync` m16n8k16 kernel, which writes its own f32 C
 /// (returned, to keep it alive; the closure ignores the C buffer it is handed).
 #[allow(clippy::type_complexity)]
@@ -267,14 +272,14 @@ fn half_kernel<T: Element>(
     dev: &Device,
     ab: DType,
     p: Problem,
-    variant: Option<(u32, u32)>,
+    variant: Option<(u32, u32, u32)>,
 ) -> Result<(
     Option<DeviceBuffer<f32>>,
     impl Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()> + '_,
 )> {
     let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
     let params = match variant {
-        Some((n, stages)) if cc9 => ptx::wgmma(ab, ab, p.ta, p.tb, n, stages),
+        Some((m, n, stages)) if cc9 => ptx::wgmma_tile(ab, ab, p.ta, p.tb, m, n, stages),
         _ => ptx::half(ab, p.ta, p.tb),
     };
     let own_c = params.c == DType::F32;
@@ -317,14 +322,14 @@ fn half_kernel<T: Element>(
     Ok((c32, f))
 }
 
-/// One problem; `variant` picks the f16/bf16 `wgmma` candidate (`n`, stages).
+/// One problem; `variant` picks the f16/bf16 `wgmma` candidate (tile_m, n, stages).
 fn row(
     dev: &Device,
     dtype: Dtype,
     p: Problem,
     iters: u32,
     vendor: bool,
-    variant: Option<(u32, u32)>,
+    variant: Option<(u32, u32, u32)>,
 ) -> Result<Row> {
     let mut blas = Blas::new(dev);
     match dtype {
@@ -591,14 +596,14 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
     let mut rows = Vec::new();
     // f16/bf16 on compute capability 9.0: every `wgmma` candidate (ROCM_BENCH_WGMMA).
     let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
-    let variants: Vec<Option<(u32, u32)>> = match dtype {
+    let variants: Vec<Option<(u32, u32, u32)>> = match dtype {
         Dtype::F16 | Dtype::Bf16 if cc9 => wgmma_candidates().into_iter().map(Some).collect(),
         _ => vec![None],
     };
     for p in problems {
         for &v in &variants {
-            if let Some((n, stages)) = v {
-                println!("  wgmma 128x{n}, {stages} stages:");
+            if let Some((m, n, stages)) = v {
+                println!("  wgmma {m}x{n}, {stages} stages:");
             }
             let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v)?;
             print_row(dtype, &r);

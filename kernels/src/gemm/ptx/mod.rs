@@ -88,16 +88,30 @@ pub fn dynamic_shared_bytes(p: &GemmParams) -> u32 {
 /// 128-byte row of k per step (64 f16/bf16, 32 tf32), `stages` deep. `ab` = f32 means
 /// tf32 (`reduced_f32`); `c` is f32 or `ab`.
 pub fn wgmma(ab: DType, c: DType, trans_a: bool, trans_b: bool, n: u32, stages: u32) -> GemmParams {
+    wgmma_tile(ab, c, trans_a, trans_b, 128, n, stages)
+}
+
+/// A `wgmma` variant with `tile_m / 64` warpgroups along m (64, 128, 192 or 256 rows;
+/// 4 warpgroups = 512 threads), each 64×`n`.
+pub fn wgmma_tile(
+    ab: DType,
+    c: DType,
+    trans_a: bool,
+    trans_b: bool,
+    tile_m: u32,
+    n: u32,
+    stages: u32,
+) -> GemmParams {
     GemmParams {
         ab,
         c,
         compute: DType::F32,
         trans_a,
         trans_b,
-        tile_m: 128,
+        tile_m,
         tile_n: n,
         tile_k: 128 / ab.size().max(1) as u32,
-        warps_m: 8,
+        warps_m: tile_m / 16,
         warps_n: 1,
         instruction: GemmInstruction::Wgmma { n },
         stages,
@@ -117,6 +131,8 @@ pub fn wgmma_variants() -> Vec<GemmParams> {
                 out.push(wgmma(ab, ab, trans_a, trans_b, 256, 4));
             }
         }
+        out.push(wgmma_tile(ab, ab, false, false, 256, 128, 4));
+        out.push(wgmma_tile(ab, DType::F32, true, true, 256, 128, 4));
         let mut wide = wgmma(ab, DType::F32, false, true, 64, 3);
         wide.tile_m = 64;
         wide.warps_m = 4;
