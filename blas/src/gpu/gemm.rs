@@ -16,6 +16,9 @@
 //!   β = 1 with nothing to add returns at once.
 //! - f32 with `MathMode::ReducedPrecisionF32` takes the tf32 kernel (catalog key
 //!   `<class>/tf32`, fallback `ptx::fallback_tf32`).
+//! - A `Wgmma` variant (sm_90 catalog) runs only where A and B meet its 16-byte copy
+//!   rule (`ptx::wgmma::aligned`); other problems of the class take the fallback. Its
+//!   dynamic shared memory (`ptx::dynamic_shared_bytes`) goes with the launch.
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
 //!   (`amdgpu::model::default_params`) with the problem's transposes.
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
@@ -33,7 +36,7 @@ use rocm_core::target::Family;
 use rocm_core::Target;
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
-use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmParams};
+use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
 use rocm_kernels::generator::{self, Generator};
 use rocm_kernels::level1::L1Op;
 
@@ -133,7 +136,19 @@ pub(crate) fn gemm<T: Scalar>(
     if scale_only && beta == T::one() {
         return Ok(());
     }
-    let p = params::<T>(blas, s)?;
+    let mut p = params::<T>(blas, s)?;
+    if matches!(p.instruction, GemmInstruction::Wgmma { .. })
+        && !ptx::wgmma::aligned(p.ab, a.address, s.lda, a.stride, b.address, s.ldb, b.stride)
+    {
+        // The warpgroup-MMA kernels copy 16-byte vectors: other layouts take the
+        // family's `mma.sync`/SIMT kernel for the class.
+        let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
+        p = if p.reduced_f32 {
+            ptx::fallback_tf32(ta, tb)
+        } else {
+            ptx::fallback(p.ab, ta, tb)?
+        };
+    }
     if scale_only && blas.device().target().family() != Family::Nvidia {
         // The AMD kernels need k ≥ 1: C = β·C goes through Level 1 instead.
         return scale_columns(blas, s, beta, c, batch);
@@ -191,7 +206,7 @@ pub(crate) fn gemm<T: Scalar>(
         let cfg = LaunchConfig {
             grid: [grid_x as u32, grid_y as u32, count as u32],
             block: [p.threads(target), 1, 1],
-            shared_bytes: 0,
+            shared_bytes: ptx::dynamic_shared_bytes(&p),
         };
         // SAFETY: the caller checked every operand's extent for `batch` problems of this
         // shape and leading dimensions (and that C's problems do not overlap); the kernel
