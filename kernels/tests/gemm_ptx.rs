@@ -297,16 +297,29 @@ fn simulate<A: El, C: El>(p: &GemmParams, pr: Problem, seed: u64) {
     let ModuleImage::Ptx(text) = &prog.image else {
         panic!()
     };
-    let kernel = ptx_sim::Kernel::parse(text);
+    let mut kernel = ptx_sim::Kernel::parse(text);
+    let dynamic = ptx::dynamic_shared_bytes(p) as usize;
+    if dynamic > 0 {
+        kernel.set_dynamic_shared(dynamic);
+    }
     let (m, n, k) = (pr.m, pr.n, pr.k);
     let (ar, ac) = if p.trans_a { (k, m) } else { (m, k) };
     let (br, bc) = if p.trans_b { (n, k) } else { (k, n) };
+    // The wgmma kernels copy 16-byte vectors: A's and B's columns and batches aligned.
+    let v = match p.instruction {
+        GemmInstruction::Wgmma { .. } => {
+            assert_eq!(pr.offset, 0, "wgmma operands start aligned");
+            16 / A::SIZE
+        }
+        _ => 1,
+    };
+    let up = |x: usize| x.div_ceil(v) * v;
     let (lda, ldb, ldc) = (
-        ar.max(1) + pr.pads.0,
-        br.max(1) + pr.pads.1,
+        up(ar.max(1) + pr.pads.0),
+        up(br.max(1) + pr.pads.1),
         m.max(1) + pr.pads.2,
     );
-    let (sa, sb, sc) = (lda * ac + 1, ldb * bc + 3, ldc * n + 1);
+    let (sa, sb, sc) = (up(lda * ac + 1), up(ldb * bc + 3), ldc * n + 1);
     let mut r = Rand(seed | 1);
     let off = pr.offset;
     let a: Vec<A> = (0..off + sa * pr.batch)
@@ -533,6 +546,65 @@ fn catalog_gemm_entries_assemble_and_compute() {
         count += 1;
     }
     eprintln!("{count} catalog GEMM entries checked");
+}
+
+/// The wgmma kernels with f32 output in the simulator (its `wgmma` is an independent
+/// reading of the descriptor, swizzle and fragment layouts): every transpose, edges
+/// (m, n, k off the tiles, k = 0), several pipeline trips, β = 0 over NaN and β ≠ 0,
+/// batches.
+#[test]
+fn wgmma_kernels_compute_gemm_in_the_simulator() {
+    let variants: Vec<GemmParams> = ptx::wgmma_variants()
+        .into_iter()
+        .filter(|p| p.c == rocm_core::DType::F32)
+        .collect();
+    for (i, p) in variants.iter().enumerate() {
+        let (tm, tn, tk) = (p.tile_m as usize, p.tile_n as usize, p.tile_k as usize);
+        let cases = [
+            // One partial tile, one k step.
+            Problem {
+                m: 5,
+                n: 3,
+                k: 7,
+                pads: (1, 2, 1),
+                batch: 1,
+                offset: 0,
+                alpha: 1.0,
+                beta: None,
+            },
+            // Tiles ± 1, more k steps than stages (the ring wraps), β ≠ 0, two batches.
+            Problem {
+                m: tm + 1,
+                n: tn - 1,
+                k: tk * (p.stages as usize + 1) + 3,
+                pads: (0, 3, 2),
+                batch: 2,
+                offset: 0,
+                alpha: -1.5,
+                beta: Some(0.5),
+            },
+            // k = 0: D = β·C.
+            Problem {
+                m: 9,
+                n: 4,
+                k: 0,
+                pads: (0, 0, 0),
+                batch: 1,
+                offset: 0,
+                alpha: 1.0,
+                beta: Some(2.0),
+            },
+        ];
+        for (j, pr) in cases.into_iter().enumerate() {
+            let seed = 1000 + 10 * i as u64 + j as u64;
+            match p.ab {
+                rocm_core::DType::F16 => simulate::<F16, f32>(p, pr, seed),
+                rocm_core::DType::Bf16 => simulate::<Bf16, f32>(p, pr, seed),
+                _ => simulate::<f32, f32>(p, pr, seed),
+            }
+        }
+        eprintln!("simulated {p:?}");
+    }
 }
 
 /// Writes one wgmma module to `$ROCM_DUMP_WGMMA` (for reading ptxas's full report).
