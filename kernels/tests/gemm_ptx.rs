@@ -516,7 +516,12 @@ fn catalog_gemm_entries_assemble_and_compute() {
         assert_eq!(
             e.key,
             GemmParams::key(p.ab, p.c, p.compute, p.trans_a, p.trans_b)
-                + if p.reduced_f32 { "/tf32" } else { "" },
+                + if p.reduced_f32 { "/tf32" } else { "" }
+                + if matches!(p.instruction, GemmInstruction::Wgmma { .. }) {
+                    "/wgmma"
+                } else {
+                    ""
+                },
             "entry {i}: key and params disagree"
         );
         if let Some(ptxas) = &ptxas {
