@@ -39,10 +39,11 @@
 //! Every thread copies its share of each k-tile with 16-byte `cp.async`, one commit
 //! group per tile (possibly empty). With `S` stages the loads run `L = S − 2` tiles
 //! ahead; iteration `kt`: wait until tile `kt` has landed (`wait_group L−1`), fence to
-//! the async proxy, `bar.sync`; issue the loads of tile `kt + L` into the stage of tile
-//! `kt − 2` (every warpgroup waited for its `wgmma` of `kt − 2` before the barrier);
-//! `wgmma.fence`, the step's instructions, commit, `wgmma.wait_group 1` (the step of
-//! `kt − 1` done, this one may run on during the next iteration's wait).
+//! the async proxy, `bar.sync`; `wgmma.fence`, the step's instructions, commit; then,
+//! while they run, the loads of tile `kt + L` into the stage of tile `kt − 2` (every
+//! warpgroup waited for its `wgmma` of `kt − 2` before the barrier); `wgmma.wait_group
+//! 1` (the step of `kt − 1` done; this one may run on through the next iteration's
+//! wait).
 //!
 //! ## Edges and preconditions
 //! Copies outside the matrix read fewer bytes (`src_bytes`) or none and are zero-filled,
@@ -396,16 +397,6 @@ impl Gen<'_> {
         self.k.cp_async_wait(lookahead - 1);
         self.k.fence_proxy_async_shared();
         self.k.bar_sync();
-        // Loads of tile kt + L.
-        let skip = self.k.label();
-        let past = self.k.setp(Cmp::Ge, Ty::U32, k_load, kk);
-        self.k.bra_if(past, false, skip);
-        let dst = self.k.add(Ty::U32, ring, write);
-        self.load_tile(&mut ca, dst, 0, k_load, kk);
-        self.load_tile(&mut cb, dst, plan.a_bytes, k_load, kk);
-        self.k.place(skip);
-        self.k.cp_async_commit();
-        self.k.add_to(k_load, plan.tile_k);
         // The step's instructions on stage `read`.
         let read_units = self.k.shr(Ty::U32, read, 4);
         let read64 = self.k.cvt(Ty::U64, read_units);
@@ -429,6 +420,17 @@ impl Gen<'_> {
                 .wgmma_async(plan.input, &acc, das, dbs, always, self.trans);
         }
         self.k.wgmma_commit();
+        // Loads of tile kt + L into the stage of kt − 2 (its step is done: every warpgroup
+        // waited for it before the barrier), while this step runs.
+        let skip = self.k.label();
+        let past = self.k.setp(Cmp::Ge, Ty::U32, k_load, kk);
+        self.k.bra_if(past, false, skip);
+        let dst = self.k.add(Ty::U32, ring, write);
+        self.load_tile(&mut ca, dst, 0, k_load, kk);
+        self.load_tile(&mut cb, dst, plan.a_bytes, k_load, kk);
+        self.k.place(skip);
+        self.k.cp_async_commit();
+        self.k.add_to(k_load, plan.tile_k);
         self.k.wgmma_wait(1);
         // Advance: kt, the ring slots.
         self.k.add_to(kt, 1u32);
