@@ -278,8 +278,12 @@ fn half_kernel<T: Element>(
     impl Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()> + '_,
 )> {
     let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
+    // The wgmma kernels need 16-byte-aligned columns (device buffers start aligned).
+    let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
+    let (sa, sb) = (lda * p.a_dims().1, ldb * p.b_dims().1);
+    let aligned = ptx::wgmma::aligned(ab, 0, lda, sa, 0, ldb, sb);
     let params = match variant {
-        Some((m, n, stages)) if cc9 => ptx::wgmma_tile(ab, ab, p.ta, p.tb, m, n, stages),
+        Some((m, n, stages)) if cc9 && aligned => ptx::wgmma_tile(ab, ab, p.ta, p.tb, m, n, stages),
         _ => ptx::half(ab, p.ta, p.tb),
     };
     let own_c = params.c == DType::F32;
