@@ -611,24 +611,3 @@ fn wgmma_kernels_compute_gemm_in_the_simulator() {
         eprintln!("simulated {p:?}");
     }
 }
-
-/// Writes one wgmma module to `$ROCM_DUMP_WGMMA` (for reading ptxas's full report).
-#[test]
-fn dump_wgmma_module() {
-    let Ok(path) = std::env::var("ROCM_DUMP_WGMMA") else {
-        return;
-    };
-    let p = ptx::wgmma(
-        rocm_core::DType::Bf16,
-        rocm_core::DType::F32,
-        false,
-        false,
-        128,
-        4,
-    );
-    let prog = Gemm::generate(&p, &"sm_90a".parse().unwrap()).unwrap();
-    let ModuleImage::Ptx(text) = &prog.image else {
-        panic!("not PTX")
-    };
-    std::fs::write(path, text).unwrap();
-}
