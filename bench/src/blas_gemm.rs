@@ -6,7 +6,9 @@
 
 use crate::blas::{time, GemmArgs};
 use rocm_blas::{Blas, MathMode, Scalar, Transpose};
-use rocm_core::{DType, Device, DeviceBuffer, Element, Error, KernelArgs, LaunchConfig, Result};
+use rocm_core::{
+    Arch, DType, Device, DeviceBuffer, Element, Error, KernelArgs, LaunchConfig, Result,
+};
 use rocm_kernels::gemm::{ptx, Gemm};
 use rocm_kernels::generator;
 
@@ -134,6 +136,7 @@ fn measure<T: Element + Copy>(
     conv: impl Fn(f32) -> T,
     back: impl Fn(T) -> f64,
     ours: Option<Ours<'_, T>>,
+    writes_c: bool,
 ) -> Result<Row> {
     let (ar, ac) = p.a_dims();
     let (br, bc) = p.b_dims();
@@ -166,9 +169,8 @@ fn measure<T: Element + Copy>(
             batch: p.batch,
         };
         let peer = crate::vendor_gemm::time(dev, &call, iters);
-        // Our f16/bf16 kernel writes its own f32 C: nothing to compare here.
-        let half = matches!(dtype, Dtype::F16 | Dtype::Bf16);
-        let diff = if ours_secs.is_ok() && peer.is_ok() && !half {
+        // The mma.sync f16/bf16 kernel writes its own f32 C: nothing to compare then.
+        let diff = if ours_secs.is_ok() && peer.is_ok() && writes_c {
             let (x, y) = (c.to_vec()?, c2.to_vec()?);
             let scale = y.iter().map(|&v| back(v).abs()).fold(0.0, f64::max);
             let worst = x
@@ -242,22 +244,56 @@ fn ours_call<T: Scalar>(
     }
 }
 
-/// Our f16/bf16 kernel (`mma.sync` m16n8k16, f32 output), launched directly: rocm-blas
-/// has no mixed-precision GEMM entry point yet. Writes its own f32 C (returned, to keep
-/// it alive); the closure ignores the C buffer it is handed.
+/// The `wgmma` candidates `ROCM_BENCH_WGMMA` lists, comma-separated: `MxN:stages`
+/// (tile_m of 64..256 rows = 1..4 warpgroups, each 64×N) or `N:stages` (M = 128), e.g.
+/// `128x256:4,256x128:4,128x128:3`; default 128×256 in 4 stages.
+fn wgmma_candidates() -> Vec<(u32, u32, u32)> {
+    let parse = |s: &str| -> Option<(u32, u32, u32)> {
+        let (tile, st) = s.trim().split_once(':')?;
+        let (m, n) = match tile.split_once('x') {
+            Some((m, n)) => (m.parse().ok()?, n.parse().ok()?),
+            None => (128, tile.parse().ok()?),
+        };
+        Some((m, n, st.parse().ok()?))
+    };
+    match std::env::var("ROCM_BENCH_WGMMA") {
+        Ok(list) => list.split(',').filter_map(parse).collect(),
+        Err(_) => vec![(128, 256, 4)],
+    }
+}
+
+/// Our f16/bf16 kernel, launched directly: rocm-blas has no mixed-precision GEMM entry
+/// point yet. On compute capability 9.0 devices the `wgmma` kernel for `variant`
+/// (tile_m, n, stages), writing the C it is handed (same type as A and B); elsewhere (or
+/// `variant` None) the `mma.sync` m16n8k16 kernel, which writes its own f32 C
+/// (returned, to keep it alive; the closure ignores the C buffer it is handed).
 #[allow(clippy::type_complexity)]
 fn half_kernel<T: Element>(
     dev: &Device,
     ab: DType,
     p: Problem,
+    variant: Option<(u32, u32, u32)>,
 ) -> Result<(
-    DeviceBuffer<f32>,
+    Option<DeviceBuffer<f32>>,
     impl Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()> + '_,
 )> {
-    let params = ptx::half(ab, p.ta, p.tb);
+    let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
+    // The wgmma kernels need 16-byte-aligned columns (device buffers start aligned).
+    let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
+    let (sa, sb) = (lda * p.a_dims().1, ldb * p.b_dims().1);
+    let aligned = ptx::wgmma::aligned(ab, 0, lda, sa, 0, ldb, sb);
+    let params = match variant {
+        Some((m, n, stages)) if cc9 && aligned => ptx::wgmma_tile(ab, ab, p.ta, p.tb, m, n, stages),
+        _ => ptx::half(ab, p.ta, p.tb),
+    };
+    let own_c = params.c == DType::F32;
     let loaded = generator::load::<Gemm>(dev, &params)?;
-    let c32 = DeviceBuffer::<f32>::zeros(dev, p.m * p.n * p.batch)?;
-    let c_addr = c32.as_slice().address();
+    let c32 = if own_c {
+        Some(DeviceBuffer::<f32>::zeros(dev, p.m * p.n * p.batch)?)
+    } else {
+        None
+    };
+    let c32_addr = c32.as_ref().map(|c| c.as_slice().address());
     let cfg = LaunchConfig {
         grid: [
             p.m.div_ceil(params.tile_m as usize) as u32,
@@ -265,11 +301,12 @@ fn half_kernel<T: Element>(
             p.batch as u32,
         ],
         block: [params.threads(dev.target()), 1, 1],
-        shared_bytes: 0,
+        shared_bytes: ptx::dynamic_shared_bytes(&params),
     };
-    let f = move |a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, _c: &mut DeviceBuffer<T>| {
+    let f = move |a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, c: &mut DeviceBuffer<T>| {
         let kernel = loaded.module.kernel(ptx::KERNEL)?;
         let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
+        let c_addr = c32_addr.unwrap_or_else(|| c.as_slice_mut().address());
         let mut args = KernelArgs::new();
         args.push_pointer(a.as_slice().address(), dev)
             .push_pointer(b.as_slice().address(), dev)
@@ -282,14 +319,22 @@ fn half_kernel<T: Element>(
             .push((p.m * p.n) as u64)
             .push(1.0f32)
             .push(0.0f32);
-        // SAFETY: a, b and the f32 C hold `batch` problems of this shape with the
-        // leading dimensions and strides passed; the kernel stays inside them.
+        // SAFETY: a, b and C hold `batch` problems of this shape with the leading
+        // dimensions and strides passed; the kernel stays inside them.
         unsafe { kernel.launch(dev.default_stream(), &cfg, &args) }
     };
     Ok((c32, f))
 }
 
-fn row(dev: &Device, dtype: Dtype, p: Problem, iters: u32, vendor: bool) -> Result<Row> {
+/// One problem; `variant` picks the f16/bf16 `wgmma` candidate (tile_m, n, stages).
+fn row(
+    dev: &Device,
+    dtype: Dtype,
+    p: Problem,
+    iters: u32,
+    vendor: bool,
+    variant: Option<(u32, u32, u32)>,
+) -> Result<Row> {
     let mut blas = Blas::new(dev);
     match dtype {
         Dtype::F32 | Dtype::Tf32 => {
@@ -297,33 +342,95 @@ fn row(dev: &Device, dtype: Dtype, p: Problem, iters: u32, vendor: bool) -> Resu
                 blas.set_math_mode(MathMode::ReducedPrecisionF32);
             }
             let f = ours_call::<f32>(&blas, p);
-            measure(dev, dtype, p, iters, vendor, |v| v, |v| v as f64, Some(&f))
+            measure(
+                dev,
+                dtype,
+                p,
+                iters,
+                vendor,
+                |v| v,
+                |v| v as f64,
+                Some(&f),
+                true,
+            )
         }
         Dtype::F64 => {
             let f = ours_call::<f64>(&blas, p);
-            measure(dev, dtype, p, iters, vendor, |v| v as f64, |v| v, Some(&f))
+            measure(
+                dev,
+                dtype,
+                p,
+                iters,
+                vendor,
+                |v| v as f64,
+                |v| v,
+                Some(&f),
+                true,
+            )
         }
         Dtype::F16 => {
             let conv = half::f16::from_f32;
-            match half_kernel::<half::f16>(dev, DType::F16, p) {
-                Ok((_c32, f)) => {
-                    measure(dev, dtype, p, iters, vendor, conv, |v| v.to_f64(), Some(&f))
+            match half_kernel::<half::f16>(dev, DType::F16, p, variant) {
+                Ok((c32, f)) => {
+                    let writes_c = c32.is_none();
+                    measure(
+                        dev,
+                        dtype,
+                        p,
+                        iters,
+                        vendor,
+                        conv,
+                        |v| v.to_f64(),
+                        Some(&f),
+                        writes_c,
+                    )
                 }
                 Err(e) => {
                     println!("  (ours: {e})");
-                    measure(dev, dtype, p, iters, vendor, conv, |v| v.to_f64(), None)
+                    measure(
+                        dev,
+                        dtype,
+                        p,
+                        iters,
+                        vendor,
+                        conv,
+                        |v| v.to_f64(),
+                        None,
+                        false,
+                    )
                 }
             }
         }
         Dtype::Bf16 => {
             let conv = half::bf16::from_f32;
-            match half_kernel::<half::bf16>(dev, DType::Bf16, p) {
-                Ok((_c32, f)) => {
-                    measure(dev, dtype, p, iters, vendor, conv, |v| v.to_f64(), Some(&f))
+            match half_kernel::<half::bf16>(dev, DType::Bf16, p, variant) {
+                Ok((c32, f)) => {
+                    let writes_c = c32.is_none();
+                    measure(
+                        dev,
+                        dtype,
+                        p,
+                        iters,
+                        vendor,
+                        conv,
+                        |v| v.to_f64(),
+                        Some(&f),
+                        writes_c,
+                    )
                 }
                 Err(e) => {
                     println!("  (ours: {e})");
-                    measure(dev, dtype, p, iters, vendor, conv, |v| v.to_f64(), None)
+                    measure(
+                        dev,
+                        dtype,
+                        p,
+                        iters,
+                        vendor,
+                        conv,
+                        |v| v.to_f64(),
+                        None,
+                        false,
+                    )
                 }
             }
         }
@@ -491,10 +598,21 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
     println!("device {} ({})", dev.id(), dev.info().name);
     print_header();
     let mut rows = Vec::new();
+    // f16/bf16 on compute capability 9.0: every `wgmma` candidate (ROCM_BENCH_WGMMA).
+    let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
+    let variants: Vec<Option<(u32, u32, u32)>> = match dtype {
+        Dtype::F16 | Dtype::Bf16 if cc9 => wgmma_candidates().into_iter().map(Some).collect(),
+        _ => vec![None],
+    };
     for p in problems {
-        let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor)?;
-        print_row(dtype, &r);
-        rows.push(r);
+        for &v in &variants {
+            if let Some((m, n, stages)) = v {
+                println!("  wgmma {m}x{n}, {stages} stages:");
+            }
+            let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v)?;
+            print_row(dtype, &r);
+            rows.push(r);
+        }
     }
     if let Some(path) = &a.plot {
         plot(path, dtype, &rows)?;

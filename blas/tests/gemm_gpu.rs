@@ -81,11 +81,13 @@ fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
     }
     let mut r = rng(seed);
     let (m, n, k) = (c.m, c.n, c.k);
-    // tf32 keeps 11 significant bits of each input: a product is off by up to 2·2^-11
-    // relative, on top of the f32 sum's (k + 2)·u.
+    // tf32 keeps 11 significant bits of each input: rounded (mma.sync path) a product is
+    // off by up to 2·2^-11 relative, truncated (wgmma reads f32 data as tf32 by
+    // dropping the low bits; compute capability 9.0, op(A) = Aᵀ, op(B) = B) by up to
+    // 2·2^-10; on top of the f32 sum's (k + 2)·u.
     let terms = (k + 2) as f64
         + if c.tf32 {
-            2f64.powi(-10) / eps::<T>()
+            2f64.powi(-9) / eps::<T>()
         } else {
             0.0
         };
@@ -374,6 +376,20 @@ fn tf32_sgemm_gpu_matches_reference() {
             k: 1031,
             ..all[0]
         });
+        // Aᵀ·B with 16-byte-aligned columns: the wgmma kernel on compute capability 9.0.
+        for (m, n, k) in [(515, 389, 1032), (256, 256, 96), (3, 300, 4)] {
+            all.push(Case {
+                ta: Transpose::T,
+                tb: Transpose::N,
+                m,
+                n,
+                k,
+                pads: (0, 0, 1),
+                batch: 1,
+                offset: 0,
+                ..all[0]
+            });
+        }
         for (i, mut c) in all.into_iter().enumerate() {
             c.tf32 = true;
             check::<f32>(&dev, c, 5000 + i as u64);
@@ -554,5 +570,251 @@ fn gemm_on_emulated_amd_targets() {
             emu_unsupported::<f64>(&dev);
         }
         emu_unsupported::<Complex32>(&dev);
+    }
+}
+
+/// An element type of the `wgmma` kernels' operands (and outputs), exact in f64.
+trait WgElem: rocm_core::Element {
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+    /// Unit roundoff of the type (for outputs rounded to it).
+    const U: f64;
+}
+
+impl WgElem for half::f16 {
+    fn from_f64(v: f64) -> Self {
+        half::f16::from_f64(v)
+    }
+    fn to_f64(self) -> f64 {
+        half::f16::to_f64(self)
+    }
+    const U: f64 = 1.0 / 2048.0;
+}
+
+impl WgElem for half::bf16 {
+    fn from_f64(v: f64) -> Self {
+        half::bf16::from_f64(v)
+    }
+    fn to_f64(self) -> f64 {
+        half::bf16::to_f64(self)
+    }
+    const U: f64 = 1.0 / 256.0;
+}
+
+impl WgElem for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const U: f64 = f32::EPSILON as f64 / 2.0;
+}
+
+/// One `wgmma` problem: op(A) m×k, op(B) k×n, `batch` of them, α and β.
+#[derive(Debug, Clone, Copy)]
+struct WgCase {
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    alpha: f32,
+    beta: f32,
+}
+
+/// Runs `p` on `dev` for one case and checks every element of C (and that C's padding
+/// rows are untouched) against an f64 reference computed from the same (already
+/// rounded) inputs.
+///
+/// Tolerance: products of 16-bit (or tf32) inputs are exact in f32; the k-term sum in f32
+/// costs at most (k + 2)·u32 relative to Σ|a||b| per element for round-to-nearest
+/// adds (γ_{k+2}); tensor cores may truncate partial sums instead, so twice that. A
+/// 16-bit output adds one rounding of its own unit roundoff of |result|.
+fn wg_check<A: WgElem, C: WgElem>(
+    dev: &Device,
+    p: &rocm_kernels::gemm::GemmParams,
+    c: WgCase,
+    r: &mut Rng64,
+) {
+    use rand::Rng;
+    use rocm_core::{DeviceBuffer, KernelArgs, LaunchConfig};
+    use rocm_kernels::gemm::{ptx, Gemm};
+    let (ta, tb) = (p.trans_a, p.trans_b);
+    let v = 16 / std::mem::size_of::<A>();
+    let up = |x: usize| x.div_ceil(v) * v;
+    // Stored shapes, leading dimensions padded to the 16-byte copy rule (plus one more
+    // vector now and then), batch strides likewise.
+    let (ar, ac) = if ta { (c.k, c.m) } else { (c.m, c.k) };
+    let (br, bc) = if tb { (c.n, c.k) } else { (c.k, c.n) };
+    let lda = up(ar.max(1)) + if r.random_bool(0.5) { v } else { 0 };
+    let ldb = up(br.max(1)) + if r.random_bool(0.5) { v } else { 0 };
+    let ldc = c.m + r.random_range(0..3usize);
+    let (sa, sb, sc) = (up(lda * ac), up(ldb * bc), ldc * c.n + 1);
+    // tf32 (f32 inputs): values with 10-bit mantissas, so the hardware's tf32 read is
+    // exact; 16-bit types: random values rounded to the type.
+    let gen = |r: &mut Rng64| -> A {
+        let x: f64 = r.random_range(-1.0..1.0);
+        if std::mem::size_of::<A>() == 4 {
+            A::from_f64((x * 1024.0).round() / 1024.0)
+        } else {
+            A::from_f64(x)
+        }
+    };
+    // At least one vector each (k = 0 stores nothing, but the pointers must be real).
+    let a: Vec<A> = (0..(sa * c.batch).max(v)).map(|_| gen(r)).collect();
+    let b: Vec<A> = (0..(sb * c.batch).max(v)).map(|_| gen(r)).collect();
+    // β = 0: C holds NaN, which must not be read.
+    let c0: Vec<C> = (0..sc * c.batch)
+        .map(|_| {
+            if c.beta == 0.0 {
+                C::from_f64(f64::NAN)
+            } else {
+                C::from_f64(r.random_range(-1.0..1.0))
+            }
+        })
+        .collect();
+    let da = DeviceBuffer::from_slice(dev, &a).unwrap();
+    let db = DeviceBuffer::from_slice(dev, &b).unwrap();
+    let dc = DeviceBuffer::from_slice(dev, &c0).unwrap();
+    let loaded = rocm_kernels::generator::load::<Gemm>(dev, p).unwrap();
+    let kernel = loaded.module.kernel(ptx::KERNEL).unwrap();
+    let cfg = LaunchConfig {
+        grid: [
+            c.m.div_ceil(p.tile_m as usize) as u32,
+            c.n.div_ceil(p.tile_n as usize) as u32,
+            c.batch as u32,
+        ],
+        block: [p.threads(dev.target()), 1, 1],
+        shared_bytes: ptx::dynamic_shared_bytes(p),
+    };
+    let mut args = KernelArgs::new();
+    args.push_pointer(da.as_slice().address(), dev)
+        .push_pointer(db.as_slice().address(), dev)
+        .push_pointer(dc.as_slice().address(), dev);
+    for d in [c.m, c.n, c.k, lda, ldb, ldc] {
+        args.push(d as u32);
+    }
+    args.push(sa as u64)
+        .push(sb as u64)
+        .push(sc as u64)
+        .push(c.alpha)
+        .push(c.beta);
+    // SAFETY: A, B and C hold `batch` problems of these shapes, leading dimensions and
+    // strides; the kernel touches only elements inside them.
+    unsafe { kernel.launch(dev.default_stream(), &cfg, &args) }.unwrap();
+    dev.synchronize().unwrap();
+    let got = dc.to_vec().unwrap();
+    let u32_ = f32::EPSILON as f64 / 2.0;
+    let what = format!("{p:?} {c:?} lda {lda} ldb {ldb} ldc {ldc}");
+    for q in 0..c.batch {
+        for j in 0..c.n {
+            for i in 0..ldc {
+                let at = q * sc + j * ldc + i;
+                if i >= c.m {
+                    assert!(
+                        got[at].to_f64().to_bits() == c0[at].to_f64().to_bits(),
+                        "{what}: padding row {i} of column {j} changed"
+                    );
+                    continue;
+                }
+                let (mut sum, mut mag) = (0.0f64, 0.0f64);
+                for l in 0..c.k {
+                    let x = if ta {
+                        a[q * sa + i * lda + l]
+                    } else {
+                        a[q * sa + l * lda + i]
+                    };
+                    let y = if tb {
+                        b[q * sb + l * ldb + j]
+                    } else {
+                        b[q * sb + j * ldb + l]
+                    };
+                    sum += x.to_f64() * y.to_f64();
+                    mag += (x.to_f64() * y.to_f64()).abs();
+                }
+                let alpha = c.alpha as f64;
+                let beta = c.beta as f64;
+                let old = if c.beta == 0.0 { 0.0 } else { c0[at].to_f64() };
+                let want = alpha * sum + beta * old;
+                let scale = alpha.abs() * mag + beta.abs() * old.abs();
+                let bound = 2.0 * (c.k as f64 + 2.0) * u32_ * scale + C::U * want.abs() + 1e-30;
+                let g = got[at].to_f64();
+                assert!(
+                    (g - want).abs() <= bound,
+                    "{what}: C[{i}][{j}] of problem {q}: got {g}, want {want}, bound {bound:e}"
+                );
+            }
+        }
+    }
+}
+
+/// The sm_90a warpgroup-MMA kernels on compute capability 9.0 devices: every transpose,
+/// f16/bf16 with f32 and same-type output, tf32 (TN), shapes of 1, primes, tile ±1,
+/// k = 0 and k spanning many pipeline stages, α/β (β = 0 with NaN in C), batches.
+#[test]
+fn wgmma_gemm_matches_reference() {
+    use half::{bf16, f16};
+    use rocm_core::{Arch, DType};
+    use rocm_kernels::gemm::ptx;
+    for dev in cuda_devices() {
+        if !matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a) {
+            eprintln!(
+                "skipped on {}: wgmma needs compute capability 9.0",
+                dev.id()
+            );
+            continue;
+        }
+        let mut r = rng(0x9a9a);
+        let fixed = [
+            (1, 1, 1, 1),
+            (128, 128, 64, 1),
+            (129, 127, 65, 2),
+            (257, 255, 200, 1),
+            (64, 8, 1000, 1),
+            (7, 300, 13, 3),
+            (200, 33, 0, 1),
+        ];
+        for p in ptx::wgmma_variants() {
+            let mut cases: Vec<WgCase> = fixed
+                .iter()
+                .map(|&(m, n, k, batch)| WgCase {
+                    m,
+                    n,
+                    k,
+                    batch,
+                    alpha: 1.0,
+                    beta: 0.0,
+                })
+                .collect();
+            for _ in 0..3 {
+                use rand::Rng;
+                cases.push(WgCase {
+                    m: r.random_range(1..400),
+                    n: r.random_range(1..400),
+                    k: r.random_range(1..300),
+                    batch: r.random_range(1..3),
+                    alpha: r.random_range(-2.0..2.0),
+                    beta: if r.random_bool(0.5) {
+                        0.0
+                    } else {
+                        r.random_range(-2.0..2.0)
+                    },
+                });
+            }
+            cases[1].alpha = -0.5;
+            cases[1].beta = 1.5;
+            cases[6].beta = 0.75;
+            for c in cases {
+                match (p.ab, p.c) {
+                    (DType::F16, DType::F32) => wg_check::<f16, f32>(&dev, &p, c, &mut r),
+                    (DType::F16, DType::F16) => wg_check::<f16, f16>(&dev, &p, c, &mut r),
+                    (DType::Bf16, DType::F32) => wg_check::<bf16, f32>(&dev, &p, c, &mut r),
+                    (DType::Bf16, DType::Bf16) => wg_check::<bf16, bf16>(&dev, &p, c, &mut r),
+                    (DType::F32, DType::F32) => wg_check::<f32, f32>(&dev, &p, c, &mut r),
+                    other => panic!("no check for {other:?}"),
+                }
+            }
+            eprintln!("wgmma ok: {p:?}");
+        }
     }
 }

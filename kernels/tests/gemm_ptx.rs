@@ -62,6 +62,79 @@ fn every_default_variant_passes_ptxas() {
     }
 }
 
+/// The sm_90a `wgmma` kernels: ptxas-clean for sm_90a (no warnings, spills or stack),
+/// no static shared memory (the ring is dynamic), within the register file; other
+/// NVIDIA targets refuse them.
+#[test]
+fn every_wgmma_variant_passes_ptxas() {
+    let sm80: Target = "sm_80".parse().unwrap();
+    for p in ptx::wgmma_variants() {
+        assert!(Gemm::generate(&p, &sm80).is_err(), "{p:?} on sm_80");
+    }
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+        return;
+    };
+    for target in ["sm_90", "sm_90a"] {
+        let target: Target = target.parse().unwrap();
+        for p in ptx::wgmma_variants() {
+            let prog = Gemm::generate(&p, &target).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            let ModuleImage::Ptx(text) = &prog.image else {
+                panic!("{p:?}: not PTX")
+            };
+            assert!(text.contains(".target sm_90a"), "wgmma needs sm_90a");
+            // The module is sm_90a whatever CC 9.0 target asked for it.
+            let sm90a: Target = "sm_90a".parse().unwrap();
+            let report = ptxas
+                .compile(text, &sm90a)
+                .unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+            let k = report.kernel(ptx::KERNEL).unwrap();
+            assert_eq!(k.spill_loads + k.spill_stores, 0, "{p:?} spills");
+            assert_eq!(k.stack_bytes, 0, "{p:?} uses a stack frame");
+            let threads = p.threads(&target);
+            assert!(
+                k.registers <= 255 && k.registers * threads <= 65536,
+                "{p:?}: {} registers × {threads} threads",
+                k.registers
+            );
+            assert_eq!(k.shared_bytes, 0, "{p:?}: static shared memory");
+            let dynamic = ptx::dynamic_shared_bytes(&p);
+            assert!(dynamic <= 227 * 1024, "{p:?}: {dynamic} bytes");
+            eprintln!(
+                "{target} {}{} {}->{} {}x{}x{} {}x{} warps, {:?}, {} stages: {} registers, {} B dynamic shared",
+                if p.trans_a { 'T' } else { 'N' },
+                if p.trans_b { 'T' } else { 'N' },
+                p.ab,
+                p.c,
+                p.tile_m,
+                p.tile_n,
+                p.tile_k,
+                p.warps_m,
+                p.warps_n,
+                p.instruction,
+                p.stages,
+                k.registers,
+                dynamic
+            );
+        }
+    }
+    // tf32 takes K-major operands only; too many stages do not fit.
+    let mut p = ptx::wgmma(
+        rocm_core::DType::F32,
+        rocm_core::DType::F32,
+        false,
+        false,
+        128,
+        4,
+    );
+    let sm90a: Target = "sm_90a".parse().unwrap();
+    assert!(Gemm::generate(&p, &sm90a).is_err());
+    p.trans_a = true;
+    p.stages = 8;
+    assert!(Gemm::generate(&p, &sm90a).is_err());
+}
+
 #[test]
 fn unsupported_types_and_families_are_errors() {
     let sm90: Target = "sm_90a".parse().unwrap();
@@ -224,16 +297,29 @@ fn simulate<A: El, C: El>(p: &GemmParams, pr: Problem, seed: u64) {
     let ModuleImage::Ptx(text) = &prog.image else {
         panic!()
     };
-    let kernel = ptx_sim::Kernel::parse(text);
+    let mut kernel = ptx_sim::Kernel::parse(text);
+    let dynamic = ptx::dynamic_shared_bytes(p) as usize;
+    if dynamic > 0 {
+        kernel.set_dynamic_shared(dynamic);
+    }
     let (m, n, k) = (pr.m, pr.n, pr.k);
     let (ar, ac) = if p.trans_a { (k, m) } else { (m, k) };
     let (br, bc) = if p.trans_b { (n, k) } else { (k, n) };
+    // The wgmma kernels copy 16-byte vectors: A's and B's columns and batches aligned.
+    let v = match p.instruction {
+        GemmInstruction::Wgmma { .. } => {
+            assert_eq!(pr.offset, 0, "wgmma operands start aligned");
+            16 / A::SIZE
+        }
+        _ => 1,
+    };
+    let up = |x: usize| x.div_ceil(v) * v;
     let (lda, ldb, ldc) = (
-        ar.max(1) + pr.pads.0,
-        br.max(1) + pr.pads.1,
+        up(ar.max(1) + pr.pads.0),
+        up(br.max(1) + pr.pads.1),
         m.max(1) + pr.pads.2,
     );
-    let (sa, sb, sc) = (lda * ac + 1, ldb * bc + 3, ldc * n + 1);
+    let (sa, sb, sc) = (up(lda * ac + 1), up(ldb * bc + 3), ldc * n + 1);
     let mut r = Rand(seed | 1);
     let off = pr.offset;
     let a: Vec<A> = (0..off + sa * pr.batch)
@@ -430,7 +516,12 @@ fn catalog_gemm_entries_assemble_and_compute() {
         assert_eq!(
             e.key,
             GemmParams::key(p.ab, p.c, p.compute, p.trans_a, p.trans_b)
-                + if p.reduced_f32 { "/tf32" } else { "" },
+                + if p.reduced_f32 { "/tf32" } else { "" }
+                + if matches!(p.instruction, GemmInstruction::Wgmma { .. }) {
+                    "/wgmma"
+                } else {
+                    ""
+                },
             "entry {i}: key and params disagree"
         );
         if let Some(ptxas) = &ptxas {
@@ -460,4 +551,63 @@ fn catalog_gemm_entries_assemble_and_compute() {
         count += 1;
     }
     eprintln!("{count} catalog GEMM entries checked");
+}
+
+/// The wgmma kernels with f32 output in the simulator (its `wgmma` is an independent
+/// reading of the descriptor, swizzle and fragment layouts): every transpose, edges
+/// (m, n, k off the tiles, k = 0), several pipeline trips, β = 0 over NaN and β ≠ 0,
+/// batches.
+#[test]
+fn wgmma_kernels_compute_gemm_in_the_simulator() {
+    let variants: Vec<GemmParams> = ptx::wgmma_variants()
+        .into_iter()
+        .filter(|p| p.c == rocm_core::DType::F32)
+        .collect();
+    for (i, p) in variants.iter().enumerate() {
+        let (tm, tn, tk) = (p.tile_m as usize, p.tile_n as usize, p.tile_k as usize);
+        let cases = [
+            // One partial tile, one k step.
+            Problem {
+                m: 5,
+                n: 3,
+                k: 7,
+                pads: (1, 2, 1),
+                batch: 1,
+                offset: 0,
+                alpha: 1.0,
+                beta: None,
+            },
+            // Tiles ± 1, more k steps than stages (the ring wraps), β ≠ 0, two batches.
+            Problem {
+                m: tm + 1,
+                n: tn - 1,
+                k: tk * (p.stages as usize + 1) + 3,
+                pads: (0, 3, 2),
+                batch: 2,
+                offset: 0,
+                alpha: -1.5,
+                beta: Some(0.5),
+            },
+            // k = 0: D = β·C.
+            Problem {
+                m: 9,
+                n: 4,
+                k: 0,
+                pads: (0, 0, 0),
+                batch: 1,
+                offset: 0,
+                alpha: 1.0,
+                beta: Some(2.0),
+            },
+        ];
+        for (j, pr) in cases.into_iter().enumerate() {
+            let seed = 1000 + 10 * i as u64 + j as u64;
+            match p.ab {
+                rocm_core::DType::F16 => simulate::<F16, f32>(p, pr, seed),
+                rocm_core::DType::Bf16 => simulate::<Bf16, f32>(p, pr, seed),
+                _ => simulate::<f32, f32>(p, pr, seed),
+            }
+        }
+        eprintln!("simulated {p:?}");
+    }
 }

@@ -16,6 +16,11 @@
 //!   β = 1 with nothing to add returns at once.
 //! - f32 with `MathMode::ReducedPrecisionF32` takes the tf32 kernel (catalog key
 //!   `<class>/tf32`, fallback `ptx::fallback_tf32`).
+//! - Compute capability 9.0: the catalog's warpgroup-MMA variant for the class (key
+//!   `<class>[/tf32]/wgmma`; today tf32 with op(A) = Aᵀ, op(B) = B, the only layout
+//!   whose operands are both K-major) replaces the choice above where A and B meet its
+//!   16-byte copy rule (`ptx::wgmma::aligned`). Its dynamic shared memory
+//!   (`ptx::dynamic_shared_bytes`) goes with the launch.
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
 //!   (`amdgpu::model::default_params`) with the problem's transposes.
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
@@ -28,10 +33,10 @@ use crate::gemm::GemmShape;
 use crate::{Blas, MathMode, Scalar};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
-use rocm_core::Target;
+use rocm_core::{Arch, Target};
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
-use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmParams};
+use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
 use rocm_kernels::generator::{self, Generator};
 
 /// Most problems one launch covers (the grid's z limit).
@@ -85,6 +90,35 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     Ok(ieee)
 }
 
+/// The warpgroup-MMA variant for a problem of `p`'s class on compute capability 9.0
+/// devices: the catalog's entry under `<class key>[/tf32]/wgmma` (there is no default),
+/// used only where A and B meet its 16-byte copy rule.
+fn wgmma_params(
+    blas: &Blas,
+    s: &GemmShape,
+    p: &GemmParams,
+    a: Operand,
+    b: Operand,
+) -> Option<GemmParams> {
+    let target = blas.device().target();
+    if !matches!(target.arch(), Arch::Sm90 | Arch::Sm90a) {
+        return None;
+    }
+    let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
+    let key = GemmParams::key(p.ab, p.c, p.compute, ta, tb)
+        + if p.reduced_f32 { "/tf32" } else { "" }
+        + "/wgmma";
+    let size = (s.m as u64)
+        .saturating_mul(s.n as u64)
+        .saturating_mul(s.k.max(1) as u64);
+    let w = Catalog::for_target(target).select(Gemm::NAME, &key, size, p.clone());
+    let fits = matches!(w.instruction, GemmInstruction::Wgmma { .. })
+        && (w.ab, w.c, w.compute, w.reduced_f32) == (p.ab, p.c, p.compute, p.reduced_f32)
+        && (w.trans_a, w.trans_b) == (ta, tb)
+        && ptx::wgmma::aligned(p.ab, a.address, s.lda, a.stride, b.address, s.ldb, b.stride);
+    fits.then_some(w)
+}
+
 /// The family's default kernel for a problem class: the NVIDIA SIMT/DMMA fallbacks, or
 /// the AMD generator's default large MFMA/WMMA tile with the problem's transposes (a
 /// target without one, e.g. f32 on gfx11 whose WMMA takes only 16-bit inputs, answers
@@ -130,7 +164,22 @@ pub(crate) fn gemm<T: Scalar>(
     if scale_only && beta == T::one() {
         return Ok(());
     }
-    let p = params::<T>(blas, s)?;
+    let mut p = params::<T>(blas, s)?;
+    if let Some(w) = wgmma_params(blas, s, &p, a, b) {
+        p = w;
+    }
+    if matches!(p.instruction, GemmInstruction::Wgmma { .. })
+        && !ptx::wgmma::aligned(p.ab, a.address, s.lda, a.stride, b.address, s.ldb, b.stride)
+    {
+        // The warpgroup-MMA kernels copy 16-byte vectors: other layouts take the
+        // family's `mma.sync`/SIMT kernel for the class.
+        let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
+        p = if p.reduced_f32 {
+            ptx::fallback_tf32(ta, tb)
+        } else {
+            ptx::fallback(p.ab, ta, tb)?
+        };
+    }
     let loaded = generator::load::<Gemm>(blas.device(), &p)?;
     let name = loaded
         .program
@@ -184,7 +233,7 @@ pub(crate) fn gemm<T: Scalar>(
         let cfg = LaunchConfig {
             grid: [grid_x as u32, grid_y as u32, count as u32],
             block: [p.threads(target), 1, 1],
-            shared_bytes: 0,
+            shared_bytes: ptx::dynamic_shared_bytes(&p),
         };
         // SAFETY: the caller checked every operand's extent for `batch` problems of this
         // shape and leading dimensions (and that C's problems do not overlap); the kernel

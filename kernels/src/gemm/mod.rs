@@ -43,6 +43,9 @@ pub enum GemmInstruction {
     Mfma { m: u32, n: u32, k: u32 },
     /// AMD WMMA (gfx11) 16×16×16.
     Wmma,
+    /// NVIDIA warpgroup MMA `wgmma.mma_async.m64nNk16` (k8 for tf32), sm_90a: each
+    /// warpgroup (4 warps along m) owns a 64×`n` tile; operands from shared memory.
+    Wgmma { n: u32 },
 }
 
 /// One GEMM kernel variant.

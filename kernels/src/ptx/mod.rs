@@ -15,6 +15,7 @@ use std::fmt::{self, Write};
 
 pub mod cache;
 pub mod half;
+pub mod wgmma;
 
 /// PTX register and instruction types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

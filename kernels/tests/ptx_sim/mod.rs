@@ -4,10 +4,15 @@
 //! Threads of a block run one after another up to each `bar.sync` (the kernels use no
 //! shuffles or votes, so this order is one the hardware may also produce); the one
 //! warp-collective instruction known, f64 `mma.sync.m8n8k4`, runs when all 32 lanes of
-//! the warp have reached it, with the PTX ISA's fragment layout. Global
+//! the warp have reached it, with the PTX ISA's fragment layout; the warpgroup MMA
+//! (`wgmma.mma_async`, [`wgmma`]) runs when all 128 threads of the warpgroup have.
+//! Asynchronous copies (`cp.async`) complete at once (one order the hardware may
+//! produce; a missing wait cannot be caught, a wrong address or layout can). Global
 //! memory is a set of separate allocations: an access outside every allocation panics,
 //! which catches edge predicates that let a load or store escape the matrix. An
 //! instruction the interpreter does not know panics rather than being skipped.
+
+mod wgmma;
 
 use std::collections::HashMap;
 
@@ -116,6 +121,12 @@ impl Kernel {
                 params.insert(name.to_string(), n);
                 continue;
             }
+            if let Some(rest) = line.strip_prefix(".extern .shared ") {
+                // Dynamic shared memory: sized by `Kernel::set_dynamic_shared`.
+                let decl = rest.split_whitespace().last().unwrap();
+                shared_name = decl.split_once('[').unwrap().0.to_string();
+                continue;
+            }
             if let Some(rest) = line.strip_prefix(".shared ") {
                 let decl = rest
                     .split_whitespace()
@@ -186,7 +197,14 @@ impl Kernel {
                     return Arg::Shared;
                 }
                 for s in [
-                    "%tid.x", "%ntid.x", "%ctaid.x", "%ctaid.y", "%ctaid.z", "%laneid",
+                    "%tid.x",
+                    "%ntid.x",
+                    "%ctaid.x",
+                    "%ctaid.y",
+                    "%ctaid.z",
+                    "%nctaid.x",
+                    "%nctaid.y",
+                    "%laneid",
                 ] {
                     if a == s {
                         return Arg::Special(s);
@@ -233,13 +251,20 @@ impl Kernel {
         for z in 0..grid[2] {
             for y in 0..grid[1] {
                 for x in 0..grid[0] {
-                    self.run_block([x, y, z], block, params, mem);
+                    self.run_block([x, y, z], grid, block, params, mem);
                 }
             }
         }
     }
 
-    fn run_block(&self, ctaid: [u32; 3], block: u32, params: &[u64], mem: &mut Memory) {
+    fn run_block(
+        &self,
+        ctaid: [u32; 3],
+        grid: [u32; 3],
+        block: u32,
+        params: &[u64],
+        mem: &mut Memory,
+    ) {
         let mut shared = vec![0xA5u8; self.shared_bytes];
         let mut threads: Vec<Thread> = (0..block)
             .map(|t| Thread {
@@ -252,7 +277,7 @@ impl Kernel {
             .collect();
         loop {
             for t in threads.iter_mut().filter(|t| !t.done && t.stop.is_none()) {
-                t.stop = self.step_until_stop(t, ctaid, block, params, mem, &mut shared);
+                t.stop = self.step_until_stop(t, [ctaid, grid], block, params, mem, &mut shared);
             }
             if threads.iter().all(|t| t.done) {
                 return;
@@ -269,6 +294,25 @@ impl Kernel {
                     );
                     self.mma(&self.insts[pc], warp);
                     for t in warp.iter_mut() {
+                        t.pc += 1;
+                        t.stop = None;
+                    }
+                    progressed = true;
+                }
+            }
+            // Warpgroup-collective matrix instructions: all 128 threads.
+            for group in threads.chunks_mut(128) {
+                if group.iter().any(|t| t.stop == Some(Stop::Wgmma)) {
+                    let pc = group[0].pc;
+                    assert!(
+                        group.len() == 128
+                            && group
+                                .iter()
+                                .all(|t| t.stop == Some(Stop::Wgmma) && t.pc == pc),
+                        "wgmma.mma_async reached by part of a warpgroup"
+                    );
+                    self.wgmma(&self.insts[pc], group, &shared);
+                    for t in group.iter_mut() {
                         t.pc += 1;
                         t.stop = None;
                     }
@@ -351,7 +395,7 @@ impl Kernel {
     fn step_until_stop(
         &self,
         t: &mut Thread,
-        ctaid: [u32; 3],
+        ids: [[u32; 3]; 2],
         block: u32,
         params: &[u64],
         mem: &mut Memory,
@@ -372,6 +416,13 @@ impl Kernel {
                     t.pc -= 1;
                     return Some(Stop::Mma);
                 }
+                "wgmma" if op0 == "wgmma" && inst.op[1] == "mma_async" => {
+                    t.pc -= 1;
+                    return Some(Stop::Wgmma);
+                }
+                // Fences and groups order asynchronous work, which here is already done.
+                "wgmma" | "fence" => {}
+                "cp" => self.cp_async(inst, t, mem, shared),
                 "ret" => {
                     t.done = true;
                     return None;
@@ -382,7 +433,7 @@ impl Kernel {
                     };
                     t.pc = self.labels[l];
                 }
-                _ => self.exec(inst, t, ctaid, block, params, mem, shared),
+                _ => self.exec(inst, t, ids, block, params, mem, shared),
             }
         }
     }
@@ -392,7 +443,7 @@ impl Kernel {
         &self,
         inst: &Inst,
         t: &mut Thread,
-        ctaid: [u32; 3],
+        [ctaid, grid]: [[u32; 3]; 2],
         block: u32,
         params: &[u64],
         mem: &mut Memory,
@@ -425,6 +476,8 @@ impl Kernel {
                     "%ctaid.x" => ctaid[0] as u64,
                     "%ctaid.y" => ctaid[1] as u64,
                     "%ctaid.z" => ctaid[2] as u64,
+                    "%nctaid.x" => grid[0] as u64,
+                    "%nctaid.y" => grid[1] as u64,
                     "%laneid" => (t.tid % 32) as u64,
                     _ => unreachable!(),
                 },
@@ -593,6 +646,21 @@ impl Kernel {
             }
             "not" if ty == "pred" => (val(&args[1], t) == 0) as u64,
             "and" => val(&args[1], t) & val(&args[2], t),
+            "or" => val(&args[1], t) | val(&args[2], t),
+            "xor" => val(&args[1], t) ^ val(&args[2], t),
+            "min" | "max" if !ty.starts_with('f') => {
+                let (a, b) = (mask(val(&args[1], t), ty), mask(val(&args[2], t), ty));
+                let less = if ty.starts_with('s') {
+                    signed(a, ty) < signed(b, ty)
+                } else {
+                    a < b
+                };
+                if less == (op[0] == "min") {
+                    a
+                } else {
+                    b
+                }
+            }
             "selp" => {
                 if val(&args[3], t) != 0 {
                     val(&args[1], t)
@@ -793,6 +861,7 @@ impl Kernel {
 enum Stop {
     Barrier,
     Mma,
+    Wgmma,
 }
 
 struct Thread {

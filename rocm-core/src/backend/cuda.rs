@@ -332,6 +332,9 @@ impl BackendModule for CudaModuleHandle {
     }
 }
 
+/// Shared memory a launch may request without the kernel opting in (48 KiB).
+const STATIC_SHARED_BYTES: u32 = 48 * 1024;
+
 #[derive(Debug)]
 struct CudaKernel {
     function: sys::CUfunction,
@@ -365,6 +368,19 @@ impl BackendKernel for CudaKernel {
             .collect();
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
+        if config.shared_bytes > STATIC_SHARED_BYTES {
+            // Dynamic shared memory beyond 48 KiB needs the kernel's opt-in; the size was
+            // checked against the device's limit by `LaunchConfig::validate`.
+            // SAFETY: `function` comes from the loaded module this kernel keeps alive.
+            unsafe {
+                result::function::set_function_attribute(
+                    self.function,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    config.shared_bytes as i32,
+                )
+            }
+            .map_err(|e| err("cuFuncSetAttribute", e))?;
+        }
         // SAFETY: `params` points at correctly laid out values that outlive the call (the
         // driver copies them during cuLaunchKernel); the caller guarantees the argument
         // list matches the kernel and that its memory accesses stay in bounds.

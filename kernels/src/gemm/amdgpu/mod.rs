@@ -81,6 +81,7 @@ pub fn kernel_name(p: &GemmParams) -> String {
         GemmInstruction::Wmma => "wmma16x16x16".to_string(),
         GemmInstruction::Simt { thread_m, thread_n } => format!("simt{thread_m}x{thread_n}"),
         GemmInstruction::MmaSync { m, n, k } => format!("mma{m}x{n}x{k}"),
+        GemmInstruction::Wgmma { n } => format!("wgmma64x{n}"),
     };
     format!(
         "gemm_{}_{}_{}{}_{}{}_{}x{}x{}_{}_w{}x{}_s{}",

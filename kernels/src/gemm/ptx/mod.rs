@@ -7,17 +7,24 @@
 //!   f16/bf16 inputs with f32 output and accumulation go through `mma.sync.m16n8k16`
 //!   (k pairs packed from the k-major shared tiles; no ldmatrix or cp.async yet).
 //! - Other `mma.sync` shapes are `Unsupported`.
+//! - [`wgmma`]: warpgroup MMA (`wgmma.mma_async`) for f16/bf16 inputs (f32 accumulation,
+//!   f32 or same-type output) and tf32 (A transposed, B not), on compute capability 9.0
+//!   targets only (emitted as `sm_90a`; others: `Unsupported`). Its shared ring is
+//!   dynamic: launch with [`wgmma::shared_bytes`] bytes (above 48 KiB: the CUDA backend
+//!   opts the kernel in), and only for operands meeting [`wgmma::aligned`].
 //!
 //! One kernel per program, named [`KERNEL`]; the program's [`LaunchRule`] carries only
 //! the block size (the grid is the contract's 3-D `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`,
-//! which the host computes), and no dynamic shared memory is used (shared tiles are
-//! static, within the 48 KiB a kernel may declare without opting in).
+//! which the host computes). The SIMT/`mma.sync` kernels use no dynamic shared memory
+//! (shared tiles are static, within the 48 KiB a kernel may declare without opting in);
+//! [`dynamic_shared_bytes`] says what a variant needs.
 
 pub mod simt;
+pub mod wgmma;
 
 use super::{GemmInstruction, GemmParams};
 use crate::generator::{LaunchRule, Program};
-use rocm_core::{DType, Error, ModuleImage, Result, Target};
+use rocm_core::{Arch, DType, Error, ModuleImage, Result, Target};
 
 /// The kernel's name in every program.
 pub const KERNEL: &str = "rocm_gemm";
@@ -36,6 +43,15 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
             if matches!(p.ab, DType::F16 | DType::Bf16) =>
         {
             simt::generate(p, target)?
+        }
+        GemmInstruction::Wgmma { .. } if matches!(target.arch(), Arch::Sm90 | Arch::Sm90a) => {
+            wgmma::generate(p, target)?
+        }
+        GemmInstruction::Wgmma { .. } => {
+            return Err(Error::unsupported(
+                "wgmma GEMM kernels (sm_90a)",
+                target.to_string(),
+            ))
         }
         GemmInstruction::MmaSync { m, n, k } => {
             return Err(Error::unsupported(
@@ -61,6 +77,72 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
             block: p.threads(target),
         },
     })
+}
+
+/// Dynamic shared memory (bytes) a launch of `p` needs: the `wgmma` ring, else 0.
+pub fn dynamic_shared_bytes(p: &GemmParams) -> u32 {
+    wgmma::shared_bytes(p)
+}
+
+/// A `wgmma` variant: 128×`n` tiles over two warpgroups along m (each 64×`n`), one
+/// 128-byte row of k per step (64 f16/bf16, 32 tf32), `stages` deep. `ab` = f32 means
+/// tf32 (`reduced_f32`); `c` is f32 or `ab`.
+pub fn wgmma(ab: DType, c: DType, trans_a: bool, trans_b: bool, n: u32, stages: u32) -> GemmParams {
+    wgmma_tile(ab, c, trans_a, trans_b, 128, n, stages)
+}
+
+/// A `wgmma` variant with `tile_m / 64` warpgroups along m (64, 128, 192 or 256 rows;
+/// 4 warpgroups = 512 threads), each 64×`n`.
+pub fn wgmma_tile(
+    ab: DType,
+    c: DType,
+    trans_a: bool,
+    trans_b: bool,
+    tile_m: u32,
+    n: u32,
+    stages: u32,
+) -> GemmParams {
+    GemmParams {
+        ab,
+        c,
+        compute: DType::F32,
+        trans_a,
+        trans_b,
+        tile_m,
+        tile_n: n,
+        tile_k: 128 / ab.size().max(1) as u32,
+        warps_m: tile_m / 16,
+        warps_n: 1,
+        instruction: GemmInstruction::Wgmma { n },
+        stages,
+        reduced_f32: ab == DType::F32,
+    }
+}
+
+/// The `wgmma` variants the tests assemble: f16/bf16 with f32 and same-type output,
+/// every transpose, 128×128 and 128×256 tiles; tf32 (TN only); and a 64-row,
+/// two-warpgroups-along-n shape.
+pub fn wgmma_variants() -> Vec<GemmParams> {
+    let mut out = Vec::new();
+    for ab in [DType::F16, DType::Bf16] {
+        for trans_a in [false, true] {
+            for trans_b in [false, true] {
+                out.push(wgmma(ab, DType::F32, trans_a, trans_b, 128, 4));
+                out.push(wgmma(ab, ab, trans_a, trans_b, 256, 4));
+            }
+        }
+        out.push(wgmma_tile(ab, ab, false, false, 256, 128, 4));
+        out.push(wgmma_tile(ab, DType::F32, true, true, 256, 128, 4));
+        let mut wide = wgmma(ab, DType::F32, false, true, 64, 3);
+        wide.tile_m = 64;
+        wide.warps_m = 4;
+        wide.warps_n = 2;
+        wide.tile_n = 128;
+        out.push(wide);
+    }
+    out.push(wgmma(DType::F32, DType::F32, true, false, 128, 4));
+    out.push(wgmma(DType::F32, DType::F32, true, false, 256, 3));
+    out
 }
 
 /// The default variant for a problem class on NVIDIA targets (the catalog's fallback).
