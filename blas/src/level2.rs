@@ -28,7 +28,7 @@ use crate::handle::{Dispatch, Engine};
 use crate::level1::element_args;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
-use rocm_kernels::level2::gemv::GemvTrans;
+use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
 
 /// The shape of one gemv problem: A is m×n.
 #[derive(Debug, Clone, Copy)]
@@ -147,6 +147,40 @@ impl Blas {
         y: &mut BufferSliceMut<'_, T>,
         incy: isize,
     ) -> Result<()> {
+        self.gemv_tuned(
+            trans,
+            m,
+            n,
+            alpha,
+            a,
+            lda,
+            x,
+            incx,
+            beta,
+            y,
+            incy,
+            GemvTuning::default(),
+        )
+    }
+
+    /// [`Blas::gemv`] with the GPU kernel's shape overridden (benchmarks and tuning;
+    /// ignored on the CPU).
+    #[doc(hidden)]
+    pub fn gemv_tuned<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+        tuning: GemvTuning,
+    ) -> Result<()> {
         let s = GemvShape {
             trans,
             m,
@@ -192,7 +226,7 @@ impl Blas {
                     beta: &be,
                     read_y: beta != T::zero(),
                 };
-                gpu::level2::gemv(self, &call, gpu::level2::GemvTuning::default())
+                gpu::level2::gemv(self, &call, tuning)
             }
         }
     }

@@ -15,22 +15,12 @@ use crate::Blas;
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::generator;
-use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, FINISH, KERNEL};
+use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH, KERNEL};
 
 /// Workgroups that fill a 132-SM GPU at 2048 work-items per SM with 256-wide groups.
 const TARGET_GROUPS: u64 = 132 * 8;
 /// Fewest columns per chunk (below this the partials cost more than they save).
 const MIN_CHUNK_COLS: u64 = 64;
-
-/// Kernel shape overrides (the bench's sweep); `None` fields keep the fallback's.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct GemvTuning {
-    pub block: Option<u32>,
-    pub rows: Option<u32>,
-    pub cols: Option<u32>,
-    /// `N`: column chunks (1 = no split); default: the fill rule above.
-    pub chunks: Option<u32>,
-}
 
 /// One gemv on device addresses.
 pub(crate) struct GemvCall<'a> {

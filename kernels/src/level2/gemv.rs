@@ -66,6 +66,17 @@ pub struct GemvParams {
     pub read_y: bool,
 }
 
+/// Host-side overrides of a gemv launch (the bench's sweep); `None` fields keep the
+/// fallback's shape and the host's chunk rule.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GemvTuning {
+    pub block: Option<u32>,
+    pub rows: Option<u32>,
+    pub cols: Option<u32>,
+    /// `N`: column chunks (1 = no split); default: the fill rule above.
+    pub chunks: Option<u32>,
+}
+
 /// The dtypes the generator covers.
 pub const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
 
