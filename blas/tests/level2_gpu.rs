@@ -270,3 +270,110 @@ fn harness_accepts_the_cpu_gemv() {
         check::<Complex32>(&dev, c, 600 + i as u64);
     }
 }
+
+/// Strided and array batches on CUDA against the CPU path problem by problem (the CPU
+/// gemv is checked against the f64 loop above). Same tolerance, k = n or m.
+fn batched_matches_cpu<T: Scalar>(dev: &Device, trans: Transpose, seed: u64) {
+    let (m, n, batch) = (37usize, 70usize, 3usize);
+    let (lx, ly) = if trans == Transpose::N {
+        (n, m)
+    } else {
+        (m, n)
+    };
+    let (lda, incx, incy) = (m + 2, 2isize, -1isize);
+    let (sa, sx, sy) = (lda * n + 5, 2 * lx + 1, ly + 3);
+    let mut r = rng(seed);
+    let a: Vec<T> = random_vec(&mut r, sa * batch);
+    let x: Vec<T> = random_vec(&mut r, sx * batch);
+    let y0: Vec<T> = random_vec(&mut r, sy * batch);
+    let (alpha, beta): (T, T) = (random(&mut r), random(&mut r));
+    let cpu = Blas::new(&Device::cpu());
+    let mut want = y0.clone();
+    for b in 0..batch {
+        let ah = Device::cpu().upload(&a[b * sa..]).unwrap();
+        let xh = Device::cpu().upload(&x[b * sx..]).unwrap();
+        let mut yh = Device::cpu().upload(&want[b * sy..(b + 1) * sy]).unwrap();
+        cpu.gemv(
+            trans,
+            m,
+            n,
+            alpha,
+            &ah.as_slice(),
+            lda,
+            &xh.as_slice(),
+            incx,
+            beta,
+            &mut yh.as_slice_mut(),
+            incy,
+        )
+        .unwrap();
+        want[b * sy..(b + 1) * sy].copy_from_slice(&yh.to_vec().unwrap());
+    }
+    let blas = Blas::new(dev);
+    let (ad, xd) = (dev.upload(&a).unwrap(), dev.upload(&x).unwrap());
+    let mut yd = dev.upload(&y0).unwrap();
+    blas.gemv_strided_batched(
+        trans,
+        m,
+        n,
+        alpha,
+        &ad.as_slice(),
+        lda,
+        sa,
+        &xd.as_slice(),
+        incx,
+        sx,
+        beta,
+        &mut yd.as_slice_mut(),
+        incy,
+        sy,
+        batch,
+    )
+    .unwrap();
+    let got: Vec<T> = yd.to_vec().unwrap();
+    // Magnitude: entries are in [-1, 1]², so |α|·Σ|a||x| + |β||y| ≤ 2·(lx + 1) · 2.
+    let mag = 4.0 * (lx + 1) as f64;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_close(
+            *g,
+            *w,
+            mag,
+            2.0 * (lx + 2) as f64,
+            &format!("strided y[{i}]"),
+        );
+    }
+    let mut yds: Vec<_> = (0..batch)
+        .map(|b| dev.upload(&y0[b * sy..(b + 1) * sy]).unwrap())
+        .collect();
+    let ads: Vec<_> = (0..batch).map(|b| ad.slice(b * sa..).unwrap()).collect();
+    let xds: Vec<_> = (0..batch).map(|b| xd.slice(b * sx..).unwrap()).collect();
+    let mut yv: Vec<_> = yds.iter_mut().map(|d| d.as_slice_mut()).collect();
+    blas.gemv_batched(
+        trans, m, n, alpha, &ads, lda, &xds, incx, beta, &mut yv, incy,
+    )
+    .unwrap();
+    drop(yv);
+    for (b, d) in yds.iter().enumerate() {
+        for (i, g) in d.to_vec().unwrap().iter().enumerate() {
+            assert_close(*g, want[b * sy + i], mag, 2.0 * (lx + 2) as f64, "arrays");
+        }
+    }
+}
+
+#[test]
+fn batched_gemv_cuda_matches_cpu() {
+    for dev in cuda_devices() {
+        for trans in Transpose::ALL {
+            batched_matches_cpu::<f32>(&dev, trans, 11);
+            batched_matches_cpu::<num_complex::Complex<f64>>(&dev, trans, 12);
+        }
+    }
+}
+
+#[test]
+fn batched_harness_accepts_the_cpu() {
+    for trans in Transpose::ALL {
+        batched_matches_cpu::<f32>(&Device::cpu(), trans, 13);
+        batched_matches_cpu::<Complex32>(&Device::cpu(), trans, 14);
+    }
+}
