@@ -202,6 +202,15 @@ impl Blas {
                 s.run(alpha, a, x, beta, check::host_mut("y", y)?);
                 Ok(())
             }
+            // α = 0: y ← β·y without reading A or x (BLAS's rule; NaN in A stays out).
+            Dispatch::Gpu if alpha == T::zero() => {
+                let ly = s.lens().1;
+                if beta == T::zero() {
+                    self.fill(ly, T::zero(), y, incy)
+                } else {
+                    self.scal(ly, beta, y, incy)
+                }
+            }
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
                 element_args(alpha, &mut al);

@@ -1,7 +1,8 @@
 //! gemv on GPUs against an independent f64 (Complex64) loop: random shapes (1, primes,
 //! warp ±1, non-multiples of the 2-row × 256 and 4-column steps, a few above 64 columns
 //! so `N` splits into chunks), lda > m, positive and negative increments, every
-//! transpose, β = 0 with NaN in y (must not be read), α = 0 and offset views. CUDA
+//! transpose, β = 0 with NaN in y (must not be read), α = 0 with NaN in A (must not
+//! be read) and offset views. CUDA
 //! tests skip with a printed reason without a device; emulated AMD devices have no gemv
 //! kernel yet and must answer `Unsupported`.
 //!
@@ -70,7 +71,11 @@ fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
         _ => (m, n),
     };
     let off = c.offset;
-    let a: Vec<T> = random_vec(&mut r, off + lda * n);
+    let mut a: Vec<T> = random_vec(&mut r, off + lda * n);
+    if c.coefs == 2 {
+        // α = 0 must not read A: NaN there must not reach y.
+        a[off] = T::from_real(num_traits::Float::nan());
+    }
     let x: Vec<T> = random_vec(&mut r, off + len_of(lx, c.incx));
     let mut y0: Vec<T> = random_vec(&mut r, off + len_of(ly, c.incy));
     let alpha: T = if c.coefs == 2 {
@@ -119,6 +124,9 @@ fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
         }
         let (want, mag) = if quick {
             (to_c64(y0[yi]), 0.0)
+        } else if alpha == T::zero() {
+            let yv = to_c64(y0[yi]);
+            (be * yv, be.norm() * yv.norm())
         } else if beta == T::zero() {
             (al * s, al.norm() * mag)
         } else {
