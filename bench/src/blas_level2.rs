@@ -7,7 +7,8 @@
 //! streaming bandwidth. With `--vendor` (and `--features vendor`) cuBLAS runs the same
 //! problem on the same A and x into its own y; the last column is cuBLAS time / ours.
 //! `--sweep` runs a grid of kernel shapes (rows per thread, columns per step, column
-//! chunks for N; block and loads per lane for T) and prints one row each, for tuning.
+//! chunks for N; block, loads per lane and elements per load for T) and prints one row
+//! each, for tuning.
 
 use crate::blas::time;
 use rocm_blas::{Blas, Scalar, Transpose};
@@ -68,6 +69,7 @@ fn shapes(trans: Transpose) -> Vec<GemvTuning> {
                         rows: Some(rows),
                         cols: Some(cols),
                         chunks,
+                        vector: None,
                     });
                 }
             }
@@ -75,12 +77,14 @@ fn shapes(trans: Transpose) -> Vec<GemvTuning> {
     } else {
         for block in [128, 256, 512] {
             for rows in [2, 4, 8] {
-                v.push(GemvTuning {
-                    block: Some(block),
-                    rows: Some(rows),
-                    cols: None,
-                    chunks: None,
-                });
+                for vector in [1, 2, 4] {
+                    v.push(GemvTuning {
+                        block: Some(block),
+                        rows: Some(rows),
+                        vector: Some(vector),
+                        ..GemvTuning::default()
+                    });
+                }
             }
         }
     }
@@ -186,8 +190,8 @@ fn bench<T: Scalar>(
         );
     }
     println!(
-        "{:<6} {:<6} {:<6} {:<8} {:>10} {:>10} {:>9} {:>11}",
-        "block", "rows", "cols", "chunks", "ms", "GB/s", "of copy", "ours/cuBLAS"
+        "{:<6} {:<6} {:<6} {:<8} {:<6} {:>10} {:>10} {:>9} {:>11}",
+        "block", "rows", "cols", "chunks", "vector", "ms", "GB/s", "of copy", "ours/cuBLAS"
     );
     let list = if a.sweep {
         shapes(trans)
@@ -199,11 +203,12 @@ fn bench<T: Scalar>(
         let secs = run(t)?;
         let gbs = bytes / secs / 1e9;
         println!(
-            "{:<6} {:<6} {:<6} {:<8} {:>10.3} {:>10.1} {:>8.1}% {:>11}",
+            "{:<6} {:<6} {:<6} {:<8} {:<6} {:>10.3} {:>10.1} {:>8.1}% {:>11}",
             opt(t.block),
             opt(t.rows),
             opt(t.cols),
             opt(t.chunks),
+            opt(t.vector),
             secs * 1e3,
             gbs,
             100.0 * gbs / copy_gbs,

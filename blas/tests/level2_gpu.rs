@@ -18,6 +18,7 @@ use rand::Rng;
 use rocm_blas::reference::to_c64;
 use rocm_blas::{Blas, Scalar, Transpose};
 use rocm_core::{BackendKind, Complex32, Device, Error};
+use rocm_kernels::level2::gemv::GemvTuning;
 
 fn cuda_devices() -> Vec<Device> {
     let found: Vec<Device> = Device::enumerate()
@@ -62,6 +63,10 @@ fn at(i: usize, n: usize, inc: isize) -> usize {
 }
 
 fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
+    check_tuned::<T>(dev, c, seed, GemvTuning::default())
+}
+
+fn check_tuned<T: Scalar>(dev: &Device, c: Case, seed: u64, tuning: GemvTuning) {
     let blas = Blas::new(dev);
     let mut r = rng(seed);
     let (m, n) = (c.m, c.n);
@@ -92,14 +97,14 @@ fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
         y0.iter_mut()
             .for_each(|v| *v = T::from_real(num_traits::Float::nan()));
     }
-    let what = format!("{}gemv {c:?}", T::PREFIX);
+    let what = format!("{}gemv {c:?} {tuning:?}", T::PREFIX);
     let (ad, xd) = (dev.upload(&a).unwrap(), dev.upload(&x).unwrap());
     let mut yd = dev.upload(&y0).unwrap();
     {
         let (av, xv) = (ad.slice(off..).unwrap(), xd.slice(off..).unwrap());
         let mut yv = yd.slice_mut(off..).unwrap();
-        blas.gemv(
-            c.trans, m, n, alpha, &av, lda, &xv, c.incx, beta, &mut yv, c.incy,
+        blas.gemv_tuned(
+            c.trans, m, n, alpha, &av, lda, &xv, c.incx, beta, &mut yv, c.incy, tuning,
         )
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     }
@@ -383,5 +388,78 @@ fn batched_harness_accepts_the_cpu() {
     for trans in Transpose::ALL {
         batched_matches_cpu::<f32>(&Device::cpu(), trans, 13);
         batched_matches_cpu::<Complex32>(&Device::cpu(), trans, 14);
+    }
+}
+
+/// Non-default kernel shapes (the bench's sweep): rows, columns per step, chunk counts
+/// (1 = no split, more than the columns), blocks, and T/C wide loads (used where the
+/// views are aligned: lda a multiple of 4, offset 0; the odd lda/offset cases fall back).
+#[test]
+fn tuned_gemv_cuda_matches_reference() {
+    let tunings = [
+        GemvTuning {
+            block: Some(64),
+            rows: Some(1),
+            cols: Some(1),
+            chunks: Some(1),
+            vector: None,
+        },
+        GemvTuning {
+            block: Some(128),
+            rows: Some(4),
+            cols: Some(8),
+            chunks: Some(7),
+            vector: None,
+        },
+        GemvTuning {
+            block: Some(256),
+            rows: Some(2),
+            cols: Some(4),
+            chunks: Some(5000),
+            vector: None,
+        },
+        GemvTuning {
+            block: Some(256),
+            rows: Some(8),
+            vector: Some(4),
+            ..GemvTuning::default()
+        },
+        GemvTuning {
+            block: Some(128),
+            rows: Some(2),
+            vector: Some(2),
+            ..GemvTuning::default()
+        },
+    ];
+    for dev in cuda_devices() {
+        let mut seed = 900;
+        for trans in Transpose::ALL {
+            for (m, n, pad, offset) in [
+                (1029, 131, 3, 0),
+                (1029, 131, 0, 1),
+                (4096, 67, 0, 0),
+                (33, 2, 0, 0),
+            ] {
+                for coefs in [0, 1] {
+                    let c = Case {
+                        trans,
+                        m,
+                        n,
+                        pad,
+                        incx: 1,
+                        incy: 1,
+                        coefs,
+                        offset,
+                    };
+                    for t in tunings {
+                        seed += 1;
+                        check_tuned::<f32>(&dev, c, seed, t);
+                        check_tuned::<f64>(&dev, c, seed, t);
+                        check_tuned::<Complex32>(&dev, c, seed, t);
+                        check_tuned::<num_complex::Complex<f64>>(&dev, c, seed, t);
+                    }
+                }
+            }
+        }
     }
 }

@@ -8,7 +8,9 @@
 //! workgroups to fill the device (`TARGET_GROUPS`, 8 per SM of a 132-SM H100), each chunk
 //! at least `MIN_CHUNK_COLS` columns. One chunk runs the variant without split (α and β
 //! applied in place); more write compute-type partials to the handle's workspace
-//! (chunks × m elements) and the finish kernel sums them in chunk order.
+//! (chunks × m elements) and the finish kernel sums them in chunk order. `T`/`C` use
+//! wide lane loads only when a [`GemvTuning`] asks and the views are aligned (the
+//! default is element loads until a GPU sweep picks).
 
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
@@ -81,6 +83,20 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
     p.block = tuning.block.unwrap_or(p.block);
     p.rows = tuning.rows.unwrap_or(p.rows);
     p.cols = tuning.cols.unwrap_or(p.cols);
+    // Wide T/C loads only where every lane load is aligned: x contiguous, A, x and each
+    // column start (lda) multiples of the load.
+    let esize = call.dtype.size() as u64;
+    if let Some(w) = tuning.vector.filter(|_| call.trans != GemvTrans::N) {
+        let bytes = w as u64 * esize;
+        let aligned = call.x.1 == 1
+            && bytes.is_power_of_two()
+            && call.a % bytes == 0
+            && call.x.0 % bytes == 0
+            && (call.lda as u64 * esize) % bytes == 0;
+        if aligned {
+            p.vector = w;
+        }
+    }
     let groups_x = m.div_ceil(p.block as u64 * p.rows as u64);
     let chunks = match call.trans {
         GemvTrans::N => tuning
@@ -90,7 +106,6 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
         _ => 1,
     };
     p.split = chunks > 1;
-    let esize = call.dtype.size() as u64;
     let (lx, ly) = match call.trans {
         GemvTrans::N => (call.n, call.m),
         _ => (call.m, call.n),

@@ -64,6 +64,14 @@ pub struct GemvParams {
     pub split: bool,
     /// Whether β ≠ 0 (y is read).
     pub read_y: bool,
+    /// `T`/`C` only: elements per lane load (1, 2 or 4; at most 16 bytes). Above 1 the
+    /// host guarantees incx = 1, and A, x and every column start aligned to the load.
+    #[serde(default = "one")]
+    pub vector: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Host-side overrides of a gemv launch (the bench's sweep); `None` fields keep the
@@ -75,6 +83,9 @@ pub struct GemvTuning {
     pub cols: Option<u32>,
     /// `N`: column chunks (1 = no split); default: the fill rule above.
     pub chunks: Option<u32>,
+    /// `T`/`C`: elements per lane load; used only where the views allow it (incx = 1,
+    /// A, x and lda aligned), otherwise 1.
+    pub vector: Option<u32>,
 }
 
 /// The dtypes the generator covers.
@@ -97,6 +108,7 @@ impl GemvParams {
             cols: 4,
             split: trans == GemvTrans::N,
             read_y,
+            vector: 1,
         }
     }
 
@@ -131,6 +143,21 @@ impl GemvParams {
                 format!("{} is not a multiple of 32 in 32..=1024", self.block),
             ));
         }
+        let el = El::of(self.dtype);
+        let w = self.vector;
+        if !matches!(w, 1 | 2 | 4)
+            || (w > 1 && self.trans == GemvTrans::N)
+            || w * el.comps > 4
+            || w as i64 * el.bytes() > 16
+        {
+            return Err(Error::invalid(
+                "vector",
+                format!(
+                    "{w} elements of {} per load (1, 2 or 4, at most 16 bytes, T/C only)",
+                    self.dtype
+                ),
+            ));
+        }
         for (name, v) in [("rows", self.rows), ("cols", self.cols)] {
             if !(1..=8).contains(&v) {
                 return Err(Error::invalid(name, format!("{v} is not in 1..=8")));
@@ -146,7 +173,7 @@ pub struct Gemv;
 impl Generator for Gemv {
     type Params = GemvParams;
     const NAME: &'static str = "gemv";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn generate(p: &GemvParams, target: &Target) -> Result<Program> {
         if target.family() != Family::Nvidia {
@@ -604,6 +631,58 @@ fn build_t(p: &GemvParams) -> KernelBuilder {
         k.add_to(px_r, adv);
     };
 
+    if p.vector > 1 {
+        // Whole spans of 32·w·rows rows, warp-uniform: lane l loads w consecutive rows at
+        // span + (u·32 + l)·w; the rows past the last whole span go to the scalar loops
+        // below, starting at that span's end.
+        let w = p.vector;
+        let span = (32 * w * p.rows) as i64;
+        let nspans = k.div(Ty::U64, m, span);
+        let full = k.mul(Ty::U64, nspans, span);
+        let lane_off = k.mul(Ty::U64, row, w as i64 * eb);
+        let pa_v = k.add(Ty::U64, ca, lane_off);
+        let px_v = k.add(Ty::U64, x, lane_off);
+        let b = k.mov(Ty::U64, 0i64);
+        let vloop = k.label();
+        let vdone = k.label();
+        k.place(vloop);
+        let fin = k.setp(Cmp::Ge, Ty::U64, b, full);
+        k.bra_if(fin, false, vdone);
+        let mut pairs = Vec::new();
+        for u in 0..p.rows {
+            let off = (u * 32 * w) as i64 * eb;
+            let la = k.ld_global(el.rt, w * el.comps, pa_v, off, LoadCache::NonCoherent);
+            let lx = k.ld_global(el.rt, w * el.comps, px_v, off, LoadCache::NonCoherent);
+            pairs.push((la, lx));
+        }
+        let mut sacc = acc.clone();
+        for (la, lx) in &pairs {
+            for e in 0..w as usize {
+                let c = el.comps as usize;
+                sacc = el.fma(
+                    &mut k,
+                    &la[e * c..(e + 1) * c],
+                    &lx[e * c..(e + 1) * c],
+                    &sacc,
+                    conj,
+                );
+            }
+        }
+        for (dst, v) in acc.iter().zip(&sacc) {
+            k.assign(*dst, *v);
+        }
+        k.add_to(pa_v, span * eb);
+        k.add_to(px_v, span * eb);
+        k.add_to(b, span);
+        k.bra(vloop);
+        k.place(vdone);
+        // Scalar rows from full + lane on (incx = 1 here).
+        k.add_to(row, full);
+        let fb = k.mul(Ty::U64, full, eb);
+        k.add_to(pa_r, fb);
+        k.add_to(px_r, fb);
+    }
+
     let main = k.label();
     let tail = k.label();
     let reduce = k.label();
@@ -664,8 +743,20 @@ pub fn test_variants() -> Vec<GemvParams> {
                     rows: 4,
                     cols: 8,
                     block: 128,
-                    ..f
+                    ..f.clone()
                 });
+                if trans != GemvTrans::N {
+                    for vector in [2, 4] {
+                        let p = GemvParams {
+                            vector,
+                            rows: 8,
+                            ..f.clone()
+                        };
+                        if p.validate().is_ok() {
+                            v.push(p);
+                        }
+                    }
+                }
             }
         }
     }
@@ -765,6 +856,18 @@ mod tests {
         ));
         let mut p = GemvParams::fallback(DType::F32, GemvTrans::T, true);
         p.rows = 9;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let mut p = GemvParams::fallback(DType::C64, GemvTrans::T, true);
+        p.vector = 2;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let mut p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
+        p.vector = 4;
         assert!(matches!(
             Gemv::generate(&p, &sm90),
             Err(Error::InvalidArgument { .. })
