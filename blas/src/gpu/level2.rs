@@ -2,8 +2,8 @@
 //! AMDGPU gemv kernels do not exist yet, so HIP and emulated devices answer
 //! `Unsupported` (as before this module).
 //!
-//! The host picks the variant ([`GemvParams::fallback`] unless the caller passes a
-//! [`GemvTuning`]), passes x and y as the address of their *logical* element 0 (the far
+//! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
+//! [`GemvParams::fallback`]; a [`GemvTuning`] overrides single fields), passes x and y as the address of their *logical* element 0 (the far
 //! end for a negative increment), and for `N` chooses the column chunks: enough
 //! workgroups to fill the device (`TARGET_GROUPS`, 8 per SM of a 132-SM H100), each chunk
 //! at least `MIN_CHUNK_COLS` columns. One chunk runs the variant without split (α and β
@@ -16,6 +16,7 @@ use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
+use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator;
 use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH, KERNEL};
 
@@ -79,14 +80,27 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
             "the matrix spans more than 2⁶³ elements",
         ));
     }
-    let mut p = GemvParams::fallback(call.dtype, call.trans, call.read_y);
+    let fallback = GemvParams::fallback(call.dtype, call.trans, call.read_y);
+    let key = GemvParams::key(call.dtype, call.trans);
+    let mut p: GemvParams = Catalog::for_target(blas.device().target()).select(
+        "gemv",
+        &key,
+        m.saturating_mul(n),
+        fallback.clone(),
+    );
+    if p.dtype != call.dtype || p.trans != call.trans {
+        p = fallback;
+    }
+    p.read_y = call.read_y;
     p.block = tuning.block.unwrap_or(p.block);
     p.rows = tuning.rows.unwrap_or(p.rows);
     p.cols = tuning.cols.unwrap_or(p.cols);
     // Wide T/C loads only where every lane load is aligned: x contiguous, A, x and each
     // column start (lda) multiples of the load.
     let esize = call.dtype.size() as u64;
-    if let Some(w) = tuning.vector.filter(|_| call.trans != GemvTrans::N) {
+    let wanted = tuning.vector.unwrap_or(p.vector);
+    p.vector = 1;
+    if let Some(w) = Some(wanted).filter(|_| call.trans != GemvTrans::N) {
         let bytes = w as u64 * esize;
         let aligned = call.x.1 == 1
             && bytes.is_power_of_two()

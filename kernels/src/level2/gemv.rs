@@ -846,6 +846,26 @@ mod tests {
     }
 
     #[test]
+    fn sm90_catalog_entries_parse_and_match_their_keys() {
+        let target: Target = "sm_90".parse().unwrap();
+        let catalog = crate::catalog::Catalog::for_target(&target);
+        for dtype in [DType::F32, DType::F64] {
+            for trans in [GemvTrans::N, GemvTrans::T] {
+                // A sentinel fallback: an entry that failed to parse would return it.
+                let sentinel = GemvParams {
+                    block: 32,
+                    ..GemvParams::fallback(dtype, trans, true)
+                };
+                let key = GemvParams::key(dtype, trans);
+                let p: GemvParams = catalog.select("gemv", &key, 1 << 28, sentinel);
+                assert_ne!(p.block, 32, "{key} missing or unparsable");
+                assert_eq!((p.dtype, p.trans), (dtype, trans), "{key}");
+                Gemv::generate(&p, &target).unwrap();
+            }
+        }
+    }
+
+    #[test]
     fn bad_params_and_targets_are_errors() {
         let sm90: Target = "sm_90".parse().unwrap();
         let mut p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
