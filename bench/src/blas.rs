@@ -12,6 +12,8 @@
 //! row adds cuBLAS's TFLOP/s, our speed over cuBLAS's and the largest difference between
 //! the two results relative to the largest |C| (a sanity check, not a test).
 //! `--sweep` runs squares 256..16384; `--plot FILE` draws the sweep as SVG.
+//!
+//! `blas gemv`: see [`crate::blas_level2`].
 
 use rocm_blas::{Blas, Scalar};
 use rocm_core::{BackendKind, Device, DeviceBuffer, Result};
@@ -23,6 +25,8 @@ pub enum BlasCommand {
     L1(L1Args),
     /// GEMM TFLOP/s, ours and (with --vendor) cuBLAS's in the same run.
     Gemm(GemmArgs),
+    /// gemv GB/s beside copy bandwidth and (with --vendor) cuBLAS's.
+    Gemv(crate::blas_level2::GemvArgs),
 }
 
 #[derive(clap::Args)]
@@ -75,6 +79,7 @@ pub fn run(cmd: &BlasCommand) -> Result<(), Box<dyn std::error::Error>> {
     match cmd {
         BlasCommand::L1(a) => l1(a),
         BlasCommand::Gemm(a) => crate::blas_gemm::run(a),
+        BlasCommand::Gemv(a) => crate::blas_level2::run(a),
     }
 }
 

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bandwidth;
 mod blas;
 mod blas_gemm;
+mod blas_level2;
 mod ccl;
 mod disasm;
 mod dnn;

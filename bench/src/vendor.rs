@@ -297,3 +297,77 @@ impl Cublas {
         Self::check("cuBLAS GEMM", status)
     }
 }
+
+/// One column-major gemv for cuBLAS: y = α·op(A)·x + β·y, unit increments.
+#[derive(Debug, Clone, Copy)]
+pub struct GemvCall {
+    pub f64: bool,
+    pub trans: bool,
+    pub m: usize,
+    pub n: usize,
+    pub a: u64,
+    pub lda: usize,
+    pub x: u64,
+    pub y: u64,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+impl Cublas {
+    /// `cublasSgemv_v2` / `cublasDgemv_v2`.
+    ///
+    /// # Safety
+    /// A, x and y are live device buffers holding m×n (at lda) and op's vector lengths.
+    pub unsafe fn gemv(&self, g: &GemvCall) -> Result<()> {
+        use sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+        let op = if g.trans { CUBLAS_OP_T } else { CUBLAS_OP_N };
+        let (m, n, lda) = (int("m", g.m)?, int("n", g.n)?, int("lda", g.lda)?);
+        let h = self.handle;
+        // SAFETY (both): the caller's contract; α and β are host scalars.
+        let status = if g.f64 {
+            let (al, be) = (g.alpha, g.beta);
+            unsafe {
+                sys::cublasDgemv_v2(
+                    h,
+                    op,
+                    m,
+                    n,
+                    &al,
+                    g.a as *const f64,
+                    lda,
+                    g.x as *const f64,
+                    1,
+                    &be,
+                    g.y as *mut f64,
+                    1,
+                )
+            }
+        } else {
+            let (al, be) = (g.alpha as f32, g.beta as f32);
+            unsafe {
+                sys::cublasSgemv_v2(
+                    h,
+                    op,
+                    m,
+                    n,
+                    &al,
+                    g.a as *const f32,
+                    lda,
+                    g.x as *const f32,
+                    1,
+                    &be,
+                    g.y as *mut f32,
+                    1,
+                )
+            }
+        };
+        Self::check(
+            if g.f64 {
+                "cublasDgemv_v2"
+            } else {
+                "cublasSgemv_v2"
+            },
+            status,
+        )
+    }
+}

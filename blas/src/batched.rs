@@ -10,7 +10,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::extension::{DgmmShape, GeamShape};
-use crate::handle::Engine;
+use crate::handle::{Dispatch, Engine};
 use crate::level2::{GemvShape, TrvShape};
 use crate::level3::{RankKShape, SymmShape, TriShape};
 use crate::{check, Blas, Diag, Scalar, Side, Transpose, Uplo};
@@ -153,6 +153,22 @@ impl Blas {
         };
         s.check_lds()?;
         let (ea, ex, ey) = s.extents();
+        if self.dispatch() == Dispatch::Gpu {
+            // One gemv launch per problem (not yet one launch over a batch grid dimension).
+            check::batch("a", a.len(), ea, stride_a, batch_count, false)?;
+            check::batch("x", x.len(), ex, stride_x, batch_count, false)?;
+            check::batch("y", y.len(), ey, stride_y, batch_count, true)?;
+            if m == 0 || n == 0 {
+                return Ok(());
+            }
+            for b in 0..batch_count {
+                let ab = a.slice(b * stride_a..b * stride_a + ea)?;
+                let xb = x.slice(b * stride_x..b * stride_x + ex)?;
+                let mut yb = y.slice_mut(b * stride_y..b * stride_y + ey)?;
+                self.gemv(trans, m, n, alpha, &ab, lda, &xb, incx, beta, &mut yb, incy)?;
+            }
+            return Ok(());
+        }
         let ins = [("a", a, ea, stride_a), ("x", x, ex, stride_x)];
         self.strided(
             "gemv_strided_batched",
@@ -187,6 +203,24 @@ impl Blas {
             incy,
         };
         s.check_lds()?;
+        if self.dispatch() == Dispatch::Gpu {
+            // One gemv launch per problem (not yet one launch over a batch grid dimension).
+            if a.len() != x.len() || a.len() != y.len() {
+                return Err(Error::invalid(
+                    "batch",
+                    format!(
+                        "a, x and y hold {}, {} and {} problems",
+                        a.len(),
+                        x.len(),
+                        y.len()
+                    ),
+                ));
+            }
+            for ((ab, xb), yb) in a.iter().zip(x).zip(y.iter_mut()) {
+                self.gemv(trans, m, n, alpha, ab, lda, xb, incx, beta, yb, incy)?;
+            }
+            return Ok(());
+        }
         self.arrays(
             "gemv_batched",
             &[("a", a), ("x", x)],

@@ -4,7 +4,8 @@
 //! with BLAS's increment rule (non-zero; a negative increment walks the vector from its
 //! far end). Arguments are checked in reference-BLAS order, each violation an error
 //! naming the argument.
-//! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y).
+//! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y); on CUDA devices through the
+//!   generated kernels of `rocm_kernels::level2::gemv` (see `gpu::level2`).
 //! - ger/geru: A ← α·x·yᵀ + A; gerc: A ← α·x·yᴴ + A.
 //! - trmv: x ← op(A)·x; trsv: x ← op(A)⁻¹·x, A triangular.
 //! - gbmv: gemv on a band matrix (kl sub-, ku super-diagonals, lda ≥ kl + ku + 1).
@@ -22,9 +23,12 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::cpu::structured::{self as st, Layout, Stored};
-use crate::handle::Engine;
+use crate::gpu;
+use crate::handle::{Dispatch, Engine};
+use crate::level1::element_args;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
+use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
 
 /// The shape of one gemv problem: A is m×n.
 #[derive(Debug, Clone, Copy)]
@@ -143,6 +147,40 @@ impl Blas {
         y: &mut BufferSliceMut<'_, T>,
         incy: isize,
     ) -> Result<()> {
+        self.gemv_tuned(
+            trans,
+            m,
+            n,
+            alpha,
+            a,
+            lda,
+            x,
+            incx,
+            beta,
+            y,
+            incy,
+            GemvTuning::default(),
+        )
+    }
+
+    /// [`Blas::gemv`] with the GPU kernel's shape overridden (benchmarks and tuning;
+    /// ignored on the CPU).
+    #[doc(hidden)]
+    pub fn gemv_tuned<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        alpha: T,
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        x: &BufferSlice<'_, T>,
+        incx: isize,
+        beta: T,
+        y: &mut BufferSliceMut<'_, T>,
+        incy: isize,
+        tuning: GemvTuning,
+    ) -> Result<()> {
         let s = GemvShape {
             trans,
             m,
@@ -158,11 +196,46 @@ impl Blas {
         if m == 0 || n == 0 || (alpha == T::zero() && beta == T::one()) {
             return Ok(());
         }
-        match self.engine("gemv")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, x) = (check::host("a", a)?, check::host("x", x)?);
                 s.run(alpha, a, x, beta, check::host_mut("y", y)?);
                 Ok(())
+            }
+            // α = 0: y ← β·y without reading A or x (BLAS's rule; NaN in A stays out).
+            Dispatch::Gpu if alpha == T::zero() => {
+                let ly = s.lens().1;
+                if beta == T::zero() {
+                    self.fill(ly, T::zero(), y, incy)
+                } else {
+                    self.scal(ly, beta, y, incy)
+                }
+            }
+            Dispatch::Gpu => {
+                let (mut al, mut be) = (Vec::new(), Vec::new());
+                element_args(alpha, &mut al);
+                element_args(beta, &mut be);
+                let trans = match trans {
+                    Transpose::N => GemvTrans::N,
+                    Transpose::T => GemvTrans::T,
+                    // Aᴴ of a real matrix is Aᵀ.
+                    Transpose::C if T::IS_COMPLEX => GemvTrans::C,
+                    Transpose::C => GemvTrans::T,
+                };
+                let call = gpu::level2::GemvCall {
+                    trans,
+                    dtype: T::DTYPE,
+                    m,
+                    n,
+                    a: a.address(),
+                    lda,
+                    x: (x.address(), incx),
+                    y: (y.address(), incy),
+                    alpha: &al,
+                    beta: &be,
+                    read_y: beta != T::zero(),
+                };
+                gpu::level2::gemv(self, &call, tuning)
             }
         }
     }

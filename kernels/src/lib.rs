@@ -16,5 +16,6 @@ pub mod copy;
 pub mod gemm;
 pub mod generator;
 pub mod level1;
+pub mod level2;
 pub mod ptx;
 pub mod ptxas;

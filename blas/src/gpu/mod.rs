@@ -2,3 +2,4 @@
 
 pub mod gemm;
 pub mod level1;
+pub mod level2;

@@ -1,0 +1,277 @@
+//! `rocm-bench blas gemv`: our gemv beside cuBLAS's and the copy bandwidth, same run.
+//!
+//! y = α·op(A)·x + β·y (α = 1, β = 0.5 so y is read), A m×n column-major with lda = m,
+//! unit increments. Bytes counted per call: the matrix plus the vectors (x once, y read
+//! and written: m·n + lx + 2·ly elements). The copy peer moves the matrix's byte count
+//! (read + write counted, as `blas l1`), so "of copy" is our GB/s over the device's
+//! streaming bandwidth. With `--vendor` (and `--features vendor`) cuBLAS runs the same
+//! problem on the same A and x into its own y; the last column is cuBLAS time / ours.
+//! `--sweep` runs a grid of kernel shapes (rows per thread, columns per step, column
+//! chunks for N; block, loads per lane and elements per load for T) and prints one row
+//! each, for tuning.
+
+use crate::blas::time;
+use rocm_blas::{Blas, Scalar, Transpose};
+use rocm_core::{BackendKind, Device, DeviceBuffer, Error, Result};
+use rocm_kernels::level2::gemv::GemvTuning;
+
+#[derive(clap::Args)]
+pub struct GemvArgs {
+    #[arg(long)]
+    pub device: Option<String>,
+    /// f32 or f64.
+    #[arg(long, default_value = "f32")]
+    pub dtype: String,
+    /// n or t.
+    #[arg(long, default_value = "n")]
+    pub trans: String,
+    #[arg(long, default_value_t = 16384)]
+    pub m: usize,
+    #[arg(long, default_value_t = 16384)]
+    pub n: usize,
+    /// Also run cuBLAS (needs `--features vendor` and a CUDA device).
+    #[arg(long)]
+    pub vendor: bool,
+    /// Run a grid of kernel shapes instead of the default one.
+    #[arg(long)]
+    pub sweep: bool,
+    #[arg(long, default_value_t = 50)]
+    pub iters: u32,
+}
+
+pub fn run(a: &GemvArgs) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let dev = match &a.device {
+        Some(d) => Device::open(d)?,
+        None => Device::default()?,
+    };
+    let trans = match a.trans.as_str() {
+        "n" | "N" => Transpose::N,
+        "t" | "T" => Transpose::T,
+        o => return Err(Error::invalid("--trans", format!("`{o}`: n or t")).into()),
+    };
+    match a.dtype.as_str() {
+        "f32" => bench::<f32>(&dev, a, trans),
+        "f64" => bench::<f64>(&dev, a, trans),
+        o => Err(Error::invalid("--dtype", format!("`{o}`: f32 or f64")).into()),
+    }
+}
+
+/// The sweep's shapes: N over rows × cols × chunks (None = the host's rule), T over
+/// block × loads per lane.
+fn shapes(trans: Transpose) -> Vec<GemvTuning> {
+    let mut v = vec![GemvTuning::default()];
+    if trans == Transpose::N {
+        for rows in [1, 2, 4] {
+            for cols in [2, 4, 8] {
+                for chunks in [None, Some(1), Some(16), Some(64)] {
+                    v.push(GemvTuning {
+                        block: Some(256),
+                        rows: Some(rows),
+                        cols: Some(cols),
+                        chunks,
+                        vector: None,
+                    });
+                }
+            }
+        }
+    } else {
+        for block in [128, 256, 512] {
+            for rows in [2, 4, 8] {
+                for vector in [1, 2, 4] {
+                    v.push(GemvTuning {
+                        block: Some(block),
+                        rows: Some(rows),
+                        vector: Some(vector),
+                        ..GemvTuning::default()
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
+fn bench<T: Scalar>(
+    dev: &Device,
+    a: &GemvArgs,
+    trans: Transpose,
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let (m, n) = (a.m, a.n);
+    let (lx, ly) = if trans == Transpose::N {
+        (n, m)
+    } else {
+        (m, n)
+    };
+    let esize = std::mem::size_of::<T>();
+    let real =
+        |v: f64| T::from_real(num_traits::NumCast::from(v).unwrap_or_else(num_traits::Zero::zero));
+    let pattern = |len: usize, salt: usize| -> Vec<T> {
+        (0..len)
+            .map(|i| real((((i * 7 + salt) % 1000) as f64) * 1e-3 - 0.5))
+            .collect()
+    };
+    let ad = DeviceBuffer::from_slice(dev, &pattern(m * n, 1))?;
+    let xd = DeviceBuffer::from_slice(dev, &pattern(lx, 2))?;
+    let y0 = pattern(ly, 3);
+    let mut yd = DeviceBuffer::from_slice(dev, &y0)?;
+    let bytes = ((m * n + lx + 2 * ly) * esize) as f64;
+
+    // Copy peer of the matrix's size.
+    let copy_gbs = {
+        let cb = m * n * esize;
+        let src = dev.alloc::<u8>(cb)?;
+        let mut dst = dev.alloc::<u8>(cb)?;
+        let stream = dev.default_stream();
+        let secs = time(dev, a.iters, || {
+            if dev.kind() == BackendKind::Cuda {
+                rocm_kernels::copy::copy(stream, &mut dst.as_slice_mut(), &src.as_slice())
+            } else {
+                dst.as_slice_mut().copy_from(&src.as_slice())
+            }
+        })?;
+        2.0 * cb as f64 / secs / 1e9
+    };
+    let blas = Blas::new(dev);
+    let (alpha, beta) = (real(1.0), real(0.5));
+    let (av, xv) = (ad.as_slice(), xd.as_slice());
+    let mut run = |t: GemvTuning| -> Result<f64> {
+        time(dev, a.iters, || {
+            blas.gemv_tuned(
+                trans,
+                m,
+                n,
+                alpha,
+                &av,
+                m,
+                &xv,
+                1,
+                beta,
+                &mut yd.as_slice_mut(),
+                1,
+                t,
+            )
+        })
+    };
+    let vendor = if a.vendor {
+        match vendor_time::<T>(
+            dev,
+            trans,
+            m,
+            n,
+            ad.as_slice().address(),
+            xd.as_slice().address(),
+            &y0,
+            a.iters,
+        ) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("cuBLAS peer: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    println!(
+        "device {} ({}): {}gemv {} m={m} n={n}, copy {:.1} GB/s (read + write, {} bytes)",
+        dev.id(),
+        dev.info().name,
+        T::PREFIX,
+        a.trans,
+        copy_gbs,
+        m * n * esize
+    );
+    if let Some(v) = vendor {
+        println!(
+            "cuBLAS: {:.3} ms, {:.1} GB/s, {:.1}% of copy",
+            v * 1e3,
+            bytes / v / 1e9,
+            100.0 * bytes / v / 1e9 / copy_gbs
+        );
+    }
+    println!(
+        "{:<6} {:<6} {:<6} {:<8} {:<6} {:>10} {:>10} {:>9} {:>11}",
+        "block", "rows", "cols", "chunks", "vector", "ms", "GB/s", "of copy", "ours/cuBLAS"
+    );
+    let list = if a.sweep {
+        shapes(trans)
+    } else {
+        vec![GemvTuning::default()]
+    };
+    let opt = |v: Option<u32>| v.map_or("auto".to_string(), |v| v.to_string());
+    for t in list {
+        let secs = run(t)?;
+        let gbs = bytes / secs / 1e9;
+        println!(
+            "{:<6} {:<6} {:<6} {:<8} {:<6} {:>10.3} {:>10.1} {:>8.1}% {:>11}",
+            opt(t.block),
+            opt(t.rows),
+            opt(t.cols),
+            opt(t.chunks),
+            opt(t.vector),
+            secs * 1e3,
+            gbs,
+            100.0 * gbs / copy_gbs,
+            vendor.map_or("-".to_string(), |v| format!("{:.2}x", v / secs))
+        );
+    }
+    Ok(())
+}
+
+#[cfg(feature = "vendor")]
+#[allow(clippy::too_many_arguments)]
+fn vendor_time<T: Scalar>(
+    dev: &Device,
+    trans: Transpose,
+    m: usize,
+    n: usize,
+    a: u64,
+    x: u64,
+    y0: &[T],
+    iters: u32,
+) -> Result<f64> {
+    use crate::vendor::{Cublas, GemvCall};
+    if dev.kind() != BackendKind::Cuda {
+        return Err(Error::unsupported("the cuBLAS peer", dev.id()));
+    }
+    let ordinal = dev
+        .id()
+        .strip_prefix("cuda:")
+        .and_then(|o| o.parse().ok())
+        .unwrap_or(0);
+    let h = Cublas::new(dev, ordinal)?;
+    let yv = DeviceBuffer::from_slice(dev, y0)?;
+    let g = GemvCall {
+        f64: std::mem::size_of::<T>() == 8,
+        trans: trans != Transpose::N,
+        m,
+        n,
+        a,
+        lda: m,
+        x,
+        y: yv.as_slice().address(),
+        alpha: 1.0,
+        beta: 0.5,
+    };
+    // SAFETY: A and x are the caller's live buffers of the problem's sizes, y is `yv`,
+    // alive until the timing returns.
+    h.time(iters, |h| unsafe { h.gemv(&g) })
+}
+
+#[cfg(not(feature = "vendor"))]
+#[allow(clippy::too_many_arguments)]
+fn vendor_time<T: Scalar>(
+    dev: &Device,
+    _trans: Transpose,
+    _m: usize,
+    _n: usize,
+    _a: u64,
+    _x: u64,
+    _y0: &[T],
+    _iters: u32,
+) -> Result<f64> {
+    Err(Error::unsupported(
+        "the cuBLAS peer (build rocm-bench with --features vendor)",
+        dev.id(),
+    ))
+}

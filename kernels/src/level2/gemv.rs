@@ -1,0 +1,907 @@
+//! gemv: y = α·op(A)·x + β·y, A column-major m×n with leading dimension `lda`, op(A) =
+//! A (`N`), Aᵀ (`T`) or Aᴴ (`C`), for f32, f64, Complex32 and Complex64 (PTX).
+//!
+//! The matrix is the whole cost (m·n elements read once; x and y are m + n), so both
+//! shapes are built to stream A at full bandwidth with every warp access coalesced:
+//!
+//! - `N` (y has m entries): a work-item owns `rows` rows, `block` apart (a warp reads 32
+//!   consecutive entries of a column per load), and walks its columns `cols` at a time,
+//!   so `rows·cols` loads of A are in flight per work-item; the x entry of a column is the
+//!   same address for the whole warp (one broadcast transaction). The columns are split
+//!   into `gridDim.y` contiguous chunks; with `split` the kernel writes one partial per
+//!   (chunk, row) to a workspace (compute type, chunk-major) and the second kernel,
+//!   `rocm_blas_gemv_finish`, sums the chunks of each row in chunk order and applies α and
+//!   β. A 16384² matrix thus runs as 32 row blocks × 32 chunks instead of 32 workgroups.
+//! - `T`/`C` (y has n entries): one warp per column; lane l reads rows l, l + 32, ...
+//!   (`rows` loads in flight per step), accumulates in order, and the warp adds its lanes
+//!   with a shuffle tree of fixed shape; lane 0 applies α and β.
+//!
+//! Every sum is therefore evaluated in an order fixed by the shape and the launch: results
+//! are the same run to run. Error bound (u = unit roundoff of the dtype): each output is a
+//! sum of its terms in at most (terms per work-item + 5 shuffle levels + chunks) additions
+//! after one rounding per product, so |error| ≤ (k + 2)·u·Σ|a||x| + u·|β·y| with
+//! k = m or n (complex: twice that, a complex product being four fmas).
+//!
+//! β = 0 (`read_y = false`) never reads y (NaN in y does not propagate, as BLAS requires).
+//! Increments may be negative: the host passes x and y as the address of *logical*
+//! element 0 (the far end of the storage for a negative increment) and the kernel
+//! multiplies the signed increment.
+//!
+//! Kernel parameters, in order (scalars are reals of the dtype, complex re then im):
+//! - `rocm_blas_gemv`: `m: u64, n: u64, a: u64, lda: u64, x: u64, incx: s64`, then without
+//!   `split` `y: u64, incy: s64, alpha.., [beta..]`, with `split` `work: u64`.
+//! - `rocm_blas_gemv_finish` (only with `split`): `m: u64, chunks: u64, work: u64, y: u64,
+//!   incy: s64, alpha.., [beta..]`.
+//!
+//! Launch: `N` grid (⌈m / (block·rows)⌉, chunks), finish grid ⌈m / block⌉; `T`/`C` grid
+//! ⌈n / (block / 32)⌉. Without `split` `N` must be launched with one chunk.
+
+use crate::generator::{Generator, LaunchRule, Program};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::target::Family;
+use rocm_core::{DType, Error, ModuleImage, Result, Target};
+
+/// op(A).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum GemvTrans {
+    N,
+    T,
+    C,
+}
+
+/// One gemv kernel variant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GemvParams {
+    pub dtype: DType,
+    pub trans: GemvTrans,
+    /// Work-items per workgroup (a multiple of 32, at most 1024).
+    pub block: u32,
+    /// `N`: rows per work-item; `T`/`C`: loads of A per lane per step (1..=8).
+    pub rows: u32,
+    /// `N`: columns per loop step (1..=8); ignored by `T`/`C`.
+    pub cols: u32,
+    /// `N` only: split the columns over `gridDim.y` chunks through the workspace.
+    pub split: bool,
+    /// Whether β ≠ 0 (y is read).
+    pub read_y: bool,
+    /// `T`/`C` only: elements per lane load (1, 2 or 4; at most 16 bytes). Above 1 the
+    /// host guarantees incx = 1, and A, x and every column start aligned to the load.
+    #[serde(default = "one")]
+    pub vector: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Host-side overrides of a gemv launch (the bench's sweep); `None` fields keep the
+/// fallback's shape and the host's chunk rule.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GemvTuning {
+    pub block: Option<u32>,
+    pub rows: Option<u32>,
+    pub cols: Option<u32>,
+    /// `N`: column chunks (1 = no split); default: the fill rule above.
+    pub chunks: Option<u32>,
+    /// `T`/`C`: elements per lane load; used only where the views allow it (incx = 1,
+    /// A, x and lda aligned), otherwise 1.
+    pub vector: Option<u32>,
+}
+
+/// The dtypes the generator covers.
+pub const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+
+/// Name of the main kernel.
+pub const KERNEL: &str = "rocm_blas_gemv";
+/// Name of the split-N second pass.
+pub const FINISH: &str = "rocm_blas_gemv_finish";
+
+impl GemvParams {
+    /// The untuned default: N 256 work-items × 2 rows × 4 columns per step, split; T/C
+    /// 256 work-items (8 columns per workgroup), 4 loads per lane in flight.
+    pub fn fallback(dtype: DType, trans: GemvTrans, read_y: bool) -> Self {
+        GemvParams {
+            dtype,
+            trans,
+            block: 256,
+            rows: if trans == GemvTrans::N { 2 } else { 4 },
+            cols: 4,
+            split: trans == GemvTrans::N,
+            read_y,
+            vector: 1,
+        }
+    }
+
+    /// Catalog key: `gemv/<dtype>/<n|t|c>`.
+    pub fn key(dtype: DType, trans: GemvTrans) -> String {
+        format!("gemv/{dtype}/{}", format!("{trans:?}").to_lowercase())
+    }
+
+    /// Rows (`N`) or columns (`T`/`C`) of y one workgroup produces.
+    pub fn outputs_per_group(&self) -> u32 {
+        match self.trans {
+            GemvTrans::N => self.block * self.rows,
+            _ => self.block / 32,
+        }
+    }
+
+    /// Whether the launch uses the finish kernel and a workspace.
+    pub fn splits(&self) -> bool {
+        self.split && self.trans == GemvTrans::N
+    }
+
+    fn validate(&self) -> Result<()> {
+        if !DTYPES.contains(&self.dtype) {
+            return Err(Error::unsupported(
+                format!("gemv kernels for {}", self.dtype),
+                "PTX",
+            ));
+        }
+        if self.block == 0 || self.block % 32 != 0 || self.block > 1024 {
+            return Err(Error::invalid(
+                "block",
+                format!("{} is not a multiple of 32 in 32..=1024", self.block),
+            ));
+        }
+        let el = El::of(self.dtype);
+        let w = self.vector;
+        if !matches!(w, 1 | 2 | 4)
+            || (w > 1 && self.trans == GemvTrans::N)
+            || w * el.comps > 4
+            || w as i64 * el.bytes() > 16
+        {
+            return Err(Error::invalid(
+                "vector",
+                format!(
+                    "{w} elements of {} per load (1, 2 or 4, at most 16 bytes, T/C only)",
+                    self.dtype
+                ),
+            ));
+        }
+        for (name, v) in [("rows", self.rows), ("cols", self.cols)] {
+            if !(1..=8).contains(&v) {
+                return Err(Error::invalid(name, format!("{v} is not in 1..=8")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The gemv generator.
+pub struct Gemv;
+
+impl Generator for Gemv {
+    type Params = GemvParams;
+    const NAME: &'static str = "gemv";
+    const VERSION: u32 = 2;
+
+    fn generate(p: &GemvParams, target: &Target) -> Result<Program> {
+        if target.family() != Family::Nvidia {
+            return Err(Error::unsupported(
+                format!("gemv kernels for {}", p.dtype),
+                target.to_string(),
+            ));
+        }
+        p.validate()?;
+        let mut module = Module::new(target)?;
+        let mut kernels = vec![KERNEL.to_string()];
+        module.push(&match p.trans {
+            GemvTrans::N => build_n(p),
+            _ => build_t(p),
+        });
+        if p.splits() {
+            module.push(&build_finish(p));
+            kernels.push(FINISH.into());
+        }
+        Ok(Program {
+            image: ModuleImage::Ptx(module.text()),
+            kernels,
+            launch: LaunchRule::Cover {
+                block: p.block,
+                units_per_item: 1,
+            },
+        })
+    }
+}
+
+/// Element layout: the real type and reals per element.
+#[derive(Clone, Copy)]
+struct El {
+    rt: Ty,
+    comps: u32,
+}
+
+impl El {
+    fn of(dtype: DType) -> El {
+        match dtype {
+            DType::F64 => El {
+                rt: Ty::F64,
+                comps: 1,
+            },
+            DType::C32 => El {
+                rt: Ty::F32,
+                comps: 2,
+            },
+            DType::C64 => El {
+                rt: Ty::F64,
+                comps: 2,
+            },
+            _ => El {
+                rt: Ty::F32,
+                comps: 1,
+            },
+        }
+    }
+
+    fn bytes(self) -> i64 {
+        (self.rt.size() * self.comps) as i64
+    }
+
+    fn zero(self, k: &mut KernelBuilder) -> Vec<Reg> {
+        let z = if self.rt == Ty::F64 {
+            Op::F64(0.0)
+        } else {
+            Op::F32(0.0)
+        };
+        (0..self.comps).map(|_| k.mov(self.rt, z)).collect()
+    }
+
+    /// One element at `addr` (read-only path: A and x are never written by the kernel).
+    fn load(self, k: &mut KernelBuilder, addr: Reg) -> Vec<Reg> {
+        k.ld_global(self.rt, self.comps, addr, 0, LoadCache::NonCoherent)
+    }
+
+    /// acc + op(a)·b, op = conj when `conj`; one rounding per real fma.
+    fn fma(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg], acc: &[Reg], conj: bool) -> Vec<Reg> {
+        if self.comps == 1 {
+            return vec![k.fma(self.rt, a[0], b[0], acc[0])];
+        }
+        let (ar, ai, br, bi) = (a[0], a[1], b[0], b[1]);
+        let re = k.fma(self.rt, ar, br, acc[0]);
+        let im = k.fma(self.rt, ar, bi, acc[1]);
+        let nai = k.neg(self.rt, ai);
+        // (ar + i·s·ai)(br + i·bi): re −= s·ai·bi, im += s·ai·br, s = −1 for conj.
+        let (for_re, for_im) = if conj { (ai, nai) } else { (nai, ai) };
+        vec![
+            k.fma(self.rt, for_re, bi, re),
+            k.fma(self.rt, for_im, br, im),
+        ]
+    }
+
+    fn add(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| k.add(self.rt, *x, *y))
+            .collect()
+    }
+}
+
+/// Declares the scalar parameters `name0..` (reals of the element).
+fn scalar_params(k: &mut KernelBuilder, el: El, name: &str) -> Vec<crate::ptx::Param> {
+    (0..el.comps)
+        .map(|c| k.param(&format!("{name}{c}"), el.rt))
+        .collect()
+}
+
+/// Stores α·acc + β·y at `py` (y read only with `read_y`).
+fn epilogue(
+    k: &mut KernelBuilder,
+    el: El,
+    acc: &[Reg],
+    py: Reg,
+    alpha: &[Reg],
+    beta: Option<&[Reg]>,
+) {
+    let zero = el.zero(k);
+    let mut out = el.fma(k, alpha, acc, &zero, false);
+    if let Some(beta) = beta {
+        let yv = el.load_plain(k, py);
+        out = el.fma(k, beta, &yv, &out, false);
+    }
+    k.st_global(py, 0, &out);
+}
+
+impl El {
+    /// One element of y (plain load: y is written by the same kernel).
+    fn load_plain(self, k: &mut KernelBuilder, addr: Reg) -> Vec<Reg> {
+        k.ld_global(self.rt, self.comps, addr, 0, LoadCache::Default)
+    }
+}
+
+fn ctaid_y(k: &mut KernelBuilder) -> Reg {
+    let r = k.reg(Ty::U32);
+    k.emit(format!("mov.u32 {r}, %ctaid.y"));
+    r
+}
+
+fn nctaid_y(k: &mut KernelBuilder) -> Reg {
+    let r = k.reg(Ty::U32);
+    k.emit(format!("mov.u32 {r}, %nctaid.y"));
+    r
+}
+
+/// `N`: rows per work-item, columns per step, chunks over gridDim.y.
+fn build_n(p: &GemvParams) -> KernelBuilder {
+    let el = El::of(p.dtype);
+    let eb = el.bytes();
+    let mut k = KernelBuilder::new(KERNEL);
+    let pm = k.param("m", Ty::U64);
+    let pn = k.param("n", Ty::U64);
+    let pa = k.param("a", Ty::U64);
+    let plda = k.param("lda", Ty::U64);
+    let px = k.param("x", Ty::U64);
+    let pincx = k.param("incx", Ty::S64);
+    let (tail_params, work_param) = if p.split {
+        (None, Some(k.param("work", Ty::U64)))
+    } else {
+        let py = k.param("y", Ty::U64);
+        let pincy = k.param("incy", Ty::S64);
+        let alpha = scalar_params(&mut k, el, "alpha");
+        let beta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+        (Some((py, pincy, alpha, beta)), None)
+    };
+
+    let m = k.ld_param(&pm);
+    let n = k.ld_param(&pn);
+    let a = k.ld_param_global_ptr(&pa);
+    let lda = k.ld_param(&plda);
+    let x = k.ld_param_global_ptr(&px);
+    let incx = k.ld_param(&pincx);
+
+    // Column chunk [j0, j1) of this workgroup.
+    let cy = ctaid_y(&mut k);
+    let ny = nctaid_y(&mut k);
+    let cy64 = k.cvt(Ty::U64, cy);
+    let ny64 = k.cvt(Ty::U64, ny);
+    let nm1 = k.add(Ty::U64, n, ny64);
+    let nm1 = k.sub(Ty::U64, nm1, 1i64);
+    let chunk = k.div(Ty::U64, nm1, ny64);
+    let j0 = k.mul(Ty::U64, cy64, chunk);
+    let j0 = k.min(Ty::U64, j0, n);
+    let j1 = k.add(Ty::U64, j0, chunk);
+    let j1 = k.min(Ty::U64, j1, n);
+
+    // Rows of this work-item: base + i·block + tid; loads use rows clamped to m − 1 (only
+    // rows < m are stored, so a clamped row's sum is simply discarded).
+    let tid = k.special(Special::TidX);
+    let cx = k.special(Special::CtaidX);
+    let base = k.mul_wide_u32(cx, p.block * p.rows);
+    let tid64 = k.cvt(Ty::U64, tid);
+    let row0 = k.add(Ty::U64, base, tid64);
+    let last = k.sub(Ty::U64, m, 1i64);
+    let rows: Vec<Reg> = (0..p.rows)
+        .map(|i| k.add(Ty::U64, row0, (i * p.block) as i64))
+        .collect();
+    let row_addr: Vec<Reg> = rows
+        .iter()
+        .map(|r| {
+            let c = k.min(Ty::U64, *r, last);
+            k.fma(Ty::U64, c, eb, a)
+        })
+        .collect();
+    let ldab = k.mul(Ty::U64, lda, eb);
+    let incxb = k.mul(Ty::S64, incx, eb);
+
+    // Running column offset (bytes into A) and x address of column j.
+    let j = k.mov(Ty::U64, j0);
+    let coff = k.mul(Ty::U64, j0, ldab);
+    let xj_off = k.mul(Ty::S64, j0, incxb);
+    let pxj = k.add(Ty::U64, x, xj_off);
+    // Loop-carried accumulators (`el.zero` gives each its own register).
+    let acc: Vec<Vec<Reg>> = (0..p.rows).map(|_| el.zero(&mut k)).collect();
+
+    let step = |k: &mut KernelBuilder, ncols: u32| {
+        let xs: Vec<Vec<Reg>> = (0..ncols)
+            .map(|c| {
+                let off = k.mul(Ty::S64, incxb, c as i64);
+                let addr = k.add(Ty::U64, pxj, off);
+                el.load(k, addr)
+            })
+            .collect();
+        let cols: Vec<Reg> = (0..ncols)
+            .map(|c| k.fma(Ty::U64, ldab, c as i64, coff))
+            .collect();
+        let avs: Vec<Vec<Vec<Reg>>> = row_addr
+            .iter()
+            .map(|ra| {
+                cols.iter()
+                    .map(|co| {
+                        let addr = k.add(Ty::U64, *ra, *co);
+                        el.load(k, addr)
+                    })
+                    .collect()
+            })
+            .collect();
+        for (i, row) in avs.iter().enumerate() {
+            let mut s = acc[i].clone();
+            for (c, av) in row.iter().enumerate() {
+                s = el.fma(k, av, &xs[c], &s, false);
+            }
+            for (dst, v) in acc[i].iter().zip(&s) {
+                k.assign(*dst, *v);
+            }
+        }
+        let adv = k.mul(Ty::U64, ldab, ncols as i64);
+        k.add_to(coff, adv);
+        let advx = k.mul(Ty::S64, incxb, ncols as i64);
+        k.add_to(pxj, advx);
+        k.add_to(j, ncols as i64);
+    };
+
+    let main = k.label();
+    let tail = k.label();
+    let done = k.label();
+    k.place(main);
+    let jn = k.add(Ty::U64, j, p.cols as i64);
+    let over = k.setp(Cmp::Gt, Ty::U64, jn, j1);
+    k.bra_if(over, false, tail);
+    step(&mut k, p.cols);
+    k.bra(main);
+    k.place(tail);
+    let fin = k.setp(Cmp::Ge, Ty::U64, j, j1);
+    k.bra_if(fin, false, done);
+    step(&mut k, 1);
+    k.bra(tail);
+    k.place(done);
+
+    // Store each row < m.
+    let out = match &tail_params {
+        Some((py, pincy, alpha, beta)) => {
+            let y = k.ld_param_global_ptr(py);
+            let incy = k.ld_param(pincy);
+            let incyb = k.mul(Ty::S64, incy, eb);
+            let alpha: Vec<Reg> = alpha.iter().map(|q| k.ld_param(q)).collect();
+            let beta: Option<Vec<Reg>> = beta
+                .as_ref()
+                .map(|b| b.iter().map(|q| k.ld_param(q)).collect());
+            Out::Y {
+                y,
+                incyb,
+                alpha,
+                beta,
+            }
+        }
+        None => {
+            let work = k.ld_param_global_ptr(work_param.as_ref().expect("split has work"));
+            let wrow = k.mul(Ty::U64, cy64, m);
+            let wbase = k.fma(Ty::U64, wrow, eb, work);
+            Out::Work { wbase }
+        }
+    };
+    for (i, r) in rows.iter().enumerate() {
+        let skip = k.label();
+        let outside = k.setp(Cmp::Ge, Ty::U64, *r, m);
+        k.bra_if(outside, false, skip);
+        match &out {
+            Out::Y {
+                y,
+                incyb,
+                alpha,
+                beta,
+            } => {
+                let off = k.mul(Ty::S64, *r, *incyb);
+                let py = k.add(Ty::U64, *y, off);
+                epilogue(&mut k, el, &acc[i], py, alpha, beta.as_deref());
+            }
+            Out::Work { wbase } => {
+                let addr = k.fma(Ty::U64, *r, eb, *wbase);
+                k.st_global(addr, 0, &acc[i]);
+            }
+        }
+        k.place(skip);
+    }
+    k.ret();
+    k
+}
+
+enum Out {
+    Y {
+        y: Reg,
+        incyb: Reg,
+        alpha: Vec<Reg>,
+        beta: Option<Vec<Reg>>,
+    },
+    Work {
+        wbase: Reg,
+    },
+}
+
+/// Split `N`'s second pass: one work-item per row sums the chunks in order.
+fn build_finish(p: &GemvParams) -> KernelBuilder {
+    let el = El::of(p.dtype);
+    let eb = el.bytes();
+    let mut k = KernelBuilder::new(FINISH);
+    let pm = k.param("m", Ty::U64);
+    let pchunks = k.param("chunks", Ty::U64);
+    let pwork = k.param("work", Ty::U64);
+    let py = k.param("y", Ty::U64);
+    let pincy = k.param("incy", Ty::S64);
+    let palpha = scalar_params(&mut k, el, "alpha");
+    let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+
+    let m = k.ld_param(&pm);
+    let chunks = k.ld_param(&pchunks);
+    let work = k.ld_param_global_ptr(&pwork);
+    let tid = k.special(Special::TidX);
+    let cx = k.special(Special::CtaidX);
+    let base = k.mul_wide_u32(cx, p.block);
+    let tid64 = k.cvt(Ty::U64, tid);
+    let r = k.add(Ty::U64, base, tid64);
+    let exit = k.label();
+    let outside = k.setp(Cmp::Ge, Ty::U64, r, m);
+    k.bra_if(outside, false, exit);
+
+    let stride = k.mul(Ty::U64, m, eb);
+    let addr = k.fma(Ty::U64, r, eb, work);
+    let s = k.mov(Ty::U64, 0i64);
+    let acc = el.zero(&mut k);
+    let top = k.label();
+    let done = k.label();
+    k.place(top);
+    let fin = k.setp(Cmp::Ge, Ty::U64, s, chunks);
+    k.bra_if(fin, false, done);
+    let v = el.load_plain(&mut k, addr);
+    let sum = el.add(&mut k, &acc, &v);
+    for (dst, v) in acc.iter().zip(&sum) {
+        k.assign(*dst, *v);
+    }
+    k.add_to(addr, stride);
+    k.add_to(s, 1i64);
+    k.bra(top);
+    k.place(done);
+
+    let y = k.ld_param_global_ptr(&py);
+    let incy = k.ld_param(&pincy);
+    let incyb = k.mul(Ty::S64, incy, eb);
+    let off = k.mul(Ty::S64, r, incyb);
+    let pyr = k.add(Ty::U64, y, off);
+    let alpha: Vec<Reg> = palpha.iter().map(|q| k.ld_param(q)).collect();
+    let beta: Option<Vec<Reg>> = pbeta.map(|b| b.iter().map(|q| k.ld_param(q)).collect());
+    epilogue(&mut k, el, &acc, pyr, &alpha, beta.as_deref());
+    k.place(exit);
+    k.ret();
+    k
+}
+
+/// `T`/`C`: one warp per column, lanes over rows, shuffle tree.
+fn build_t(p: &GemvParams) -> KernelBuilder {
+    let el = El::of(p.dtype);
+    let eb = el.bytes();
+    let conj = p.trans == GemvTrans::C;
+    let mut k = KernelBuilder::new(KERNEL);
+    let pm = k.param("m", Ty::U64);
+    let pn = k.param("n", Ty::U64);
+    let pa = k.param("a", Ty::U64);
+    let plda = k.param("lda", Ty::U64);
+    let px = k.param("x", Ty::U64);
+    let pincx = k.param("incx", Ty::S64);
+    let py = k.param("y", Ty::U64);
+    let pincy = k.param("incy", Ty::S64);
+    let palpha = scalar_params(&mut k, el, "alpha");
+    let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+
+    let m = k.ld_param(&pm);
+    let n = k.ld_param(&pn);
+    let a = k.ld_param_global_ptr(&pa);
+    let lda = k.ld_param(&plda);
+    let x = k.ld_param_global_ptr(&px);
+    let incx = k.ld_param(&pincx);
+
+    let tid = k.special(Special::TidX);
+    let cx = k.special(Special::CtaidX);
+    let warp = k.shr(Ty::U32, tid, 5);
+    let lane = k.special(Special::LaneId);
+    let base = k.mul_wide_u32(cx, p.block / 32);
+    let warp64 = k.cvt(Ty::U64, warp);
+    let col = k.add(Ty::U64, base, warp64);
+    let exit = k.label();
+    // Uniform per warp: whole warps leave, so the shuffles below see full warps.
+    let outside = k.setp(Cmp::Ge, Ty::U64, col, n);
+    k.bra_if(outside, false, exit);
+
+    let ldab = k.mul(Ty::U64, lda, eb);
+    let incxb = k.mul(Ty::S64, incx, eb);
+    let colb = k.mul(Ty::U64, col, ldab);
+    let ca = k.add(Ty::U64, a, colb);
+    let row = k.cvt(Ty::U64, lane);
+    // Running addresses of A(row, col) and x(row).
+    let pa_r = k.fma(Ty::U64, row, eb, ca);
+    let xoff = k.mul(Ty::S64, row, incxb);
+    let px_r = k.add(Ty::U64, x, xoff);
+    let acc = el.zero(&mut k);
+
+    let step = |k: &mut KernelBuilder, loads: u32| {
+        let mut pairs = Vec::new();
+        for u in 0..loads {
+            let aa = k.add(Ty::U64, pa_r, (u * 32) as i64 * eb);
+            let xo = k.mul(Ty::S64, incxb, (u * 32) as i64);
+            let xa = k.add(Ty::U64, px_r, xo);
+            pairs.push((el.load(k, aa), el.load(k, xa)));
+        }
+        let mut s = acc.clone();
+        for (av, xv) in &pairs {
+            s = el.fma(k, av, xv, &s, conj);
+        }
+        for (dst, v) in acc.iter().zip(&s) {
+            k.assign(*dst, *v);
+        }
+        k.add_to(row, (loads * 32) as i64);
+        k.add_to(pa_r, (loads * 32) as i64 * eb);
+        let adv = k.mul(Ty::S64, incxb, (loads * 32) as i64);
+        k.add_to(px_r, adv);
+    };
+
+    if p.vector > 1 {
+        // Whole spans of 32·w·rows rows, warp-uniform: lane l loads w consecutive rows at
+        // span + (u·32 + l)·w; the rows past the last whole span go to the scalar loops
+        // below, starting at that span's end.
+        let w = p.vector;
+        let span = (32 * w * p.rows) as i64;
+        let nspans = k.div(Ty::U64, m, span);
+        let full = k.mul(Ty::U64, nspans, span);
+        let lane_off = k.mul(Ty::U64, row, w as i64 * eb);
+        let pa_v = k.add(Ty::U64, ca, lane_off);
+        let px_v = k.add(Ty::U64, x, lane_off);
+        let b = k.mov(Ty::U64, 0i64);
+        let vloop = k.label();
+        let vdone = k.label();
+        k.place(vloop);
+        let fin = k.setp(Cmp::Ge, Ty::U64, b, full);
+        k.bra_if(fin, false, vdone);
+        let mut pairs = Vec::new();
+        for u in 0..p.rows {
+            let off = (u * 32 * w) as i64 * eb;
+            let la = k.ld_global(el.rt, w * el.comps, pa_v, off, LoadCache::NonCoherent);
+            let lx = k.ld_global(el.rt, w * el.comps, px_v, off, LoadCache::NonCoherent);
+            pairs.push((la, lx));
+        }
+        let mut sacc = acc.clone();
+        for (la, lx) in &pairs {
+            for e in 0..w as usize {
+                let c = el.comps as usize;
+                sacc = el.fma(
+                    &mut k,
+                    &la[e * c..(e + 1) * c],
+                    &lx[e * c..(e + 1) * c],
+                    &sacc,
+                    conj,
+                );
+            }
+        }
+        for (dst, v) in acc.iter().zip(&sacc) {
+            k.assign(*dst, *v);
+        }
+        k.add_to(pa_v, span * eb);
+        k.add_to(px_v, span * eb);
+        k.add_to(b, span);
+        k.bra(vloop);
+        k.place(vdone);
+        // Scalar rows from full + lane on (incx = 1 here).
+        k.add_to(row, full);
+        let fb = k.mul(Ty::U64, full, eb);
+        k.add_to(pa_r, fb);
+        k.add_to(px_r, fb);
+    }
+
+    let main = k.label();
+    let tail = k.label();
+    let reduce = k.label();
+    k.place(main);
+    // All `rows` loads of this step exist: row + 32·(rows − 1) < m.
+    let far = k.add(Ty::U64, row, ((p.rows - 1) * 32) as i64);
+    let over = k.setp(Cmp::Ge, Ty::U64, far, m);
+    k.bra_if(over, false, tail);
+    step(&mut k, p.rows);
+    k.bra(main);
+    k.place(tail);
+    let fin = k.setp(Cmp::Ge, Ty::U64, row, m);
+    k.bra_if(fin, false, reduce);
+    step(&mut k, 1);
+    k.bra(tail);
+    k.place(reduce);
+
+    // Lane 0 ends with ((l0 + l16) + (l8 + l24)) + ...: a fixed tree.
+    for d in [16, 8, 4, 2, 1] {
+        let other: Vec<Reg> = acc.iter().map(|v| k.shfl_down(*v, d)).collect();
+        let s = el.add(&mut k, &acc, &other);
+        for (dst, v) in acc.iter().zip(&s) {
+            k.assign(*dst, *v);
+        }
+    }
+    let not_first = k.setp(Cmp::Ne, Ty::U32, lane, 0i64);
+    k.bra_if(not_first, false, exit);
+    let y = k.ld_param_global_ptr(&py);
+    let incy = k.ld_param(&pincy);
+    let incyb = k.mul(Ty::S64, incy, eb);
+    let off = k.mul(Ty::S64, col, incyb);
+    let pyc = k.add(Ty::U64, y, off);
+    let alpha: Vec<Reg> = palpha.iter().map(|q| k.ld_param(q)).collect();
+    let beta: Option<Vec<Reg>> = pbeta.map(|b| b.iter().map(|q| k.ld_param(q)).collect());
+    epilogue(&mut k, el, &acc, pyc, &alpha, beta.as_deref());
+    k.place(exit);
+    k.ret();
+    k
+}
+
+/// Every variant the tests and the host use: each dtype × trans × β, fallback plus a
+/// few shapes.
+pub fn test_variants() -> Vec<GemvParams> {
+    let mut v = Vec::new();
+    for dtype in DTYPES {
+        for trans in [GemvTrans::N, GemvTrans::T, GemvTrans::C] {
+            for read_y in [false, true] {
+                let f = GemvParams::fallback(dtype, trans, read_y);
+                v.push(f.clone());
+                v.push(GemvParams {
+                    rows: 1,
+                    cols: 1,
+                    block: 64,
+                    split: false,
+                    ..f.clone()
+                });
+                v.push(GemvParams {
+                    rows: 4,
+                    cols: 8,
+                    block: 128,
+                    ..f.clone()
+                });
+                if trans != GemvTrans::N {
+                    for vector in [2, 4] {
+                        let p = GemvParams {
+                            vector,
+                            rows: 8,
+                            ..f.clone()
+                        };
+                        if p.validate().is_ok() {
+                            v.push(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptxas::{Ptxas, HOW_TO_GET};
+
+    #[test]
+    fn variants_pass_ptxas_without_spills_or_warnings() {
+        let Some(ptxas) = Ptxas::find() else {
+            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+            return;
+        };
+        for target in ["sm_80", "sm_90a"] {
+            let target: Target = target.parse().unwrap();
+            for p in test_variants() {
+                let prog = Gemv::generate(&p, &target).unwrap();
+                let ModuleImage::Ptx(text) = &prog.image else {
+                    unreachable!()
+                };
+                let report = ptxas
+                    .compile(text, &target)
+                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
+                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+                for name in &prog.kernels {
+                    let kr = report.kernel(name).unwrap();
+                    assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?} {name}: {kr:?}");
+                    assert_eq!(kr.stack_bytes, 0, "{p:?} {name}: {kr:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parameters_follow_the_documented_order() {
+        let target: Target = "sm_90".parse().unwrap();
+        let params = |p: &GemvParams| -> Vec<String> {
+            let prog = Gemv::generate(p, &target).unwrap();
+            let ModuleImage::Ptx(text) = prog.image else {
+                unreachable!()
+            };
+            text.lines()
+                .filter_map(|l| l.trim().strip_prefix(".param ."))
+                .map(|l| l.trim_end_matches(',').to_string())
+                .collect()
+        };
+        let head = [
+            "u64 p_m",
+            "u64 p_n",
+            "u64 p_a",
+            "u64 p_lda",
+            "u64 p_x",
+            "s64 p_incx",
+        ];
+        let split = GemvParams::fallback(DType::C32, GemvTrans::N, true);
+        let want: Vec<String> = head
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["u64 p_work".into()])
+            .chain(
+                [
+                    "u64 p_m",
+                    "u64 p_chunks",
+                    "u64 p_work",
+                    "u64 p_y",
+                    "s64 p_incy",
+                    "f32 p_alpha0",
+                    "f32 p_alpha1",
+                    "f32 p_beta0",
+                    "f32 p_beta1",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        assert_eq!(params(&split), want);
+        let t = GemvParams::fallback(DType::F64, GemvTrans::T, false);
+        let want: Vec<String> = head
+            .iter()
+            .chain(&["u64 p_y", "s64 p_incy", "f64 p_alpha0"])
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(params(&t), want);
+    }
+
+    #[test]
+    fn sm90_catalog_entries_parse_and_match_their_keys() {
+        let target: Target = "sm_90".parse().unwrap();
+        let catalog = crate::catalog::Catalog::for_target(&target);
+        for dtype in [DType::F32, DType::F64] {
+            for trans in [GemvTrans::N, GemvTrans::T] {
+                // A sentinel fallback: an entry that failed to parse would return it.
+                let sentinel = GemvParams {
+                    block: 32,
+                    ..GemvParams::fallback(dtype, trans, true)
+                };
+                let key = GemvParams::key(dtype, trans);
+                let p: GemvParams = catalog.select("gemv", &key, 1 << 28, sentinel);
+                assert_ne!(p.block, 32, "{key} missing or unparsable");
+                assert_eq!((p.dtype, p.trans), (dtype, trans), "{key}");
+                Gemv::generate(&p, &target).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn bad_params_and_targets_are_errors() {
+        let sm90: Target = "sm_90".parse().unwrap();
+        let mut p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
+        p.block = 48;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let mut p = GemvParams::fallback(DType::F32, GemvTrans::T, true);
+        p.rows = 9;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let mut p = GemvParams::fallback(DType::C64, GemvTrans::T, true);
+        p.vector = 2;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let mut p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
+        p.vector = 4;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let p = GemvParams::fallback(DType::F16, GemvTrans::T, true);
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::Unsupported { .. })
+        ));
+        let p = GemvParams::fallback(DType::F32, GemvTrans::T, true);
+        let gfx: Target = "gfx90a".parse().unwrap();
+        assert!(matches!(
+            Gemv::generate(&p, &gfx),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+}
