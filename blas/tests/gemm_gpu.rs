@@ -579,6 +579,9 @@ trait WgElem: rocm_core::Element {
     fn to_f64(self) -> f64;
     /// Unit roundoff of the type (for outputs rounded to it).
     const U: f64;
+    /// Half the spacing of the type's subnormals: the absolute rounding error of an output
+    /// below the smallest normal, where the relative bound `U·|x|` does not hold.
+    const HALF_SUBNORMAL: f64;
 }
 
 impl WgElem for half::f16 {
@@ -589,6 +592,7 @@ impl WgElem for half::f16 {
         half::f16::to_f64(self)
     }
     const U: f64 = 1.0 / 2048.0;
+    const HALF_SUBNORMAL: f64 = 1.0 / (1u64 << 25) as f64;
 }
 
 impl WgElem for half::bf16 {
@@ -599,6 +603,7 @@ impl WgElem for half::bf16 {
         half::bf16::to_f64(self)
     }
     const U: f64 = 1.0 / 256.0;
+    const HALF_SUBNORMAL: f64 = f32::MIN_POSITIVE as f64 / 256.0;
 }
 
 impl WgElem for f32 {
@@ -609,6 +614,7 @@ impl WgElem for f32 {
         self as f64
     }
     const U: f64 = f32::EPSILON as f64 / 2.0;
+    const HALF_SUBNORMAL: f64 = f32::MIN_POSITIVE as f64 * f32::EPSILON as f64 / 2.0;
 }
 
 /// One `wgmma` problem: op(A) m×k, op(B) k×n, `batch` of them, α and β.
@@ -737,7 +743,8 @@ fn wg_check<A: WgElem, C: WgElem>(
                 let old = if c.beta == 0.0 { 0.0 } else { c0[at].to_f64() };
                 let want = alpha * sum + beta * old;
                 let scale = alpha.abs() * mag + beta.abs() * old.abs();
-                let bound = 2.0 * (c.k as f64 + 2.0) * u32_ * scale + C::U * want.abs() + 1e-30;
+                let bound =
+                    2.0 * (c.k as f64 + 2.0) * u32_ * scale + C::U * want.abs() + C::HALF_SUBNORMAL;
                 let g = got[at].to_f64();
                 assert!(
                     (g - want).abs() <= bound,

@@ -542,6 +542,14 @@ fn catalog_gemm_entries_assemble_and_compute() {
             alpha: 1.25,
             beta: Some(0.5),
         };
+        // The simulator's epilogue checks take f32 (or f64) C with α/β of that type: an
+        // entry with 16-bit output is simulated with the same tile and pipeline writing
+        // f32; its conversion epilogue is checked on CUDA (gemm_gpu's
+        // wgmma_gemm_matches_reference).
+        let mut p = p;
+        if matches!(p.c, rocm_core::DType::F16 | rocm_core::DType::Bf16) {
+            p.c = rocm_core::DType::F32;
+        }
         match p.ab {
             rocm_core::DType::F32 => simulate::<f32, f32>(&p, pr, 77 + i as u64),
             rocm_core::DType::F16 => simulate::<F16, f32>(&p, pr, 77 + i as u64),
