@@ -5,7 +5,7 @@
 //! with α = 1, β = 0. Ours and cuBLAS's write separate C buffers, compared afterwards.
 
 use crate::blas::{time, GemmArgs};
-use rocm_blas::{Blas, MathMode, Scalar, Transpose};
+use rocm_blas::{Blas, GemmExInput, GemmExOutput, MathMode, Scalar, Transpose};
 use rocm_core::{
     Arch, DType, Device, DeviceBuffer, Element, Error, KernelArgs, LaunchConfig, Result,
 };
@@ -195,6 +195,37 @@ fn measure<T: Element + Copy>(
 }
 
 /// Ours for a `Blas` element type: gemm, or gemm_strided_batched when batched.
+/// `Blas::gemm_ex` (same-type C, f32 α/β): the kernel the library chooses for f16/bf16.
+fn ex_call<T: GemmExInput<Compute = f32> + GemmExOutput<T>>(
+    blas: &Blas,
+    p: Problem,
+) -> impl Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()> + '_ {
+    move |a, b, c| {
+        let t = |x| if x { Transpose::T } else { Transpose::N };
+        let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
+        let (sa, sb) = (lda * p.a_dims().1, ldb * p.b_dims().1);
+        blas.gemm_strided_batched_ex::<T, T>(
+            t(p.ta),
+            t(p.tb),
+            p.m,
+            p.n,
+            p.k,
+            1.0,
+            &a.as_slice(),
+            lda,
+            sa,
+            &b.as_slice(),
+            ldb,
+            sb,
+            0.0,
+            &mut c.as_slice_mut(),
+            p.m,
+            p.m * p.n,
+            p.batch,
+        )
+    }
+}
+
 fn ours_call<T: Scalar>(
     blas: &Blas,
     p: Problem,
@@ -370,6 +401,20 @@ fn row(
         }
         Dtype::F16 => {
             let conv = half::f16::from_f32;
+            if variant.is_none() {
+                let f = ex_call::<half::f16>(&blas, p);
+                return measure(
+                    dev,
+                    dtype,
+                    p,
+                    iters,
+                    vendor,
+                    conv,
+                    |v| v.to_f64(),
+                    Some(&f),
+                    true,
+                );
+            }
             match half_kernel::<half::f16>(dev, DType::F16, p, variant) {
                 Ok((c32, f)) => {
                     let writes_c = c32.is_none();
@@ -403,6 +448,20 @@ fn row(
         }
         Dtype::Bf16 => {
             let conv = half::bf16::from_f32;
+            if variant.is_none() {
+                let f = ex_call::<half::bf16>(&blas, p);
+                return measure(
+                    dev,
+                    dtype,
+                    p,
+                    iters,
+                    vendor,
+                    conv,
+                    |v| v.to_f64(),
+                    Some(&f),
+                    true,
+                );
+            }
             match half_kernel::<half::bf16>(dev, DType::Bf16, p, variant) {
                 Ok((c32, f)) => {
                     let writes_c = c32.is_none();
@@ -601,13 +660,19 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
     // f16/bf16 on compute capability 9.0: every `wgmma` candidate (ROCM_BENCH_WGMMA).
     let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
     let variants: Vec<Option<(u32, u32, u32)>> = match dtype {
-        Dtype::F16 | Dtype::Bf16 if cc9 => wgmma_candidates().into_iter().map(Some).collect(),
+        Dtype::F16 | Dtype::Bf16 if cc9 => std::iter::once(None)
+            .chain(wgmma_candidates().into_iter().map(Some))
+            .collect(),
         _ => vec![None],
     };
     for p in problems {
         for &v in &variants {
-            if let Some((m, n, stages)) = v {
-                println!("  wgmma {m}x{n}, {stages} stages:");
+            match v {
+                Some((m, n, stages)) => println!("  wgmma {m}x{n}, {stages} stages:"),
+                None if variants.len() > 1 => {
+                    println!("  gemm_strided_batched_ex (catalog choice):")
+                }
+                None => {}
             }
             let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v)?;
             print_row(dtype, &r);

@@ -32,20 +32,20 @@ impl GemmShape {
     fn b_dims(&self) -> (usize, usize) {
         self.transb.stored_dims(self.k, self.n)
     }
-    fn a_extent(&self) -> usize {
+    pub(crate) fn a_extent(&self) -> usize {
         let (r, c) = self.a_dims();
         check::matrix_extent(r, c, self.lda)
     }
-    fn b_extent(&self) -> usize {
+    pub(crate) fn b_extent(&self) -> usize {
         let (r, c) = self.b_dims();
         check::matrix_extent(r, c, self.ldb)
     }
-    fn c_extent(&self) -> usize {
+    pub(crate) fn c_extent(&self) -> usize {
         check::matrix_extent(self.m, self.n, self.ldc)
     }
 
     /// Leading-dimension rules, in BLAS's argument order.
-    fn check_lds(&self) -> Result<()> {
+    pub(crate) fn check_lds(&self) -> Result<()> {
         check::leading_dimension("lda", self.lda, self.a_dims().0)?;
         check::leading_dimension("ldb", self.ldb, self.b_dims().0)?;
         check::leading_dimension("ldc", self.ldc, self.m)

@@ -9,7 +9,9 @@
 //! crate and rayon); on GPUs (CUDA, HIP, the emulated AMD devices) the routines with
 //! generated kernels run them and the others return `Error::Unsupported` naming the
 //! routine and the device:
-//! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`.
+//! - GEMM: `gemm`, `gemm_strided_batched`, `gemm_batched`; mixed precision
+//!   ([`gemm_ex`]): f16/bf16 inputs with f32 compute and 16-bit or f32 output, i8 inputs
+//!   with i32 output (CPU only), single, strided-batched and batched.
 //! - Level 1 ([`level1`]): scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
 //!   iamax, iamin, rot, rotm, [`rotg`] — on the CPU, CUDA (PTX kernels) and HIP and the
 //!   emulated AMD devices (AMDGPU code objects); [`level1_ex`]: fill, convert (f32 ↔
@@ -42,6 +44,7 @@ pub mod check;
 mod cpu;
 pub mod extension;
 mod gemm;
+pub mod gemm_ex;
 mod gpu;
 mod handle;
 pub mod level1;
@@ -53,6 +56,7 @@ pub mod reference;
 pub mod scalar;
 pub mod types;
 
+pub use gemm_ex::{GemmExInput, GemmExOutput};
 pub use handle::{Blas, PointerMode};
 pub use level1::rotg;
 pub use math::MathMode;

@@ -30,7 +30,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gemm::GemmShape;
-use crate::{Blas, MathMode, Scalar};
+use crate::{Blas, MathMode, Real, Scalar};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
 use rocm_core::{Arch, Target};
@@ -146,6 +146,50 @@ fn dim(name: &str, v: usize) -> Result<u32> {
     })
 }
 
+/// α or β as the kernels take it: a value of the compute type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Coefficient {
+    F32(f32),
+    F64(f64),
+}
+
+impl Coefficient {
+    fn is_zero(self) -> bool {
+        match self {
+            Coefficient::F32(v) => v == 0.0,
+            Coefficient::F64(v) => v == 0.0,
+        }
+    }
+    fn is_one(self) -> bool {
+        match self {
+            Coefficient::F32(v) => v == 1.0,
+            Coefficient::F64(v) => v == 1.0,
+        }
+    }
+    fn zero(self) -> Coefficient {
+        match self {
+            Coefficient::F32(_) => Coefficient::F32(0.0),
+            Coefficient::F64(_) => Coefficient::F64(0.0),
+        }
+    }
+    fn push(self, args: &mut KernelArgs) {
+        match self {
+            Coefficient::F32(v) => args.push(v),
+            Coefficient::F64(v) => args.push(v),
+        };
+    }
+}
+
+/// A real `T`'s α or β.
+fn coefficient<T: Scalar>(v: T) -> Coefficient {
+    let re = v.re().as_f64();
+    match <T::Real as rocm_core::Element>::DTYPE {
+        // Exact: the value came from an f32.
+        DType::F32 => Coefficient::F32(re as f32),
+        _ => Coefficient::F64(re),
+    }
+}
+
 /// C = α·op(A)·op(B) + β·C for `batch` problems `stride` elements apart; m, n ≥ 1.
 pub(crate) fn gemm<T: Scalar>(
     blas: &Blas,
@@ -160,27 +204,100 @@ pub(crate) fn gemm<T: Scalar>(
     if s.m == 0 || s.n == 0 || batch == 0 {
         return Ok(());
     }
-    let scale_only = s.k == 0 || alpha == T::zero();
-    if scale_only && beta == T::one() {
+    let (alpha, beta) = (coefficient(alpha), coefficient(beta));
+    if (s.k == 0 || alpha.is_zero()) && beta.is_one() {
         return Ok(());
     }
-    let mut p = params::<T>(blas, s)?;
-    if let Some(w) = wgmma_params(blas, s, &p, a, b) {
-        p = w;
-    }
+    let p = with_wgmma(blas, s, params::<T>(blas, s)?, a, b)?;
+    launch(blas, s, &p, alpha, a, b, beta, c, batch)
+}
+
+/// `p`, or the catalog's warpgroup-MMA variant of its class where the device and the
+/// operands allow one; a wgmma choice whose operands break its 16-byte copy rule goes
+/// back to the family's `mma.sync`/SIMT kernel for the class.
+pub(crate) fn with_wgmma(
+    blas: &Blas,
+    s: &GemmShape,
+    p: GemmParams,
+    a: Operand,
+    b: Operand,
+) -> Result<GemmParams> {
+    let p = wgmma_params(blas, s, &p, a, b).unwrap_or(p);
     if matches!(p.instruction, GemmInstruction::Wgmma { .. })
         && !ptx::wgmma::aligned(p.ab, a.address, s.lda, a.stride, b.address, s.ldb, b.stride)
     {
-        // The warpgroup-MMA kernels copy 16-byte vectors: other layouts take the
-        // family's `mma.sync`/SIMT kernel for the class.
         let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
-        p = if p.reduced_f32 {
-            ptx::fallback_tf32(ta, tb)
+        return if p.reduced_f32 {
+            Ok(ptx::fallback_tf32(ta, tb))
+        } else if p.ab == DType::F32 || p.ab == DType::F64 {
+            ptx::fallback(p.ab, ta, tb)
         } else {
-            ptx::fallback(p.ab, ta, tb)?
+            Ok(ptx::half(p.ab, ta, tb))
         };
     }
-    let loaded = generator::load::<Gemm>(blas.device(), &p)?;
+    Ok(p)
+}
+
+/// The kernel variant for f16/bf16 inputs with f32 compute and `c` output on this
+/// handle's device: the catalog's entry for the class (wgmma where the device and
+/// operands allow), else the family's default (`ptx::half` on NVIDIA, the AMD
+/// generator's MFMA/WMMA tile), all with f32 output. `None` for 16-bit output when only
+/// f32-output kernels fit: the caller stages C through f32.
+pub(crate) fn ex_params(
+    blas: &Blas,
+    s: &GemmShape,
+    ab: DType,
+    c: DType,
+    a: Operand,
+    b: Operand,
+) -> Result<Option<GemmParams>> {
+    let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
+    let target = blas.device().target();
+    let fallback = match target.family() {
+        Family::Nvidia => ptx::half(ab, ta, tb),
+        _ => fallback(target, ab, ta, tb)?,
+    };
+    let size = (s.m as u64)
+        .saturating_mul(s.n as u64)
+        .saturating_mul(s.k.max(1) as u64);
+    let class = |c: DType| GemmParams {
+        c,
+        ..fallback.clone()
+    };
+    // The wgmma kernels write any of f32, f16 and bf16.
+    let wgmma = |c: DType| wgmma_params(blas, s, &class(c), a, b);
+    if c != DType::F32 {
+        return Ok(wgmma(c));
+    }
+    if let Some(w) = wgmma(c) {
+        return Ok(Some(w));
+    }
+    let key = GemmParams::key(ab, DType::F32, DType::F32, ta, tb);
+    let p = Catalog::for_target(target).select(Gemm::NAME, &key, size, fallback.clone());
+    let fits = (p.ab, p.c, p.compute, p.trans_a, p.trans_b, p.reduced_f32)
+        == (ab, DType::F32, DType::F32, ta, tb, false)
+        && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
+    Ok(Some(if fits { p } else { fallback }))
+}
+
+/// Launches `p` over `batch` problems (C = β·C when k = 0 or α = 0: the kernels take
+/// k = 0 and then never read A or B).
+pub(crate) fn launch(
+    blas: &Blas,
+    s: &GemmShape,
+    p: &GemmParams,
+    alpha: Coefficient,
+    a: Operand,
+    b: Operand,
+    beta: Coefficient,
+    c: Operand,
+    batch: usize,
+) -> Result<()> {
+    if s.m == 0 || s.n == 0 || batch == 0 {
+        return Ok(());
+    }
+    let scale_only = s.k == 0 || alpha.is_zero();
+    let loaded = generator::load::<Gemm>(blas.device(), p)?;
     let name = loaded
         .program
         .kernels
@@ -189,7 +306,7 @@ pub(crate) fn gemm<T: Scalar>(
     let kernel = loaded.module.kernel(name)?;
     let target = blas.device().target();
     let (k, alpha) = if scale_only {
-        (0, T::zero())
+        (0, alpha.zero())
     } else {
         (s.k, alpha)
     };
@@ -212,33 +329,33 @@ pub(crate) fn gemm<T: Scalar>(
         dim("ldb", s.ldb)?,
         dim("ldc", s.ldc)?,
     ];
-    let esize = std::mem::size_of::<T>() as u64;
+    let (ab_size, c_size) = (p.ab.size() as u64, p.c.size() as u64);
     let dev = blas.device();
     let mut first = 0;
     while first < batch {
         let count = (batch - first).min(MAX_GRID_Z);
-        let at = |o: Operand| o.address + (first * o.stride) as u64 * esize;
+        let at = |o: Operand, size: u64| o.address + (first * o.stride) as u64 * size;
         let mut args = KernelArgs::new();
-        args.push_pointer(at(a), dev)
-            .push_pointer(at(b), dev)
-            .push_pointer(at(c), dev);
+        args.push_pointer(at(a, ab_size), dev)
+            .push_pointer(at(b, ab_size), dev)
+            .push_pointer(at(c, c_size), dev);
         for d in dims {
             args.push(d);
         }
         args.push(a.stride as u64)
             .push(b.stride as u64)
-            .push(c.stride as u64)
-            .push(alpha.re())
-            .push(beta.re());
+            .push(c.stride as u64);
+        alpha.push(&mut args);
+        beta.push(&mut args);
         let cfg = LaunchConfig {
             grid: [grid_x as u32, grid_y as u32, count as u32],
             block: [p.threads(target), 1, 1],
-            shared_bytes: ptx::dynamic_shared_bytes(&p),
+            shared_bytes: ptx::dynamic_shared_bytes(p),
         };
         // SAFETY: the caller checked every operand's extent for `batch` problems of this
-        // shape and leading dimensions (and that C's problems do not overlap); the kernel
-        // touches only elements inside m×n (C), op(A) m×k and op(B) k×n of each problem,
-        // and the views stay borrowed until the call returns.
+        // shape and leading dimensions in `p`'s element types (and that C's problems do
+        // not overlap); the kernel touches only elements inside m×n (C), op(A) m×k and
+        // op(B) k×n of each problem, and the views stay borrowed until the call returns.
         unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
         first += count;
     }
