@@ -1,16 +1,21 @@
 //! `rocm-bench kernels list|show`: the generators and what they generate for a target.
 
+use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::catalog::Catalog;
+use rocm_kernels::gemm::Gemm;
 use rocm_kernels::generator::Generator;
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, DTYPES};
+use rocm_kernels::level2::gemv::Gemv;
 use rocm_kernels::ptxas::Ptxas;
 
 #[derive(clap::Subcommand)]
 pub enum KernelsCommand {
     /// List the generators and the operations and dtypes each covers.
     List,
-    /// Print the program generated for one operation, with ptxas's resource report.
+    /// Print the program generated for one Level 1 operation with its resource report:
+    /// PTX and ptxas's report on NVIDIA targets; the LLVM-syntax assembly and our
+    /// register/LDS/occupancy report on AMD targets (gfx908, gfx90a, gfx942, gfx11xx).
     Show(ShowArgs),
 }
 
@@ -63,6 +68,19 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
             println!("  ops:    {}", ops.join(", "));
             let d: Vec<&str> = DTYPES.iter().map(|d| d.name()).collect();
             println!("  dtypes: {}", d.join(", "));
+            println!(
+                "  AMDGPU code objects for gfx908, gfx90a, gfx942 (wave64), gfx1100, gfx1101, gfx1102, gfx1151 (wave32)"
+            );
+            println!(
+                "generator {} (version {}): GEMM (Tensile-style GemmParams): PTX SIMT/mma.sync/DMMA, sm_90a wgmma; AMDGPU MFMA (gfx9) and WMMA (gfx11)",
+                Gemm::NAME,
+                Gemm::VERSION
+            );
+            println!(
+                "generator {} (version {}): BLAS Level 2 gemv, PTX (f32, f64, c32, c64)",
+                Gemv::NAME,
+                Gemv::VERSION
+            );
             println!("generator copy: device-to-device copy (hand-written PTX)");
             Ok(())
         }
@@ -77,6 +95,9 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
                 a.n,
                 Level1Params::fallback(op, dtype, contiguous),
             );
+            if let Ok(t) = IsaTarget::try_from(&target) {
+                return show_amdgpu(t, &p);
+            }
             let prog = Level1::generate(&p, &target)?;
             let ModuleImage::Ptx(text) = &prog.image else {
                 return Err("the Level 1 generator produced no PTX".into());
@@ -101,4 +122,47 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
     }
+}
+
+/// The AMDGPU kernel of `p`: its LLVM source, then the resource report and the width of
+/// each global load (the acceptance of the Level 1 issue reads both).
+fn show_amdgpu(t: IsaTarget, p: &Level1Params) -> Result<(), Box<dyn std::error::Error>> {
+    let k = rocm_kernels::amdgpu::level1::generate(t, p)?;
+    println!("// params: {p:?}");
+    println!(
+        "{}",
+        rocm_kernels::amdgpu::llvm_source(std::slice::from_ref(&k))
+    );
+    let r = &k.report;
+    println!(
+        "// {t} {}: {} VGPRs ({} allocated), {} AGPRs, {} SGPRs, {} bytes LDS, workgroup {} ({} waves)",
+        k.name(),
+        r.vgprs,
+        r.vgprs_allocated,
+        r.agprs,
+        r.sgprs,
+        r.lds_bytes,
+        r.workgroup_size,
+        r.waves_per_workgroup
+    );
+    println!(
+        "// occupancy: {} waves per SIMD (of {}), limited by {:?}",
+        r.occupancy, r.max_waves, r.limiter
+    );
+    let loads: Vec<String> = k
+        .instructions()
+        .iter()
+        .map(|i| format!("{:?}", i.op))
+        .filter(|o| o.starts_with("GlobalLoad"))
+        .collect();
+    let width = |o: &str| match o.rsplit_once("Dwordx") {
+        Some((_, n)) => n.parse::<u32>().unwrap_or(1) * 4,
+        None => 4,
+    };
+    let widths: Vec<String> = loads
+        .iter()
+        .map(|o| format!("{o} ({} bytes per lane)", width(o)))
+        .collect();
+    println!("// global loads, in program order: {}", widths.join(", "));
+    Ok(())
 }
