@@ -1,26 +1,14 @@
 //! The sample kernels run on the emulated device `emu:<gfx>` for every target they
 //! support, against host references on random data; the deliberately broken kernels must
 //! fault naming what they broke.
-//!
-//! Until the emulator exists `Device::open("emu:…")` is `Error::Unsupported`: each test
-//! prints "skipped: <error>" and returns in that case only.
 
+mod common;
+
+use common::emu;
 use rocm_core::isa::amdgpu::{IsaFamily, IsaTarget};
 use rocm_core::{bf16, f16, Device, Error, KernelArgs, LaunchConfig, ModuleImage};
 use rocm_kernels::amdgpu::samples::{self, Elem, TileKind, REDUCE_BLOCK, VECTOR_ADD_BLOCK};
 use rocm_kernels::amdgpu::AssembledKernel;
-
-/// The emulated device, or `None` (after printing why) while the emulator is not built.
-fn emu(t: IsaTarget) -> Option<Device> {
-    match Device::open(&format!("emu:{}", t.name())) {
-        Ok(d) => Some(d),
-        Err(e @ Error::Unsupported { .. }) => {
-            println!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("emu:{t}: {e}"),
-    }
-}
 
 /// Loads `k` and runs it on `grid` workgroups of `block` work-items.
 fn run(
@@ -68,7 +56,7 @@ const UX32: f64 = 1.0 / (1u64 << 11) as f64; // xf32 (10 stored mantissa bits) r
 fn vector_add_matches_the_host_on_every_target() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let k = samples::vector_add(t).unwrap();
         // n = 1, a tail shorter than a wave, an odd n over several workgroups.
         for n in [1usize, 37, VECTOR_ADD_BLOCK as usize + 1, 1001] {
@@ -94,7 +82,7 @@ fn vector_add_matches_the_host_on_every_target() {
 fn reduction_matches_the_host_on_every_target() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let k = samples::reduce_sum(t).unwrap();
         let groups = 5usize;
         let block = REDUCE_BLOCK as usize;
@@ -175,7 +163,7 @@ fn read_out(e: Elem, bytes: &[u8]) -> Vec<f64> {
 fn matrix_tiles_match_the_host() {
     let mut rng = Rng(0xdead_beef_cafe_f00d);
     for (kind, t) in samples::tile_targets() {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let s = kind.shape(t).unwrap();
         let k = samples::matrix_tile(t, kind).unwrap();
         let (m, n, kk) = (s.m as usize, s.n as usize, s.k as usize);
@@ -251,7 +239,7 @@ fn fault(
 #[test]
 fn a_missing_waitcnt_faults() {
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let k = samples::missing_waitcnt(t).unwrap();
         let w = t.wave_size() as usize;
         let x = dev.upload(&vec![1.5f32; w]).unwrap();
@@ -269,7 +257,7 @@ fn a_missing_mfma_hazard_nop_faults() {
         .into_iter()
         .filter(|t| t.family() == IsaFamily::Gfx9)
     {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let k = samples::missing_mfma_nop(t).unwrap();
         let a = dev.upload(&vec![1.0f32; 64]).unwrap();
         let b = dev.upload(&vec![2.0f32; 64]).unwrap();
@@ -287,7 +275,7 @@ fn a_missing_mfma_hazard_nop_faults() {
 #[test]
 fn an_out_of_bounds_store_faults() {
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let k = samples::oob_store(t).unwrap();
         let w = t.wave_size() as usize;
         let out = dev.upload(&vec![0u32; w]).unwrap();

@@ -10,18 +10,7 @@ use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::level1::{L1Op, Level1Params};
 mod common;
 
-use common::{agree, tools_present};
-
-fn emu(t: IsaTarget) -> Option<Device> {
-    match Device::open(&format!("emu:{}", t.name())) {
-        Ok(d) => Some(d),
-        Err(e @ Error::Unsupported { .. }) => {
-            println!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("emu:{t}: {e}"),
-    }
-}
+use common::{agree, emu, tools_present};
 
 fn params(op: L1Op, dtype: DType) -> Level1Params {
     Level1Params::fallback(op, dtype, true)
@@ -338,7 +327,7 @@ fn strided_ops_match_the_host_on_every_target() {
         L1Op::Axpby { read_y: false },
     ];
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for op in ops {
             check_strided::<f32>(&mut rng, t, &dev, op);
             check_strided::<f64>(&mut rng, t, &dev, op);
@@ -428,7 +417,7 @@ fn check_dot<T: Real>(rng: &mut Rng, t: IsaTarget, dev: &Device, contiguous: boo
 fn dot_and_asum_match_the_host_on_every_target() {
     let mut rng = Rng(0x7777_1234_4321_abcd);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for contiguous in [true, false] {
             for asum in [false, true] {
                 check_dot::<f32>(&mut rng, t, &dev, contiguous, asum);
@@ -442,7 +431,7 @@ fn dot_and_asum_match_the_host_on_every_target() {
 fn swap_matches_the_host_on_every_target() {
     let mut rng = Rng(0x0bad_cafe_f00d_1234);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for (dtype, w) in [
             (DType::F32, 1),
             (DType::F64, 2),
@@ -458,7 +447,7 @@ fn swap_matches_the_host_on_every_target() {
 fn copy_matches_the_host_on_every_target() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         check_copy::<f32>(&mut rng, t, &dev);
         check_copy::<f64>(&mut rng, t, &dev);
     }
@@ -468,7 +457,7 @@ fn copy_matches_the_host_on_every_target() {
 fn scal_and_axpby_match_the_host_on_every_target() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         check_scal::<f32>(&mut rng, t, &dev);
         check_scal::<f64>(&mut rng, t, &dev);
         for read_y in [true, false] {
@@ -823,7 +812,7 @@ const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
 fn complex_scal_and_axpby_match_the_host_on_every_target() {
     let mut rng = Rng(0x3c3c_5a5a_1234_8765);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for dtype in [DType::C32, DType::C64] {
             for op in [
                 L1Op::Scal,
@@ -841,7 +830,7 @@ fn complex_scal_and_axpby_match_the_host_on_every_target() {
 fn fill_rot_and_rotm_match_the_host_on_every_target() {
     let mut rng = Rng(0x0f0f_1e1e_2d2d_3c3c);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for dtype in DTYPES {
             check_elementwise(&mut rng, t, &dev, L1Op::Fill, dtype);
             check_elementwise(&mut rng, t, &dev, L1Op::Rot, dtype);
@@ -957,7 +946,7 @@ fn check_sums(rng: &mut Rng, t: IsaTarget, dev: &Device, op: L1Op, dtype: DType)
 fn dot_sum_and_asum_match_the_host_on_every_target() {
     let mut rng = Rng(0x1111_2222_3333_4444);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for dtype in DTYPES {
             let ops: &[L1Op] = if R::of(dtype).1 == 2 {
                 &[
@@ -1094,7 +1083,7 @@ fn check_nrm2(rng: &mut Rng, t: IsaTarget, dev: &Device, dtype: DType) {
 fn nrm2_matches_the_host_on_every_target() {
     let mut rng = Rng(0x2468_ace0_1357_9bdf);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for dtype in DTYPES {
             check_nrm2(&mut rng, t, &dev, dtype);
         }
@@ -1181,7 +1170,7 @@ fn check_iamax(rng: &mut Rng, t: IsaTarget, dev: &Device, dtype: DType, max: boo
 fn iamax_and_iamin_match_the_host_on_every_target() {
     let mut rng = Rng(0x5eed_0bad_f00d_cafe);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for dtype in DTYPES {
             for max in [true, false] {
                 check_iamax(&mut rng, t, &dev, dtype, max);
@@ -1384,7 +1373,7 @@ const CONVERSIONS: [(DType, DType); 6] = [
 fn conversions_match_half_and_as_on_every_target() {
     let mut rng = Rng(0xc0c0_a0a0_7070_1313);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for (from, to) in CONVERSIONS {
             check_convert(&mut rng, t, &dev, from, to);
         }
@@ -1747,7 +1736,7 @@ const HALF_OPS: [L1Op; 14] = [
 fn f16_and_bf16_ops_match_the_host_on_every_target() {
     let mut rng = Rng(0x1616_bfbf_1616_bfbf);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         for dtype in [DType::F16, DType::Bf16] {
             for op in HALF_OPS {
                 check_half(&mut rng, t, &dev, op, dtype);
@@ -1821,7 +1810,7 @@ fn sum_finishes() -> Vec<FinishParams> {
 fn sum_finishes_match_the_host_order_on_every_target() {
     let mut rng = Rng(0xf1_715e);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { continue };
+        let dev = emu(t);
         for p in sum_finishes() {
             let k = amd_finish::generate(t, &p).unwrap();
             let slots = p.slots();
@@ -1879,7 +1868,7 @@ fn sum_finishes_match_the_host_order_on_every_target() {
 fn index_finishes_match_the_host_on_every_target() {
     let mut rng = Rng(0x1_dea5);
     for t in IsaTarget::ALL {
-        let Some(dev) = emu(t) else { continue };
+        let dev = emu(t);
         for max in [true, false] {
             for dtype in [DType::F32, DType::C64] {
                 let p = FinishParams {

@@ -28,18 +28,7 @@ use rocm_kernels::gemm::amdgpu::{generate, kernel_name};
 use rocm_kernels::gemm::{GemmInstruction, GemmParams};
 mod common;
 
-use common::{agree, tools_present};
-
-fn emu(t: IsaTarget) -> Option<Device> {
-    match Device::open(&format!("emu:{}", t.name())) {
-        Ok(d) => Some(d),
-        Err(e @ Error::Unsupported { .. }) => {
-            println!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("emu:{t}: {e}"),
-    }
-}
+use common::{agree, emu, tools_present};
 
 /// xorshift64*.
 struct Rng(u64);
@@ -373,7 +362,7 @@ type Kind = (DType, DType, [u32; 3], (u32, u32), GemmInstruction, u32);
 const TRANSPOSES: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
 
 fn run_family(t: IsaTarget, seed: u64, kinds: &[Kind]) {
-    let Some(dev) = emu(t) else { return };
+    let dev = emu(t);
     let mut rng = Rng(seed);
     for &(ab, c, tile, warps, inst, stages) in kinds {
         for trans in TRANSPOSES {
@@ -504,7 +493,7 @@ fn other_gfx11_targets() {
 #[test]
 fn gfx942_xf32() {
     let t = IsaTarget::Gfx942;
-    let Some(dev) = emu(t) else { return };
+    let dev = emu(t);
     let mut rng = Rng(11);
     for trans in [(false, true), (true, false)] {
         let mut p = params(
@@ -775,7 +764,7 @@ fn default_tiles_on_the_emulator() {
         (IsaTarget::Gfx908, DType::F32, DType::F32),
         (IsaTarget::Gfx1100, DType::F16, DType::Bf16),
     ] {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let base = GemmParams {
             c,
             ..default_params(t, ab).unwrap()
@@ -820,7 +809,7 @@ fn generator_routes_amd_targets() {
     use rocm_kernels::gemm::Gemm;
     use rocm_kernels::generator::Generator;
     for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
-        let Some(dev) = emu(t) else { return };
+        let dev = emu(t);
         let p = default_params(t, DType::F16).unwrap();
         let prog = Gemm::generate(&p, dev.target()).unwrap();
         assert_eq!(prog.kernels, vec![kernel_name(&p)]);

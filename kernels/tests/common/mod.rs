@@ -8,6 +8,12 @@ use rocm_kernels::amdgpu::{llvm_source, AssembledKernel};
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The emulated device of target `t`. Emulated AMD devices are always present, so
+/// failing to open one is a test failure, never a skip.
+pub fn emu(t: IsaTarget) -> rocm_core::Device {
+    rocm_core::Device::open(&format!("emu:{}", t.name())).unwrap_or_else(|e| panic!("emu:{t}: {e}"))
+}
+
 /// Whether llvm-mc-19 and ld.lld-19 are installed (CI installs them).
 pub fn tools_present() -> bool {
     ["llvm-mc-19", "ld.lld-19"].iter().all(|t| {
