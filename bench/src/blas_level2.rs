@@ -58,12 +58,20 @@ pub fn run(a: &GemvArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
 
 /// The sweep's shapes: N over rows × cols × chunks (None = the host's rule), T over
 /// block × loads per lane.
-fn shapes(trans: Transpose) -> Vec<GemvTuning> {
+fn shapes(trans: Transpose, esize: usize) -> Vec<GemvTuning> {
     let mut v = vec![GemvTuning::default()];
     if trans == Transpose::N {
         for rows in [1, 2, 4] {
             for cols in [2, 4, 8] {
-                for chunks in [None, Some(1), Some(16), Some(64)] {
+                for chunks in [
+                    None,
+                    Some(1),
+                    Some(8),
+                    Some(16),
+                    Some(17),
+                    Some(32),
+                    Some(64),
+                ] {
                     v.push(GemvTuning {
                         block: Some(256),
                         rows: Some(rows),
@@ -77,7 +85,11 @@ fn shapes(trans: Transpose) -> Vec<GemvTuning> {
     } else {
         for block in [128, 256, 512] {
             for rows in [2, 4, 8] {
-                for vector in [1, 2, 4] {
+                // A lane load is at most 16 bytes.
+                for vector in [1u32, 2, 4]
+                    .into_iter()
+                    .filter(|&v| v as usize * esize <= 16)
+                {
                     v.push(GemvTuning {
                         block: Some(block),
                         rows: Some(rows),
@@ -194,7 +206,7 @@ fn bench<T: Scalar>(
         "block", "rows", "cols", "chunks", "vector", "ms", "GB/s", "of copy", "ours/cuBLAS"
     );
     let list = if a.sweep {
-        shapes(trans)
+        shapes(trans, esize)
     } else {
         vec![GemvTuning::default()]
     };

@@ -5,7 +5,7 @@
 //! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
 //! [`GemvParams::fallback`]; a [`GemvTuning`] overrides single fields), passes x and y as the address of their *logical* element 0 (the far
 //! end for a negative increment), and for `N` chooses the column chunks: enough
-//! workgroups to fill the device (`TARGET_GROUPS`, 8 per SM of a 132-SM H100), each chunk
+//! workgroups to fill the device (`TARGET_GROUPS`, 4 per SM of a 132-SM H100), each chunk
 //! at least `MIN_CHUNK_COLS` columns. One chunk runs the variant without split (α and β
 //! applied in place); more write compute-type partials to the handle's workspace
 //! (chunks × m elements) and the finish kernel sums them in chunk order. `T`/`C` use
@@ -20,8 +20,11 @@ use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator;
 use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH, KERNEL};
 
-/// Workgroups that fill a 132-SM GPU at 2048 work-items per SM with 256-wide groups.
-const TARGET_GROUPS: u64 = 132 * 8;
+/// Workgroups for `N`: 4 per SM of a 132-SM GPU. At 16384² f32 (rows 2: 32 row groups,
+/// so 16 chunks) this runs at 0.354 ms against the 8-per-SM rule's 0.376 ms (H100,
+/// bench/results/2026-11-24-h100-gemv-sweep-session6.txt and the session-5 run): half-filled SMs
+/// already saturate HBM, and fewer chunks write fewer partials.
+const TARGET_GROUPS: u64 = 132 * 4;
 /// Fewest columns per chunk (below this the partials cost more than they save).
 const MIN_CHUNK_COLS: u64 = 64;
 
