@@ -36,6 +36,41 @@ impl Stream {
         })
     }
 
+    /// Pitched device-to-device copy ordered on this stream: `height` rows of `width`
+    /// bytes, row `r` read at `src + r·src_pitch` and written at `dst + r·dst_pitch`
+    /// (`cuMemcpy2DAsync` on CUDA, row by row elsewhere). Libraries use it to repack
+    /// matrices whose leading dimension breaks a kernel's alignment rule.
+    ///
+    /// # Safety
+    /// Every source and destination row must lie inside live allocations of this
+    /// stream's device, and the two regions must not overlap. Only the pitches are
+    /// checked here (each at least `width`).
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn copy_2d_raw(
+        &self,
+        dst: u64,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
+        for (what, pitch) in [("dst_pitch", dst_pitch), ("src_pitch", src_pitch)] {
+            if pitch < width {
+                return Err(crate::Error::invalid(
+                    what,
+                    format!("{pitch} is below the row width of {width} bytes"),
+                ));
+            }
+        }
+        self.device
+            .backend()
+            .copy_2d(self.raw(), dst, dst_pitch, src, src_pitch, width, height)
+    }
+
     /// Whether two handles name the same queue.
     pub fn same_as(&self, other: &Stream) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)

@@ -247,6 +247,42 @@ impl Backend for CudaBackend {
             .map_err(|e| err("cuMemcpyDtoDAsync", e))
     }
 
+    fn copy_2d(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        let copy = sys::CUDA_MEMCPY2D_st {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dst,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: dst_pitch,
+            WidthInBytes: width,
+            Height: height,
+        };
+        // SAFETY: the caller guarantees every row range lies inside live allocations of
+        // this device; the descriptor lives until the call returns (the driver copies it).
+        let code = unsafe { sys::cuMemcpy2DAsync_v2(&copy, s.stream.cu_stream()) };
+        code.result().map_err(|e| err("cuMemcpy2DAsync", e))
+    }
+
     fn fill_bytes(
         &self,
         stream: &dyn BackendStream,

@@ -36,6 +36,31 @@ pub trait Backend: Send + Sync + Debug {
     /// Device-to-device copy of `bytes` bytes, ordered on `stream`.
     fn copy(&self, stream: &dyn BackendStream, dst: u64, src: u64, bytes: usize) -> Result<()>;
 
+    /// Pitched device-to-device copy, ordered on `stream`: `height` rows of `width`
+    /// bytes, row `r` from `src + r·src_pitch` to `dst + r·dst_pitch` (both pitches ≥
+    /// `width`). The default copies row by row; drivers with a 2-D copy override it.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_2d(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
+        for r in 0..height as u64 {
+            self.copy(
+                stream,
+                dst + r * dst_pitch as u64,
+                src + r * src_pitch as u64,
+                width,
+            )?;
+        }
+        Ok(())
+    }
+
     /// Sets `bytes` bytes at `dst` to `value`, ordered on `stream`.
     fn fill_bytes(
         &self,
