@@ -365,12 +365,12 @@ fn gpu_gemm_ex(
     if (s.k == 0 || alpha == Coefficient::F32(0.0)) && beta == Coefficient::F32(1.0) {
         return Ok(());
     }
-    if let Some(p) = gpu::ex_params(blas, s, ab, c_type, a, b)? {
+    if let Some(p) = gpu::ex_params(blas, s, ab, c_type, a, b, batch)? {
         return gpu::launch(blas, s, &p, alpha, a, b, beta, c, batch);
     }
     // 16-bit C without a kernel that writes it: W (f32, C's layout) = widen(C) where β
     // reads it, the f32-output kernel on W, then C = round(W) on the m×n parts only.
-    let p = gpu::ex_params(blas, s, ab, DType::F32, a, b)?
+    let p = gpu::ex_params(blas, s, ab, DType::F32, a, b, batch)?
         .ok_or_else(|| Error::unsupported(format!("gemm_ex with {ab} inputs"), blas.device()))?;
     let len = c.stride * (batch - 1) + s.c_extent();
     // The handle's workspace (f64 elements, so half as many) outlives the queued

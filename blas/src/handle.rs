@@ -48,9 +48,48 @@ pub struct Blas {
     stream: Stream,
     math_mode: MathMode,
     pointer_mode: PointerMode,
-    /// Device scratch for reduction partials, kept across calls (like rocBLAS's handle
-    /// workspace) so a reduction allocates nothing. Held for the whole call.
-    workspace: Arc<Mutex<Option<DeviceBuffer<f64>>>>,
+    /// Device scratch for reduction partials and staged results, kept across calls
+    /// (like rocBLAS's handle workspace) so a call allocates nothing. Held for the
+    /// whole call.
+    workspace: Workspace,
+    /// Device scratch for repacked GEMM operands (`gpu::gemm`). Separate from
+    /// `workspace` because a call holding that one (gemm_ex staging C) may launch a
+    /// GEMM that repacks A and B.
+    operands: Workspace,
+}
+
+/// A device buffer that grows on demand and lives as long as its handle. Work queued
+/// on the handle's stream may still use it after a call returns, so it is only replaced
+/// after the stream has finished that work.
+#[derive(Debug, Clone, Default)]
+struct Workspace(Arc<Mutex<Option<DeviceBuffer<f64>>>>);
+
+impl Workspace {
+    fn with<R>(
+        &self,
+        device: &Device,
+        stream: &Stream,
+        len: usize,
+        f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
+    ) -> Result<R> {
+        let mut guard = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.as_ref().is_none_or(|w| w.len() < len) {
+            if guard.is_some() {
+                // Kernels queued by earlier calls (device-mode reductions, GEMMs) may
+                // still read the old buffer: let them finish before it is freed.
+                stream.synchronize()?;
+            }
+            *guard = None;
+            *guard = Some(DeviceBuffer::zeros(device, len)?);
+        }
+        match guard.as_mut() {
+            Some(w) => f(w),
+            None => Err(Error::OutOfMemory {
+                device: device.id().into(),
+                bytes: len * 8,
+            }),
+        }
+    }
 }
 
 impl Blas {
@@ -61,7 +100,8 @@ impl Blas {
             stream: device.default_stream().clone(),
             math_mode: MathMode::default(),
             pointer_mode: PointerMode::default(),
-            workspace: Arc::new(Mutex::new(None)),
+            workspace: Workspace::default(),
+            operands: Workspace::default(),
         }
     }
 
@@ -71,35 +111,29 @@ impl Blas {
         len: usize,
         f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
     ) -> Result<R> {
-        let mut guard = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.as_ref().is_none_or(|w| w.len() < len) {
-            if guard.is_some() {
-                // Device-mode reductions return with their kernels still queued on
-                // the old workspace: let them finish before it is freed.
-                self.stream.synchronize()?;
-            }
-            *guard = None;
-            *guard = Some(DeviceBuffer::zeros(&self.device, len)?);
-        }
-        match guard.as_mut() {
-            Some(w) => f(w),
-            None => Err(Error::OutOfMemory {
-                device: self.device.id().into(),
-                bytes: len * 8,
-            }),
-        }
+        self.workspace.with(&self.device, &self.stream, len, f)
+    }
+
+    /// Runs `f` with at least `len` elements of the handle's scratch for repacked GEMM
+    /// operands.
+    pub(crate) fn with_operand_workspace<R>(
+        &self,
+        len: usize,
+        f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
+    ) -> Result<R> {
+        self.operands.with(&self.device, &self.stream, len, f)
     }
 
     /// Orders this handle's calls on `stream` (of the same device).
     pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
         check::same_device(&self.device, "stream", stream.device())?;
-        if self.pointer_mode == PointerMode::Device {
-            // Device-mode reductions may still be using the workspace dropped below.
-            self.stream.synchronize()?;
-        }
+        // Queued work (device-mode reductions, GEMMs on repacked operands) may still be
+        // using the workspaces dropped below.
+        self.stream.synchronize()?;
         self.stream = stream.clone();
-        // The workspace is ordered on the old stream; give this handle its own.
-        self.workspace = Arc::new(Mutex::new(None));
+        // The workspaces are ordered on the old stream; give this handle its own.
+        self.workspace = Workspace::default();
+        self.operands = Workspace::default();
         Ok(())
     }
 

@@ -382,6 +382,32 @@ fn cuda_gemm_ex_matches_reference() {
                 all_pairs(&dev, &[c], 900);
             }
         }
+        // Few output tiles with a long k (split-K: slices of whole k-tiles plus a
+        // remainder, summed by the finish pass), with leading dimensions that break the
+        // wgmma copy rule (operands repacked) and batches whose problems are not back
+        // to back (one repack copy per problem). α = 1 and k ≤ 3001 keep every result
+        // inside f16's range (|C| ≲ 12·k here; f16 overflows above 65504).
+        for (m, n, k, pads, batch, beta) in [
+            (128, 256, 2100, (0, 0, 0), 1, 0),
+            (64, 520, 3001, (1, 3, 2), 1, 2),
+            (133, 77, 2050, (2, 1, 0), 1, -1),
+            (97, 200, 300, (1, 1, 1), 3, 1),
+        ] {
+            for (ta, tb) in [(Transpose::N, Transpose::T), (Transpose::T, Transpose::N)] {
+                let c = Case {
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    pads,
+                    batch,
+                    alpha: 1,
+                    beta,
+                };
+                all_pairs(&dev, &[c], 1100);
+            }
+        }
     }
 }
 

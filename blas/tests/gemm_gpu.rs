@@ -427,6 +427,50 @@ fn large_gemm_gpu_matches_reference() {
     }
 }
 
+/// Few output tiles and a long k take split-K on CUDA (k cut into slices of whole
+/// k-tiles plus a remainder, the slices' products summed in order by a finish pass):
+/// every transpose, β = 0 over NaN, β ≠ 0, and k just above a slice multiple. The
+/// bound is the same (k + 2)·u: the finish adds at most 16 more terms per element,
+/// which the slices' shorter sums leave room for.
+#[test]
+fn split_k_gemm_matches_reference() {
+    for dev in cuda_devices() {
+        for (i, (m, n, k, beta)) in [
+            (64, 96, 4099, Coef::Zero),
+            (130, 70, 2051, Coef::Random),
+            (1, 257, 6000, Coef::One),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (ta, tb) in [
+                (Transpose::N, Transpose::N),
+                (Transpose::T, Transpose::N),
+                (Transpose::N, Transpose::T),
+                (Transpose::C, Transpose::T),
+            ] {
+                let c = Case {
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    pads: (1, 2, 3),
+                    alpha: Coef::Random,
+                    beta,
+                    batch: 1,
+                    offset: 1,
+                    call: Call::Strided,
+                    tf32: false,
+                };
+                check::<f32>(&dev, c, 40 + i as u64);
+                check::<f64>(&dev, c, 50 + i as u64);
+                check::<f32>(&dev, Case { tf32: true, ..c }, 60 + i as u64);
+            }
+        }
+    }
+}
+
 #[test]
 fn complex_gemm_on_cuda_is_unsupported() {
     for dev in cuda_devices() {

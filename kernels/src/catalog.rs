@@ -4,7 +4,9 @@
 //! `ROCM_KERNELS_CATALOG`, which replaces it) listing entries of (generator, key, size,
 //! params). Selection is exact match on (generator, key, size), then the entry with the
 //! same generator and key whose size is nearest in log scale, then the generator's
-//! fallback, which always exists.
+//! fallback, which always exists. Entries may also record the problem's `shape` (GEMM's
+//! m, n, k): [`Catalog::select_shape`] then measures the distance per dimension, so a
+//! 64×8192×8192 problem and an 8192×8192×64 one (same size) can take different entries.
 
 use rocm_core::{Error, Result, Target};
 use serde::de::DeserializeOwned;
@@ -19,6 +21,10 @@ pub struct Entry {
     pub key: String,
     /// Problem size the entry was tuned at.
     pub size: u64,
+    /// The problem's dimensions, where the generator's selection looks at them (the
+    /// product is `size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Vec<u64>>,
     /// The generator's parameters.
     pub params: serde_json::Value,
 }
@@ -93,12 +99,35 @@ impl Catalog {
         size: u64,
         fallback: P,
     ) -> P {
-        let candidates = self
+        self.select_shape(generator, key, &[size], fallback)
+    }
+
+    /// As [`Catalog::select`] for a problem of dimensions `dims` (size = their product):
+    /// an entry with a `shape` of as many dimensions is at distance Σ|ln eᵢ − ln dᵢ|, any
+    /// other at |ln size_e − ln size| (never more than the former, so shapes only
+    /// separate entries that sizes alone would tie or misorder).
+    pub fn select_shape<P: DeserializeOwned>(
+        &self,
+        generator: &str,
+        key: &str,
+        dims: &[u64],
+        fallback: P,
+    ) -> P {
+        let ln = |v: u64| (v.max(1) as f64).ln();
+        let size: f64 = dims.iter().map(|&d| ln(d)).sum();
+        let distance = |e: &Entry| match &e.shape {
+            Some(shape) if shape.len() == dims.len() && dims.len() > 1 => shape
+                .iter()
+                .zip(dims)
+                .map(|(&a, &b)| (ln(a) - ln(b)).abs())
+                .sum(),
+            _ => (ln(e.size) - size).abs(),
+        };
+        let best = self
             .entries
             .iter()
-            .filter(|e| e.generator == generator && e.key == key);
-        let distance = |e: &Entry| ((e.size.max(1) as f64).ln() - (size.max(1) as f64).ln()).abs();
-        let best = candidates.min_by(|a, b| distance(a).total_cmp(&distance(b)));
+            .filter(|e| e.generator == generator && e.key == key)
+            .min_by(|a, b| distance(a).total_cmp(&distance(b)));
         best.and_then(|e| serde_json::from_value(e.params.clone()).ok())
             .unwrap_or(fallback)
     }
@@ -124,6 +153,26 @@ mod tests {
         assert_eq!(c.select("g", "missing", 10, 7u32), 7);
         assert_eq!(c.select("h", "k", 10, 9u32), 9);
         assert!(Catalog::parse("{").is_err());
+    }
+
+    #[test]
+    fn shapes_separate_problems_of_one_size() {
+        let c = Catalog::parse(
+            r#"{"source": "test", "entries": [
+                {"generator": "g", "key": "k", "size": 549755813888, "params": 1},
+                {"generator": "g", "key": "k", "size": 4294967296, "shape": [8192, 8192, 64], "params": 2},
+                {"generator": "g", "key": "k", "size": 4294967296, "shape": [64, 8192, 8192], "params": 3}
+            ]}"#,
+        )
+        .unwrap();
+        assert_eq!(c.select_shape("g", "k", &[8192, 8192, 64], 0u32), 2);
+        assert_eq!(c.select_shape("g", "k", &[64, 8192, 8192], 0u32), 3);
+        assert_eq!(c.select_shape("g", "k", &[8192, 8192, 8192], 0u32), 1);
+        assert_eq!(c.select_shape("g", "k", &[8192, 8192, 96], 0u32), 2);
+        // 4097³ is nearer the 8192³ entry (by size) than either shaped one.
+        assert_eq!(c.select_shape("g", "k", &[4097, 4097, 4097], 0u32), 1);
+        // Plain size selection ignores shapes.
+        assert_eq!(c.select("g", "k", 4294967296, 0u32), 2);
     }
 
     #[test]

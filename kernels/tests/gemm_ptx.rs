@@ -619,3 +619,147 @@ fn wgmma_kernels_compute_gemm_in_the_simulator() {
         eprintln!("simulated {p:?}");
     }
 }
+
+/// The split-K finish pass (`gemm::splitk`): ptxas-clean for sm_80 and sm_90a in every
+/// type pair, and in the simulator bit for bit the host's order (slices added from 0
+/// in the compute type, times α, then β·C added by one fma, one rounding to C's type),
+/// with edges (m off the block, one column, one slice), β = 0 over NaN, and C's rows
+/// between m and ldc untouched.
+#[test]
+fn splitk_finish_assembles_and_sums_in_order() {
+    use rocm_core::DType;
+    use rocm_kernels::gemm::splitk::{SplitKFinish, SplitKParams, BLOCK, KERNEL};
+    let pairs = [
+        (DType::F32, DType::F32),
+        (DType::F32, DType::F16),
+        (DType::F32, DType::Bf16),
+        (DType::F64, DType::F64),
+    ];
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas part skipped: ptxas not found ({HOW_TO_GET})");
+    }
+    let sm90: Target = "sm_90a".parse().unwrap();
+    let mut r = Rand(0x5b1f);
+    for (compute, c) in pairs {
+        for read_c in [false, true] {
+            let p = SplitKParams { compute, c, read_c };
+            for target in ["sm_80", "sm_90a"] {
+                let target: Target = target.parse().unwrap();
+                let prog = SplitKFinish::generate(&p, &target).unwrap();
+                let ModuleImage::Ptx(text) = &prog.image else {
+                    panic!("{p:?}: not PTX")
+                };
+                if let Some(ptxas) = &ptxas {
+                    let report = ptxas
+                        .compile(text, &target)
+                        .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}"));
+                    assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+                    let k = report.kernel(KERNEL).unwrap();
+                    assert_eq!(k.spill_loads + k.spill_stores + k.stack_bytes, 0, "{p:?}");
+                }
+            }
+            let ModuleImage::Ptx(text) = SplitKFinish::generate(&p, &sm90).unwrap().image else {
+                panic!()
+            };
+            let kernel = ptx_sim::Kernel::parse(&text);
+            for (m, n, slices) in [
+                (BLOCK as usize + 3, 2, 3),
+                (1, 1, 1),
+                (37, 5, 7),
+                (9, 3, 8),
+                (5, 2, 13),
+            ] {
+                let ldc = m + 2;
+                let (ps, cs) = (compute.size(), c.size());
+                // Partials and C as f64 values, then stored in their types.
+                let part: Vec<f64> = (0..slices * m * n).map(|_| r.next() * 8.0).collect();
+                let old: Vec<f64> = (0..ldc * n).map(|_| r.next()).collect();
+                let (alpha, beta) = (r.next() * 3.0, if read_c { r.next() } else { 0.0 });
+                let store = |v: f64, d: DType| -> Vec<u8> {
+                    match d {
+                        DType::F64 => v.to_le_bytes().to_vec(),
+                        DType::F32 => (v as f32).to_le_bytes().to_vec(),
+                        DType::F16 => rocm_core::f16::from_f64(v).to_le_bytes().to_vec(),
+                        _ => rocm_core::bf16::from_f32(v as f32).to_le_bytes().to_vec(),
+                    }
+                };
+                let load = |b: &[u8], d: DType| -> f64 {
+                    match d {
+                        DType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+                        DType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+                        DType::F16 => rocm_core::f16::from_le_bytes(b.try_into().unwrap()).to_f64(),
+                        _ => rocm_core::bf16::from_le_bytes(b.try_into().unwrap()).to_f64(),
+                    }
+                };
+                let pbytes: Vec<u8> = part.iter().flat_map(|&v| store(v, compute)).collect();
+                let cbytes: Vec<u8> = old
+                    .iter()
+                    .map(|&v| if read_c { v } else { f64::NAN })
+                    .flat_map(|v| store(v, c))
+                    .collect();
+                let mut mem = ptx_sim::Memory::default();
+                let (pw, pc) = (mem.alloc(pbytes.clone()), mem.alloc(cbytes.clone()));
+                let bits = |v: f64| match compute {
+                    DType::F64 => v.to_bits(),
+                    _ => (v as f32).to_bits() as u64,
+                };
+                let mut params = vec![m as u64, n as u64, slices as u64, pw, pc, ldc as u64];
+                params.push(bits(alpha));
+                if read_c {
+                    params.push(bits(beta));
+                }
+                kernel.run(
+                    [n as u32, m.div_ceil(BLOCK as usize) as u32, 1],
+                    BLOCK,
+                    &params,
+                    &mut mem,
+                );
+                let out = mem.bytes(pc).to_vec();
+                for j in 0..n {
+                    for i in 0..ldc {
+                        let at = (i + j * ldc) * cs;
+                        let got = &out[at..at + cs];
+                        if i >= m {
+                            assert_eq!(got, &cbytes[at..at + cs], "{p:?}: row {i} written");
+                            continue;
+                        }
+                        let pv = |s: usize| {
+                            let e = (s * m * n + j * m + i) * ps;
+                            load(&pbytes[e..e + ps], compute)
+                        };
+                        let cv = load(&cbytes[at..at + cs], c);
+                        let want = if compute == DType::F64 {
+                            let acc = (0..slices).fold(0.0f64, |a, s| a + pv(s));
+                            let v = acc * alpha;
+                            if read_c {
+                                cv.mul_add(beta, v)
+                            } else {
+                                v
+                            }
+                        } else {
+                            let acc = (0..slices).fold(0.0f32, |a, s| a + pv(s) as f32);
+                            let v = acc * alpha as f32;
+                            (if read_c {
+                                (cv as f32).mul_add(beta as f32, v)
+                            } else {
+                                v
+                            }) as f64
+                        };
+                        let want = match c {
+                            DType::F16 => {
+                                rocm_core::f16::from_f32(want as f32).to_le_bytes().to_vec()
+                            }
+                            _ => store(want, c),
+                        };
+                        assert_eq!(
+                            got,
+                            &want[..],
+                            "{p:?} m {m} n {n} slices {slices}: ({i},{j})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! GEMM on GPUs through `rocm_kernels::gemm`.
 //!
-//! The host picks the kernel variant (the target's catalog by problem class and m·n·k,
+//! The host picks the kernel variant (the target's catalog by problem class and
+//! (m, n, k), `Catalog::select_shape`,
 //! else the generator family's fallback), packs the arguments in the order the kernel
 //! contract fixes (`rocm_kernels::gemm`), and launches `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`
 //! workgroups. Batches beyond the grid's z limit (65535) go as several launches with
@@ -19,8 +20,14 @@
 //! - Compute capability 9.0: the catalog's warpgroup-MMA variant for the class (key
 //!   `<class>[/tf32]/wgmma`; today tf32 with op(A) = Aᵀ, op(B) = B, the only layout
 //!   whose operands are both K-major) replaces the choice above where A and B meet its
-//!   16-byte copy rule (`ptx::wgmma::aligned`). Its dynamic shared memory
-//!   (`ptx::dynamic_shared_bytes`) goes with the launch.
+//!   16-byte copy rule (`ptx::wgmma::aligned`), or can be repacked to meet it: an
+//!   operand whose leading dimension, batch stride or base breaks the rule is copied
+//!   (one pitched copy, or one per problem when a batch's problems are not back to
+//!   back, at most [`MAX_REPACK_COPIES`]) into the handle's operand workspace with its
+//!   leading dimension rounded up to 16 bytes. The copy reads and writes each operand
+//!   once (for 4097³ bf16 about a fifth of the product's time), where the fallback
+//!   `mma.sync` kernel runs at a small fraction of wgmma's rate. Its dynamic shared
+//!   memory (`ptx::dynamic_shared_bytes`) goes with the launch.
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
 //!   (`amdgpu::model::default_params`) with the problem's transposes.
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
@@ -36,6 +43,7 @@ use rocm_core::target::Family;
 use rocm_core::{Arch, Target};
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
+use rocm_kernels::gemm::splitk::{self, SplitKFinish, SplitKParams};
 use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
 use rocm_kernels::generator::{self, Generator};
 
@@ -43,10 +51,13 @@ use rocm_kernels::generator::{self, Generator};
 const MAX_GRID_Z: usize = 65535;
 /// Most workgroups along y.
 const MAX_GRID_Y: usize = 65535;
+/// Most pitched copies one operand's repack may take (see the module docs); a batch
+/// that would need more runs the class's `mma.sync`/SIMT kernel instead.
+pub(crate) const MAX_REPACK_COPIES: usize = 64;
 
 /// One matrix operand on the device: address of element (0, 0) of the first problem,
 /// and elements between problems.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Operand {
     pub address: u64,
     pub stride: usize,
@@ -65,13 +76,10 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     let target = blas.device().target();
     let fallback = fallback(target, dtype, ta, tb)?;
     let key = GemmParams::key(dtype, dtype, dtype, ta, tb);
-    let size = (s.m as u64)
-        .saturating_mul(s.n as u64)
-        .saturating_mul(s.k.max(1) as u64);
     let catalog = Catalog::for_target(target);
     // A catalog entry is trusted only for its own problem class.
     let fits = |p: &GemmParams| p.ab == dtype && p.c == dtype && p.trans_a == ta && p.trans_b == tb;
-    let ieee = catalog.select(Gemm::NAME, &key, size, fallback.clone());
+    let ieee = catalog.select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
     let ieee = if fits(&ieee) && !ieee.reduced_f32 {
         ieee
     } else {
@@ -84,7 +92,12 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
             Family::Nvidia => ptx::fallback_tf32(ta, tb),
             _ => ieee.clone(),
         };
-        let p = catalog.select(Gemm::NAME, &format!("{key}/tf32"), size, reduced.clone());
+        let p = catalog.select_shape(
+            Gemm::NAME,
+            &format!("{key}/tf32"),
+            &s.dims(),
+            reduced.clone(),
+        );
         return Ok(if fits(&p) { p } else { reduced });
     }
     Ok(ieee)
@@ -99,6 +112,7 @@ fn wgmma_params(
     p: &GemmParams,
     a: Operand,
     b: Operand,
+    batch: usize,
 ) -> Option<GemmParams> {
     let target = blas.device().target();
     if !matches!(target.arch(), Arch::Sm90 | Arch::Sm90a) {
@@ -108,15 +122,113 @@ fn wgmma_params(
     let key = GemmParams::key(p.ab, p.c, p.compute, ta, tb)
         + if p.reduced_f32 { "/tf32" } else { "" }
         + "/wgmma";
-    let size = (s.m as u64)
-        .saturating_mul(s.n as u64)
-        .saturating_mul(s.k.max(1) as u64);
-    let w = Catalog::for_target(target).select(Gemm::NAME, &key, size, p.clone());
+    let w = Catalog::for_target(target).select_shape(Gemm::NAME, &key, &s.dims(), p.clone());
     let fits = matches!(w.instruction, GemmInstruction::Wgmma { .. })
         && (w.ab, w.c, w.compute, w.reduced_f32) == (p.ab, p.c, p.compute, p.reduced_f32)
         && (w.trans_a, w.trans_b) == (ta, tb)
-        && ptx::wgmma::aligned(p.ab, a.address, s.lda, a.stride, b.address, s.ldb, b.stride);
+        && reachable(&w, s, a, b, batch);
     fits.then_some(w)
+}
+
+/// Whether a wgmma variant can run on these operands: they meet its copy rule, or each
+/// one that does not can be repacked.
+fn reachable(p: &GemmParams, s: &GemmShape, a: Operand, b: Operand, batch: usize) -> bool {
+    let (ra, rb) = repacks(p.ab, s, a, b);
+    [ra, rb]
+        .into_iter()
+        .all(|r| r.is_none_or(|r| r.copies(batch) <= MAX_REPACK_COPIES))
+}
+
+/// A stored operand matrix (`rows × cols`, leading dimension `ld`) copied to the operand
+/// workspace with its leading dimension rounded up to 16 bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Repack {
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    /// The copy's leading dimension and batch stride (0 stays 0: one matrix shared by
+    /// every problem).
+    new_ld: usize,
+    new_stride: usize,
+    from: Operand,
+}
+
+impl Repack {
+    /// `None` when the operand already meets the copy rule.
+    fn plan(ab: DType, (rows, cols): (usize, usize), ld: usize, from: Operand) -> Option<Self> {
+        if ptx::wgmma::operand_aligned(ab, from.address, ld, from.stride) {
+            return None;
+        }
+        let v = 16 / ab.size();
+        let new_ld = rows.max(1).next_multiple_of(v);
+        let new_stride = if from.stride == 0 { 0 } else { new_ld * cols };
+        Some(Repack {
+            rows,
+            cols,
+            ld,
+            new_ld,
+            new_stride,
+            from,
+        })
+    }
+
+    /// Problems stored back to back (or one problem, or one shared matrix) take a
+    /// single copy of `cols · problems` columns; others one copy per problem.
+    fn back_to_back(&self, batch: usize) -> bool {
+        batch == 1 || self.from.stride == 0 || self.from.stride == self.ld * self.cols
+    }
+
+    fn copies(&self, batch: usize) -> usize {
+        if self.back_to_back(batch) {
+            1
+        } else {
+            batch
+        }
+    }
+
+    /// Elements the copy occupies.
+    fn len(&self, batch: usize) -> usize {
+        let problems = if self.new_stride == 0 { 1 } else { batch };
+        self.new_ld * self.cols * problems
+    }
+
+    /// Queues the copy to `to` on the handle's stream.
+    fn copy(&self, blas: &Blas, es: usize, to: u64, batch: usize) -> Result<()> {
+        let (width, src_pitch, dst_pitch) = (self.rows * es, self.ld * es, self.new_ld * es);
+        let problems = if self.new_stride == 0 { 1 } else { batch };
+        let runs = if self.back_to_back(batch) {
+            vec![(0, 0, self.cols * problems)]
+        } else {
+            (0..problems)
+                .map(|q| (q * self.from.stride, q * self.new_stride, self.cols))
+                .collect()
+        };
+        for (from, at, cols) in runs {
+            // SAFETY: the caller checked that each of the `batch` problems' `rows × cols`
+            // matrices (leading dimension `ld`) lies inside the operand's view, so every
+            // source row does; the destination rows lie inside the workspace (sized by
+            // `len`), a separate allocation.
+            unsafe {
+                blas.stream().copy_2d_raw(
+                    to + (at * es) as u64,
+                    dst_pitch,
+                    self.from.address + (from * es) as u64,
+                    src_pitch,
+                    width,
+                    cols,
+                )?
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The repacks A and B need for a wgmma kernel of input type `ab`.
+fn repacks(ab: DType, s: &GemmShape, a: Operand, b: Operand) -> (Option<Repack>, Option<Repack>) {
+    (
+        Repack::plan(ab, s.transa.stored_dims(s.m, s.k), s.lda, a),
+        Repack::plan(ab, s.transb.stored_dims(s.k, s.n), s.ldb, b),
+    )
 }
 
 /// The family's default kernel for a problem class: the NVIDIA SIMT/DMMA fallbacks, or
@@ -167,9 +279,13 @@ impl Coefficient {
         }
     }
     fn zero(self) -> Coefficient {
+        self.with_value(0.0)
+    }
+    /// `v` in this coefficient's type.
+    fn with_value(self, v: f64) -> Coefficient {
         match self {
-            Coefficient::F32(_) => Coefficient::F32(0.0),
-            Coefficient::F64(_) => Coefficient::F64(0.0),
+            Coefficient::F32(_) => Coefficient::F32(v as f32),
+            Coefficient::F64(_) => Coefficient::F64(v),
         }
     }
     fn push(self, args: &mut KernelArgs) {
@@ -208,24 +324,23 @@ pub(crate) fn gemm<T: Scalar>(
     if (s.k == 0 || alpha.is_zero()) && beta.is_one() {
         return Ok(());
     }
-    let p = with_wgmma(blas, s, params::<T>(blas, s)?, a, b)?;
+    let p = with_wgmma(blas, s, params::<T>(blas, s)?, a, b, batch)?;
     launch(blas, s, &p, alpha, a, b, beta, c, batch)
 }
 
 /// `p`, or the catalog's warpgroup-MMA variant of its class where the device and the
-/// operands allow one; a wgmma choice whose operands break its 16-byte copy rule goes
-/// back to the family's `mma.sync`/SIMT kernel for the class.
+/// operands allow one (directly or repacked); a wgmma choice the operands cannot reach
+/// goes back to the family's `mma.sync`/SIMT kernel for the class.
 pub(crate) fn with_wgmma(
     blas: &Blas,
     s: &GemmShape,
     p: GemmParams,
     a: Operand,
     b: Operand,
+    batch: usize,
 ) -> Result<GemmParams> {
-    let p = wgmma_params(blas, s, &p, a, b).unwrap_or(p);
-    if matches!(p.instruction, GemmInstruction::Wgmma { .. })
-        && !ptx::wgmma::aligned(p.ab, a.address, s.lda, a.stride, b.address, s.ldb, b.stride)
-    {
+    let p = wgmma_params(blas, s, &p, a, b, batch).unwrap_or(p);
+    if matches!(p.instruction, GemmInstruction::Wgmma { .. }) && !reachable(&p, s, a, b, batch) {
         let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
         return if p.reduced_f32 {
             Ok(ptx::fallback_tf32(ta, tb))
@@ -250,6 +365,7 @@ pub(crate) fn ex_params(
     c: DType,
     a: Operand,
     b: Operand,
+    batch: usize,
 ) -> Result<Option<GemmParams>> {
     let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
     let target = blas.device().target();
@@ -257,15 +373,12 @@ pub(crate) fn ex_params(
         Family::Nvidia => ptx::half(ab, ta, tb),
         _ => fallback(target, ab, ta, tb)?,
     };
-    let size = (s.m as u64)
-        .saturating_mul(s.n as u64)
-        .saturating_mul(s.k.max(1) as u64);
     let class = |c: DType| GemmParams {
         c,
         ..fallback.clone()
     };
     // The wgmma kernels write any of f32, f16 and bf16.
-    let wgmma = |c: DType| wgmma_params(blas, s, &class(c), a, b);
+    let wgmma = |c: DType| wgmma_params(blas, s, &class(c), a, b, batch);
     if c != DType::F32 {
         return Ok(wgmma(c));
     }
@@ -273,7 +386,7 @@ pub(crate) fn ex_params(
         return Ok(Some(w));
     }
     let key = GemmParams::key(ab, DType::F32, DType::F32, ta, tb);
-    let p = Catalog::for_target(target).select(Gemm::NAME, &key, size, fallback.clone());
+    let p = Catalog::for_target(target).select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
     let fits = (p.ab, p.c, p.compute, p.trans_a, p.trans_b, p.reduced_f32)
         == (ab, DType::F32, DType::F32, ta, tb, false)
         && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
@@ -281,7 +394,8 @@ pub(crate) fn ex_params(
 }
 
 /// Launches `p` over `batch` problems (C = β·C when k = 0 or α = 0: the kernels take
-/// k = 0 and then never read A or B).
+/// k = 0 and then never read A or B). A wgmma variant whose operands break its copy rule
+/// runs on repacked copies ([`Repack`]; the variant was chosen only if they can be made).
 pub(crate) fn launch(
     blas: &Blas,
     s: &GemmShape,
@@ -296,6 +410,246 @@ pub(crate) fn launch(
     if s.m == 0 || s.n == 0 || batch == 0 {
         return Ok(());
     }
+    let scale_only = s.k == 0 || alpha.is_zero();
+    let (ra, rb) = match p.instruction {
+        GemmInstruction::Wgmma { .. } if !scale_only => repacks(p.ab, s, a, b),
+        _ => (None, None),
+    };
+    let split = if scale_only {
+        None
+    } else {
+        SplitK::plan(blas, s, p, batch)
+    };
+    if ra.is_none() && rb.is_none() && split.is_none() {
+        return launch_kernel(blas, s, p, alpha, a, b, beta, c, batch);
+    }
+    let es = p.ab.size();
+    let (len_a, len_b) = (
+        ra.map_or(0, |r| r.len(batch)),
+        rb.map_or(0, |r| r.len(batch)),
+    );
+    // Repacked A, then B (A's copy is a multiple of 16 bytes long, so B's starts
+    // aligned), then the split-K partials at the next 16-byte boundary.
+    let partials_at = ((len_a + len_b) * es).next_multiple_of(16);
+    let bytes = partials_at + split.map_or(0, |k| k.bytes(s, p));
+    // The workspace holds f64 elements.
+    blas.with_operand_workspace(bytes.div_ceil(8), |work| {
+        let base = work.as_slice_mut().address();
+        let mut shape = *s;
+        let (mut a, mut b) = (a, b);
+        if let Some(r) = ra {
+            r.copy(blas, es, base, batch)?;
+            (shape.lda, a) = (
+                r.new_ld,
+                Operand {
+                    address: base,
+                    stride: r.new_stride,
+                },
+            );
+        }
+        if let Some(r) = rb {
+            let at = base + (len_a * es) as u64;
+            r.copy(blas, es, at, batch)?;
+            (shape.ldb, b) = (
+                r.new_ld,
+                Operand {
+                    address: at,
+                    stride: r.new_stride,
+                },
+            );
+        }
+        match split {
+            None => launch_kernel(blas, &shape, p, alpha, a, b, beta, c, batch),
+            Some(k) => k.run(
+                blas,
+                &shape,
+                p,
+                (alpha, beta),
+                (a, b, c),
+                base + partials_at as u64,
+            ),
+        }
+    })
+}
+
+/// Split-K for one problem whose output tiles cannot fill the device: k cut into
+/// `full` slices of `k_slice` plus a remainder, each slice's product written in the
+/// compute type to the workspace by the same kernel (one strided-batched launch, then
+/// one for the remainder), then added in slice order by the finish kernel
+/// (`rocm_kernels::gemm::splitk`, which states the error bound).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SplitK {
+    k_slice: usize,
+    full: usize,
+    rest: usize,
+}
+
+impl SplitK {
+    /// Fewest k-tiles a slice keeps, so each workgroup's pipeline still runs long.
+    const MIN_TILES_PER_SLICE: usize = 8;
+    /// Most slices (the finish pass reads each one).
+    const MAX_SLICES: usize = 64;
+
+    /// Split only single problems on families with a finish kernel, whose tiles fill
+    /// less than half the device's workgroup slots, into as many slices as fill them,
+    /// each keeping [`Self::MIN_TILES_PER_SLICE`] k-tiles.
+    fn plan(blas: &Blas, s: &GemmShape, p: &GemmParams, batch: usize) -> Option<SplitK> {
+        let target = blas.device().target();
+        if batch != 1 || target.family() != Family::Nvidia {
+            return None;
+        }
+        let slots =
+            blas.device().info().compute_units as usize * ptx::resident_blocks(p, target) as usize;
+        Self::for_shape(slots, s, p)
+    }
+
+    /// The split of `s`'s k for tiles of `p` on a device with `slots` resident
+    /// workgroups (SMs × workgroups per SM), if any.
+    fn for_shape(slots: usize, s: &GemmShape, p: &GemmParams) -> Option<SplitK> {
+        let tiles = s.m.div_ceil(p.tile_m as usize) * s.n.div_ceil(p.tile_n as usize);
+        if tiles == 0 || 2 * tiles > slots {
+            return None;
+        }
+        let tile_k = p.tile_k.max(1) as usize;
+        let by_depth = s.k / (Self::MIN_TILES_PER_SLICE * tile_k);
+        let slices = (slots / tiles).min(by_depth).min(Self::MAX_SLICES);
+        if slices < 2 {
+            return None;
+        }
+        let k_slice = s.k.div_ceil(slices).next_multiple_of(tile_k);
+        Some(SplitK {
+            k_slice,
+            full: s.k / k_slice,
+            rest: s.k % k_slice,
+        })
+    }
+
+    fn slices(&self) -> usize {
+        self.full + usize::from(self.rest > 0)
+    }
+
+    /// Workspace bytes of the partials.
+    fn bytes(&self, s: &GemmShape, p: &GemmParams) -> usize {
+        self.slices() * s.m * s.n * p.compute.size()
+    }
+
+    fn run(
+        &self,
+        blas: &Blas,
+        s: &GemmShape,
+        p: &GemmParams,
+        (alpha, beta): (Coefficient, Coefficient),
+        (a, b, c): (Operand, Operand, Operand),
+        partials: u64,
+    ) -> Result<()> {
+        // The partials: the same variant writing the compute type, α = 1, β = 0.
+        let pp = GemmParams {
+            c: p.compute,
+            ..p.clone()
+        };
+        let (one, zero) = (alpha.with_value(1.0), alpha.zero());
+        let es = p.ab.size();
+        let ps = p.compute.size();
+        // Slice q of A starts k_slice·q along k: columns of a stored m×k A, rows of a
+        // stored k×m one (likewise B).
+        let step_a = if s.transa.is_trans() {
+            self.k_slice
+        } else {
+            self.k_slice * s.lda
+        };
+        let step_b = if s.transb.is_trans() {
+            self.k_slice * s.ldb
+        } else {
+            self.k_slice
+        };
+        let mn = s.m * s.n;
+        let slice_shape = |k| GemmShape { k, ldc: s.m, ..*s };
+        launch_kernel(
+            blas,
+            &slice_shape(self.k_slice),
+            &pp,
+            one,
+            Operand {
+                address: a.address,
+                stride: step_a,
+            },
+            Operand {
+                address: b.address,
+                stride: step_b,
+            },
+            zero,
+            Operand {
+                address: partials,
+                stride: mn,
+            },
+            self.full,
+        )?;
+        if self.rest > 0 {
+            let at = |o: Operand, step: usize| o.address + (self.full * step * es) as u64;
+            launch_kernel(
+                blas,
+                &slice_shape(self.rest),
+                &pp,
+                one,
+                Operand {
+                    address: at(a, step_a),
+                    stride: 0,
+                },
+                Operand {
+                    address: at(b, step_b),
+                    stride: 0,
+                },
+                zero,
+                Operand {
+                    address: partials + (self.full * mn * ps) as u64,
+                    stride: 0,
+                },
+                1,
+            )?;
+        }
+        let read_c = !beta.is_zero();
+        let fp = SplitKParams {
+            compute: p.compute,
+            c: p.c,
+            read_c,
+        };
+        let loaded = generator::load::<SplitKFinish>(blas.device(), &fp)?;
+        let kernel = loaded.module.kernel(splitk::KERNEL)?;
+        let dev = blas.device();
+        let mut args = KernelArgs::new();
+        args.push(dim("m", s.m)?)
+            .push(dim("n", s.n)?)
+            .push(self.slices() as u32)
+            .push_pointer(partials, dev)
+            .push_pointer(c.address, dev)
+            .push(dim("ldc", s.ldc)?);
+        alpha.push(&mut args);
+        if read_c {
+            beta.push(&mut args);
+        }
+        let cfg = LaunchConfig {
+            grid: [s.n as u32, s.m.div_ceil(splitk::BLOCK as usize) as u32, 1],
+            block: [splitk::BLOCK, 1, 1],
+            shared_bytes: 0,
+        };
+        // SAFETY: the partials lie in the workspace (`bytes`), C's m×n elements inside
+        // its checked view; the kernel touches nothing else.
+        unsafe { kernel.launch(blas.stream(), &cfg, &args) }
+    }
+}
+
+/// Launches `p` over `batch` problems whose operands meet its preconditions.
+fn launch_kernel(
+    blas: &Blas,
+    s: &GemmShape,
+    p: &GemmParams,
+    alpha: Coefficient,
+    a: Operand,
+    b: Operand,
+    beta: Coefficient,
+    c: Operand,
+    batch: usize,
+) -> Result<()> {
     let scale_only = s.k == 0 || alpha.is_zero();
     let loaded = generator::load::<Gemm>(blas.device(), p)?;
     let name = loaded
@@ -360,4 +714,112 @@ pub(crate) fn launch(
         first += count;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Transpose;
+
+    fn shape(m: usize, n: usize, k: usize, lda: usize, ldb: usize) -> GemmShape {
+        GemmShape {
+            transa: Transpose::N,
+            transb: Transpose::T,
+            m,
+            n,
+            k,
+            lda,
+            ldb,
+            ldc: m,
+        }
+    }
+
+    fn wgmma_tile() -> GemmParams {
+        GemmParams {
+            ab: DType::Bf16,
+            c: DType::Bf16,
+            compute: DType::F32,
+            trans_a: false,
+            trans_b: true,
+            tile_m: 128,
+            tile_n: 256,
+            tile_k: 64,
+            warps_m: 8,
+            warps_n: 1,
+            instruction: GemmInstruction::Wgmma { n: 256 },
+            stages: 4,
+            reduced_f32: false,
+        }
+    }
+
+    fn op(address: u64, stride: usize) -> Operand {
+        Operand { address, stride }
+    }
+
+    #[test]
+    fn repacks_round_leading_dimensions_up_and_only_where_needed() {
+        // 4097 × 4097 bf16: both operands break the 8-element rule.
+        let s = shape(4097, 4097, 4097, 4097, 4097);
+        let (ra, rb) = repacks(DType::Bf16, &s, op(4096, 0), op(1 << 20, 0));
+        let ra = ra.unwrap();
+        assert_eq!(
+            (ra.rows, ra.cols, ra.new_ld, ra.new_stride),
+            (4097, 4097, 4104, 0)
+        );
+        assert_eq!(ra.len(3), 4104 * 4097, "a shared matrix is copied once");
+        assert!(rb.is_some());
+        // Aligned leading dimensions and bases need nothing.
+        let s = shape(64, 64, 64, 72, 64);
+        let (ra, rb) = repacks(DType::Bf16, &s, op(256, 72 * 64), op(512, 64 * 64));
+        assert!(ra.is_none() && rb.is_none());
+        // A misaligned base alone is enough to need a copy.
+        assert!(Repack::plan(DType::F16, (64, 64), 64, op(258, 0)).is_some());
+    }
+
+    #[test]
+    fn repack_copies_back_to_back_batches_at_once() {
+        let s = shape(33, 40, 17, 35, 41);
+        // B (stored n × k = 40 × 17, ldb 41): problems back to back, one copy.
+        let back = Repack::plan(DType::Bf16, (40, 17), 41, op(0, 41 * 17)).unwrap();
+        assert_eq!(back.copies(5), 1);
+        assert_eq!((back.new_ld, back.new_stride), (40, 40 * 17));
+        assert_eq!(back.len(5), 40 * 17 * 5);
+        // Slack between problems: one copy per problem, and a batch beyond the limit is
+        // not reachable for the wgmma variant.
+        let gap = Repack::plan(DType::Bf16, (33, 17), 35, op(0, 35 * 17 + 3)).unwrap();
+        assert_eq!(gap.copies(5), 5);
+        let p = wgmma_tile();
+        let (a, b) = (op(0, 35 * 17 + 3), op(0, 41 * 17 + 1));
+        assert!(reachable(&p, &s, a, b, MAX_REPACK_COPIES));
+        assert!(!reachable(&p, &s, a, b, MAX_REPACK_COPIES + 1));
+    }
+
+    #[test]
+    fn split_k_only_for_few_tiles_and_long_k() {
+        let p = wgmma_tile();
+        // 64 × 8192 by 8192 on 132 SMs: 32 tiles, 4 slices of 2048.
+        let k = SplitK::for_shape(132, &shape(64, 8192, 8192, 64, 8192), &p).unwrap();
+        assert_eq!((k.k_slice, k.full, k.rest), (2048, 4, 0));
+        // A remainder slice when k is not a multiple of the slice.
+        let k = SplitK::for_shape(132, &shape(128, 256, 4136, 128, 256), &p).unwrap();
+        assert_eq!(k.full * k.k_slice + k.rest, 4136);
+        assert!(k.rest > 0 && k.rest < k.k_slice && k.k_slice % 64 == 0);
+        assert!(k.slices() <= SplitK::MAX_SLICES);
+        // Enough tiles to fill the device, or too short a k: no split.
+        assert!(SplitK::for_shape(132, &shape(8192, 8192, 8192, 8192, 8192), &p).is_none());
+        assert!(SplitK::for_shape(132, &shape(64, 256, 1000, 64, 256), &p).is_none());
+        assert!(SplitK::for_shape(0, &shape(64, 256, 100000, 64, 256), &p).is_none());
+        // Slots bound the slices: 8 tiles on 528 slots (4 per SM) take the most slices.
+        let small = GemmParams {
+            tile_m: 128,
+            tile_n: 64,
+            tile_k: 16,
+            ..p
+        };
+        let k = SplitK::for_shape(528, &shape(256, 256, 65536, 256, 256), &small).unwrap();
+        assert_eq!(k.slices(), SplitK::MAX_SLICES);
+        // A wgmma tile of 4 stages fills an SM alone.
+        let target: rocm_core::Target = "sm_90a".parse().unwrap();
+        assert_eq!(ptx::resident_blocks(&p, &target), 1);
+    }
 }

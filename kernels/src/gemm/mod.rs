@@ -27,6 +27,7 @@
 
 pub mod amdgpu;
 pub mod ptx;
+pub mod splitk;
 
 use crate::generator::{Generator, Program};
 use rocm_core::target::Family;

@@ -585,6 +585,24 @@ impl Kernel {
                 (f64v(val(&args[1], t)) as f32).to_bits() as u64
             }
             "sqrt" if ty == "f64" => f64v(val(&args[1], t)).sqrt().to_bits(),
+            // cvt.rn.{f16,bf16}.f32 rounds to nearest even, as the `half` crate;
+            // cvt.f32.{f16,bf16} is exact.
+            "cvt" if op[op.len() - 2..] == ["f16", "f32"] => {
+                rocm_core::f16::from_f32(f32v(val(&args[1], t))).to_bits() as u64
+            }
+            "cvt" if op[op.len() - 2..] == ["bf16", "f32"] => {
+                rocm_core::bf16::from_f32(f32v(val(&args[1], t))).to_bits() as u64
+            }
+            "cvt" if op[op.len() - 2..] == ["f32", "f16"] => {
+                rocm_core::f16::from_bits(val(&args[1], t) as u16)
+                    .to_f32()
+                    .to_bits() as u64
+            }
+            "cvt" if op[op.len() - 2..] == ["f32", "bf16"] => {
+                rocm_core::bf16::from_bits(val(&args[1], t) as u16)
+                    .to_f32()
+                    .to_bits() as u64
+            }
             "cvt" => {
                 // cvt.<to>.<from>: integer widening/narrowing only.
                 let (to, from) = (op[op.len() - 2], op[op.len() - 1]);

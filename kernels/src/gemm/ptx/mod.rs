@@ -84,6 +84,19 @@ pub fn dynamic_shared_bytes(p: &GemmParams) -> u32 {
     wgmma::shared_bytes(p)
 }
 
+/// Workgroups of `p` one SM can hold at once, estimated from what the host knows: the
+/// dynamic shared memory of a `wgmma` variant (227 KiB per SM), else the threads (2048
+/// per SM), at most 4 (the register file bounds the register-tiled kernels near there).
+/// Split-K sizes its slices by it.
+pub fn resident_blocks(p: &GemmParams, target: &Target) -> u32 {
+    const SHARED_PER_SM: u32 = 227 * 1024;
+    const THREADS_PER_SM: u32 = 2048;
+    match p.instruction {
+        GemmInstruction::Wgmma { .. } => (SHARED_PER_SM / dynamic_shared_bytes(p).max(1)).max(1),
+        _ => (THREADS_PER_SM / p.threads(target).max(1)).clamp(1, 4),
+    }
+}
+
 /// A `wgmma` variant: 128×`n` tiles over two warpgroups along m (each 64×`n`), one
 /// 128-byte row of k per step (64 f16/bf16, 32 tf32), `stages` deep. `ab` = f32 means
 /// tf32 (`reduced_f32`); `c` is f32 or `ab`.

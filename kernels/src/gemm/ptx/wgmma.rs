@@ -135,8 +135,14 @@ pub fn aligned(
     ldb: usize,
     stride_b: usize,
 ) -> bool {
+    operand_aligned(ab, a, lda, stride_a) && operand_aligned(ab, b, ldb, stride_b)
+}
+
+/// One operand's share of [`aligned`]: its base address 16-byte aligned, its leading
+/// dimension and batch stride multiples of `16 / size(ab)` elements.
+pub fn operand_aligned(ab: DType, address: u64, ld: usize, stride: usize) -> bool {
     let v = 16 / ab.size().max(1);
-    a % 16 == 0 && b % 16 == 0 && [lda, stride_a, ldb, stride_b].iter().all(|x| x % v == 0)
+    address % 16 == 0 && ld % v == 0 && stride % v == 0
 }
 
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
