@@ -10,7 +10,7 @@ use num_complex::{Complex32, Complex64};
 use proptest::prelude::*;
 use rocm_core::Device;
 use rocm_solver::reference::{self, Wide};
-use rocm_solver::{Diag, Info, Scalar, Solver, Transpose, Uplo};
+use rocm_solver::{Diag, Info, Scalar, Side, Solver, Transpose, Uplo};
 
 /// Condition numbers of the ill-conditioned cases: 1e6 for double precision, 1e3 for
 /// single (whose ε is 1.2e-7).
@@ -900,6 +900,7 @@ fn gels_suite<T: Scalar>() {
                     .unwrap();
                 solver
                     .unmqr(
+                        Side::Left,
                         Transpose::N,
                         m,
                         k,
@@ -928,6 +929,7 @@ fn gels_suite<T: Scalar>() {
                 let mut b = dev.upload(&bh).unwrap();
                 let info = solver
                     .gels(
+                        Transpose::N,
                         m,
                         n,
                         nrhs,
@@ -958,6 +960,7 @@ fn gels_suite<T: Scalar>() {
                 let mut b = dev.alloc::<T>(m * nrhs).unwrap();
                 let info = solver
                     .gels(
+                        Transpose::N,
                         m,
                         n,
                         nrhs,
@@ -973,7 +976,16 @@ fn gels_suite<T: Scalar>() {
         let mut a = dev.alloc::<T>(12).unwrap();
         let mut b = dev.alloc::<T>(12).unwrap();
         assert!(solver
-            .gels(3, 4, 1, &mut a.as_slice_mut(), 3, &mut b.as_slice_mut(), 4)
+            .gels(
+                Transpose::N,
+                3,
+                4,
+                1,
+                &mut a.as_slice_mut(),
+                3,
+                &mut b.as_slice_mut(),
+                3
+            )
             .is_err());
     }
 }
