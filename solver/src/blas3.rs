@@ -1,8 +1,10 @@
 //! The Level-3 steps of the blocked algorithms, each a call into rocm-blas.
 //!
 //! Thin adapters from matrix views to [`Blas::gemm`], [`Blas::trsm`], [`Blas::herk`]
-//! (SYRK for real types) and [`Blas::trmm`]: the solver's only arithmetic outside its
-//! unblocked kernels, so a device with BLAS runs the blocked algorithms unchanged.
+//! (SYRK for real types), [`Blas::her2k`] and [`Blas::trmm`], plus the two Level 2
+//! products the two-sided reductions' panels need ([`Blas::hemv`], [`Blas::gemv`]): the
+//! solver's only arithmetic on whole trailing matrices, so a device with BLAS runs the
+//! blocked algorithms unchanged.
 //!
 //! Every operand must be its own buffer range: where an algorithm would read one row
 //! block of a matrix while writing another, it copies the read block with [`copy`].
@@ -167,5 +169,62 @@ pub(crate) fn trmm<T: Scalar>(
         a.ld.max(1),
         &mut b.buf,
         b.ld.max(1),
+    )
+}
+
+/// C ← α·A·Bᴴ + ᾱ·B·Aᴴ + C on the `uplo` triangle of the n×n C, A and B n×k (HER2K;
+/// SYR2K for real types).
+pub(crate) fn her2k<T: Scalar>(
+    blas: &Blas,
+    uplo: Uplo,
+    alpha: T,
+    a: &MatRef<'_, T>,
+    b: &MatRef<'_, T>,
+    c: &mut MatMut<'_, T>,
+) -> Result<()> {
+    let n = c.rows;
+    if n == 0 {
+        return Ok(());
+    }
+    blas.her2k(
+        uplo,
+        Transpose::N,
+        n,
+        a.cols,
+        alpha,
+        &a.buf,
+        a.ld.max(1),
+        &b.buf,
+        b.ld.max(1),
+        <T::Real as num_traits::One>::one(),
+        &mut c.buf,
+        c.ld.max(1),
+    )
+}
+
+/// y ← A·x for the n×n Hermitian A whose `uplo` triangle `a` holds (HEMV, the Level 2
+/// product of the tridiagonal reduction's panel); x and y contiguous, n long.
+pub(crate) fn hemv<T: Scalar>(
+    blas: &Blas,
+    uplo: Uplo,
+    a: &MatRef<'_, T>,
+    x: &rocm_core::BufferSlice<'_, T>,
+    y: &mut rocm_core::BufferSliceMut<'_, T>,
+    n: usize,
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    blas.hemv(
+        uplo,
+        n,
+        T::one(),
+        &a.buf,
+        a.ld.max(1),
+        x,
+        1,
+        T::zero(),
+        y,
+        1,
     )
 }

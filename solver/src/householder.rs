@@ -348,3 +348,54 @@ pub(crate) fn max_abs<T: Scalar>(a: &[T], rows: usize, cols: usize, ld: usize) -
     }
     m
 }
+
+/// The rows of column j that the `uplo` triangle of an n×n matrix stores.
+fn triangle_rows(uplo: rocm_blas::Uplo, j: usize, n: usize) -> std::ops::Range<usize> {
+    match uplo {
+        rocm_blas::Uplo::Lower => j..n,
+        rocm_blas::Uplo::Upper => 0..j + 1,
+    }
+}
+
+/// Largest modulus in the `uplo` triangle of an n×n host matrix (LANHE('M')); NaN wins.
+pub(crate) fn max_abs_triangle<T: Scalar>(
+    a: &[T],
+    uplo: rocm_blas::Uplo,
+    n: usize,
+    ld: usize,
+) -> T::Real {
+    let mut m = <T::Real as Zero>::zero();
+    for j in 0..n {
+        for i in triangle_rows(uplo, j, n) {
+            let v = a[i + j * ld].modulus();
+            if v > m || v.is_nan() {
+                m = v;
+            }
+        }
+    }
+    m
+}
+
+/// Scales the `uplo` triangle of an n×n host matrix by the real `s`.
+pub(crate) fn scale_triangle<T: Scalar>(
+    a: &mut [T],
+    uplo: rocm_blas::Uplo,
+    n: usize,
+    ld: usize,
+    s: T::Real,
+) {
+    let s = T::from_real(s);
+    for j in 0..n {
+        for i in triangle_rows(uplo, j, n) {
+            a[i + j * ld] *= s;
+        }
+    }
+}
+
+/// LAPACK's safe range for scaling before an eigen- or singular value computation:
+/// (√(safe minimum / ε), its inverse); a matrix whose largest element lies outside is
+/// scaled into it.
+pub(crate) fn scaling_range<R: Float>() -> (R, R) {
+    let smlnum = (R::min_positive_value() / R::epsilon()).sqrt();
+    (smlnum, R::one() / smlnum)
+}

@@ -486,7 +486,7 @@ proptest! {
     fn gels_any_shape(m in 1usize..30, n in 1usize..30, nrhs in 1usize..4, nb in 1usize..9,
                       t in 0usize..2, seed in 0u64..1000) {
         let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
-            geqrf: nb, unblocked: 2, small: 0 };
+            geqrf: nb, sytrd: nb, gebrd: nb, unblocked: 2, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let trans = [Transpose::N, Transpose::C][t];
         let k = m.min(n);

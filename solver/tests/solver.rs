@@ -515,7 +515,7 @@ proptest! {
     fn getrf_any_shape(m in 0usize..40, n in 0usize..40, pad in 0usize..4,
                        nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
         let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
-            geqrf: nb, unblocked: base, small: 0 };
+            geqrf: nb, sytrd: nb, gebrd: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = random(&mut rng(seed), m, n, seed % 2 == 0);
         if seed % 2 == 0 {
@@ -529,7 +529,7 @@ proptest! {
     #[test]
     fn potrf_any_order(n in 1usize..40, nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
         let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
-            geqrf: nb, unblocked: base, small: 0 };
+            geqrf: nb, sytrd: nb, gebrd: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = spd(&mut rng(seed), n, 100.0, true);
         let uplo = if seed % 2 == 0 { Uplo::Lower } else { Uplo::Upper };

@@ -15,6 +15,8 @@ pub const TINY: BlockSizes = BlockSizes {
     potrf: 6,
     getri: 5,
     geqrf: 4,
+    sytrd: 3,
+    gebrd: 3,
     unblocked: 3,
     small: 0,
 };
