@@ -228,3 +228,32 @@ pub(crate) fn hemv<T: Scalar>(
         1,
     )
 }
+/// y ← α·op(A)·x + β·y for the rows × cols A (GEMV, the Level 2 products of the
+/// bidiagonal reduction's panel); x is read with stride `incx`, y contiguous.
+pub(crate) fn gemv<T: Scalar>(
+    blas: &Blas,
+    trans: Transpose,
+    alpha: T,
+    a: &MatRef<'_, T>,
+    x: &rocm_core::BufferSlice<'_, T>,
+    incx: usize,
+    beta: T,
+    y: &mut rocm_core::BufferSliceMut<'_, T>,
+) -> Result<()> {
+    if a.rows == 0 || a.cols == 0 {
+        return Ok(());
+    }
+    blas.gemv(
+        trans,
+        a.rows,
+        a.cols,
+        alpha,
+        &a.buf,
+        a.ld.max(1),
+        x,
+        incx as isize,
+        beta,
+        y,
+        1,
+    )
+}

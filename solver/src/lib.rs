@@ -36,6 +36,8 @@
 //! ```
 
 mod batched;
+mod bdsqr;
+mod bidiag;
 mod blas3;
 mod check;
 mod cholesky;
@@ -50,6 +52,7 @@ mod matrix;
 mod qr;
 pub mod reference;
 mod steqr;
+mod svd;
 mod triangular;
 mod tridiag;
 pub mod tuning;
@@ -57,4 +60,5 @@ pub mod tuning;
 pub use eigen::Evect;
 pub use handle::{Info, Solver};
 pub use rocm_blas::{Diag, Real, Scalar, Side, Transpose, Uplo};
+pub use svd::Svect;
 pub use tuning::BlockSizes;

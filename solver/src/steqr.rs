@@ -18,25 +18,26 @@ use rayon::prelude::*;
 /// Rows of Zᵀ per rayon task when applying a sweep's rotations.
 const ROWS_PER_TASK: usize = 16;
 
-/// Rotations (index i, c, s) acting on columns i and i + 1 of Z, in order:
-/// (z_i, z_{i+1}) ← (c·z_i − s·z_{i+1}, s·z_i + c·z_{i+1}).
-fn rotate<R: Real>(zt: &mut [R], n: usize, rots: &[(usize, R, R)]) {
-    if rots.is_empty() {
+/// Plane rotations (p, q, c, s) applied in order to entries p and q of every row of
+/// `rows` (row-major, rows `n` long): (x_p, x_q) ← (c·x_p − s·x_q, s·x_p + c·x_q). With
+/// the rows of Z (Z kept transposed), this is Z ← Z·G₁·G₂·… on columns p, q (LASR).
+pub(crate) fn rotate<R: Real>(rows: &mut [R], n: usize, rots: &[(usize, usize, R, R)]) {
+    if rots.is_empty() || n == 0 {
         return;
     }
     let apply = |row: &mut [R]| {
-        for &(i, c, s) in rots {
-            let (a, b) = (row[i], row[i + 1]);
-            row[i] = c * a - s * b;
-            row[i + 1] = s * a + c * b;
+        for &(p, q, c, s) in rots {
+            let (a, b) = (row[p], row[q]);
+            row[p] = c * a - s * b;
+            row[q] = s * a + c * b;
         }
     };
-    if n * rots.len() >= 1 << 14 {
-        zt.par_chunks_mut(n)
+    if rows.len() * rots.len() >= 1 << 14 {
+        rows.par_chunks_mut(n)
             .with_min_len(ROWS_PER_TASK)
             .for_each(apply);
     } else {
-        zt.chunks_mut(n).for_each(apply);
+        rows.chunks_mut(n).for_each(apply);
     }
 }
 
@@ -63,7 +64,7 @@ pub(crate) fn steqr<R: Real>(
     let mut ee: Vec<R> = e[..n - 1].to_vec();
     ee.push(R::zero());
     let mut sweeps = 0;
-    let mut rots: Vec<(usize, R, R)> = Vec::with_capacity(n);
+    let mut rots: Vec<(usize, usize, R, R)> = Vec::with_capacity(n);
     let mut failed = false;
     'values: for l in 0..n {
         loop {
@@ -112,7 +113,7 @@ pub(crate) fn steqr<R: Real>(
                 d[i + 1] = g + p;
                 g = c * r - b;
                 // Column pair (i, i + 1) of Z: (z_i, z_{i+1}) ← (c·z_i − s·z_{i+1}, s·z_i + c·z_{i+1}).
-                rots.push((i, c, s));
+                rots.push((i, i + 1, c, s));
             }
             if let Some(z) = zt.as_deref_mut() {
                 rotate(z, n, &rots);
