@@ -500,3 +500,190 @@ proptest! {
         }
     }
 }
+
+/// Strided-batched and batched GEQRF and GELS agree with single calls problem by problem
+/// (bit for bit: each problem runs the same code), a rank-deficient problem in the middle
+/// of the batch reporting its own `info`.
+fn batched_suite<T: Scalar>() {
+    for (label, solver) in solvers() {
+        let dev = solver.device();
+        for &(m, n, count) in &[
+            (0usize, 0usize, 2usize),
+            (1, 1, 3),
+            (7, 4, 5),
+            (4, 7, 5),
+            (20, 20, 3),
+        ] {
+            let (lda, nrhs) = (m + 1, 2);
+            let ldb = m.max(n) + 1;
+            let k = m.min(n);
+            let sa = lda * n.max(1) + 2;
+            let sb = ldb * nrhs + 3;
+            let st = k + 1;
+            let mut r = rng(m as u64 * 31 + n as u64);
+            let mut a = vec![T::zero(); sa * count];
+            for p in 0..count {
+                let mut w = random(&mut r, m, n, T::IS_COMPLEX);
+                if p == 1 && k > 1 {
+                    // An exactly zero column (m >= n) or row (m < n) 1.
+                    for i in 0..m.max(n) {
+                        let (row, col) = if m >= n { (i, 1) } else { (1, i) };
+                        if row < m && col < n {
+                            w.set(row, col, Complex64::new(0.0, 0.0));
+                        }
+                    }
+                }
+                a[p * sa..p * sa + lda * n].copy_from_slice(&store::<T>(&w, lda)[..lda * n]);
+            }
+            let b0 = store::<T>(&random(&mut r, sb * count, 1, T::IS_COMPLEX), sb * count);
+            let one = |p: usize, src: &[T], stride: usize, len: usize| {
+                dev.upload(&src[p * stride..p * stride + len.max(1)])
+                    .unwrap()
+            };
+
+            // GEQRF.
+            let mut ab = dev.upload(&a).unwrap();
+            let mut tb = dev.alloc::<T>(st * count).unwrap();
+            solver
+                .geqrf_strided_batched(
+                    m,
+                    n,
+                    &mut ab.as_slice_mut(),
+                    lda,
+                    sa,
+                    &mut tb.as_slice_mut(),
+                    st,
+                    count,
+                )
+                .unwrap();
+            let mut bufs: Vec<_> = (0..count).map(|p| one(p, &a, sa, lda * n)).collect();
+            let mut views: Vec<_> = bufs.iter_mut().map(|b| b.as_slice_mut()).collect();
+            let mut tb2 = dev.alloc::<T>(st * count).unwrap();
+            solver
+                .geqrf_batched(m, n, &mut views, lda, &mut tb2.as_slice_mut(), st)
+                .unwrap();
+            let (f, t) = (ab.to_vec().unwrap(), tb.to_vec().unwrap());
+            let t2 = tb2.to_vec().unwrap();
+            for p in 0..count {
+                let mut single = one(p, &a, sa, lda * n);
+                let mut ts = dev.alloc::<T>(k.max(1)).unwrap();
+                solver
+                    .geqrf(
+                        m,
+                        n,
+                        &mut single.as_slice_mut(),
+                        lda,
+                        &mut ts.as_slice_mut(),
+                    )
+                    .unwrap();
+                let len = lda * n;
+                let tag = format!("{label} {m}x{n} problem {p}");
+                assert_eq!(
+                    &single.to_vec().unwrap()[..len],
+                    &f[p * sa..p * sa + len],
+                    "{tag}"
+                );
+                assert_eq!(
+                    &bufs[p].to_vec().unwrap()[..len],
+                    &f[p * sa..p * sa + len],
+                    "{tag}"
+                );
+                assert_eq!(&ts.to_vec().unwrap()[..k], &t[p * st..p * st + k], "{tag}");
+                assert_eq!(&t2[p * st..p * st + k], &t[p * st..p * st + k], "{tag}");
+            }
+
+            // GELS, every op.
+            for trans in q_ops::<T>() {
+                let mut ab = dev.upload(&a).unwrap();
+                let mut bb = dev.upload(&b0).unwrap();
+                let infos = solver
+                    .gels_strided_batched(
+                        trans,
+                        m,
+                        n,
+                        nrhs,
+                        &mut ab.as_slice_mut(),
+                        lda,
+                        sa,
+                        &mut bb.as_slice_mut(),
+                        ldb,
+                        sb,
+                        count,
+                    )
+                    .unwrap();
+                let mut abufs: Vec<_> = (0..count).map(|p| one(p, &a, sa, lda * n)).collect();
+                let mut bbufs: Vec<_> = (0..count).map(|p| one(p, &b0, sb, ldb * nrhs)).collect();
+                let mut av: Vec<_> = abufs.iter_mut().map(|b| b.as_slice_mut()).collect();
+                let mut bv: Vec<_> = bbufs.iter_mut().map(|b| b.as_slice_mut()).collect();
+                let infos2 = solver
+                    .gels_batched(trans, m, n, nrhs, &mut av, lda, &mut bv, ldb)
+                    .unwrap();
+                assert_eq!(infos, infos2);
+                let x = bb.to_vec().unwrap();
+                for p in 0..count {
+                    let mut a1 = one(p, &a, sa, lda * n);
+                    let mut b1 = one(p, &b0, sb, ldb * nrhs);
+                    let info = solver
+                        .gels(
+                            trans,
+                            m,
+                            n,
+                            nrhs,
+                            &mut a1.as_slice_mut(),
+                            lda,
+                            &mut b1.as_slice_mut(),
+                            ldb,
+                        )
+                        .unwrap();
+                    let tag = format!("{label} {m}x{n} {trans:?} problem {p}");
+                    assert_eq!(info, infos[p], "{tag}");
+                    let len = ldb * nrhs;
+                    assert_eq!(
+                        &b1.to_vec().unwrap()[..len],
+                        &x[p * sb..p * sb + len],
+                        "{tag}"
+                    );
+                    assert_eq!(&bbufs[p].to_vec().unwrap()[..len], &x[p * sb..p * sb + len]);
+                }
+                if k > 1 {
+                    assert_eq!(infos[1], Info(2), "{label} {m}x{n}: rank-deficient problem");
+                    assert!(infos.iter().enumerate().all(|(p, i)| p == 1 || i.is_ok()));
+                }
+            }
+        }
+        // Overlapping output strides and mismatched batches are errors.
+        let mut a = dev.alloc::<T>(64).unwrap();
+        let mut b = dev.alloc::<T>(64).unwrap();
+        let e = solver
+            .gels_strided_batched(
+                Transpose::N,
+                4,
+                4,
+                1,
+                &mut a.as_slice_mut(),
+                4,
+                10,
+                &mut b.as_slice_mut(),
+                4,
+                4,
+                3,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("stride_a"), "{e}");
+        let mut one_a = vec![a.as_slice_mut()];
+        let e = solver
+            .gels_batched(Transpose::N, 2, 2, 1, &mut one_a, 2, &mut [], 2)
+            .unwrap_err();
+        assert!(e.to_string().contains('b'), "{e}");
+    }
+}
+
+#[test]
+fn batched_f64() {
+    batched_suite::<f64>();
+}
+
+#[test]
+fn batched_c32() {
+    batched_suite::<Complex32>();
+}
