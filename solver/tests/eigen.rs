@@ -385,3 +385,30 @@ fn invalid_arguments_are_errors() {
         .unwrap_err();
     assert!(e.to_string().contains("trans"), "{e}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// Random orders, padding, block sizes and triangles: the eigen ratios stay below 30.
+    #[test]
+    fn syevd_any_order(n in 0usize..40, pad in 0usize..3, nb in 1usize..7, seed in 0u64..1000) {
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, geqrf: nb,
+            sytrd: nb, gebrd: nb, unblocked: 2, small: 0 };
+        let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
+        let uplo = if seed % 3 == 0 { Uplo::Upper } else { Uplo::Lower };
+        let ld = n.max(1) + pad;
+        let (name, w, _) = cases::<Complex32>(seed, n).remove(0);
+        let host = store::<Complex32>(&w, ld);
+        let a = Wide::from(&host, n, n, ld).hermitian_from(uplo == Uplo::Lower);
+        let dev = solver.device();
+        let mut buf = dev.upload(&host).unwrap();
+        let mut wv = dev.alloc::<f32>(n.max(1)).unwrap();
+        let info = solver
+            .heevd(Evect::Original, uplo, n, &mut buf.as_slice_mut(), ld, &mut wv.as_slice_mut())
+            .unwrap();
+        assert!(info.is_ok());
+        let vals: Vec<f64> = wv.to_vec().unwrap()[..n].iter().map(|&x| x as f64).collect();
+        let r = reference::eigen_ratio::<Complex32>(&a, &wide(&buf, n, n, ld), &vals);
+        assert!(r < THRESHOLD, "{name} n {n} nb {nb} {uplo:?}: {r}");
+    }
+}

@@ -416,3 +416,37 @@ fn invalid_arguments_are_errors() {
         .unwrap_err();
     assert!(e.to_string().contains("taup"), "{e}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// Random shapes, padding and block sizes: the SVD ratios stay below 30.
+    #[test]
+    fn gesvd_any_shape(m in 0usize..30, n in 0usize..30, pad in 0usize..3, nb in 1usize..7,
+                       seed in 0u64..1000) {
+        let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb, geqrf: nb,
+            sytrd: nb, gebrd: nb, unblocked: 2, small: 0 };
+        let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
+        let k = m.min(n);
+        let w = random(&mut rng(seed), m, n, seed % 2 == 0);
+        let ld = m + pad.max(usize::from(m == 0));
+        let check = |a: &Wide, (info, s, u, vt): (Info, Vec<f64>, Wide, Wide), eps: f64| {
+            assert!(info.is_ok());
+            let r = reference::ratio(
+                a.sub(&u.mul(&Wide::diagonal(k, k, &s)).mul(&vt)).norm1(),
+                m.max(n), a.norm1(), eps);
+            assert!(r < THRESHOLD, "{m}x{n} nb {nb}: {r}");
+        };
+        if seed % 2 == 0 {
+            let host = store::<Complex64>(&w, ld);
+            let a = Wide::from(&host, m, n, ld);
+            check(&a, run_gesvd(&solver, Svect::Singular, Svect::Singular, &host, m, n, ld),
+                  reference::eps::<Complex64>());
+        } else {
+            let host = store::<f32>(&w, ld);
+            let a = Wide::from(&host, m, n, ld);
+            check(&a, run_gesvd(&solver, Svect::Singular, Svect::Singular, &host, m, n, ld),
+                  reference::eps::<f32>());
+        }
+    }
+}
