@@ -12,7 +12,7 @@
 //! spread over rayon's threads (LASR). Budget: 30·n steps; when it runs out, `info` is
 //! the number of superdiagonal elements left unconverged.
 
-use crate::steqr::rotate;
+use crate::rotations::RowPanels;
 use crate::Real;
 
 /// (c, s, r) with c·f + s·g = r and −s·f + c·g = 0.
@@ -25,22 +25,22 @@ fn givens<R: Real>(f: R, g: R) -> (R, R, R) {
     }
 }
 
-/// The rows of U_b and V_b (row-major, n long each) the rotations update.
+/// The matrices the rotations update: U ← U·U_b and V ← V·V_b.
 pub(crate) struct Vectors<'a, R> {
-    pub u: Option<&'a mut [R]>,
-    pub v: Option<&'a mut [R]>,
+    pub u: Option<&'a mut RowPanels<R>>,
+    pub v: Option<&'a mut RowPanels<R>>,
 }
 
-/// The rotation (x_p, x_q) ← (c·x_p + s·x_q, −s·x_p + c·x_q) in [`rotate`]'s form.
+/// The rotation (x_p, x_q) ← (c·x_p + s·x_q, −s·x_p + c·x_q) in
+/// [`RowPanels::rotate`]'s form.
 fn rot<R: Real>(p: usize, q: usize, c: R, s: R) -> (usize, usize, R, R) {
     (p, q, c, -s)
 }
 
 /// Singular value decomposition of the n×n upper bidiagonal B (diagonal `d`,
 /// superdiagonal `e`, n − 1): on return `d` holds the singular values in descending
-/// order; the rows of `vecs.u` (nru rows of n, start from U_b's rows or from any matrix
-/// to multiply by U_b on the right) and of `vecs.v` are rotated so that U ← U·U_b and
-/// V ← V·V_b. `e` is destroyed. Returns 0, or the number of unconverged superdiagonal
+/// order; `vecs.u` and `vecs.v` (n columns; start from the identity for U_b and V_b)
+/// become U·U_b and V·V_b. `e` is destroyed. Returns 0, or the number of unconverged superdiagonal
 /// elements (the values are then unordered).
 pub(crate) fn bdsqr<R: Real>(
     d: &mut [R],
@@ -131,10 +131,10 @@ pub(crate) fn bdsqr<R: Real>(
             golub_kahan_step(d, e, l, h, &mut urots, &mut vrots);
         }
         if let Some(u) = vecs.u.as_deref_mut() {
-            rotate(u, n, &urots);
+            u.rotate(&urots);
         }
         if let Some(v) = vecs.v.as_deref_mut() {
-            rotate(v, n, &vrots);
+            v.rotate(&vrots);
         }
     }
     if scaled {
@@ -144,11 +144,11 @@ pub(crate) fn bdsqr<R: Real>(
         return info;
     }
     // Nonnegative values (flip V_b's column), then descending order.
-    for i in 0..n {
-        if d[i] < R::zero() {
-            d[i] = -d[i];
+    for (i, x) in d.iter_mut().enumerate() {
+        if *x < R::zero() {
+            *x = -*x;
             if let Some(v) = vecs.v.as_deref_mut() {
-                v.chunks_mut(n).for_each(|row| row[i] = -row[i]);
+                v.negate_col(i);
             }
         }
     }
@@ -161,11 +161,11 @@ pub(crate) fn bdsqr<R: Real>(
         }
         if k != i {
             d.swap(i, k);
-            for rows in [vecs.u.as_deref_mut(), vecs.v.as_deref_mut()]
+            for m in [vecs.u.as_deref_mut(), vecs.v.as_deref_mut()]
                 .into_iter()
                 .flatten()
             {
-                rows.chunks_mut(n).for_each(|row| row.swap(i, k));
+                m.swap_cols(i, k);
             }
         }
     }
@@ -243,12 +243,8 @@ mod tests {
         for n in [1usize, 2, 5, 40] {
             let mut d = vec![1.0f64; n];
             let mut e = vec![1.0f64; n.saturating_sub(1)];
-            let mut u = vec![0.0; n * n];
-            let mut v = vec![0.0; n * n];
-            (0..n).for_each(|i| {
-                u[i * n + i] = 1.0;
-                v[i * n + i] = 1.0;
-            });
+            let mut u = RowPanels::identity(n);
+            let mut v = RowPanels::identity(n);
             let vecs = Vectors {
                 u: Some(&mut u),
                 v: Some(&mut v),
@@ -268,7 +264,7 @@ mod tests {
             for i in 0..n {
                 for j in 0..n {
                     let b = if i == j || j == i + 1 { 1.0 } else { 0.0 };
-                    let usv: f64 = (0..n).map(|k| u[i * n + k] * d[k] * v[j * n + k]).sum();
+                    let usv: f64 = (0..n).map(|k| u.get(i, k) * d[k] * v.get(j, k)).sum();
                     assert!(
                         (b - usv).abs() < 32.0 * n as f64 * f64::EPSILON,
                         "{n} {i} {j}"

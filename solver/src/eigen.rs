@@ -20,6 +20,7 @@ use crate::handle::{Info, Solver};
 use crate::householder::{max_abs_triangle, scale_triangle, scaling_range};
 use crate::matrix::{MatMut, MatRef};
 use crate::qr::write_vector;
+use crate::rotations::RowPanels;
 use crate::steqr::steqr;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
@@ -108,18 +109,17 @@ impl Solver {
         let info = match evect {
             Evect::None => steqr::<T::Real>(w, &mut e, None, sweeps),
             Evect::Original => {
-                let mut zt = vec![T::Real::zero(); n * n];
-                (0..n).for_each(|i| zt[i + i * n] = T::Real::one());
-                let info = steqr::<T::Real>(w, &mut e, Some(&mut zt), sweeps);
-                // Z = Q·S: S (= ztᵀ) into a workspace, ORMTR, then into A.
+                let mut s = RowPanels::identity(n);
+                let info = steqr::<T::Real>(w, &mut e, Some(&mut s), sweeps);
+                // Z = Q·S: S into a workspace, ORMTR, then into A.
                 let mut z = workspace::<T>(&self.blas, n, n)?;
                 {
                     let zh = z
                         .as_host_mut()
                         .ok_or_else(|| Error::unsupported("host access", self.device()))?;
-                    for (i, row) in zt.chunks(n).enumerate() {
-                        for (j, &x) in row.iter().enumerate() {
-                            zh[i + j * n] = T::from_real(x);
+                    for j in 0..n {
+                        for i in 0..n {
+                            zh[i + j * n] = T::from_real(s.get(i, j));
                         }
                     }
                 }

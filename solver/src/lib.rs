@@ -60,6 +60,7 @@ mod lu;
 mod matrix;
 mod qr;
 pub mod reference;
+mod rotations;
 mod steqr;
 mod svd;
 mod triangular;

@@ -6,52 +6,24 @@
 //! Each sweep chases a bulge from the bottom of an unreduced block to its top with n
 //! plane rotations; an off-diagonal element is negligible once |e_i| <= ε·(|d_i| +
 //! |d_{i+1}|). The rotations of a sweep are collected and applied to the eigenvector
-//! matrix afterwards, one row of Z at a time (Z is kept transposed, so a row is
-//! contiguous), rows spread over rayon's threads: LAPACK's LASR on the CPU.
+//! matrix afterwards ([`RowPanels::rotate`], LAPACK's LASR on the CPU).
 //!
 //! The iteration budget is LAPACK's: 30·n sweeps in all. When it runs out the routine
 //! reports how many off-diagonal elements have not converged (`info`), as STEQR does.
 
+use crate::rotations::RowPanels;
 use crate::Real;
-use rayon::prelude::*;
-
-/// Rows of Zᵀ per rayon task when applying a sweep's rotations.
-const ROWS_PER_TASK: usize = 16;
-
-/// Plane rotations (p, q, c, s) applied in order to entries p and q of every row of
-/// `rows` (row-major, rows `n` long): (x_p, x_q) ← (c·x_p − s·x_q, s·x_p + c·x_q). With
-/// the rows of Z (Z kept transposed), this is Z ← Z·G₁·G₂·… on columns p, q (LASR).
-pub(crate) fn rotate<R: Real>(rows: &mut [R], n: usize, rots: &[(usize, usize, R, R)]) {
-    if rots.is_empty() || n == 0 {
-        return;
-    }
-    let apply = |row: &mut [R]| {
-        for &(p, q, c, s) in rots {
-            let (a, b) = (row[p], row[q]);
-            row[p] = c * a - s * b;
-            row[q] = s * a + c * b;
-        }
-    };
-    if rows.len() * rots.len() >= 1 << 14 {
-        rows.par_chunks_mut(n)
-            .with_min_len(ROWS_PER_TASK)
-            .for_each(apply);
-    } else {
-        rows.chunks_mut(n).for_each(apply);
-    }
-}
 
 /// Eigen-decomposes the symmetric tridiagonal matrix with diagonal `d` (n) and
 /// off-diagonal `e` (n − 1): on return `d` holds the eigenvalues in ascending order and,
-/// when `zt` (n×n, the transpose of the eigenvector matrix Z, row-major rows of Z) is
-/// given, its rows are rotated so that Z ← Z·(the accumulated rotations); start from the
-/// identity for the tridiagonal's eigenvectors. `e` is destroyed. Returns the number of
+/// when `z` is given, Z ← Z·(the accumulated rotations) with its columns in the order of
+/// the eigenvalues; start from the identity for the tridiagonal's eigenvectors. `e` is destroyed. Returns the number of
 /// off-diagonal elements that did not converge within `max_sweeps` (LAPACK: 30·n), 0 on
 /// success; the eigenvalues are then unordered.
 pub(crate) fn steqr<R: Real>(
     d: &mut [R],
     e: &mut [R],
-    mut zt: Option<&mut [R]>,
+    mut z: Option<&mut RowPanels<R>>,
     max_sweeps: usize,
 ) -> usize {
     let n = d.len();
@@ -115,8 +87,8 @@ pub(crate) fn steqr<R: Real>(
                 // Column pair (i, i + 1) of Z: (z_i, z_{i+1}) ← (c·z_i − s·z_{i+1}, s·z_i + c·z_{i+1}).
                 rots.push((i, i + 1, c, s));
             }
-            if let Some(z) = zt.as_deref_mut() {
-                rotate(z, n, &rots);
+            if let Some(z) = z.as_deref_mut() {
+                z.rotate(&rots);
             }
             if deflated {
                 continue;
@@ -140,10 +112,8 @@ pub(crate) fn steqr<R: Real>(
         }
         if k != i {
             d.swap(i, k);
-            if let Some(z) = zt.as_deref_mut() {
-                for row in z.chunks_mut(n) {
-                    row.swap(i, k);
-                }
+            if let Some(z) = z.as_deref_mut() {
+                z.swap_cols(i, k);
             }
         }
     }
@@ -161,9 +131,8 @@ mod tests {
         for n in [1usize, 2, 3, 10, 57] {
             let mut d = vec![2.0f64; n];
             let mut e = vec![-1.0f64; n.saturating_sub(1)];
-            let mut zt = vec![0.0; n * n];
-            (0..n).for_each(|i| zt[i + i * n] = 1.0);
-            assert_eq!(steqr(&mut d, &mut e, Some(&mut zt), 30 * n), 0);
+            let mut z = RowPanels::identity(n);
+            assert_eq!(steqr(&mut d, &mut e, Some(&mut z), 30 * n), 0);
             for (k, &x) in d.iter().enumerate() {
                 let exact =
                     2.0 - 2.0 * (((k + 1) as f64) * std::f64::consts::PI / (n + 1) as f64).cos();
@@ -172,7 +141,7 @@ mod tests {
             // Z orthogonal: Zᵀ·Z = I.
             for i in 0..n {
                 for j in 0..n {
-                    let dot: f64 = (0..n).map(|k| zt[k * n + i] * zt[k * n + j]).sum();
+                    let dot: f64 = (0..n).map(|k| z.get(k, i) * z.get(k, j)).sum();
                     let want = if i == j { 1.0 } else { 0.0 };
                     assert!((dot - want).abs() < 8.0 * n as f64 * f64::EPSILON);
                 }

@@ -21,6 +21,7 @@ use crate::handle::{Info, Solver};
 use crate::householder::{max_abs, scaling_range, Storage};
 use crate::matrix::MatMut;
 use crate::qr::write_vector;
+use crate::rotations::RowPanels;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_blas::{Side, Transpose};
@@ -189,19 +190,14 @@ impl Solver {
         let mut tauq = vec![T::zero(); n];
         let mut taup = vec![T::zero(); n];
         self.gebrd_view(a.rb(), s, &mut e, &mut tauq, &mut taup)?;
-        let identity = || {
-            let mut z = vec![T::Real::zero(); n * n];
-            (0..n).for_each(|i| z[i + i * n] = T::Real::one());
-            z
-        };
-        let mut ub = (left != Svect::None).then(identity);
-        let mut vb = (right != Svect::None).then(identity);
+        let mut ub = (left != Svect::None).then(|| RowPanels::identity(n));
+        let mut vb = (right != Svect::None).then(|| RowPanels::identity(n));
         let info = bdsqr(
             s,
             &mut e,
             Vectors {
-                u: ub.as_deref_mut(),
-                v: vb.as_deref_mut(),
+                u: ub.as_mut(),
+                v: vb.as_mut(),
             },
             30 * n,
         );
@@ -218,10 +214,10 @@ impl Solver {
                     let h = w
                         .as_host_mut()
                         .ok_or_else(|| Error::unsupported("host access", self.device()))?;
-                    // [U_b 0; 0 I] (U_b's rows are row-major).
+                    // [U_b 0; 0 I].
                     for i in 0..n {
                         for j in 0..n {
-                            h[i + j * m] = T::from_real(ub[i * n + j]);
+                            h[i + j * m] = T::from_real(ub.get(i, j));
                         }
                     }
                     (n..cols).for_each(|i| h[i + i * m] = T::one());
@@ -245,10 +241,10 @@ impl Solver {
                     let h = w
                         .as_host_mut()
                         .ok_or_else(|| Error::unsupported("host access", self.device()))?;
-                    // V_bᵀ: row i of V_b becomes column i.
+                    // V_bᵀ.
                     for i in 0..n {
                         for j in 0..n {
-                            h[j + i * n] = T::from_real(vb[i * n + j]);
+                            h[j + i * n] = T::from_real(vb.get(i, j));
                         }
                     }
                 }
