@@ -12,12 +12,12 @@
 //! spread over rayon's threads (LASR). Budget: 30·n steps; when it runs out, `info` is
 //! the number of superdiagonal elements left unconverged.
 
-use crate::rotations::RowPanels;
+use crate::rotations::{pythag, RowPanels};
 use crate::Real;
 
 /// (c, s, r) with c·f + s·g = r and −s·f + c·g = 0.
 fn givens<R: Real>(f: R, g: R) -> (R, R, R) {
-    let r = f.hypot(g);
+    let r = pythag(f, g);
     if r == R::zero() {
         (R::one(), R::zero(), R::zero())
     } else {

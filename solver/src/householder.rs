@@ -27,10 +27,7 @@ use rocm_core::Result;
 /// LAPACK's LARFG: for (α, x) returns (β, τ) and scales x into v's tail so that
 /// (I − τ·v·vᴴ)ᴴ·[α; x] = [β; 0] with β real; τ = 0 (H = I) when x = 0 and α is real.
 pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
-    let xnorm = x
-        .iter()
-        .map(|v| v.modulus())
-        .fold(<T::Real as Zero>::zero(), |a, b| a.hypot(b));
+    let xnorm = norm2(x);
     if xnorm == <T::Real as Zero>::zero() && alpha.im() == <T::Real as Zero>::zero() {
         return (alpha, T::zero());
     }
@@ -44,6 +41,35 @@ pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
     let scale = T::one() / (alpha - T::from_real(beta));
     x.iter_mut().for_each(|v| *v *= scale);
     (T::from_real(beta), tau)
+}
+
+/// ‖x‖₂: the plain sum of squares where it neither underflows nor overflows, else a
+/// scaled sum (LAPACK's NRM2 in two passes).
+pub(crate) fn norm2<T: Scalar>(x: &[T]) -> T::Real {
+    let zero = <T::Real as Zero>::zero();
+    let sq = |v: &T| v.re() * v.re() + v.im() * v.im();
+    let s: T::Real = x.iter().map(sq).fold(zero, |a, b| a + b);
+    let tiny = <T::Real as Float>::min_positive_value() / <T::Real as Float>::epsilon();
+    if (s > tiny && s < <T::Real as Float>::max_value()) || s.is_nan() {
+        return s.sqrt();
+    }
+    let big = x
+        .iter()
+        .map(|v| v.abs1())
+        .fold(zero, |a, b| if b > a { b } else { a });
+    if big == zero || !big.is_finite() {
+        // Zero, or an infinity the plain sum already carries.
+        return s.sqrt();
+    }
+    let inv = <T::Real as num_traits::One>::one() / big;
+    let t: T::Real = x
+        .iter()
+        .map(|v| {
+            let (re, im) = (v.re() * inv, v.im() * inv);
+            re * re + im * im
+        })
+        .fold(zero, |a, b| a + b);
+    big * t.sqrt()
 }
 
 /// Unblocked QR of an m×n host matrix (GEQR2); `tau` gets min(m, n) scalars.
@@ -398,4 +424,25 @@ pub(crate) fn scale_triangle<T: Scalar>(
 pub(crate) fn scaling_range<R: Float>() -> (R, R) {
     let smlnum = (R::min_positive_value() / R::epsilon()).sqrt();
     (smlnum, R::one() / smlnum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::norm2;
+    use num_complex::Complex64;
+
+    /// The plain, scaled and special paths of norm2.
+    #[test]
+    fn norm2_paths() {
+        let n = |x: &[f64]| norm2(x);
+        assert_eq!(n(&[]), 0.0);
+        assert_eq!(n(&[0.0, 0.0]), 0.0);
+        assert!((n(&[3.0, 4.0]) - 5.0).abs() < 1e-15);
+        assert!((n(&[3e-200, 4e-200]) / 5e-200 - 1.0).abs() < 1e-15);
+        assert!((n(&[3e200, -4e200]) / 5e200 - 1.0).abs() < 1e-15);
+        assert!(n(&[1.0, f64::NAN]).is_nan());
+        assert_eq!(n(&[f64::INFINITY, 1.0]), f64::INFINITY);
+        let z = [Complex64::new(3e-300, 4e-300), Complex64::new(0.0, 0.0)];
+        assert!((norm2(&z) / 5e-300 - 1.0).abs() < 1e-15);
+    }
 }

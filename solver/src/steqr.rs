@@ -11,7 +11,7 @@
 //! The iteration budget is LAPACK's: 30·n sweeps in all. When it runs out the routine
 //! reports how many off-diagonal elements have not converged (`info`), as STEQR does.
 
-use crate::rotations::RowPanels;
+use crate::rotations::{pythag, RowPanels};
 use crate::Real;
 
 /// Eigen-decomposes the symmetric tridiagonal matrix with diagonal `d` (n) and
@@ -68,7 +68,7 @@ pub(crate) fn steqr<R: Real>(
                 i -= 1;
                 let f = s * ee[i];
                 let b = c * ee[i];
-                r = f.hypot(g);
+                r = pythag(f, g);
                 ee[i + 1] = r;
                 if r == R::zero() {
                     // Underflow: the block splits at i + 1.
