@@ -257,3 +257,58 @@ pub(crate) fn gemv<T: Scalar>(
         1,
     )
 }
+
+/// C ← α·A·Aᴴ + C on the lower triangle of the n×n C (A n×k), as independent block
+/// columns of `width`: each one's diagonal block by HERK and the rows below by GEMM, the
+/// block columns spread over rayon's threads. The same arithmetic as one HERK call;
+/// where a single HERK runs its recursion one diagonal block at a time, the block
+/// columns here proceed together (the trailing update of blocked Cholesky on the CPU).
+pub(crate) fn herk_lower_columns<T: Scalar>(
+    blas: &Blas,
+    alpha: T::Real,
+    a: &MatRef<'_, T>,
+    c: MatMut<'_, T>,
+    width: usize,
+) -> Result<()> {
+    use rayon::prelude::*;
+    let n = c.rows;
+    let width = width.max(1);
+    let mut blocks = Vec::with_capacity(n.div_ceil(width));
+    let mut rest = c;
+    let mut j = 0;
+    while j < n {
+        let w = width.min(n - j);
+        let (head, tail) = rest.split_cols(w)?;
+        blocks.push((j, head));
+        rest = tail;
+        j += w;
+    }
+    let one = <T::Real as num_traits::One>::one();
+    blocks.into_par_iter().try_for_each(|(j, mut block)| {
+        let w = block.cols;
+        let below = n - j - w;
+        let top = a.sub(j, 0, w, a.cols)?;
+        herk(
+            blas,
+            Uplo::Lower,
+            Transpose::N,
+            alpha,
+            &top,
+            one,
+            &mut block.sub(j, 0, w, w)?,
+        )?;
+        if below == 0 {
+            return Ok(());
+        }
+        gemm(
+            blas,
+            Transpose::N,
+            Transpose::C,
+            T::from_real(alpha),
+            &a.sub(j + w, 0, below, a.cols)?,
+            &top,
+            T::one(),
+            &mut block.sub(j + w, 0, below, w)?,
+        )
+    })
+}
