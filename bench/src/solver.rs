@@ -2,12 +2,19 @@
 //! rocsolver-bench) and reports time, GFLOP/s from LAPACK's operation counts, and the
 //! routine's LAPACK test ratio (computed with rocm-blas GEMM in the working precision,
 //! as LAPACK's test programs do; below 30 passes).
+//!
+//! The orthogonal-factorisation routines (geqrf, gelqf, gels, syevd, gesvd) live in
+//! [`orthogonal`]: geqrf/gelqf/gels on random matrices (gels on a 2n×n least-squares
+//! problem), syevd and gesvd on matrices built with a known spectrum, so that the
+//! values-only runs have a ratio too.
 
 use num_complex::{Complex32, Complex64};
 use rocm_blas::{Blas, Diag, Scalar, Transpose, Uplo};
 use rocm_core::{Device, Result as CoreResult};
 use rocm_solver::{Real, Solver};
 use std::time::Instant;
+
+mod orthogonal;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Routine {
@@ -18,6 +25,11 @@ pub enum Routine {
     Posv,
     Potri,
     Trtri,
+    Geqrf,
+    Gelqf,
+    Gels,
+    Syevd,
+    Gesvd,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -36,9 +48,12 @@ pub struct SolverArgs {
     /// Matrix order.
     #[arg(short, long, default_value_t = 1024)]
     pub n: usize,
-    /// Strided-batched problems (getrf and potrf only).
+    /// Strided-batched problems (getrf, potrf, geqrf and gels).
     #[arg(long)]
     pub batch: Option<usize>,
+    /// syevd / gesvd: compute the vectors too (thin U and V^H for gesvd).
+    #[arg(long)]
+    pub vectors: bool,
     /// Element type.
     #[arg(long, value_enum, default_value_t = Dtype::F64)]
     pub dtype: Dtype,
@@ -57,6 +72,7 @@ impl SolverArgs {
             routine,
             n,
             batch: None,
+            vectors: true,
             dtype: Dtype::F64,
             iters: 3,
             device: "cpu".into(),
@@ -84,6 +100,7 @@ fn flops<T: Scalar>(r: Routine, n: usize) -> f64 {
         Routine::Posv => n * n * n / 3.0 + 2.0 * n * n,
         Routine::Potri => 2.0 / 3.0 * n * n * n,
         Routine::Trtri => n * n * n / 3.0,
+        _ => orthogonal::flops(r, n as usize, false),
     };
     if T::IS_COMPLEX {
         4.0 * real
@@ -299,6 +316,12 @@ fn test_ratio<T: Scalar>(
                 Transpose::N,
             )? / (nf * anorm * norm1(&inv, n, n) * eps)
         }
+        Routine::Geqrf | Routine::Gelqf | Routine::Gels | Routine::Syevd | Routine::Gesvd => {
+            return Err(rocm_core::Error::invalid(
+                "routine",
+                "orthogonal routines have their own ratios (solver::orthogonal)",
+            ))
+        }
         Routine::Trtri => {
             let t = {
                 let mut t = vec![zero; n * n];
@@ -318,6 +341,9 @@ fn test_ratio<T: Scalar>(
 }
 
 fn run_typed<T: Scalar>(args: &SolverArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if orthogonal::handles(args.routine) {
+        return orthogonal::run::<T>(args);
+    }
     let dev = Device::open(&args.device)?;
     let solver = Solver::new(&dev);
     let blas = Blas::new(&dev);
@@ -409,6 +435,7 @@ fn run_typed<T: Scalar>(args: &SolverArgs) -> Result<(), Box<dyn std::error::Err
             (Routine::Trtri, _) => {
                 vec![solver.trtri(Uplo::Upper, Diag::NonUnit, n, &mut ab.as_slice_mut(), n)?]
             }
+            _ => return Err("orthogonal routines run through solver::orthogonal".into()),
         };
         times.push(t0.elapsed().as_secs_f64());
         last = (ab.to_vec()?, piv.to_vec()?, b.to_vec()?);

@@ -22,6 +22,10 @@ pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
         solver::Routine::Getrf,
         solver::Routine::Potrf,
         solver::Routine::Gesv,
+        solver::Routine::Geqrf,
+        solver::Routine::Gelqf,
+        solver::Routine::Syevd,
+        solver::Routine::Gesvd,
     ] {
         solver::run(&solver::SolverArgs::quick(r, 256))?;
     }

@@ -1,11 +1,12 @@
 //! Criterion: rocm-solver's blocked factorisations against faer in the same run (all
-//! threads, f64), and strided-batched GETRF against a loop of single calls.
+//! threads, f64), strided-batched GETRF against a loop of single calls, POTRF at several
+//! block sizes, and SYEVD / GESVD with vectors against faer.
 //!
 //! Run: `cargo bench -p rocm-solver --bench factor` (filter e.g. `-- getrf/`).
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use rocm_core::Device;
-use rocm_solver::{Solver, Uplo};
+use rocm_solver::{BlockSizes, Evect, Solver, Svect, Uplo};
 use std::time::Duration;
 
 /// Entries in [-1, 1) from splitmix64.
@@ -159,5 +160,115 @@ fn batched(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, factorisations, batched);
+/// POTRF (Lower, with lookahead) at several block sizes next to faer, to choose the CPU
+/// row of the tuning table: `cargo bench -p rocm-solver --bench factor -- potrf_nb/`.
+fn potrf_block_sizes(c: &mut Criterion) {
+    let dev = Device::cpu();
+    let n = 1024;
+    let s = spd(n);
+    let fs = to_faer(&s, n);
+    let mut g = c.benchmark_group("potrf_nb");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for nb in [96usize, 128, 192, 256] {
+        let mut sizes = BlockSizes::for_target(dev.target());
+        sizes.potrf = nb;
+        let solver = Solver::new(&dev).with_block_sizes(sizes);
+        g.bench_with_input(
+            BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
+            &n,
+            |b, &n| {
+                b.iter_batched(
+                    || dev.upload(&s).unwrap(),
+                    |mut buf| {
+                        solver
+                            .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
+                            .unwrap()
+                    },
+                    BatchSize::LargeInput,
+                )
+            },
+        );
+    }
+    g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
+        b.iter(|| fs.llt(faer::Side::Lower).is_ok())
+    });
+    g.finish();
+}
+
+/// SYEVD and GESVD with vectors next to faer's self-adjoint eigendecomposition and SVD
+/// (n = 256, f64): `cargo bench -p rocm-solver --bench factor -- eig_svd/`.
+fn eigen_svd(c: &mut Criterion) {
+    let dev = Device::cpu();
+    let solver = Solver::new(&dev);
+    let n = 256;
+    let s = spd(n);
+    let a = random(n * n, 5);
+    let (fs, fa) = (to_faer(&s, n), to_faer(&a, n));
+    let mut g = c.benchmark_group("eig_svd");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    g.bench_with_input(BenchmarkId::new("syevd/rocm-solver", n), &n, |b, &n| {
+        let mut w = dev.alloc::<f64>(n).unwrap();
+        b.iter_batched(
+            || dev.upload(&s).unwrap(),
+            |mut buf| {
+                solver
+                    .syevd(
+                        Evect::Original,
+                        Uplo::Lower,
+                        n,
+                        &mut buf.as_slice_mut(),
+                        n,
+                        &mut w.as_slice_mut(),
+                    )
+                    .unwrap()
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_with_input(BenchmarkId::new("syevd/faer", n), &n, |b, _| {
+        b.iter(|| fs.self_adjoint_eigen(faer::Side::Lower).is_ok())
+    });
+    g.bench_with_input(BenchmarkId::new("gesvd/rocm-solver", n), &n, |b, &n| {
+        let mut sv = dev.alloc::<f64>(n).unwrap();
+        let mut u = dev.alloc::<f64>(n * n).unwrap();
+        let mut vt = dev.alloc::<f64>(n * n).unwrap();
+        b.iter_batched(
+            || dev.upload(&a).unwrap(),
+            |mut buf| {
+                solver
+                    .gesvd(
+                        Svect::Singular,
+                        Svect::Singular,
+                        n,
+                        n,
+                        &mut buf.as_slice_mut(),
+                        n,
+                        &mut sv.as_slice_mut(),
+                        &mut u.as_slice_mut(),
+                        n,
+                        &mut vt.as_slice_mut(),
+                        n,
+                    )
+                    .unwrap()
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_with_input(BenchmarkId::new("gesvd/faer", n), &n, |b, _| {
+        b.iter(|| fa.svd().is_ok())
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    factorisations,
+    batched,
+    potrf_block_sizes,
+    eigen_svd
+);
 criterion_main!(benches);

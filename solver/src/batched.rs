@@ -1,4 +1,4 @@
-//! Batched and strided-batched GETRF, GETRS, POTRF, POTRS.
+//! Batched and strided-batched GETRF, GETRS, POTRF, POTRS, GEQRF and GELS.
 //!
 //! Strided-batched problems sit `stride` elements apart in one buffer (problem `i` at
 //! `i·stride`); batched problems are a slice of views. Per-problem outputs (pivots, info)
@@ -12,6 +12,7 @@
 use crate::handle::{Info, Solver};
 use crate::lu::{read_pivots, write_pivots};
 use crate::matrix::{extent, MatMut, MatRef};
+use crate::qr::{check_q_trans, write_vector};
 use crate::{check, Scalar};
 use rayon::prelude::*;
 use rocm_blas::{Transpose, Uplo};
@@ -283,6 +284,165 @@ impl Solver {
                     uplo,
                     &MatRef::new(a, n, n, lda),
                     MatMut::new(b, n, nrhs, ldb),
+                )
+            })
+            .collect()
+    }
+
+    /// GEQRF of `batch_count` m×n matrices `stride_a` apart; problem i's scalars go to
+    /// `tau[i·stride_tau..]` (min(m, n) each).
+    pub fn geqrf_strided_batched<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+        stride_a: usize,
+        tau: &mut BufferSliceMut<'_, T>,
+        stride_tau: usize,
+        batch_count: usize,
+    ) -> Result<()> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        check::leading_dimension_of("lda", lda, m)?;
+        check::batch("a", a.len(), extent(m, n, lda), stride_a, batch_count, true)?;
+        check::device(self.device(), "a", a.device())?;
+        let views = split_strided(a.reborrow(), stride_a, batch_count)?;
+        self.geqrf_many(m, n, views, lda, tau, stride_tau)
+    }
+
+    /// GEQRF of each m×n matrix in `a`; problem i's scalars go to `tau[i·stride_tau..]`.
+    pub fn geqrf_batched<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        a: &mut [BufferSliceMut<'_, T>],
+        lda: usize,
+        tau: &mut BufferSliceMut<'_, T>,
+        stride_tau: usize,
+    ) -> Result<()> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        check_views(self, "a", a, m, n, lda)?;
+        let views: Vec<_> = a.iter_mut().map(|v| v.reborrow()).collect();
+        self.geqrf_many(m, n, views, lda, tau, stride_tau)
+    }
+
+    fn geqrf_many<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        views: Vec<BufferSliceMut<'_, T>>,
+        lda: usize,
+        tau: &mut BufferSliceMut<'_, T>,
+        stride_tau: usize,
+    ) -> Result<()> {
+        let k = m.min(n);
+        check::batch("tau", tau.len(), k, stride_tau, views.len(), true)?;
+        check::device(self.device(), "tau", tau.device())?;
+        self.engine("geqrf_batched")?;
+        let taus = split_strided(tau.reborrow(), stride_tau, views.len())?;
+        views
+            .into_par_iter()
+            .zip(taus)
+            .map(|(a, mut t)| {
+                let mut tv = vec![T::zero(); k];
+                self.geqrf_view(MatMut::new(a, m, n, lda), &mut tv)?;
+                write_vector("tau", &mut t, &tv)
+            })
+            .collect()
+    }
+
+    /// GELS of `batch_count` problems: m×n matrices `stride_a` apart, right-hand sides
+    /// (max(m, n)×nrhs, ldb >= max(m, n)) `stride_b` apart. One `Info` per problem.
+    pub fn gels_strided_batched<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        nrhs: usize,
+        a: &mut BufferSliceMut<'_, T>,
+        lda: usize,
+        stride_a: usize,
+        b: &mut BufferSliceMut<'_, T>,
+        ldb: usize,
+        stride_b: usize,
+        batch_count: usize,
+    ) -> Result<Vec<Info>> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        check::dim("nrhs", nrhs)?;
+        check_q_trans::<T>(trans)?;
+        check::leading_dimension_of("lda", lda, m)?;
+        check::leading_dimension_of("ldb", ldb, m.max(n))?;
+        check::batch("a", a.len(), extent(m, n, lda), stride_a, batch_count, true)?;
+        check::batch(
+            "b",
+            b.len(),
+            extent(m.max(n), nrhs, ldb),
+            stride_b,
+            batch_count,
+            true,
+        )?;
+        check::device(self.device(), "a", a.device())?;
+        check::device(self.device(), "b", b.device())?;
+        let avs = split_strided(a.reborrow(), stride_a, batch_count)?;
+        let bvs = split_strided(b.reborrow(), stride_b, batch_count)?;
+        self.gels_many(trans, m, n, nrhs, avs, lda, bvs, ldb)
+    }
+
+    /// GELS of each problem (A = `a[i]`, B = `b[i]`); one `Info` per problem.
+    pub fn gels_batched<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        nrhs: usize,
+        a: &mut [BufferSliceMut<'_, T>],
+        lda: usize,
+        b: &mut [BufferSliceMut<'_, T>],
+        ldb: usize,
+    ) -> Result<Vec<Info>> {
+        check::dim("m", m)?;
+        check::dim("n", n)?;
+        check::dim("nrhs", nrhs)?;
+        check_q_trans::<T>(trans)?;
+        rocm_core::ensure_arg!(
+            a.len() == b.len(),
+            "b",
+            "has {} problems, `a` has {}",
+            b.len(),
+            a.len()
+        );
+        check_views(self, "a", a, m, n, lda)?;
+        for (i, v) in b.iter().enumerate() {
+            check::matrix(&format!("b[{i}]"), "ldb", v.len(), m.max(n), nrhs, ldb)?;
+            check::device(self.device(), &format!("b[{i}]"), v.device())?;
+        }
+        let avs: Vec<_> = a.iter_mut().map(|v| v.reborrow()).collect();
+        let bvs: Vec<_> = b.iter_mut().map(|v| v.reborrow()).collect();
+        self.gels_many(trans, m, n, nrhs, avs, lda, bvs, ldb)
+    }
+
+    fn gels_many<T: Scalar>(
+        &self,
+        trans: Transpose,
+        m: usize,
+        n: usize,
+        nrhs: usize,
+        avs: Vec<BufferSliceMut<'_, T>>,
+        lda: usize,
+        bvs: Vec<BufferSliceMut<'_, T>>,
+        ldb: usize,
+    ) -> Result<Vec<Info>> {
+        self.engine("gels_batched")?;
+        avs.into_par_iter()
+            .zip(bvs)
+            .map(|(a, b)| {
+                self.gels_view(
+                    trans,
+                    MatMut::new(a, m, n, lda),
+                    MatMut::new(b, m.max(n), nrhs, ldb),
                 )
             })
             .collect()

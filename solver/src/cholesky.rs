@@ -15,13 +15,16 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::blas3::{copied, herk, trsm};
+use crate::blas3::{copied, gemm, herk, herk_lower_columns, trsm};
 use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, kernels, Scalar};
 use num_traits::One;
 use rocm_blas::{Diag, Side, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
+
+/// Width of the block columns the lookahead's trailing update is split into.
+const TRAILING_COLUMNS: usize = 64;
 
 impl Solver {
     /// Cholesky factor of the n×n Hermitian positive definite A in its `uplo` triangle.
@@ -47,6 +50,9 @@ impl Solver {
             let ld = a.ld;
             return Ok(Info(kernels::potf2(uplo, a.host()?, n, ld)));
         }
+        if uplo == Uplo::Lower {
+            return self.potrf_lower_lookahead(a);
+        }
         let nb = self.sizes.potrf;
         let mut k = 0;
         while k < n {
@@ -60,6 +66,104 @@ impl Solver {
             }
             k += jb;
         }
+        Ok(Info::OK)
+    }
+
+    /// Lower POTRF with a lookahead of one block: once block column k is final, the next
+    /// block column is updated with it first; then the next panel is factored (its
+    /// diagonal block recursively, the rows below by TRSM) while the rest of the trailing
+    /// matrix is updated (HERK), the two on disjoint column ranges under `rayon::join`.
+    /// The panels, whose recursion is a chain of small operations, thus leave the
+    /// critical path except for the first. Every block column still receives the
+    /// updates of the blocks before it before it is factored (LAPACK's right-looking
+    /// order), so `info` is the same as without the lookahead.
+    fn potrf_lower_lookahead<T: Scalar>(&self, mut a: MatMut<'_, T>) -> Result<Info> {
+        let n = a.rows;
+        let nb = self.sizes.potrf;
+        let blas = &self.blas;
+        let one = <T::Real as One>::one();
+        let mut jb = nb.min(n);
+        let info = self.lower_panel(a.sub(0, 0, n, jb)?)?;
+        if !info.is_ok() {
+            return Ok(info);
+        }
+        let mut k = 0;
+        while k + jb < n {
+            let next = k + jb;
+            let jb2 = nb.min(n - next);
+            let below = n - next - jb2;
+            let (done, rest) = a.rb().split_cols(next)?;
+            let l = done.as_ref().sub(next, k, n - next, jb)?;
+            let (l_top, l_low) = (l.sub(0, 0, jb2, jb)?, l.sub(jb2, 0, below, jb)?);
+            let (mut panel, mut trailing) = rest.split_cols(jb2)?;
+            // The next block column first: its diagonal block by HERK, the rows below by
+            // GEMM.
+            herk(
+                blas,
+                Uplo::Lower,
+                Transpose::N,
+                -one,
+                &l_top,
+                one,
+                &mut panel.sub(next, 0, jb2, jb2)?,
+            )?;
+            gemm(
+                blas,
+                Transpose::N,
+                Transpose::C,
+                -T::one(),
+                &l_low,
+                &l_top,
+                T::one(),
+                &mut panel.sub(next + jb2, 0, below, jb2)?,
+            )?;
+            let (info, trailing_done) = rayon::join(
+                || self.lower_panel(panel.into_sub(next, 0, n - next, jb2)?),
+                || {
+                    if below == 0 {
+                        return Ok(());
+                    }
+                    herk_lower_columns(
+                        blas,
+                        -one,
+                        &l_low,
+                        trailing.sub(next + jb2, 0, below, below)?,
+                        TRAILING_COLUMNS,
+                    )
+                },
+            );
+            trailing_done?;
+            let info = info?;
+            if !info.is_ok() {
+                return Ok(info.shifted(next));
+            }
+            k = next;
+            jb = jb2;
+        }
+        Ok(Info::OK)
+    }
+
+    /// Factors a Lower block column (rows × jb, its top jb×jb block on the diagonal):
+    /// the diagonal block recursively, then the rows below by TRSM with its factor.
+    fn lower_panel<T: Scalar>(&self, mut p: MatMut<'_, T>) -> Result<Info> {
+        let (rows, jb) = (p.rows, p.cols);
+        let info = self.potrf_rec(Uplo::Lower, p.sub(0, 0, jb, jb)?)?;
+        if !info.is_ok() || rows == jb {
+            return Ok(info);
+        }
+        let blas = &self.blas;
+        let l11 = copied(blas, &p.as_ref().sub(0, 0, jb, jb)?)?;
+        let l11 = MatRef::new(l11.as_slice(), jb, jb, jb);
+        trsm(
+            blas,
+            Side::Right,
+            Uplo::Lower,
+            Transpose::C,
+            Diag::NonUnit,
+            T::one(),
+            &l11,
+            &mut p.sub(jb, 0, rows - jb, jb)?,
+        )?;
         Ok(Info::OK)
     }
 

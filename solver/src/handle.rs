@@ -7,8 +7,10 @@ use rocm_core::{BackendKind, Device, Error, Result};
 
 /// LAPACK's `info` for one problem: 0 on success; k > 0 names the 1-based position of
 /// the failure (the first exactly-zero pivot of LU, the order of the first leading minor
-/// that is not positive definite for Cholesky, the zero diagonal element of a triangle).
-/// Factorisations complete even when `info > 0`, as LAPACK's do.
+/// that is not positive definite for Cholesky, the zero diagonal element of a triangle
+/// or of GELS's R or L); for SYEVD and GESVD k counts the off-diagonal elements the
+/// iteration left unconverged. Factorisations complete even when `info > 0`, as
+/// LAPACK's do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Info(pub usize);
 

@@ -6,17 +6,26 @@
 //! buffers with a leading dimension, as in LAPACK. Each routine checks its arguments
 //! (invalid ones are errors naming the argument) and reports numerical failure as LAPACK's
 //! `info`, as data ([`Info`]): the first zero pivot of LU, the first leading minor that is
-//! not positive definite, the zero diagonal element of a triangle. Pivots are LAPACK's,
-//! 1-based `i32`.
+//! not positive definite, the zero diagonal element of a triangle, the number of
+//! off-diagonal elements an eigen- or singular value iteration left unconverged. Pivots
+//! are LAPACK's, 1-based `i32`.
 //!
 //! Algorithms are blocked and right-looking: an unblocked or recursive panel, then TRSM /
 //! HERK / GEMM updates of the trailing matrix through rocm-blas, the path a GPU takes once
 //! its BLAS exists. Batched forms spread problems over threads (rayon) on the CPU.
 //!
-//! Built: GETRF, GETRS, GESV, GETRI, POTRF, POTRS, POSV, POTRI, TRTRI, GEQRF,
-//! ORGQR/UNGQR, ORMQR/UNMQR (left) and GELS (m >= n) for f32, f64, Complex32 and Complex64 on the CPU device, and
-//! strided-batched / batched GETRF, GETRS, POTRF, POTRS. Other devices return
-//! `Error::Unsupported`.
+//! Built, for f32, f64, Complex32 and Complex64 on the CPU device (other devices return
+//! `Error::Unsupported`):
+//! - LU: GETRF, GETRS, GESV, GETRI; Cholesky: POTRF, POTRS, POSV, POTRI; TRTRI;
+//! - QR and LQ: GEQRF, ORGQR/UNGQR, ORMQR/UNMQR, GELQF, ORGLQ/UNGLQ, ORMLQ/UNMLQ (both
+//!   sides); GELS for m >= n and m < n, op N or C (T for real types), several
+//!   right-hand sides;
+//! - Hermitian eigenproblems: SYTRD/HETRD, ORGTR/UNGTR, ORMTR/UNMTR, SYEVD/HEEVD
+//!   (values, or values and vectors; the tridiagonal back end is implicit QL iteration,
+//!   STEQR's algorithm, not divide and conquer);
+//! - SVD: GEBRD, GESVD (values only, thin or full U and Vᴴ; the bidiagonal back end is
+//!   implicit QR iteration, BDSQR-style Golub–Kahan steps);
+//! - strided-batched and batched GETRF, GETRS, POTRF, POTRS, GEQRF and GELS.
 //!
 //! ```
 //! use rocm_core::Device;
@@ -36,18 +45,30 @@
 //! ```
 
 mod batched;
+mod bdsqr;
+mod bidiag;
 mod blas3;
 mod check;
 mod cholesky;
+mod eigen;
 mod handle;
+mod householder;
 mod kernels;
+mod lq;
+mod lstsq;
 mod lu;
 mod matrix;
 mod qr;
 pub mod reference;
+mod rotations;
+mod steqr;
+mod svd;
 mod triangular;
+mod tridiag;
 pub mod tuning;
 
+pub use eigen::Evect;
 pub use handle::{Info, Solver};
 pub use rocm_blas::{Diag, Real, Scalar, Side, Transpose, Uplo};
+pub use svd::Svect;
 pub use tuning::BlockSizes;

@@ -243,3 +243,109 @@ pub fn orthogonality_ratio<T: Scalar>(q: &Wide) -> f64 {
     let r = Wide::identity(q.cols).sub(&q.adjoint().mul(q)).norm1();
     ratio(r, q.rows, 1.0, eps::<T>())
 }
+
+impl Wide {
+    /// The Frobenius norm.
+    pub fn norm_fro(&self) -> f64 {
+        self.data.iter().map(|x| x.norm_sqr()).sum::<f64>().sqrt()
+    }
+
+    /// The `rows × cols` block at (i, j).
+    pub fn block(&self, i: usize, j: usize, rows: usize, cols: usize) -> Wide {
+        let mut out = Wide::zeros(rows, cols);
+        for c in 0..cols {
+            for r in 0..rows {
+                out.set(r, c, self.at(i + r, j + c));
+            }
+        }
+        out
+    }
+
+    /// The transpose (no conjugation).
+    pub fn transpose(&self) -> Wide {
+        let mut out = self.adjoint();
+        out.data.iter_mut().for_each(|z| *z = z.conj());
+        out
+    }
+
+    /// A real diagonal matrix `rows × cols` with `d` on its diagonal.
+    pub fn diagonal(rows: usize, cols: usize, d: &[f64]) -> Wide {
+        let mut out = Wide::zeros(rows, cols);
+        for (i, &x) in d.iter().enumerate().take(rows.min(cols)) {
+            out.set(i, i, Complex64::new(x, 0.0));
+        }
+        out
+    }
+}
+
+/// ‖A − L·Q‖₁ / (max(m, n)·‖A‖₁·ε) for GELQF's output `lq_out` (L is its m×k lower
+/// trapezoid) and the k×n Q of ORGLQ (xLQT01).
+pub fn lq_ratio<T: Scalar>(a: &Wide, lq_out: &Wide, q: &Wide) -> f64 {
+    let (m, n) = (a.rows, a.cols);
+    let k = q.rows;
+    let mut l = Wide::zeros(m, k);
+    for j in 0..k {
+        for i in j..m {
+            l.set(i, j, lq_out.at(i, j));
+        }
+    }
+    ratio(a.sub(&l.mul(q)).norm1(), m.max(n), a.norm1(), eps::<T>())
+}
+
+/// ‖I − Q·Qᴴ‖₁ / (n·ε) for a k×n Q with orthonormal rows (xLQT01).
+pub fn row_orthogonality_ratio<T: Scalar>(q: &Wide) -> f64 {
+    let r = Wide::identity(q.rows).sub(&q.mul(&q.adjoint())).norm1();
+    ratio(r, q.cols, 1.0, eps::<T>())
+}
+
+/// The least-squares ratio of xQRT17: ‖op(A)ᴴ·(B − op(A)·X)‖₁ /
+/// (max(rows, cols, nrhs)·‖A‖₁·(‖A‖₁·‖X‖₁ + ‖B‖₁)·ε) for `op_a` = op(A): a backward
+/// stable solver leaves a residual orthogonal to range(op(A)) up to rounding.
+pub fn least_squares_ratio<T: Scalar>(op_a: &Wide, x: &Wide, b: &Wide) -> f64 {
+    let resid = b.sub(&op_a.mul(x));
+    let num = op_a.adjoint().mul(&resid).norm1();
+    let an = op_a.norm1();
+    let scale = op_a.rows.max(op_a.cols).max(x.cols) as f64;
+    let den = an * (an * x.norm1() + b.norm1());
+    ratio(num, scale as usize, den, eps::<T>())
+}
+
+/// The forward error ratio of xGET04: ‖X − X_true‖_F / (‖X_true‖_F·κ·max(rows, cols)·ε),
+/// κ the 2-norm condition number of the problem.
+pub fn forward_error_ratio<T: Scalar>(x: &Wide, x_true: &Wide, kappa: f64, dim: usize) -> f64 {
+    ratio(
+        x.sub(x_true).norm_fro(),
+        dim,
+        x_true.norm_fro() * kappa,
+        eps::<T>(),
+    )
+}
+
+/// ‖A − Z·Λ·Zᴴ‖₁ / (n·‖A‖₁·ε) for eigenvalues `w` and eigenvectors Z (xSYT21, test 1).
+pub fn eigen_ratio<T: Scalar>(a: &Wide, z: &Wide, w: &[f64]) -> f64 {
+    let n = a.rows;
+    let prod = z.mul(&Wide::diagonal(n, n, w)).mul(&z.adjoint());
+    ratio(a.sub(&prod).norm1(), n, a.norm1(), eps::<T>())
+}
+
+/// ‖A − U·Σ·Vᴴ‖₁ / (max(m, n)·‖A‖₁·ε) for U m×k, Σ = diag(s) k×k, Vᴴ k×n (xBDT01).
+pub fn svd_ratio<T: Scalar>(a: &Wide, u: &Wide, s: &[f64], vt: &Wide) -> f64 {
+    let (m, n) = (a.rows, a.cols);
+    let k = s.len();
+    let prod = u.mul(&Wide::diagonal(k, k, s)).mul(vt);
+    ratio(a.sub(&prod).norm1(), m.max(n), a.norm1(), eps::<T>())
+}
+
+/// max |x_i − y_i| / (n·scale·ε): computed eigen- or singular values against others
+/// (Weyl's bound: a backward stable method moves each by at most ‖E‖₂ ≤ c·n·‖A‖·ε).
+pub fn values_ratio<T: Scalar>(x: &[f64], y: &[f64], scale: f64) -> f64 {
+    let diff = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    if x.len() != y.len() {
+        return f64::INFINITY;
+    }
+    ratio(diff, x.len(), scale, eps::<T>())
+}

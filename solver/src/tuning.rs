@@ -14,6 +14,10 @@ pub struct BlockSizes {
     pub getri: usize,
     /// Panel width of blocked GEQRF / ORGQR (rocSOLVER: 64).
     pub geqrf: usize,
+    /// Panel width of blocked SYTRD / HETRD (LATRD panels; rocSOLVER: 32).
+    pub sytrd: usize,
+    /// Panel width of blocked GEBRD (LABRD panels; rocSOLVER: 32).
+    pub gebrd: usize,
     /// Widths at or below which recursive panels (LU, Cholesky, triangular inverse)
     /// switch to the unblocked kernels.
     pub unblocked: usize,
@@ -44,6 +48,8 @@ impl BlockSizes {
             potrf: self.potrf.max(1),
             getri: self.getri.max(1),
             geqrf: self.geqrf.max(1),
+            sytrd: self.sytrd.max(1),
+            gebrd: self.gebrd.max(1),
             unblocked: self.unblocked.max(1),
             small: self.small,
         }
@@ -55,6 +61,8 @@ const DEFAULT: BlockSizes = BlockSizes {
     potrf: 128,
     getri: 64,
     geqrf: 64,
+    sytrd: 32,
+    gebrd: 32,
     unblocked: 16,
     small: 32,
 };
@@ -70,6 +78,8 @@ const TABLE: &[(Family, BlockSizes)] = &[
             potrf: 256,
             getri: 64,
             geqrf: 64,
+            sytrd: 32,
+            gebrd: 32,
             unblocked: 16,
             small: 32,
         },
@@ -81,6 +91,8 @@ const TABLE: &[(Family, BlockSizes)] = &[
             potrf: 127,
             getri: 256,
             geqrf: 64,
+            sytrd: 32,
+            gebrd: 32,
             unblocked: 32,
             small: 64,
         },
@@ -92,6 +104,8 @@ const TABLE: &[(Family, BlockSizes)] = &[
             potrf: 127,
             getri: 256,
             geqrf: 64,
+            sytrd: 32,
+            gebrd: 32,
             unblocked: 32,
             small: 64,
         },
@@ -103,6 +117,8 @@ const TABLE: &[(Family, BlockSizes)] = &[
             potrf: 127,
             getri: 256,
             geqrf: 64,
+            sytrd: 32,
+            gebrd: 32,
             unblocked: 32,
             small: 64,
         },
@@ -114,6 +130,8 @@ const TABLE: &[(Family, BlockSizes)] = &[
             potrf: 128,
             getri: 256,
             geqrf: 64,
+            sytrd: 32,
+            gebrd: 32,
             unblocked: 32,
             small: 64,
         },

@@ -10,7 +10,7 @@ use num_complex::{Complex32, Complex64};
 use proptest::prelude::*;
 use rocm_core::Device;
 use rocm_solver::reference::{self, Wide};
-use rocm_solver::{Diag, Info, Scalar, Solver, Transpose, Uplo};
+use rocm_solver::{Diag, Info, Scalar, Side, Solver, Transpose, Uplo};
 
 /// Condition numbers of the ill-conditioned cases: 1e6 for double precision, 1e3 for
 /// single (whose ε is 1.2e-7).
@@ -515,7 +515,7 @@ proptest! {
     fn getrf_any_shape(m in 0usize..40, n in 0usize..40, pad in 0usize..4,
                        nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
         let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
-            geqrf: nb, unblocked: base, small: 0 };
+            geqrf: nb, sytrd: nb, gebrd: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = random(&mut rng(seed), m, n, seed % 2 == 0);
         if seed % 2 == 0 {
@@ -529,7 +529,7 @@ proptest! {
     #[test]
     fn potrf_any_order(n in 1usize..40, nb in 1usize..12, base in 1usize..6, seed in 0u64..1000) {
         let sizes = rocm_solver::BlockSizes { getrf: nb, potrf: nb, getri: nb,
-            geqrf: nb, unblocked: base, small: 0 };
+            geqrf: nb, sytrd: nb, gebrd: nb, unblocked: base, small: 0 };
         let solver = Solver::new(&Device::cpu()).with_block_sizes(sizes);
         let w = spd(&mut rng(seed), n, 100.0, true);
         let uplo = if seed % 2 == 0 { Uplo::Lower } else { Uplo::Upper };
@@ -900,6 +900,7 @@ fn gels_suite<T: Scalar>() {
                     .unwrap();
                 solver
                     .unmqr(
+                        Side::Left,
                         Transpose::N,
                         m,
                         k,
@@ -928,6 +929,7 @@ fn gels_suite<T: Scalar>() {
                 let mut b = dev.upload(&bh).unwrap();
                 let info = solver
                     .gels(
+                        Transpose::N,
                         m,
                         n,
                         nrhs,
@@ -958,6 +960,7 @@ fn gels_suite<T: Scalar>() {
                 let mut b = dev.alloc::<T>(m * nrhs).unwrap();
                 let info = solver
                     .gels(
+                        Transpose::N,
                         m,
                         n,
                         nrhs,
@@ -973,7 +976,16 @@ fn gels_suite<T: Scalar>() {
         let mut a = dev.alloc::<T>(12).unwrap();
         let mut b = dev.alloc::<T>(12).unwrap();
         assert!(solver
-            .gels(3, 4, 1, &mut a.as_slice_mut(), 3, &mut b.as_slice_mut(), 4)
+            .gels(
+                Transpose::N,
+                3,
+                4,
+                1,
+                &mut a.as_slice_mut(),
+                3,
+                &mut b.as_slice_mut(),
+                3
+            )
             .is_err());
     }
 }

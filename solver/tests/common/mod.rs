@@ -15,6 +15,8 @@ pub const TINY: BlockSizes = BlockSizes {
     potrf: 6,
     getri: 5,
     geqrf: 4,
+    sytrd: 3,
+    gebrd: 3,
     unblocked: 3,
     small: 0,
 };
@@ -139,3 +141,70 @@ pub fn zero_based(ipiv: &[i32]) -> Vec<usize> {
 
 /// LAPACK's pass threshold for test ratios.
 pub const THRESHOLD: f64 = 30.0;
+
+/// U·Σ·Vᴴ (m×n) with U, V products of two random reflectors and Σ = diag(`sigma`)
+/// (min(m, n) values): the singular values are exactly known.
+pub fn with_singular_values(
+    rng: &mut StdRng,
+    m: usize,
+    n: usize,
+    sigma: &[f64],
+    complex: bool,
+) -> Wide {
+    let u = reflector(rng, m, complex).mul(&reflector(rng, m, complex));
+    let v = reflector(rng, n, complex).mul(&reflector(rng, n, complex));
+    u.mul(&Wide::diagonal(m, n, sigma)).mul(&v.adjoint())
+}
+
+/// k values spread geometrically from 1 down to 1/cond.
+pub fn geometric(k: usize, cond: f64) -> Vec<f64> {
+    (0..k)
+        .map(|i| {
+            let t = if k > 1 {
+                i as f64 / (k - 1) as f64
+            } else {
+                0.0
+            };
+            cond.powf(-t)
+        })
+        .collect()
+}
+
+/// Condition numbers of the ill-conditioned cases: 1e6 for double precision, 1e3 for
+/// single (whose ε is 1.2e-7).
+pub fn cond_for<T: Scalar>() -> f64 {
+    if rocm_solver::reference::eps::<T>() < 1e-10 {
+        1e6
+    } else {
+        1e3
+    }
+}
+
+/// The matrix stored in `buf` (leading dimension `ld`) as Wide.
+pub fn wide<T: Scalar>(
+    buf: &rocm_core::DeviceBuffer<T>,
+    rows: usize,
+    cols: usize,
+    ld: usize,
+) -> Wide {
+    Wide::from(&buf.to_vec().unwrap(), rows, cols, ld)
+}
+
+/// op(A) for a Wide matrix.
+pub fn op(a: &Wide, trans: rocm_solver::Transpose) -> Wide {
+    match trans {
+        rocm_solver::Transpose::N => a.clone(),
+        rocm_solver::Transpose::T => a.transpose(),
+        rocm_solver::Transpose::C => a.adjoint(),
+    }
+}
+
+/// The transposes a Q or solver takes for `T`: N and C, plus T for real types.
+pub fn q_ops<T: Scalar>() -> Vec<rocm_solver::Transpose> {
+    use rocm_solver::Transpose;
+    if T::IS_COMPLEX {
+        vec![Transpose::N, Transpose::C]
+    } else {
+        vec![Transpose::N, Transpose::T, Transpose::C]
+    }
+}
