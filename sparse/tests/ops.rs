@@ -576,6 +576,103 @@ fn power_law_row_is_split_across_pieces() {
     }
 }
 
+/// `y = A x` with `A` power-law (rows from 1 to ~10^4 nonzeros, a few cut between
+/// pieces) and `x` large enough (1.6 MB) for the prefetching kernel: exact on
+/// small-integer data, and bitwise the same for 1, 2 and 3 threads and on a repeat with
+/// random data (the partition does not depend on the thread count).
+#[test]
+fn large_spmv_is_exact_and_thread_count_independent() {
+    let dev = Device::cpu();
+    let n = 200_000;
+    let mut a = rocm_sparse::gen::power_law::<i32, f64>(n, 4.0, 2.1, 11).unwrap();
+    let longest = (0..n).map(|i| a.row_range(i).len()).max().unwrap();
+    assert!(longest > 5_000, "longest row {longest}");
+    let run = |a: &Csr<i32, f64>, x: &[f64], beta: f64, threads: usize| -> Vec<f64> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let xb = DeviceBuffer::from_slice(&dev, x).unwrap();
+            let y0: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+            // Both algorithms' results, one after the other.
+            let mut out = Vec::new();
+            for alg in [SpmvAlg::MergePath, SpmvAlg::RowSplit] {
+                let plan = Spmv::analysis(&dev, Op::N, a.into(), alg).unwrap();
+                let mut yb = DeviceBuffer::from_slice(&dev, &y0).unwrap();
+                plan.compute(2.0, a.into(), &xb.as_slice(), beta, &mut yb.as_slice_mut())
+                    .unwrap();
+                out.extend(yb.to_vec().unwrap());
+            }
+            out
+        })
+    };
+    // Small integers: every partial sum is an integer below 2^53, so exact.
+    for (k, v) in a.values_mut().iter_mut().enumerate() {
+        *v = (k % 7) as f64 - 3.0;
+    }
+    let x: Vec<f64> = (0..n).map(|i| (i % 5) as f64 - 2.0).collect();
+    let mut want: Vec<f64> = (0..n).map(|i| -((i % 3) as f64)).collect();
+    for (i, w) in want.iter_mut().enumerate() {
+        for k in a.row_range(i) {
+            *w += 2.0 * a.values()[k] * x[a.col_idx()[k] as usize];
+        }
+    }
+    let want2 = [want.clone(), want].concat();
+    assert_eq!(run(&a, &x, -1.0, 2), want2);
+    // Random data: rounding depends on the cuts, which must not depend on threads.
+    let mut rng = rocm_sparse::gen::Rng::new(5);
+    for v in a.values_mut() {
+        *v = rng.value();
+    }
+    let x: Vec<f64> = (0..n).map(|_| rng.value()).collect();
+    let one = run(&a, &x, 0.5, 1);
+    for threads in [2, 3, 1] {
+        let got = run(&a, &x, 0.5, threads);
+        assert!(
+            got.iter()
+                .zip(&one)
+                .all(|(g, o)| g.to_bits() == o.to_bits()),
+            "{threads} threads differ from 1"
+        );
+    }
+}
+
+/// A CSR of the analysed shape and nnz whose nonzeros sit in other rows must be refused
+/// by the merge-path plans (their cuts would sum it wrongly), not computed silently.
+#[test]
+fn spmv_spmm_refuse_moved_row_pointers() {
+    let dev = Device::cpu();
+    let n = 100_000;
+    let a = rocm_sparse::gen::power_law::<i32, f64>(n, 4.0, 2.1, 3).unwrap();
+    // Same nnz, row lengths reversed: row i gets row (n - 1 - i)'s length.
+    let (ptr, idx, vals) = a.clone().into_parts();
+    let mut moved = vec![0i32];
+    for i in 0..n {
+        let len = ptr[n - i] - ptr[n - 1 - i];
+        moved.push(moved[i] + len);
+    }
+    let sorted: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            let len = (moved[i + 1] - moved[i]) as usize;
+            (0..len as i32).collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(sorted.len(), idx.len());
+    let b = Csr::new(n, n, moved, sorted, vals).unwrap();
+    let plan = Spmv::analysis(&dev, Op::N, (&a).into(), SpmvAlg::MergePath).unwrap();
+    let x = DeviceBuffer::from_slice(&dev, &vec![1.0; n]).unwrap();
+    let mut y = DeviceBuffer::<f64>::zeros(&dev, n).unwrap();
+    let err = plan
+        .compute(1.0, (&b).into(), &x.as_slice(), 0.0, &mut y.as_slice_mut())
+        .unwrap_err();
+    assert!(err.to_string().contains("row pointers"), "{err}");
+    let mm = Spmm::analysis(&dev, Op::N, (&a).into()).unwrap();
+    let bd = DnMat::new(n, 1, n, Order::ColMajor, x.as_slice()).unwrap();
+    let mut cd = DnMatMut::new(n, 1, n, Order::ColMajor, y.as_slice_mut()).unwrap();
+    assert!(mm.compute(1.0, (&b).into(), &bd, 0.0, &mut cd).is_err());
+}
+
 #[test]
 fn zero_pivots_name_their_row() {
     let dev = Device::cpu();
