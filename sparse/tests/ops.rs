@@ -853,5 +853,104 @@ fn spgemm_compute_rejects_a_changed_pattern() {
     let plan = Spgemm::analysis(&dev, &a, &diag, None).unwrap();
     let c = plan.compute(1.0, &a, &diag, 0.0, None).unwrap();
     assert_eq!(c.values(), &[2.0, 3.0]);
-    assert!(plan.compute(1.0, &a, &anti, 0.0, None).is_err());
+    // On one thread, so the failed call and the next share the thread's accumulator:
+    // the failure must leave it clean.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    // Row 0 of A * wide has a product inside the pattern (column 0) and one outside.
+    let wide = Csr::<i32, f64>::new(2, 2, vec![0, 2, 2], vec![0, 1], vec![5.0, 7.0]).unwrap();
+    pool.install(|| {
+        assert!(plan.compute(1.0, &a, &anti, 0.0, None).is_err());
+        assert!(plan.compute(1.0, &a, &wide, 0.0, None).is_err());
+        let mut v = vec![f64::NAN; 2];
+        plan.compute_values(-1.0, &a, &diag, 0.0, None, &mut v)
+            .unwrap();
+        assert_eq!(v, [-2.0, -3.0]);
+        assert!(plan
+            .compute_values(1.0, &a, &diag, 0.0, None, &mut [0.0; 3])
+            .is_err());
+    });
+}
+
+/// SpGEMM large enough for many pieces, on a power-law `A` (rows from 1 to thousands of
+/// products) with `D`: staged, fused and values-only paths equal a direct Gustavson
+/// product exactly (small-integer data: every sum is exact), and bitwise the same on
+/// 1 and 3 threads with random data.
+#[test]
+fn large_spgemm_is_exact_and_thread_count_independent() {
+    let dev = Device::cpu();
+    let n = 6_000;
+    let mut a = rocm_sparse::gen::power_law::<i32, f64>(n, 3.0, 2.1, 21).unwrap();
+    let mut b = rocm_sparse::gen::random_uniform::<i32, f64>(n, n, 4, 22).unwrap();
+    let mut d = rocm_sparse::gen::banded::<i32, f64>(n, 1, 1, 23).unwrap();
+    let ints = |v: &mut [f64], s: usize| {
+        for (k, x) in v.iter_mut().enumerate() {
+            *x = ((k * s) % 9) as f64 - 4.0;
+        }
+    };
+    ints(a.values_mut(), 7);
+    ints(b.values_mut(), 5);
+    ints(d.values_mut(), 3);
+    // Reference: row by row through a BTreeMap, alpha = 2, beta = -1.
+    let mut want_ptr = vec![0usize];
+    let mut want = vec![];
+    for i in 0..n {
+        let mut row = std::collections::BTreeMap::new();
+        for ka in a.row_range(i) {
+            let r = a.col_idx()[ka] as usize;
+            for kb in b.row_range(r) {
+                *row.entry(b.col_idx()[kb]).or_insert(0.0) += 2.0 * a.values()[ka] * b.values()[kb];
+            }
+        }
+        for kd in d.row_range(i) {
+            *row.entry(d.col_idx()[kd]).or_insert(0.0) -= d.values()[kd];
+        }
+        want.extend(row);
+        want_ptr.push(want.len());
+    }
+    let run = |a: &Csr<i32, f64>, b: &Csr<i32, f64>, d: &Csr<i32, f64>, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let plan = Spgemm::analysis(&dev, a, b, Some(d)).unwrap();
+            let staged = plan.compute(2.0, a, b, -1.0, Some(d)).unwrap();
+            let fused = spgemm(&dev, 2.0, a, b, -1.0, Some(d)).unwrap();
+            assert_eq!(staged, fused);
+            let mut v = vec![0.0; plan.nnz()];
+            plan.compute_values(2.0, a, b, -1.0, Some(d), &mut v)
+                .unwrap();
+            assert_eq!(v, staged.values());
+            staged
+        })
+    };
+    let c = run(&a, &b, &d, 3);
+    let ptr: Vec<usize> = c.row_ptr().iter().map(|&p| p as usize).collect();
+    assert_eq!(ptr, want_ptr);
+    let got: Vec<(i32, f64)> = c
+        .col_idx()
+        .iter()
+        .copied()
+        .zip(c.values().iter().copied())
+        .collect();
+    assert_eq!(got, want);
+    let mut rng = rocm_sparse::gen::Rng::new(9);
+    for v in a
+        .values_mut()
+        .iter_mut()
+        .chain(b.values_mut())
+        .chain(d.values_mut())
+    {
+        *v = rng.value();
+    }
+    let one = run(&a, &b, &d, 1);
+    let three = run(&a, &b, &d, 3);
+    assert!(one
+        .values()
+        .iter()
+        .zip(three.values())
+        .all(|(x, y)| x.to_bits() == y.to_bits()));
 }
