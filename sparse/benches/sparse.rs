@@ -1,6 +1,10 @@
 //! Criterion benchmarks: CSR SpMV (f64, all threads) on three matrices of about 9·10⁶
 //! nonzeros against memcpy bandwidth and sprs, and SpGEMM `A·A` for a 2D Poisson matrix
-//! with 10⁶ rows against sprs — all in the same run.
+//! with 10⁶ rows against sprs — all in the same run. SpGEMM rows: `rocm_fused` (the
+//! one-shot [`spgemm`], what sprs's `&a * &a` does), `rocm_full` (analysis + compute),
+//! `rocm_once` (analysis + `into_csr`: the staged path without copying the pattern),
+//! `rocm_numeric` (compute alone, allocating C), `rocm_values` (compute into an existing
+//! C's values).
 //!
 //! SpMV matrices: `poisson3d` (7-point stencil, 110³ rows: `x` gathers stream);
 //! `powerlaw` ([`gen::power_law`]: Pareto row lengths, *uniformly random* columns — no
@@ -138,12 +142,27 @@ fn bench_spgemm(c: &mut Criterion) {
             black_box(plan.compute(1.0, &a, &a, 0.0, None).expect("numeric"))
         })
     });
+    g.bench_function(BenchmarkId::new("rocm_once", "poisson2d"), |b| {
+        b.iter(|| {
+            let plan = Spgemm::analysis(&dev, &a, &a, None).expect("symbolic");
+            black_box(plan.into_csr(1.0, &a, &a, 0.0, None).expect("numeric"))
+        })
+    });
     g.bench_function(BenchmarkId::new("rocm_fused", "poisson2d"), |b| {
         b.iter(|| black_box(spgemm(&dev, 1.0, &a, &a, 0.0, None).expect("spgemm")))
     });
     let plan = Spgemm::analysis(&dev, &a, &a, None).expect("symbolic");
     g.bench_function(BenchmarkId::new("rocm_numeric", "poisson2d"), |b| {
         b.iter(|| black_box(plan.compute(1.0, &a, &a, 0.0, None).expect("numeric")))
+    });
+    // The numeric stage into an existing C's values (repeated products, no allocation).
+    let mut vals = vec![0.0f64; plan.nnz()];
+    g.bench_function(BenchmarkId::new("rocm_values", "poisson2d"), |b| {
+        b.iter(|| {
+            plan.compute_values(1.0, &a, &a, 0.0, None, &mut vals)
+                .expect("numeric");
+            black_box(&vals);
+        })
     });
     let s = to_sprs(&a);
     g.bench_function(BenchmarkId::new("sprs", "poisson2d"), |b| {

@@ -924,6 +924,7 @@ fn large_spgemm_is_exact_and_thread_count_independent() {
             plan.compute_values(2.0, a, b, -1.0, Some(d), &mut v)
                 .unwrap();
             assert_eq!(v, staged.values());
+            assert_eq!(plan.into_csr(2.0, a, b, -1.0, Some(d)).unwrap(), staged);
             staged
         })
     };

@@ -395,6 +395,28 @@ impl<I: Index> Spgemm<I> {
         }))
     }
 
+    /// Numeric stage for a plan used once: like [`Self::compute`], but the plan's
+    /// pattern moves into `C` instead of being copied (a copy of a 10^7-entry pattern
+    /// costs about as much as the numeric stage itself).
+    pub fn into_csr<T: Scalar>(
+        self,
+        alpha: T,
+        a: &Csr<I, T>,
+        b: &Csr<I, T>,
+        beta: T,
+        d: Option<&Csr<I, T>>,
+    ) -> Result<Csr<I, T>> {
+        let mut vals = vec![T::zero(); self.idx.len()];
+        self.compute_values(alpha, a, b, beta, d, &mut vals)?;
+        Ok(Csr::from_inner(Compressed {
+            nmajor: a.nrows(),
+            nminor: b.ncols(),
+            ptr: self.ptr,
+            idx: self.idx,
+            vals,
+        }))
+    }
+
     /// Numeric stage into a caller's array: `values` receives `C`'s values in the order
     /// of the analysed pattern ([`Self::row_ptr`], [`Self::col_idx`]) — e.g. the
     /// `values_mut()` of a `C` from an earlier [`Self::compute`]. Repeated products with
