@@ -825,6 +825,7 @@ fn gpu_devices_are_unsupported() {
         Spmv::analysis(&gpu, Op::N, (&a).into(), SpmvAlg::MergePath).err(),
         Spmm::analysis(&gpu, Op::N, (&a).into()).err(),
         Spgemm::analysis(&gpu, &a, &a, None).err(),
+        spgemm(&gpu, 1.0, &a, &a, 0.0, None).err(),
         Spgeam::analysis(&gpu, &a, &a).err(),
         Sddmm::analysis(&gpu, Op::N, Op::N).err(),
         Spsv::analysis(&gpu, Op::N, Fill::Lower, Diag::NonUnit, (&a).into()).err(),
