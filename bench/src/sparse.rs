@@ -34,7 +34,7 @@ struct Common {
     #[arg(long, conflicts_with = "gen")]
     mtx: Option<String>,
     /// Generate the matrix: poisson2d:N, poisson3d:N, banded:N:L:U, uniform:M:N:K,
-    /// powerlaw:N:AVG[:EXP], blocks:MB:BD:K.
+    /// powerlaw:N:AVG[:EXP], rmat:SCALE:EDGES_PER_ROW, blocks:MB:BD:K.
     #[arg(long, default_value = "poisson3d:64")]
     gen: String,
     /// Value type: f32, f64, c32, c64.
@@ -82,7 +82,34 @@ pub fn run(a: &SparseArgs) -> std::result::Result<(), Box<dyn std::error::Error>
         };
     }
     let r = if c.i64 { go!(i64) } else { go!(i32) };
-    r.map_err(|e| e.into())
+    r.map(|_| ()).map_err(|e| e.into())
+}
+
+/// The suite's sparse section: every operation once on a small stencil and a small
+/// power-law matrix (f64, CPU), failing if an error against the reference exceeds
+/// `1e-10` (the errors are relative to the largest entry; these operations on these
+/// well-conditioned matrices stay within a few hundred ulps).
+pub fn quick() -> std::result::Result<(), Box<dyn std::error::Error>> {
+    for gen in ["poisson3d:24", "powerlaw:20000:8"] {
+        for op in ["spmv", "spmm", "spgemm", "spsv"] {
+            let c = Common {
+                mtx: None,
+                gen: gen.into(),
+                dtype: DType::F64,
+                i64: false,
+                format: "csr".into(),
+                block: 4,
+                op: "n".into(),
+                nrhs: 4,
+                iters: 3,
+            };
+            let err = bench::<i32, f64>(op, &c)?;
+            if !(err <= 1e-10) {
+                return Err(format!("sparse {op} on {gen}: error {err:.2e} > 1e-10").into());
+            }
+        }
+    }
+    Ok(())
 }
 
 fn load<I: Index, T: Scalar>(c: &Common) -> Result<(String, Csr<I, T>)> {
@@ -146,7 +173,8 @@ fn widen<T: Scalar>(x: &[T]) -> Vec<Complex64> {
     x.iter().map(|v| v.to_c64()).collect()
 }
 
-fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<()> {
+/// Runs and prints one benchmark; returns its error against the reference.
+fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
     let dev = Device::cpu();
     let (name, a) = load::<I, T>(c)?;
     let (m, n, nnz) = (a.nrows(), a.ncols(), a.nnz());
@@ -350,5 +378,5 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<()> {
         bytes / secs / 1e9,
         err
     );
-    Ok(())
+    Ok(err)
 }

@@ -3,7 +3,7 @@
 //! Each library adds its section here as it lands; a section prints its own table and
 //! fails the suite if its check fails.
 
-use crate::{bandwidth, dnn, info, solver};
+use crate::{bandwidth, dnn, info, solver, sparse};
 
 #[derive(clap::Args)]
 pub struct SuiteArgs {
@@ -31,5 +31,7 @@ pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("\n== dnn (cpu)");
     dnn::quick()?;
+    println!("\n== sparse (cpu)");
+    sparse::quick()?;
     Ok(())
 }

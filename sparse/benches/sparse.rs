@@ -1,10 +1,24 @@
-//! Criterion benchmarks: CSR SpMV (f64, all threads) on a 3D Poisson matrix and a
-//! power-law matrix of ~9·10⁶ nonzeros against memcpy bandwidth and sprs, and SpGEMM
-//! `A·A` for a 2D Poisson matrix with 10⁶ rows against sprs — all in the same run.
+//! Criterion benchmarks: CSR SpMV (f64, all threads) on three matrices of about 9·10⁶
+//! nonzeros against memcpy bandwidth and sprs, and SpGEMM `A·A` for a 2D Poisson matrix
+//! with 10⁶ rows against sprs — all in the same run. SpGEMM rows: `rocm_fused` (the
+//! one-shot [`spgemm`], what sprs's `&a * &a` does), `rocm_full` (analysis + compute),
+//! `rocm_once` (analysis + `into_csr`: the staged path without copying the pattern),
+//! `rocm_numeric` (compute alone, allocating C), `rocm_values` (compute into an existing
+//! C's values).
+//!
+//! SpMV matrices: `poisson3d` (7-point stencil, 110³ rows: `x` gathers stream);
+//! `powerlaw` ([`gen::power_law`]: Pareto row lengths, *uniformly random* columns — no
+//! hub columns and no locality, so once `x` (9.6 MB) is out of cache nearly every gather
+//! is a cache miss: the adversarial case); `rmat` ([`gen::rmat`], the Graph 500
+//! Kronecker graph, scale 20: heavy-tailed row *and* column counts, as in real graphs).
 //!
 //! Throughput is reported in bytes: for SpMV the bytes one pass must move (values and
 //! column indices once, row pointers once, `x` once, `y` read and written: beta = 1, as
-//! sprs accumulates), for memcpy the bytes read plus written.
+//! sprs accumulates), for memcpy the bytes read plus written. A scattered gather
+//! actually moves a 64-byte line for its 8 bytes, which this count does not include.
+//! `memcpy_1t` is the same copy on one thread: sprs is single-threaded, so the ratio of
+//! the two memcpy figures bounds what any parallel SpMV can gain over sprs on the
+//! machine.
 //!
 //! `cargo bench -p rocm-sparse --bench sparse`; `SPARSE_BENCH_SMALL=1` shrinks the
 //! matrices for a quick check.
@@ -36,10 +50,10 @@ fn spmv_bytes(a: &Csr<i32, f64>) -> u64 {
 
 fn bench_spmv(c: &mut Criterion) {
     let dev = Device::cpu();
-    let (p, pl) = if small() {
-        (30, 30_000)
+    let (p, pl, scale) = if small() {
+        (30, 30_000, 15)
     } else {
-        (110, 1_200_000)
+        (110, 1_200_000, 20)
     };
     let mats: Vec<(&str, Csr<i32, f64>)> = vec![
         ("poisson3d", gen::poisson3d(p).expect("poisson3d")),
@@ -47,6 +61,7 @@ fn bench_spmv(c: &mut Criterion) {
             "powerlaw",
             gen::power_law(pl, 7.5, 2.1, 42).expect("power law"),
         ),
+        ("rmat", gen::rmat(scale, 9, 42).expect("rmat")),
     ];
     let mut g = c.benchmark_group("spmv_f64");
     g.sample_size(20);
@@ -74,6 +89,12 @@ fn bench_spmv(c: &mut Criterion) {
                 dst.par_chunks_mut(chunk)
                     .zip(src.par_chunks(chunk))
                     .for_each(|(d, s)| d.copy_from_slice(s));
+                black_box(&dst);
+            })
+        });
+        g.bench_function(BenchmarkId::new("memcpy_1t", name), |b| {
+            b.iter(|| {
+                dst.copy_from_slice(&src);
                 black_box(&dst);
             })
         });
@@ -121,12 +142,27 @@ fn bench_spgemm(c: &mut Criterion) {
             black_box(plan.compute(1.0, &a, &a, 0.0, None).expect("numeric"))
         })
     });
+    g.bench_function(BenchmarkId::new("rocm_once", "poisson2d"), |b| {
+        b.iter(|| {
+            let plan = Spgemm::analysis(&dev, &a, &a, None).expect("symbolic");
+            black_box(plan.into_csr(1.0, &a, &a, 0.0, None).expect("numeric"))
+        })
+    });
     g.bench_function(BenchmarkId::new("rocm_fused", "poisson2d"), |b| {
         b.iter(|| black_box(spgemm(&dev, 1.0, &a, &a, 0.0, None).expect("spgemm")))
     });
     let plan = Spgemm::analysis(&dev, &a, &a, None).expect("symbolic");
     g.bench_function(BenchmarkId::new("rocm_numeric", "poisson2d"), |b| {
         b.iter(|| black_box(plan.compute(1.0, &a, &a, 0.0, None).expect("numeric")))
+    });
+    // The numeric stage into an existing C's values (repeated products, no allocation).
+    let mut vals = vec![0.0f64; plan.nnz()];
+    g.bench_function(BenchmarkId::new("rocm_values", "poisson2d"), |b| {
+        b.iter(|| {
+            plan.compute_values(1.0, &a, &a, 0.0, None, &mut vals)
+                .expect("numeric");
+            black_box(&vals);
+        })
     });
     let s = to_sprs(&a);
     g.bench_function(BenchmarkId::new("sprs", "poisson2d"), |b| {

@@ -1,5 +1,5 @@
 //! Matrix generators for tests and benchmarks: Poisson stencils, banded, random uniform,
-//! power-law (graph-like) and block-structured matrices, all as sorted [`Csr`].
+//! power-law rows, R-MAT graphs and block-structured matrices, all as sorted [`Csr`].
 //!
 //! Random generators are deterministic in their `seed` (SplitMix64), so a benchmark
 //! matrix is the same on every run and machine.
@@ -161,9 +161,14 @@ pub fn random_uniform<I: Index, T: Scalar>(
     })
 }
 
-/// An `n × n` graph-like matrix: row lengths follow a power law `P(len > x) ~ x^-(a-1)`
-/// (exponent `a > 1`, smaller = heavier tail) scaled to an average of about `avg`, capped
-/// at `n`; columns are uniform. A few rows hold a large share of the nonzeros.
+/// An `n × n` matrix with power-law row lengths: `P(len > x) ~ x^-(a-1)` (exponent
+/// `a > 1`, smaller = heavier tail) scaled to an average of about `avg`, capped at `n`.
+/// A few rows hold a large share of the nonzeros.
+///
+/// Columns are uniformly random, so unlike a real graph (see [`rmat`]) no column is
+/// popular and there is no locality: for SpMV, once `x` outgrows the cache nearly every
+/// gather `x[col]` misses. That makes it the adversarial case for the gathers, on top of
+/// the load-balancing one.
 pub fn power_law<I: Index, T: Scalar>(
     n: usize,
     avg: f64,
@@ -189,6 +194,86 @@ pub fn power_law<I: Index, T: Scalar>(
         cols.sort_unstable();
         cols.dedup();
         out.extend(cols.iter().map(|&j| (j, rng.value())));
+    })
+}
+
+/// The R-MAT / Kronecker graph of Chakrabarti, Zhan & Faloutsos (SDM 2004) with the
+/// Graph 500 parameters: a `2^scale × 2^scale` adjacency matrix of about
+/// `edge_factor · 2^scale` edges (duplicates merged, so somewhat fewer nonzeros).
+///
+/// Each edge picks one quadrant of the matrix per level, with probabilities
+/// `(A, B, C, D) = (0.57, 0.19, 0.19, 0.05)`, recursively down to a single entry. Both
+/// the row lengths (out-degrees) and the column counts (in-degrees) follow heavy-tailed
+/// laws, as in real graphs, where a few "hub" vertices are linked from everywhere (this
+/// is what [`power_law`], with uniformly random columns, lacks). As in the Graph 500
+/// reference generator, vertex labels are then randomly permuted (the same permutation
+/// for rows and columns), which removes the index locality of the raw recursion: hubs
+/// are scattered over `x`, not packed at its start.
+pub fn rmat<I: Index, T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> Result<Csr<I, T>> {
+    rocm_core::ensure_arg!(scale < 40, "scale", "must be < 40, got {scale}");
+    let n = 1usize << scale;
+    let edges = n.checked_mul(edge_factor).ok_or_else(|| {
+        rocm_core::Error::invalid("edge_factor", "2^scale * edge_factor overflows")
+    })?;
+    check_fits::<I>("nrows", n)?;
+    let mut rng = Rng::new(seed);
+    // Graph 500: A = 0.57, B = 0.19, C = 0.19 (D = 0.05), as 2^-32 thresholds.
+    const T_A: u64 = (0.57 * (1u64 << 32) as f64) as u64;
+    const T_AB: u64 = (0.76 * (1u64 << 32) as f64) as u64;
+    const T_ABC: u64 = (0.95 * (1u64 << 32) as f64) as u64;
+    let mut perm: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        perm.swap(i, rng.below(i + 1));
+    }
+    let mut rows = Vec::with_capacity(edges);
+    let mut cols = Vec::with_capacity(edges);
+    for _ in 0..edges {
+        let (mut r, mut c) = (0usize, 0usize);
+        let mut bits = 0u64;
+        for level in 0..scale {
+            // Two 32-bit draws per 64-bit random number.
+            if level % 2 == 0 {
+                bits = rng.next_u64();
+            }
+            let u = bits & 0xFFFF_FFFF;
+            bits >>= 32;
+            let (dr, dc) = match u {
+                u if u < T_A => (0, 0),
+                u if u < T_AB => (0, 1),
+                u if u < T_ABC => (1, 0),
+                _ => (1, 1),
+            };
+            r = r << 1 | dr;
+            c = c << 1 | dc;
+        }
+        rows.push(perm[r]);
+        cols.push(perm[c]);
+    }
+    // Bucket the edges by row (counting sort), then sort and merge each row.
+    let mut start = vec![0usize; n + 1];
+    for &r in &rows {
+        start[r + 1] += 1;
+    }
+    for r in 0..n {
+        start[r + 1] += start[r];
+    }
+    let mut next = start.clone();
+    let mut bucket = vec![0usize; edges];
+    for (&r, &c) in rows.iter().zip(&cols) {
+        bucket[next[r]] = c;
+        next[r] += 1;
+    }
+    drop((rows, cols));
+    build(n, n, edges, |i, out| {
+        let row = &mut bucket[start[i]..start[i + 1]];
+        row.sort_unstable();
+        let mut last = usize::MAX;
+        for &j in row.iter() {
+            if j != last {
+                out.push((j, rng.value()));
+                last = j;
+            }
+        }
     })
 }
 
@@ -221,7 +306,7 @@ pub fn block_structured<I: Index, T: Scalar>(
 }
 
 /// A generator named on a command line: `poisson2d:N`, `poisson3d:N`, `banded:N:L:U`,
-/// `uniform:M:N:PER_ROW`, `powerlaw:N:AVG[:EXPONENT]`, `blocks:MB:BD:PER_ROW`.
+/// `uniform:M:N:PER_ROW`, `powerlaw:N:AVG[:EXPONENT]`, `rmat:SCALE:EDGE_FACTOR`, `blocks:MB:BD:PER_ROW`.
 pub fn from_spec<I: Index, T: Scalar>(spec: &str) -> Result<Csr<I, T>> {
     let parts: Vec<&str> = spec.split(':').collect();
     let num = |k: usize| -> Result<usize> {
@@ -240,10 +325,11 @@ pub fn from_spec<I: Index, T: Scalar>(spec: &str) -> Result<Csr<I, T>> {
         "banded" => banded(num(1)?, num(2)?, num(3)?, 1),
         "uniform" => random_uniform(num(1)?, num(2)?, num(3)?, 2),
         "powerlaw" => power_law(num(1)?, float(2, 8.0), float(3, 2.1), 3),
+        "rmat" => rmat(u32::try_from(num(1)?).unwrap_or(u32::MAX), num(2)?, 5),
         "blocks" => block_structured(num(1)?, num(2)?, num(3)?, 4),
         other => Err(rocm_core::Error::invalid(
             "gen",
-            format!("unknown generator `{other}`; use poisson2d:N, poisson3d:N, banded:N:L:U, uniform:M:N:K, powerlaw:N:AVG[:EXP], blocks:MB:BD:K"),
+            format!("unknown generator `{other}`; use poisson2d:N, poisson3d:N, banded:N:L:U, uniform:M:N:K, powerlaw:N:AVG[:EXP], rmat:SCALE:EDGES_PER_ROW, blocks:MB:BD:K"),
         )),
     }
 }
@@ -277,6 +363,31 @@ mod tests {
     }
 
     #[test]
+    fn rmat_has_hub_rows_and_hub_columns() {
+        let a = rmat::<i32, f64>(12, 8, 1).unwrap();
+        assert_eq!((a.nrows(), a.ncols()), (4096, 4096));
+        // Duplicate edges merged: fewer entries than edges, but most survive.
+        assert!(a.nnz() <= 8 * 4096 && a.nnz() > 5 * 4096, "nnz {}", a.nnz());
+        let avg = a.nnz() as f64 / 4096.0;
+        let max_row = (0..4096).map(|i| a.row_range(i).len()).max().unwrap();
+        let mut col_count = vec![0usize; 4096];
+        for &j in a.col_idx() {
+            col_count[j as usize] += 1;
+        }
+        let max_col = *col_count.iter().max().unwrap();
+        assert!(max_row as f64 > 20.0 * avg, "max row {max_row}, avg {avg}");
+        assert!(
+            max_col as f64 > 20.0 * avg,
+            "max column {max_col}, avg {avg}"
+        );
+        // The permutation scatters the hubs: the heaviest row is not row 0.
+        assert!(a.row_range(0).len() < max_row);
+        assert_eq!(a, rmat::<i32, f64>(12, 8, 1).unwrap());
+        assert_ne!(a, rmat::<i32, f64>(12, 8, 2).unwrap());
+        assert!(rmat::<i32, f64>(40, 1, 0).is_err());
+    }
+
+    #[test]
     fn generators_validate_and_parse() {
         assert_eq!(
             banded::<i32, f64>(10, 2, 1, 0).unwrap().nnz(),
@@ -286,6 +397,7 @@ mod tests {
         let b = block_structured::<i32, f64>(6, 3, 2, 0).unwrap();
         assert_eq!(b.nnz() % 3, 0);
         assert_eq!(from_spec::<i32, f64>("poisson2d:3").unwrap().nrows(), 9);
+        assert_eq!(from_spec::<i32, f64>("rmat:5:2").unwrap().nrows(), 32);
         assert!(from_spec::<i32, f64>("poisson9d:3").is_err());
         assert!(from_spec::<i32, f64>("banded:3:x:1").is_err());
         assert!(power_law::<i32, f64>(10, 2.0, 1.0, 0).is_err());

@@ -304,6 +304,7 @@ pub fn read<I: Index, T: Scalar>(reader: impl BufRead) -> Result<(MmHeader, MmMa
                         ),
                     ));
                 }
+                check_hermitian_diagonal(sym, i, j, z, ln)?;
                 rows.push(I::from_usize(i));
                 cols.push(I::from_usize(j));
                 vals.push(to_value::<T>(z, ln)?);
@@ -339,6 +340,7 @@ pub fn read<I: Index, T: Scalar>(reader: impl BufRead) -> Result<(MmHeader, MmMa
                     if t.next().is_some() {
                         return Err(bad(ln, "too many numbers in value line"));
                     }
+                    check_hermitian_diagonal(sym, i, j, z, ln)?;
                     d.set_at(i, j, to_value::<T>(z, ln)?);
                     if i != j && sym != MmSymmetry::General {
                         d.set_at(j, i, to_value::<T>(mirror(z), ln)?);
@@ -356,6 +358,28 @@ pub fn read<I: Index, T: Scalar>(reader: impl BufRead) -> Result<(MmHeader, MmMa
         ));
     }
     Ok((header, result))
+}
+
+/// A Hermitian matrix's diagonal is real (`a(i, i) = conj(a(i, i))`): an imaginary part
+/// there is a malformed file, not something to store silently.
+fn check_hermitian_diagonal(
+    sym: MmSymmetry,
+    i: usize,
+    j: usize,
+    z: Complex64,
+    line: usize,
+) -> Result<()> {
+    if sym == MmSymmetry::Hermitian && i == j && z.im != 0.0 {
+        return Err(bad(
+            line,
+            format!(
+                "diagonal entry ({}, {}) = {z} of a hermitian file is not real",
+                i + 1,
+                j + 1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Reads a file from disk.

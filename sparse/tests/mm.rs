@@ -262,6 +262,20 @@ fn malformed_files_name_the_line() {
         e.to_string().contains("line 3: missing imaginary part"),
         "{e}"
     );
+    // A Hermitian diagonal must be real, in both formats.
+    for (text, want) in [
+        (
+            "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 1 0\n2 2 3 -0.5\n",
+            "line 4: diagonal entry (2, 2) = 3-0.5i of a hermitian file is not real",
+        ),
+        (
+            "%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n2 1\n4 1\n",
+            "line 5: diagonal entry (2, 2) = 4+1i of a hermitian file is not real",
+        ),
+    ] {
+        let e = mm::read::<i32, Complex64>(text.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains(want), "{e} should contain {want:?}");
+    }
     // Complex data cannot go into a real type.
     let c = "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 2\n";
     assert!(mm::read::<i32, f32>(c.as_bytes())

@@ -576,6 +576,103 @@ fn power_law_row_is_split_across_pieces() {
     }
 }
 
+/// `y = A x` with `A` power-law (rows from 1 to ~10^4 nonzeros, a few cut between
+/// pieces) and `x` large enough (1.6 MB) for the prefetching kernel: exact on
+/// small-integer data, and bitwise the same for 1, 2 and 3 threads and on a repeat with
+/// random data (the partition does not depend on the thread count).
+#[test]
+fn large_spmv_is_exact_and_thread_count_independent() {
+    let dev = Device::cpu();
+    let n = 200_000;
+    let mut a = rocm_sparse::gen::power_law::<i32, f64>(n, 4.0, 2.1, 11).unwrap();
+    let longest = (0..n).map(|i| a.row_range(i).len()).max().unwrap();
+    assert!(longest > 5_000, "longest row {longest}");
+    let run = |a: &Csr<i32, f64>, x: &[f64], beta: f64, threads: usize| -> Vec<f64> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let xb = DeviceBuffer::from_slice(&dev, x).unwrap();
+            let y0: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+            // Both algorithms' results, one after the other.
+            let mut out = Vec::new();
+            for alg in [SpmvAlg::MergePath, SpmvAlg::RowSplit] {
+                let plan = Spmv::analysis(&dev, Op::N, a.into(), alg).unwrap();
+                let mut yb = DeviceBuffer::from_slice(&dev, &y0).unwrap();
+                plan.compute(2.0, a.into(), &xb.as_slice(), beta, &mut yb.as_slice_mut())
+                    .unwrap();
+                out.extend(yb.to_vec().unwrap());
+            }
+            out
+        })
+    };
+    // Small integers: every partial sum is an integer below 2^53, so exact.
+    for (k, v) in a.values_mut().iter_mut().enumerate() {
+        *v = (k % 7) as f64 - 3.0;
+    }
+    let x: Vec<f64> = (0..n).map(|i| (i % 5) as f64 - 2.0).collect();
+    let mut want: Vec<f64> = (0..n).map(|i| -((i % 3) as f64)).collect();
+    for (i, w) in want.iter_mut().enumerate() {
+        for k in a.row_range(i) {
+            *w += 2.0 * a.values()[k] * x[a.col_idx()[k] as usize];
+        }
+    }
+    let want2 = [want.clone(), want].concat();
+    assert_eq!(run(&a, &x, -1.0, 2), want2);
+    // Random data: rounding depends on the cuts, which must not depend on threads.
+    let mut rng = rocm_sparse::gen::Rng::new(5);
+    for v in a.values_mut() {
+        *v = rng.value();
+    }
+    let x: Vec<f64> = (0..n).map(|_| rng.value()).collect();
+    let one = run(&a, &x, 0.5, 1);
+    for threads in [2, 3, 1] {
+        let got = run(&a, &x, 0.5, threads);
+        assert!(
+            got.iter()
+                .zip(&one)
+                .all(|(g, o)| g.to_bits() == o.to_bits()),
+            "{threads} threads differ from 1"
+        );
+    }
+}
+
+/// A CSR of the analysed shape and nnz whose nonzeros sit in other rows must be refused
+/// by the merge-path plans (their cuts would sum it wrongly), not computed silently.
+#[test]
+fn spmv_spmm_refuse_moved_row_pointers() {
+    let dev = Device::cpu();
+    let n = 100_000;
+    let a = rocm_sparse::gen::power_law::<i32, f64>(n, 4.0, 2.1, 3).unwrap();
+    // Same nnz, row lengths reversed: row i gets row (n - 1 - i)'s length.
+    let (ptr, idx, vals) = a.clone().into_parts();
+    let mut moved = vec![0i32];
+    for i in 0..n {
+        let len = ptr[n - i] - ptr[n - 1 - i];
+        moved.push(moved[i] + len);
+    }
+    let sorted: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            let len = (moved[i + 1] - moved[i]) as usize;
+            (0..len as i32).collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(sorted.len(), idx.len());
+    let b = Csr::new(n, n, moved, sorted, vals).unwrap();
+    let plan = Spmv::analysis(&dev, Op::N, (&a).into(), SpmvAlg::MergePath).unwrap();
+    let x = DeviceBuffer::from_slice(&dev, &vec![1.0; n]).unwrap();
+    let mut y = DeviceBuffer::<f64>::zeros(&dev, n).unwrap();
+    let err = plan
+        .compute(1.0, (&b).into(), &x.as_slice(), 0.0, &mut y.as_slice_mut())
+        .unwrap_err();
+    assert!(err.to_string().contains("row pointers"), "{err}");
+    let mm = Spmm::analysis(&dev, Op::N, (&a).into()).unwrap();
+    let bd = DnMat::new(n, 1, n, Order::ColMajor, x.as_slice()).unwrap();
+    let mut cd = DnMatMut::new(n, 1, n, Order::ColMajor, y.as_slice_mut()).unwrap();
+    assert!(mm.compute(1.0, (&b).into(), &bd, 0.0, &mut cd).is_err());
+}
+
 #[test]
 fn zero_pivots_name_their_row() {
     let dev = Device::cpu();
@@ -728,6 +825,7 @@ fn gpu_devices_are_unsupported() {
         Spmv::analysis(&gpu, Op::N, (&a).into(), SpmvAlg::MergePath).err(),
         Spmm::analysis(&gpu, Op::N, (&a).into()).err(),
         Spgemm::analysis(&gpu, &a, &a, None).err(),
+        spgemm(&gpu, 1.0, &a, &a, 0.0, None).err(),
         Spgeam::analysis(&gpu, &a, &a).err(),
         Sddmm::analysis(&gpu, Op::N, Op::N).err(),
         Spsv::analysis(&gpu, Op::N, Fill::Lower, Diag::NonUnit, (&a).into()).err(),
@@ -756,5 +854,105 @@ fn spgemm_compute_rejects_a_changed_pattern() {
     let plan = Spgemm::analysis(&dev, &a, &diag, None).unwrap();
     let c = plan.compute(1.0, &a, &diag, 0.0, None).unwrap();
     assert_eq!(c.values(), &[2.0, 3.0]);
-    assert!(plan.compute(1.0, &a, &anti, 0.0, None).is_err());
+    // On one thread, so the failed call and the next share the thread's accumulator:
+    // the failure must leave it clean.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    // Row 0 of A * wide has a product inside the pattern (column 0) and one outside.
+    let wide = Csr::<i32, f64>::new(2, 2, vec![0, 2, 2], vec![0, 1], vec![5.0, 7.0]).unwrap();
+    pool.install(|| {
+        assert!(plan.compute(1.0, &a, &anti, 0.0, None).is_err());
+        assert!(plan.compute(1.0, &a, &wide, 0.0, None).is_err());
+        let mut v = vec![f64::NAN; 2];
+        plan.compute_values(-1.0, &a, &diag, 0.0, None, &mut v)
+            .unwrap();
+        assert_eq!(v, [-2.0, -3.0]);
+        assert!(plan
+            .compute_values(1.0, &a, &diag, 0.0, None, &mut [0.0; 3])
+            .is_err());
+    });
+}
+
+/// SpGEMM large enough for many pieces, on a power-law `A` (rows from 1 to thousands of
+/// products) with `D`: staged, fused and values-only paths equal a direct Gustavson
+/// product exactly (small-integer data: every sum is exact), and bitwise the same on
+/// 1 and 3 threads with random data.
+#[test]
+fn large_spgemm_is_exact_and_thread_count_independent() {
+    let dev = Device::cpu();
+    let n = 6_000;
+    let mut a = rocm_sparse::gen::power_law::<i32, f64>(n, 3.0, 2.1, 21).unwrap();
+    let mut b = rocm_sparse::gen::random_uniform::<i32, f64>(n, n, 4, 22).unwrap();
+    let mut d = rocm_sparse::gen::banded::<i32, f64>(n, 1, 1, 23).unwrap();
+    let ints = |v: &mut [f64], s: usize| {
+        for (k, x) in v.iter_mut().enumerate() {
+            *x = ((k * s) % 9) as f64 - 4.0;
+        }
+    };
+    ints(a.values_mut(), 7);
+    ints(b.values_mut(), 5);
+    ints(d.values_mut(), 3);
+    // Reference: row by row through a BTreeMap, alpha = 2, beta = -1.
+    let mut want_ptr = vec![0usize];
+    let mut want = vec![];
+    for i in 0..n {
+        let mut row = std::collections::BTreeMap::new();
+        for ka in a.row_range(i) {
+            let r = a.col_idx()[ka] as usize;
+            for kb in b.row_range(r) {
+                *row.entry(b.col_idx()[kb]).or_insert(0.0) += 2.0 * a.values()[ka] * b.values()[kb];
+            }
+        }
+        for kd in d.row_range(i) {
+            *row.entry(d.col_idx()[kd]).or_insert(0.0) -= d.values()[kd];
+        }
+        want.extend(row);
+        want_ptr.push(want.len());
+    }
+    let run = |a: &Csr<i32, f64>, b: &Csr<i32, f64>, d: &Csr<i32, f64>, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let plan = Spgemm::analysis(&dev, a, b, Some(d)).unwrap();
+            let staged = plan.compute(2.0, a, b, -1.0, Some(d)).unwrap();
+            let fused = spgemm(&dev, 2.0, a, b, -1.0, Some(d)).unwrap();
+            assert_eq!(staged, fused);
+            let mut v = vec![0.0; plan.nnz()];
+            plan.compute_values(2.0, a, b, -1.0, Some(d), &mut v)
+                .unwrap();
+            assert_eq!(v, staged.values());
+            assert_eq!(plan.into_csr(2.0, a, b, -1.0, Some(d)).unwrap(), staged);
+            staged
+        })
+    };
+    let c = run(&a, &b, &d, 3);
+    let ptr: Vec<usize> = c.row_ptr().iter().map(|&p| p as usize).collect();
+    assert_eq!(ptr, want_ptr);
+    let got: Vec<(i32, f64)> = c
+        .col_idx()
+        .iter()
+        .copied()
+        .zip(c.values().iter().copied())
+        .collect();
+    assert_eq!(got, want);
+    let mut rng = rocm_sparse::gen::Rng::new(9);
+    for v in a
+        .values_mut()
+        .iter_mut()
+        .chain(b.values_mut())
+        .chain(d.values_mut())
+    {
+        *v = rng.value();
+    }
+    let one = run(&a, &b, &d, 1);
+    let three = run(&a, &b, &d, 3);
+    assert!(one
+        .values()
+        .iter()
+        .zip(three.values())
+        .all(|(x, y)| x.to_bits() == y.to_bits()));
 }

@@ -74,6 +74,41 @@ pub(crate) fn nnz_split_rows(weights_prefix: &[usize], parts: usize) -> Vec<usiz
     b
 }
 
+/// Merge-path items (rows + nonzeros) per piece of a row-kernel partition.
+///
+/// Fixed, not derived from the thread count, so that a plan cuts long rows at the same
+/// places on every machine: the partial sums, and so the rounding, do not depend on how
+/// many threads run it (results are bitwise reproducible across thread counts). 2^16
+/// items (about 0.8 MB of f64 values and i32 indices) make rayon's per-task cost (about
+/// a microsecond) negligible while still giving each of 16 threads ten pieces of a
+/// 10^7-nonzero matrix to balance with.
+pub(crate) const PIECE_WORK: usize = 1 << 16;
+
+/// Pieces of at most about [`PIECE_WORK`] items covering `work` items (at least one).
+pub(crate) fn fixed_pieces(work: usize) -> usize {
+    work.div_ceil(PIECE_WORK).max(1)
+}
+
+/// Whether every coordinate is a point of `ptr`'s merge path: `ptr[r] <= k <= ptr[r+1]`
+/// (or `(m, nnz)` at the end), first `(0, 0)`, non-decreasing in both. This is exactly
+/// what a merge-path kernel needs to cover every nonzero once; checking it costs
+/// O(pieces), so a plan can verify it against the matrix it is given on every call.
+pub(crate) fn coords_fit<I: Index>(ptr: &[I], coords: &[Coord]) -> bool {
+    let Some(m) = ptr.len().checked_sub(1) else {
+        return coords.iter().all(|&c| c == (0, 0));
+    };
+    let nnz = ptr[m].to_usize();
+    let on_path = |&(r, k): &Coord| {
+        r <= m && ptr[r].to_usize() <= k && k <= ptr.get(r + 1).map_or(nnz, |p| p.to_usize())
+    };
+    coords.first() == Some(&(0, 0))
+        && coords.last() == Some(&(m, nnz))
+        && coords.iter().all(on_path)
+        && coords
+            .windows(2)
+            .all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1)
+}
+
 /// Total merge-path work (rows + nonzeros) of a pointer array.
 pub(crate) fn path_len<I: Index>(ptr: &[I]) -> usize {
     ptr.len() + ptr.last().map_or(0, |p| p.to_usize())
@@ -104,6 +139,19 @@ pub(crate) fn split_rows<'a, T>(mut y: &'a mut [T], bounds: &[usize]) -> Vec<&'a
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coords_fit_only_their_own_path() {
+        let ptr: Vec<i32> = vec![0, 0, 5, 5, 6, 106, 108];
+        let c = merge_path(&ptr, 7);
+        assert!(coords_fit(&ptr, &c));
+        // Same nnz and rows, nonzeros moved between rows: some cut no longer lies in
+        // the row it names.
+        let moved: Vec<i32> = vec![0, 50, 55, 55, 56, 106, 108];
+        assert!(!coords_fit(&moved, &c));
+        assert!(coords_fit::<i32>(&[0], &merge_path::<i32>(&[0], 3)));
+        assert!(!coords_fit(&ptr, &[(0, 0), (6, 107)]));
+    }
 
     #[test]
     fn merge_path_covers_everything_once() {

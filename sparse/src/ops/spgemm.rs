@@ -4,13 +4,19 @@
 //! pattern, the compute (numeric) stage its values, and may be repeated for new values.
 //!
 //! SpGEMM is Gustavson's row-by-row product. Rows are split among threads by their
-//! product count (rows of very different work stay balanced). Each thread merges a row's
-//! products through a [`ColumnScratch`]: two `u32` arrays indexed by column, allocated
-//! once per thread and reused across rows, pieces and calls, with a generation stamp per
-//! row so nothing is cleared between rows. Only the columns a row touches cost memory
-//! traffic, and no per-call O(columns) allocation or zeroing happens (that used to
-//! dominate: fresh multi-megabyte arrays per piece meant page faults on every call).
-//! The pieces' outputs are then copied into `C` in parallel.
+//! product count (rows of very different work stay balanced). Each thread keeps, across
+//! rows, pieces and calls, two arrays indexed by column (sized once, never cleared
+//! between rows): a `u32` generation stamp marking the columns seen in the current row
+//! ([`Stamps`]), and a dense accumulator of values, all zero between rows ([`with_acc`]).
+//! A row's products are added into the accumulator (`acc[j] += a·b`: no search, no
+//! branch), its distinct columns collected through the stamps and sorted, and the values
+//! gathered from the accumulator in column order, resetting it.
+//!
+//! Output is written in place: a first pass counts each row's entries (one stamp test
+//! per product), the row pointer follows, and a second pass writes every row straight
+//! into `C`'s final arrays. Collecting rows into per-piece buffers and concatenating
+//! them would write the output twice, and first writes into fresh memory are page faults
+//! (tens of thousands for a 10^7-entry product) — they cost as much as the products.
 
 use super::check_device;
 use super::partition::{nnz_split_rows, piece_count, split_rows};
@@ -18,6 +24,7 @@ use crate::format::{compressed::Compressed, Csr};
 use crate::scalar::{check_fits, Index, Scalar};
 use rayon::prelude::*;
 use rocm_core::{Device, Result};
+use std::any::Any;
 use std::cell::RefCell;
 
 const OP: &str = "sparse spgemm";
@@ -30,20 +37,19 @@ fn shape_sig<I: Index, T: Scalar>(a: &Csr<I, T>) -> (usize, usize, usize) {
     (a.nrows(), a.ncols(), a.nnz())
 }
 
-/// Per-thread column scratch: `cols[j] = (stamp, slot)`; `stamp == gen` marks column `j`
-/// as seen in the current row, and `slot` is then its position in the row's output (one
-/// pair per column, so a lookup touches one cache line).
+/// Per-thread column stamps: `stamp[j] == gen` marks column `j` as seen in the current
+/// row, so starting a row clears nothing.
 #[derive(Default)]
-struct ColumnScratch {
-    cols: Vec<(u32, u32)>,
+struct Stamps {
+    stamp: Vec<u32>,
     gen: u32,
 }
 
-impl ColumnScratch {
+impl Stamps {
     /// Makes room for `n` columns (kept for later calls).
     fn fit(&mut self, n: usize) {
-        if self.cols.len() < n {
-            self.cols.resize(n, (0, 0));
+        if self.stamp.len() < n {
+            self.stamp.resize(n, 0);
         }
     }
 
@@ -52,65 +58,73 @@ impl ColumnScratch {
         self.gen = self.gen.wrapping_add(1);
         if self.gen == 0 {
             // Wrapped after 2^32 rows: clear once so old stamps cannot match.
-            self.cols.fill((0, 0));
+            self.stamp.fill(0);
             self.gen = 1;
         }
     }
 
-    /// Position of column `j` in the current row, inserting it at `len` when unseen.
-    #[inline]
-    fn position(&mut self, j: usize, len: usize) -> (usize, bool) {
-        let c = &mut self.cols[j];
-        if c.0 == self.gen {
-            (c.1 as usize, false)
-        } else {
-            *c = (self.gen, len as u32);
-            (len, true)
-        }
+    /// Marks column `j` as seen in the current row; whether it was new.
+    #[inline(always)]
+    fn mark(&mut self, j: usize) -> bool {
+        let s = &mut self.stamp[j];
+        let new = *s != self.gen;
+        *s = self.gen;
+        new
     }
 
-    /// Records column `j` at position `at` of the current row (a known pattern).
-    #[inline]
-    fn set(&mut self, j: usize, at: usize) {
-        self.cols[j] = (self.gen, at as u32);
-    }
-
-    /// Position of column `j` if it was inserted in the current row.
-    #[inline]
-    fn find(&self, j: usize) -> Option<usize> {
-        let c = self.cols[j];
-        (c.0 == self.gen).then_some(c.1 as usize)
+    /// Whether column `j` was marked in the current row.
+    #[inline(always)]
+    fn seen(&self, j: usize) -> bool {
+        self.stamp[j] == self.gen
     }
 }
 
 thread_local! {
-    static SCRATCH: RefCell<ColumnScratch> = RefCell::new(ColumnScratch::default());
+    static STAMPS: RefCell<Stamps> = RefCell::new(Stamps::default());
+    /// The thread's dense accumulator: a `Vec<T>` for the value type last used.
+    static ACC: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with this thread's scratch sized for `n` columns.
-fn with_scratch<R>(n: usize, f: impl FnOnce(&mut ColumnScratch) -> R) -> R {
-    SCRATCH.with_borrow_mut(|s| {
+/// Runs `f` with this thread's stamps sized for `n` columns.
+fn with_stamps<R>(n: usize, f: impl FnOnce(&mut Stamps) -> R) -> R {
+    STAMPS.with_borrow_mut(|s| {
         s.fit(n);
         f(s)
     })
 }
 
-/// Row boundaries splitting the rows of `A` (and `D`) by product count, for balance,
-/// and the prefix sums of the per-row work (products + entries of `D` + 1), an upper
-/// bound on the entries of `C` in any range of rows.
+/// Runs `f` with this thread's accumulator for `T`: `n` values, all zero, which `f`
+/// must leave all zero (every row resets the columns it touched).
+fn with_acc<T: Scalar, R>(n: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+    ACC.with_borrow_mut(|slot| {
+        let mut acc: Box<Vec<T>> = match slot.take().map(|b| b.downcast::<Vec<T>>()) {
+            Some(Ok(v)) => v,
+            _ => Box::default(),
+        };
+        if acc.len() < n {
+            acc.resize(n, T::zero());
+        }
+        let r = f(&mut acc[..n]);
+        *slot = Some(acc);
+        r
+    })
+}
+
+/// Row boundaries splitting the rows of `A` (and `D`) by product count, for balance:
+/// each row weighs its products + entries of `D` + 1.
 fn product_split<I: Index, T: Scalar>(
     a: &Csr<I, T>,
     b: &Csr<I, T>,
     d: Option<&Csr<I, T>>,
-) -> (Vec<usize>, Vec<usize>) {
+) -> Vec<usize> {
     let m = a.nrows();
     let work: Vec<usize> = (0..m)
         .into_par_iter()
         .with_min_len(4096)
         .map(|i| {
-            let products: usize = a
-                .row_range(i)
-                .map(|k| b.row_range(a.col_idx()[k].to_usize()).len())
+            let products: usize = a.col_idx()[a.row_range(i)]
+                .iter()
+                .map(|r| b.row_range(r.to_usize()).len())
                 .sum();
             products + d.map_or(0, |d| d.row_range(i).len()) + 1
         })
@@ -122,20 +136,115 @@ fn product_split<I: Index, T: Scalar>(
         acc += w;
         prefix.push(acc);
     }
-    (nnz_split_rows(&prefix, piece_count(acc)), prefix)
+    nnz_split_rows(&prefix, piece_count(acc))
 }
 
-/// The row pointer of `C` from the per-piece row lengths, checked against `I`.
-fn row_pointer<I: Index>(counts: &[&[usize]], m: usize) -> Result<Vec<I>> {
-    let mut ptr = Vec::with_capacity(m + 1);
-    ptr.push(I::from_usize(0));
-    let mut total = 0usize;
-    for c in counts.iter().flat_map(|c| c.iter()) {
-        total += c;
-        check_fits::<I>("nnz of C", total)?;
-        ptr.push(I::from_usize(total));
+/// Row `r` of `m` as equal-length (columns, values) slices.
+#[inline(always)]
+fn row_of<I: Index, T: Scalar>(m: &Csr<I, T>, r: usize) -> (&[I], &[T]) {
+    let range = m.row_range(r);
+    let cols = &m.col_idx()[range.clone()];
+    (cols, &m.values()[range][..cols.len()])
+}
+
+/// Calls `f(j, v)` for every product of row `i` of `alpha * A * B` (column, value), then
+/// for every entry of row `i` of `beta * D`.
+#[inline(always)]
+fn for_each_product<I: Index, T: Scalar>(
+    a: &Csr<I, T>,
+    b: &Csr<I, T>,
+    d: Option<&Csr<I, T>>,
+    i: usize,
+    (alpha, beta): (T, T),
+    mut f: impl FnMut(usize, T),
+) {
+    let (ac, av) = row_of(a, i);
+    for (r, &x) in ac.iter().zip(av) {
+        let x = alpha * x;
+        let (bc, bv) = row_of(b, r.to_usize());
+        // Indexed over equal-length slices: no bounds checks, and cheaper than a zip.
+        for k in 0..bc.len() {
+            f(bc[k].to_usize(), x * bv[k]);
+        }
+    }
+    if let Some(d) = d {
+        let (dc, dv) = row_of(d, i);
+        for k in 0..dc.len() {
+            f(dc[k].to_usize(), beta * dv[k]);
+        }
+    }
+}
+
+/// Calls `f(j)` for the column of every product of row `i` of `A * B`, then of every
+/// entry of row `i` of `D` (the structure only).
+#[inline(always)]
+fn for_each_column<I: Index, T: Scalar>(
+    a: &Csr<I, T>,
+    b: &Csr<I, T>,
+    d: Option<&Csr<I, T>>,
+    i: usize,
+    mut f: impl FnMut(usize),
+) {
+    for r in &a.col_idx()[a.row_range(i)] {
+        for j in &b.col_idx()[b.row_range(r.to_usize())] {
+            f(j.to_usize());
+        }
+    }
+    if let Some(d) = d {
+        for j in &d.col_idx()[d.row_range(i)] {
+            f(j.to_usize());
+        }
+    }
+}
+
+/// Symbolic first pass: the row pointer of `C` (each row's distinct columns counted
+/// with the stamps), checked against `I`.
+fn count_rows<I: Index, T: Scalar>(
+    a: &Csr<I, T>,
+    b: &Csr<I, T>,
+    d: Option<&Csr<I, T>>,
+    bounds: &[usize],
+) -> Result<Vec<I>> {
+    let m = a.nrows();
+    // ptr[i + 1] first holds row i's count (at most B's column count, which fits I),
+    // then the prefix sums, each checked against I.
+    let mut ptr = vec![I::from_usize(0); m + 1];
+    split_rows(&mut ptr[1..], bounds)
+        .into_par_iter()
+        .zip(bounds.par_windows(2))
+        .for_each(|(cc, w)| {
+            with_stamps(b.ncols(), |st| {
+                for (c, i) in cc.iter_mut().zip(w[0]..w[1]) {
+                    st.next_row();
+                    let mut k = 0;
+                    for_each_column(a, b, d, i, |j| k += st.mark(j) as usize);
+                    *c = I::from_usize(k);
+                }
+            })
+        });
+    let mut acc = 0usize;
+    for p in &mut ptr[1..] {
+        acc += p.to_usize();
+        check_fits::<I>("nnz of C", acc)?;
+        *p = I::from_usize(acc);
     }
     Ok(ptr)
+}
+
+/// Where each piece's entries start in `C`'s arrays.
+fn entry_bounds<I: Index>(ptr: &[I], bounds: &[usize]) -> Vec<usize> {
+    bounds.iter().map(|&r| ptr[r].to_usize()).collect()
+}
+
+/// Moves the accumulated values of the row's columns `cols` into `vals`, in order,
+/// leaving the accumulator zero.
+#[inline(always)]
+fn gather<I: Index, T: Scalar>(acc: &mut [T], cols: &[I], vals: &mut [T]) {
+    for (v, j) in vals.iter_mut().zip(cols) {
+        let a = &mut acc[j.to_usize()];
+        *v = *a;
+        *a = T::zero();
+    }
 }
 
 /// Concatenates the pieces' arrays into one, copying the pieces in parallel.
@@ -202,10 +311,12 @@ fn check_shapes<I: Index, T: Scalar>(
 }
 
 impl<I: Index> Spgemm<I> {
-    /// Workspace bytes per thread: a stamp and a position (`u32` each) per column of
+    /// Workspace bytes per thread: a `u32` stamp and an accumulator value per column of
     /// `B`, kept by the thread across calls.
     pub fn buffer_size<T: Scalar>(_a: &Csr<I, T>, b: &Csr<I, T>) -> usize {
-        rayon::current_num_threads() * b.ncols() * 2 * std::mem::size_of::<u32>()
+        rayon::current_num_threads()
+            * b.ncols()
+            * (std::mem::size_of::<u32>() + std::mem::size_of::<T>())
     }
 
     /// Symbolic stage: the sorted pattern of `A * B` united with `D`'s (when given).
@@ -217,47 +328,29 @@ impl<I: Index> Spgemm<I> {
     ) -> Result<Self> {
         check_device(device, OP)?;
         check_shapes(a, b, d)?;
-        let (m, n) = (a.nrows(), b.ncols());
-        let (bounds, work) = product_split(a, b, d);
-        let pieces: Vec<(Vec<usize>, Vec<I>)> = bounds
-            .par_windows(2)
-            .map(|w| {
-                with_scratch(n, |sc| {
-                    let mut counts = Vec::with_capacity(w[1] - w[0]);
-                    // Reserved for the worst case: no regrowth copies (pages never
-                    // written are never touched).
-                    let mut cols: Vec<I> = Vec::with_capacity(work[w[1]] - work[w[0]]);
+        let bounds = product_split(a, b, d);
+        let ptr = count_rows(a, b, d, &bounds)?;
+        let mut idx = vec![I::from_usize(0); ptr[a.nrows()].to_usize()];
+        split_rows(&mut idx, &entry_bounds(&ptr, &bounds))
+            .into_par_iter()
+            .zip(bounds.par_windows(2))
+            .for_each(|(out, w)| {
+                with_stamps(b.ncols(), |st| {
+                    let mut at = 0;
                     for i in w[0]..w[1] {
-                        sc.next_row();
-                        let start = cols.len();
-                        let mut mark = |j: I, cols: &mut Vec<I>| {
-                            let len = cols.len() - start;
-                            if sc.position(j.to_usize(), len).1 {
-                                cols.push(j);
+                        st.next_row();
+                        let start = at;
+                        // The counting pass sized this row for exactly these columns.
+                        for_each_column(a, b, d, i, |j| {
+                            if st.mark(j) {
+                                out[at] = I::from_usize(j);
+                                at += 1;
                             }
-                        };
-                        for ka in a.row_range(i) {
-                            let r = a.col_idx()[ka].to_usize();
-                            for kb in b.row_range(r) {
-                                mark(b.col_idx()[kb], &mut cols);
-                            }
-                        }
-                        if let Some(d) = d {
-                            for kd in d.row_range(i) {
-                                mark(d.col_idx()[kd], &mut cols);
-                            }
-                        }
-                        cols[start..].sort_unstable();
-                        counts.push(cols.len() - start);
+                        });
+                        out[start..at].sort_unstable();
                     }
-                    (counts, cols)
                 })
-            })
-            .collect();
-        let counts: Vec<&[usize]> = pieces.iter().map(|p| p.0.as_slice()).collect();
-        let ptr = row_pointer::<I>(&counts, m)?;
-        let parts: Vec<&[I]> = pieces.iter().map(|p| p.1.as_slice()).collect();
-        let idx = concat(&parts);
+            });
         Ok(Spgemm {
             sigs: [shape_sig(a), shape_sig(b), d.map_or((0, 0, 0), shape_sig)],
             bounds,
@@ -271,6 +364,16 @@ impl<I: Index> Spgemm<I> {
         self.idx.len()
     }
 
+    /// Row pointer of the analysed pattern of `C`.
+    pub fn row_ptr(&self) -> &[I] {
+        &self.ptr
+    }
+
+    /// Column indices of the analysed pattern of `C` (sorted within each row).
+    pub fn col_idx(&self) -> &[I] {
+        &self.idx
+    }
+
     /// Numeric stage: `C = alpha * A * B + beta * D` on the analysed pattern. A product
     /// falling outside the pattern (inputs changed since the analysis) is an error.
     pub fn compute<T: Scalar>(
@@ -281,6 +384,53 @@ impl<I: Index> Spgemm<I> {
         beta: T,
         d: Option<&Csr<I, T>>,
     ) -> Result<Csr<I, T>> {
+        let mut vals = vec![T::zero(); self.idx.len()];
+        self.compute_values(alpha, a, b, beta, d, &mut vals)?;
+        Ok(Csr::from_inner(Compressed {
+            nmajor: a.nrows(),
+            nminor: b.ncols(),
+            ptr: par_clone(&self.ptr),
+            idx: par_clone(&self.idx),
+            vals,
+        }))
+    }
+
+    /// Numeric stage for a plan used once: like [`Self::compute`], but the plan's
+    /// pattern moves into `C` instead of being copied (a copy of a 10^7-entry pattern
+    /// costs about as much as the numeric stage itself).
+    pub fn into_csr<T: Scalar>(
+        self,
+        alpha: T,
+        a: &Csr<I, T>,
+        b: &Csr<I, T>,
+        beta: T,
+        d: Option<&Csr<I, T>>,
+    ) -> Result<Csr<I, T>> {
+        let mut vals = vec![T::zero(); self.idx.len()];
+        self.compute_values(alpha, a, b, beta, d, &mut vals)?;
+        Ok(Csr::from_inner(Compressed {
+            nmajor: a.nrows(),
+            nminor: b.ncols(),
+            ptr: self.ptr,
+            idx: self.idx,
+            vals,
+        }))
+    }
+
+    /// Numeric stage into a caller's array: `values` receives `C`'s values in the order
+    /// of the analysed pattern ([`Self::row_ptr`], [`Self::col_idx`]) — e.g. the
+    /// `values_mut()` of a `C` from an earlier [`Self::compute`]. Repeated products with
+    /// new values then allocate nothing (rocSPARSE's numeric stage writes into `C` too).
+    /// A product outside the pattern is an error, and `values` is then unspecified.
+    pub fn compute_values<T: Scalar>(
+        &self,
+        alpha: T,
+        a: &Csr<I, T>,
+        b: &Csr<I, T>,
+        beta: T,
+        d: Option<&Csr<I, T>>,
+        values: &mut [T],
+    ) -> Result<()> {
         let sigs = [shape_sig(a), shape_sig(b), d.map_or((0, 0, 0), shape_sig)];
         rocm_core::ensure_arg!(
             sigs == self.sigs,
@@ -288,58 +438,49 @@ impl<I: Index> Spgemm<I> {
             "shapes/nnz {sigs:?} differ from the analysed {:?}",
             self.sigs
         );
-        let n = b.ncols();
-        let mut vals = vec![T::zero(); self.idx.len()];
-        let vbounds: Vec<usize> = self
-            .bounds
-            .iter()
-            .map(|&r| self.ptr[r].to_usize())
-            .collect();
-        split_rows(&mut vals, &vbounds)
+        super::check_len("values", values.len(), self.idx.len())?;
+        let (ptr, n) = (&self.ptr, b.ncols());
+        split_rows(values, &entry_bounds(ptr, &self.bounds))
             .into_par_iter()
             .zip(self.bounds.par_windows(2))
             .try_for_each(|(vc, w)| {
-                with_scratch(n, |sc| {
-                    let base = self.ptr[w[0]].to_usize();
-                    for i in w[0]..w[1] {
-                        sc.next_row();
-                        let (s, e) = (self.ptr[i].to_usize(), self.ptr[i + 1].to_usize());
-                        for p in s..e {
-                            sc.set(self.idx[p].to_usize(), p - base);
-                        }
-                        for ka in a.row_range(i) {
-                            let av = alpha * a.values()[ka];
-                            let r = a.col_idx()[ka].to_usize();
-                            for kb in b.row_range(r) {
-                                let at = sc.find(b.col_idx()[kb].to_usize()).ok_or_else(changed)?;
-                                vc[at] += av * b.values()[kb];
+                with_stamps(n, |st| {
+                    with_acc(n, |acc: &mut [T]| {
+                        let base = ptr[w[0]].to_usize();
+                        for i in w[0]..w[1] {
+                            let (s, e) = (ptr[i].to_usize(), ptr[i + 1].to_usize());
+                            let cols = &self.idx[s..e];
+                            st.next_row();
+                            for j in cols {
+                                st.mark(j.to_usize());
+                            }
+                            // Only the row's own columns are accumulated into, so the
+                            // gather below leaves the accumulator zero even on error.
+                            let mut outside = false;
+                            for_each_product(a, b, d, i, (alpha, beta), |j, v| {
+                                if st.seen(j) {
+                                    acc[j] += v;
+                                } else {
+                                    outside = true;
+                                }
+                            });
+                            gather(acc, cols, &mut vc[s - base..e - base]);
+                            if outside {
+                                return Err(changed());
                             }
                         }
-                        if let Some(d) = d {
-                            for kd in d.row_range(i) {
-                                let at = sc.find(d.col_idx()[kd].to_usize()).ok_or_else(changed)?;
-                                vc[at] += beta * d.values()[kd];
-                            }
-                        }
-                    }
-                    Ok(())
+                        Ok(())
+                    })
                 })
-            })?;
-        Ok(Csr::from_inner(Compressed {
-            nmajor: a.nrows(),
-            nminor: n,
-            ptr: par_clone(&self.ptr),
-            idx: par_clone(&self.idx),
-            vals,
-        }))
+            })
     }
 }
 
-/// One-shot `C = alpha * A * B + beta * D` (symbolic and numeric fused in one pass per
-/// row, for a product computed once): each row's products are merged through the
-/// thread's [`ColumnScratch`] into a row buffer of (column, value), which is then sorted
-/// by column. Same arithmetic, in the same order, as [`Spgemm::analysis`] followed by
-/// [`Spgemm::compute`] (each entry starts at zero and adds its products in order).
+/// One-shot `C = alpha * A * B + beta * D` (for a product computed once): the counting
+/// pass, then each row's pattern and values written straight into `C` in one sweep over
+/// its products, without keeping a plan. Same arithmetic, in the same order, as
+/// [`Spgemm::analysis`] followed by [`Spgemm::compute`] (each entry starts at zero and
+/// adds its products in order).
 pub fn spgemm<I: Index, T: Scalar>(
     device: &Device,
     alpha: T,
@@ -351,55 +492,37 @@ pub fn spgemm<I: Index, T: Scalar>(
     check_device(device, OP)?;
     check_shapes(a, b, d)?;
     let (m, n) = (a.nrows(), b.ncols());
-    let (bounds, work) = product_split(a, b, d);
-    type Piece<I, T> = (Vec<usize>, Vec<I>, Vec<T>);
-    let pieces: Vec<Piece<I, T>> = bounds
-        .par_windows(2)
-        .map(|w| {
-            with_scratch(n, |sc| {
-                let mut counts = Vec::with_capacity(w[1] - w[0]);
-                // Reserved for the worst case, as in the analysis.
-                let most = work[w[1]] - work[w[0]];
-                let (mut cols, mut vals): (Vec<I>, Vec<T>) =
-                    (Vec::with_capacity(most), Vec::with_capacity(most));
-                let mut row: Vec<(usize, T)> = Vec::new();
-                for i in w[0]..w[1] {
-                    sc.next_row();
-                    row.clear();
-                    let mut add = |j: usize, v: T, row: &mut Vec<(usize, T)>| {
-                        let (at, new) = sc.position(j, row.len());
-                        if new {
-                            row.push((j, T::zero()));
-                        }
-                        row[at].1 += v;
-                    };
-                    for ka in a.row_range(i) {
-                        let av = alpha * a.values()[ka];
-                        let r = a.col_idx()[ka].to_usize();
-                        for kb in b.row_range(r) {
-                            add(b.col_idx()[kb].to_usize(), av * b.values()[kb], &mut row);
-                        }
+    let bounds = product_split(a, b, d);
+    let ptr = count_rows(a, b, d, &bounds)?;
+    let nnz = ptr[m].to_usize();
+    let (mut idx, mut vals) = (vec![I::from_usize(0); nnz], vec![T::zero(); nnz]);
+    let eb = entry_bounds(&ptr, &bounds);
+    split_rows(&mut idx, &eb)
+        .into_par_iter()
+        .zip(split_rows(&mut vals, &eb))
+        .zip(bounds.par_windows(2))
+        .for_each(|((ic, vc), w)| {
+            with_stamps(n, |st| {
+                with_acc(n, |acc: &mut [T]| {
+                    let mut at = 0;
+                    for i in w[0]..w[1] {
+                        st.next_row();
+                        let start = at;
+                        // The counting pass sized this row for exactly these columns.
+                        for_each_product(a, b, d, i, (alpha, beta), |j, v| {
+                            if st.mark(j) {
+                                ic[at] = I::from_usize(j);
+                                at += 1;
+                            }
+                            acc[j] += v;
+                        });
+                        let cols = &mut ic[start..at];
+                        cols.sort_unstable();
+                        gather(acc, cols, &mut vc[start..at]);
                     }
-                    if let Some(d) = d {
-                        for kd in d.row_range(i) {
-                            add(d.col_idx()[kd].to_usize(), beta * d.values()[kd], &mut row);
-                        }
-                    }
-                    row.sort_unstable_by_key(|e| e.0);
-                    for &(j, v) in &row {
-                        cols.push(I::from_usize(j));
-                        vals.push(v);
-                    }
-                    counts.push(row.len());
-                }
-                (counts, cols, vals)
+                })
             })
-        })
-        .collect();
-    let counts: Vec<&[usize]> = pieces.iter().map(|p| p.0.as_slice()).collect();
-    let ptr = row_pointer::<I>(&counts, m)?;
-    let idx = concat(&pieces.iter().map(|p| p.1.as_slice()).collect::<Vec<_>>());
-    let vals = concat(&pieces.iter().map(|p| p.2.as_slice()).collect::<Vec<_>>());
+        });
     Ok(Csr::from_inner(Compressed {
         nmajor: m,
         nminor: n,

@@ -1,10 +1,11 @@
 //! SpMM: `C = alpha * op(A) * B + beta * C` with `A` sparse (CSR, BSR, or any format
 //! through the analysed row structure) and `B`, `C` dense in either layout.
 //!
-//! Merge-path partitioned like SpMV: a piece accumulates a whole output row (all `n`
-//! columns) at a time, and rows cut by a piece boundary are finished in a serial fix-up.
+//! Merge-path partitioned like SpMV (pieces of a fixed size, so results do not depend on
+//! the thread count): a piece accumulates a whole output row (all `n` columns) at a
+//! time, and rows cut by a piece boundary are finished in a serial fix-up.
 
-use super::partition::{merge_path, path_len, piece_count, Coord};
+use super::partition::{coords_fit, fixed_pieces, merge_path, path_len, Coord};
 use super::view::{op_shape, Rows};
 use super::{axpby, check_device, DnMat, DnMatMut, HostMat, Op, SpMat};
 use crate::format::Format;
@@ -43,7 +44,7 @@ impl<I: Index> Spmm<I> {
         let rows = Rows::analyse(&a, op);
         let coords = {
             let ptr = rows.ptr(&a);
-            merge_path(ptr, piece_count(path_len(ptr)))
+            merge_path(ptr, fixed_pieces(path_len(ptr)))
         };
         Ok(Spmm {
             op,
@@ -82,6 +83,11 @@ impl<I: Index> Spmm<I> {
         let bh = b.host(OP)?;
         let ch = c.host_mut(OP)?;
         let (ptr, idx, vals) = self.rows.arrays(&a);
+        rocm_core::ensure_arg!(
+            coords_fit(ptr, &self.coords),
+            "A",
+            "row pointers differ from the analysed structure"
+        );
         let n = bh.ncols;
         let (ld, order) = (ch.ld, ch.order);
         let out = SharedOut(ch.data.as_mut_ptr());
