@@ -115,8 +115,8 @@ impl<T: Real> FourStep<T> {
     /// (step 2 keeps a second set of lines when its plan is a Stockham sequence).
     fn tile_scratch(&self) -> usize {
         let w = self.width;
-        let (r, c) = (self.rows, self.cols);
-        (w * r + self.first.scratch_len()).max(w * c + (w * c).max(self.second.scratch_len()))
+        let one = |e: &Exec<T>, len: usize| 2 * w * len + e.lines_scratch_len(w);
+        one(&self.first, self.rows).max(one(&self.second, self.cols))
     }
 
     /// Transforms `a[..n]` in place; `b` (at least [`Self::scratch_len`]) holds the
@@ -177,19 +177,17 @@ impl<T: Real> FourStep<T> {
             let c0 = i * wd;
             let w = wd.min(c - c0);
             let (lines, rest) = sc.split_at_mut(r * w);
+            let (done, rest) = rest.split_at_mut(r * w);
             dispatch(GatherLines {
                 src: sp,
                 stride: c,
                 start: c0,
                 next: (c0 + wd < c).then_some(c0 + wd),
-                lines,
+                lines: &mut *lines,
                 w,
             });
-            for (k, line) in lines.chunks_exact_mut(r).enumerate() {
-                let res: &[C<T>] = match self.first.run(line, rest, false) {
-                    Loc::A => line,
-                    Loc::B => &rest[..r],
-                };
+            self.first.run_lines(lines, done, rest, w);
+            for (k, res) in done.chunks_exact(r).enumerate() {
                 if let Some(dst) = out.run_mut((c0 + k) * r, r) {
                     dispatch(TwiddleLine {
                         fs: self,
@@ -207,11 +205,11 @@ impl<T: Real> FourStep<T> {
     fn step2(&self, from: Raw<C<T>>, to: Raw<C<T>>, tiles: &mut [C<T>], par: bool) {
         let (r, c, wd) = (self.rows, self.cols, self.width);
         assert!(from.len >= r * c && to.len >= r * c);
-        let stockham = matches!(*self.second, Exec::Stockham(_));
         self.for_blocks(r.div_ceil(wd), tiles, par, |j, sc| {
             let r0 = j * wd;
             let h = wd.min(r - r0);
             let (lines, rest) = sc.split_at_mut(c * h);
+            let (done, rest) = rest.split_at_mut(c * h);
             dispatch(GatherLines {
                 src: from,
                 stride: r,
@@ -220,26 +218,9 @@ impl<T: Real> FourStep<T> {
                 lines: &mut *lines,
                 w: h,
             });
-            // A Stockham plan leaves every line in the same buffer: keep a second set
-            // of lines rather than copying back.
-            let mut in_rest = false;
-            for (u, line) in lines.chunks_exact_mut(c).enumerate() {
-                let sc = if stockham {
-                    &mut rest[u * c..(u + 1) * c]
-                } else {
-                    &mut rest[..]
-                };
-                if self.second.run(line, sc, false) == Loc::B {
-                    if stockham {
-                        in_rest = true;
-                    } else {
-                        line.copy_from_slice(&sc[..c]);
-                    }
-                }
-            }
-            let res: &[C<T>] = if in_rest { &rest[..c * h] } else { lines };
+            self.second.run_lines(lines, done, rest, h);
             dispatch(ScatterLines {
-                lines: res,
+                lines: done,
                 out: to,
                 stride: r,
                 start: r0,
@@ -251,14 +232,15 @@ impl<T: Real> FourStep<T> {
 
 /// Gathers the runs `src[stride·t + start..][..w]` (`t` < lines' length) transposed
 /// into `w` lines (`lines[u·len + t]`), prefetching the next block's runs.
-struct GatherLines<'a, T> {
+pub(crate) struct GatherLines<'a, T> {
     /// Read only; the runs read belong to this block.
-    src: Raw<C<T>>,
-    stride: usize,
-    start: usize,
-    next: Option<usize>,
-    lines: &'a mut [C<T>],
-    w: usize,
+    pub(crate) src: Raw<C<T>>,
+    pub(crate) stride: usize,
+    pub(crate) start: usize,
+    /// Where the next block's runs start, to prefetch.
+    pub(crate) next: Option<usize>,
+    pub(crate) lines: &'a mut [C<T>],
+    pub(crate) w: usize,
 }
 
 impl<T: Real> SimdFn<T> for GatherLines<'_, T> {
@@ -323,12 +305,13 @@ impl<T: Real> SimdFn<T> for GatherLines<'_, T> {
 
 /// Stores value `t` of line `u` (`lines[u·len + t]`) at `out[stride·t + start + u]`,
 /// transposed back into runs of `h`.
-struct ScatterLines<'a, T> {
-    lines: &'a [C<T>],
-    out: Raw<C<T>>,
-    stride: usize,
-    start: usize,
-    h: usize,
+pub(crate) struct ScatterLines<'a, T> {
+    pub(crate) lines: &'a [C<T>],
+    /// Written only at this block's runs.
+    pub(crate) out: Raw<C<T>>,
+    pub(crate) stride: usize,
+    pub(crate) start: usize,
+    pub(crate) h: usize,
 }
 
 impl<T: Real> SimdFn<T> for ScatterLines<'_, T> {
@@ -469,6 +452,78 @@ impl<T: Real> SimdFn<T> for Transpose<'_, T> {
         for i in rw..rows {
             for j in 0..cols {
                 dst[j * rows + i] = src[i * cols + j];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{radix_passes, Node};
+    use crate::reference::{fft_f64, rel_l2};
+
+    fn stockham(n: usize) -> Box<Node> {
+        Box::new(Node::Stockham {
+            n,
+            radices: radix_passes(n),
+        })
+    }
+
+    /// Every four-step shape the planner can make, small enough for unit tests: tails
+    /// of blocks and of vectors (odd and non-multiple-of-lane factors), in and out of
+    /// place, sequential and shared among threads. Bound: 8·ε·√log2 N (relative L2),
+    /// twice the smooth-size acceptance bound (a misplaced value costs O(1)).
+    fn check<T: Real>(rows: usize, cols: usize, fwd: bool, par: bool) {
+        let n = rows * cols;
+        let node = Node::FourStep {
+            n,
+            rows,
+            cols,
+            first: stockham(rows),
+            second: stockham(cols),
+        };
+        let ex = Exec::<T>::new(&node, fwd);
+        let x: Vec<C<f64>> = (0..n)
+            .map(|i| C::new((i as f64 * 0.71).sin(), (i as f64 * 1.37).cos() - 0.2))
+            .collect();
+        let xt: Vec<C<T>> = x.iter().map(|&z| cast(z)).collect();
+        let xr: Vec<C<f64>> = xt.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect();
+        let want = fft_f64(&xr, fwd);
+        let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
+        let zero = C::new(T::zero(), T::zero());
+        let widen = |v: &[C<T>]| -> Vec<C<f64>> {
+            v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+        };
+        // In place through `run`.
+        let mut a = xt.clone();
+        let mut b = vec![zero; ex.scratch_len()];
+        let got = match ex.run(&mut a, &mut b, par) {
+            Loc::A => widen(&a),
+            Loc::B => widen(&b[..n]),
+        };
+        let e = rel_l2(&got, &want);
+        assert!(e < bound, "{rows}x{cols} fwd {fwd} par {par} run: {e:e}");
+        // Out of place.
+        let Exec::FourStep(fs) = &ex else {
+            unreachable!()
+        };
+        let mut dst = vec![zero; n];
+        let mut tiles = vec![zero; fs.scratch_len() - n];
+        fs.run_out_of_place(&xt, &mut dst, &mut tiles, par);
+        let e = rel_l2(&widen(&dst), &want);
+        assert!(
+            e < bound,
+            "{rows}x{cols} fwd {fwd} par {par} out of place: {e:e}"
+        );
+    }
+
+    #[test]
+    fn four_step_matches_the_reference() {
+        for (rows, cols) in [(12, 20), (64, 64), (16, 48), (7, 9), (32, 25), (40, 6)] {
+            for (fwd, par) in [(true, false), (false, true)] {
+                check::<f32>(rows, cols, fwd, par);
+                check::<f64>(rows, cols, fwd, par);
             }
         }
     }

@@ -112,6 +112,49 @@ impl<T: Real> Exec<T> {
         }
     }
 
+    /// Lines transformed together by [`Self::run_lines`]: about [`DIRECT_CHUNK`]
+    /// elements, so a pass over them stays in the L1 cache.
+    pub(crate) fn lines_chunk(&self, count: usize) -> usize {
+        (DIRECT_CHUNK / self.len().max(1)).clamp(1, count.max(1))
+    }
+
+    /// Complex elements of scratch [`Self::run_lines`] needs for `count` lines.
+    pub fn lines_scratch_len(&self, count: usize) -> usize {
+        match self {
+            Exec::Stockham(s) => self.lines_chunk(count) * s.len(),
+            other => other.scratch_len(),
+        }
+    }
+
+    /// Transforms the `count` contiguous lines of `src` into `dst` (both `count·n`),
+    /// a few lines per pass (see [`Stockham::run_batch`]), with `scratch` (at least
+    /// [`Self::lines_scratch_len`]).
+    pub fn run_lines(&self, src: &[C<T>], dst: &mut [C<T>], scratch: &mut [C<T>], count: usize) {
+        let n = self.len();
+        match self {
+            Exec::Stockham(st) => {
+                let chunk = self.lines_chunk(count);
+                for (s, d) in src[..n * count]
+                    .chunks(n * chunk)
+                    .zip(dst[..n * count].chunks_mut(n * chunk))
+                {
+                    st.run_batch(s, d, scratch, s.len() / n, 1);
+                }
+            }
+            other => {
+                for (s, d) in src[..n * count]
+                    .chunks_exact(n)
+                    .zip(dst[..n * count].chunks_exact_mut(n))
+                {
+                    d.copy_from_slice(s);
+                    if other.run(d, scratch, false) == Loc::B {
+                        d.copy_from_slice(&scratch[..n]);
+                    }
+                }
+            }
+        }
+    }
+
     /// Complex elements of scratch [`Self::run_tile`] needs for `width` columns.
     pub fn tile_scratch_len(&self, width: usize) -> usize {
         let by_column = self.len() + self.scratch_len();
@@ -294,9 +337,12 @@ enum StepExec<T> {
 /// Complex elements per transform above which one transform is split across threads.
 const PAR_INSIDE_MIN: usize = 1 << 15;
 /// Complex elements of work below which a parallel task costs more than it saves
-/// (waking a thread is microseconds; a transform moves about a complex value per
-/// nanosecond per pass).
-const PAR_TASK_MIN: usize = 1 << 14;
+/// (waking a thread is microseconds, and on a busy machine a late worker holds up
+/// the join; a transform moves about a complex value per nanosecond per pass).
+const PAR_TASK_MIN: usize = 1 << 15;
+/// Complex elements of one pass below which it is not shared among threads (each
+/// share ends in a join: one per pass).
+const PAR_PASS_MIN: usize = 1 << 16;
 /// Complex elements of small 1-D transforms run pass by pass together (see
 /// [`CpuPlan::execute_direct`]): a few of them fill the L1 cache, one pass dispatch
 /// serves them all.
@@ -357,9 +403,12 @@ impl<T: Real> CpuPlan<T> {
                             let tile = n.len() * columns + ex.tile_scratch_len(columns);
                             ex.scratch_len().max(if columns > 0 { tile } else { 0 })
                         } else {
-                            // Strided lines: a tile of lines and its scratch.
+                            // Strided lines: two sets of lines and their scratch;
+                            // contiguous ones: a chunk of lines and its scratch.
                             let w = tile_width::<T>();
-                            n.len() * w + ex.tile_scratch_len(w)
+                            let chunk = ex.lines_chunk(usize::MAX);
+                            (2 * n.len() * w + ex.lines_scratch_len(w))
+                                .max(n.len() * chunk + ex.lines_scratch_len(chunk))
                         };
                         lane_scratch = lane_scratch.max(need);
                         StepExec::Complex(ex, n.len())
@@ -542,6 +591,12 @@ impl<T: Real> CpuPlan<T> {
         let lane = self.lane_len();
         let lanes = (work.len() / lane).max(1);
         let per_lane = batch.div_ceil(lanes);
+        // One large transform at a time: its passes are shared among threads.
+        let parts = if self.par_inside() {
+            (n / PAR_PASS_MIN).clamp(1, rayon::current_num_threads())
+        } else {
+            1
+        };
         let chunk = if columns > 0 {
             columns
         } else {
@@ -576,12 +631,12 @@ impl<T: Real> CpuPlan<T> {
                     fourstep::transpose(res, n, count, out);
                 } else if let (Some(st), true) = (st, in_place) {
                     w1[..len].copy_from_slice(out);
-                    st.run_batch(&w1[..len], out, w2, count);
+                    st.run_batch(&w1[..len], out, w2, count, parts);
                 } else if let Some(st) = st {
                     let Some(inp) = in_at(b, count) else {
                         return;
                     };
-                    st.run_batch(inp, out, w1, count);
+                    st.run_batch(inp, out, w1, count, parts);
                 }
                 rescale(out);
                 b += count;
@@ -733,29 +788,32 @@ impl<T: Real> CpuPlan<T> {
     ) {
         let stride: usize = self.c_lens[..axis].iter().product();
         if stride == 1 {
-            let need = ex.scratch_len();
-            let line = |l: &mut [C<T>], sc: &mut [C<T>]| {
-                if ex.run(l, sc, false) == Loc::B {
-                    l.copy_from_slice(&sc[..len]);
-                }
+            // Contiguous lines, a few at a time through `run_lines` (one pass dispatch
+            // for all of them).
+            let chunk = ex.lines_chunk(w.len() / len.max(1));
+            let need = len * chunk + ex.lines_scratch_len(chunk);
+            let lines = |ls: &mut [C<T>], sc: &mut [C<T>]| {
+                let (tmp, rest) = sc.split_at_mut(ls.len());
+                tmp.copy_from_slice(ls);
+                ex.run_lines(tmp, ls, rest, tmp.len() / len);
             };
             if par {
-                w.par_chunks_mut(len)
-                    .for_each(|l| with_scratch(need, |sc| line(l, sc)));
+                w.par_chunks_mut(len * chunk)
+                    .for_each(|ls| with_scratch(need, |sc| lines(ls, sc)));
             } else {
-                for l in w.chunks_mut(len) {
-                    line(l, s);
+                for ls in w.chunks_mut(len * chunk) {
+                    lines(ls, &mut s[..need]);
                 }
             }
             return;
         }
-        // Lines at `stride`: `wd` neighbouring lines are the columns of a `len × wd`
-        // tile (rows of `wd` contiguous values), transformed together.
+        // Lines at `stride`: `wd` neighbouring lines (runs of `wd` contiguous values)
+        // gathered transposed into contiguous lines, transformed, scattered back.
         let wd = tile_width::<T>().min(stride);
         let block = len * stride;
         let groups_per_block = stride.div_ceil(wd);
         let tasks = (w.len() / block) * groups_per_block;
-        let need = len * wd + ex.tile_scratch_len(wd);
+        let need = 2 * len * wd + ex.lines_scratch_len(wd);
         // SAFETY: `w` is borrowed mutably for the whole pass; task `t` touches only the
         // elements of block `t / groups_per_block`, columns of group `t % groups_per_block`,
         // which no other task touches.
@@ -765,21 +823,24 @@ impl<T: Real> CpuPlan<T> {
             let i0 = g * wd;
             let v = wd.min(stride - i0);
             let base = blk * block + i0;
-            let (tile, rest) = sc.split_at_mut(len * v);
-            for (k, row) in tile.chunks_exact_mut(v).enumerate() {
-                if let Some(src) = raw.run(base + k * stride, v) {
-                    row.copy_from_slice(src);
-                }
-            }
-            let res: &[C<T>] = match ex.run_tile(tile, rest, v) {
-                Loc::A => tile,
-                Loc::B => &rest[..len * v],
-            };
-            for (k, row) in res.chunks_exact(v).enumerate() {
-                if let Some(dst) = raw.run_mut(base + k * stride, v) {
-                    dst.copy_from_slice(row);
-                }
-            }
+            let (lines, rest) = sc.split_at_mut(len * v);
+            let (done, rest) = rest.split_at_mut(len * v);
+            simd::dispatch(fourstep::GatherLines {
+                src: raw,
+                stride,
+                start: base,
+                next: None,
+                lines: &mut *lines,
+                w: v,
+            });
+            ex.run_lines(lines, done, rest, v);
+            simd::dispatch(fourstep::ScatterLines {
+                lines: done,
+                out: raw,
+                stride,
+                start: base,
+                h: v,
+            });
         };
         if par {
             (0..tasks)

@@ -106,26 +106,6 @@ pub fn prefetch<T, const WRITE: bool>(p: *const T) {
     let _ = p;
 }
 
-/// Copies `w` complex values from `src` to `dst` with whole vectors (`w` is small and
-/// known only at run time, where a library call would cost more than the copy).
-///
-/// # Safety
-/// Both ranges in bounds and not overlapping.
-#[inline(always)]
-pub unsafe fn copy_run<V: Cv>(src: *const C<V::T>, dst: *mut C<V::T>, w: usize) {
-    let mut j = 0;
-    while j + V::LANES <= w {
-        // SAFETY: j + LANES ≤ w (caller's bounds).
-        unsafe { V::load(src.add(j)).store(dst.add(j)) };
-        j += V::LANES;
-    }
-    while j < w {
-        // SAFETY: j < w.
-        unsafe { *dst.add(j) = *src.add(j) };
-        j += 1;
-    }
-}
-
 /// A kernel written once over [`Cv`]: [`dispatch`] runs it with the widest vector type
 /// the CPU supports. `call` must be `#[inline(always)]` so that its body is compiled
 /// with the vector instructions enabled.

@@ -20,11 +20,12 @@
 
 use super::butterfly::{bf16, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts};
 use super::simd::{Cv, SimdFn};
-use super::Loc;
+use super::{Loc, Raw};
 use crate::scalar::{cast, Real};
 use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
 use num_traits::Zero;
+use rayon::prelude::*;
 use std::array::from_fn;
 
 type C<T> = Complex<T>;
@@ -139,7 +140,7 @@ impl<T: Real> Stockham<T> {
                 Loc::A => (&*a, &mut *b),
                 Loc::B => (&*b, &mut *a),
             };
-            exec_pass(pass, x, y, self.forward, 1, width);
+            exec_pass(pass, x, y, self.forward, 1, width, 1);
             loc = loc.other();
         }
         loc
@@ -164,8 +165,19 @@ impl<T: Real> Stockham<T> {
     /// Transforms `count` consecutive transforms of `src` into `dst` (both `count·n`
     /// long), pass by pass over all of them, with `scratch` (`count·n`) as the other
     /// buffer. The passes alternate so that the last one writes `dst`.
-    pub fn run_batch(&self, src: &[C<T>], dst: &mut [C<T>], scratch: &mut [C<T>], count: usize) {
-        if self.in_registers(src, dst, count) {
+    ///
+    /// With `parts > 1` (and one transform) every pass is shared among `parts` tasks
+    /// on the rayon pool.
+    pub fn run_batch(
+        &self,
+        src: &[C<T>],
+        dst: &mut [C<T>],
+        scratch: &mut [C<T>],
+        count: usize,
+        parts: usize,
+    ) {
+        let parts = if count == 1 { parts.max(1) } else { 1 };
+        if parts == 1 && self.in_registers(src, dst, count) {
             return;
         }
         let len = self.n * count;
@@ -177,22 +189,23 @@ impl<T: Real> Stockham<T> {
         // Pass i (from 0) writes dst when the passes after it are even in number.
         let mut in_dst = rest.len() % 2 == 0;
         if in_dst {
-            exec_pass(first, src, dst, self.forward, count, 1);
+            exec_pass(first, src, dst, self.forward, count, 1, parts);
         } else {
-            exec_pass(first, src, sc, self.forward, count, 1);
+            exec_pass(first, src, sc, self.forward, count, 1, parts);
         }
         for pass in rest {
             if in_dst {
-                exec_pass(pass, dst, sc, self.forward, count, 1);
+                exec_pass(pass, dst, sc, self.forward, count, 1, parts);
             } else {
-                exec_pass(pass, sc, dst, self.forward, count, 1);
+                exec_pass(pass, sc, dst, self.forward, count, 1, parts);
             }
             in_dst = !in_dst;
         }
     }
 }
 
-/// One pass with the widest vectors the CPU has (see [`super::simd::dispatch`]).
+/// One pass with the widest vectors the CPU has (see [`super::simd::dispatch`]), in
+/// `parts` shares on the rayon pool when `parts > 1` (one transform, `count = 1`).
 fn exec_pass<T: Real>(
     pass: &Pass<T>,
     x: &[C<T>],
@@ -200,46 +213,78 @@ fn exec_pass<T: Real>(
     fwd: bool,
     count: usize,
     inner: usize,
+    parts: usize,
 ) {
-    super::simd::dispatch(PassJob {
-        pass,
-        x,
-        y,
-        fwd,
-        count,
-        inner,
-    })
+    // SAFETY: `y` is borrowed mutably for this call; the shares write disjoint places
+    // (see `pass`) and nothing else touches `y` meanwhile.
+    let out = unsafe { Raw::new(y.as_mut_ptr(), y.len()) };
+    let job = |i: usize| {
+        super::simd::dispatch(PassJob {
+            pass,
+            x,
+            y: out,
+            fwd,
+            count,
+            inner,
+            part: (i, parts),
+        })
+    };
+    if parts > 1 {
+        (0..parts).into_par_iter().for_each(job);
+    } else {
+        job(0);
+    }
 }
 
 struct PassJob<'a, T> {
     pass: &'a Pass<T>,
     x: &'a [C<T>],
-    y: &'a mut [C<T>],
+    /// The output: written only at this part's places (see [`pass`]).
+    y: Raw<C<T>>,
     fwd: bool,
     count: usize,
     inner: usize,
+    /// `(i, parts)`: this job does the `i`-th of `parts` disjoint shares of the pass.
+    part: (usize, usize),
 }
 
 impl<T: Real> SimdFn<T> for PassJob<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
-        run_pass::<V>(self.pass, self.x, self.y, self.fwd, self.count, self.inner)
+        run_pass::<V>(
+            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part,
+        )
     }
+}
+
+/// `[lo, hi)` of share `i` of `parts` of `0..len`, boundaries multiples of `align`.
+#[inline(always)]
+fn share(len: usize, (i, parts): (usize, usize), align: usize) -> (usize, usize) {
+    let units = len / align;
+    let at = |k: usize| {
+        if k >= parts {
+            len
+        } else {
+            units * k / parts * align
+        }
+    };
+    (at(i), at(i + 1))
 }
 
 #[inline(always)]
 fn run_pass<V: Cv>(
     p: &Pass<V::T>,
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     fwd: bool,
     count: usize,
     inner: usize,
+    part: (usize, usize),
 ) {
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<V, $r, _>(x, y, p, $bf, count, inner)
+            pass::<V, $r, _>(x, y, p, $bf, count, inner, part)
         };
     }
     match (p.radix, fwd, &p.odd) {
@@ -261,15 +306,16 @@ fn run_pass<V: Cv>(
         (r, _, Some(k)) => {
             let s = p.s * inner;
             let n = r * p.m * s;
-            assert!(x.len() >= n * count && y.len() >= n * count && p.tw.len() >= r * p.m);
+            assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= r * p.m);
+            let ps = share(p.m, part, 1);
             if s >= V::LANES {
                 let whole = s - s % V::LANES;
-                generic_columns::<V>(x, y, p, k, s, 0, whole, (count, n));
+                generic_columns::<V>(x, y, p, k, s, ps, (0, whole), (count, n));
                 if whole < s {
-                    generic_columns::<C<V::T>>(x, y, p, k, s, whole, s, (count, n));
+                    generic_columns::<C<V::T>>(x, y, p, k, s, ps, (whole, s), (count, n));
                 }
             } else {
-                generic_columns::<C<V::T>>(x, y, p, k, s, 0, s, (count, n));
+                generic_columns::<C<V::T>>(x, y, p, k, s, ps, (0, s), (count, n));
             }
         }
         // Even radices other than the above are never planned.
@@ -427,65 +473,79 @@ impl<T: Real, const R: usize> Butterfly<T, R> for Odd<'_, T> {
 /// transforms (element `t` of transform `c` at `c + inner·t`): whole vectors where they
 /// fit, single lanes for the rest. Interleaved transforms are one Stockham sequence
 /// whose strides are all `inner` times larger.
+///
+/// Share `part.0` of `part.1` takes a range of `p` (or, when there are fewer `p` than
+/// shares, of whole-vector columns `q`; in the lane shape a range of flat indices), so
+/// the shares write disjoint places.
 #[inline(always)]
 fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     p: &Pass<V::T>,
     bf: B,
     count: usize,
     inner: usize,
+    part: (usize, usize),
 ) {
     let (m, s) = (p.m, p.s * inner);
     let nr = m * s;
     let n = R * nr;
     // The raw-pointer loops below rely on these bounds.
-    assert!(x.len() >= n * count && y.len() >= n * count && p.tw.len() >= R * m);
+    assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= R * m);
     let lanes = V::LANES;
     let blocks = (count, n);
+    let last = part.0 + 1 == part.1;
     if s >= lanes {
         let whole = s - s % lanes;
+        // Shares of p, or of the columns when p is too short to share.
+        let (ps, qs, tail) = if m >= part.1 {
+            (share(m, part, 1), (0, whole), whole < s)
+        } else {
+            ((0, m), share(whole, part, lanes), whole < s && last)
+        };
         // The last pass (m = 1) has only unit twiddles.
         if m == 1 {
-            columns::<V, R, B, false>(x, y, p, s, 0, whole, &bf, blocks);
-            if whole < s {
-                columns::<C<V::T>, R, B, false>(x, y, p, s, whole, s, &bf, blocks);
+            columns::<V, R, B, false>(x, y, p, s, ps, qs, &bf, blocks);
+            if tail {
+                columns::<C<V::T>, R, B, false>(x, y, p, s, ps, (whole, s), &bf, blocks);
             }
         } else {
-            columns::<V, R, B, true>(x, y, p, s, 0, whole, &bf, blocks);
-            if whole < s {
-                columns::<C<V::T>, R, B, true>(x, y, p, s, whole, s, &bf, blocks);
+            columns::<V, R, B, true>(x, y, p, s, ps, qs, &bf, blocks);
+            if tail {
+                columns::<C<V::T>, R, B, true>(x, y, p, s, ps, (whole, s), &bf, blocks);
             }
         }
     } else if inner > 1 {
-        columns::<C<V::T>, R, B, true>(x, y, p, s, 0, s, &bf, blocks);
+        columns::<C<V::T>, R, B, true>(x, y, p, s, share(m, part, 1), (0, s), &bf, blocks);
     } else {
         assert!(p.twx.len() >= (R - 1) * nr);
         let whole = nr - nr % lanes;
-        flat_lanes::<V, R, B>(x, y, p, 0, whole, &bf, blocks);
-        if whole < nr {
+        let (l0, l1) = share(whole, part, lanes);
+        flat_lanes::<V, R, B>(x, y, p, l0, l1, &bf, blocks);
+        if whole < nr && last {
             flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf, blocks);
         }
     }
 }
 
-/// Columns `q0..q1` (a multiple of the lane count apart) of every `p`, in each of
-/// `blocks.0` consecutive blocks of `blocks.1` elements (the twiddles loaded once for all).
+/// Columns `q0..q1` (a multiple of the lane count apart) of `p` in `p0..p1`, in each
+/// of `blocks.0` consecutive blocks of `blocks.1` elements (the twiddles loaded once
+/// for all).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
     s: usize,
-    q0: usize,
-    q1: usize,
+    (p0, p1): (usize, usize),
+    (q0, q1): (usize, usize),
     bf: &B,
     (count, n): (usize, usize),
 ) {
     let m = pass.m;
-    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
-    for p in 0..m {
+    let (xp, yp) = (x.as_ptr(), y.ptr);
+    for p in p0..p1 {
         let w: [V; R] = from_fn(|j| V::splat(pass.tw[p * R + j]));
         for blk in 0..count {
             let mut q = q0;
@@ -512,7 +572,7 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
 #[inline(always)]
 fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
     l0: usize,
     l1: usize,
@@ -526,7 +586,7 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
         let (xp, yp, tp) = unsafe {
             (
                 x.as_ptr().add(blk * n),
-                y.as_mut_ptr().add(blk * n),
+                y.ptr.add(blk * n),
                 pass.twx.as_ptr(),
             )
         };
@@ -555,12 +615,12 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
 #[inline(always)]
 fn generic_columns<V: Cv>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
     k: &OddConsts<V::T>,
     s: usize,
-    q0: usize,
-    q1: usize,
+    (p0, p1): (usize, usize),
+    (q0, q1): (usize, usize),
     (count, n): (usize, usize),
 ) {
     const MAX: usize = 64;
@@ -569,8 +629,8 @@ fn generic_columns<V: Cv>(
     let z = V::splat(C::new(V::T::zero(), V::T::zero()));
     let (mut a, mut b) = ([z; MAX], [z; MAX]);
     let (mut sp, mut sm) = ([z; MAX / 2 + 1], [z; MAX / 2 + 1]);
-    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
-    for p in 0..m {
+    let (xp, yp) = (x.as_ptr(), y.ptr);
+    for p in p0..p1 {
         let tw = &pass.tw[p * r..][..r];
         for blk in 0..count {
             let mut q = q0;
