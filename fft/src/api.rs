@@ -16,6 +16,7 @@ use crate::scalar::{Precision, Storage};
 use half::{bf16, f16};
 use num_complex::Complex;
 use rocm_core::{BufferSlice, BufferSliceMut, Device, Element, Error, Result, Stream};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Whether the output overwrites the input.
@@ -265,6 +266,7 @@ impl PlanBuilder {
             scale: self.scale,
             exec,
             plan_time: t0.elapsed(),
+            work_cache: Default::default(),
         })
     }
 }
@@ -291,6 +293,9 @@ pub struct Plan {
     scale: f64,
     exec: ExecKind,
     plan_time: Duration,
+    /// The work buffer of executions without a caller-supplied one, kept for the next
+    /// call (shared by clones; a call that finds it busy allocates its own).
+    work_cache: Arc<Mutex<Vec<Complex<f64>>>>,
 }
 
 impl Plan {
@@ -554,17 +559,26 @@ impl Plan {
                 p.execute(src, dst, &self.input, &self.output, batch, self.scale, work);
             }
             None => {
-                let zero = Complex::new(S::Compute::zero(), S::Compute::zero());
-                let mut work = vec![zero; lane * p.lanes(batch)];
-                p.execute(
-                    src,
-                    dst,
-                    &self.input,
-                    &self.output,
-                    batch,
-                    self.scale,
-                    &mut work,
-                );
+                let len = lane * p.lanes(batch);
+                let run = |work: &mut [Complex<S::Compute>]| {
+                    p.execute(src, dst, &self.input, &self.output, batch, self.scale, work)
+                };
+                match self.work_cache.try_lock() {
+                    Ok(mut cache) => {
+                        let cs = std::mem::size_of::<Complex<S::Compute>>();
+                        let slots = (len * cs).div_ceil(std::mem::size_of::<Complex<f64>>());
+                        if cache.len() < slots {
+                            cache.resize(slots, Complex::new(0.0, 0.0));
+                        }
+                        let work: &mut [Complex<S::Compute>] =
+                            bytemuck::cast_slice_mut(&mut cache[..slots]);
+                        run(&mut work[..len]);
+                    }
+                    Err(_) => {
+                        let zero = Complex::new(S::Compute::zero(), S::Compute::zero());
+                        run(&mut vec![zero; len]);
+                    }
+                }
             }
         }
         Ok(())

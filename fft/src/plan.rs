@@ -12,10 +12,14 @@
 //! * a large length `N = R·C` is a **four-step** transform ([`Node::FourStep`]): `C`
 //!   transforms of length `R` over the columns, a twiddle `ω_N^{n2·k1}`, `R` transforms
 //!   of length `C` over the rows, with transposes between them (rocFFT's `L1D_TRTRT`);
-//! * a length with a prime factor above [`MAX_DIRECT_PRIME`] goes through **Bluestein**
-//!   ([`Node::Bluestein`]): `X_k = w_k Σ_j (x_j w_j) conj(w_{k−j})`, `w_k = e^{∓πik²/N}`,
-//!   a circular convolution of padded length `M ≥ 2N−1` (a 2·3·5-smooth number) done with
-//!   two length-`M` transforms and a precomputed kernel;
+//! * a prime length `p` above [`MAX_DIRECT_PRIME`] whose `p − 1` is smooth goes through
+//!   **Rader** ([`Node::Rader`]): with `g` a generator of the integers mod `p`,
+//!   `X_{g^{−q}} = x_0 + Σ_r x_{g^r} ω_p^{g^{r−q}}`, a cyclic convolution of length
+//!   `p − 1` done with two length-`(p − 1)` transforms and a precomputed kernel;
+//! * any other length with a prime factor above [`MAX_DIRECT_PRIME`] goes through
+//!   **Bluestein** ([`Node::Bluestein`]): `X_k = w_k Σ_j (x_j w_j) conj(w_{k−j})`,
+//!   `w_k = e^{∓πik²/N}`, a circular convolution of padded length `M ≥ 2N−1` (a
+//!   2·3·5-smooth number) done with two length-`M` transforms and a precomputed kernel;
 //! * a real transform of even length `N` is a complex one of length `N/2` plus a
 //!   pre/post-processing pass ([`RealNode::Even`]); odd lengths use a full complex one
 //!   ([`RealNode::ViaComplex`]);
@@ -25,13 +29,16 @@
 use std::fmt::{self, Write};
 
 /// Radices with a dedicated butterfly.
-pub const RADICES: [usize; 9] = [2, 3, 4, 5, 7, 8, 11, 13, 16];
+pub const RADICES: [usize; 10] = [2, 3, 4, 5, 7, 8, 9, 11, 13, 16];
 /// Largest prime done by a direct (generic, O(r) per point) radix pass; larger prime
 /// factors go through Bluestein.
 pub const MAX_DIRECT_PRIME: usize = 61;
 /// Lengths above this (in complex elements) use the four-step decomposition when they
-/// split into two factors; below it a Stockham sequence works within the L2 cache.
-pub const FOUR_STEP_MIN: usize = 1 << 16;
+/// split into two factors; up to it a Stockham sequence of radix-4 passes, whose
+/// streaming passes measured faster on the CPU than the four-step's strided blocks
+/// up to 2^20 (2^18: 0.7 ms against 1.25 ms; 2^20: 11.6 ms against 15 ms, best of 5,
+/// one thread).
+pub const FOUR_STEP_MIN: usize = 1 << 20;
 
 /// What a plan computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -90,27 +97,25 @@ pub enum Node {
     },
     /// Chirp-z: convolution of padded length `m` through `conv` (length `m`, forward).
     Bluestein { n: usize, m: usize, conv: Box<Node> },
+    /// Prime `n`: inputs permuted by the powers of the generator `g`, a cyclic
+    /// convolution of length `n − 1` through `conv` (forward), outputs permuted back.
+    Rader { n: usize, g: usize, conv: Box<Node> },
 }
 
 impl Node {
     /// The transform length.
     pub fn len(&self) -> usize {
         match self {
-            Node::Stockham { n, .. } | Node::FourStep { n, .. } | Node::Bluestein { n, .. } => *n,
+            Node::Stockham { n, .. }
+            | Node::FourStep { n, .. }
+            | Node::Bluestein { n, .. }
+            | Node::Rader { n, .. } => *n,
         }
     }
 
     /// Whether the length is zero.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Complex elements of scratch the executor needs besides the data.
-    pub fn scratch_len(&self) -> usize {
-        match self {
-            Node::Stockham { n, .. } | Node::FourStep { n, .. } => *n,
-            Node::Bluestein { m, conv, .. } => m + conv.scratch_len().max(*m),
-        }
     }
 
     /// Whether the tree contains a Bluestein step.
@@ -121,6 +126,19 @@ impl Node {
                 first.uses_bluestein() || second.uses_bluestein()
             }
             Node::Bluestein { .. } => true,
+            Node::Rader { conv, .. } => conv.uses_bluestein(),
+        }
+    }
+
+    /// Whether the tree contains a convolution step (Bluestein or Rader): the lengths
+    /// with a prime factor above [`MAX_DIRECT_PRIME`], whose error bound is wider.
+    pub fn uses_convolution(&self) -> bool {
+        match self {
+            Node::Stockham { .. } => false,
+            Node::FourStep { first, second, .. } => {
+                first.uses_convolution() || second.uses_convolution()
+            }
+            Node::Bluestein { .. } | Node::Rader { .. } => true,
         }
     }
 
@@ -129,7 +147,7 @@ impl Node {
         match self {
             Node::Stockham { radices, .. } => radices.len(),
             Node::FourStep { first, second, .. } => first.passes() + second.passes() + 3,
-            Node::Bluestein { conv, .. } => 2 * conv.passes() + 2,
+            Node::Bluestein { conv, .. } | Node::Rader { conv, .. } => 2 * conv.passes() + 2,
         }
     }
 }
@@ -237,6 +255,15 @@ impl PlanTree {
         })
     }
 
+    /// Whether any step uses a convolution (Bluestein or Rader; see
+    /// [`Node::uses_convolution`]).
+    pub fn uses_convolution(&self) -> bool {
+        self.steps.iter().any(|s| match &s.op {
+            AxisOp::Complex(n) => n.uses_convolution(),
+            AxisOp::RealForward(r) | AxisOp::RealInverse(r) => r.inner().uses_convolution(),
+        })
+    }
+
     /// The tree as indented text (what `rocm-bench fft --explain` prints).
     pub fn describe(&self) -> String {
         let mut s = String::new();
@@ -328,6 +355,14 @@ fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
             )?;
             write_node(s, conv, depth + 1)
         }
+        Node::Rader { n, g, conv } => {
+            let l = n - 1;
+            writeln!(
+                s,
+                "{pad}rader {n} (generator {g}): permute, forward {l}, kernel multiply, forward {l} (conjugated), permute, add x0"
+            )?;
+            write_node(s, conv, depth + 1)
+        }
     }
 }
 
@@ -353,27 +388,33 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
     prime_factors(n).last().is_none_or(|&p| p <= limit)
 }
 
-/// Radix passes for a smooth `n`: powers of two as 16s and 8s (one 4 or 2 as needed),
-/// then the other primes, largest radices first.
+/// Radix passes for a smooth `n`: powers of two as 4s (one 8, last, for an odd
+/// exponent; `64` as `8 × 8`, one in-register kernel on the CPU), then the other
+/// primes, largest first.
+///
+/// Why 4s: a Stockham pass of radix `r` streams `r` inputs and `r` outputs (plus
+/// `r − 1` twiddle rows in the first pass) at power-of-two distances, which fall in
+/// one cache set; radix 8 and 16 (and 9) passes overflow an 8-way L1 set from
+/// `N ≈ 4096` on and measured up to 1.7x slower than radix 4 there, while radix 4
+/// fits. For the same reason 3s stay 3s (radix 9 has 18 streams).
 pub fn radix_passes(n: usize) -> Vec<usize> {
     let factors = prime_factors(n);
     let twos = factors.iter().filter(|&&p| p == 2).count();
     let mut out = Vec::new();
-    // Powers of two as 8s (2^3) with one 4 or 2 for the remainder: radix-16 butterflies
-    // spill registers on the CPU, radix 8 is the fastest measured here.
-    let (eights, rest) = (twos / 3, twos % 3);
-    out.extend(std::iter::repeat_n(8, eights));
-    match rest {
-        1 if eights > 0 => {
-            // 2^4 remainder: 4x4 instead of 8x2.
-            out.pop();
-            out.extend([4, 4]);
-        }
-        1 => out.push(2),
-        2 => out.push(4),
-        _ => {}
+    if n == 64 {
+        return vec![8, 8];
     }
-    let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p != 2).collect();
+    match twos {
+        0 => {}
+        1 => out.push(2),
+        t => {
+            out.extend(std::iter::repeat_n(4, (t - t % 2 * 3) / 2));
+            if t % 2 == 1 {
+                out.push(8);
+            }
+        }
+    }
+    let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p > 2).collect();
     odd.reverse();
     out.extend(odd);
     out
@@ -388,6 +429,13 @@ pub fn plan_complex(n: usize) -> Node {
         };
     }
     if !is_smooth(n, MAX_DIRECT_PRIME) {
+        if let Some(g) = rader_generator(n) {
+            return Node::Rader {
+                n,
+                g,
+                conv: Box::new(plan_complex(n - 1)),
+            };
+        }
         let m = bluestein_length(n);
         return Node::Bluestein {
             n,
@@ -428,29 +476,56 @@ pub fn plan_real(n: usize) -> RealNode {
     }
 }
 
-/// The divisor of `n` nearest `√n` from below (at least 2), if any.
+/// The rows of a four-step split: the divisor of `n` nearest `√n` from below, among
+/// those within a factor 8 of `√n`, preferring one where both factors are multiples
+/// of 4 (whole vectors in every first pass). `None` when no divisor is that close.
 fn four_step_split(n: usize) -> Option<usize> {
-    let mut d = (n as f64).sqrt() as usize;
-    while d >= 2 {
-        if n % d == 0 {
-            // A tiny factor gives a tall, thin split with no benefit.
-            return (d * d * 64 >= n).then_some(d);
-        }
-        d -= 1;
-    }
-    None
+    let root = (n as f64).sqrt() as usize;
+    let candidates = || (2..=root).rev().filter(|&d| n % d == 0 && d * d * 64 >= n);
+    candidates()
+        .find(|&d| d % 4 == 0 && (n / d) % 4 == 0)
+        .or_else(|| candidates().next())
 }
 
-/// The smallest 2·3·5-smooth number `>= 2n − 1` (the convolution length).
+/// For a prime `n` with `n − 1` smooth: the smallest generator of the multiplicative
+/// group mod `n` (Rader's permutation). `None` for anything else.
+pub fn rader_generator(n: usize) -> Option<usize> {
+    let f = prime_factors(n);
+    // Rader's index tables are u32.
+    if f.len() != 1 || n < 3 || n as u64 >= 1 << 32 || !is_smooth(n - 1, MAX_DIRECT_PRIME) {
+        return None;
+    }
+    let mut qs = prime_factors(n - 1);
+    qs.dedup();
+    (2..n).find(|&g| qs.iter().all(|&q| pow_mod(g, (n - 1) / q, n) != 1))
+}
+
+/// `b^e mod m` in exact integer arithmetic.
+pub fn pow_mod(b: usize, mut e: usize, m: usize) -> usize {
+    let m128 = m as u128;
+    let (mut r, mut b) = (1u128 % m128, b as u128 % m128);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r * b % m128;
+        }
+        b = b * b % m128;
+        e >>= 1;
+    }
+    r as usize
+}
+
+/// The smallest 2·3·5-smooth multiple of 16 `>= 2n − 1` (the convolution length; the
+/// factor 16 makes the first passes whole radix-4/8/16 vectors), or of 1 for tiny `n`.
 pub fn bluestein_length(n: usize) -> usize {
     let target = 2 * n - 1;
-    let mut best = target.next_power_of_two();
+    let unit = if target > 64 { 16 } else { 1 };
+    let mut best = target.next_power_of_two().max(unit);
     let mut p3 = 1usize;
     while p3 < best {
         let mut p35 = p3;
         while p35 < best {
-            // Smallest power of two taking p35 to at least target.
-            let mut m = p35;
+            // Smallest power of two taking p35·unit to at least target.
+            let mut m = p35 * unit;
             while m < target {
                 m *= 2;
             }
@@ -474,27 +549,47 @@ mod tests {
                 assert_eq!(p, n);
             }
         }
-        assert_eq!(radix_passes(1024), vec![8, 8, 4, 4]);
-        assert_eq!(radix_passes(32), vec![8, 4]);
+        assert_eq!(radix_passes(1024), vec![4, 4, 4, 4, 4]);
+        assert_eq!(radix_passes(2048), vec![4, 4, 4, 4, 8]);
+        assert_eq!(radix_passes(32), vec![4, 8]);
         assert_eq!(radix_passes(16), vec![4, 4]);
+        assert_eq!(radix_passes(64), vec![8, 8]);
+        assert_eq!(radix_passes(8), vec![8]);
+        assert_eq!(radix_passes(2), vec![2]);
         assert_eq!(radix_passes(60), vec![4, 5, 3]);
+        assert_eq!(radix_passes(2187), vec![3; 7]);
+        assert_eq!(radix_passes(360), vec![8, 5, 3, 3]);
     }
 
     #[test]
     fn decomposition_choices() {
         assert!(matches!(
-            plan_complex(1 << 20),
+            plan_complex(1 << 22),
             Node::FourStep {
-                rows: 1024,
-                cols: 1024,
+                rows: 2048,
+                cols: 2048,
                 ..
             }
         ));
+        assert!(matches!(plan_complex(1 << 20), Node::Stockham { .. }));
+        // 2^5·5^7: both factors multiples of 4 rather than the nearest divisor.
+        assert!(matches!(
+            plan_complex(2_500_000),
+            Node::FourStep { rows: 1000, .. }
+        ));
         assert!(matches!(plan_complex(4096), Node::Stockham { .. }));
-        let b = plan_complex(1009);
-        assert!(matches!(b, Node::Bluestein { n: 1009, m, .. } if (2017..=2048).contains(&m)));
-        assert!(b.uses_bluestein());
-        assert_eq!(bluestein_length(1009), 2025);
+        // 1009 − 1 = 2^4·3^2·7: Rader; 1019 − 1 = 2·509: Bluestein.
+        let r = plan_complex(1009);
+        assert!(matches!(r, Node::Rader { n: 1009, g: 11, .. }));
+        assert!(r.uses_convolution() && !r.uses_bluestein());
+        let b = plan_complex(1019);
+        assert!(matches!(b, Node::Bluestein { n: 1019, m, .. } if (2037..=2048).contains(&m)));
+        assert!(b.uses_bluestein() && b.uses_convolution());
+        assert_eq!(bluestein_length(1009), 2048);
+        assert_eq!(bluestein_length(10007), 20480);
+        assert_eq!(rader_generator(7), Some(3));
+        assert_eq!(rader_generator(65537), Some(3));
+        assert_eq!(rader_generator(9), None);
         assert_eq!(bluestein_length(2), 3);
         assert!(matches!(plan_real(10), RealNode::Even { n: 10, .. }));
         assert!(matches!(plan_real(9), RealNode::ViaComplex { n: 9, .. }));

@@ -49,13 +49,14 @@ pub fn root_dir(k: u64, n: u64, forward: bool) -> Complex<f64> {
 }
 
 /// `ω_n^e` for any `e` from two tables of about `√n` entries each:
-/// `ω_n^e = hi[⌊e/b⌋] · lo[e mod b]`, the product of two correctly rounded `f64` values
-/// taken in `f64` (error about 2 ulp of `f64`, far below `f32` rounding). Building it
-/// costs `2√n` evaluations instead of `n`, which keeps plan creation fast for large `n`.
+/// `ω_n^e = hi[e >> b] · lo[e mod 2^b]` (`2^b ≥ √n`), the product of two correctly
+/// rounded `f64` values taken in `f64` (error about 2 ulp of `f64`, far below `f32`
+/// rounding). Building it costs `2√n` evaluations instead of `n`, and a lookup is a
+/// shift, a mask and one complex product, which keeps plan creation fast for large `n`.
 #[derive(Debug, Clone)]
 pub struct RootTable {
     n: u64,
-    b: u64,
+    shift: u32,
     lo: Vec<Complex<f64>>,
     hi: Vec<Complex<f64>>,
 }
@@ -63,29 +64,34 @@ pub struct RootTable {
 impl RootTable {
     /// Roots of order `n` (non-zero) in the direction's sign.
     pub fn new(n: u64, forward: bool) -> Self {
-        let b = ((n as f64).sqrt().ceil() as u64).max(1);
+        let shift = ((n as f64).sqrt().ceil().max(1.0).log2().ceil() as u32).min(32);
         RootTable {
             n,
-            b,
-            lo: (0..b).map(|e| root_dir(e, n, forward)).collect(),
-            hi: (0..n.div_ceil(b))
-                .map(|e| root_dir(e * b, n, forward))
+            shift,
+            lo: (0..1u64 << shift)
+                .map(|e| root_dir(e, n, forward))
+                .collect(),
+            hi: (0..n.div_ceil(1 << shift))
+                .map(|e| root_dir(e << shift, n, forward))
                 .collect(),
         }
     }
 
-    /// `ω_n^e`; exact table values where `e mod n` is below `b` or a multiple of it.
+    /// `ω_n^e` for any `e`.
     #[inline]
     pub fn get(&self, e: u64) -> Complex<f64> {
-        let e = e % self.n;
-        let (h, l) = ((e / self.b) as usize, (e % self.b) as usize);
-        if l == 0 {
-            self.hi[h]
-        } else if h == 0 {
-            self.lo[l]
-        } else {
-            self.hi[h] * self.lo[l]
-        }
+        self.get_reduced(e % self.n)
+    }
+
+    /// `ω_n^e` for `e < n`; exact table values where `e` is below `2^b` or a
+    /// multiple of it (the other factor is exactly 1).
+    #[inline(always)]
+    pub fn get_reduced(&self, e: u64) -> Complex<f64> {
+        let (h, l) = (
+            (e >> self.shift) as usize,
+            (e & ((1 << self.shift) - 1)) as usize,
+        );
+        self.hi[h] * self.lo[l]
     }
 }
 

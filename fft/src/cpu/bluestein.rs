@@ -7,7 +7,8 @@
 //! (`b_j = conj(w_j)` wrapped around), so one forward sub-plan serves both transforms.
 //! The chirp exponent `k² mod 2N` is reduced exactly in integers.
 
-use super::{Exec, Loc};
+use super::simd::{dispatch, Pointwise, RowMul};
+use super::{Exec, Loc, MAX_TILE};
 use crate::plan::Node;
 use crate::scalar::{cast, Real};
 use crate::twiddle::root_dir;
@@ -36,7 +37,7 @@ impl<T: Real> Bluestein<T> {
         // The kernel, transformed in f64 by the same decomposition.
         let conv64: Exec<f64> = Exec::new(conv_node, true);
         let mut b = vec![C::new(0.0, 0.0); m];
-        let mut s = vec![C::new(0.0, 0.0); conv_node.scratch_len()];
+        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len()];
         for (j, w) in chirp64.iter().enumerate() {
             b[j] = w.conj();
             if j > 0 {
@@ -59,6 +60,10 @@ impl<T: Real> Bluestein<T> {
         }
     }
 
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
     pub fn scratch_len(&self) -> usize {
         self.m + self.conv.scratch_len().max(self.m)
     }
@@ -67,9 +72,11 @@ impl<T: Real> Bluestein<T> {
     pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>], par: bool) -> Loc {
         let (n, m) = (self.n, self.m);
         let (w, rest) = b.split_at_mut(m);
-        for ((wj, x), c) in w.iter_mut().zip(&a[..n]).zip(&self.chirp) {
-            *wj = x * c;
-        }
+        dispatch(Pointwise::<T, false, false> {
+            out: &mut w[..n],
+            a: Some(&a[..n]),
+            b: &self.chirp,
+        });
         for wj in &mut w[n..] {
             *wj = C::new(T::zero(), T::zero());
         }
@@ -78,17 +85,73 @@ impl<T: Real> Bluestein<T> {
             Loc::A => (w, rest),
             Loc::B => (&mut rest[..m], w),
         };
-        for (yj, k) in y.iter_mut().zip(&self.kernel) {
-            *yj = (*yj * k).conj();
-        }
+        dispatch(Pointwise::<T, false, true> {
+            out: &mut y[..m],
+            a: None,
+            b: &self.kernel,
+        });
         let loc = self.conv.run(y, other, par);
         let z: &[C<T>] = match loc {
             Loc::A => y,
             Loc::B => other,
         };
-        for ((x, zk), c) in a[..n].iter_mut().zip(z).zip(&self.chirp) {
-            *x = zk.conj() * c;
+        dispatch(Pointwise::<T, true, false> {
+            out: &mut a[..n],
+            a: Some(&z[..n]),
+            b: &self.chirp,
+        });
+        Loc::A
+    }
+
+    /// Whether [`Self::run_tile`] works on whole tiles (its convolution is a Stockham
+    /// sequence; anything else goes column by column).
+    pub fn tiles(&self) -> bool {
+        matches!(*self.conv, Exec::Stockham(_))
+    }
+
+    /// Complex elements of scratch [`Self::run_tile`] needs for `width` columns.
+    pub fn tile_scratch_len(&self, width: usize) -> usize {
+        self.m * width + self.conv.tile_scratch_len(width)
+    }
+
+    /// Transforms the `width` interleaved columns of `a` (see [`Exec::run_tile`]):
+    /// the chirp and kernel multiply whole rows.
+    pub fn run_tile(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
+        if width > MAX_TILE || !self.tiles() {
+            return Exec::column_by_column(self.n, a, b, width, |line, more| {
+                self.run(line, more, false)
+            });
         }
+        let (n, m, wd) = (self.n, self.m, width);
+        let (w, rest) = b.split_at_mut(m * wd);
+        w[..n * wd].copy_from_slice(&a[..n * wd]);
+        dispatch(RowMul::<T, false> {
+            data: &mut w[..n * wd],
+            width: wd,
+            factors: &self.chirp,
+        });
+        for z in &mut w[n * wd..] {
+            *z = C::new(T::zero(), T::zero());
+        }
+        let (y, other) = match self.conv.run_tile(w, rest, wd) {
+            Loc::A => (w, rest),
+            Loc::B => (&mut rest[..m * wd], w),
+        };
+        dispatch(RowMul::<T, true> {
+            data: &mut y[..m * wd],
+            width: wd,
+            factors: &self.kernel,
+        });
+        let z: &[C<T>] = match self.conv.run_tile(y, other, wd) {
+            Loc::A => y,
+            Loc::B => &other[..m * wd],
+        };
+        a[..n * wd].copy_from_slice(&z[..n * wd]);
+        dispatch(RowMul::<T, false, true> {
+            data: &mut a[..n * wd],
+            width: wd,
+            factors: &self.chirp,
+        });
         Loc::A
     }
 }

@@ -123,12 +123,12 @@ pub fn bf_odd<V: Cv, const P: usize>(a: [V; P], k: &OddConsts<V::T>) -> [V; P] {
     }
     out[0] = y0;
     for j in 1..=h {
-        let mut re = a[0] + sp[1].scale(cos[j % P]);
+        let mut re = a[0].add_scaled(sp[1], cos[j % P]);
         let mut im = sm[1].scale(sin[j % P]);
         for kk in 2..=h {
             let t = (j * kk) % P;
-            re = re + sp[kk].scale(cos[t]);
-            im = im + sm[kk].scale(sin[t]);
+            re = re.add_scaled(sp[kk], cos[t]);
+            im = im.add_scaled(sm[kk], sin[t]);
         }
         // b_j = re + i·im, b_{p−j} = re − i·im (sin already carries the sign).
         let iim = im.rot::<false>();
@@ -138,13 +138,51 @@ pub fn bf_odd<V: Cv, const P: usize>(a: [V; P], k: &OddConsts<V::T>) -> [V; P] {
     out
 }
 
-/// An odd prime DFT of runtime length `p <= MAX` (the generic radix).
-#[inline]
-pub fn bf_generic<T: Real>(a: &[C<T>], out: &mut [C<T>], k: &OddConsts<T>) {
+/// A radix-3 DFT: `b_{1,2} = a_0 − t/2 ∓ i(√3/2)(a_1 − a_2)` (forward sign), `t = a_1 + a_2`.
+#[inline(always)]
+pub fn bf3<V: Cv, const FWD: bool>(a: [V; 3]) -> [V; 3] {
+    let t = a[1] + a[2];
+    let d = (a[1] - a[2])
+        .rot::<FWD>()
+        .scale(V::T::of(0.866_025_403_784_438_6));
+    let m = a[0].add_scaled(t, V::T::of(-0.5));
+    [a[0] + t, m + d, m - d]
+}
+
+/// A radix-9 DFT as 3 × 3: DFTs of `(a_{n2}, a_{3+n2}, a_{6+n2})`, twiddles
+/// `ω_9^{n2·k1}`, then DFTs across `n2`; output `k1 + 3·k2`.
+#[inline(always)]
+pub fn bf9<V: Cv, const FWD: bool>(a: [V; 9]) -> [V; 9] {
+    let b0 = bf3::<V, FWD>([a[0], a[3], a[6]]);
+    let b1 = bf3::<V, FWD>([a[1], a[4], a[7]]);
+    let b2 = bf3::<V, FWD>([a[2], a[5], a[8]]);
+    // ω_9^e for e = 1, 2, 4 (forward sign; conjugated backward).
+    let sg = if FWD { -V::T::one() } else { V::T::one() };
+    let w = |c: f64, s: f64| V::splat(C::new(V::T::of(c), sg * V::T::of(s)));
+    let w1 = w(0.766_044_443_118_978, 0.642_787_609_686_539_4);
+    let w2 = w(0.173_648_177_666_930_36, 0.984_807_753_012_208);
+    let w4 = w(-0.939_692_620_785_908_4, 0.342_020_143_325_668_7);
+    let c0 = bf3::<V, FWD>([b0[0], b1[0], b2[0]]);
+    let c1 = bf3::<V, FWD>([b0[1], b1[1].mul(w1), b2[1].mul(w2)]);
+    let c2 = bf3::<V, FWD>([b0[2], b1[2].mul(w2), b2[2].mul(w4)]);
+    [
+        c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2],
+    ]
+}
+
+/// An odd prime DFT of runtime length `p = a.len()` over vectors (the generic radix):
+/// the symmetric form of [`bf_odd`] with `sp`, `sm` (at least `(p + 1)/2` long) as
+/// scratch.
+#[inline(always)]
+pub fn bf_generic_v<V: Cv>(
+    a: &[V],
+    out: &mut [V],
+    k: &OddConsts<V::T>,
+    sp: &mut [V],
+    sm: &mut [V],
+) {
     let p = a.len();
     let h = (p - 1) / 2;
-    let mut sp = [C::new(T::zero(), T::zero()); 64];
-    let mut sm = [C::new(T::zero(), T::zero()); 64];
     let mut y0 = a[0];
     for j in 1..=h {
         sp[j] = a[j] + a[p - j];
@@ -154,17 +192,18 @@ pub fn bf_generic<T: Real>(a: &[C<T>], out: &mut [C<T>], k: &OddConsts<T>) {
     out[0] = y0;
     for j in 1..=h {
         let mut re = a[0];
-        let mut im = C::new(T::zero(), T::zero());
-        let mut t = 0;
-        for kk in 1..=h {
+        let mut im = sm[1].scale(k.sin[j]);
+        re = re.add_scaled(sp[1], k.cos[j]);
+        let mut t = j;
+        for kk in 2..=h {
             t += j;
             if t >= p {
                 t -= p;
             }
-            re = re + sp[kk] * k.cos[t];
-            im = im + sm[kk] * k.sin[t];
+            re = re.add_scaled(sp[kk], k.cos[t]);
+            im = im.add_scaled(sm[kk], k.sin[t]);
         }
-        let iim = C::new(-im.im, im.re);
+        let iim = im.rot::<false>();
         out[j] = re + iim;
         out[p - j] = re - iim;
     }
@@ -195,16 +234,20 @@ mod tests {
         check::<8>(bf8::<Z, false>, false);
         check::<16>(bf16::<Z, true>, true);
         check::<16>(bf16::<Z, false>, false);
+        check::<3>(bf3::<Z, true>, true);
+        check::<3>(bf3::<Z, false>, false);
+        check::<9>(bf9::<Z, true>, true);
+        check::<9>(bf9::<Z, false>, false);
         for fwd in [true, false] {
             let k3 = OddConsts::new(3, fwd);
             check::<3>(|a| bf_odd(a, &k3), fwd);
             let k13 = OddConsts::new(13, fwd);
             check::<13>(|a| bf_odd(a, &k13), fwd);
-            let k17 = OddConsts::new(17, fwd);
-            check::<17>(
+            check::<19>(
                 |a| {
-                    let mut o = [C::new(0.0, 0.0); 17];
-                    bf_generic(&a, &mut o, &k17);
+                    let z = C::new(0.0, 0.0);
+                    let (mut o, mut sp, mut sm) = ([z; 19], [z; 10], [z; 10]);
+                    bf_generic_v(&a, &mut o, &OddConsts::new(19, fwd), &mut sp, &mut sm);
                     o
                 },
                 fwd,

@@ -9,6 +9,7 @@
 mod bluestein;
 pub(crate) mod butterfly;
 mod fourstep;
+mod rader;
 mod real;
 pub mod simd;
 mod stockham;
@@ -19,6 +20,7 @@ use crate::scalar::{Real, Storage};
 use bluestein::Bluestein;
 use fourstep::FourStep;
 use num_complex::Complex;
+use rader::Rader;
 use rayon::prelude::*;
 use real::RealExec;
 use stockham::Stockham;
@@ -47,6 +49,7 @@ pub enum Exec<T> {
     Stockham(Stockham<T>),
     FourStep(FourStep<T>),
     Bluestein(Bluestein<T>),
+    Rader(Rader<T>),
 }
 
 impl<T: Real> Exec<T> {
@@ -70,15 +73,32 @@ impl<T: Real> Exec<T> {
             Node::Bluestein { n, m, conv } => {
                 Exec::Bluestein(Bluestein::new(*n, *m, conv, forward))
             }
+            Node::Rader { n, g, conv } => Exec::Rader(Rader::new(*n, *g, conv, forward)),
         }
     }
 
-    /// Complex elements of scratch [`Self::run`] needs (as [`Node::scratch_len`]).
-    pub fn scratch_len(&self) -> usize {
+    /// The transform length.
+    pub fn len(&self) -> usize {
         match self {
             Exec::Stockham(s) => s.len(),
             Exec::FourStep(f) => f.len(),
+            Exec::Bluestein(b) => b.len(),
+            Exec::Rader(r) => r.len(),
+        }
+    }
+
+    /// Whether the length is zero.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Complex elements of scratch [`Self::run`] needs.
+    pub fn scratch_len(&self) -> usize {
+        match self {
+            Exec::Stockham(s) => s.len(),
+            Exec::FourStep(f) => f.scratch_len(),
             Exec::Bluestein(b) => b.scratch_len(),
+            Exec::Rader(r) => r.scratch_len(),
         }
     }
 
@@ -88,42 +108,136 @@ impl<T: Real> Exec<T> {
             Exec::Stockham(s) => s.run(a, b),
             Exec::FourStep(f) => f.run(a, b, par),
             Exec::Bluestein(bl) => bl.run(a, b, par),
+            Exec::Rader(r) => r.run(a, b, par),
         }
     }
-}
 
-/// Blocked out-of-place transpose: `src` is `rows × cols` row-major, `dst` `cols × rows`.
-pub fn transpose<T: Copy + Send + Sync>(
-    src: &[T],
-    dst: &mut [T],
-    rows: usize,
-    cols: usize,
-    par: bool,
-) {
-    const TILE: usize = 16;
-    let (src, dst) = (&src[..rows * cols], &mut dst[..rows * cols]);
-    // Each task owns TILE destination rows (source columns).
-    let task = |(cb, dblk): (usize, &mut [T])| {
-        let c0 = cb * TILE;
-        let cw = dblk.len() / rows;
-        for r0 in (0..rows).step_by(TILE) {
-            let rh = TILE.min(rows - r0);
-            for dc in 0..cw {
-                let drow = &mut dblk[dc * rows + r0..][..rh];
-                for (dr, d) in drow.iter_mut().enumerate() {
-                    *d = src[(r0 + dr) * cols + c0 + dc];
+    /// Lines transformed together by [`Self::run_lines`]: about [`DIRECT_CHUNK`]
+    /// elements, so a pass over them stays in the L1 cache.
+    pub(crate) fn lines_chunk(&self, count: usize) -> usize {
+        (DIRECT_CHUNK / self.len().max(1)).clamp(1, count.max(1))
+    }
+
+    /// Complex elements of scratch [`Self::run_lines`] needs for `count` lines.
+    pub fn lines_scratch_len(&self, count: usize) -> usize {
+        match self {
+            Exec::Stockham(s) => self.lines_chunk(count) * s.len(),
+            other => other.scratch_len(),
+        }
+    }
+
+    /// Transforms the `count` contiguous lines of `src` into `dst` (both `count·n`),
+    /// a few lines per pass (see [`Stockham::run_batch`]), with `scratch` (at least
+    /// [`Self::lines_scratch_len`]).
+    pub fn run_lines(&self, src: &[C<T>], dst: &mut [C<T>], scratch: &mut [C<T>], count: usize) {
+        let n = self.len();
+        match self {
+            Exec::Stockham(st) => {
+                let chunk = self.lines_chunk(count);
+                for (s, d) in src[..n * count]
+                    .chunks(n * chunk)
+                    .zip(dst[..n * count].chunks_mut(n * chunk))
+                {
+                    st.run_batch(s, d, scratch, s.len() / n, 1);
+                }
+            }
+            other => {
+                for (s, d) in src[..n * count]
+                    .chunks_exact(n)
+                    .zip(dst[..n * count].chunks_exact_mut(n))
+                {
+                    d.copy_from_slice(s);
+                    if other.run(d, scratch, false) == Loc::B {
+                        d.copy_from_slice(&scratch[..n]);
+                    }
                 }
             }
         }
-    };
-    if rows == 0 || cols == 0 {
-        return;
     }
-    if par {
-        dst.par_chunks_mut(TILE * rows).enumerate().for_each(task);
-    } else {
-        dst.chunks_mut(TILE * rows).enumerate().for_each(task);
+
+    /// Complex elements of scratch [`Self::run_tile`] needs for `width` columns.
+    pub fn tile_scratch_len(&self, width: usize) -> usize {
+        let by_column = self.len() + self.scratch_len();
+        match self {
+            Exec::Stockham(s) => s.len() * width,
+            Exec::Rader(r) if width <= MAX_TILE && r.tiles() => r.tile_scratch_len(width),
+            Exec::Bluestein(b) if width <= MAX_TILE && b.tiles() => b.tile_scratch_len(width),
+            _ => by_column,
+        }
     }
+
+    /// Transforms the `width` interleaved columns of `a` (element `t` of column `c` at
+    /// `c + width·t`) with `b` (at least [`Self::tile_scratch_len`]) as scratch; says
+    /// which buffer holds the result, in the same layout.
+    pub fn run_tile(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
+        match self {
+            Exec::Stockham(s) => s.run_columns(a, b, width),
+            Exec::Rader(r) => r.run_tile(a, b, width),
+            Exec::Bluestein(bl) => bl.run_tile(a, b, width),
+            other => Self::column_by_column(other.len(), a, b, width, |line, more| {
+                other.run(line, more, false)
+            }),
+        }
+    }
+
+    /// [`Self::run_tile`] one column at a time through a contiguous line of `n` at the
+    /// start of `b`, transformed by `run(line, rest of b)`.
+    pub(crate) fn column_by_column(
+        n: usize,
+        a: &mut [C<T>],
+        b: &mut [C<T>],
+        width: usize,
+        run: impl Fn(&mut [C<T>], &mut [C<T>]) -> Loc,
+    ) -> Loc {
+        let (line, more) = b.split_at_mut(n);
+        for j in 0..width {
+            for (t, z) in line.iter_mut().enumerate() {
+                *z = a[j + width * t];
+            }
+            let res = match run(line, more) {
+                Loc::A => &line[..],
+                Loc::B => &more[..n],
+            };
+            for (t, z) in res.iter().enumerate() {
+                a[j + width * t] = *z;
+            }
+        }
+        Loc::A
+    }
+}
+
+/// Columns per tile when lines at a stride are transformed together: 128 bytes of
+/// each row (two cache lines), a whole number of vectors.
+pub(crate) fn tile_width<T>() -> usize {
+    128 / std::mem::size_of::<C<T>>()
+}
+
+/// The widest tile the convolution steps keep per-column values for on the stack.
+pub(crate) const MAX_TILE: usize = 16;
+
+thread_local! {
+    /// Per-thread scratch reused across calls (see [`with_scratch`]).
+    static SCRATCH: std::cell::RefCell<Vec<C<f64>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on `len` complex values of per-thread scratch (kept between calls, so
+/// parallel tasks allocate once per thread, not once per task). Contents are
+/// unspecified. A nested call on the same thread gets a fresh allocation.
+pub(crate) fn with_scratch<T: Real, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -> R {
+    let slots = (len * std::mem::size_of::<C<T>>()).div_ceil(std::mem::size_of::<C<f64>>());
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) => {
+            if v.len() < slots {
+                v.resize(slots, C::new(0.0, 0.0));
+            }
+            let s: &mut [C<T>] = bytemuck::cast_slice_mut(&mut v[..slots]);
+            f(&mut s[..len])
+        }
+        Err(_) => {
+            let mut v = vec![C::new(T::zero(), T::zero()); len];
+            f(&mut v)
+        }
+    })
 }
 
 /// A raw view of user memory shared between worker threads.
@@ -207,6 +321,10 @@ pub struct CpuPlan<T> {
     steps: Vec<(usize, StepExec<T>)>,
     /// Complex elements of scratch per lane.
     lane_scratch: usize,
+    /// For 1-D complex plans: how many transforms of a batch run together as the
+    /// interleaved columns of a tile (see [`Exec::run_tile`]); 0 when they run one by
+    /// one.
+    columns: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -216,14 +334,49 @@ enum StepExec<T> {
     RealInverse(RealExec<T>),
 }
 
-/// Lines gathered together for a strided axis pass.
-const GROUP: usize = 8;
 /// Complex elements per transform above which one transform is split across threads.
 const PAR_INSIDE_MIN: usize = 1 << 15;
+/// Complex elements of work below which a parallel task costs more than it saves
+/// (waking a thread is microseconds, and on a busy machine a late worker holds up
+/// the join; a transform moves about a complex value per nanosecond per pass).
+const PAR_TASK_MIN: usize = 1 << 15;
+/// Complex elements of one pass below which it is not shared among threads (each
+/// share ends in a join: one per pass).
+const PAR_PASS_MIN: usize = 1 << 16;
 /// Complex elements of small 1-D transforms run pass by pass together (see
 /// [`CpuPlan::execute_direct`]): a few of them fill the L1 cache, one pass dispatch
 /// serves them all.
 const DIRECT_CHUNK: usize = 4096;
+/// Longest transform run as interleaved columns of a batch (see
+/// [`Stockham::prefers_columns`]).
+const COLUMNS_MAX: usize = 8192;
+/// Complex elements a batch tile and its scratch may take (about the L2 cache).
+const COLUMNS_BUDGET: usize = 1 << 16;
+
+/// The width of the batch tiles for a 1-D transform (0: none): as wide as
+/// [`tile_width`] allows within [`COLUMNS_BUDGET`], at least one whole vector.
+fn columns_width<T: Real>(ex: &Exec<T>) -> usize {
+    let n = ex.len();
+    let wanted = match ex {
+        Exec::Stockham(st) => st.prefers_columns(),
+        Exec::Rader(r) => r.tiles(),
+        Exec::Bluestein(b) => b.tiles(),
+        Exec::FourStep(_) => false,
+    };
+    if !wanted || !(2..=COLUMNS_MAX).contains(&n) {
+        return 0;
+    }
+    let lanes = (tile_width::<T>() / 4).max(1);
+    let mut w = tile_width::<T>();
+    while w > lanes && n * w + ex.tile_scratch_len(w) > COLUMNS_BUDGET {
+        w /= 2;
+    }
+    if n * w + ex.tile_scratch_len(w) > COLUMNS_BUDGET {
+        0
+    } else {
+        w
+    }
+}
 
 impl<T: Real> CpuPlan<T> {
     pub fn new(tree: &PlanTree) -> Self {
@@ -233,12 +386,10 @@ impl<T: Real> CpuPlan<T> {
             c_lens[0] = tree.lengths[0] / 2 + 1;
         }
         let c_total = c_lens.iter().product();
+        let one_d_complex = tree.lengths.len() == 1 && !tree.kind.is_real();
         // Room for the direct path's chunks (a copy and a scratch buffer of them).
-        let mut lane_scratch = if tree.lengths.len() == 1 && !tree.kind.is_real() {
-            2 * DIRECT_CHUNK
-        } else {
-            0
-        };
+        let mut lane_scratch = if one_d_complex { 2 * DIRECT_CHUNK } else { 0 };
+        let mut columns = 0;
         let steps = tree
             .steps
             .iter()
@@ -246,10 +397,18 @@ impl<T: Real> CpuPlan<T> {
                 let e = match &s.op {
                     AxisOp::Complex(n) => {
                         let ex = Exec::new(n, fwd);
-                        let need = if tree.lengths.len() == 1 {
-                            n.scratch_len()
+                        let need = if one_d_complex {
+                            columns = columns_width(&ex);
+                            // A batch tile and its scratch.
+                            let tile = n.len() * columns + ex.tile_scratch_len(columns);
+                            ex.scratch_len().max(if columns > 0 { tile } else { 0 })
                         } else {
-                            GROUP * n.len() + n.scratch_len()
+                            // Strided lines: two sets of lines and their scratch;
+                            // contiguous ones: a chunk of lines and its scratch.
+                            let w = tile_width::<T>();
+                            let chunk = ex.lines_chunk(usize::MAX);
+                            (2 * n.len() * w + ex.lines_scratch_len(w))
+                                .max(n.len() * chunk + ex.lines_scratch_len(chunk))
                         };
                         lane_scratch = lane_scratch.max(need);
                         StepExec::Complex(ex, n.len())
@@ -274,6 +433,7 @@ impl<T: Real> CpuPlan<T> {
             c_total,
             steps,
             lane_scratch,
+            columns,
         }
     }
 
@@ -282,17 +442,25 @@ impl<T: Real> CpuPlan<T> {
         self.c_total + self.lane_scratch
     }
 
-    /// How many transforms run at once for `batch` (each needs [`Self::lane_len`]).
+    /// How many transforms run at once for `batch` (each needs [`Self::lane_len`]):
+    /// one when a transform is split across threads itself, else one per thread, but
+    /// no more than the work fills with [`PAR_TASK_MIN`] elements each.
     pub fn lanes(&self, batch: usize) -> usize {
         if self.c_total >= PAR_INSIDE_MIN {
             1
         } else {
-            batch.min(rayon::current_num_threads()).max(1)
+            let by_work = (self.c_total.max(1) * batch / PAR_TASK_MIN).max(1);
+            batch.min(rayon::current_num_threads()).min(by_work).max(1)
         }
     }
 
+    /// Whether one transform is split across threads.
+    fn par_inside(&self) -> bool {
+        self.c_total >= PAR_INSIDE_MIN && rayon::current_num_threads() > 1
+    }
+
     /// Runs every batch. `src`/`dst` are scalar views; layouts are in elements of each
-    /// side (complex elements are two scalars). `work` holds `lanes` lanes.
+    /// side (complex elements are two scalars). `work` holds up to `lanes` lanes.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn execute<S: Storage<Compute = T>>(
         &self,
@@ -305,34 +473,34 @@ impl<T: Real> CpuPlan<T> {
         work: &mut [C<T>],
     ) {
         let lane = self.lane_len();
-        let lanes = (work.len() / lane.max(1)).clamp(1, batch.max(1));
+        let lanes = (work.len() / lane.max(1)).clamp(1, self.lanes(batch));
         let scale = T::of(scale);
-        if self.execute_direct(src, dst, inl, outl, batch, scale, &mut work[..lane * lanes]) {
+        let work = &mut work[..lane * lanes];
+        if self.execute_direct(src, dst, inl, outl, batch, scale, work) {
             return;
         }
         if lanes <= 1 {
-            let par = self.c_total >= PAR_INSIDE_MIN;
+            let par = self.par_inside();
             let (w, s) = work[..lane].split_at_mut(self.c_total);
             for b in 0..batch {
                 self.run_batch(b, src, dst, inl, outl, scale, w, s, par);
             }
         } else {
-            work[..lane * lanes]
-                .par_chunks_mut(lane)
-                .enumerate()
-                .for_each(|(l, lw)| {
-                    let (w, s) = lw.split_at_mut(self.c_total);
-                    for b in (l..batch).step_by(lanes) {
-                        self.run_batch(b, src, dst, inl, outl, scale, w, s, false);
-                    }
-                });
+            work.par_chunks_mut(lane).enumerate().for_each(|(l, lw)| {
+                let (w, s) = lw.split_at_mut(self.c_total);
+                for b in (l..batch).step_by(lanes) {
+                    self.run_batch(b, src, dst, inl, outl, scale, w, s, false);
+                }
+            });
         }
     }
 
-    /// 1-D complex Stockham plans on contiguous data stored in the compute type run
-    /// straight from the input to the output (no gather or scatter), `DIRECT_CHUNK`
-    /// elements of transforms at a time, each lane of `work` taking a contiguous range
-    /// of the batch. Returns false (nothing done) for any other plan or layout.
+    /// 1-D complex plans on contiguous data stored in the compute type run straight
+    /// from the input to the output (no gather or scatter): Stockham plans
+    /// `DIRECT_CHUNK` elements of transforms at a time (as interleaved columns when
+    /// [`Stockham::prefers_columns`]), each lane of `work` taking a contiguous range
+    /// of the batch; four-step plans one transform at a time, split across threads.
+    /// Returns false (nothing done) for any other plan or layout.
     #[allow(clippy::too_many_arguments)]
     fn execute_direct<S: Storage<Compute = T>>(
         &self,
@@ -345,13 +513,17 @@ impl<T: Real> CpuPlan<T> {
         work: &mut [C<T>],
     ) -> bool {
         use std::any::TypeId;
-        let st = match (self.kind, self.steps.as_slice()) {
+        let ex = match (self.kind, self.steps.as_slice()) {
             (
                 TransformType::ComplexForward | TransformType::ComplexInverse,
-                [(_, StepExec::Complex(Exec::Stockham(st), _))],
-            ) if self.lengths.len() == 1 => st,
+                [(_, StepExec::Complex(ex, _))],
+            ) if self.lengths.len() == 1 => ex,
             _ => return false,
         };
+        let columns = if batch > 1 { self.columns } else { 0 };
+        if columns == 0 && !matches!(ex, Exec::Stockham(_) | Exec::FourStep(_)) {
+            return false;
+        }
         let n = self.lengths[0];
         let contiguous = |l: &Layout| l.strides[0] == 1 && (l.distance == n || batch == 1);
         let in_place = std::ptr::eq(src.ptr, dst.ptr);
@@ -373,42 +545,100 @@ impl<T: Real> CpuPlan<T> {
         if !fits(&src, inl.offset) || !fits(&dst, outl.offset) {
             return false;
         }
+        // Views of `count` transforms from `b` as complex values of T.
+        let out_at = |b: usize, count: usize| -> Option<&mut [C<T>]> {
+            let out = dst.run_mut(2 * (outl.offset + b * n), 2 * count * n)?;
+            // SAFETY: S is T (checked above) and Complex<T> is `repr(C)` {re, im},
+            // so 2·len scalars of T are len complex values with T's alignment.
+            Some(unsafe {
+                std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut C<T>, count * n)
+            })
+        };
+        let in_at = |b: usize, count: usize| -> Option<&[C<T>]> {
+            let inp = src.run(2 * (inl.offset + b * n), 2 * count * n)?;
+            // SAFETY: as for `out_at`; only used when `src` is not `dst`.
+            Some(unsafe { std::slice::from_raw_parts(inp.as_ptr() as *const C<T>, count * n) })
+        };
+        let rescale = |out: &mut [C<T>]| {
+            if scale != T::one() {
+                for z in out.iter_mut() {
+                    *z = *z * scale;
+                }
+            }
+        };
+        let st = match ex {
+            Exec::FourStep(fs) if columns == 0 => {
+                let par = self.par_inside();
+                for b in 0..batch {
+                    let Some(out) = out_at(b, 1) else {
+                        return true;
+                    };
+                    if in_place {
+                        fs.run(out, work, par);
+                    } else {
+                        let Some(inp) = in_at(b, 1) else {
+                            return true;
+                        };
+                        fs.run_out_of_place(inp, out, work, par);
+                    }
+                    rescale(out);
+                }
+                return true;
+            }
+            Exec::Stockham(st) => Some(st),
+            _ => None,
+        };
         let lane = self.lane_len();
         let lanes = (work.len() / lane).max(1);
-        let chunk = (DIRECT_CHUNK / n).clamp(1, (lane / (2 * n)).max(1));
         let per_lane = batch.div_ceil(lanes);
-        let one = scale == T::one();
+        // One large transform at a time: its passes are shared among threads.
+        let parts = if self.par_inside() {
+            (n / PAR_PASS_MIN).clamp(1, rayon::current_num_threads())
+        } else {
+            1
+        };
+        let chunk = if columns > 0 {
+            columns
+        } else {
+            (DIRECT_CHUNK / n).clamp(1, (lane / (2 * n)).max(1))
+        };
         let task = |(l, lw): (usize, &mut [C<T>])| {
-            let (w1, w2) = lw.split_at_mut(lane / 2);
+            let split = if columns > 0 { n * columns } else { lane / 2 };
+            let (w1, w2) = lw.split_at_mut(split);
             let end = batch.min((l + 1) * per_lane);
             let mut b = l * per_lane;
             while b < end {
                 let count = chunk.min(end - b);
                 let len = count * n;
-                let Some(out) = dst.run_mut(2 * (outl.offset + b * n), 2 * len) else {
+                let Some(out) = out_at(b, count) else {
                     return;
                 };
-                // SAFETY: S is T (checked above) and Complex<T> is `repr(C)` {re, im},
-                // so 2·len scalars of T are len complex values with T's alignment.
-                let out =
-                    unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut C<T>, len) };
-                if in_place {
+                if columns > 0 {
+                    // Transforms as the columns of an n × count tile.
+                    let tile = &mut w1[..len];
+                    if in_place {
+                        fourstep::transpose(out, count, n, tile);
+                    } else {
+                        let Some(inp) = in_at(b, count) else {
+                            return;
+                        };
+                        fourstep::transpose(inp, count, n, tile);
+                    }
+                    let res: &[C<T>] = match ex.run_tile(tile, w2, count) {
+                        Loc::A => tile,
+                        Loc::B => &w2[..len],
+                    };
+                    fourstep::transpose(res, n, count, out);
+                } else if let (Some(st), true) = (st, in_place) {
                     w1[..len].copy_from_slice(out);
-                    st.run_batch(&w1[..len], out, w2, count);
-                } else {
-                    let Some(inp) = src.run(2 * (inl.offset + b * n), 2 * len) else {
+                    st.run_batch(&w1[..len], out, w2, count, parts);
+                } else if let Some(st) = st {
+                    let Some(inp) = in_at(b, count) else {
                         return;
                     };
-                    // SAFETY: as for `out`; `src` is a different buffer from `dst`.
-                    let inp =
-                        unsafe { std::slice::from_raw_parts(inp.as_ptr() as *const C<T>, len) };
-                    st.run_batch(inp, out, w1, count);
+                    st.run_batch(inp, out, w1, count, parts);
                 }
-                if !one {
-                    for z in out.iter_mut() {
-                        *z = *z * scale;
-                    }
-                }
+                rescale(out);
                 b += count;
             }
         };
@@ -450,6 +680,34 @@ impl<T: Real> CpuPlan<T> {
             };
             scatter_c(res, dst, outl, out_base, &self.c_lens, scale);
             return;
+        }
+        // N-D complex on contiguous data in the compute type: the passes work in the
+        // output itself (after one copy when out of place), no gather or scatter.
+        if !self.kind.is_real() && self.contiguous(inl) && self.contiguous(outl) {
+            if let Some(out) = as_compute(&dst, out_base, self.c_total) {
+                let in_place = std::ptr::eq(src.ptr, dst.ptr);
+                if in_place && in_base != out_base {
+                    // Overlapping but shifted: not this path.
+                } else {
+                    if !in_place {
+                        match as_compute(&src, in_base, self.c_total) {
+                            Some(inp) => out.copy_from_slice(inp),
+                            None => return,
+                        }
+                    }
+                    for (axis, step) in &self.steps {
+                        if let StepExec::Complex(ex, len) = step {
+                            self.axis_pass(out, s, *axis, *len, ex, par);
+                        }
+                    }
+                    if scale != T::one() {
+                        for z in out.iter_mut() {
+                            *z = *z * scale;
+                        }
+                    }
+                    return;
+                }
+            }
         }
         if !self.kind.is_real() || self.kind == TransformType::RealInverse {
             gather_c(src, inl, in_base, &self.c_lens, w);
@@ -528,69 +786,100 @@ impl<T: Real> CpuPlan<T> {
         ex: &Exec<T>,
         par: bool,
     ) {
-        let zero = C::new(T::zero(), T::zero());
         let stride: usize = self.c_lens[..axis].iter().product();
-        let scratch = s.len().saturating_sub(GROUP * len);
         if stride == 1 {
-            let line = |sc: &mut Vec<C<T>>, l: &mut [C<T>]| {
-                if ex.run(l, sc, false) == Loc::B {
-                    l.copy_from_slice(&sc[..len]);
-                }
+            // Contiguous lines, a few at a time through `run_lines` (one pass dispatch
+            // for all of them).
+            let chunk = ex.lines_chunk(w.len() / len.max(1));
+            let need = len * chunk + ex.lines_scratch_len(chunk);
+            let lines = |ls: &mut [C<T>], sc: &mut [C<T>]| {
+                let (tmp, rest) = sc.split_at_mut(ls.len());
+                tmp.copy_from_slice(ls);
+                ex.run_lines(tmp, ls, rest, tmp.len() / len);
             };
             if par {
-                w.par_chunks_mut(len)
-                    .for_each_init(|| vec![zero; scratch], line);
+                w.par_chunks_mut(len * chunk)
+                    .for_each(|ls| with_scratch(need, |sc| lines(ls, sc)));
             } else {
-                for l in w.chunks_mut(len) {
-                    if ex.run(l, s, false) == Loc::B {
-                        l.copy_from_slice(&s[..len]);
-                    }
+                for ls in w.chunks_mut(len * chunk) {
+                    lines(ls, &mut s[..need]);
                 }
             }
             return;
         }
-        // Lines at `stride`: gather GROUP neighbours into contiguous rows, transform, scatter.
+        // Lines at `stride`: `wd` neighbouring lines (runs of `wd` contiguous values)
+        // gathered transposed into contiguous lines, transformed, scattered back.
+        let wd = tile_width::<T>().min(stride);
         let block = len * stride;
-        let groups_per_block = stride.div_ceil(GROUP);
+        let groups_per_block = stride.div_ceil(wd);
         let tasks = (w.len() / block) * groups_per_block;
+        let need = 2 * len * wd + ex.lines_scratch_len(wd);
         // SAFETY: `w` is borrowed mutably for the whole pass; task `t` touches only the
         // elements of block `t / groups_per_block`, columns of group `t % groups_per_block`,
         // which no other task touches.
         let raw = unsafe { Raw::new(w.as_mut_ptr(), w.len()) };
-        let task = |buf: &mut [C<T>], sc: &mut [C<T>], t: usize| {
+        let task = |sc: &mut [C<T>], t: usize| {
             let (blk, g) = (t / groups_per_block, t % groups_per_block);
-            let i0 = g * GROUP;
-            let v = GROUP.min(stride - i0);
+            let i0 = g * wd;
+            let v = wd.min(stride - i0);
             let base = blk * block + i0;
-            for k in 0..len {
-                for u in 0..v {
-                    buf[u * len + k] = raw.get(base + k * stride + u);
-                }
-            }
-            for u in 0..v {
-                let l = &mut buf[u * len..(u + 1) * len];
-                if ex.run(l, sc, false) == Loc::B {
-                    l.copy_from_slice(&sc[..len]);
-                }
-            }
-            for k in 0..len {
-                for u in 0..v {
-                    raw.set(base + k * stride + u, buf[u * len + k]);
-                }
-            }
+            let (lines, rest) = sc.split_at_mut(len * v);
+            let (done, rest) = rest.split_at_mut(len * v);
+            simd::dispatch(fourstep::GatherLines {
+                src: raw,
+                stride,
+                start: base,
+                next: None,
+                lines: &mut *lines,
+                w: v,
+            });
+            ex.run_lines(lines, done, rest, v);
+            simd::dispatch(fourstep::ScatterLines {
+                lines: done,
+                out: raw,
+                stride,
+                start: base,
+                h: v,
+            });
         };
         if par {
-            (0..tasks).into_par_iter().for_each_init(
-                || (vec![zero; GROUP * len], vec![zero; scratch]),
-                |(buf, sc), t| task(buf, sc, t),
-            );
+            (0..tasks)
+                .into_par_iter()
+                .for_each(|t| with_scratch(need, |sc| task(sc, t)));
         } else {
-            let (buf, sc) = s.split_at_mut(GROUP * len);
             for t in 0..tasks {
-                task(buf, sc, t);
+                task(&mut s[..need], t);
             }
         }
     }
+}
+
+impl<T: Real> CpuPlan<T> {
+    /// Whether a complex-side layout is dense in the complex work array's order.
+    fn contiguous(&self, l: &Layout) -> bool {
+        let mut s = 1;
+        for (&len, &st) in self.c_lens.iter().zip(&l.strides) {
+            if st != s && len > 1 {
+                return false;
+            }
+            s *= len;
+        }
+        true
+    }
+}
+
+/// `len` complex values of `raw` from complex index `start` as `Complex<T>`, when the
+/// storage type is the compute type and the range is in bounds.
+#[allow(clippy::mut_from_ref)]
+fn as_compute<S: Storage>(raw: &Raw<S>, start: usize, len: usize) -> Option<&mut [C<S::Compute>]> {
+    if std::any::TypeId::of::<S>() != std::any::TypeId::of::<S::Compute>() {
+        return None;
+    }
+    let run = raw.run_mut(2 * start, 2 * len)?;
+    // SAFETY: S is S::Compute (checked above) and Complex<T> is `repr(C)` {re, im}, so
+    // 2·len scalars are len complex values with T's alignment; the range belongs to
+    // the caller's transform (see `Raw::run_mut`).
+    Some(unsafe { std::slice::from_raw_parts_mut(run.as_mut_ptr() as *mut C<S::Compute>, len) })
 }
 
 /// Offset of line `l` (an index over axes 1..) in a layout.

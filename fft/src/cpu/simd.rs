@@ -37,8 +37,15 @@ pub trait Cv: Copy + Add<Output = Self> + Sub<Output = Self> {
     fn mul(self, w: Self) -> Self;
     /// Every lane times the real `k`.
     fn scale(self, k: Self::T) -> Self;
+    /// `self + a·k` for a real `k` (one fused multiply-add per part where available).
+    #[inline(always)]
+    fn add_scaled(self, a: Self, k: Self::T) -> Self {
+        self + a.scale(k)
+    }
     /// Times −i when `FWD`, else +i.
     fn rot<const FWD: bool>(self) -> Self;
+    /// Lane-wise complex conjugate.
+    fn conj(self) -> Self;
 
     /// Stores the outputs of a Stockham pass in its flat-lane shape (see
     /// [`super::stockham`]): lane `i` of `o[j]` belongs to flat index `l + i = s·p + q`
@@ -51,6 +58,91 @@ pub trait Cv: Copy + Add<Output = Self> + Sub<Output = Self> {
     unsafe fn scatter<const R: usize>(o: &[Self; R], y: *mut C<Self::T>, l: usize, s: usize) {
         scatter_lanes(o, y, l, s)
     }
+
+    /// Transposes `LANES` registers as a square matrix of complex values: lane `j` of
+    /// `r[i]` becomes lane `i` of `r[j]`. (One lane: nothing to do.)
+    #[inline(always)]
+    fn transpose_regs(r: &mut [Self]) {
+        debug_assert!(Self::LANES == 1 && !r.is_empty());
+    }
+
+    /// Transposes one `LANES × LANES` block: row `i` (the `LANES` values at
+    /// `src + i·ss`) becomes column `i` of the rows at `dst + i·ds`.
+    ///
+    /// # Safety
+    /// Every row read and written is in bounds.
+    #[inline(always)]
+    unsafe fn transpose_block(src: *const C<Self::T>, ss: usize, dst: *mut C<Self::T>, ds: usize) {
+        let zero = C::new(Self::T::zero(), Self::T::zero());
+        let mut t = [[zero; 4]; 4];
+        for (i, row) in t.iter_mut().enumerate().take(Self::LANES) {
+            // SAFETY: in bounds by the caller's contract.
+            unsafe { Self::load(src.add(i * ss)).store(row.as_mut_ptr()) };
+        }
+        for j in 0..Self::LANES {
+            for (i, row) in t.iter().enumerate().take(Self::LANES) {
+                // SAFETY: in bounds by the caller's contract.
+                unsafe { *dst.add(j * ds + i) = row[j] };
+            }
+        }
+    }
+}
+
+/// Asks for the cache line holding `p` (for reading, or for writing when `WRITE`).
+/// Only a hint: any address is fine, nothing is read or written.
+#[inline(always)]
+pub fn prefetch<T, const WRITE: bool>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no architectural effect.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0, _MM_HINT_T0};
+        if WRITE {
+            _mm_prefetch::<_MM_HINT_ET0>(p as *const i8)
+        } else {
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A kernel written once over [`Cv`]: [`dispatch`] runs it with the widest vector type
+/// the CPU supports. `call` must be `#[inline(always)]` so that its body is compiled
+/// with the vector instructions enabled.
+pub trait SimdFn<T: Real> {
+    type Out;
+    fn call<V: Cv<T = T>>(self) -> Self::Out;
+}
+
+/// Whether the AVX2 + FMA vector types can be used (detected once, then cached).
+#[inline(always)]
+pub fn has_avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Runs `f` over `T::Vector` when the CPU has AVX2 and FMA, else over single complex
+/// values.
+#[inline]
+pub fn dispatch<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        return unsafe { dispatch_avx2(f) };
+    }
+    f.call::<C<T>>()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dispatch_avx2<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
+    f.call::<T::Vector>()
 }
 
 /// The lane-by-lane form of [`Cv::scatter`] (at most 4 lanes).
@@ -111,6 +203,94 @@ impl<T: Real> Cv for C<T> {
             C::new(self.im, -self.re)
         } else {
             C::new(-self.im, self.re)
+        }
+    }
+    #[inline(always)]
+    fn conj(self) -> Self {
+        C::conj(&self)
+    }
+}
+
+/// Row `r` of `data` (rows of `width` values) times `factors[r]`, conjugated after
+/// when `CONJ`; conjugated before instead when `CONJ_IN`.
+pub struct RowMul<'a, T, const CONJ: bool, const CONJ_IN: bool = false> {
+    pub data: &'a mut [C<T>],
+    pub width: usize,
+    pub factors: &'a [C<T>],
+}
+
+impl<T: Real, const CONJ: bool, const CONJ_IN: bool> SimdFn<T> for RowMul<'_, T, CONJ, CONJ_IN> {
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let w = self.width;
+        let whole = w - w % V::LANES;
+        for (row, &k) in self.data.chunks_exact_mut(w).zip(self.factors) {
+            let kv = V::splat(k);
+            let mut j = 0;
+            while j < whole {
+                // SAFETY: j + LANES ≤ w, the row's length.
+                unsafe {
+                    let p = row.as_mut_ptr().add(j);
+                    let x = V::load(p);
+                    let v = if CONJ_IN { x.conj() } else { x }.mul(kv);
+                    if CONJ { v.conj() } else { v }.store(p);
+                }
+                j += V::LANES;
+            }
+            for z in &mut row[whole..] {
+                let v = if CONJ_IN { z.conj() } else { *z } * k;
+                *z = if CONJ { v.conj() } else { v };
+            }
+        }
+    }
+}
+
+/// `out[j] = f(a[j]·b[j])` over whole vectors (`a` is `out` itself when `None`), `f`
+/// the identity or a conjugation of the product (`CONJ_OUT`) or of `a` (`CONJ_A`).
+pub struct Pointwise<'a, T, const CONJ_A: bool, const CONJ_OUT: bool> {
+    pub out: &'a mut [C<T>],
+    pub a: Option<&'a [C<T>]>,
+    pub b: &'a [C<T>],
+}
+
+impl<T: Real, const CONJ_A: bool, const CONJ_OUT: bool> SimdFn<T>
+    for Pointwise<'_, T, CONJ_A, CONJ_OUT>
+{
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let n = self.out.len().min(self.b.len());
+        let n = self.a.map_or(n, |a| n.min(a.len()));
+        let (out, b) = (&mut self.out[..n], &self.b[..n]);
+        let op = out.as_mut_ptr();
+        // Reads come from `a` or, in place, from `out` through the same pointer the
+        // writes use (each element is read before it is written).
+        let ap = self.a.map_or(op as *const C<T>, |a| a.as_ptr());
+        let whole = n - n % V::LANES;
+        #[inline(always)]
+        fn f<W: Cv, const CA: bool, const CO: bool>(x: W, y: W) -> W {
+            let x = if CA { x.conj() } else { x };
+            let p = x.mul(y);
+            if CO {
+                p.conj()
+            } else {
+                p
+            }
+        }
+        let mut j = 0;
+        while j < whole {
+            // SAFETY: j + LANES ≤ n, within all three buffers.
+            unsafe {
+                f::<V, CONJ_A, CONJ_OUT>(V::load(ap.add(j)), V::load(b.as_ptr().add(j)))
+                    .store(op.add(j))
+            };
+            j += V::LANES;
+        }
+        while j < n {
+            // SAFETY: j < n, as above.
+            unsafe { *op.add(j) = f::<C<T>, CONJ_A, CONJ_OUT>(*ap.add(j), b[j]) };
+            j += 1;
         }
     }
 }
@@ -202,6 +382,45 @@ mod avx {
             F32x4(unsafe { _mm256_mul_ps(self.0, _mm256_set1_ps(k)) })
         }
         #[inline(always)]
+        fn add_scaled(self, a: Self, k: f32) -> Self {
+            // SAFETY: see the module note.
+            F32x4(unsafe { _mm256_fmadd_ps(a.0, _mm256_set1_ps(k), self.0) })
+        }
+        #[inline(always)]
+        fn transpose_regs(r: &mut [Self]) {
+            // SAFETY: see the module note.
+            unsafe {
+                let d = |v: F32x4| _mm256_castps_pd(v.0);
+                let f = |v: __m256d| F32x4(_mm256_castpd_ps(v));
+                let t0 = _mm256_unpacklo_pd(d(r[0]), d(r[1]));
+                let t1 = _mm256_unpackhi_pd(d(r[0]), d(r[1]));
+                let t2 = _mm256_unpacklo_pd(d(r[2]), d(r[3]));
+                let t3 = _mm256_unpackhi_pd(d(r[2]), d(r[3]));
+                r[0] = f(_mm256_permute2f128_pd::<0x20>(t0, t2));
+                r[1] = f(_mm256_permute2f128_pd::<0x20>(t1, t3));
+                r[2] = f(_mm256_permute2f128_pd::<0x31>(t0, t2));
+                r[3] = f(_mm256_permute2f128_pd::<0x31>(t1, t3));
+            }
+        }
+        #[inline(always)]
+        unsafe fn transpose_block(src: *const C<f32>, ss: usize, dst: *mut C<f32>, ds: usize) {
+            // SAFETY: rows in bounds by the caller's contract; a complex f32 is one
+            // 64-bit lane, so this is a 4×4 transpose of doubles.
+            unsafe {
+                let ld = |i: usize| _mm256_loadu_pd(src.add(i * ss) as *const f64);
+                let (r0, r1, r2, r3) = (ld(0), ld(1), ld(2), ld(3));
+                let t0 = _mm256_unpacklo_pd(r0, r1);
+                let t1 = _mm256_unpackhi_pd(r0, r1);
+                let t2 = _mm256_unpacklo_pd(r2, r3);
+                let t3 = _mm256_unpackhi_pd(r2, r3);
+                let st = |i: usize, v: __m256d| _mm256_storeu_pd(dst.add(i * ds) as *mut f64, v);
+                st(0, _mm256_permute2f128_pd::<0x20>(t0, t2));
+                st(1, _mm256_permute2f128_pd::<0x20>(t1, t3));
+                st(2, _mm256_permute2f128_pd::<0x31>(t0, t2));
+                st(3, _mm256_permute2f128_pd::<0x31>(t1, t3));
+            }
+        }
+        #[inline(always)]
         fn rot<const FWD: bool>(self) -> Self {
             // −i·(a + ib) = b − ia; +i·(a + ib) = −b + ia: swap, then negate one part.
             // SAFETY: see the module note.
@@ -213,6 +432,14 @@ mod avx {
                     _mm256_setr_ps(-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0)
                 };
                 F32x4(_mm256_xor_ps(swap, sign))
+            }
+        }
+        #[inline(always)]
+        fn conj(self) -> Self {
+            // SAFETY: see the module note.
+            unsafe {
+                let sign = _mm256_setr_ps(0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0);
+                F32x4(_mm256_xor_ps(self.0, sign))
             }
         }
 
@@ -304,6 +531,35 @@ mod avx {
             F64x2(unsafe { _mm256_mul_pd(self.0, _mm256_set1_pd(k)) })
         }
         #[inline(always)]
+        fn add_scaled(self, a: Self, k: f64) -> Self {
+            // SAFETY: see the module note.
+            F64x2(unsafe { _mm256_fmadd_pd(a.0, _mm256_set1_pd(k), self.0) })
+        }
+        #[inline(always)]
+        fn transpose_regs(r: &mut [Self]) {
+            // SAFETY: see the module note.
+            unsafe {
+                let (a, b) = (r[0].0, r[1].0);
+                r[0] = F64x2(_mm256_permute2f128_pd::<0x20>(a, b));
+                r[1] = F64x2(_mm256_permute2f128_pd::<0x31>(a, b));
+            }
+        }
+        #[inline(always)]
+        unsafe fn transpose_block(src: *const C<f64>, ss: usize, dst: *mut C<f64>, ds: usize) {
+            // SAFETY: rows in bounds by the caller's contract; 2×2 of 128-bit lanes.
+            unsafe {
+                let (a, b) = (
+                    _mm256_loadu_pd(src as *const f64),
+                    _mm256_loadu_pd(src.add(ss) as *const f64),
+                );
+                _mm256_storeu_pd(dst as *mut f64, _mm256_permute2f128_pd::<0x20>(a, b));
+                _mm256_storeu_pd(
+                    dst.add(ds) as *mut f64,
+                    _mm256_permute2f128_pd::<0x31>(a, b),
+                );
+            }
+        }
+        #[inline(always)]
         fn rot<const FWD: bool>(self) -> Self {
             // SAFETY: see the module note.
             unsafe {
@@ -315,6 +571,11 @@ mod avx {
                 };
                 F64x2(_mm256_xor_pd(swap, sign))
             }
+        }
+        #[inline(always)]
+        fn conj(self) -> Self {
+            // SAFETY: see the module note.
+            unsafe { F64x2(_mm256_xor_pd(self.0, _mm256_setr_pd(0.0, -0.0, 0.0, -0.0))) }
         }
 
         #[inline(always)]

@@ -18,12 +18,14 @@
 //! On x86-64 with AVX2 and FMA the vector type is an AVX register (4 `f32` or 2 `f64`
 //! complex values; chosen at run time), elsewhere a single complex value.
 
-use super::butterfly::{bf16, bf2, bf4, bf8, bf_generic, bf_odd, OddConsts};
-use super::simd::Cv;
-use super::Loc;
+use super::butterfly::{bf16, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts};
+use super::simd::{Cv, SimdFn};
+use super::{Loc, Raw};
 use crate::scalar::{cast, Real};
 use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
+use num_traits::Zero;
+use rayon::prelude::*;
 use std::array::from_fn;
 
 type C<T> = Complex<T>;
@@ -67,12 +69,15 @@ impl<T: Real> Stockham<T> {
             let len = (r * m) as u64;
             let mut tw = Vec::with_capacity(m * r);
             for p in 0..m {
+                // Exponents p·j·s < r·m·s = n, stepped exactly.
+                let mut e = 0u64;
                 for j in 0..r {
                     let w = match &table {
-                        Some(t) => t.get((p * j * s) as u64),
+                        Some(t) => t.get_reduced(e),
                         None => root_dir((p * j) as u64, len, forward),
                     };
                     tw.push(cast(w));
+                    e += (p * s) as u64;
                 }
             }
             let mut twx = Vec::new();
@@ -104,100 +109,77 @@ impl<T: Real> Stockham<T> {
 
     /// Transforms `a[..n]` using `b[..n]` as the other buffer; says which holds the result.
     pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>]) -> Loc {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-            return unsafe { self.run_avx2(a, b) };
+        if self.in_registers(a, b, 1) {
+            return Loc::B;
         }
-        self.run_with::<C<T>>(a, b)
+        self.run_columns(a, b, 1)
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn run_avx2(&self, a: &mut [C<T>], b: &mut [C<T>]) -> Loc {
-        self.run_with::<T::Vector>(a, b)
-    }
-
-    #[inline(always)]
-    fn run_with<V: Cv<T = T>>(&self, a: &mut [C<T>], b: &mut [C<T>]) -> Loc {
-        let n = self.n;
-        let (a, b) = (&mut a[..n], &mut b[..n]);
-        let mut loc = Loc::A;
-        for pass in &self.passes {
-            match loc {
-                Loc::A => run_pass::<V>(pass, a, b, self.forward, 1, 1),
-                Loc::B => run_pass::<V>(pass, b, a, self.forward, 1, 1),
-            }
-            loc = loc.other();
-        }
-        loc
+    /// Runs `count` consecutive transforms of `x` into `y` one at a time entirely in
+    /// registers when the plan has two passes whose radices are both multiples of the
+    /// lane count (see [`in_registers`]); returns false (nothing done) otherwise.
+    fn in_registers(&self, x: &[C<T>], y: &mut [C<T>], count: usize) -> bool {
+        self.passes.len() == 2
+            && super::simd::dispatch(InRegisters {
+                st: self,
+                x,
+                y,
+                count,
+            })
     }
 
     /// Transforms the `width` interleaved columns of `a` (element `t` of column `c` at
     /// `c + width·t`, `n·width` in all) with `b` as the other buffer; says which holds
     /// the result (in the same layout).
     pub fn run_columns(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-            return unsafe { self.run_columns_avx2(a, b, width) };
-        }
-        self.run_columns_with::<C<T>>(a, b, width)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn run_columns_avx2(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
-        self.run_columns_with::<T::Vector>(a, b, width)
-    }
-
-    #[inline(always)]
-    fn run_columns_with<V: Cv<T = T>>(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
         let len = self.n * width;
         let (a, b) = (&mut a[..len], &mut b[..len]);
         let mut loc = Loc::A;
         for pass in &self.passes {
-            match loc {
-                Loc::A => run_pass::<V>(pass, a, b, self.forward, 1, width),
-                Loc::B => run_pass::<V>(pass, b, a, self.forward, 1, width),
-            }
+            let (x, y) = match loc {
+                Loc::A => (&*a, &mut *b),
+                Loc::B => (&*b, &mut *a),
+            };
+            exec_pass(pass, x, y, self.forward, 1, width, 1);
             loc = loc.other();
         }
         loc
     }
 
+    /// Whether a batch runs better as interleaved columns ([`Self::run_columns`] on
+    /// transposed groups of transforms) than transform by transform: when the first
+    /// pass cannot fill whole vectors (a single pass, or a first radix that is not a
+    /// multiple of the vector's lane count).
+    pub fn prefers_columns(&self) -> bool {
+        let lanes = if super::simd::has_avx2_fma() {
+            <T::Vector as Cv>::LANES
+        } else {
+            1
+        };
+        match self.passes.first() {
+            None => false,
+            Some(first) => lanes > 1 && (self.passes.len() == 1 || first.radix % lanes != 0),
+        }
+    }
+
     /// Transforms `count` consecutive transforms of `src` into `dst` (both `count·n`
     /// long), pass by pass over all of them, with `scratch` (`count·n`) as the other
     /// buffer. The passes alternate so that the last one writes `dst`.
-    pub fn run_batch(&self, src: &[C<T>], dst: &mut [C<T>], scratch: &mut [C<T>], count: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-            return unsafe { self.run_batch_avx2(src, dst, scratch, count) };
+    ///
+    /// With `parts > 1` (and one transform) every pass is shared among `parts` tasks
+    /// on the rayon pool.
+    pub fn run_batch(
+        &self,
+        src: &[C<T>],
+        dst: &mut [C<T>],
+        scratch: &mut [C<T>],
+        count: usize,
+        parts: usize,
+    ) {
+        let parts = if count == 1 { parts.max(1) } else { 1 };
+        if parts == 1 && self.in_registers(src, dst, count) {
+            return;
         }
-        self.run_batch_with::<C<T>>(src, dst, scratch, count)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn run_batch_avx2(
-        &self,
-        src: &[C<T>],
-        dst: &mut [C<T>],
-        scratch: &mut [C<T>],
-        count: usize,
-    ) {
-        self.run_batch_with::<T::Vector>(src, dst, scratch, count)
-    }
-
-    #[inline(always)]
-    fn run_batch_with<V: Cv<T = T>>(
-        &self,
-        src: &[C<T>],
-        dst: &mut [C<T>],
-        scratch: &mut [C<T>],
-        count: usize,
-    ) {
         let len = self.n * count;
         let (src, dst, sc) = (&src[..len], &mut dst[..len], &mut scratch[..len]);
         let Some((first, rest)) = self.passes.split_first() else {
@@ -207,56 +189,241 @@ impl<T: Real> Stockham<T> {
         // Pass i (from 0) writes dst when the passes after it are even in number.
         let mut in_dst = rest.len() % 2 == 0;
         if in_dst {
-            run_pass::<V>(first, src, dst, self.forward, count, 1);
+            exec_pass(first, src, dst, self.forward, count, 1, parts);
         } else {
-            run_pass::<V>(first, src, sc, self.forward, count, 1);
+            exec_pass(first, src, sc, self.forward, count, 1, parts);
         }
         for pass in rest {
             if in_dst {
-                run_pass::<V>(pass, dst, sc, self.forward, count, 1);
+                exec_pass(pass, dst, sc, self.forward, count, 1, parts);
             } else {
-                run_pass::<V>(pass, sc, dst, self.forward, count, 1);
+                exec_pass(pass, sc, dst, self.forward, count, 1, parts);
             }
             in_dst = !in_dst;
         }
     }
 }
 
+/// One pass with the widest vectors the CPU has (see [`super::simd::dispatch`]), in
+/// `parts` shares on the rayon pool when `parts > 1` (one transform, `count = 1`).
+fn exec_pass<T: Real>(
+    pass: &Pass<T>,
+    x: &[C<T>],
+    y: &mut [C<T>],
+    fwd: bool,
+    count: usize,
+    inner: usize,
+    parts: usize,
+) {
+    // SAFETY: `y` is borrowed mutably for this call; the shares write disjoint places
+    // (see `pass`) and nothing else touches `y` meanwhile.
+    let out = unsafe { Raw::new(y.as_mut_ptr(), y.len()) };
+    let job = |i: usize| {
+        super::simd::dispatch(PassJob {
+            pass,
+            x,
+            y: out,
+            fwd,
+            count,
+            inner,
+            part: (i, parts),
+        })
+    };
+    if parts > 1 {
+        (0..parts).into_par_iter().for_each(job);
+    } else {
+        job(0);
+    }
+}
+
+struct PassJob<'a, T> {
+    pass: &'a Pass<T>,
+    x: &'a [C<T>],
+    /// The output: written only at this part's places (see [`pass`]).
+    y: Raw<C<T>>,
+    fwd: bool,
+    count: usize,
+    inner: usize,
+    /// `(i, parts)`: this job does the `i`-th of `parts` disjoint shares of the pass.
+    part: (usize, usize),
+}
+
+impl<T: Real> SimdFn<T> for PassJob<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        run_pass::<V>(
+            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part,
+        )
+    }
+}
+
+/// `[lo, hi)` of share `i` of `parts` of `0..len`, boundaries multiples of `align`.
+#[inline(always)]
+fn share(len: usize, (i, parts): (usize, usize), align: usize) -> (usize, usize) {
+    let units = len / align;
+    let at = |k: usize| {
+        if k >= parts {
+            len
+        } else {
+            units * k / parts * align
+        }
+    };
+    (at(i), at(i + 1))
+}
+
 #[inline(always)]
 fn run_pass<V: Cv>(
     p: &Pass<V::T>,
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     fwd: bool,
     count: usize,
     inner: usize,
+    part: (usize, usize),
 ) {
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<V, $r, _>(x, y, p, $bf, count, inner)
+            pass::<V, $r, _>(x, y, p, $bf, count, inner, part)
         };
     }
     match (p.radix, fwd, &p.odd) {
-        (2, _, _) => go!(2, Pow2::<true>),
-        (4, true, _) => go!(4, Pow2::<true>),
-        (4, false, _) => go!(4, Pow2::<false>),
-        (8, true, _) => go!(8, Pow2::<true>),
-        (8, false, _) => go!(8, Pow2::<false>),
-        (16, true, _) => go!(16, Pow2::<true>),
-        (16, false, _) => go!(16, Pow2::<false>),
-        (3, _, Some(k)) => go!(3, Odd(k)),
+        (2, _, _) => go!(2, Dir::<true>),
+        (3, true, _) => go!(3, Dir::<true>),
+        (3, false, _) => go!(3, Dir::<false>),
+        (4, true, _) => go!(4, Dir::<true>),
+        (4, false, _) => go!(4, Dir::<false>),
+        (8, true, _) => go!(8, Dir::<true>),
+        (8, false, _) => go!(8, Dir::<false>),
+        (9, true, _) => go!(9, Dir::<true>),
+        (9, false, _) => go!(9, Dir::<false>),
+        (16, true, _) => go!(16, Dir::<true>),
+        (16, false, _) => go!(16, Dir::<false>),
         (5, _, Some(k)) => go!(5, Odd(k)),
         (7, _, Some(k)) => go!(7, Odd(k)),
         (11, _, Some(k)) => go!(11, Odd(k)),
         (13, _, Some(k)) => go!(13, Odd(k)),
         (r, _, Some(k)) => {
-            let n = r * p.m * p.s * inner;
-            for (xb, yb) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)).take(count) {
-                pass_generic(xb, yb, r, p.m, p.s * inner, &p.tw, k)
+            let s = p.s * inner;
+            let n = r * p.m * s;
+            assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= r * p.m);
+            let ps = share(p.m, part, 1);
+            if s >= V::LANES {
+                let whole = s - s % V::LANES;
+                generic_columns::<V>(x, y, p, k, s, ps, (0, whole), (count, n));
+                if whole < s {
+                    generic_columns::<C<V::T>>(x, y, p, k, s, ps, (whole, s), (count, n));
+                }
+            } else {
+                generic_columns::<C<V::T>>(x, y, p, k, s, ps, (0, s), (count, n));
             }
         }
         // Even radices other than the above are never planned.
         (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
+    }
+}
+
+struct InRegisters<'a, T> {
+    st: &'a Stockham<T>,
+    x: &'a [C<T>],
+    y: &'a mut [C<T>],
+    count: usize,
+}
+
+impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
+    type Out = bool;
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) -> bool {
+        let [p1, p2] = &self.st.passes[..] else {
+            return false;
+        };
+        let l = V::LANES;
+        if l == 1 || p1.radix % l != 0 || p2.radix % l != 0 || p1.radix * p2.radix / l > 16 {
+            return false;
+        }
+        let (x, y, count) = (self.x, self.y, self.count);
+        macro_rules! go {
+            ($r1:literal, $r2:literal) => {
+                if self.st.forward {
+                    in_registers::<V, $r1, $r2, _, _>(p1, x, y, count, &Dir::<true>, &Dir::<true>)
+                } else {
+                    in_registers::<V, $r1, $r2, _, _>(p1, x, y, count, &Dir::<false>, &Dir::<false>)
+                }
+            };
+        }
+        match (p1.radix, p2.radix) {
+            (4, 4) => go!(4, 4),
+            (8, 4) => go!(8, 4),
+            (4, 8) => go!(4, 8),
+            (8, 8) => go!(8, 8),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// A two-pass plan `[R1, R2]` (both multiples of the lane count `L`), one transform at
+/// a time in registers: the first pass loads rows `x[k·R2 + L·g ..][..L]` (lanes are
+/// `L` consecutive `p`), applies the radix-`R1` butterfly across registers and the
+/// twiddles `ω_N^{p·j}`; `L × L` register transposes then put `L` consecutive `j` in
+/// the lanes, so the radix-`R2` butterfly of the second pass runs across registers
+/// too and its outputs `X[j + R1·k2]` are stored as whole vectors. The same
+/// arithmetic as the two passes, without the round trip through memory.
+#[inline(always)]
+fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
+    first: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    count: usize,
+    b1: &B1,
+    b2: &B2,
+) where
+    B1: Butterfly<V::T, R1>,
+    B2: Butterfly<V::T, R2>,
+{
+    const MAX_REGS: usize = 16;
+    let l = V::LANES;
+    let n = R1 * R2;
+    let (pgs, jgs) = (R2 / l, R1 / l);
+    assert!(l > 1 && l <= 4 && R1 % l == 0 && R2 % l == 0 && R1 * pgs <= MAX_REGS);
+    assert!(x.len() >= n * count && y.len() >= n * count);
+    assert!(first.twx.len() >= (R1 - 1) * R2);
+    let z = V::splat(C::new(V::T::zero(), V::T::zero()));
+    let tp = first.twx.as_ptr();
+    for blk in 0..count {
+        // SAFETY: loads stay below blk·n + (R1 − 1)·R2 + R2 = (blk + 1)·n and stores
+        // below blk·n + (R1 − L) + R1·(R2 − 1) + L = (blk + 1)·n, within count·n (asserted);
+        // twiddle loads below (R1 − 2)·R2 + R2 ≤ twx.len().
+        unsafe {
+            let (xb, yb) = (x.as_ptr().add(blk * n), y.as_mut_ptr().add(blk * n));
+            let mut regs = [z; MAX_REGS];
+            for pg in 0..pgs {
+                let a: [V; R1] = from_fn(|k| V::load(xb.add(k * R2 + pg * l)));
+                let b = b1.apply(a);
+                for (j, &bj) in b.iter().enumerate() {
+                    regs[j * pgs + pg] = if j > 0 {
+                        bj.mul(V::load(tp.add((j - 1) * R2 + pg * l)))
+                    } else {
+                        bj
+                    };
+                }
+            }
+            for jg in 0..jgs {
+                let mut t = [z; R2];
+                for pg in 0..pgs {
+                    let mut sq = [z; 4];
+                    for (u, v) in sq.iter_mut().enumerate().take(l) {
+                        *v = regs[(jg * l + u) * pgs + pg];
+                    }
+                    V::transpose_regs(&mut sq[..l]);
+                    t[pg * l..pg * l + l].copy_from_slice(&sq[..l]);
+                }
+                let o = b2.apply(t);
+                for (k2, &ok) in o.iter().enumerate() {
+                    ok.store(yb.add(jg * l + R1 * k2));
+                }
+            }
+        }
     }
 }
 
@@ -265,12 +432,13 @@ trait Butterfly<T, const R: usize> {
     fn apply<V: Cv<T = T>>(&self, a: [V; R]) -> [V; R];
 }
 
-/// Radices 2, 4, 8, 16 with direction `F` (forward when true).
-struct Pow2<const F: bool>;
+/// Radices with constant butterflies (2, 3, 4, 8, 9, 16) in direction `F` (forward
+/// when true).
+struct Dir<const F: bool>;
 
-macro_rules! pow2 {
+macro_rules! fixed {
     ($r:literal, $f:ident) => {
-        impl<T: Real, const F: bool> Butterfly<T, $r> for Pow2<F> {
+        impl<T: Real, const F: bool> Butterfly<T, $r> for Dir<F> {
             #[inline(always)]
             fn apply<V: Cv<T = T>>(&self, a: [V; $r]) -> [V; $r] {
                 $f::<V, F>(a)
@@ -278,11 +446,13 @@ macro_rules! pow2 {
         }
     };
 }
-pow2!(4, bf4);
-pow2!(8, bf8);
-pow2!(16, bf16);
+fixed!(3, bf3);
+fixed!(4, bf4);
+fixed!(8, bf8);
+fixed!(9, bf9);
+fixed!(16, bf16);
 
-impl<T: Real, const F: bool> Butterfly<T, 2> for Pow2<F> {
+impl<T: Real, const F: bool> Butterfly<T, 2> for Dir<F> {
     #[inline(always)]
     fn apply<V: Cv<T = T>>(&self, a: [V; 2]) -> [V; 2] {
         bf2(a)
@@ -303,65 +473,79 @@ impl<T: Real, const R: usize> Butterfly<T, R> for Odd<'_, T> {
 /// transforms (element `t` of transform `c` at `c + inner·t`): whole vectors where they
 /// fit, single lanes for the rest. Interleaved transforms are one Stockham sequence
 /// whose strides are all `inner` times larger.
+///
+/// Share `part.0` of `part.1` takes a range of `p` (or, when there are fewer `p` than
+/// shares, of whole-vector columns `q`; in the lane shape a range of flat indices), so
+/// the shares write disjoint places.
 #[inline(always)]
 fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     p: &Pass<V::T>,
     bf: B,
     count: usize,
     inner: usize,
+    part: (usize, usize),
 ) {
     let (m, s) = (p.m, p.s * inner);
     let nr = m * s;
     let n = R * nr;
     // The raw-pointer loops below rely on these bounds.
-    assert!(x.len() >= n * count && y.len() >= n * count && p.tw.len() >= R * m);
+    assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= R * m);
     let lanes = V::LANES;
     let blocks = (count, n);
+    let last = part.0 + 1 == part.1;
     if s >= lanes {
         let whole = s - s % lanes;
+        // Shares of p, or of the columns when p is too short to share.
+        let (ps, qs, tail) = if m >= part.1 {
+            (share(m, part, 1), (0, whole), whole < s)
+        } else {
+            ((0, m), share(whole, part, lanes), whole < s && last)
+        };
         // The last pass (m = 1) has only unit twiddles.
         if m == 1 {
-            columns::<V, R, B, false>(x, y, p, s, 0, whole, &bf, blocks);
-            if whole < s {
-                columns::<C<V::T>, R, B, false>(x, y, p, s, whole, s, &bf, blocks);
+            columns::<V, R, B, false>(x, y, p, s, ps, qs, &bf, blocks);
+            if tail {
+                columns::<C<V::T>, R, B, false>(x, y, p, s, ps, (whole, s), &bf, blocks);
             }
         } else {
-            columns::<V, R, B, true>(x, y, p, s, 0, whole, &bf, blocks);
-            if whole < s {
-                columns::<C<V::T>, R, B, true>(x, y, p, s, whole, s, &bf, blocks);
+            columns::<V, R, B, true>(x, y, p, s, ps, qs, &bf, blocks);
+            if tail {
+                columns::<C<V::T>, R, B, true>(x, y, p, s, ps, (whole, s), &bf, blocks);
             }
         }
     } else if inner > 1 {
-        columns::<C<V::T>, R, B, true>(x, y, p, s, 0, s, &bf, blocks);
+        columns::<C<V::T>, R, B, true>(x, y, p, s, share(m, part, 1), (0, s), &bf, blocks);
     } else {
         assert!(p.twx.len() >= (R - 1) * nr);
         let whole = nr - nr % lanes;
-        flat_lanes::<V, R, B>(x, y, p, 0, whole, &bf, blocks);
-        if whole < nr {
+        let (l0, l1) = share(whole, part, lanes);
+        flat_lanes::<V, R, B>(x, y, p, l0, l1, &bf, blocks);
+        if whole < nr && last {
             flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf, blocks);
         }
     }
 }
 
-/// Columns `q0..q1` (a multiple of the lane count apart) of every `p`, in each of
-/// `blocks.0` consecutive blocks of `blocks.1` elements (the twiddles loaded once for all).
+/// Columns `q0..q1` (a multiple of the lane count apart) of `p` in `p0..p1`, in each
+/// of `blocks.0` consecutive blocks of `blocks.1` elements (the twiddles loaded once
+/// for all).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
     s: usize,
-    q0: usize,
-    q1: usize,
+    (p0, p1): (usize, usize),
+    (q0, q1): (usize, usize),
     bf: &B,
     (count, n): (usize, usize),
 ) {
     let m = pass.m;
-    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
-    for p in 0..m {
+    let (xp, yp) = (x.as_ptr(), y.ptr);
+    for p in p0..p1 {
         let w: [V; R] = from_fn(|j| V::splat(pass.tw[p * R + j]));
         for blk in 0..count {
             let mut q = q0;
@@ -388,7 +572,7 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
 #[inline(always)]
 fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
-    y: &mut [C<V::T>],
+    y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
     l0: usize,
     l1: usize,
@@ -402,7 +586,7 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
         let (xp, yp, tp) = unsafe {
             (
                 x.as_ptr().add(blk * n),
-                y.as_mut_ptr().add(blk * n),
+                y.ptr.add(blk * n),
                 pass.twx.as_ptr(),
             )
         };
@@ -424,30 +608,51 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     }
 }
 
-fn pass_generic<T: Real>(
-    x: &[C<T>],
-    y: &mut [C<T>],
-    r: usize,
-    m: usize,
+/// A generic odd prime radix `r` (up to [`crate::plan::MAX_DIRECT_PRIME`]) on columns
+/// `q0..q1` (a multiple of the lane count apart) of every `p`, in each of `blocks.0`
+/// consecutive blocks of `blocks.1` elements.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn generic_columns<V: Cv>(
+    x: &[C<V::T>],
+    y: Raw<C<V::T>>,
+    pass: &Pass<V::T>,
+    k: &OddConsts<V::T>,
     s: usize,
-    tw: &[C<T>],
-    k: &OddConsts<T>,
+    (p0, p1): (usize, usize),
+    (q0, q1): (usize, usize),
+    (count, n): (usize, usize),
 ) {
-    let zero = C::new(T::zero(), T::zero());
-    let mut a = [zero; 64];
-    let mut b = [zero; 64];
-    for (p, (yp, w)) in y
-        .chunks_exact_mut(r * s)
-        .zip(tw.chunks_exact(r))
-        .enumerate()
-    {
-        for q in 0..s {
-            for (kk, ak) in a[..r].iter_mut().enumerate() {
-                *ak = x[q + s * (p + kk * m)];
-            }
-            bf_generic(&a[..r], &mut b[..r], k);
-            for j in 0..r {
-                yp[j * s + q] = b[j] * w[j];
+    const MAX: usize = 64;
+    let (r, m) = (pass.radix, pass.m);
+    assert!(r < MAX);
+    let z = V::splat(C::new(V::T::zero(), V::T::zero()));
+    let (mut a, mut b) = ([z; MAX], [z; MAX]);
+    let (mut sp, mut sm) = ([z; MAX / 2 + 1], [z; MAX / 2 + 1]);
+    let (xp, yp) = (x.as_ptr(), y.ptr);
+    for p in p0..p1 {
+        let tw = &pass.tw[p * r..][..r];
+        for blk in 0..count {
+            let mut q = q0;
+            while q < q1 {
+                // SAFETY: q + LANES ≤ q1 ≤ s, p < m and k, j < r, so every index is
+                // below blk·n + r·m·s ≤ count·n ≤ len (asserted by the caller).
+                unsafe {
+                    let (xb, yb) = (xp.add(blk * n), yp.add(blk * n));
+                    for (kk, ak) in a[..r].iter_mut().enumerate() {
+                        *ak = V::load(xb.add(q + s * (p + kk * m)));
+                    }
+                    bf_generic_v(&a[..r], &mut b[..r], k, &mut sp, &mut sm);
+                    for (j, &bj) in b[..r].iter().enumerate() {
+                        let v = if m > 1 && j > 0 {
+                            bj.mul(V::splat(tw[j]))
+                        } else {
+                            bj
+                        };
+                        v.store(yb.add(q + s * (r * p + j)));
+                    }
+                }
+                q += V::LANES;
             }
         }
     }

@@ -56,7 +56,7 @@ pub fn c2c(lens: &[usize], x: &[C64], forward: bool, p: Precision) -> (Vec<C64>,
         .precision(p)
         .build(&dev)
         .unwrap();
-    let blue = plan.tree().uses_bluestein();
+    let blue = plan.tree().uses_convolution();
     let out = match p {
         Precision::F64 => {
             let xi: Vec<Complex64> = x.to_vec();
@@ -222,7 +222,7 @@ pub fn real_errors1(n: usize, seed: u64, forward: bool, p: Precision) -> (f64, f
         .precision(p)
         .build(&dev)
         .unwrap();
-    let blue = plan.tree().uses_bluestein();
+    let blue = plan.tree().uses_convolution();
     if forward {
         let x: Vec<f64> = random_r(n, seed).into_iter().map(r).collect();
         let refv = real_forward(&x, dd);

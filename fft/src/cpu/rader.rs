@@ -1,0 +1,156 @@
+//! Rader's algorithm for a prime length `p` whose `p − 1` is smooth.
+//!
+//! With `g` a generator mod `p`, `a_r = x_{g^r}` and `b_s = ω_p^{g^{−s}}` (`r, s < L =
+//! p − 1`): `X_{g^{−q}} = x_0 + (a ⊛ b)_q` (cyclic convolution of length `L`) and
+//! `X_0 = x_0 + Σ_r a_r`. The convolution is `conj(F(conj(F(a) · K)))` with `F` the
+//! forward transform of length `L` and `K = F(b)/L` precomputed in `f64` at plan time,
+//! so one forward sub-plan serves both transforms; `Σ_r a_r` is `F(a)_0`.
+//! Permutation indices are exact integer powers mod `p`.
+
+use super::simd::{dispatch, Pointwise, RowMul};
+use super::{Exec, Loc, MAX_TILE};
+use crate::plan::{pow_mod, Node};
+use crate::scalar::{cast, Real};
+use crate::twiddle::root_dir;
+use num_complex::Complex;
+
+type C<T> = Complex<T>;
+
+#[derive(Debug, Clone)]
+pub struct Rader<T> {
+    n: usize,
+    conv: Box<Exec<T>>,
+    kernel: Vec<C<T>>,
+    /// `gather[r] = g^r mod p`: where convolution input `r` comes from.
+    gather: Vec<u32>,
+    /// `scatter[q] = g^{−q} mod p`: where convolution output `q` goes.
+    scatter: Vec<u32>,
+}
+
+impl<T: Real> Rader<T> {
+    pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Self {
+        let l = n - 1;
+        // g^r mod p by repeated multiplication (exact: p < 2^32, so products fit u64).
+        debug_assert!(n < 1 << 32 && pow_mod(g, l, n) == 1);
+        let mut gather: Vec<u32> = Vec::with_capacity(l);
+        let mut x = 1u64;
+        for _ in 0..l {
+            gather.push(x as u32);
+            x = x * g as u64 % n as u64;
+        }
+        // g^{−q} = g^{(L − q) mod L}.
+        let scatter: Vec<u32> = (0..l).map(|q| gather[(l - q) % l]).collect();
+        // The kernel F(b)/L, transformed in f64 by the same decomposition.
+        let conv64: Exec<f64> = Exec::new(conv_node, true);
+        let mut b: Vec<C<f64>> = scatter
+            .iter()
+            .map(|&e| root_dir(e as u64, n as u64, fwd))
+            .collect();
+        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len()];
+        let kb = match conv64.run(&mut b, &mut s, false) {
+            Loc::A => &b,
+            Loc::B => &s,
+        };
+        let scale = 1.0 / l as f64;
+        let kernel = kb[..l].iter().map(|z| cast(z * scale)).collect();
+        Rader {
+            n,
+            conv: Box::new(Exec::new(conv_node, true)),
+            kernel,
+            gather,
+            scatter,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn scratch_len(&self) -> usize {
+        let l = self.n - 1;
+        l + self.conv.scratch_len().max(l)
+    }
+
+    /// Transforms `a[..n]` using `b` (at least [`Self::scratch_len`]) as scratch.
+    pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>], par: bool) -> Loc {
+        let l = self.n - 1;
+        let (w, rest) = b.split_at_mut(l);
+        for (wr, &i) in w.iter_mut().zip(&self.gather) {
+            *wr = a[i as usize];
+        }
+        let x0 = a[0];
+        let (y, other) = match self.conv.run(w, rest, par) {
+            Loc::A => (w, rest),
+            Loc::B => (&mut rest[..l], w),
+        };
+        a[0] = x0 + y[0];
+        dispatch(Pointwise::<T, false, true> {
+            out: &mut y[..l],
+            a: None,
+            b: &self.kernel,
+        });
+        let z: &[C<T>] = match self.conv.run(y, other, par) {
+            Loc::A => y,
+            Loc::B => other,
+        };
+        for (zq, &i) in z[..l].iter().zip(&self.scatter) {
+            a[i as usize] = x0 + zq.conj();
+        }
+        Loc::A
+    }
+
+    /// Whether [`Self::run_tile`] works on whole tiles (its convolution is a Stockham
+    /// sequence; anything else goes column by column).
+    pub fn tiles(&self) -> bool {
+        matches!(*self.conv, Exec::Stockham(_))
+    }
+
+    /// Complex elements of scratch [`Self::run_tile`] needs for `width` columns.
+    pub fn tile_scratch_len(&self, width: usize) -> usize {
+        (self.n - 1) * width + self.conv.tile_scratch_len(width)
+    }
+
+    /// Transforms the `width` interleaved columns of `a` (see [`Exec::run_tile`]): the
+    /// permutations move whole rows and the kernel multiplies rows, so every step
+    /// works on contiguous runs of `width` values.
+    pub fn run_tile(&self, a: &mut [C<T>], b: &mut [C<T>], width: usize) -> Loc {
+        if width > MAX_TILE || !self.tiles() {
+            return Exec::column_by_column(self.n, a, b, width, |line, more| {
+                self.run(line, more, false)
+            });
+        }
+        let (l, wd) = (self.n - 1, width);
+        let (w, rest) = b.split_at_mut(l * wd);
+        for (row, &i) in w.chunks_exact_mut(wd).zip(&self.gather) {
+            row.copy_from_slice(&a[i as usize * wd..][..wd]);
+        }
+        let (y, other) = match self.conv.run_tile(w, rest, wd) {
+            Loc::A => (w, rest),
+            Loc::B => (&mut rest[..l * wd], w),
+        };
+        // Every output adds x0 (row 0 of `a`): keep it, then row 0 becomes X_0.
+        let zero = C::new(T::zero(), T::zero());
+        let mut x0 = [zero; MAX_TILE];
+        let x0 = &mut x0[..wd];
+        x0.copy_from_slice(&a[..wd]);
+        for ((d, x), y0) in a[..wd].iter_mut().zip(x0.iter()).zip(&y[..wd]) {
+            *d = x + y0;
+        }
+        dispatch(RowMul::<T, true> {
+            data: &mut y[..l * wd],
+            width: wd,
+            factors: &self.kernel,
+        });
+        let z: &[C<T>] = match self.conv.run_tile(y, other, wd) {
+            Loc::A => y,
+            Loc::B => &other[..l * wd],
+        };
+        for (row, &i) in z.chunks_exact(wd).zip(&self.scatter) {
+            let dst = &mut a[i as usize * wd..][..wd];
+            for ((d, zq), x) in dst.iter_mut().zip(row).zip(x0.iter()) {
+                *d = x + zq.conj();
+            }
+        }
+        Loc::A
+    }
+}
