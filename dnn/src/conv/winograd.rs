@@ -12,11 +12,11 @@
 //! F(2,3) uses interpolation points 0, ±1, ∞; F(4,3) adds ±2 (its transforms carry the
 //! larger rounding error, still well within f32 tolerance for 3×3 filters).
 
-use super::{host, host_mut, ConvSolver, CoreOp, Geom};
+use super::{host, host_mut, ws_mut, ConvSolver, CoreOp, Geom};
 use crate::Dnn;
 use rayon::prelude::*;
 use rocm_blas::Transpose;
-use rocm_core::{DeviceBuffer, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Error, Result};
 
 /// F(M×M, 3×3) with tile side A = M + 2.
 pub(crate) struct Winograd<const M: usize, const A: usize>;
@@ -108,9 +108,9 @@ where
         dnn: &Dnn,
         g: &Geom,
         op: CoreOp,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
+        a: BufferSlice<'_, f32>,
+        b: BufferSlice<'_, f32>,
+        mut out: BufferSliceMut<'_, f32>,
     ) -> Result<()> {
         if !self.applies(g, op) {
             return Err(Error::invalid(
@@ -130,13 +130,12 @@ where
         let dev = dnn.device();
         let blas = dnn.blas();
         if g.n == 0 || g.k == 0 || tiles == 0 {
-            out.fill_zero()?;
-            return Ok(());
+            return out.fill_zero();
         }
         // U: per group, α² column-major cg×kg matrices.
         let mut u = DeviceBuffer::<f32>::zeros(dev, g.g * aa * cg * kg)?;
         {
-            let uh = host_mut(&mut u, "U")?;
+            let uh = ws_mut(&mut u, "U")?;
             for k in 0..g.k {
                 let (grp, kl) = (k / kg, k % kg);
                 for c in 0..cg {
@@ -152,7 +151,7 @@ where
         // Tiles per block: V and M (α² × tb × max(cg, kg) f32) near 1 MiB.
         let tb = (262_144 / (aa * cg.max(kg)).max(1)).max(8).min(tiles);
         let osz = oh * ow;
-        let y_all = host_mut(out, "y")?;
+        let y_all = host_mut(&mut out, "y")?;
         y_all
             .par_chunks_mut(g.k * osz)
             .enumerate()
@@ -164,7 +163,7 @@ where
                     for t0 in (0..tiles).step_by(tb) {
                         let nt = tb.min(tiles - t0);
                         {
-                            let vh = host_mut(&mut v, "V")?;
+                            let vh = ws_mut(&mut v, "V")?;
                             for c in 0..cg {
                                 let plane = &x[(n * g.c + grp * cg + c) * ih * iw..][..ih * iw];
                                 for t in 0..nt {
@@ -212,7 +211,7 @@ where
                             nt * kg,
                             aa,
                         )?;
-                        let mh = host(&m, "M")?;
+                        let mh = host(m.as_slice(), "M")?;
                         for kl in 0..kg {
                             let yk = &mut y[(grp * kg + kl) * osz..][..osz];
                             for t in 0..nt {
