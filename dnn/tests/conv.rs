@@ -295,6 +295,21 @@ fn winograd_larger_problems() {
     }
 }
 
+/// Winograd with more tiles than one block holds (several blocks, lane groups spanning
+/// two images, ragged last block), with and without groups.
+#[test]
+fn winograd_several_blocks() {
+    for (n, c, k, h, w, g) in [(5, 64, 8, 20, 19, 1), (3, 32, 32, 13, 31, 2)] {
+        let p = Problem {
+            conv: ConvDesc::conv2d(1, 1, 1, g).unwrap(),
+            xd: vec![n, c, h, w],
+            wd: vec![k, c / g, 3, 3],
+            mem: Mem::Packed(false),
+        };
+        check::<f32>(&p, 11);
+    }
+}
+
 #[test]
 fn fused_bias_activation_matches_reference() {
     let dnn = dnn();
