@@ -204,3 +204,48 @@ fn gpu_devices_are_unsupported() {
         assert!(matches!(e, rocm_core::Error::Unsupported { .. }), "{e}");
     }
 }
+
+fn fwd_problem(
+    n: usize,
+    c: usize,
+    k: usize,
+    hw: usize,
+    f: usize,
+    pad: usize,
+    g: usize,
+) -> ConvProblem {
+    let conv = ConvDesc::conv2d(pad, 1, 1, g).unwrap();
+    let x = TensorDesc::new(DType::F32, Layout::Nchw, &[n, c, hw, hw]).unwrap();
+    let w = TensorDesc::new(DType::F32, Layout::Nchw, &[k, c / g, f, f]).unwrap();
+    let y = TensorDesc::new(DType::F32, Layout::Nchw, &conv.output_dims(&x, &w).unwrap()).unwrap();
+    ConvProblem::new(ConvDirection::Forward, &conv, &x, &w, &y).unwrap()
+}
+
+/// The immediate-mode choices on the ResNet-50 shapes and around the Winograd
+/// thresholds (see `ConvProblem::heuristic` for the measurements behind them).
+#[test]
+fn heuristic_choices() {
+    use ConvAlgo::*;
+    for (p, want) in [
+        (fwd_problem(32, 64, 64, 56, 3, 1, 1), WinogradF4x3),
+        (fwd_problem(32, 256, 256, 14, 3, 1, 1), WinogradF4x3),
+        (fwd_problem(32, 64, 256, 56, 1, 0, 1), Im2colGemm),
+        // 16 images of 7×7: 64 F(4,3) tiles, 256 F(2,3) tiles.
+        (fwd_problem(16, 512, 512, 7, 3, 1, 1), WinogradF2x3),
+        (fwd_problem(4, 512, 512, 7, 3, 1, 1), Im2colGemm),
+        // Depthwise, and too few channels per group for Winograd.
+        (fwd_problem(8, 32, 32, 28, 3, 1, 32), Direct),
+        (fwd_problem(8, 4, 16, 28, 3, 1, 1), Im2colGemm),
+    ] {
+        assert_eq!(p.heuristic(), want, "{}", p.key());
+        assert!(p.applicable().contains(&want));
+    }
+    // Backward passes never pick Winograd (forward only).
+    let conv = ConvDesc::conv2d(1, 1, 1, 1).unwrap();
+    let x = TensorDesc::new(DType::F32, Layout::Nchw, &[32, 64, 56, 56]).unwrap();
+    let w = TensorDesc::new(DType::F32, Layout::Nchw, &[64, 64, 3, 3]).unwrap();
+    for dir in [ConvDirection::BackwardData, ConvDirection::BackwardWeights] {
+        let p = ConvProblem::new(dir, &conv, &x, &w, &x).unwrap();
+        assert_eq!(p.heuristic(), Im2colGemm);
+    }
+}

@@ -475,16 +475,27 @@ impl ConvProblem {
         )
     }
 
-    /// The heuristic choice (immediate mode without a find-db entry): Winograd F(4,3)
-    /// for 3×3 stride-1 forward problems with enough channels per group, direct for
-    /// depthwise and tiny problems, else im2col + GEMM.
+    /// The heuristic choice (immediate mode without a find-db entry), from CPU
+    /// measurements (single-thread CPU time, N = 16, C = K from 16 to 512): direct for
+    /// depthwise and tiny problems; Winograd for 3×3 stride-1 forward problems with at
+    /// least 8 channels per group on both sides, F(4,3) when the batch has at least 256
+    /// 4×4 output tiles, else F(2,3) when it has at least 256 2×2 tiles (its filter
+    /// transform, α²·C·K per call, only pays off over many tiles: C = K = 512 at 7×7 with
+    /// 64 F(4,3) tiles ran below im2col, F(2,3) above); else im2col + GEMM.
     pub fn heuristic(&self) -> ConvAlgo {
         let g = &self.geom;
         let app = self.applicable();
+        let tiles = |m: usize| g.n * g.o[1].div_ceil(m) * g.o[2].div_ceil(m);
         let pick = if g.cg() == 1 || g.kg() == 1 || g.flops() < 2e5 {
             ConvAlgo::Direct
-        } else if app.contains(&ConvAlgo::WinogradF4x3) && g.cg() >= 16 && g.kg() >= 16 {
-            ConvAlgo::WinogradF4x3
+        } else if app.contains(&ConvAlgo::WinogradF4x3) && g.cg() >= 8 && g.kg() >= 8 {
+            if tiles(4) >= 256 {
+                ConvAlgo::WinogradF4x3
+            } else if tiles(2) >= 256 {
+                ConvAlgo::WinogradF2x3
+            } else {
+                ConvAlgo::Im2colGemm
+            }
         } else {
             ConvAlgo::Im2colGemm
         };
