@@ -3,11 +3,11 @@
 //! The db is a text file, one problem per line:
 //! `<problem key>@<device target>@<library version>=<algo>:<µs>,<algo>:<µs>,...`
 //! (fastest first). Readers skip and warn about lines they cannot parse, so a corrupt
-//! entry costs a re-find, never a crash. Writers re-read the file under a lock file
-//! `<db>.lock` (created exclusively), merge their entry and replace the file by writing a temporary file in
-//! the same directory and renaming it over the old one: a crash leaves either the old or
-//! the new file, and concurrent processes never see a torn file or lose each other's
-//! entries.
+//! entry costs a re-find, never a crash. Writers take an OS file lock on `<db>.lock`,
+//! re-read the file, merge their entry and replace the file by writing a temporary file
+//! in the same directory and renaming it over the old one: a crash leaves either the old
+//! or the new file (and releases the lock), and concurrent processes never see a torn
+//! file or lose each other's entries.
 
 use crate::conv::ConvAlgo;
 use rocm_core::{Error, Result};
@@ -66,50 +66,46 @@ pub struct FindDb {
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// An exclusive lock held by creating `<db>.lock` with O_EXCL (works across processes
-/// and threads on any file system with atomic create); removed on drop. A lock file
-/// older than [`STALE_LOCK`] belongs to a writer that crashed and is broken.
-struct LockFile(PathBuf);
+/// How long a writer waits for the lock before giving up.
+const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
+/// An exclusive advisory lock on `<db>.lock` held through an open file (`flock` on Unix,
+/// `LockFileEx` on Windows): it excludes other processes and other handles in this one,
+/// and the OS drops it when the holder exits or crashes, so a writer killed mid-update
+/// never blocks the next one. The lock file is never deleted (two writers could then
+/// lock different files).
+struct DbLock(std::fs::File);
 
-impl LockFile {
-    fn acquire(path: PathBuf) -> std::io::Result<Self> {
+impl DbLock {
+    fn acquire(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
         let start = std::time::Instant::now();
         loop {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(_) => return Ok(LockFile(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let stale = std::fs::metadata(&path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| t.elapsed().ok())
-                        .is_some_and(|age| age > STALE_LOCK);
-                    if stale {
-                        let _ = std::fs::remove_file(&path);
-                        continue;
-                    }
-                    if start.elapsed() > 3 * STALE_LOCK {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::TimedOut,
-                            format!("{} stays locked", path.display()),
-                        ));
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(1));
+            match file.try_lock() {
+                Ok(()) => return Ok(DbLock(file)),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_TIMEOUT => {
+                    std::thread::sleep(std::time::Duration::from_millis(1))
                 }
-                Err(e) => return Err(e),
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("{} stays locked", path.display()),
+                    ))
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
             }
         }
     }
 }
 
-impl Drop for LockFile {
+impl Drop for DbLock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = self.0.unlock();
     }
 }
 
@@ -216,7 +212,7 @@ impl FindDb {
         std::fs::create_dir_all(dir).map_err(io("create directory for"))?;
         let mut lock_path = self.path.clone().into_os_string();
         lock_path.push(".lock");
-        let lock = LockFile::acquire(PathBuf::from(lock_path)).map_err(io("lock"))?;
+        let lock = DbLock::acquire(Path::new(&lock_path)).map_err(io("lock"))?;
         let mut map = self.load();
         map.insert(key.to_string(), perf.to_vec());
         let name = self

@@ -887,7 +887,8 @@ impl Dnn {
     }
 
     /// Runs every applicable algorithm of `p` on random data on the handle's device and
-    /// returns them fastest first (MIOpen's Find); the ranking is recorded in the find-db.
+    /// returns them fastest first (MIOpen's Find); the ranking is recorded in the find-db
+    /// (a db that cannot be written gets a warning on stderr).
     pub fn find_convolution_algorithm(
         &self,
         p: &ConvProblem,
@@ -929,8 +930,12 @@ impl Dnn {
             });
         }
         perf.sort_by(|x, y| x.time_us.total_cmp(&y.time_us));
+        // A db that cannot be written (read-only cache, full disk) costs a re-find next
+        // time, not this call.
         if let Some(db) = self.find_db() {
-            db.record(&self.find_db_key(p), &perf)?;
+            if let Err(e) = db.record(&self.find_db_key(p), &perf) {
+                eprintln!("rocm-dnn: warning: find result not recorded: {e}");
+            }
         }
         Ok(perf)
     }
