@@ -126,6 +126,33 @@ fn a_killed_writer_leaves_a_valid_db_and_no_lock() {
     assert!(FindDb::new(&path).load().len() >= 3);
 }
 
+/// A lock file left by a process of this host that no longer exists is broken at once
+/// (its content is "<pid> <host> <nonce>", see `find.rs`).
+#[test]
+fn a_lock_left_by_a_dead_process_is_broken_at_once() {
+    let path = tmp("deadlock");
+    let mut gone = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "no-such-test"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let mut lock = path.clone().into_os_string();
+    lock.push(".lock");
+    std::fs::write(&lock, format!("{pid} {} 0", host.trim())).unwrap();
+    let t = Instant::now();
+    FindDb::new(&path).record("k", &perf(1.0)).unwrap();
+    if std::path::Path::new("/proc/self").exists() {
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    }
+    assert!(
+        !std::path::Path::new(&lock).exists(),
+        "the writer released its lock"
+    );
+}
+
 #[test]
 fn corrupt_entries_warn_in_the_reading_process() {
     let path = tmp("warn");
