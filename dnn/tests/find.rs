@@ -384,9 +384,13 @@ fn heuristic_choices() {
         (fwd_problem(32, 64, 64, 56, 3, 1, 1), WinogradF4x3),
         (fwd_problem(32, 256, 256, 14, 3, 1, 1), WinogradF4x3),
         (fwd_problem(32, 64, 256, 56, 1, 0, 1), Im2colGemm),
-        // 16 images of 7×7: 64 F(4,3) tiles, 256 F(2,3) tiles.
+        // 7×7 with C = K = 512: 37.7 MB of F(4,3) filters; 16·4 = 64 F(4,3) tiles.
         (fwd_problem(16, 512, 512, 7, 3, 1, 1), WinogradF2x3),
-        (fwd_problem(4, 512, 512, 7, 3, 1, 1), Im2colGemm),
+        (fwd_problem(32, 512, 512, 7, 3, 1, 1), WinogradF2x3),
+        // 4 images of 14×14, C = K = 256: 64 tiles, 9.4 MB of filters.
+        (fwd_problem(4, 256, 256, 14, 3, 1, 1), WinogradF4x3),
+        // One image: 16 F(4,3) tiles, 49 F(2,3) tiles.
+        (fwd_problem(1, 256, 256, 14, 3, 1, 1), Im2colGemm),
         // Depthwise, and too few channels per group for Winograd.
         (fwd_problem(8, 32, 32, 28, 3, 1, 32), Direct),
         (fwd_problem(8, 4, 16, 28, 3, 1, 1), Im2colGemm),

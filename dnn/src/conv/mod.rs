@@ -476,22 +476,26 @@ impl ConvProblem {
     }
 
     /// The heuristic choice (immediate mode without a find-db entry), from CPU
-    /// measurements (single-thread CPU time, N = 16, C = K from 16 to 512): direct for
+    /// measurements (single-thread CPU time, N = 1 to 32, C = K from 16 to 512): direct for
     /// depthwise and tiny problems; Winograd for 3×3 stride-1 forward problems with at
-    /// least 8 channels per group on both sides, F(4,3) when the batch has at least 256
-    /// 4×4 output tiles, else F(2,3) when it has at least 256 2×2 tiles (its filter
-    /// transform, α²·C·K per call, only pays off over many tiles: C = K = 512 at 7×7 with
-    /// 64 F(4,3) tiles ran below im2col, F(2,3) above); else im2col + GEMM.
+    /// least 8 channels per group on both sides: F(4,3) when the batch has at least 256
+    /// 4×4 output tiles, or at least 64 with its transformed filters (36·C·K f32) within
+    /// 16 MiB, else F(2,3) when the batch has at least 64 2×2 tiles; else im2col + GEMM.
+    /// Winograd's filter transform costs α²·C·K per call and only pays off over enough
+    /// tiles: C = K = 512 at 7×7 (37.7 MB of F(4,3) filters) ran F(4,3) below F(2,3) up
+    /// to N = 32 and below im2col at N ≤ 16; C = K = 256 at 14×14 with N = 1 (16 tiles)
+    /// ran both Winograds below im2col.
     pub fn heuristic(&self) -> ConvAlgo {
         let g = &self.geom;
         let app = self.applicable();
         let tiles = |m: usize| g.n * g.o[1].div_ceil(m) * g.o[2].div_ceil(m);
+        let f4_filter_bytes = 36 * g.cg() * g.k * 4;
         let pick = if g.cg() == 1 || g.kg() == 1 || g.flops() < 2e5 {
             ConvAlgo::Direct
         } else if app.contains(&ConvAlgo::WinogradF4x3) && g.cg() >= 8 && g.kg() >= 8 {
-            if tiles(4) >= 256 {
+            if tiles(4) >= 256 || (tiles(4) >= 64 && f4_filter_bytes <= 16 << 20) {
                 ConvAlgo::WinogradF4x3
-            } else if tiles(2) >= 256 {
+            } else if tiles(2) >= 64 {
                 ConvAlgo::WinogradF2x3
             } else {
                 ConvAlgo::Im2colGemm
