@@ -72,6 +72,7 @@ pub(crate) fn all_reduce<T: Reducible>(
             .gate;
         let g = gate.load(Ordering::Acquire);
         if g == go {
+            e.waited(w);
             break;
         }
         if g == cancel {
