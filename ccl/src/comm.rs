@@ -128,6 +128,7 @@ impl Comm {
             .collect();
         let tuning = Tuning {
             timeout: config.timeout,
+            spin: config.spin_for(links.len()),
             step_bytes: config.step_bytes,
             chunk_bytes: config.chunk_bytes,
             tree_max_bytes: config.tree_max_bytes,

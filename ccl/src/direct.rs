@@ -13,8 +13,10 @@
 //!    write its output until then).
 //!
 //! Per rank, memory traffic is `n` reads and `n` writes of `count / n` elements: one copy of
-//! the buffer, the least any all-reduce can do; and the ranks synchronise twice per call
-//! instead of once per ring step, which matters on an oversubscribed machine.
+//! the buffer, the least any all-reduce can do (large results are written with streaming
+//! stores, which skip reading the destination lines first: see `stream`); and the ranks
+//! synchronise twice per call instead of once per ring step, which matters on an
+//! oversubscribed machine.
 
 use crate::engine::{Call, Engine, Wait};
 use crate::op::{ReduceOp, Reducible};
@@ -70,6 +72,7 @@ pub(crate) fn all_reduce<T: Reducible>(
             .gate;
         let g = gate.load(Ordering::Acquire);
         if g == go {
+            e.waited(w);
             break;
         }
         if g == cancel {
@@ -147,6 +150,9 @@ pub(crate) fn all_reduce<T: Reducible>(
     }
 
     let count = dst.len();
+    let size = std::mem::size_of::<T>();
+    // Large results go out with streaming stores (see `stream`).
+    let stream = std::mem::size_of_val(dst) >= crate::stream::OUTPUT_MIN_BYTES;
     let lo = (r as u128 * count as u128 / n as u128) as usize;
     let hi = ((r as u128 + 1) * count as u128 / n as u128) as usize;
     let mut at = lo;
@@ -158,14 +164,16 @@ pub(crate) fn all_reduce<T: Reducible>(
         // This rank reads only elements [lo, hi) of the inputs and writes only [lo, hi) of
         // the outputs; the other ranks touch disjoint ranges, and owners do not touch their
         // buffers while the call runs. An in-place rank's input is its output: each element
-        // is read by all `n` reads before being written, within this one block.
+        // is read by all `n` reads before being written, within this one block. `acc` is
+        // this rank's own buffer, so no copy out of it overlaps its destination.
         unsafe {
-            acc.copy_from_slice(std::slice::from_raw_parts(srcs[0].add(at), len));
-            for x in &srcs[1..] {
-                let x = std::slice::from_raw_parts(x.add(at), len);
-                for (a, b) in acc.iter_mut().zip(x) {
-                    *a = T::combine(op, *a, *b);
-                }
+            let (s0, s1) = (
+                std::slice::from_raw_parts(srcs[0].add(at), len),
+                std::slice::from_raw_parts(srcs[1].add(at), len),
+            );
+            crate::op::reduce_from(op, acc, s0, s1);
+            for x in &srcs[2..] {
+                crate::op::reduce_into(op, acc, std::slice::from_raw_parts(x.add(at), len));
             }
             if op == ReduceOp::Avg {
                 for a in acc.iter_mut() {
@@ -173,7 +181,15 @@ pub(crate) fn all_reduce<T: Reducible>(
                 }
             }
             for d in &dsts {
-                std::slice::from_raw_parts_mut(d.add(at), len).copy_from_slice(acc);
+                if stream {
+                    crate::stream::copy(
+                        acc.as_ptr() as *const u8,
+                        d.add(at) as *mut u8,
+                        len * size,
+                    );
+                } else {
+                    std::slice::from_raw_parts_mut(d.add(at), len).copy_from_slice(acc);
+                }
             }
         }
         at += len;
@@ -185,6 +201,8 @@ pub(crate) fn all_reduce<T: Reducible>(
         e.slot(j)
             .ok_or_else(|| Error::invalid("direct", "no shared slots"))
     };
+    // The outputs written above must be visible before `done` says so.
+    crate::stream::fence();
     slot(r)?.done.store(cancel, Ordering::Release);
     let mut spins = 0u32;
     for j in 0..n {

@@ -28,6 +28,7 @@
 //! Modules: [`op`] (reduction operators and element types), [`comm`] (communicators and
 //! calls), `algo` (ring / tree / doubling algorithms), `engine` (progress of concurrent
 //! transfers, headers, timeouts), `transport` (shared-memory rings and TCP links),
+//! `stream` (streaming stores for large transfers),
 //! [`bootstrap`] (unique ids, TCP rendezvous, shared segments, launcher environment),
 //! [`reference`] (sequential reference results), [`error`] (failure kinds).
 
@@ -40,6 +41,7 @@ mod engine;
 pub mod error;
 pub mod op;
 pub mod reference;
+mod stream;
 mod transport;
 
 pub use bootstrap::UniqueId;

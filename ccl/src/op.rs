@@ -223,22 +223,87 @@ macro_rules! complex {
 }
 complex!(Complex32 => f32, Complex64 => f64);
 
-/// `dst[i] = op(dst[i], src[i])`, `src` given as raw little-endian bytes of whole elements
-/// (it may come from a ring buffer at any byte offset, hence unaligned reads).
-#[inline]
-pub(crate) fn reduce_bytes_into<T: Reducible>(op: ReduceOp, dst: &mut [T], src: &[u8]) {
+/// The operator of code `c` as a constant expression, so that `T::combine(op_of(C), ..)`
+/// inside a loop over a const `C` folds to the one operation (no match per element).
+#[inline(always)]
+const fn op_of(c: u8) -> ReduceOp {
+    match c {
+        1 => ReduceOp::Sum,
+        2 => ReduceOp::Prod,
+        3 => ReduceOp::Min,
+        4 => ReduceOp::Max,
+        _ => ReduceOp::Avg,
+    }
+}
+
+/// Runs `$f::<T, C>(args)` with `C` the code of `$op` (`Avg` combines as `Sum`): one
+/// dispatch per slice, and loops the compiler can vectorise.
+macro_rules! per_op {
+    ($op:expr, $f:ident::<$t:ty>($($arg:expr),*)) => {
+        match $op {
+            ReduceOp::Sum | ReduceOp::Avg => $f::<$t, 1>($($arg),*),
+            ReduceOp::Prod => $f::<$t, 2>($($arg),*),
+            ReduceOp::Min => $f::<$t, 3>($($arg),*),
+            ReduceOp::Max => $f::<$t, 4>($($arg),*),
+        }
+    };
+}
+
+fn into_typed<T: Reducible, const C: u8>(dst: &mut [T], src: &[T]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = T::combine(op_of(C), *d, *s);
+    }
+}
+
+fn from_typed<T: Reducible, const C: u8>(dst: &mut [T], a: &[T], b: &[T]) {
+    for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
+        *d = T::combine(op_of(C), *x, *y);
+    }
+}
+
+fn into_unaligned<T: Reducible, const C: u8>(dst: &mut [T], src: &[u8]) {
     let size = std::mem::size_of::<T>();
     for (d, s) in dst.iter_mut().zip(src.chunks_exact(size)) {
-        *d = T::combine(op, *d, bytemuck::pod_read_unaligned(s));
+        *d = T::combine(op_of(C), *d, bytemuck::pod_read_unaligned(s));
+    }
+}
+
+fn from_unaligned<T: Reducible, const C: u8>(dst: &mut [T], a: &[T], src: &[u8]) {
+    let size = std::mem::size_of::<T>();
+    for ((d, x), s) in dst.iter_mut().zip(a).zip(src.chunks_exact(size)) {
+        *d = T::combine(op_of(C), *x, bytemuck::pod_read_unaligned(s));
+    }
+}
+
+/// `dst[i] = op(dst[i], src[i])`.
+#[inline]
+pub(crate) fn reduce_into<T: Reducible>(op: ReduceOp, dst: &mut [T], src: &[T]) {
+    per_op!(op, into_typed::<T>(dst, src))
+}
+
+/// `dst[i] = op(a[i], b[i])`.
+#[inline]
+pub(crate) fn reduce_from<T: Reducible>(op: ReduceOp, dst: &mut [T], a: &[T], b: &[T]) {
+    per_op!(op, from_typed::<T>(dst, a, b))
+}
+
+/// `dst[i] = op(dst[i], src[i])`, `src` given as raw little-endian bytes of whole elements
+/// (it comes from a ring buffer or a socket buffer: aligned in practice, but any byte
+/// offset is handled).
+#[inline]
+pub(crate) fn reduce_bytes_into<T: Reducible>(op: ReduceOp, dst: &mut [T], src: &[u8]) {
+    match bytemuck::try_cast_slice::<u8, T>(src) {
+        Ok(s) => reduce_into(op, dst, s),
+        Err(_) => per_op!(op, into_unaligned::<T>(dst, src)),
     }
 }
 
 /// `dst[i] = op(a[i], src[i])` with `src` as raw bytes (see [`reduce_bytes_into`]).
 #[inline]
 pub(crate) fn reduce_bytes_from<T: Reducible>(op: ReduceOp, dst: &mut [T], a: &[T], src: &[u8]) {
-    let size = std::mem::size_of::<T>();
-    for ((d, x), s) in dst.iter_mut().zip(a).zip(src.chunks_exact(size)) {
-        *d = T::combine(op, *x, bytemuck::pod_read_unaligned(s));
+    match bytemuck::try_cast_slice::<u8, T>(src) {
+        Ok(s) => reduce_from(op, dst, a, s),
+        Err(_) => per_op!(op, from_unaligned::<T>(dst, a, src)),
     }
 }
 
@@ -278,6 +343,35 @@ mod tests {
             assert_eq!(ReduceOp::from_code(op.code()), Some(op));
         }
         assert!("xor".parse::<ReduceOp>().is_err());
+    }
+
+    /// The typed, aligned-bytes and unaligned-bytes paths against `combine`, every op.
+    #[test]
+    fn reduce_paths_agree_with_combine() {
+        let a: Vec<f32> = (0..37).map(|i| (i as f32 * 0.37).sin() * 3.0).collect();
+        let b: Vec<f32> = (0..37).map(|i| (i as f32 * 0.91).cos() * 2.0).collect();
+        let mut raw = [0u8; 37 * 4 + 1];
+        raw[1..].copy_from_slice(bytemuck::cast_slice(&b));
+        for op in ReduceOp::ALL {
+            let want: Vec<f32> = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| f32::combine(op, x, y))
+                .collect();
+            let mut d = a.clone();
+            reduce_into(op, &mut d, &b);
+            assert_eq!(d, want, "{op} typed");
+            let mut d = vec![0f32; 37];
+            reduce_from(op, &mut d, &a, &b);
+            assert_eq!(d, want, "{op} typed from");
+            // Offset by one byte: the unaligned path.
+            let mut d = a.clone();
+            reduce_bytes_into(op, &mut d, &raw[1..]);
+            assert_eq!(d, want, "{op} unaligned");
+            let mut d = vec![0f32; 37];
+            reduce_bytes_from(op, &mut d, &a, &raw[1..]);
+            assert_eq!(d, want, "{op} unaligned from");
+        }
     }
 
     #[test]

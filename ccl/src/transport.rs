@@ -256,10 +256,18 @@ impl Link for ShmLink {
         let first = n.min(self.tx.cap - at);
         // SAFETY: the bytes [head, head + n) modulo cap are free (the consumer has read
         // up to peer_tail >= head + n - cap), so only this side touches them until `head`
-        // is published below; both pieces lie inside the ring's data area.
+        // is published below; both pieces lie inside the ring's data area, and `src` is a
+        // separate slice.
         unsafe {
-            std::ptr::copy_nonoverlapping(src.as_ptr(), self.tx.data.add(at), first);
-            std::ptr::copy_nonoverlapping(src.as_ptr().add(first), self.tx.data, n - first);
+            if n >= crate::stream::RING_MIN_BYTES {
+                // See `stream`: cheaper than handing every line to the reader's cache.
+                crate::stream::copy(src.as_ptr(), self.tx.data.add(at), first);
+                crate::stream::copy(src.as_ptr().add(first), self.tx.data, n - first);
+                crate::stream::fence();
+            } else {
+                std::ptr::copy_nonoverlapping(src.as_ptr(), self.tx.data.add(at), first);
+                std::ptr::copy_nonoverlapping(src.as_ptr().add(first), self.tx.data, n - first);
+            }
         }
         self.head += n as u64;
         self.tx.head().store(self.head, Ordering::Release);

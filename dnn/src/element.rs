@@ -4,7 +4,7 @@
 //! load and rounded once on store), as MIOpen does for its mixed-precision kernels.
 
 use half::{bf16, f16};
-use rocm_core::Element;
+use rocm_core::{BufferSlice, BufferSliceMut, Element};
 
 /// A storage type of DNN tensors.
 pub trait DnnFloat: Element {
@@ -17,6 +17,16 @@ pub trait DnnFloat: Element {
     /// The smallest positive subnormal of the storage type: below the normal range,
     /// rounding on store errs by up to half of it in absolute terms, whatever the value.
     const MIN_SUBNORMAL: f32;
+    /// The view itself when the storage type is f32, so that the convolution solvers
+    /// read the caller's packed tensors in place instead of widening a copy; `None` for
+    /// the 16-bit types.
+    fn f32_view(_s: BufferSlice<'_, Self>) -> Option<BufferSlice<'_, f32>> {
+        None
+    }
+    /// The mutable counterpart of [`DnnFloat::f32_view`] (outputs written in place).
+    fn f32_view_mut(_s: BufferSliceMut<'_, Self>) -> Option<BufferSliceMut<'_, f32>> {
+        None
+    }
 }
 
 impl DnnFloat for f32 {
@@ -28,6 +38,12 @@ impl DnnFloat for f32 {
     }
     const UNIT_ROUNDOFF: f32 = f32::EPSILON / 2.0;
     const MIN_SUBNORMAL: f32 = f32::from_bits(1);
+    fn f32_view(s: BufferSlice<'_, f32>) -> Option<BufferSlice<'_, f32>> {
+        Some(s)
+    }
+    fn f32_view_mut(s: BufferSliceMut<'_, f32>) -> Option<BufferSliceMut<'_, f32>> {
+        Some(s)
+    }
 }
 
 impl DnnFloat for f16 {

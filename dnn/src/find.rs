@@ -3,10 +3,11 @@
 //! The db is a text file, one problem per line:
 //! `<problem key>@<device target>@<library version>=<algo>:<µs>,<algo>:<µs>,...`
 //! (fastest first). Readers skip and warn about lines they cannot parse, so a corrupt
-//! entry costs a re-find, never a crash. Writers re-read the file under a lock file
-//! `<db>.lock` (created exclusively), merge their entry and replace the file by writing a temporary file in
-//! the same directory and renaming it over the old one: a crash leaves either the old or
-//! the new file, and concurrent processes never see a torn file or lose each other's
+//! entry costs a re-find, never a crash. Writers take a lock file `<db>.lock` (created
+//! exclusively; one left by a crashed process of this host is broken at once), re-read
+//! the file, merge their entry and replace the file by writing a temporary file in the
+//! same directory and renaming it over the old one: a crash leaves either the old or the
+//! new file, and concurrent processes never see a torn file or lose each other's
 //! entries.
 
 use crate::conv::ConvAlgo;
@@ -66,15 +67,39 @@ pub struct FindDb {
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// An exclusive lock held by creating `<db>.lock` with O_EXCL (works across processes
-/// and threads on any file system with atomic create); removed on drop. A lock file
-/// older than [`STALE_LOCK`] belongs to a writer that crashed and is broken.
-struct LockFile(PathBuf);
+/// How long a writer waits for the lock before giving up.
+const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// A lock file older than this is taken to be left by a crashed writer whose liveness
+/// cannot be checked (another host, or no `/proc`).
 const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// This host's name (Linux), to tell whether a lock holder's process id is checkable here.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// An exclusive lock: `<db>.lock` created with O_EXCL, holding "<pid> <host> <nonce>".
+/// A writer that finds the lock taken breaks it at once when the holder is a process of
+/// this host that no longer exists (it crashed or was killed), else after
+/// [`STALE_LOCK`]. The lock only prevents lost updates (the db itself is always replaced
+/// whole by a rename), so the rare race of two writers breaking one dead lock can at
+/// worst lose one entry, which costs a re-find.
+struct LockFile {
+    path: PathBuf,
+    token: String,
+}
 
 impl LockFile {
     fn acquire(path: PathBuf) -> std::io::Result<Self> {
+        let host = host_name();
+        let token = format!(
+            "{} {host} {}",
+            std::process::id(),
+            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
         let start = std::time::Instant::now();
         loop {
             match std::fs::OpenOptions::new()
@@ -82,18 +107,16 @@ impl LockFile {
                 .create_new(true)
                 .open(&path)
             {
-                Ok(_) => return Ok(LockFile(path)),
+                Ok(mut f) => {
+                    f.write_all(token.as_bytes())?;
+                    return Ok(LockFile { path, token });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let stale = std::fs::metadata(&path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| t.elapsed().ok())
-                        .is_some_and(|age| age > STALE_LOCK);
-                    if stale {
+                    if Self::abandoned(&path, &host) {
                         let _ = std::fs::remove_file(&path);
                         continue;
                     }
-                    if start.elapsed() > 3 * STALE_LOCK {
+                    if start.elapsed() > LOCK_TIMEOUT {
                         return Err(std::io::Error::new(
                             std::io::ErrorKind::TimedOut,
                             format!("{} stays locked", path.display()),
@@ -105,11 +128,31 @@ impl LockFile {
             }
         }
     }
+
+    /// Whether the lock at `path` belongs to a dead process of this host, or is stale.
+    fn abandoned(path: &Path, host: &str) -> bool {
+        let holder = std::fs::read_to_string(path).unwrap_or_default();
+        let mut it = holder.split(' ');
+        if let (Some(pid), Some(h)) = (it.next(), it.next()) {
+            let proc_fs = Path::new("/proc/self").exists();
+            if !host.is_empty() && h == host && proc_fs && pid.parse::<u32>().is_ok() {
+                return !Path::new("/proc").join(pid).exists();
+            }
+        }
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_LOCK)
+    }
 }
 
 impl Drop for LockFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        // Only our own lock (a writer that took ours for stale must keep its own).
+        if std::fs::read_to_string(&self.path).is_ok_and(|t| t == self.token) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 

@@ -142,6 +142,18 @@ fn head_dims_64_and_128_odd_lengths_several_blocks() {
         causal: false,
     };
     run(&a, Some(&[141, 70]), 5, Mem::Packed(false));
+    // Head dim 128, causal and padded together, grouped-query, odd lengths.
+    let a = AttnShape {
+        b: 2,
+        hq: 4,
+        hkv: 2,
+        sq: 131,
+        sk: 139,
+        d: 128,
+        scale: 1.0 / 128f64.sqrt(),
+        causal: true,
+    };
+    run(&a, Some(&[139, 97]), 6, Mem::Gapped);
 }
 
 #[test]
@@ -169,83 +181,121 @@ fn reference_gradient_matches_finite_differences() {
     }
 }
 
+/// dq, dk and dv of the kernels against central differences of the kernel forward
+/// along random directions: L(t) = Σ dO·O(q + t·e_q, k + t·e_k, v + t·e_v) with one
+/// direction non-zero at a time, h = 1e-2, causal with grouped-query heads.
+///
+/// Tolerance: the truncation error of the difference quotient, measured on the f64
+/// reference at the same h (|FD_ref(h) − ⟨g_ref, e⟩|, asserted below 1e-4·(1 + |g·e|)),
+/// plus f32 rounding of L (≈ u·Σ|dO||O|·√terms ≈ 1e-5 here) amplified by 1/h, plus the
+/// gradients' own f32 error (≈ 1e-5 relative): 2e-3·(1 + |⟨g, e⟩|) covers them with a
+/// margin of 10, while a wrong scale, sign, mask or head mapping errs by O(|⟨g, e⟩|).
 #[test]
-fn kernel_gradient_matches_finite_differences_of_kernel_forward() {
-    // Directional derivative of L = Σ dO·O(q + t·e) at t = 0 by central differences of
-    // the f32 kernel (h = 1e-2: truncation ~h², rounding ~u·|L|/h) against Σ dq·e.
+fn kernel_gradients_match_finite_differences_of_kernel_forward() {
     let dnn = dnn();
-    let dims = [1, 2, 37, 8];
-    let q = random::<f32>(&dims, Mem::Packed(false), 1);
-    let k = random::<f32>(&dims, Mem::Packed(false), 2);
-    let v = random::<f32>(&dims, Mem::Packed(false), 3);
-    let d_o = random::<f32>(&dims, Mem::Packed(false), 4);
-    let e = rvec(q.desc.numel(), 5);
-    let desc = AttentionDesc {
+    let a = AttnShape {
+        b: 1,
+        hq: 4,
+        hkv: 2,
+        sq: 37,
+        sk: 41,
+        d: 8,
         scale: 0.35,
         causal: true,
     };
-    let n = q.desc.numel();
-    let loss = |qv: &[f64]| -> f64 {
-        let qb = f32buf(qv);
-        let mut o = zeros::<f32>(&dims, Mem::Packed(false));
-        let mut lse = DeviceBuffer::<f32>::zeros(&Device::cpu(), 2 * 37).unwrap();
+    let (qdims, kdims) = ([a.b, a.hq, a.sq, a.d], [a.b, a.hkv, a.sk, a.d]);
+    let (nq, nk) = (
+        qdims.iter().product::<usize>(),
+        kdims.iter().product::<usize>(),
+    );
+    let r32 = |v: Vec<f64>| -> Vec<f64> { v.iter().map(|&x| x as f32 as f64).collect() };
+    let (q, k, v, d_o) = (
+        r32(rvec(nq, 1)),
+        r32(rvec(nk, 2)),
+        r32(rvec(nk, 3)),
+        r32(rvec(nq, 4)),
+    );
+    let desc = AttentionDesc {
+        scale: a.scale as f32,
+        causal: a.causal,
+    };
+    let (qd, kd) = (
+        TensorDesc::new(DType::F32, Layout::Nchw, &qdims).unwrap(),
+        TensorDesc::new(DType::F32, Layout::Nchw, &kdims).unwrap(),
+    );
+    let forward = |q: &[f64], k: &[f64], v: &[f64]| -> (Vec<f64>, DeviceBuffer<f32>) {
+        let (qb, kb, vb) = (f32buf(q), f32buf(k), f32buf(v));
+        let mut o = DeviceBuffer::<f32>::zeros(&Device::cpu(), nq).unwrap();
+        let mut lse = DeviceBuffer::<f32>::zeros(&Device::cpu(), a.hq * a.sq).unwrap();
         dnn.attention_forward(
             &desc,
-            Tensor::new(&q.desc, qb.as_slice()),
-            k.t(),
-            v.t(),
+            Tensor::new(&qd, qb.as_slice()),
+            Tensor::new(&kd, kb.as_slice()),
+            Tensor::new(&kd, vb.as_slice()),
             None,
-            o.tm(),
+            TensorMut::new(&qd, o.as_slice_mut()),
             &mut lse.as_slice_mut(),
         )
         .unwrap();
-        o.logical()
-            .iter()
-            .zip(d_o.logical())
-            .map(|(a, b)| a * b)
-            .sum()
+        (f64of(&o), lse)
     };
-    let ql = q.logical();
-    let h = 1e-2;
-    let plus: Vec<f64> = (0..n).map(|i| ql[i] + h * e[i]).collect();
-    let minus: Vec<f64> = (0..n).map(|i| ql[i] - h * e[i]).collect();
-    let fd = (loss(&plus) - loss(&minus)) / (2.0 * h);
-    let mut o = zeros::<f32>(&dims, Mem::Packed(false));
-    let mut lse = DeviceBuffer::<f32>::zeros(&Device::cpu(), 2 * 37).unwrap();
-    dnn.attention_forward(
-        &desc,
-        q.t(),
-        k.t(),
-        v.t(),
-        None,
-        o.tm(),
-        &mut lse.as_slice_mut(),
-    )
-    .unwrap();
+    let loss = |o: &[f64]| -> f64 { o.iter().zip(&d_o).map(|(a, b)| a * b).sum() };
+    let (o, lse) = forward(&q, &k, &v);
+    let (qb, kb, vb, ob, dob) = (f32buf(&q), f32buf(&k), f32buf(&v), f32buf(&o), f32buf(&d_o));
     let (mut dq, mut dk, mut dv) = (
-        zeros::<f32>(&dims, Mem::Packed(false)),
-        zeros::<f32>(&dims, Mem::Packed(false)),
-        zeros::<f32>(&dims, Mem::Packed(false)),
+        DeviceBuffer::<f32>::zeros(&Device::cpu(), nq).unwrap(),
+        DeviceBuffer::<f32>::zeros(&Device::cpu(), nk).unwrap(),
+        DeviceBuffer::<f32>::zeros(&Device::cpu(), nk).unwrap(),
     );
     dnn.attention_backward(
         &desc,
-        q.t(),
-        k.t(),
-        v.t(),
-        o.t(),
-        d_o.t(),
+        Tensor::new(&qd, qb.as_slice()),
+        Tensor::new(&kd, kb.as_slice()),
+        Tensor::new(&kd, vb.as_slice()),
+        Tensor::new(&qd, ob.as_slice()),
+        Tensor::new(&qd, dob.as_slice()),
         &lse.as_slice(),
         None,
-        dq.tm(),
-        dk.tm(),
-        dv.tm(),
+        TensorMut::new(&qd, dq.as_slice_mut()),
+        TensorMut::new(&kd, dk.as_slice_mut()),
+        TensorMut::new(&kd, dv.as_slice_mut()),
     )
     .unwrap();
-    let an: f64 = dq.logical().iter().zip(&e).map(|(a, b)| a * b).sum();
-    assert!(
-        (fd - an).abs() < 2e-3 * (1.0 + an.abs()),
-        "fd {fd} vs analytic {an}"
-    );
+    let (gq, gk, gv) = (f64of(&dq), f64of(&dk), f64of(&dv));
+    let (rq, rk, rv) = r::attention_backward(&a, &q, &k, &v, &d_o, None);
+    let h = 1e-2;
+    let shift = |x: &[f64], e: &[f64], t: f64| -> Vec<f64> {
+        x.iter().zip(e).map(|(a, b)| a + t * b).collect()
+    };
+    for (which, g, gr, n) in [
+        ("q", &gq, &rq, nq),
+        ("k", &gk, &rk, nk),
+        ("v", &gv, &rv, nk),
+    ] {
+        let e = rvec(n, 10 + n as u64);
+        let at = |t: f64| match which {
+            "q" => (shift(&q, &e, t), k.clone(), v.clone()),
+            "k" => (q.clone(), shift(&k, &e, t), v.clone()),
+            _ => (q.clone(), k.clone(), shift(&v, &e, t)),
+        };
+        let (p, m) = (at(h), at(-h));
+        let fd =
+            (loss(&forward(&p.0, &p.1, &p.2).0) - loss(&forward(&m.0, &m.1, &m.2).0)) / (2.0 * h);
+        let fd_ref = (loss(&r::attention(&a, &p.0, &p.1, &p.2, None))
+            - loss(&r::attention(&a, &m.0, &m.1, &m.2, None)))
+            / (2.0 * h);
+        let an: f64 = g.iter().zip(&e).map(|(a, b)| a * b).sum();
+        let an_ref: f64 = gr.iter().zip(&e).map(|(a, b)| a * b).sum();
+        assert!(
+            (fd_ref - an_ref).abs() < 1e-4 * (1.0 + an_ref.abs()),
+            "d{which}: truncation {}",
+            fd_ref - an_ref
+        );
+        assert!(
+            (fd - an).abs() < 2e-3 * (1.0 + an.abs()),
+            "d{which}: fd {fd} vs analytic {an}"
+        );
+    }
 }
 
 #[test]

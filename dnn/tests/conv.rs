@@ -18,14 +18,26 @@ struct Problem {
 }
 
 fn problem() -> impl Strategy<Value = Problem> {
+    problem_up_to(7, 3)
+}
+
+/// Random problems with spatial extents up to `max_extra + 2` and up to `max_cg`
+/// channels per group on each side.
+fn problem_up_to(max_extra: usize, max_cg: usize) -> impl Strategy<Value = Problem> {
     (
-        any::<bool>(), // 3-D
-        any::<bool>(), // transposed
-        1usize..=3,    // groups
-        1usize..=3,    // channels per group (x side)
-        1usize..=3,    // channels per group (y side)
+        any::<bool>(),   // 3-D
+        any::<bool>(),   // transposed
+        1usize..=3,      // groups
+        1usize..=max_cg, // channels per group (x side)
+        1usize..=max_cg, // channels per group (y side)
         prop::collection::vec(
-            (1usize..=3, 0usize..=2, 1usize..=2, 1usize..=2, 1usize..=7),
+            (
+                1usize..=3,
+                0usize..=2,
+                1usize..=2,
+                1usize..=2,
+                1usize..=max_extra,
+            ),
             3,
         ),
         1usize..=2, // batch
@@ -295,45 +307,91 @@ fn winograd_larger_problems() {
     }
 }
 
+/// Winograd with more tiles than one block holds (several blocks, lane groups spanning
+/// two images, ragged last block), with and without groups.
+#[test]
+fn winograd_several_blocks() {
+    for (n, c, k, h, w, g) in [(5, 64, 8, 20, 19, 1), (3, 32, 32, 13, 31, 2)] {
+        let p = Problem {
+            conv: ConvDesc::conv2d(1, 1, 1, g).unwrap(),
+            xd: vec![n, c, h, w],
+            wd: vec![k, c / g, 3, 3],
+            mem: Mem::Packed(false),
+        };
+        check::<f32>(&p, 11);
+    }
+}
+
+/// The fused conv + bias + activation, y = α·act(conv(x, w) + bias), for every
+/// activation and every applicable algorithm (Winograd on the stride-1 problem), written
+/// in place (f32 NCHW, β = 0) and through the staging path (NHWC), with α = 2.
 #[test]
 fn fused_bias_activation_matches_reference() {
     let dnn = dnn();
-    let conv = ConvDesc::conv2d(1, 2, 1, 1).unwrap();
     let x = random::<f32>(&[2, 3, 9, 8], Mem::Packed(true), 1);
     let w = random::<f32>(&[5, 3, 3, 3], Mem::Packed(true), 2);
     let bias = DeviceBuffer::from_slice(&Device::cpu(), &[0.1f32, -0.2, 0.3, -0.4, 0.5]).unwrap();
-    let yd = conv.output_dims(&x.desc, &w.desc).unwrap();
-    for act in Activation::ALL {
-        for algo in [ConvAlgo::Direct, ConvAlgo::Im2colGemm] {
-            let mut y = zeros::<f32>(&yd, Mem::Packed(false));
-            dnn.convolution_bias_activation_forward(
-                &conv,
-                Some(algo),
-                1.0,
-                x.t(),
-                w.t(),
-                Some(bias.as_slice()),
-                act,
-                0.0,
-                y.tm(),
-            )
-            .unwrap();
-            let b: Vec<f64> = bias.to_vec().unwrap().iter().map(|&v| v as f64).collect();
-            let want = r::conv_forward(
-                &conv,
-                x.desc.dims(),
-                &x.logical(),
-                w.desc.dims(),
-                &w.logical(),
-                &yd,
-                Some(&b),
-                act,
-            );
-            // |conv| ≤ 27, f32 sums of 27 terms: 1e-5 absolute covers 2·27·u·27 plus the
-            // activation's f32 rounding.
-            assert_close(&format!("{act:?} {algo}"), &y.logical(), &want, |i| {
-                1e-5 + 1e-6 * want[i].abs()
-            });
+    let b: Vec<f64> = bias.to_vec().unwrap().iter().map(|&v| v as f64).collect();
+    for stride in [2, 1] {
+        let conv = ConvDesc::conv2d(1, stride, 1, 1).unwrap();
+        let yd = conv.output_dims(&x.desc, &w.desc).unwrap();
+        let p = ConvProblem::new(
+            ConvDirection::Forward,
+            &conv,
+            &x.desc,
+            &w.desc,
+            &desc(DType::F32, &yd, Mem::Packed(false)),
+        )
+        .unwrap();
+        let want0 = r::conv_forward(
+            &conv,
+            x.desc.dims(),
+            &x.logical(),
+            w.desc.dims(),
+            &w.logical(),
+            &yd,
+            None,
+            Activation::Identity,
+        );
+        for act in Activation::ALL {
+            let want: Vec<f64> = want0
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| 2.0 * act.apply(c + b[(i / (yd[2] * yd[3])) % 5]))
+                .collect();
+            for algo in p.applicable() {
+                for mem in [Mem::Packed(false), Mem::Packed(true)] {
+                    let mut y = zeros::<f32>(&yd, mem);
+                    dnn.convolution_bias_activation_forward(
+                        &conv,
+                        Some(algo),
+                        2.0,
+                        x.t(),
+                        w.t(),
+                        Some(bias.as_slice()),
+                        act,
+                        0.0,
+                        y.tm(),
+                    )
+                    .unwrap();
+                    // Σ|terms| ≤ 27 per output, summed in f32 over 27 terms: 2·27·u·27
+                    // (×64 for Winograd, as in `check`), through activations of slope
+                    // ≤ 1.2 (GELU's peak is 1.13), doubled by α, plus the f32 rounding
+                    // of the bias add and the activation.
+                    let wino = if matches!(algo, ConvAlgo::WinogradF2x3 | ConvAlgo::WinogradF4x3) {
+                        64.0
+                    } else {
+                        1.0
+                    };
+                    let u = f32::EPSILON as f64 / 2.0;
+                    assert_close(
+                        &format!("{act:?} {algo} {mem:?}"),
+                        &y.logical(),
+                        &want,
+                        |i| 2.0 * (1.2 * 2.0 * 27.0 * u * 27.0 * wino + 4.0 * u * want[i].abs()),
+                    );
+                }
+            }
         }
     }
 }
@@ -466,4 +524,164 @@ fn layout_detection() {
     let g = desc(DType::F32, &[2, 3, 4, 5], Mem::Gapped);
     assert_eq!(g.layout(), None);
     assert!(g.is_non_overlapping());
+}
+
+/// Σ a·b.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Runs one direction of `p` with `algo` on f32 tensors in packed NCHW and returns the
+/// output in logical order; `ins` are the two inputs as the call takes them.
+fn run_f32(
+    p: &Problem,
+    dir: ConvDirection,
+    algo: ConvAlgo,
+    ins: (&[f64], &[f64]),
+    out_dims: &[usize],
+) -> Vec<f64> {
+    let dnn = dnn();
+    let mk = |v: &[f64], dims: &[usize]| {
+        let d = desc(DType::F32, dims, Mem::Packed(false));
+        let b = f32buf(v);
+        (d, b)
+    };
+    let yd = p
+        .conv
+        .output_dims(
+            &desc(DType::F32, &p.xd, Mem::Packed(false)),
+            &desc(DType::F32, &p.wd, Mem::Packed(false)),
+        )
+        .unwrap();
+    let (a_dims, b_dims): (&[usize], &[usize]) = match dir {
+        ConvDirection::Forward => (&p.xd, &p.wd),
+        ConvDirection::BackwardData => (&yd, &p.wd),
+        ConvDirection::BackwardWeights => (&p.xd, &yd),
+    };
+    let (ad, ab) = mk(ins.0, a_dims);
+    let (bd, bb) = mk(ins.1, b_dims);
+    let mut out = zeros::<f32>(out_dims, Mem::Packed(false));
+    let (a, b) = (
+        Tensor::new(&ad, ab.as_slice()),
+        Tensor::new(&bd, bb.as_slice()),
+    );
+    match dir {
+        ConvDirection::Forward => {
+            dnn.convolution_forward(&p.conv, Some(algo), 1.0, a, b, 0.0, out.tm())
+        }
+        ConvDirection::BackwardData => {
+            dnn.convolution_backward_data(&p.conv, Some(algo), 1.0, a, b, 0.0, out.tm())
+        }
+        ConvDirection::BackwardWeights => {
+            dnn.convolution_backward_weights(&p.conv, Some(algo), 1.0, a, b, 0.0, out.tm())
+        }
+    }
+    .unwrap();
+    out.logical()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// Backward-data and backward-weights against finite differences of the forward pass,
+    /// for the f64 reference and for every algorithm's f32 kernels, on random problems
+    /// (plain and transposed, 2-D and 3-D, groups, padding, stride, dilation).
+    ///
+    /// L(x, w) = Σ dy·conv(x, w) is bilinear, so the central difference
+    /// (L(x + h·e) − L(x − h·e)) / 2h has no truncation error for any h: only rounding.
+    /// - Reference (f64): the full gradient with h = 1e-6 (numeric_grad), against
+    ///   conv_backward_data / conv_backward_weights within 1e-6·(1 + |fd|) (cancellation
+    ///   ~1e-10·|L|).
+    /// - Kernels (f32): along a random direction e with h = 1, Σ e·dx (bwd-data kernel)
+    ///   against (L(x + e) − L(x − e)) / 2 (same algorithm's forward kernel), and likewise
+    ///   for w. Each f32 output carries at most γ = 2·K·u times its Σ|terms| (K terms
+    ///   summed), so the two sides differ by at most
+    ///   γ·(Σ|dy|·conv(|x| + |e|, |w|) + Σ|e|·convᵀ(|w|, |dy|)), and the same with x and w
+    ///   exchanged for the weights.
+    #[test]
+    fn backward_passes_match_finite_differences(p in problem_up_to(3, 2), seed in 0u64..1000) {
+        let yd = p.conv.output_dims(
+            &desc(DType::F32, &p.xd, Mem::Packed(false)),
+            &desc(DType::F32, &p.wd, Mem::Packed(false)),
+        ).unwrap();
+        let nx: usize = p.xd.iter().product();
+        let nw: usize = p.wd.iter().product();
+        let ny: usize = yd.iter().product();
+        // Inputs rounded to f32 so the kernels see exactly the reference's values.
+        let r32 = |v: Vec<f64>| -> Vec<f64> { v.iter().map(|&x| x as f32 as f64).collect() };
+        let (x, w, dy) = (r32(rvec(nx, seed)), r32(rvec(nw, seed + 1)), r32(rvec(ny, seed + 2)));
+        let (ex, ew) = (r32(rvec(nx, seed + 3)), r32(rvec(nw, seed + 4)));
+        let fwd = |x: &[f64], w: &[f64]| r::conv_forward(&p.conv, &p.xd, x, &p.wd, w, &yd, None, Activation::Identity);
+        let dx = r::conv_backward_data(&p.conv, &p.xd, &p.wd, &w, &yd, &dy);
+        let dw = r::conv_backward_weights(&p.conv, &p.xd, &x, &p.wd, &yd, &dy);
+        let fdx = numeric_grad(&|v| fwd(v, &w), &x, &dy);
+        let fdw = numeric_grad(&|v| fwd(&x, v), &w, &dy);
+        assert_close("reference dx vs fd", &dx, &fdx, |i| 1e-6 * (1.0 + fdx[i].abs()));
+        assert_close("reference dw vs fd", &dw, &fdw, |i| 1e-6 * (1.0 + fdw[i].abs()));
+
+        let abs = |v: &[f64]| -> Vec<f64> { v.iter().map(|a| a.abs()).collect() };
+        let add = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(a, b)| a.abs() + b.abs()).collect() };
+        let u = f32::EPSILON as f64 / 2.0;
+        let f: usize = p.wd[2..].iter().product();
+        let k_chan = ((p.xd[1] + p.wd[0] + p.wd[1]) * f) as f64;
+        let k_pos = (p.xd[0] * (nx / p.xd[0] / p.xd[1] + ny / yd[0] / yd[1])) as f64;
+        let gamma = 2.0 * k_chan.max(k_pos) * u;
+        let sdy: Vec<f64> = abs(&dy);
+        for dir in [ConvDirection::BackwardData, ConvDirection::BackwardWeights] {
+            let prob = ConvProblem::new(dir, &p.conv, &desc(DType::F32, &p.xd, Mem::Packed(false)),
+                &desc(DType::F32, &p.wd, Mem::Packed(false)), &desc(DType::F32, &yd, Mem::Packed(false))).unwrap();
+            for algo in prob.applicable() {
+                let l = |x: &[f64], w: &[f64]| dot(&dy, &run_f32(&p, ConvDirection::Forward, algo, (x, w), &yd));
+                let (an, fd, tol) = if dir == ConvDirection::BackwardData {
+                    let g = run_f32(&p, dir, algo, (&dy, &w), &p.xd);
+                    let xp: Vec<f64> = x.iter().zip(&ex).map(|(a, b)| a + b).collect();
+                    let xm: Vec<f64> = x.iter().zip(&ex).map(|(a, b)| a - b).collect();
+                    let fd = (l(&xp, &w) - l(&xm, &w)) / 2.0;
+                    let af = r::conv_abs_forward(&p.conv, &p.xd, &add(&x, &ex), &p.wd, &abs(&w), &yd);
+                    let ab = r::conv_backward_data(&p.conv, &p.xd, &p.wd, &abs(&w), &yd, &sdy);
+                    (dot(&ex, &g), fd, gamma * (dot(&sdy, &af) + dot(&abs(&ex), &ab)))
+                } else {
+                    let g = run_f32(&p, dir, algo, (&x, &dy), &p.wd);
+                    let wp: Vec<f64> = w.iter().zip(&ew).map(|(a, b)| a + b).collect();
+                    let wm: Vec<f64> = w.iter().zip(&ew).map(|(a, b)| a - b).collect();
+                    let fd = (l(&x, &wp) - l(&x, &wm)) / 2.0;
+                    let af = r::conv_abs_forward(&p.conv, &p.xd, &abs(&x), &p.wd, &add(&w, &ew), &yd);
+                    let ab = r::conv_backward_weights(&p.conv, &p.xd, &abs(&x), &p.wd, &yd, &sdy);
+                    (dot(&ew, &g), fd, gamma * (dot(&sdy, &af) + dot(&abs(&ew), &ab)))
+                };
+                prop_assert!((an - fd).abs() <= tol + 1e-30,
+                    "{dir:?} {algo} {p:?}: analytic {an} vs fd {fd} (tol {tol:e})");
+            }
+        }
+    }
+}
+
+/// Depthwise convolutions (one channel per group, channel multiplier 1 and 2), 2-D and
+/// 3-D, channels-last, in every dtype: every algorithm against the reference.
+#[test]
+fn depthwise() {
+    for (xd, wd, three) in [
+        (vec![2, 8, 9, 10], vec![8, 1, 3, 3], false),
+        (vec![1, 6, 7, 7], vec![12, 1, 3, 3], false),
+        (vec![2, 4, 5, 6, 5], vec![4, 1, 3, 3, 3], true),
+    ] {
+        let g = xd[1];
+        let rank = if three { 3 } else { 2 };
+        let conv = ConvDesc::new(
+            ConvMode::Convolution,
+            &vec![1; rank],
+            &vec![1; rank],
+            &vec![1; rank],
+            g,
+        )
+        .unwrap();
+        let p = Problem {
+            conv,
+            xd,
+            wd,
+            mem: Mem::Packed(true),
+        };
+        check::<f32>(&p, 3);
+        check::<f16>(&p, 4);
+        check::<bf16>(&p, 5);
+    }
 }

@@ -1,11 +1,175 @@
-//! Algorithm selection: the find-db's round trip, crash-safe concurrent writes, corrupt
-//! entries, and each find mode.
+//! Algorithm selection: the find-db's round trip, concurrent writes from threads and
+//! processes, a writer killed mid-update, corrupt entries (ignored with a warning), and
+//! each find mode.
+//!
+//! The process tests spawn copies of this test binary that run the `child` test with a
+//! role in `DNN_TEST_ROLE`.
 
 mod common;
 use common::*;
 use rocm_core::{DType, Device};
 use rocm_dnn::*;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ROLE: &str = "DNN_TEST_ROLE";
+
+fn spawn(role: &str, db: &std::path::Path, tag: &str) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child", "--nocapture", "--test-threads=1"])
+        .env(ROLE, role)
+        .env("DNN_TEST_DB", db)
+        .env("DNN_TEST_TAG", tag)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn perf(us: f64) -> [AlgoPerf; 2] {
+    [
+        AlgoPerf {
+            algo: ConvAlgo::WinogradF4x3,
+            time_us: us,
+        },
+        AlgoPerf {
+            algo: ConvAlgo::Im2colGemm,
+            time_us: us + 1.0,
+        },
+    ]
+}
+
+/// The body of a child process (does nothing when run as a normal test).
+#[test]
+fn child() {
+    let Ok(role) = std::env::var(ROLE) else {
+        return;
+    };
+    let db = FindDb::new(std::env::var("DNN_TEST_DB").unwrap());
+    let tag = std::env::var("DNN_TEST_TAG").unwrap();
+    match role.as_str() {
+        // Records 25 entries of its own.
+        "writer" => {
+            for i in 0..25 {
+                db.record(&format!("{tag}-k{i}"), &perf(i as f64)).unwrap();
+            }
+        }
+        // Records forever (until killed), rewriting the whole file each time.
+        "endless" => {
+            for i in 0.. {
+                db.record(&format!("{tag}-k{}", i % 50), &perf(i as f64))
+                    .unwrap();
+            }
+        }
+        // Loads the db (the parent checks the warnings on stderr).
+        "reader" => {
+            let n = db.load().len();
+            eprintln!("loaded {n} entries");
+        }
+        other => panic!("unknown role {other}"),
+    }
+    std::process::exit(0);
+}
+
+#[test]
+fn processes_writing_at_once_lose_nothing() {
+    let path = tmp("procs");
+    let kids: Vec<_> = (0..4)
+        .map(|p| spawn("writer", &path, &format!("p{p}")))
+        .collect();
+    for k in kids {
+        let out = k.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let m = FindDb::new(&path).load();
+    assert_eq!(m.len(), 100);
+    for p in 0..4 {
+        for i in 0..25 {
+            assert_eq!(m[&format!("p{p}-k{i}")], perf(i as f64).to_vec());
+        }
+    }
+}
+
+/// A writer killed at an arbitrary point (SIGKILL, no clean-up) leaves a db that parses
+/// without a single corrupt line, and the next writer gets the lock at once.
+#[test]
+fn a_killed_writer_leaves_a_valid_db_and_no_lock() {
+    let path = tmp("killed");
+    for (round, wait_ms) in [150u64, 400, 700].into_iter().enumerate() {
+        let mut kid = spawn("endless", &path, &format!("r{round}"));
+        // Wait until it has written something, then a little more.
+        let start = Instant::now();
+        while !path.exists() && start.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(wait_ms));
+        kid.kill().unwrap();
+        let out = kid.wait_with_output().unwrap();
+        assert!(!out.status.success());
+        // No line of the db is torn: a reader process reports no corrupt entry.
+        let reader = spawn("reader", &path, "x").wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&reader.stderr);
+        assert!(!err.contains("corrupt"), "{err}");
+        assert!(err.contains("loaded"), "{err}");
+        // The lock died with the writer.
+        let t = Instant::now();
+        FindDb::new(&path)
+            .record(&format!("after-{round}"), &perf(1.0))
+            .unwrap();
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    }
+    assert!(FindDb::new(&path).load().len() >= 3);
+}
+
+/// A lock file left by a process of this host that no longer exists is broken at once
+/// (its content is "<pid> <host> <nonce>", see `find.rs`).
+#[test]
+fn a_lock_left_by_a_dead_process_is_broken_at_once() {
+    let path = tmp("deadlock");
+    let mut gone = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "no-such-test"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let mut lock = path.clone().into_os_string();
+    lock.push(".lock");
+    std::fs::write(&lock, format!("{pid} {} 0", host.trim())).unwrap();
+    let t = Instant::now();
+    FindDb::new(&path).record("k", &perf(1.0)).unwrap();
+    if std::path::Path::new("/proc/self").exists() {
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    }
+    assert!(
+        !std::path::Path::new(&lock).exists(),
+        "the writer released its lock"
+    );
+}
+
+#[test]
+fn corrupt_entries_warn_in_the_reading_process() {
+    let path = tmp("warn");
+    std::fs::write(&path, "k1=gemm:12.0\nk2=gemm:zz\nnot a line\n").unwrap();
+    let out = spawn("reader", &path, "x").wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let want = format!(
+        "rocm-dnn: warning: ignoring corrupt find-db entry at {}:2",
+        path.display()
+    );
+    assert!(err.contains(&want), "{err}");
+    assert!(
+        err.contains(":3") && err.contains("loaded 1 entries"),
+        "{err}"
+    );
+}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rocm-dnn-test-{}-{name}", std::process::id()));
@@ -195,12 +359,51 @@ fn mode_names() {
         .contains("ROCM_DNN_FIND_MODE"));
 }
 
+fn fwd_problem(
+    n: usize,
+    c: usize,
+    k: usize,
+    hw: usize,
+    f: usize,
+    pad: usize,
+    g: usize,
+) -> ConvProblem {
+    let conv = ConvDesc::conv2d(pad, 1, 1, g).unwrap();
+    let x = TensorDesc::new(DType::F32, Layout::Nchw, &[n, c, hw, hw]).unwrap();
+    let w = TensorDesc::new(DType::F32, Layout::Nchw, &[k, c / g, f, f]).unwrap();
+    let y = TensorDesc::new(DType::F32, Layout::Nchw, &conv.output_dims(&x, &w).unwrap()).unwrap();
+    ConvProblem::new(ConvDirection::Forward, &conv, &x, &w, &y).unwrap()
+}
+
+/// The immediate-mode choices on the ResNet-50 shapes and around the Winograd
+/// thresholds (see `ConvProblem::heuristic` for the measurements behind them).
 #[test]
-fn gpu_devices_are_unsupported() {
-    // Any non-CPU device: the emulator if present, else nothing to check.
-    if let Ok(dev) = Device::open("emu:gfx90a") {
-        let dnn = Dnn::new(&dev).unwrap();
-        let e = dnn.find_convolution_algorithm(&problem()).unwrap_err();
-        assert!(matches!(e, rocm_core::Error::Unsupported { .. }), "{e}");
+fn heuristic_choices() {
+    use ConvAlgo::*;
+    for (p, want) in [
+        (fwd_problem(32, 64, 64, 56, 3, 1, 1), WinogradF4x3),
+        (fwd_problem(32, 256, 256, 14, 3, 1, 1), WinogradF4x3),
+        (fwd_problem(32, 64, 256, 56, 1, 0, 1), Im2colGemm),
+        // 7×7 with C = K = 512: 37.7 MB of F(4,3) filters; 16·4 = 64 F(4,3) tiles.
+        (fwd_problem(16, 512, 512, 7, 3, 1, 1), WinogradF2x3),
+        (fwd_problem(32, 512, 512, 7, 3, 1, 1), WinogradF2x3),
+        // 4 images of 14×14, C = K = 256: 64 tiles, 9.4 MB of filters.
+        (fwd_problem(4, 256, 256, 14, 3, 1, 1), WinogradF4x3),
+        // One image: 16 F(4,3) tiles, 49 F(2,3) tiles.
+        (fwd_problem(1, 256, 256, 14, 3, 1, 1), Im2colGemm),
+        // Depthwise, and too few channels per group for Winograd.
+        (fwd_problem(8, 32, 32, 28, 3, 1, 32), Direct),
+        (fwd_problem(8, 4, 16, 28, 3, 1, 1), Im2colGemm),
+    ] {
+        assert_eq!(p.heuristic(), want, "{}", p.key());
+        assert!(p.applicable().contains(&want));
+    }
+    // Backward passes never pick Winograd (forward only).
+    let conv = ConvDesc::conv2d(1, 1, 1, 1).unwrap();
+    let x = TensorDesc::new(DType::F32, Layout::Nchw, &[32, 64, 56, 56]).unwrap();
+    let w = TensorDesc::new(DType::F32, Layout::Nchw, &[64, 64, 3, 3]).unwrap();
+    for dir in [ConvDirection::BackwardData, ConvDirection::BackwardWeights] {
+        let p = ConvProblem::new(dir, &conv, &x, &w, &x).unwrap();
+        assert_eq!(p.heuristic(), Im2colGemm);
     }
 }

@@ -548,3 +548,191 @@ fn philox_known_answer() {
         [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]
     );
 }
+
+/// Every op family with f16 and bf16 storage (computed in f32) against the f64
+/// reference on the stored (rounded) inputs. Each tolerance is the f32 test's bound for
+/// the op plus the rounding of the output to the storage type: u_T·|want|, or half the
+/// type's smallest subnormal where the result falls below the normal range.
+fn sixteen_bit<T: DnnFloat>() {
+    let dnn = dnn();
+    let ut = T::UNIT_ROUNDOFF as f64;
+    let sub = T::MIN_SUBNORMAL as f64 / 2.0;
+    let store = |w: f64| ut * w.abs() + sub;
+    let name = T::DTYPE.name();
+    let dims = [2, 3, 6, 7];
+    let x = random::<T>(&dims, Mem::Packed(true), 41);
+    let dy = random::<T>(&dims, Mem::Packed(false), 42);
+    let (xl, dyl) = (x.logical(), dy.logical());
+    for act in Activation::ALL {
+        let mut y = zeros::<T>(&dims, Mem::Packed(false));
+        dnn.activation_forward(act, 1.0, x.t(), 0.0, y.tm())
+            .unwrap();
+        let want: Vec<f64> = xl.iter().map(|&v| act.apply(v)).collect();
+        assert_close(&format!("{name} {act:?} fwd"), &y.logical(), &want, |i| {
+            U * want[i].abs() + 2e-7 + store(want[i])
+        });
+        let mut dx = zeros::<T>(&dims, Mem::Gapped);
+        dnn.activation_backward(act, 1.0, x.t(), dy.t(), 0.0, dx.tm())
+            .unwrap();
+        let want: Vec<f64> = xl
+            .iter()
+            .zip(&dyl)
+            .map(|(&v, &g)| g * act.derivative(v))
+            .collect();
+        assert_close(&format!("{name} {act:?} bwd"), &dx.logical(), &want, |i| {
+            2.0 * U * want[i].abs() + 2e-7 + store(want[i])
+        });
+    }
+    for mode in [
+        PoolMode::Max,
+        PoolMode::AverageInclusive,
+        PoolMode::AverageExclusive,
+    ] {
+        let pool = PoolDesc::new(mode, &[3, 3], &[1, 1], &[2, 2]).unwrap();
+        let yd = pool.output_dims(&x.desc).unwrap();
+        let mut y = zeros::<T>(&yd, Mem::Packed(false));
+        dnn.pooling_forward(&pool, x.t(), y.tm(), None).unwrap();
+        let (want, _) = r::pool_forward(&pool, &dims, &xl);
+        assert_close(
+            &format!("{name} {mode:?} pool fwd"),
+            &y.logical(),
+            &want,
+            |i| 30.0 * U * 30.0 + store(want[i]),
+        );
+        let pdy = random::<T>(&yd, Mem::Packed(true), 43);
+        let mut dx = zeros::<T>(&dims, Mem::Packed(false));
+        dnn.pooling_backward(&pool, x.t(), pdy.t(), None, dx.tm())
+            .unwrap();
+        let want = r::pool_backward(&pool, &dims, &xl, &pdy.logical());
+        assert_close(
+            &format!("{name} {mode:?} pool bwd"),
+            &dx.logical(),
+            &want,
+            |i| 30.0 * U * 30.0 + store(want[i]),
+        );
+    }
+    for log in [false, true] {
+        let mode = if log {
+            SoftmaxMode::LogSoftmax
+        } else {
+            SoftmaxMode::Softmax
+        };
+        let mut y = zeros::<T>(&dims, Mem::Packed(false));
+        dnn.softmax_forward(mode, 3, x.t(), y.tm()).unwrap();
+        let want = r::softmax(&dims, 3, &xl, log);
+        assert_close(
+            &format!("{name} log={log} softmax fwd"),
+            &y.logical(),
+            &want,
+            |i| 4.0 * U * (1.0 + want[i].abs()) + store(want[i]),
+        );
+        // Backward from the stored y (what a training step has): dx = y ⊙ (dy − Σ dy·y)
+        // for softmax, dy − e^y·Σ dy for log-softmax, each row of 7 over axis 3.
+        let ys = y.logical();
+        let mut dx = zeros::<T>(&dims, Mem::Packed(true));
+        dnn.softmax_backward(mode, 3, y.t(), dy.t(), dx.tm())
+            .unwrap();
+        let mut want = vec![0.0; ys.len()];
+        for row in 0..ys.len() / 7 {
+            let r = row * 7..row * 7 + 7;
+            if log {
+                let s: f64 = dyl[r.clone()].iter().sum();
+                for i in r {
+                    want[i] = dyl[i] - ys[i].exp() * s;
+                }
+            } else {
+                let s: f64 = r.clone().map(|i| dyl[i] * ys[i]).sum();
+                for i in r {
+                    want[i] = ys[i] * (dyl[i] - s);
+                }
+            }
+        }
+        // f32 arithmetic on ≤ 7 terms of size ≤ 1 (exp of a log-softmax ≤ 1): 64·u·8.
+        assert_close(
+            &format!("{name} log={log} softmax bwd"),
+            &dx.logical(),
+            &want,
+            |i| 64.0 * U * 8.0 + store(want[i]),
+        );
+    }
+    // Layer norm over (C, H, W) with γ and β.
+    let np = 3 * 6 * 7;
+    let (gam, bet) = (rvec(np, 44), rvec(np, 45));
+    let mut y = zeros::<T>(&dims, Mem::Packed(false));
+    let (mut mu, mut rs) = (
+        DeviceBuffer::<f32>::zeros(&Device::cpu(), 2).unwrap(),
+        DeviceBuffer::<f32>::zeros(&Device::cpu(), 2).unwrap(),
+    );
+    dnn.layer_norm_forward(
+        1,
+        x.t(),
+        y.tm(),
+        Some(&f32buf(&gam).as_slice()),
+        Some(&f32buf(&bet).as_slice()),
+        1e-5,
+        SavedStats {
+            mean: &mut mu.as_slice_mut(),
+            inv_std: &mut rs.as_slice_mut(),
+        },
+    )
+    .unwrap();
+    let gam32: Vec<f64> = gam.iter().map(|&v| v as f32 as f64).collect();
+    let bet32: Vec<f64> = bet.iter().map(|&v| v as f32 as f64).collect();
+    let sets: Vec<Vec<usize>> = (0..2).map(|s| (s * np..(s + 1) * np).collect()).collect();
+    let (want, _, _) = r::normalize(
+        &xl,
+        &sets,
+        true,
+        1e-5,
+        &|i| i % np,
+        Some(&gam32),
+        Some(&bet32),
+    );
+    assert_close(
+        &format!("{name} layer norm fwd"),
+        &y.logical(),
+        &want,
+        |i| 16.0 * U * (2.0 + want[i].abs()) * 4.0 + store(want[i]),
+    );
+    // Attention forward, grouped-query, causal.
+    let a = r::AttnShape {
+        b: 1,
+        hq: 2,
+        hkv: 1,
+        sq: 19,
+        sk: 23,
+        d: 16,
+        scale: 0.25,
+        causal: true,
+    };
+    let q = random::<T>(&[1, 2, 19, 16], Mem::Packed(false), 46);
+    let k = random::<T>(&[1, 1, 23, 16], Mem::Packed(false), 47);
+    let v = random::<T>(&[1, 1, 23, 16], Mem::Packed(false), 48);
+    let mut o = zeros::<T>(&[1, 2, 19, 16], Mem::Packed(false));
+    let mut lse = DeviceBuffer::<f32>::zeros(&Device::cpu(), 38).unwrap();
+    dnn.attention_forward(
+        &AttentionDesc {
+            scale: 0.25,
+            causal: true,
+        },
+        q.t(),
+        k.t(),
+        v.t(),
+        None,
+        o.tm(),
+        &mut lse.as_slice_mut(),
+    )
+    .unwrap();
+    let want = r::attention(&a, &q.logical(), &k.logical(), &v.logical(), None);
+    // The f32 bound of attention.rs: 2d²·u·scale + 4(sk + d)·u.
+    let tol = 2.0 * 256.0 * U * 0.25 + 4.0 * (23.0 + 16.0) * U;
+    assert_close(&format!("{name} attention fwd"), &o.logical(), &want, |i| {
+        tol + store(want[i])
+    });
+}
+
+#[test]
+fn ops_with_16_bit_storage() {
+    sixteen_bit::<f16>();
+    sixteen_bit::<half::bf16>();
+}

@@ -6,7 +6,7 @@
 use super::{host, host_mut, ConvSolver, CoreOp, Geom};
 use crate::Dnn;
 use rayon::prelude::*;
-use rocm_core::{DeviceBuffer, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 pub(crate) struct Direct;
 
@@ -38,12 +38,12 @@ impl ConvSolver for Direct {
         _: &Dnn,
         g: &Geom,
         op: CoreOp,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
+        a: BufferSlice<'_, f32>,
+        b: BufferSlice<'_, f32>,
+        mut out: BufferSliceMut<'_, f32>,
     ) -> Result<()> {
         let (a, b) = (host(a, "a")?, host(b, "b")?);
-        let out = host_mut(out, "out")?;
+        let out = host_mut(&mut out, "out")?;
         let (cg, kg) = (g.cg(), g.kg());
         let (isz, osz, fsz) = (g.isize(), g.osize(), g.fsize());
         let [oh, ow] = [g.o[1], g.o[2]];

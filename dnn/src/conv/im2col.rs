@@ -18,11 +18,11 @@
 //! GEMMs read X, dY and dX in place with no unfolding or col2im (forward: one GEMM per
 //! image and group).
 
-use super::{host, host_mut, ConvSolver, CoreOp, Geom};
+use super::{host, host_mut, ws_mut, ConvSolver, CoreOp, Geom};
 use crate::Dnn;
 use rayon::prelude::*;
 use rocm_blas::Transpose;
-use rocm_core::{BufferSliceMut, DeviceBuffer, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Result};
 
 pub(crate) struct Im2col;
 
@@ -110,9 +110,9 @@ impl ConvSolver for Im2col {
         dnn: &Dnn,
         g: &Geom,
         op: CoreOp,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
+        a: BufferSlice<'_, f32>,
+        b: BufferSlice<'_, f32>,
+        mut out: BufferSliceMut<'_, f32>,
     ) -> Result<()> {
         let (cg, kg) = (g.cg(), g.kg());
         let (isz, osz) = (g.isize(), g.osize());
@@ -121,8 +121,7 @@ impl ConvSolver for Im2col {
         let dev = dnn.device();
         let tl = tile_len(g);
         if g.n == 0 || g.k == 0 || g.c == 0 {
-            out.fill_zero()?;
-            return Ok(());
+            return out.fill_zero();
         }
         if pointwise(g) {
             return pointwise_run(dnn, g, op, a, b, out);
@@ -130,7 +129,7 @@ impl ConvSolver for Im2col {
         match op {
             CoreOp::Fwd => {
                 let (x, w) = (host(a, "x")?, b);
-                let images = split_images(out.as_slice_mut(), g.n, g.k * osz)?;
+                let images = split_images(out, g.n, g.k * osz)?;
                 images
                     .into_par_iter()
                     .enumerate()
@@ -141,7 +140,7 @@ impl ConvSolver for Im2col {
                             let wg = w.slice(grp * kg * rlen..(grp + 1) * kg * rlen)?;
                             for p0 in (0..osz).step_by(tl) {
                                 let len = tl.min(osz - p0);
-                                let cm = host_mut(&mut col, "col")?;
+                                let cm = ws_mut(&mut col, "col")?;
                                 cm[..len * rlen].fill(0.0);
                                 for_each_patch(g, p0, len, |r, t, o| cm[r * len + t] = xg[o]);
                                 let mut yt = y.slice_mut(grp * kg * osz + p0..)?;
@@ -167,7 +166,7 @@ impl ConvSolver for Im2col {
             }
             CoreOp::BwdData => {
                 let (dy, w) = (a, b);
-                let images = split_images(out.as_slice_mut(), g.n, g.c * isz)?;
+                let images = split_images(out, g.n, g.c * isz)?;
                 images
                     .into_par_iter()
                     .enumerate()
@@ -199,7 +198,7 @@ impl ConvSolver for Im2col {
                                     &mut cs,
                                     len,
                                 )?;
-                                let cm = host(&col, "col")?;
+                                let cm = host(col.as_slice(), "col")?;
                                 for_each_patch(g, p0, len, |r, t, o| dxg[o] += cm[r * len + t]);
                             }
                         }
@@ -220,7 +219,7 @@ impl ConvSolver for Im2col {
                                 let xg = &x[(n * g.c + grp * cg) * isz..][..cg * isz];
                                 for p0 in (0..osz).step_by(tl) {
                                     let len = tl.min(osz - p0);
-                                    let cm = host_mut(&mut col, "col")?;
+                                    let cm = ws_mut(&mut col, "col")?;
                                     cm[..len * rlen].fill(0.0);
                                     for_each_patch(g, p0, len, |r, t, o| cm[r * len + t] = xg[o]);
                                     let dyt = dy.slice((n * g.k + grp * kg) * osz + p0..)?;
@@ -247,10 +246,10 @@ impl ConvSolver for Im2col {
                         Ok(acc)
                     })
                     .collect::<Result<_>>()?;
-                let o = host_mut(out, "dw")?;
+                let o = host_mut(&mut out, "dw")?;
                 o.fill(0.0);
                 for p in &partial {
-                    for (d, s) in o.iter_mut().zip(host(p, "dw")?) {
+                    for (d, s) in o.iter_mut().zip(host(p.as_slice(), "dw")?) {
                         *d += s;
                     }
                 }
@@ -266,9 +265,9 @@ fn pointwise_run(
     dnn: &Dnn,
     g: &Geom,
     op: CoreOp,
-    a: &DeviceBuffer<f32>,
-    b: &DeviceBuffer<f32>,
-    out: &mut DeviceBuffer<f32>,
+    a: BufferSlice<'_, f32>,
+    b: BufferSlice<'_, f32>,
+    mut out: BufferSliceMut<'_, f32>,
 ) -> Result<()> {
     let (cg, kg, p) = (g.cg(), g.kg(), g.osize());
     let blas = dnn.blas();
@@ -277,7 +276,7 @@ fn pointwise_run(
     match op {
         CoreOp::Fwd => {
             let x = a;
-            split_images(out.as_slice_mut(), g.n, g.k * p)?
+            split_images(out, g.n, g.k * p)?
                 .into_par_iter()
                 .enumerate()
                 .try_for_each(|(n, mut y)| -> Result<()> {
@@ -305,7 +304,7 @@ fn pointwise_run(
         }
         CoreOp::BwdData => {
             let dy = a;
-            split_images(out.as_slice_mut(), g.n, g.c * p)?
+            split_images(out, g.n, g.c * p)?
                 .into_par_iter()
                 .enumerate()
                 .try_for_each(|(n, mut dx)| -> Result<()> {

@@ -25,7 +25,7 @@ use crate::find::FindMode;
 use crate::tensor::{dim_name, Tensor, TensorDesc, TensorMut};
 use crate::{Dnn, DnnFloat};
 use rayon::prelude::*;
-use rocm_core::{BufferSlice, DeviceBuffer, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Error, Result};
 use std::fmt;
 
 /// Plain or transposed convolution.
@@ -475,16 +475,31 @@ impl ConvProblem {
         )
     }
 
-    /// The heuristic choice (immediate mode without a find-db entry): Winograd F(4,3)
-    /// for 3×3 stride-1 forward problems with enough channels per group, direct for
-    /// depthwise and tiny problems, else im2col + GEMM.
+    /// The heuristic choice (immediate mode without a find-db entry), from CPU
+    /// measurements (single-thread CPU time, N = 1 to 32, C = K from 16 to 512): direct for
+    /// depthwise and tiny problems; Winograd for 3×3 stride-1 forward problems with at
+    /// least 8 channels per group on both sides: F(4,3) when the batch has at least 256
+    /// 4×4 output tiles, or at least 64 with its transformed filters (36·C·K f32) within
+    /// 16 MiB, else F(2,3) when the batch has at least 64 2×2 tiles; else im2col + GEMM.
+    /// Winograd's filter transform costs α²·C·K per call and only pays off over enough
+    /// tiles: C = K = 512 at 7×7 (37.7 MB of F(4,3) filters) ran F(4,3) below F(2,3) up
+    /// to N = 32 and below im2col at N ≤ 16; C = K = 256 at 14×14 with N = 1 (16 tiles)
+    /// ran both Winograds below im2col.
     pub fn heuristic(&self) -> ConvAlgo {
         let g = &self.geom;
         let app = self.applicable();
+        let tiles = |m: usize| g.n * g.o[1].div_ceil(m) * g.o[2].div_ceil(m);
+        let f4_filter_bytes = 36 * g.cg() * g.k * 4;
         let pick = if g.cg() == 1 || g.kg() == 1 || g.flops() < 2e5 {
             ConvAlgo::Direct
-        } else if app.contains(&ConvAlgo::WinogradF4x3) && g.cg() >= 16 && g.kg() >= 16 {
-            ConvAlgo::WinogradF4x3
+        } else if app.contains(&ConvAlgo::WinogradF4x3) && g.cg() >= 8 && g.kg() >= 8 {
+            if tiles(4) >= 256 || (tiles(4) >= 64 && f4_filter_bytes <= 16 << 20) {
+                ConvAlgo::WinogradF4x3
+            } else if tiles(2) >= 64 {
+                ConvAlgo::WinogradF2x3
+            } else {
+                ConvAlgo::Im2colGemm
+            }
         } else {
             ConvAlgo::Im2colGemm
         };
@@ -543,9 +558,9 @@ pub(crate) trait ConvSolver: Sync {
         dnn: &Dnn,
         g: &Geom,
         op: CoreOp,
-        a: &DeviceBuffer<f32>,
-        b: &DeviceBuffer<f32>,
-        out: &mut DeviceBuffer<f32>,
+        a: BufferSlice<'_, f32>,
+        b: BufferSlice<'_, f32>,
+        out: BufferSliceMut<'_, f32>,
     ) -> Result<()>;
 }
 
@@ -558,24 +573,99 @@ pub(crate) fn solver(a: ConvAlgo) -> &'static dyn ConvSolver {
     }
 }
 
-pub(crate) fn host<'a>(b: &'a DeviceBuffer<f32>, what: &str) -> Result<&'a [f32]> {
+pub(crate) fn host<'a>(b: BufferSlice<'a, f32>, what: &str) -> Result<&'a [f32]> {
     b.as_host()
         .ok_or_else(|| Error::unsupported(format!("dnn workspace {what}"), b.device()))
 }
 
-pub(crate) fn host_mut<'a>(b: &'a mut DeviceBuffer<f32>, what: &str) -> Result<&'a mut [f32]> {
+pub(crate) fn host_mut<'a>(
+    b: &'a mut BufferSliceMut<'_, f32>,
+    what: &str,
+) -> Result<&'a mut [f32]> {
+    let dev = b.device();
+    b.as_host_mut()
+        .ok_or_else(|| Error::unsupported(format!("dnn workspace {what}"), dev))
+}
+
+/// Host memory of an owned workspace.
+pub(crate) fn ws_mut<'a>(b: &'a mut DeviceBuffer<f32>, what: &str) -> Result<&'a mut [f32]> {
     let dev = b.device().clone();
     b.as_host_mut()
         .ok_or_else(|| Error::unsupported(format!("dnn workspace {what}"), dev))
 }
 
-/// A tensor widened into a packed f32 CPU buffer.
-fn stage<T: DnnFloat>(dnn: &Dnn, t: &Tensor<'_, T>, what: &str) -> Result<DeviceBuffer<f32>> {
+/// Whether a tensor is stored as the solvers want it: f32 packed channels-first.
+fn solver_ready<T: DnnFloat>(desc: &TensorDesc) -> bool {
+    T::DTYPE == rocm_core::DType::F32 && desc.layout().is_some_and(|l| !l.channels_last())
+}
+
+/// A solver input: the caller's tensor read in place when it is already packed f32
+/// NC(D)HW, else a widened packed copy.
+enum Operand<'a> {
+    InPlace(BufferSlice<'a, f32>),
+    Staged(DeviceBuffer<f32>),
+}
+
+impl Operand<'_> {
+    fn view(&self) -> BufferSlice<'_, f32> {
+        match self {
+            Operand::InPlace(v) => *v,
+            Operand::Staged(b) => b.as_slice(),
+        }
+    }
+}
+
+fn operand<'a, T: DnnFloat>(dnn: &Dnn, t: &Tensor<'a, T>, what: &str) -> Result<Operand<'a>> {
     let src = t.host(what)?;
-    let mut buf = DeviceBuffer::<f32>::zeros(dnn.device(), t.desc.numel())?;
-    let dst = host_mut(&mut buf, what)?;
+    let numel = t.desc.numel();
+    if solver_ready::<T>(t.desc) {
+        if let Some(v) = T::f32_view(t.data) {
+            return Ok(Operand::InPlace(v.slice(..numel)?));
+        }
+    }
+    let mut buf = DeviceBuffer::<f32>::zeros(dnn.device(), numel)?;
+    let dst = ws_mut(&mut buf, what)?;
     crate::tensor::gather_into(t.desc, src, dst);
-    Ok(buf)
+    Ok(Operand::Staged(buf))
+}
+
+/// What the forward pass applies to the raw convolution before storing it.
+#[derive(Clone, Copy)]
+struct Epilogue<'a> {
+    bias: Option<&'a [f32]>,
+    act: Activation,
+    /// Output channels (the bias index of plane p is p mod k).
+    k: usize,
+    /// Elements per output plane (one image and channel).
+    plane: usize,
+}
+
+impl Epilogue<'_> {
+    const NONE: Epilogue<'static> = Epilogue {
+        bias: None,
+        act: Activation::Identity,
+        k: 1,
+        plane: 0,
+    };
+
+    /// v = scale·act(v + bias), one output plane per work item.
+    fn apply(&self, v: &mut [f32], scale: f32) {
+        let trivial = self.bias.is_none() && self.act == Activation::Identity;
+        if (trivial && scale == 1.0) || self.plane == 0 {
+            return;
+        }
+        v.par_chunks_mut(self.plane)
+            .enumerate()
+            .for_each(|(p, vp)| {
+                let b = self
+                    .bias
+                    .and_then(|b| b.get(p % self.k.max(1)))
+                    .copied()
+                    .unwrap_or(0.0);
+                vp.iter_mut()
+                    .for_each(|e| *e = scale * self.act.apply_f32(*e + b));
+            });
+    }
 }
 
 /// The inputs of one call in user terms.
@@ -619,12 +709,22 @@ impl Dnn {
         format!("{}@{}@{}", p.key(), self.device().target(), crate::VERSION)
     }
 
+    /// Runs `p` with `algo` (or the find mode's choice) and stores
+    /// `alpha·epilogue(result) + beta·out` into `out`. An f32 packed NC(D)HW output with
+    /// β = 0 is written by the solver in place; anything else goes through a packed f32
+    /// result that is then scattered (rounding once to the storage type).
+    #[allow(clippy::too_many_arguments)]
     fn conv_run<T: DnnFloat>(
         &self,
         p: &ConvProblem,
         algo: Option<ConvAlgo>,
         args: ConvArgs<'_, T>,
-    ) -> Result<(ConvAlgo, DeviceBuffer<f32>)> {
+        alpha: f32,
+        epilogue: Epilogue<'_>,
+        beta: f32,
+        out: &mut TensorMut<'_, T>,
+        out_name: &str,
+    ) -> Result<ConvAlgo> {
         self.engine("convolution")?;
         let algo = match algo {
             Some(a) => a,
@@ -637,16 +737,24 @@ impl Dnn {
                 format!("{algo} does not apply to {}", p.key()),
             ));
         }
-        let a = stage(self, &args.a, args.a_name)?;
-        let b = stage(self, &args.b, args.b_name)?;
-        let out_len = match p.op {
-            CoreOp::Fwd => p.geom.y_len(),
-            CoreOp::BwdData => p.geom.x_len(),
-            CoreOp::BwdWeights => p.geom.w_len(),
-        };
-        let mut out = DeviceBuffer::<f32>::zeros(self.device(), out_len)?;
-        s.run(self, &p.geom, p.op, &a, &b, &mut out)?;
-        Ok((algo, out))
+        let a = operand(self, &args.a, args.a_name)?;
+        let b = operand(self, &args.b, args.b_name)?;
+        let numel = out.desc.numel();
+        if beta == 0.0 && solver_ready::<T>(out.desc) {
+            out.host_mut(out_name)?;
+            if let Some(mut v) = T::f32_view_mut(out.data.reborrow()) {
+                let mut v = v.slice_mut(..numel)?;
+                s.run(self, &p.geom, p.op, a.view(), b.view(), v.reborrow())?;
+                epilogue.apply(host_mut(&mut v, out_name)?, alpha);
+                return Ok(algo);
+            }
+        }
+        let mut res = DeviceBuffer::<f32>::zeros(self.device(), numel)?;
+        s.run(self, &p.geom, p.op, a.view(), b.view(), res.as_slice_mut())?;
+        let v = ws_mut(&mut res, out_name)?;
+        epilogue.apply(v, 1.0);
+        out.store(out_name, v, alpha, beta)?;
+        Ok(algo)
     }
 
     /// y = α·conv(x, w) + β·y (or the transposed convolution). `algo = None` selects one
@@ -707,28 +815,19 @@ impl Dnn {
             }
             None => None,
         };
-        let (algo, mut out) = self.conv_run(
-            &p,
-            algo,
-            ConvArgs {
-                a: x,
-                b: w,
-                a_name: "x",
-                b_name: "w",
-            },
-        )?;
-        let v = host_mut(&mut out, "y")?;
-        let plane: usize = y.desc.spatial().iter().product();
-        if (bias.is_some() || act != Activation::Identity) && plane > 0 {
-            // One output plane (image, channel) per work item.
-            v.par_chunks_mut(plane).enumerate().for_each(|(p, vp)| {
-                let k = p % kout.max(1);
-                let b = bias.as_ref().and_then(|b| b.get(k)).copied().unwrap_or(0.0);
-                vp.iter_mut().for_each(|e| *e = act.apply_f32(*e + b));
-            });
-        }
-        y.store("y", v, alpha, beta)?;
-        Ok(algo)
+        let epilogue = Epilogue {
+            bias: bias.as_deref(),
+            act,
+            k: kout,
+            plane: y.desc.spatial().iter().product(),
+        };
+        let args = ConvArgs {
+            a: x,
+            b: w,
+            a_name: "x",
+            b_name: "w",
+        };
+        self.conv_run(&p, algo, args, alpha, epilogue, beta, &mut y, "y")
     }
 
     /// dx = α·(∂y/∂x)ᵀ·dy + β·dx.
@@ -744,18 +843,13 @@ impl Dnn {
         mut dx: TensorMut<'_, T>,
     ) -> Result<ConvAlgo> {
         let p = ConvProblem::new(ConvDirection::BackwardData, conv, dx.desc, w.desc, dy.desc)?;
-        let (algo, out) = self.conv_run(
-            &p,
-            algo,
-            ConvArgs {
-                a: dy,
-                b: w,
-                a_name: "dy",
-                b_name: "w",
-            },
-        )?;
-        dx.store("dx", host(&out, "dx")?, alpha, beta)?;
-        Ok(algo)
+        let args = ConvArgs {
+            a: dy,
+            b: w,
+            a_name: "dy",
+            b_name: "w",
+        };
+        self.conv_run(&p, algo, args, alpha, Epilogue::NONE, beta, &mut dx, "dx")
     }
 
     /// dw = α·(∂y/∂w)ᵀ·dy + β·dw.
@@ -793,13 +887,12 @@ impl Dnn {
                 b_name: "x",
             },
         };
-        let (algo, out) = self.conv_run(&p, algo, args)?;
-        dw.store("dw", host(&out, "dw")?, alpha, beta)?;
-        Ok(algo)
+        self.conv_run(&p, algo, args, alpha, Epilogue::NONE, beta, &mut dw, "dw")
     }
 
     /// Runs every applicable algorithm of `p` on random data on the handle's device and
-    /// returns them fastest first (MIOpen's Find); the ranking is recorded in the find-db.
+    /// returns them fastest first (MIOpen's Find); the ranking is recorded in the find-db
+    /// (a db that cannot be written gets a warning on stderr).
     pub fn find_convolution_algorithm(
         &self,
         p: &ConvProblem,
@@ -823,12 +916,13 @@ impl Dnn {
         for algo in p.applicable() {
             let s = solver(algo);
             // One warm-up, then the best of up to three timed runs within ~0.5 s.
-            s.run(self, &g, p.op, &a, &b, &mut out)?;
+            let (a, b) = (a.as_slice(), b.as_slice());
+            s.run(self, &g, p.op, a, b, out.as_slice_mut())?;
             let mut best = f64::INFINITY;
             let start = std::time::Instant::now();
             for _ in 0..3 {
                 let t = std::time::Instant::now();
-                s.run(self, &g, p.op, &a, &b, &mut out)?;
+                s.run(self, &g, p.op, a, b, out.as_slice_mut())?;
                 best = best.min(t.elapsed().as_secs_f64());
                 if start.elapsed().as_secs_f64() > 0.5 {
                     break;
@@ -840,8 +934,12 @@ impl Dnn {
             });
         }
         perf.sort_by(|x, y| x.time_us.total_cmp(&y.time_us));
+        // A db that cannot be written (read-only cache, full disk) costs a re-find next
+        // time, not this call.
         if let Some(db) = self.find_db() {
-            db.record(&self.find_db_key(p), &perf)?;
+            if let Err(e) = db.record(&self.find_db_key(p), &perf) {
+                eprintln!("rocm-dnn: warning: find result not recorded: {e}");
+            }
         }
         Ok(perf)
     }
