@@ -6,6 +6,9 @@
 //! time (us), algbw and busbw (GB/s, 1e9 B/s) and #wrong, with algbw = S / t and the busbw
 //! factors of nccl-tests' PERFORMANCE.md (all_reduce 2(n-1)/n; all_gather, reduce_scatter,
 //! all_to_all (n-1)/n; broadcast, reduce 1). Time is the slowest rank's mean per iteration.
+//! After the table, rank 0 compares each busbw of 1 MiB or more with a single-thread
+//! memcpy of the same bytes, measured right then in the same process (the peer:
+//! 64 MiB all_reduce over 2 ranks, busbw at least 50% of it).
 
 use rocm_ccl::{Comm, Config, ReduceOp, Reducible, Transport, UniqueId};
 use rocm_core::{bf16, f16, DType, DeviceBuffer};
@@ -262,6 +265,8 @@ fn run_rank<T: Small>(comm: &mut Comm, a: &CclArgs) -> BoxResult<()> {
         );
     }
     let reducing = matches!(a.coll, Coll::AllReduce | Coll::Reduce | Coll::ReduceScatter);
+    // (bytes, busbw) of every row, for the memcpy comparison after the table.
+    let mut rows = Vec::new();
     let mut secs_buf = DeviceBuffer::<f64>::zeros(comm.device(), 1)?;
     let mut wrong_buf = DeviceBuffer::<i64>::zeros(comm.device(), 1)?;
     for bytes in sizes(a) {
@@ -277,6 +282,7 @@ fn run_rank<T: Small>(comm: &mut Comm, a: &CclArgs) -> BoxResult<()> {
             let t = secs_buf.to_vec()?[0];
             let algbw = bytes as f64 / t / 1e9;
             let busbw = algbw * a.coll.bus_factor(n);
+            rows.push((bytes, busbw));
             let redop = if reducing { a.op.name() } else { "none" };
             let root = if matches!(a.coll, Coll::Broadcast | Coll::Reduce) {
                 a.root as i64
@@ -299,6 +305,28 @@ fn run_rank<T: Small>(comm: &mut Comm, a: &CclArgs) -> BoxResult<()> {
                 algbw,
                 busbw,
                 wrong
+            );
+        }
+    }
+    if r == 0 {
+        // The peer: a single-thread memcpy of the same bytes, measured now that
+        // every rank has finished (this rank alone runs).
+        let big: Vec<_> = rows.into_iter().filter(|&(b, _)| b >= 1 << 20).collect();
+        if !big.is_empty() {
+            println!("# busbw vs a single-thread memcpy of the same bytes, same run (after the collectives):");
+            println!(
+                "# {:>12} {:>9} {:>12} {:>8}",
+                "size(B)", "busbw", "memcpy GB/s", "ratio"
+            );
+        }
+        for (bytes, busbw) in big {
+            let m = memcpy_gbs(bytes);
+            println!(
+                "# {:>12} {:>9.3} {:>12.3} {:>7.0}%",
+                bytes,
+                busbw,
+                m,
+                100.0 * busbw / m
             );
         }
     }
@@ -359,13 +387,6 @@ pub fn run(a: &CclArgs) -> BoxResult<()> {
         return Err(format!("op {} is not defined for {}", a.op, a.dtype).into());
     }
     let config = config(a)?;
-    if a.worker_id.is_none() {
-        let bytes = a.max_bytes.clamp(1 << 20, 256 << 20);
-        println!(
-            "# single-thread memcpy of {bytes} bytes, same run: {:.3} GB/s (peer for busbw)",
-            memcpy_gbs(bytes)
-        );
-    }
     if let (Some(id), Some(rank)) = (&a.worker_id, a.worker_rank) {
         let id = UniqueId::from_hex(id)?;
         let mut comm =

@@ -1,5 +1,7 @@
-//! Ranks as separate processes on this host: shared-memory and TCP transports, the TCP
-//! bootstrap, `Comm::from_env` with torchrun and Open MPI variables, and a killed rank.
+//! Ranks as separate processes on this host: every collective × element type × op ×
+//! size over shared memory (1, 2, 3, 4, 8 processes) and TCP, 64 MiB, the TCP bootstrap,
+//! `Comm::from_env` with torchrun and Open MPI variables, and the reliability cases (a
+//! killed rank, an abort, a timeout, a mismatch).
 //!
 //! The test binary spawns copies of itself that run the `child` test with a role in
 //! `CCL_TEST_ROLE`; the parent waits for them with a deadline and kills leftovers. Only
@@ -67,44 +69,58 @@ fn join_from_env_id() -> Comm {
     Comm::init_rank_with(n, &id, r, &Device::cpu(), &config_from(shm)).unwrap()
 }
 
-fn check_collectives(comm: &mut Comm) {
-    for (i, len) in [0usize, 1, 17, 5000, 70_001].into_iter().enumerate() {
-        let seed = 100 + i as u64;
-        for op in ReduceOp::ALL {
-            let all = inputs::<f32>(seed, comm.nranks(), len);
-            let x = DeviceBuffer::from_slice(comm.device(), &all[comm.rank()]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), len).unwrap();
-            comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), op)
-                .unwrap();
-            check_reduced("process all_reduce", &all, 0, &y.to_vec().unwrap(), op);
-        }
-        let all = inputs::<i64>(seed, comm.nranks(), len);
-        let r = comm.rank();
-        let n = comm.nranks();
-        let x = DeviceBuffer::from_slice(comm.device(), &all[r]).unwrap();
-        let mut g = DeviceBuffer::<i64>::zeros(comm.device(), n * len).unwrap();
-        comm.all_gather(&x.as_slice(), &mut g.as_slice_mut())
-            .unwrap();
-        assert_eq!(g.to_vec().unwrap(), rocm_ccl::reference::all_gather(&all));
-        let big = inputs::<u8>(seed, n, n * len);
-        let xb = DeviceBuffer::from_slice(comm.device(), &big[r]).unwrap();
-        let mut yb = DeviceBuffer::<u8>::zeros(comm.device(), n * len).unwrap();
-        comm.all_to_all(&xb.as_slice(), &mut yb.as_slice_mut())
-            .unwrap();
-        assert_eq!(
-            yb.to_vec().unwrap(),
-            rocm_ccl::reference::all_to_all(&big, r)
-        );
-        let mut yr = DeviceBuffer::<u8>::zeros(comm.device(), len).unwrap();
-        comm.reduce_scatter(&xb.as_slice(), &mut yr.as_slice_mut(), ReduceOp::Max)
-            .unwrap();
-        assert_eq!(
-            yr.to_vec().unwrap(),
-            rocm_ccl::reference::reduce_scatter(&big, ReduceOp::Max, r)
-        );
-        let mut b = DeviceBuffer::from_slice(comm.device(), &all[r]).unwrap();
-        comm.broadcast(&mut b.as_slice_mut(), n - 1).unwrap();
-        assert_eq!(b.to_vec().unwrap(), all[n - 1]);
+/// Sizes of the process sweep: empty, one element, odd and prime counts, below and above
+/// the latency/bandwidth algorithm switch (32 KiB): 9001 is above it for 4-byte and wider
+/// elements, 40 009 for every element type.
+const SIZES: [usize; 6] = [0, 1, 7, 1029, 9001, 40_009];
+
+/// The sizes for `n` processes. Eight processes on a 2-core machine are oversubscribed
+/// 4x and the largest size alone would take ~25 s there, so they stop at 9001 (still
+/// above the switch for 4-byte and wider elements).
+fn sizes_for(n: usize) -> &'static [usize] {
+    if n > 4 {
+        &SIZES[..5]
+    } else {
+        &SIZES
+    }
+}
+
+/// Every collective × element type × op × `sizes` on this rank (the same sweep as the
+/// threads in `collectives.rs`), then a check that every rank got the same all_reduce
+/// bits (their FNV-1a hash all-gathered).
+fn check_collectives(comm: &mut Comm, sizes: &[usize]) {
+    let mut bits = Vec::new();
+    for (i, &len) in sizes.iter().enumerate() {
+        bits.extend(every_dtype(comm, 100 + i as u64, len, &ReduceOp::ALL));
+    }
+    let hash = bits.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
+    let n = comm.nranks();
+    let mine = DeviceBuffer::from_slice(comm.device(), &[hash as i64]).unwrap();
+    let mut all = DeviceBuffer::<i64>::zeros(comm.device(), n).unwrap();
+    comm.all_gather(&mine.as_slice(), &mut all.as_slice_mut())
+        .unwrap();
+    assert!(
+        all.to_vec().unwrap().iter().all(|&h| h == hash as i64),
+        "all_reduce results differ between ranks"
+    );
+}
+
+/// 64 MiB + 4 bytes of f32 (an odd count) summed over the ranks: small integers, exact
+/// in f32, checked against the closed form.
+fn sixty_four_mib(comm: &mut Comm) {
+    let len = (64 << 20) / 4 + 1;
+    let val = |r: usize, i: usize| ((r * 7 + i) % 13) as f32;
+    let (n, r) = (comm.nranks(), comm.rank());
+    let x: Vec<f32> = (0..len).map(|i| val(r, i)).collect();
+    let xb = DeviceBuffer::from_slice(comm.device(), &x).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeros(comm.device(), len).unwrap();
+    comm.all_reduce(&xb.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+        .unwrap();
+    for (i, g) in y.to_vec().unwrap().iter().enumerate() {
+        let want: f32 = (0..n).map(|j| val(j, i)).sum();
+        assert_eq!(*g, want, "element {i}");
     }
 }
 
@@ -122,8 +138,64 @@ fn child() {
             } else {
                 Transport::Tcp
             };
-            assert_eq!(comm.transport(), want);
-            check_collectives(&mut comm);
+            if comm.nranks() > 1 {
+                assert_eq!(comm.transport(), want);
+            }
+            let sizes = sizes_for(comm.nranks());
+            check_collectives(&mut comm, sizes);
+        }
+        "big" => {
+            let mut comm = join_from_env_id();
+            sixty_four_mib(&mut comm);
+        }
+        // Rank 1 passes a count one larger than the others.
+        "mismatch" => {
+            let mut comm = join_from_env_id();
+            comm.barrier().unwrap();
+            let len = 100 + usize::from(comm.rank() == 1);
+            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; len]).unwrap();
+            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), len).unwrap();
+            let e = comm
+                .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap_err();
+            // Over shared memory every rank learns the reason from the abort word; over
+            // TCP the ranks that did not see the bad header only see closed sockets
+            // (exit code 3, allowed by the parent for TCP).
+            match failure_kind(&e) {
+                Some(FailureKind::Mismatch) => {}
+                Some(FailureKind::PeerLost) if comm.transport() == Transport::Tcp => {
+                    std::process::exit(3)
+                }
+                other => panic!("expected a mismatch, got {other:?}: {e}"),
+            }
+        }
+        // Ranks 0 and 1 call, rank 2 never does: the callers time out.
+        "timeout" => {
+            let mut comm = join_from_env_id();
+            comm.barrier().unwrap();
+            if comm.rank() == 2 {
+                std::thread::sleep(Duration::from_secs(3));
+            } else {
+                comm.set_timeout(Some(Duration::from_millis(500)));
+                let t = Instant::now();
+                let x = DeviceBuffer::from_slice(comm.device(), &[1.0f32; 10]).unwrap();
+                let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 10).unwrap();
+                let e = comm
+                    .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                    .unwrap_err();
+                assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+                // The first caller to time out stops the communicator: over shared memory
+                // the other caller reads the reason (a timeout) from the abort word; over
+                // TCP it may only see its sockets closed before its own deadline passes
+                // (exit code 3, allowed by the parent for TCP).
+                match failure_kind(&e) {
+                    Some(FailureKind::Timeout) => {}
+                    Some(FailureKind::PeerLost) if comm.transport() == Transport::Tcp => {
+                        std::process::exit(3)
+                    }
+                    other => panic!("expected a timeout, got {other:?}: {e}"),
+                }
+            }
         }
         "victim" => {
             let mut comm = join_from_env_id();
@@ -185,7 +257,7 @@ fn child() {
         }
         "env" => {
             let mut comm = Comm::from_env().unwrap();
-            check_collectives(&mut comm);
+            check_collectives(&mut comm, &SIZES[..3]);
         }
         other => panic!("unknown role {other}"),
     }
@@ -209,15 +281,54 @@ fn run_group(n: usize, shm: bool, roles: &[&str]) -> Vec<Child> {
         .collect()
 }
 
+/// The whole sweep with 1, 2, 3, 4 and 8 processes over shared memory, and 3 over TCP.
 #[test]
 fn processes_shared_memory_and_tcp() {
-    for (n, shm) in [(2, true), (3, true), (4, true), (3, false)] {
+    for (n, shm) in [
+        (1, true),
+        (2, true),
+        (3, true),
+        (4, true),
+        (8, true),
+        (3, false),
+    ] {
         let mut kids = run_group(n, shm, &["collectives"]);
-        let codes = wait_all(&mut kids, Duration::from_secs(120));
+        let codes = wait_all(&mut kids, Duration::from_secs(300));
         assert!(
             codes.iter().all(|c| *c == Some(0)),
             "n={n} shm={shm}: exit codes {codes:?}"
         );
+    }
+}
+
+/// 64 MiB (odd count) all_reduce between 2 processes over shared memory.
+#[test]
+fn processes_sixty_four_mib() {
+    let mut kids = run_group(2, true, &["big"]);
+    let codes = wait_all(&mut kids, Duration::from_secs(120));
+    assert!(codes.iter().all(|c| *c == Some(0)), "exit codes {codes:?}");
+}
+
+/// Processes that disagree on the count (every rank fails; at least the one that sees
+/// the bad header reports the mismatch), and a process that never calls (the others time
+/// out; at least the first reports the timeout), over shared memory and TCP.
+#[test]
+fn mismatch_and_timeout_between_processes() {
+    for shm in [true, false] {
+        for role in ["mismatch", "timeout"] {
+            let mut kids = run_group(3, shm, &[role]);
+            let codes = wait_all(&mut kids, Duration::from_secs(60));
+            // The ranks that call the collective (in "timeout", rank 2 never does).
+            let callers = if role == "timeout" { 2 } else { 3 };
+            let ok = if shm {
+                codes.iter().all(|c| *c == Some(0))
+            } else {
+                codes.iter().all(|c| matches!(c, Some(0) | Some(3)))
+                    && codes[..callers].contains(&Some(0))
+                    && codes[callers..].iter().all(|c| *c == Some(0))
+            };
+            assert!(ok, "{role} shm={shm}: exit codes {codes:?}");
+        }
     }
 }
 
