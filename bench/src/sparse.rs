@@ -104,7 +104,7 @@ pub fn quick() -> std::result::Result<(), Box<dyn std::error::Error>> {
                 iters: 3,
             };
             let err = bench::<i32, f64>(op, &c)?;
-            if !(err <= 1e-10) {
+            if err.is_nan() || err > 1e-10 {
                 return Err(format!("sparse {op} on {gen}: error {err:.2e} > 1e-10").into());
             }
         }
