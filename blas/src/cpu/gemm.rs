@@ -10,6 +10,11 @@ use rayon::prelude::*;
 
 /// Problems smaller than this many multiply-adds run on one thread.
 const PARALLEL_MIN_FMAS: f64 = 64.0 * 64.0 * 64.0;
+/// The same threshold for a call made from inside a rayon task: the caller already
+/// spreads its work over the threads (attention's query blocks, a factorisation's block
+/// columns), and splitting a small product again makes every piece re-pack the shared
+/// operand while the other workers are busy anyway.
+const NESTED_PARALLEL_MIN_FMAS: f64 = 256.0 * 256.0 * 256.0;
 
 /// C = β·C on a view (β = 0 writes zeros without reading C; β = 1 touches nothing).
 pub(crate) fn scale_view<T: Scalar>(beta: T, mut c: MatMut<'_, T>) {
@@ -99,7 +104,12 @@ pub(crate) fn gemm_view<T: Scalar>(
         return;
     }
     let fmas = m as f64 * n as f64 * k as f64;
-    let par = if parallel && fmas >= PARALLEL_MIN_FMAS {
+    let min_fmas = if rayon::current_thread_index().is_some() {
+        NESTED_PARALLEL_MIN_FMAS
+    } else {
+        PARALLEL_MIN_FMAS
+    };
+    let par = if parallel && fmas >= min_fmas {
         gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {
         gemm::Parallelism::None
