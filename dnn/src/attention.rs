@@ -278,26 +278,37 @@ impl Dnn {
                             br,
                         )?;
                         let ph = hm(&mut p)?;
+                        // The block is column-major (ld br): walk it column by column
+                        // so every pass reads contiguous memory. Each row still sees
+                        // its keys in order j = 0, 1, ..., so max and sum are the same
+                        // bits as a row-by-row walk.
+                        let ends: Vec<usize> = (0..br).map(|i| mask.key_end(b, i0 + i)).collect();
+                        let mut mx = m.clone();
+                        for (j, col) in ph.chunks_exact(br).take(bc).enumerate() {
+                            for ((x, &e), &end) in mx.iter_mut().zip(col).zip(&ends) {
+                                if j0 + j < end {
+                                    *x = x.max(e);
+                                }
+                            }
+                        }
+                        let mut sum = vec![0f32; br];
+                        for (j, col) in ph.chunks_exact_mut(br).take(bc).enumerate() {
+                            for (((e, acc), &x), &end) in
+                                col.iter_mut().zip(&mut sum).zip(&mx).zip(&ends)
+                            {
+                                *e = if j0 + j < end { (*e - x).exp() } else { 0.0 };
+                                *acc += *e;
+                            }
+                        }
                         let mut alpha = vec![1f32; br];
                         for i in 0..br {
-                            let end = mask.key_end(b, i0 + i);
-                            let mut mx = m[i];
-                            for j in 0..bc.min(end.saturating_sub(j0)) {
-                                mx = mx.max(ph[i + j * br]);
-                            }
-                            let mut sum = 0f32;
-                            for j in 0..bc {
-                                let e = &mut ph[i + j * br];
-                                *e = if j0 + j < end { (*e - mx).exp() } else { 0.0 };
-                                sum += *e;
-                            }
                             alpha[i] = if m[i] == f32::NEG_INFINITY {
                                 0.0
                             } else {
-                                (m[i] - mx).exp()
+                                (m[i] - mx[i]).exp()
                             };
-                            l[i] = l[i] * alpha[i] + sum;
-                            m[i] = mx;
+                            l[i] = l[i] * alpha[i] + sum[i];
+                            m[i] = mx[i];
                         }
                         let ah = hm(&mut acc)?;
                         for dd in 0..s.d {
