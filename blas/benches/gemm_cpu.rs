@@ -14,7 +14,7 @@
 extern "C" {}
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rocm_blas::{Blas, Scalar, Transpose};
+use rocm_blas::{Blas, Real, Scalar, Transpose};
 use rocm_core::{Device, DeviceBuffer};
 use std::time::Instant;
 
@@ -22,79 +22,48 @@ const SIZES: [usize; 2] = [1024, 2048];
 
 /// One element type's two engines.
 trait Engines: Scalar {
-    /// `c = a·b` through OpenBLAS, if built with it.
+    /// `c = a·b` (n×n, column-major) through OpenBLAS; false when built without it.
     fn openblas(n: usize, a: &[Self], b: &[Self], c: &mut [Self]) -> bool;
 }
 
-#[cfg(feature = "openblas")]
-mod peer {
-    use cblas_sys::{cblas_dgemm, cblas_sgemm, CBLAS_LAYOUT, CBLAS_TRANSPOSE};
-
-    pub fn sgemm(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
-        let n = n as i32;
-        // SAFETY: a, b and c each hold n·n elements, the column-major layout the call
-        // is told (leading dimension n).
-        unsafe {
-            cblas_sgemm(
-                CBLAS_LAYOUT::CblasColMajor,
-                CBLAS_TRANSPOSE::CblasNoTrans,
-                CBLAS_TRANSPOSE::CblasNoTrans,
-                n,
-                n,
-                n,
-                1.0,
-                a.as_ptr(),
-                n,
-                b.as_ptr(),
-                n,
-                0.0,
-                c.as_mut_ptr(),
-                n,
-            )
+/// `Engines` for a real type through its `cblas_?gemm`.
+macro_rules! engines {
+    ($t:ty, $cblas:ident) => {
+        impl Engines for $t {
+            #[allow(unused_variables)]
+            fn openblas(n: usize, a: &[$t], b: &[$t], c: &mut [$t]) -> bool {
+                #[cfg(feature = "openblas")]
+                {
+                    use cblas_sys::{CBLAS_LAYOUT, CBLAS_TRANSPOSE};
+                    let n = n as i32;
+                    // SAFETY: a, b and c each hold n·n elements, the column-major layout
+                    // the call is told (leading dimension n).
+                    unsafe {
+                        cblas_sys::$cblas(
+                            CBLAS_LAYOUT::CblasColMajor,
+                            CBLAS_TRANSPOSE::CblasNoTrans,
+                            CBLAS_TRANSPOSE::CblasNoTrans,
+                            n,
+                            n,
+                            n,
+                            1.0,
+                            a.as_ptr(),
+                            n,
+                            b.as_ptr(),
+                            n,
+                            0.0,
+                            c.as_mut_ptr(),
+                            n,
+                        )
+                    }
+                }
+                cfg!(feature = "openblas")
+            }
         }
-    }
-
-    pub fn dgemm(n: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-        let n = n as i32;
-        // SAFETY: as in `sgemm`.
-        unsafe {
-            cblas_dgemm(
-                CBLAS_LAYOUT::CblasColMajor,
-                CBLAS_TRANSPOSE::CblasNoTrans,
-                CBLAS_TRANSPOSE::CblasNoTrans,
-                n,
-                n,
-                n,
-                1.0,
-                a.as_ptr(),
-                n,
-                b.as_ptr(),
-                n,
-                0.0,
-                c.as_mut_ptr(),
-                n,
-            )
-        }
-    }
+    };
 }
-
-impl Engines for f32 {
-    #[allow(unused_variables)]
-    fn openblas(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) -> bool {
-        #[cfg(feature = "openblas")]
-        peer::sgemm(n, a, b, c);
-        cfg!(feature = "openblas")
-    }
-}
-
-impl Engines for f64 {
-    #[allow(unused_variables)]
-    fn openblas(n: usize, a: &[f64], b: &[f64], c: &mut [f64]) -> bool {
-        #[cfg(feature = "openblas")]
-        peer::dgemm(n, a, b, c);
-        cfg!(feature = "openblas")
-    }
-}
+engines!(f32, cblas_sgemm);
+engines!(f64, cblas_dgemm);
 
 fn data<T: Scalar>(n: usize, salt: usize) -> Vec<T> {
     (0..n * n)
@@ -118,7 +87,8 @@ fn best(reps: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-fn bench_type<T: Engines>(c: &mut Criterion, name: &str, table: &mut Vec<String>) {
+fn bench_type<T: Engines>(c: &mut Criterion, table: &mut Vec<String>) {
+    let name = T::PREFIX;
     let dev = Device::cpu();
     let blas = Blas::new(&dev);
     let nt = Transpose::N;
@@ -129,7 +99,7 @@ fn bench_type<T: Engines>(c: &mut Criterion, name: &str, table: &mut Vec<String>
         let mut cd: DeviceBuffer<T> = dev.upload(&ha).unwrap();
         let mut ch = ha.clone();
         let flops = 2.0 * (n as f64).powi(3);
-        let mut ours = || {
+        let ours = |cd: &mut DeviceBuffer<T>| {
             blas.gemm(
                 nt,
                 nt,
@@ -150,15 +120,32 @@ fn bench_type<T: Engines>(c: &mut Criterion, name: &str, table: &mut Vec<String>
         let mut g = c.benchmark_group(format!("gemm_cpu/{name}"));
         g.throughput(Throughput::Elements(flops as u64));
         g.sample_size(10);
-        g.bench_function(format!("ours/{n}"), |bch| bch.iter(&mut ours));
+        g.bench_function(format!("ours/{n}"), |bch| bch.iter(|| ours(&mut cd)));
         let have_peer = T::openblas(n, &ha, &hb, &mut ch);
         if have_peer {
+            // Both engines must compute the same product before their times mean
+            // anything: each element is a length-n dot product of entries in [-0.5, 0.5),
+            // so each engine is within n·ε·n/4 of the exact value; allow twice that.
+            ours(&mut cd);
+            let eps = <T::Real as num_traits::Float>::epsilon().as_f64();
+            let bound = 2.0 * n as f64 * eps * n as f64 * 0.25;
+            let diff = cd
+                .to_vec()
+                .unwrap()
+                .iter()
+                .zip(&ch)
+                .map(|(x, y)| (x.components()[0] - y.components()[0]).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                diff <= bound,
+                "{name}gemm {n}: ours and OpenBLAS differ by {diff:e} > {bound:e}"
+            );
             g.bench_function(format!("openblas/{n}"), |bch| {
                 bch.iter(|| T::openblas(n, &ha, &hb, &mut ch))
             });
         }
         g.finish();
-        let t_ours = best(5, &mut ours);
+        let t_ours = best(5, || ours(&mut cd));
         let line = if have_peer {
             let t_peer = best(5, || {
                 T::openblas(n, &ha, &hb, &mut ch);
@@ -181,8 +168,8 @@ fn bench_type<T: Engines>(c: &mut Criterion, name: &str, table: &mut Vec<String>
 
 fn gemm_cpu(c: &mut Criterion) {
     let mut table = Vec::new();
-    bench_type::<f32>(c, "s", &mut table);
-    bench_type::<f64>(c, "d", &mut table);
+    bench_type::<f32>(c, &mut table);
+    bench_type::<f64>(c, &mut table);
     println!("\nthreads: {}", rayon::current_num_threads());
     for line in table {
         println!("{line}");
