@@ -186,16 +186,24 @@ impl Repack {
         }
     }
 
+    /// Matrices the copy holds: one when every problem shares the operand.
+    fn problems(&self, batch: usize) -> usize {
+        if self.new_stride == 0 {
+            1
+        } else {
+            batch
+        }
+    }
+
     /// Elements the copy occupies.
     fn len(&self, batch: usize) -> usize {
-        let problems = if self.new_stride == 0 { 1 } else { batch };
-        self.new_ld * self.cols * problems
+        self.new_ld * self.cols * self.problems(batch)
     }
 
     /// Queues the copy to `to` on the handle's stream.
     fn copy(&self, blas: &Blas, es: usize, to: u64, batch: usize) -> Result<()> {
         let (width, src_pitch, dst_pitch) = (self.rows * es, self.ld * es, self.new_ld * es);
-        let problems = if self.new_stride == 0 { 1 } else { batch };
+        let problems = self.problems(batch);
         let runs = if self.back_to_back(batch) {
             vec![(0, 0, self.cols * problems)]
         } else {
