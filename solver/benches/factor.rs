@@ -48,9 +48,6 @@ fn factorisations(c: &mut Criterion) {
         let a = random(n * n, 1);
         let fa = to_faer(&a, n);
         let mut g = c.benchmark_group("getrf");
-        g.sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(4));
         g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
             let mut piv = dev.alloc::<i32>(n).unwrap();
             b.iter_batched(
@@ -69,9 +66,6 @@ fn factorisations(c: &mut Criterion) {
         g.finish();
 
         let mut g = c.benchmark_group("geqrf");
-        g.sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(4));
         g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
             let mut tau = dev.alloc::<f64>(n).unwrap();
             b.iter_batched(
@@ -90,9 +84,6 @@ fn factorisations(c: &mut Criterion) {
         let s = spd(n);
         let fs = to_faer(&s, n);
         let mut g = c.benchmark_group("potrf");
-        g.sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(4));
         g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
             b.iter_batched(
                 || dev.upload(&s).unwrap(),
@@ -117,9 +108,6 @@ fn batched(c: &mut Criterion) {
     let (n, count) = (32usize, 10_000usize);
     let a = random(n * n * count, 3);
     let mut g = c.benchmark_group("getrf_batched_32x32x10000");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
     g.bench_function("strided_batched", |b| {
         let mut piv = dev.alloc::<i32>(n * count).unwrap();
         b.iter_batched(
@@ -168,9 +156,6 @@ fn potrf_block_sizes(c: &mut Criterion) {
     let s = spd(n);
     let fs = to_faer(&s, n);
     let mut g = c.benchmark_group("potrf_nb");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
     for nb in [96usize, 128, 192, 256] {
         let mut sizes = BlockSizes::for_target(dev.target());
         sizes.potrf = nb;
@@ -207,9 +192,6 @@ fn eigen_svd(c: &mut Criterion) {
     let a = random(n * n, 5);
     let (fs, fa) = (to_faer(&s, n), to_faer(&a, n));
     let mut g = c.benchmark_group("eig_svd");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
     g.bench_with_input(BenchmarkId::new("syevd/rocm-solver", n), &n, |b, &n| {
         let mut w = dev.alloc::<f64>(n).unwrap();
         b.iter_batched(
@@ -264,11 +246,18 @@ fn eigen_svd(c: &mut Criterion) {
     g.finish();
 }
 
+/// Every group: 10 samples after 1 s of warm-up over 4 s (a 2048 factorisation takes
+/// tenths of a second); command-line flags still override.
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+}
+
 criterion_group!(
-    benches,
-    factorisations,
-    batched,
-    potrf_block_sizes,
-    eigen_svd
+    name = benches;
+    config = config();
+    targets = factorisations, batched, potrf_block_sizes, eigen_svd
 );
 criterion_main!(benches);
