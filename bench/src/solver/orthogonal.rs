@@ -325,25 +325,12 @@ pub(super) fn run<T: Scalar>(args: &SolverArgs) -> Result<(), Box<dyn std::error
     let ratio = ratio::<T>(&solver, &blas, args, &a[..stride], &rhs[..m], &exact, &out)?;
     let scale = if T::IS_COMPLEX { 4.0 } else { 1.0 };
     let gflops = scale * flops(r, n, args.vectors) * batch as f64 / t / 1e9;
-    println!(
-        "routine {:?} dtype {:?} n {n} batch {batch}{} device {} time {:.3} ms  {:.2} GFLOP/s  ratio {:.3} {}  info>0: {failed}",
-        r,
-        args.dtype,
-        match r {
-            Routine::Syevd | Routine::Gesvd if args.vectors => " vectors",
-            Routine::Syevd | Routine::Gesvd => " values",
-            _ => "",
-        },
-        dev.id(),
-        t * 1e3,
-        gflops,
-        ratio,
-        if ratio < 30.0 { "PASS" } else { "FAIL" },
-    );
-    if ratio >= 30.0 || !ratio.is_finite() {
-        return Err(format!("test ratio {ratio} is not below 30").into());
-    }
-    Ok(())
+    let mode = match r {
+        Routine::Syevd | Routine::Gesvd if args.vectors => " vectors",
+        Routine::Syevd | Routine::Gesvd => " values",
+        _ => "",
+    };
+    super::report(args, batch, mode, &dev, t, gflops, ratio, failed)
 }
 
 /// The test ratio of the first problem (see the module docs).
