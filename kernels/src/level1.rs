@@ -161,20 +161,8 @@ struct Layout {
 
 impl Layout {
     fn of(dtype: DType) -> Result<Layout> {
-        let (mem, comps) = match dtype {
-            DType::F16 => (Ty::F16, 1),
-            DType::Bf16 => (Ty::Bf16, 1),
-            DType::F32 => (Ty::F32, 1),
-            DType::F64 => (Ty::F64, 1),
-            DType::C32 => (Ty::F32, 2),
-            DType::C64 => (Ty::F64, 2),
-            d => {
-                return Err(Error::unsupported(
-                    format!("Level 1 kernels for {d}"),
-                    "PTX",
-                ))
-            }
-        };
+        let (mem, comps) = Ty::components_of(dtype)
+            .ok_or_else(|| Error::unsupported(format!("Level 1 kernels for {dtype}"), "PTX"))?;
         Ok(Layout { mem, comps })
     }
 

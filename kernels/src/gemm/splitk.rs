@@ -88,13 +88,9 @@ impl Generator for SplitKFinish {
     }
 }
 
+/// The PTX type of a real dtype (the params' `validate` admits only those).
 fn ty(d: DType) -> Ty {
-    match d {
-        DType::F64 => Ty::F64,
-        DType::F16 => Ty::F16,
-        DType::Bf16 => Ty::Bf16,
-        _ => Ty::F32,
-    }
+    Ty::components_of(d).map_or(Ty::F32, |(t, _)| t)
 }
 
 fn build(p: &SplitKParams) -> KernelBuilder {

@@ -92,13 +92,7 @@ impl FinishParams {
 
     /// The result's real components: (type, count); `I64` for an index.
     fn components(&self) -> (Ty, u32) {
-        match self.out {
-            DType::F32 => (Ty::F32, 1),
-            DType::F64 => (Ty::F64, 1),
-            DType::C32 => (Ty::F32, 2),
-            DType::C64 => (Ty::F64, 2),
-            _ => (Ty::U64, 1),
-        }
+        Ty::components_of(self.out).unwrap_or((Ty::U64, 1))
     }
 }
 

@@ -10,7 +10,7 @@
 
 mod mma;
 
-use rocm_core::{target::Family, Error, Result, Target};
+use rocm_core::{target::Family, DType, Error, Result, Target};
 use std::fmt::{self, Write};
 
 pub mod cache;
@@ -36,6 +36,21 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// The type of one real component of a floating-point `d` and the components per
+    /// element: f16, bf16, f32, f64 one; Complex32 / Complex64 two f32 / f64. `None` for
+    /// the integer types.
+    pub fn components_of(d: DType) -> Option<(Ty, u32)> {
+        Some(match d {
+            DType::F16 => (Ty::F16, 1),
+            DType::Bf16 => (Ty::Bf16, 1),
+            DType::F32 => (Ty::F32, 1),
+            DType::F64 => (Ty::F64, 1),
+            DType::C32 => (Ty::F32, 2),
+            DType::C64 => (Ty::F64, 2),
+            _ => return None,
+        })
+    }
+
     /// The type's PTX spelling (`f32`, `u64`, ...).
     pub fn name(self) -> &'static str {
         match self {
