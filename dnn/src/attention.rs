@@ -191,19 +191,136 @@ fn probs(
         br,
     )?;
     let ph = hm(p)?;
-    for i in 0..br {
-        let end = mask.key_end(b, i0 + i);
-        let l = lse[i];
-        for j in 0..bc {
-            let e = &mut ph[i + j * br];
-            *e = if j0 + j < end && l > f32::NEG_INFINITY {
-                (*e - l).exp()
-            } else {
-                0.0
-            };
+    // Column by column (contiguous, vectorised across rows); see `crate::simd::exp`.
+    let live: Vec<usize> = (0..br)
+        .map(|i| match lse[i] > f32::NEG_INFINITY {
+            true => mask.key_end(b, i0 + i).saturating_sub(j0),
+            false => 0,
+        })
+        .collect();
+    for (j, col) in ph[..br * bc].chunks_exact_mut(br).enumerate() {
+        for ((e, &l), &n) in col.iter_mut().zip(lse).zip(&live) {
+            let v = crate::simd::exp(*e - l);
+            *e = if j < n { v } else { 0.0 };
         }
     }
     Ok(())
+}
+
+/// Query blocks 0..n in the order first, last, second, second-to-last, ...: under a
+/// causal mask block i costs about i + 1 key blocks, so rayon's contiguous halving hands
+/// every thread pairs of equal total cost instead of all light or all heavy blocks.
+fn balanced_order(n: usize) -> Vec<usize> {
+    let (mut lo, mut hi) = (0, n);
+    let mut out = Vec::with_capacity(n);
+    while lo < hi {
+        out.push(lo);
+        lo += 1;
+        if lo < hi {
+            hi -= 1;
+            out.push(hi);
+        }
+    }
+    out
+}
+
+/// Running state of one query block's online softmax, and its per-block scratch.
+struct Online {
+    /// Running row maxima (−∞ before a row has seen a key).
+    m: Vec<f32>,
+    /// Running row sums of e^{s − m}.
+    l: Vec<f32>,
+    /// Keys of the current block each row sees (a prefix of the block's columns).
+    live: Vec<u32>,
+    /// The block's new maxima, its row sums, and e^{m_old − m_new} per row.
+    mx: Vec<f32>,
+    sum: Vec<f32>,
+    alpha: Vec<f32>,
+}
+
+impl Online {
+    fn new(rows: usize) -> Online {
+        Online {
+            m: vec![f32::NEG_INFINITY; rows],
+            l: vec![0.0; rows],
+            live: vec![0; rows],
+            mx: vec![0.0; rows],
+            sum: vec![0.0; rows],
+            alpha: vec![0.0; rows],
+        }
+    }
+}
+
+/// One key block of the online softmax. `p` is the br×bc block of scaled scores
+/// (column-major, ld br = rows of `st`), row i seeing its first `st.live[i]` columns;
+/// `acc` the br×D accumulator (column-major, ld br). Afterwards p holds e^{s − m_new}
+/// (0 where masked), m and l the new running max and sum (l ← l·e^{m_old − m_new} + Σ p),
+/// and acc is rescaled by e^{m_old − m_new} (0 for rows that had seen no key), ready for
+/// acc += P·V.
+///
+/// Walks p column by column so every pass reads contiguous memory and vectorises across
+/// rows; each row still meets its keys in order j = 0, 1, ..., so the max and the sum
+/// do not depend on the walk.
+#[inline(always)]
+fn softmax_step_body(p: &mut [f32], acc: &mut [f32], st: &mut Online) {
+    use crate::simd::exp;
+    let br = st.m.len();
+    st.mx.copy_from_slice(&st.m);
+    for (j, col) in p.chunks_exact(br).enumerate() {
+        let j = j as u32;
+        for ((x, &e), &n) in st.mx.iter_mut().zip(col).zip(&st.live) {
+            if j < n {
+                *x = x.max(e);
+            }
+        }
+    }
+    st.sum.fill(0.0);
+    for (j, col) in p.chunks_exact_mut(br).enumerate() {
+        let j = j as u32;
+        for (((e, sum), &x), &n) in col.iter_mut().zip(&mut st.sum).zip(&st.mx).zip(&st.live) {
+            // Computed for masked entries too (then discarded) so the loop has no branch.
+            let v = exp(*e - x);
+            *e = if j < n { v } else { 0.0 };
+            *sum += *e;
+        }
+    }
+    for i in 0..br {
+        let a = if st.m[i] == f32::NEG_INFINITY {
+            0.0
+        } else {
+            exp(st.m[i] - st.mx[i])
+        };
+        st.alpha[i] = a;
+        st.l[i] = st.l[i] * a + st.sum[i];
+        st.m[i] = st.mx[i];
+    }
+    for col in acc.chunks_exact_mut(br) {
+        for (y, &a) in col.iter_mut().zip(&st.alpha) {
+            *y *= a;
+        }
+    }
+}
+
+/// [`softmax_step_body`] in 8 lanes where the CPU has AVX2 + FMA (`fma`).
+fn online_softmax_step(p: &mut [f32], acc: &mut [f32], st: &mut Online, fma: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if fma {
+        // SAFETY: the caller passes `fma` = simd::has_fma(), which found AVX2 and FMA.
+        return unsafe { avx2::softmax_step(p, acc, st) };
+    }
+    let _ = fma;
+    softmax_step_body(p, acc, st)
+}
+
+/// The vector kernels compiled for AVX2 + FMA; callable only where `simd::has_fma` holds.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Online;
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn softmax_step(p: &mut [f32], acc: &mut [f32], st: &mut Online) {
+        super::softmax_step_body(p, acc, st)
+    }
 }
 
 impl Dnn {
@@ -244,21 +361,29 @@ impl Dnn {
         let mut out = vec![0f32; rows * s.d];
         let mut lv = vec![f32::NEG_INFINITY; rows];
         let dev = self.device();
+        let fma = crate::simd::has_fma();
         if s.d > 0 && s.sq > 0 {
-            // Tasks: (b, h, query block).
+            // Tasks: (b, h, query block), query blocks in balanced order (see
+            // `balanced_order`) and one task per rayon job so idle threads can steal.
             let nqb = s.sq.div_ceil(BR);
+            let order = balanced_order(nqb);
             let tasks: Vec<(usize, usize, usize)> = (0..s.b)
-                .flat_map(|b| (0..s.hq).flat_map(move |hh| (0..nqb).map(move |qb| (b, hh, qb))))
+                .flat_map(|b| {
+                    let order = &order;
+                    (0..s.hq).flat_map(move |hh| order.iter().map(move |&qb| (b, hh, qb)))
+                })
                 .collect();
             let results: Vec<(usize, Vec<f32>, Vec<f32>)> = tasks
                 .into_par_iter()
+                .with_max_len(1)
                 .map(|(b, hh, qbk)| -> Result<(usize, Vec<f32>, Vec<f32>)> {
                     let i0 = qbk * BR;
                     let br = BR.min(s.sq - i0);
                     let mut p = DeviceBuffer::<f32>::zeros(dev, BR * BC)?;
                     let mut acc = DeviceBuffer::<f32>::zeros(dev, BR * s.d)?;
-                    let (mut m, mut l) = (vec![f32::NEG_INFINITY; br], vec![0f32; br]);
-                    let kend = (0..br).map(|i| mask.key_end(b, i0 + i)).max().unwrap_or(0);
+                    let mut st = Online::new(br);
+                    let ends: Vec<usize> = (0..br).map(|i| mask.key_end(b, i0 + i)).collect();
+                    let kend = ends.iter().copied().max().unwrap_or(0);
                     let kh = s.kv_head(hh);
                     for j0 in (0..kend).step_by(BC) {
                         let bc = BC.min(s.sk - j0);
@@ -277,45 +402,12 @@ impl Dnn {
                             &mut p.slice_mut(..br * bc)?,
                             br,
                         )?;
+                        for (n, &end) in st.live.iter_mut().zip(&ends) {
+                            *n = end.saturating_sub(j0).min(bc) as u32;
+                        }
                         let ph = hm(&mut p)?;
-                        // The block is column-major (ld br): walk it column by column
-                        // so every pass reads contiguous memory. Each row still sees
-                        // its keys in order j = 0, 1, ..., so max and sum are the same
-                        // bits as a row-by-row walk.
-                        let ends: Vec<usize> = (0..br).map(|i| mask.key_end(b, i0 + i)).collect();
-                        let mut mx = m.clone();
-                        for (j, col) in ph.chunks_exact(br).take(bc).enumerate() {
-                            for ((x, &e), &end) in mx.iter_mut().zip(col).zip(&ends) {
-                                if j0 + j < end {
-                                    *x = x.max(e);
-                                }
-                            }
-                        }
-                        let mut sum = vec![0f32; br];
-                        for (j, col) in ph.chunks_exact_mut(br).take(bc).enumerate() {
-                            for (((e, acc), &x), &end) in
-                                col.iter_mut().zip(&mut sum).zip(&mx).zip(&ends)
-                            {
-                                *e = if j0 + j < end { (*e - x).exp() } else { 0.0 };
-                                *acc += *e;
-                            }
-                        }
-                        let mut alpha = vec![1f32; br];
-                        for i in 0..br {
-                            alpha[i] = if m[i] == f32::NEG_INFINITY {
-                                0.0
-                            } else {
-                                (m[i] - mx[i]).exp()
-                            };
-                            l[i] = l[i] * alpha[i] + sum[i];
-                            m[i] = mx[i];
-                        }
                         let ah = hm(&mut acc)?;
-                        for dd in 0..s.d {
-                            for i in 0..br {
-                                ah[i + dd * br] *= alpha[i];
-                            }
-                        }
+                        online_softmax_step(&mut ph[..br * bc], &mut ah[..br * s.d], &mut st, fma);
                         self.blas().gemm(
                             Transpose::N,
                             Transpose::T,
@@ -335,12 +427,12 @@ impl Dnn {
                     let ah = h(&acc)?;
                     let mut ob = vec![0f32; br * s.d];
                     let mut lb = vec![f32::NEG_INFINITY; br];
-                    for i in 0..br {
-                        if l[i] > 0.0 {
+                    for (i, (&m, &l)) in st.m.iter().zip(&st.l).enumerate() {
+                        if l > 0.0 {
                             for dd in 0..s.d {
-                                ob[i * s.d + dd] = ah[i + dd * br] / l[i];
+                                ob[i * s.d + dd] = ah[i + dd * br] / l;
                             }
-                            lb[i] = m[i] + l[i].ln();
+                            lb[i] = m + l.ln();
                         }
                     }
                     Ok((s.q_off(b, hh, i0), ob, lb))
@@ -614,5 +706,26 @@ impl Dnn {
         dq.store("dq", &dqv, 1.0, 0.0)?;
         dk.store("dk", &dkv, 1.0, 0.0)?;
         dv.store("dv", &dvv, 1.0, 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_order;
+
+    #[test]
+    fn balanced_order_is_a_permutation_pairing_light_with_heavy() {
+        assert_eq!(balanced_order(0), Vec::<usize>::new());
+        assert_eq!(balanced_order(5), vec![0, 4, 1, 3, 2]);
+        for n in 0..40 {
+            let o = balanced_order(n);
+            let mut sorted = o.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+            // Consecutive pairs cost (i + 1) + (n - i) = n + 1 key blocks under a causal mask.
+            for pair in o.chunks_exact(2) {
+                assert_eq!(pair[0] + pair[1], n - 1);
+            }
+        }
     }
 }

@@ -25,6 +25,7 @@ mod handle;
 pub mod norm;
 pub mod pooling;
 pub mod reference;
+mod simd;
 pub mod softmax;
 pub mod tensor;
 

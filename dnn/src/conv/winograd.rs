@@ -20,6 +20,7 @@
 //! the CPU has them.
 
 use super::{host, host_mut, ws_mut, ConvSolver, CoreOp, Geom};
+use crate::simd::has_fma;
 use crate::Dnn;
 use rayon::prelude::*;
 use rocm_blas::Transpose;
@@ -283,18 +284,6 @@ impl<const M: usize, const A: usize> Plan<'_, M, A> {
                 }
             }
         }
-    }
-}
-
-/// Whether this CPU runs the AVX2 + FMA instantiations of the transforms.
-fn has_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
     }
 }
 
