@@ -3,15 +3,18 @@
 //!
 //! GEQRF writes A = Q·R with Q = H₁·H₂·…·H_k, H_i = I − τ_i·v_i·v_iᴴ (v_i(i) = 1, stored
 //! below the diagonal, LAPACK's layout). Each panel of `BlockSizes::geqrf` columns is
-//! factored by the unblocked GEQR2 kernel; its reflectors are gathered into
-//! H = I − V·T·Vᴴ (LARFT, T upper triangular) and applied to the trailing columns as
-//! C ← C − V·(Tᴴ·(Vᴴ·C)) (LARFB: GEMM, TRMM, GEMM through rocm-blas). ORMQR applies Q
-//! the same way, from either side.
+//! factored recursively ([`Solver::geqrt3`]: halves of the panel, the left half's block
+//! reflector applied to the right half by GEMMs, GEQR2 only below
+//! `BlockSizes::unblocked` columns), which also yields T with H = I − V·T·Vᴴ (T upper
+//! triangular); H is then applied to the trailing columns as C ← C − V·(Tᴴ·(Vᴴ·C))
+//! (LARFB: three GEMMs through rocm-blas). ORMQR applies Q the same way, from either
+//! side, with T from LARFT. Problems of order up to `BlockSizes::small` take GEQR2
+//! whole.
 
 #![allow(clippy::too_many_arguments)]
 
 use crate::handle::Solver;
-use crate::householder::{geqr2, larft, normalized, unit_v, Storage};
+use crate::householder::{geqr2, normalized, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, Scalar};
 use rocm_blas::{Side, Transpose};
@@ -74,6 +77,11 @@ impl Solver {
     pub(crate) fn geqrf_view<T: Scalar>(&self, mut a: MatMut<'_, T>, taus: &mut [T]) -> Result<()> {
         let (m, n) = (a.rows, a.cols);
         let k = m.min(n);
+        if k <= self.sizes.small {
+            let ld = a.ld;
+            geqr2(a.host()?, m, n, ld, taus);
+            return Ok(());
+        }
         let nb = self.sizes.geqrf;
         let mut j = 0;
         while j < k {
@@ -81,10 +89,9 @@ impl Solver {
             let rows = m - j;
             let mut panel = a.sub(j, j, rows, jb)?;
             let ld = panel.ld;
-            geqr2(panel.host()?, rows, jb, ld, &mut taus[j..j + jb]);
+            let t = self.geqrt3(panel.rb(), &mut taus[j..j + jb])?;
             if j + jb < n {
                 let v = unit_v(panel.host()?, ld, Storage::Columns, 0, rows, jb);
-                let t = larft(&v, rows, jb, &taus[j..j + jb]);
                 self.larfb(
                     Side::Left,
                     Transpose::C,

@@ -18,7 +18,7 @@ pub struct BlockSizes {
     pub sytrd: usize,
     /// Panel width of blocked GEBRD (LABRD panels; rocSOLVER: 32).
     pub gebrd: usize,
-    /// Widths at or below which recursive panels (LU, Cholesky, triangular inverse)
+    /// Widths at or below which recursive panels (LU, Cholesky, QR, triangular inverse)
     /// switch to the unblocked kernels.
     pub unblocked: usize,
     /// Orders at or below which a whole problem is factored by the unblocked kernels
