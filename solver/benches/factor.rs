@@ -152,34 +152,35 @@ fn batched(c: &mut Criterion) {
 /// row of the tuning table: `cargo bench -p rocm-solver --bench factor -- potrf_nb/`.
 fn potrf_block_sizes(c: &mut Criterion) {
     let dev = Device::cpu();
-    let n = 1024;
-    let s = spd(n);
-    let fs = to_faer(&s, n);
-    let mut g = c.benchmark_group("potrf_nb");
-    for nb in [96usize, 128, 192, 256] {
-        let mut sizes = BlockSizes::for_target(dev.target());
-        sizes.potrf = nb;
-        let solver = Solver::new(&dev).with_block_sizes(sizes);
-        g.bench_with_input(
-            BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
-            &n,
-            |b, &n| {
-                b.iter_batched(
-                    || dev.upload(&s).unwrap(),
-                    |mut buf| {
-                        solver
-                            .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
-                            .unwrap()
-                    },
-                    BatchSize::LargeInput,
-                )
-            },
-        );
+    for &n in &[1024usize, 2048] {
+        let s = spd(n);
+        let fs = to_faer(&s, n);
+        let mut g = c.benchmark_group("potrf_nb");
+        for nb in [96usize, 128, 192, 256] {
+            let mut sizes = BlockSizes::for_target(dev.target());
+            sizes.potrf = nb;
+            let solver = Solver::new(&dev).with_block_sizes(sizes);
+            g.bench_with_input(
+                BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
+                &n,
+                |b, &n| {
+                    b.iter_batched(
+                        || dev.upload(&s).unwrap(),
+                        |mut buf| {
+                            solver
+                                .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
+                                .unwrap()
+                        },
+                        BatchSize::LargeInput,
+                    )
+                },
+            );
+        }
+        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
+            b.iter(|| fs.llt(faer::Side::Lower).is_ok())
+        });
+        g.finish();
     }
-    g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
-        b.iter(|| fs.llt(faer::Side::Lower).is_ok())
-    });
-    g.finish();
 }
 
 /// GEQRF at several panel widths (the panel recursive down to `BlockSizes::unblocked`)
