@@ -1,6 +1,6 @@
 //! Criterion: rocm-solver's blocked factorisations against faer in the same run (all
-//! threads, f64), strided-batched GETRF against a loop of single calls, POTRF at several
-//! block sizes, and SYEVD / GESVD with vectors against faer.
+//! threads, f64), strided-batched GETRF against a loop of single calls, POTRF and GEQRF at
+//! several block sizes, and SYEVD / GESVD with vectors against faer.
 //!
 //! Run: `cargo bench -p rocm-solver --bench factor` (filter e.g. `-- getrf/`).
 
@@ -152,34 +152,70 @@ fn batched(c: &mut Criterion) {
 /// row of the tuning table: `cargo bench -p rocm-solver --bench factor -- potrf_nb/`.
 fn potrf_block_sizes(c: &mut Criterion) {
     let dev = Device::cpu();
-    let n = 1024;
-    let s = spd(n);
-    let fs = to_faer(&s, n);
-    let mut g = c.benchmark_group("potrf_nb");
-    for nb in [96usize, 128, 192, 256] {
-        let mut sizes = BlockSizes::for_target(dev.target());
-        sizes.potrf = nb;
-        let solver = Solver::new(&dev).with_block_sizes(sizes);
-        g.bench_with_input(
-            BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
-            &n,
-            |b, &n| {
-                b.iter_batched(
-                    || dev.upload(&s).unwrap(),
-                    |mut buf| {
-                        solver
-                            .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
-                            .unwrap()
-                    },
-                    BatchSize::LargeInput,
-                )
-            },
-        );
+    for &n in &[1024usize, 2048] {
+        let s = spd(n);
+        let fs = to_faer(&s, n);
+        let mut g = c.benchmark_group("potrf_nb");
+        for nb in [96usize, 128, 192, 256] {
+            let mut sizes = BlockSizes::for_target(dev.target());
+            sizes.potrf = nb;
+            let solver = Solver::new(&dev).with_block_sizes(sizes);
+            g.bench_with_input(
+                BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
+                &n,
+                |b, &n| {
+                    b.iter_batched(
+                        || dev.upload(&s).unwrap(),
+                        |mut buf| {
+                            solver
+                                .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
+                                .unwrap()
+                        },
+                        BatchSize::LargeInput,
+                    )
+                },
+            );
+        }
+        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
+            b.iter(|| fs.llt(faer::Side::Lower).is_ok())
+        });
+        g.finish();
     }
-    g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
-        b.iter(|| fs.llt(faer::Side::Lower).is_ok())
-    });
-    g.finish();
+}
+
+/// GEQRF at several panel widths (the panel recursive down to `BlockSizes::unblocked`)
+/// next to faer, to choose the CPU row of the tuning table:
+/// `cargo bench -p rocm-solver --bench factor -- geqrf_nb/`.
+fn geqrf_block_sizes(c: &mut Criterion) {
+    let dev = Device::cpu();
+    for &n in &[1024usize, 2048] {
+        let a = random(n * n, 1);
+        let fa = to_faer(&a, n);
+        let mut g = c.benchmark_group("geqrf_nb");
+        for nb in [32usize, 48, 64, 96, 128] {
+            let mut sizes = BlockSizes::for_target(dev.target());
+            sizes.geqrf = nb;
+            let solver = Solver::new(&dev).with_block_sizes(sizes);
+            g.bench_with_input(
+                BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
+                &n,
+                |b, &n| {
+                    let mut tau = dev.alloc::<f64>(n).unwrap();
+                    b.iter_batched(
+                        || dev.upload(&a).unwrap(),
+                        |mut buf| {
+                            solver
+                                .geqrf(n, n, &mut buf.as_slice_mut(), n, &mut tau.as_slice_mut())
+                                .unwrap()
+                        },
+                        BatchSize::LargeInput,
+                    )
+                },
+            );
+        }
+        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| b.iter(|| fa.qr()));
+        g.finish();
+    }
 }
 
 /// SYEVD and GESVD with vectors next to faer's self-adjoint eigendecomposition and SVD
@@ -258,6 +294,6 @@ fn config() -> Criterion {
 criterion_group!(
     name = benches;
     config = config();
-    targets = factorisations, batched, potrf_block_sizes, eigen_svd
+    targets = factorisations, batched, potrf_block_sizes, geqrf_block_sizes, eigen_svd
 );
 criterion_main!(benches);

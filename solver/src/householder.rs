@@ -5,9 +5,10 @@
 //! H is unitary but not Hermitian). This module holds
 //! - LARFG: the reflector that maps a vector to a multiple of e₁ (with a real β);
 //! - GEQR2: the unblocked QR of a panel;
+//! - GEQRT3: the recursive QR of a panel, Level 3 through rocm-blas, which builds T too;
 //! - the compact WY form of k consecutive reflectors, H₁·…·H_k = I − V·T·Vᴴ (LARFT, T
 //!   upper triangular), and its application to a matrix from either side through
-//!   rocm-blas (LARFB: GEMM, TRMM, GEMM);
+//!   rocm-blas (LARFB: three GEMMs);
 //! - [`Solver::apply_q`], the ORMQR / ORMLQ loop over blocks of a stored Q.
 //!
 //! Reflectors are stored as LAPACK stores them ([`Storage`]): in columns from the
@@ -72,6 +73,29 @@ pub(crate) fn norm2<T: Scalar>(x: &[T]) -> T::Real {
     big * t.sqrt()
 }
 
+/// xᴴ·y with eight independent partial sums: a single running sum waits on the latency
+/// of every add, and these dot products are most of GEQR2's and LARFT's work.
+#[inline]
+fn dotc<T: Scalar>(x: &[T], y: &[T]) -> T {
+    const LANES: usize = 8;
+    let mut s = [T::zero(); LANES];
+    let body = x.len().min(y.len()) / LANES * LANES;
+    for (x8, y8) in x[..body]
+        .chunks_exact(LANES)
+        .zip(y[..body].chunks_exact(LANES))
+    {
+        for l in 0..LANES {
+            s[l] += x8[l].conj() * y8[l];
+        }
+    }
+    let tail: T = x[body..]
+        .iter()
+        .zip(&y[body..])
+        .map(|(&a, &b)| a.conj() * b)
+        .sum();
+    ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])) + tail
+}
+
 /// Unblocked QR of an m×n host matrix (GEQR2); `tau` gets min(m, n) scalars.
 pub(crate) fn geqr2<T: Scalar>(a: &mut [T], m: usize, n: usize, ld: usize, tau: &mut [T]) {
     for j in 0..m.min(n) {
@@ -88,11 +112,7 @@ pub(crate) fn geqr2<T: Scalar>(a: &mut [T], m: usize, n: usize, ld: usize, tau: 
         if t != T::zero() {
             let v = &col[j..m];
             for c in tail.chunks_mut(ld).take(n - j - 1) {
-                let w: T = v
-                    .iter()
-                    .zip(&c[j..m])
-                    .map(|(&vi, &ci)| vi.conj() * ci)
-                    .sum();
+                let w = dotc(v, &c[j..m]);
                 let f = t.conj() * w;
                 for (ci, &vi) in c[j..m].iter_mut().zip(v) {
                     *ci -= vi * f;
@@ -143,13 +163,7 @@ pub(crate) fn larft<T: Scalar>(v: &[T], rows: usize, k: usize, tau: &[T]) -> Vec
         // T[0..i, i] = −τ_i·T[0..i, 0..i]·(V[:, 0..i]ᴴ·v_i).
         let vi = &v[i * rows..(i + 1) * rows];
         let w: Vec<T> = (0..i)
-            .map(|p| {
-                v[p * rows..(p + 1) * rows]
-                    .iter()
-                    .zip(vi)
-                    .map(|(&a, &b)| a.conj() * b)
-                    .sum()
-            })
+            .map(|p| dotc(&v[p * rows..(p + 1) * rows], vi))
             .collect();
         for r in 0..i {
             let s: T = (r..i).map(|p| t[r + p * k] * w[p]).sum();
@@ -178,6 +192,85 @@ fn flipped(op: Transpose) -> Transpose {
 }
 
 impl Solver {
+    /// Recursive QR of an m×n panel, m >= n (Elmroth–Gustavson; LAPACK's GEQRT3): the
+    /// reflectors and τ of [`geqr2`] (the same in exact arithmetic), and the T (n×n upper,
+    /// ld n) with H₁·…·H_n = I − V·T·Vᴴ, built along the way.
+    ///
+    /// With the columns split as [A₁ A₂] (n₁ = ⌊n/2⌋): factor A₁ = Q₁·R₁ recursively
+    /// (V₁, T₁), update A₂ ← Q₁ᴴ·A₂ (LARFB), factor the rows of A₂ from n₁ down
+    /// recursively (V₂, T₂), and join T = [T₁, −T₁·(V₁ᴴ·V₂)·T₂; 0, T₂] (V₂ is zero above
+    /// row n₁, so V₁ᴴ·V₂ reads only V₁'s rows from n₁). Every step but the base case is a
+    /// GEMM or TRMM through rocm-blas, so the panel runs at Level-3 speed where GEQR2 is
+    /// memory bound; widths up to `BlockSizes::unblocked` take GEQR2 and LARFT.
+    pub(crate) fn geqrt3<T: Scalar>(&self, mut a: MatMut<'_, T>, taus: &mut [T]) -> Result<Vec<T>> {
+        let (m, n, ld) = (a.rows, a.cols, a.ld);
+        rocm_core::ensure_arg!(m >= n, "panel", "internal: {m}×{n} panel wider than tall");
+        if n <= self.sizes.unblocked {
+            geqr2(a.host()?, m, n, ld, &mut taus[..n]);
+            let v = unit_v(a.host()?, ld, Storage::Columns, 0, m, n);
+            return Ok(larft(&v, m, n, &taus[..n]));
+        }
+        let (n1, n2) = (n / 2, n - n / 2);
+        let (mut left, right) = a.split_cols(n1)?;
+        let t1 = self.geqrt3(left.rb(), &mut taus[..n1])?;
+        let dev = self.device();
+        let v1 = dev.upload(&unit_v(left.host()?, ld, Storage::Columns, 0, m, n1))?;
+        let t1 = dev.upload(&t1)?;
+        let v1 = MatRef::new(v1.as_slice(), m, n1, m);
+        let t1 = MatRef::new(t1.as_slice(), n1, n1, n1);
+        let mut right = right;
+        self.larfb_views(Side::Left, Transpose::C, &v1, &t1, right.rb())?;
+        let mut bottom = right.into_sub(n1, 0, m - n1, n2)?;
+        let t2 = self.geqrt3(bottom.rb(), &mut taus[n1..n])?;
+        let v2 = dev.upload(&unit_v(bottom.host()?, ld, Storage::Columns, 0, m - n1, n2))?;
+        let t2b = dev.upload(&t2)?;
+        let blas = &self.blas;
+        let mut w = workspace::<T>(blas, n1, n2)?;
+        let mut wv = MatMut::new(w.as_slice_mut(), n1, n2, n1);
+        gemm(
+            blas,
+            Transpose::C,
+            Transpose::N,
+            T::one(),
+            &v1.sub(n1, 0, m - n1, n1)?,
+            &MatRef::new(v2.as_slice(), m - n1, n2, m - n1),
+            T::zero(),
+            &mut wv,
+        )?;
+        trmm(
+            blas,
+            Side::Left,
+            Uplo::Upper,
+            Transpose::N,
+            Diag::NonUnit,
+            &t1,
+            &mut wv,
+        )?;
+        trmm(
+            blas,
+            Side::Right,
+            Uplo::Upper,
+            Transpose::N,
+            Diag::NonUnit,
+            &MatRef::new(t2b.as_slice(), n2, n2, n2),
+            &mut wv,
+        )?;
+        let t1 = t1.host()?;
+        let t12 = wv.host()?;
+        let mut t = vec![T::zero(); n * n];
+        for j in 0..n1 {
+            t[j * n..j * n + n1].copy_from_slice(&t1[j * n1..(j + 1) * n1]);
+        }
+        for j in 0..n2 {
+            let col = &mut t[(n1 + j) * n..(n1 + j + 1) * n];
+            for (x, &y) in col[..n1].iter_mut().zip(&t12[j * n1..(j + 1) * n1]) {
+                *x = -y;
+            }
+            col[n1..].copy_from_slice(&t2[j * n2..(j + 1) * n2]);
+        }
+        Ok(t)
+    }
+
     /// LARFB: C ← op(H)·C (Left) or C·op(H) (Right) with H = I − V·T·Vᴴ (op = N or C),
     /// V rows×k, T k×k upper: C −= V·(op(T)·(Vᴴ·C)) or C −= ((C·V)·op(T))·Vᴴ.
     pub(crate) fn larfb<T: Scalar>(
@@ -188,84 +281,111 @@ impl Solver {
         t: &[T],
         rows: usize,
         k: usize,
-        mut c: MatMut<'_, T>,
+        c: MatMut<'_, T>,
     ) -> Result<()> {
         if c.rows == 0 || c.cols == 0 || k == 0 {
             return Ok(());
         }
-        let blas = &self.blas;
         let dev = self.device();
         let vb = dev.upload(v)?;
         let tb = dev.upload(t)?;
         let vr = MatRef::new(vb.as_slice(), rows, k, rows.max(1));
         let tr = MatRef::new(tb.as_slice(), k, k, k);
-        let one = T::one();
+        self.larfb_views(side, op, &vr, &tr, c)
+    }
+
+    /// [`Solver::larfb`] with V (rows×k, zeros above its unit diagonal) and T (k×k, zeros
+    /// below its diagonal, as [`larft`] and [`Solver::geqrt3`] leave it) already on the
+    /// device. op(T) is applied by a GEMM rather than a TRMM: twice the k²·cols
+    /// multiply-adds of the triangle, but at GEMM speed, where they are a fraction k/(4·rows)
+    /// of the two products with V (a TRMM's small diagonal blocks ran at a fraction of it).
+    pub(crate) fn larfb_views<T: Scalar>(
+        &self,
+        side: Side,
+        op: Transpose,
+        vr: &MatRef<'_, T>,
+        tr: &MatRef<'_, T>,
+        mut c: MatMut<'_, T>,
+    ) -> Result<()> {
+        let k = vr.cols;
+        if c.rows == 0 || c.cols == 0 || k == 0 {
+            return Ok(());
+        }
+        let blas = &self.blas;
+        let (one, zero) = (T::one(), T::zero());
+        // W = Vᴴ·C (k×cols) or C·V (rows×k), then W' = op(T)·W or W·op(T), then
+        // C −= V·W' or W'·Vᴴ.
+        let (wr, wc) = match side {
+            Side::Left => (k, c.cols),
+            Side::Right => (c.rows, k),
+        };
+        let mut w = workspace::<T>(blas, wr, wc)?;
+        let mut w2 = workspace::<T>(blas, wr, wc)?;
+        let ldw = wr.max(1);
+        let mut wv = MatMut::new(w.as_slice_mut(), wr, wc, ldw);
+        let mut wv2 = MatMut::new(w2.as_slice_mut(), wr, wc, ldw);
+        let cr = c.as_ref();
         match side {
             Side::Left => {
-                let mut w = workspace::<T>(blas, k, c.cols)?;
-                let mut wv = MatMut::new(w.as_slice_mut(), k, c.cols, k);
-                let cr = c.as_ref();
                 gemm(
                     blas,
                     Transpose::C,
                     Transpose::N,
                     one,
-                    &vr,
+                    vr,
                     &cr,
-                    T::zero(),
+                    zero,
                     &mut wv,
                 )?;
-                trmm(
+                gemm(
                     blas,
-                    Side::Left,
-                    Uplo::Upper,
                     op,
-                    Diag::NonUnit,
-                    &tr,
-                    &mut wv,
+                    Transpose::N,
+                    one,
+                    tr,
+                    &wv.as_ref(),
+                    zero,
+                    &mut wv2,
                 )?;
                 gemm(
                     blas,
                     Transpose::N,
                     Transpose::N,
                     -one,
-                    &vr,
-                    &wv.as_ref(),
+                    vr,
+                    &wv2.as_ref(),
                     one,
                     &mut c,
                 )
             }
             Side::Right => {
-                let mut w = workspace::<T>(blas, c.rows, k)?;
-                let ldw = c.rows.max(1);
-                let mut wv = MatMut::new(w.as_slice_mut(), c.rows, k, ldw);
-                let cr = c.as_ref();
                 gemm(
                     blas,
                     Transpose::N,
                     Transpose::N,
                     one,
                     &cr,
-                    &vr,
-                    T::zero(),
+                    vr,
+                    zero,
                     &mut wv,
                 )?;
-                trmm(
+                gemm(
                     blas,
-                    Side::Right,
-                    Uplo::Upper,
+                    Transpose::N,
                     op,
-                    Diag::NonUnit,
-                    &tr,
-                    &mut wv,
+                    one,
+                    &wv.as_ref(),
+                    tr,
+                    zero,
+                    &mut wv2,
                 )?;
                 gemm(
                     blas,
                     Transpose::N,
                     Transpose::C,
                     -one,
-                    &wv.as_ref(),
-                    &vr,
+                    &wv2.as_ref(),
+                    vr,
                     one,
                     &mut c,
                 )
@@ -428,8 +548,197 @@ pub(crate) fn scaling_range<R: Float>() -> (R, R) {
 
 #[cfg(test)]
 mod tests {
-    use super::norm2;
-    use num_complex::Complex64;
+    use super::{geqr2, larft, norm2, unit_v, Storage};
+    use crate::matrix::MatMut;
+    use crate::{BlockSizes, Scalar, Solver};
+    use num_complex::{Complex32, Complex64};
+    use num_traits::{NumCast, ToPrimitive};
+    use proptest::prelude::*;
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    /// LAPACK's pass threshold for a scaled difference.
+    const THRESHOLD: f64 = 30.0;
+    /// Bound on the 2-norm condition number of [`well_conditioned`]'s leading k columns.
+    const KAPPA: f64 = 3.0;
+
+    /// A = G + s·[I 0; 0 0] (m×n, ld m), G uniform in [−1, 1) (real and imaginary parts),
+    /// s = 2·(√m + √n) + 1. ‖G‖₂ is about √(2/3)·(√m + √n) <= s/2, so the leading
+    /// min(m, n) columns have singular values in [s/2, 3s/2]: κ <= 3 = [`KAPPA`].
+    fn well_conditioned<T: Scalar>(m: usize, n: usize, seed: u64) -> Vec<T> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let s = 2.0 * ((m as f64).sqrt() + (n as f64).sqrt()) + 1.0;
+        let real = |x: f64| -> T::Real { NumCast::from(x).unwrap() };
+        let mut a = vec![T::zero(); m * n];
+        for j in 0..n {
+            for i in 0..m {
+                let re = rng.random_range(-1.0..1.0) + if i == j { s } else { 0.0 };
+                let im = if T::IS_COMPLEX {
+                    rng.random_range(-1.0..1.0)
+                } else {
+                    0.0
+                };
+                a[i + j * m] = T::from_parts(real(re), real(im));
+            }
+        }
+        a
+    }
+
+    fn frobenius<T: Scalar>(x: &[T]) -> f64 {
+        x.iter()
+            .map(|v| v.modulus().to_f64().unwrap().powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    /// ‖x − y‖_F / (‖y‖_F · m · κ · ε): both are the same backward-stable factorisation
+    /// of a matrix with condition <= κ (backward errors of order m·ε·‖A‖, so first-order
+    /// perturbation theory bounds the factors' difference by a small multiple of κ·m·ε),
+    /// so a correct pair gives a ratio of order 1 (0 when y is 0 and x equals it).
+    fn difference<T: Scalar>(x: &[T], y: &[T], m: usize) -> f64 {
+        let d: Vec<T> = x.iter().zip(y).map(|(&a, &b)| a - b).collect();
+        let eps = T::eps().to_f64().unwrap();
+        let scale = frobenius(y).max(f64::MIN_POSITIVE) * m.max(1) as f64 * KAPPA * eps;
+        frobenius(&d) / scale
+    }
+
+    fn solver(nb: usize, base: usize) -> Solver {
+        let mut sizes = BlockSizes::for_target(rocm_core::Device::cpu().target());
+        sizes.geqrf = nb;
+        sizes.unblocked = base;
+        sizes.small = 0;
+        Solver::new(&rocm_core::Device::cpu()).with_block_sizes(sizes)
+    }
+
+    /// The recursive panel (GEQRT3) against GEQR2 + LARFT on an m×n panel (m >= n):
+    /// R, the reflectors, τ and T agree within [`difference`] < 30.
+    fn panel_matches<T: Scalar>(m: usize, n: usize, base: usize, seed: u64) {
+        let a = well_conditioned::<T>(m, n, seed);
+        let mut reference = a.clone();
+        let mut tau_ref = vec![T::zero(); n];
+        geqr2(&mut reference, m, n, m, &mut tau_ref);
+        let t_ref = larft(
+            &unit_v(&reference, m, Storage::Columns, 0, m, n),
+            m,
+            n,
+            &tau_ref,
+        );
+        let s = solver(64, base);
+        let mut buf = s.device().upload(&a).unwrap();
+        let mut tau = vec![T::zero(); n];
+        let t = s
+            .geqrt3(MatMut::new(buf.as_slice_mut(), m, n, m), &mut tau)
+            .unwrap();
+        let out = buf.to_vec().unwrap();
+        let what = format!("{m}x{n} base {base} ({})", std::any::type_name::<T>());
+        for (name, x, y) in [
+            ("factor", &out, &reference),
+            ("tau", &tau, &tau_ref),
+            ("T", &t, &t_ref),
+        ] {
+            let r = difference(x, y, m);
+            assert!(r < THRESHOLD, "{what}: {name} differs, ratio {r}");
+        }
+    }
+
+    /// Blocked GEQRF (panels of `nb`, recursive down to `base`) against GEQR2 on the
+    /// whole m×n matrix, any shape: the factor and τ agree within [`difference`] < 30.
+    fn geqrf_matches<T: Scalar>(m: usize, n: usize, nb: usize, base: usize, seed: u64) {
+        let a = well_conditioned::<T>(m, n, seed);
+        let k = m.min(n);
+        let mut reference = a.clone();
+        let mut tau_ref = vec![T::zero(); k];
+        geqr2(&mut reference, m, n, m.max(1), &mut tau_ref);
+        let s = solver(nb, base);
+        let mut buf = s.device().upload(&a).unwrap();
+        let mut tau = vec![T::zero(); k];
+        s.geqrf_view(MatMut::new(buf.as_slice_mut(), m, n, m.max(1)), &mut tau)
+            .unwrap();
+        let out = buf.to_vec().unwrap();
+        let what = format!(
+            "{m}x{n} nb {nb} base {base} ({})",
+            std::any::type_name::<T>()
+        );
+        let r = difference(&out, &reference, m.max(n));
+        assert!(r < THRESHOLD, "{what}: factor differs, ratio {r}");
+        let r = difference(&tau, &tau_ref, m.max(n));
+        assert!(r < THRESHOLD, "{what}: tau differs, ratio {r}");
+    }
+
+    fn every_dtype(f: impl Fn(u8)) {
+        (0..4).for_each(f)
+    }
+
+    macro_rules! by_dtype {
+        ($d:expr, $f:ident, $($arg:expr),*) => {
+            match $d {
+                0 => $f::<f32>($($arg),*),
+                1 => $f::<f64>($($arg),*),
+                2 => $f::<Complex32>($($arg),*),
+                _ => $f::<Complex64>($($arg),*),
+            }
+        };
+    }
+
+    /// Widths around the CPU cut-off (16) and its doublings, square, one row taller and
+    /// tall with odd heights, every dtype.
+    #[test]
+    fn recursive_panel_around_the_cut_off() {
+        every_dtype(|d| {
+            for n in [1usize, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65] {
+                for m in [n, n + 1, 3 * n + 7] {
+                    by_dtype!(d, panel_matches, m, n, 16, (m * 131 + n) as u64);
+                }
+            }
+        });
+    }
+
+    /// The recursive panel needs m >= n; a wider panel is an error, not a panic.
+    #[test]
+    fn recursive_panel_rejects_a_wide_panel() {
+        let s = solver(64, 4);
+        let mut buf = s.device().upload(&[1.0f64; 6]).unwrap();
+        let mut tau = [0.0; 3];
+        assert!(s
+            .geqrt3(MatMut::new(buf.as_slice_mut(), 2, 3, 2), &mut tau)
+            .is_err());
+    }
+
+    /// Blocked GEQRF with the CPU table's sizes around the panel width and cut-off,
+    /// including wide shapes.
+    #[test]
+    fn blocked_geqrf_with_the_cpu_table() {
+        let (nb, base) = (64, 16);
+        every_dtype(|d| {
+            for (m, n) in [
+                (130, 130),
+                (129, 65),
+                (65, 129),
+                (200, 17),
+                (17, 200),
+                (97, 96),
+            ] {
+                by_dtype!(d, geqrf_matches, m, n, nb, base, (m * 7 + n) as u64);
+            }
+        });
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Random tall or square panels and cut-offs.
+        #[test]
+        fn recursive_panel_any_shape(n in 1usize..48, extra in 0usize..40, base in 1usize..10,
+                                     d in 0u8..4, seed in 0u64..1000) {
+            by_dtype!(d, panel_matches, n + extra, n, base, seed);
+        }
+
+        /// Random shapes (m < n, m = n, m > n), panel widths and cut-offs.
+        #[test]
+        fn blocked_geqrf_any_shape(m in 1usize..60, n in 1usize..60, nb in 1usize..24,
+                                   base in 1usize..8, d in 0u8..4, seed in 0u64..1000) {
+            by_dtype!(d, geqrf_matches, m, n, nb, base, seed);
+        }
+    }
 
     /// The plain, scaled and special paths of norm2.
     #[test]

@@ -3,15 +3,18 @@
 //!
 //! GEQRF writes A = Q·R with Q = H₁·H₂·…·H_k, H_i = I − τ_i·v_i·v_iᴴ (v_i(i) = 1, stored
 //! below the diagonal, LAPACK's layout). Each panel of `BlockSizes::geqrf` columns is
-//! factored by the unblocked GEQR2 kernel; its reflectors are gathered into
-//! H = I − V·T·Vᴴ (LARFT, T upper triangular) and applied to the trailing columns as
-//! C ← C − V·(Tᴴ·(Vᴴ·C)) (LARFB: GEMM, TRMM, GEMM through rocm-blas). ORMQR applies Q
-//! the same way, from either side.
+//! factored recursively ([`Solver::geqrt3`]: halves of the panel, the left half's block
+//! reflector applied to the right half by GEMMs, GEQR2 only below
+//! `BlockSizes::unblocked` columns), which also yields T with H = I − V·T·Vᴴ (T upper
+//! triangular); H is then applied to the trailing columns as C ← C − V·(Tᴴ·(Vᴴ·C))
+//! (LARFB: three GEMMs through rocm-blas), with a lookahead of one panel. ORMQR applies Q the same way, from either
+//! side, with T from LARFT. Problems of order up to `BlockSizes::small` take GEQR2
+//! whole.
 
 #![allow(clippy::too_many_arguments)]
 
 use crate::handle::Solver;
-use crate::householder::{geqr2, larft, normalized, unit_v, Storage};
+use crate::householder::{geqr2, normalized, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, Scalar};
 use rocm_blas::{Side, Transpose};
@@ -71,31 +74,71 @@ impl Solver {
     }
 
     /// GEQRF on a checked view; `taus` holds min(rows, cols) scalars.
+    ///
+    /// Blocked with a lookahead of one panel: once panel j is factored (H_j = I − V·T·Vᴴ),
+    /// H_jᴴ is applied to the next panel's columns first; then the next panel is factored
+    /// while H_jᴴ is applied to the columns after it, the two on disjoint column ranges
+    /// under `rayon::join`. The recursive panel, a chain of small products, thus leaves
+    /// the critical path except for the first; every column still receives the panels'
+    /// reflectors in LAPACK's order, so the result is the same as without the lookahead.
     pub(crate) fn geqrf_view<T: Scalar>(&self, mut a: MatMut<'_, T>, taus: &mut [T]) -> Result<()> {
         let (m, n) = (a.rows, a.cols);
         let k = m.min(n);
+        if k <= self.sizes.small {
+            let ld = a.ld;
+            geqr2(a.host()?, m, n, ld, taus);
+            return Ok(());
+        }
         let nb = self.sizes.geqrf;
+        let dev = self.device();
+        let mut jb = nb.min(k);
+        let mut t = self.geqrt3(a.sub(0, 0, m, jb)?, &mut taus[..jb])?;
         let mut j = 0;
-        while j < k {
-            let jb = nb.min(k - j);
-            let rows = m - j;
-            let mut panel = a.sub(j, j, rows, jb)?;
-            let ld = panel.ld;
-            geqr2(panel.host()?, rows, jb, ld, &mut taus[j..j + jb]);
-            if j + jb < n {
-                let v = unit_v(panel.host()?, ld, Storage::Columns, 0, rows, jb);
-                let t = larft(&v, rows, jb, &taus[j..j + jb]);
-                self.larfb(
-                    Side::Left,
-                    Transpose::C,
-                    &v,
-                    &t,
-                    rows,
-                    jb,
-                    a.sub(j, j + jb, rows, n - j - jb)?,
-                )?;
+        while j + jb < n {
+            let (rows, next) = (m - j, j + jb);
+            let (done, rest) = a.rb().split_cols(next)?;
+            let factored = done.as_ref().sub(j, j, rows, jb)?;
+            let v = dev.upload(&unit_v(
+                factored.host()?,
+                factored.ld,
+                Storage::Columns,
+                0,
+                rows,
+                jb,
+            ))?;
+            let tb = dev.upload(&t)?;
+            let v = MatRef::new(v.as_slice(), rows, jb, rows);
+            let h = MatRef::new(tb.as_slice(), jb, jb, jb);
+            let jb2 = nb.min(k.saturating_sub(next));
+            if jb2 == 0 {
+                // m < n: the columns right of the last panel only need H_jᴴ.
+                let c = rest.into_sub(j, 0, rows, n - next)?;
+                return self.larfb_views(Side::Left, Transpose::C, &v, &h, c);
             }
-            j += jb;
+            let (mut panel, trailing) = rest.split_cols(jb2)?;
+            self.larfb_views(
+                Side::Left,
+                Transpose::C,
+                &v,
+                &h,
+                panel.sub(j, 0, rows, jb2)?,
+            )?;
+            let after = n - next - jb2;
+            let panel_taus = &mut taus[next..next + jb2];
+            let (t2, updated) = rayon::join(
+                || self.geqrt3(panel.into_sub(next, 0, m - next, jb2)?, panel_taus),
+                || {
+                    if after == 0 {
+                        return Ok(());
+                    }
+                    let c = trailing.into_sub(j, 0, rows, after)?;
+                    self.larfb_views(Side::Left, Transpose::C, &v, &h, c)
+                },
+            );
+            updated?;
+            t = t2?;
+            j = next;
+            jb = jb2;
         }
         Ok(())
     }

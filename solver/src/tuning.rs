@@ -18,7 +18,7 @@ pub struct BlockSizes {
     pub sytrd: usize,
     /// Panel width of blocked GEBRD (LABRD panels; rocSOLVER: 32).
     pub gebrd: usize,
-    /// Widths at or below which recursive panels (LU, Cholesky, triangular inverse)
+    /// Widths at or below which recursive panels (LU, Cholesky, QR, triangular inverse)
     /// switch to the unblocked kernels.
     pub unblocked: usize,
     /// Orders at or below which a whole problem is factored by the unblocked kernels
@@ -27,13 +27,25 @@ pub struct BlockSizes {
 }
 
 impl BlockSizes {
-    /// Sizes for `family`.
+    /// Sizes for `family`; on the CPU, adjusted to rayon's thread count
+    /// ([`CPU_POTRF_BY_THREADS`]).
     pub fn for_family(family: Family) -> BlockSizes {
-        TABLE
+        let sizes = TABLE
             .iter()
             .find(|(f, _)| *f == family)
             .map(|(_, s)| *s)
-            .unwrap_or(DEFAULT)
+            .unwrap_or(DEFAULT);
+        if family != Family::Cpu {
+            return sizes;
+        }
+        let threads = rayon::current_num_threads();
+        match CPU_POTRF_BY_THREADS
+            .iter()
+            .find(|(up_to, _)| threads <= *up_to)
+        {
+            Some(&(_, potrf)) => BlockSizes { potrf, ..sizes },
+            None => sizes,
+        }
     }
 
     /// Sizes for `target`'s family.
@@ -67,9 +79,22 @@ const DEFAULT: BlockSizes = BlockSizes {
     small: 32,
 };
 
+/// CPU POTRF width by worker count, (up to this many threads, width), first match; more
+/// threads keep the table's row. With the lookahead, a POTRF panel overlaps the trailing
+/// update: on few cores that update dominates and a narrower panel wastes less of it
+/// (`potrf_nb` bench, 2 vCPUs, f64, three runs, ms for nb 128 / 256 / faer: n = 1024
+/// 9.2 / 12.2 / 12.1, 12.8 / 12.7 / 12.9, 9.7 / 12.9 / 13.7; n = 2048 72 / 89 / 112,
+/// 91 / 80 / 109), while on 16 cores 256 was faster (below).
+pub const CPU_POTRF_BY_THREADS: &[(usize, usize)] = &[(4, 128)];
+
 /// GPU rows follow rocSOLVER 3.27's `ideal_sizes.hpp` (GETRF 256 for mid sizes, POTRF
 /// 127 for 8-byte types, GETRI 256). CPU row: GETRF/POTRF 256 measured with the
-/// criterion bench on 16 cores (POTRF 128 was 1.4x slower at n = 1024 and 2048).
+/// criterion bench on 16 cores (POTRF 128 was 1.4x slower at n = 1024 and 2048; on up to
+/// 4 threads see [`CPU_POTRF_BY_THREADS`]). GEQRF 64 with the recursive panel and its
+/// lookahead: `geqrf_nb` on 2 vCPUs, f64, two runs, ms for nb 32 / 48 / 64 / 96 / 128 /
+/// faer: n = 1024 36 / 49 / 38 / 40 / 46 / 62 and 49 / 43 / 43 / 44 / 35 / 61; n = 2048
+/// 291 / 281 / 294 / 271 / 221 / 313 and 311 / 282 / 301 / 306 / 307 / 390: within the
+/// noise of a shared machine from 32 to 128, so rocSOLVER's 64 stays.
 const TABLE: &[(Family, BlockSizes)] = &[
     (
         Family::Cpu,
@@ -154,5 +179,21 @@ mod tests {
             assert!(TABLE.iter().any(|(g, _)| *g == f), "{f:?}");
         }
         assert_eq!(BlockSizes::for_target(&Target::cpu()).getrf, 256);
+    }
+
+    /// The CPU POTRF width follows the thread count; GPU rows do not.
+    #[test]
+    fn cpu_potrf_width_by_threads() {
+        let with = |threads: usize, family: Family| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| BlockSizes::for_family(family).potrf)
+        };
+        assert_eq!(with(2, Family::Cpu), 128);
+        assert_eq!(with(4, Family::Cpu), 128);
+        assert_eq!(with(16, Family::Cpu), 256);
+        assert_eq!(with(2, Family::Cdna), 127);
     }
 }
