@@ -18,7 +18,9 @@
 //! Every combine is commutative bit for bit and each result element is combined on one
 //! rank only (ring) or symmetrically (doubling), so all ranks end with identical bits.
 
-use crate::engine::{Call, CopySink, Engine, ReduceFrom, ReduceInto, Rx, Sink, Tx, Wait};
+use crate::engine::{
+    Call, CopySink, Engine, ReduceFrom, ReduceInto, Rx, Sink, StreamSink, Tx, Wait,
+};
 use crate::op::{ReduceOp, Reducible};
 use rocm_core::Result;
 use std::ops::Range;
@@ -143,6 +145,17 @@ fn doubling_all_reduce<T: Reducible>(
     Ok(())
 }
 
+/// Ring all_reduce in slices of `chunk · n` elements: n − 1 reduce-scatter steps, then
+/// n − 1 all-gather steps.
+///
+/// Large calls (at least [`crate::stream::OUTPUT_MIN_BYTES`]) keep the output out of the
+/// cache's way: the last reduce-scatter step reduces into a chunk-sized staging block,
+/// which is streamed to `dst` and is also what the first all-gather step sends (read
+/// from cache, not back from memory), and the last all-gather step streams what it
+/// receives. Ordinary stores would first read every destination line from memory; on
+/// the 2-rank 64 MiB call this drops a rank's memory traffic from about 5 to 4 times
+/// its buffer (one read of the input, one write of the output, the ring's write and
+/// read in each direction).
 fn ring_all_reduce<T: Reducible>(
     e: &mut Engine,
     w: &mut Wait,
@@ -154,6 +167,11 @@ fn ring_all_reduce<T: Reducible>(
     let (n, r) = (e.nranks, e.rank);
     let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
     let slice = chunk_elems::<T>(e).saturating_mul(n);
+    let stream = std::mem::size_of_val(dst) >= crate::stream::OUTPUT_MIN_BYTES;
+    let mut stage: Vec<T> = Vec::new();
+    if stream {
+        stage.resize(chunk_elems::<T>(e).min(dst.len()), T::default());
+    }
     let mut base = 0;
     while base < dst.len() {
         let m = slice.min(dst.len() - base);
@@ -168,10 +186,27 @@ fn ring_all_reduce<T: Reducible>(
                 _ => split_ro_rw(d, sr, rr.clone()),
             };
             let recv_bytes = std::mem::size_of_val(recv);
+            let staged = stream && step == n - 2;
             let mut from;
             let mut into;
-            let sink: &mut dyn Sink = match s {
-                Some(s) => {
+            let sink: &mut dyn Sink = match (s, staged) {
+                (Some(s), true) => {
+                    from = ReduceFrom {
+                        dst: &mut stage[..rr.len()],
+                        src: &s[rr],
+                        op,
+                    };
+                    &mut from
+                }
+                (None, true) => {
+                    from = ReduceFrom {
+                        dst: &mut stage[..rr.len()],
+                        src: recv,
+                        op,
+                    };
+                    &mut from
+                }
+                (Some(s), false) => {
                     from = ReduceFrom {
                         dst: recv,
                         src: &s[rr],
@@ -179,7 +214,7 @@ fn ring_all_reduce<T: Reducible>(
                     };
                     &mut from
                 }
-                None => {
+                (None, false) => {
                     into = ReduceInto { dst: recv, op };
                     &mut into
                 }
@@ -188,19 +223,47 @@ fn ring_all_reduce<T: Reducible>(
             let rx = e.rx(call, prev, recv_bytes, sink);
             e.run(w, &mut [tx], &mut [rx])?;
         }
+        let owned = seg(m, n, (r + 1) % n);
+        if stream {
+            stream_into(&mut d[owned.clone()], &stage[..owned.len()]);
+        }
         // All-gather: pass the reduced segments around the ring.
         for step in 0..n - 1 {
             let (sk, rk) = ((r + 1 + n - step) % n, (r + n - step) % n);
             let (send, recv) = split_ro_rw(d, seg(m, n, sk), seg(m, n, rk));
+            let send = if stream && step == 0 {
+                &stage[..owned.len()]
+            } else {
+                send
+            };
             let recv_bytes = std::mem::size_of_val(recv);
-            let mut sink = CopySink(bytes_mut(recv));
+            let mut copy;
+            let mut streamed;
+            let sink: &mut dyn Sink = if stream && step == n - 2 {
+                streamed = StreamSink(bytes_mut(recv));
+                &mut streamed
+            } else {
+                copy = CopySink(bytes_mut(recv));
+                &mut copy
+            };
             let tx = e.tx(call, next, bytes(send));
-            let rx = e.rx(call, prev, recv_bytes, &mut sink);
+            let rx = e.rx(call, prev, recv_bytes, sink);
             e.run(w, &mut [tx], &mut [rx])?;
         }
         base += m;
     }
+    if stream {
+        crate::stream::fence();
+    }
     Ok(())
+}
+
+/// `dst = src` with streaming stores (the caller fences before the call returns).
+fn stream_into<T: Reducible>(dst: &mut [T], src: &[T]) {
+    let len = std::mem::size_of_val(src).min(std::mem::size_of_val(dst));
+    // SAFETY: both ranges are valid for `len` bytes and do not overlap (`dst` is a
+    // unique borrow).
+    unsafe { crate::stream::copy(src.as_ptr() as *const u8, dst.as_mut_ptr() as *mut u8, len) }
 }
 
 /// Broadcast of `buf` from `root` (in place: the root's `buf` is the source).

@@ -166,6 +166,22 @@ impl Sink for CopySink<'_> {
     }
 }
 
+/// Copies received bytes with streaming stores (large outputs the caller will not
+/// read back soon; the algorithm fences before returning).
+pub(crate) struct StreamSink<'a>(pub &'a mut [u8]);
+
+impl Sink for StreamSink<'_> {
+    fn elem_size(&self) -> usize {
+        1
+    }
+    fn put(&mut self, at: usize, bytes: &[u8]) {
+        let dst = &mut self.0[at..at + bytes.len()];
+        // SAFETY: `dst` and `bytes` are both `bytes.len()` long and do not overlap
+        // (`dst` is a unique borrow of the destination).
+        unsafe { crate::stream::copy(bytes.as_ptr(), dst.as_mut_ptr(), bytes.len()) }
+    }
+}
+
 /// `dst = op(dst, received)`.
 pub(crate) struct ReduceInto<'a, T> {
     pub dst: &'a mut [T],

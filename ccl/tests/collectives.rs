@@ -90,6 +90,53 @@ fn megabytes() {
     }
 }
 
+/// Ring all_reduce of at least 4 MiB (the streamed-output path: the last reduce-scatter
+/// step reduces into a staging block, the last all-gather step streams) over 2 and 3
+/// thread ranks forced onto the rings, out of place and in place, f64 sum (random values,
+/// checked within the reference's rounding bound) and i32 max (exact), odd counts so
+/// segments and chunks do not divide evenly.
+#[test]
+fn streamed_ring_all_reduce() {
+    let config = Config {
+        direct: false,
+        ..Config::default()
+    };
+    for n in [2, 3] {
+        on_threads(threads(n, &config), |comm| {
+            let (n, r) = (comm.nranks(), comm.rank());
+            let dev = comm.device().clone();
+            let len = (4 << 20) / 8 + 2 * n + 1;
+            let all = inputs::<f64>(40 + n as u64, n, len);
+            let x = DeviceBuffer::from_slice(&dev, &all[r]).unwrap();
+            let mut y = DeviceBuffer::<f64>::zeros(&dev, len).unwrap();
+            comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap();
+            let got = y.to_vec().unwrap();
+            check_reduced("streamed all_reduce f64 sum", &all, 0, &got, ReduceOp::Sum);
+            let mut z = x.to_vec().unwrap();
+            let mut zb = DeviceBuffer::from_slice(&dev, &z).unwrap();
+            comm.all_reduce_in_place(&mut zb.as_slice_mut(), ReduceOp::Sum)
+                .unwrap();
+            z = zb.to_vec().unwrap();
+            assert!(z == got, "in-place streamed all_reduce differs (n = {n})");
+
+            let len = (4 << 20) / 4 + 7;
+            let all = inputs::<i32>(50 + n as u64, n, len);
+            let x = DeviceBuffer::from_slice(&dev, &all[r]).unwrap();
+            let mut y = DeviceBuffer::<i32>::zeros(&dev, len).unwrap();
+            comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Max)
+                .unwrap();
+            check_reduced(
+                "streamed all_reduce i32 max",
+                &all,
+                0,
+                &y.to_vec().unwrap(),
+                ReduceOp::Max,
+            );
+        });
+    }
+}
+
 /// 64 MiB per rank with an odd count (16 Mi + 1 f32): all_reduce, all_gather and
 /// reduce_scatter over 2 thread ranks, directly and through the rings, always; 3 and 8
 /// ranks opt-in (`ROCM_FULL_TESTS=1`). Inputs are small integers (exact in f32), so
