@@ -592,7 +592,8 @@ proptest! {
     ///   conv_backward_data / conv_backward_weights within 1e-6·(1 + |fd|) (cancellation
     ///   ~1e-10·|L|).
     /// - Kernels (f32): along a random direction e with h = 1, Σ e·dx (bwd-data kernel)
-    ///   against (L(x + e) − L(x − e)) / 2 (same algorithm's forward kernel), and likewise
+    ///   against (L(x + e) − L(x − e)) / 2 (same algorithm's forward kernel where it
+    ///   applies, else the forward's first applicable one), and likewise
     ///   for w. Each f32 output carries at most γ = 2·K·u times its Σ|terms| (K terms
     ///   summed), so the two sides differ by at most
     ///   γ·(Σ|dy|·conv(|x| + |e|, |w|) + Σ|e|·convᵀ(|w|, |dy|)), and the same with x and w
@@ -629,8 +630,15 @@ proptest! {
         for dir in [ConvDirection::BackwardData, ConvDirection::BackwardWeights] {
             let prob = ConvProblem::new(dir, &p.conv, &desc(DType::F32, &p.xd, Mem::Packed(false)),
                 &desc(DType::F32, &p.wd, Mem::Packed(false)), &desc(DType::F32, &yd, Mem::Packed(false))).unwrap();
+            let fwd_prob = ConvProblem::new(ConvDirection::Forward, &p.conv, &desc(DType::F32, &p.xd, Mem::Packed(false)),
+                &desc(DType::F32, &p.wd, Mem::Packed(false)), &desc(DType::F32, &yd, Mem::Packed(false))).unwrap();
+            let fwd_algos = fwd_prob.applicable();
             for algo in prob.applicable() {
-                let l = |x: &[f64], w: &[f64]| dot(&dy, &run_f32(&p, ConvDirection::Forward, algo, (x, w), &yd));
+                // The same algorithm's forward kernel where it applies (a transposed
+                // convolution's backward pass may take Winograd while its forward cannot),
+                // else the forward's first applicable algorithm.
+                let fwd_algo = if fwd_algos.contains(&algo) { algo } else { fwd_algos[0] };
+                let l = |x: &[f64], w: &[f64]| dot(&dy, &run_f32(&p, ConvDirection::Forward, fwd_algo, (x, w), &yd));
                 let (an, fd, tol) = if dir == ConvDirection::BackwardData {
                     let g = run_f32(&p, dir, algo, (&dy, &w), &p.xd);
                     let xp: Vec<f64> = x.iter().zip(&ex).map(|(a, b)| a + b).collect();
