@@ -156,7 +156,7 @@ fn potrf_block_sizes(c: &mut Criterion) {
         let s = spd(n);
         let fs = to_faer(&s, n);
         let mut g = c.benchmark_group("potrf_nb");
-        for nb in [96usize, 128, 192, 256] {
+        for nb in [96usize, 128, 192, 256, 512, 1024] {
             let mut sizes = BlockSizes::for_target(dev.target());
             sizes.potrf = nb;
             let solver = Solver::new(&dev).with_block_sizes(sizes);

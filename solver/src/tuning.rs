@@ -27,25 +27,13 @@ pub struct BlockSizes {
 }
 
 impl BlockSizes {
-    /// Sizes for `family`; on the CPU, adjusted to rayon's thread count
-    /// ([`CPU_POTRF_BY_THREADS`]).
+    /// Sizes for `family`.
     pub fn for_family(family: Family) -> BlockSizes {
-        let sizes = TABLE
+        TABLE
             .iter()
             .find(|(f, _)| *f == family)
             .map(|(_, s)| *s)
-            .unwrap_or(DEFAULT);
-        if family != Family::Cpu {
-            return sizes;
-        }
-        let threads = rayon::current_num_threads();
-        match CPU_POTRF_BY_THREADS
-            .iter()
-            .find(|(up_to, _)| threads <= *up_to)
-        {
-            Some(&(_, potrf)) => BlockSizes { potrf, ..sizes },
-            None => sizes,
-        }
+            .unwrap_or(DEFAULT)
     }
 
     /// Sizes for `target`'s family.
@@ -79,19 +67,17 @@ const DEFAULT: BlockSizes = BlockSizes {
     small: 32,
 };
 
-/// CPU POTRF width by worker count, (up to this many threads, width), first match; more
-/// threads keep the table's row. With the lookahead, a POTRF panel overlaps the trailing
-/// update: on few cores that update dominates and a narrower panel wastes less of it
-/// (`potrf_nb` bench, 2 vCPUs, f64, three runs, ms for nb 128 / 256 / faer: n = 1024
-/// 9.2 / 12.2 / 12.1, 12.8 / 12.7 / 12.9, 9.7 / 12.9 / 13.7; n = 2048 72 / 89 / 112,
-/// 91 / 80 / 109), while on 16 cores 256 was faster (below).
-pub const CPU_POTRF_BY_THREADS: &[(usize, usize)] = &[(4, 128)];
-
 /// GPU rows follow rocSOLVER 3.27's `ideal_sizes.hpp` (GETRF 256 for mid sizes, POTRF
-/// 127 for 8-byte types, GETRI 256). CPU row: GETRF/POTRF 256 measured with the
-/// criterion bench on 16 cores (POTRF 128 was 1.4x slower at n = 1024 and 2048; on up to
-/// 4 threads see [`CPU_POTRF_BY_THREADS`]). GEQRF 64 with the recursive panel and its
-/// lookahead: `geqrf_nb` on 2 vCPUs, f64, two runs, ms for nb 32 / 48 / 64 / 96 / 128 /
+/// 127 for 8-byte types, GETRI 256). CPU row: GETRF 256 measured with the
+/// criterion bench on 16 cores. POTRF 128 (with the lookahead and the 256³ nested-GEMM
+/// threshold; before them 128 had been 1.4x slower than 256 on 16 cores): `potrf_nb`,
+/// f64, three runs, ms for nb 96 / 128 / 192 / 256 / 512 / faer — 16-core Xeon,
+/// n = 1024: 6.0 / 6.4 / 6.6 / 7.8 / 10.2 / 6.5, 7.0 / 6.3 / 9.1 / 9.0 / 12.2 / 18.7,
+/// 7.5 / 6.6 / 6.9 / 7.5 / 11.7 / 8.7; n = 2048: 29.5 / 29.6 / 27.2 / 31.8 / 40.3 / 58.8,
+/// 41.8 / 28.7 / 26.2 / 27.1 / 36.8 / 42.5, 45.2 / 51.2 / 49.4 / 40.3 / 45.7 / 44.6;
+/// 2 vCPUs, ms for nb 128 / 256 / faer: n = 1024 9.2 / 12.2 / 12.1, 12.8 / 12.7 / 12.9,
+/// 9.7 / 12.9 / 13.7; n = 2048 72 / 89 / 112, 91 / 80 / 109.
+/// GEQRF 64 with the recursive panel and its lookahead: `geqrf_nb` on 2 vCPUs, f64, two runs, ms for nb 32 / 48 / 64 / 96 / 128 /
 /// faer: n = 1024 36 / 49 / 38 / 40 / 46 / 62 and 49 / 43 / 43 / 44 / 35 / 61; n = 2048
 /// 291 / 281 / 294 / 271 / 221 / 313 and 311 / 282 / 301 / 306 / 307 / 390: within the
 /// noise of a shared machine from 32 to 128, so rocSOLVER's 64 stays.
@@ -100,7 +86,7 @@ const TABLE: &[(Family, BlockSizes)] = &[
         Family::Cpu,
         BlockSizes {
             getrf: 256,
-            potrf: 256,
+            potrf: 128,
             getri: 64,
             geqrf: 64,
             sytrd: 32,
@@ -181,19 +167,10 @@ mod tests {
         assert_eq!(BlockSizes::for_target(&Target::cpu()).getrf, 256);
     }
 
-    /// The CPU POTRF width follows the thread count; GPU rows do not.
+    /// The CPU row's POTRF width is the measured 128; GPU rows keep rocSOLVER's.
     #[test]
-    fn cpu_potrf_width_by_threads() {
-        let with = |threads: usize, family: Family| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| BlockSizes::for_family(family).potrf)
-        };
-        assert_eq!(with(2, Family::Cpu), 128);
-        assert_eq!(with(4, Family::Cpu), 128);
-        assert_eq!(with(16, Family::Cpu), 256);
-        assert_eq!(with(2, Family::Cdna), 127);
+    fn potrf_widths() {
+        assert_eq!(BlockSizes::for_family(Family::Cpu).potrf, 128);
+        assert_eq!(BlockSizes::for_family(Family::Cdna).potrf, 127);
     }
 }
