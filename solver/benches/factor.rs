@@ -4,7 +4,10 @@
 //!
 //! Run: `cargo bench -p rocm-solver --bench factor` (filter e.g. `-- getrf/`).
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion,
+};
 use rocm_core::Device;
 use rocm_solver::{BlockSizes, Evect, Solver, Svect, Uplo};
 use std::time::Duration;
@@ -41,6 +44,63 @@ fn to_faer(a: &[f64], n: usize) -> faer::Mat<f64> {
     faer::Mat::from_fn(n, n, |i, j| a[i + j * n])
 }
 
+/// Our GEQRF of the n×n matrix `a` as `id`, every sample on a fresh copy.
+fn bench_geqrf(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    solver: &Solver,
+    a: &[f64],
+    n: usize,
+) {
+    let dev = solver.device();
+    g.bench_function(id, |b| {
+        let mut tau = dev.alloc::<f64>(n).unwrap();
+        b.iter_batched(
+            || dev.upload(a).unwrap(),
+            |mut buf| {
+                solver
+                    .geqrf(n, n, &mut buf.as_slice_mut(), n, &mut tau.as_slice_mut())
+                    .unwrap()
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+/// Our Lower POTRF of the n×n SPD matrix `s` as `id`, every sample on a fresh copy.
+fn bench_potrf(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    solver: &Solver,
+    s: &[f64],
+    n: usize,
+) {
+    let dev = solver.device();
+    g.bench_function(id, |b| {
+        b.iter_batched(
+            || dev.upload(s).unwrap(),
+            |mut buf| {
+                solver
+                    .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
+                    .unwrap()
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+/// faer's Cholesky of `fs` as `faer/n`.
+fn bench_faer_llt(g: &mut BenchmarkGroup<'_, WallTime>, fs: &faer::Mat<f64>, n: usize) {
+    g.bench_function(BenchmarkId::new("faer", n), |b| {
+        b.iter(|| fs.llt(faer::Side::Lower).is_ok())
+    });
+}
+
+/// faer's QR of `fa` as `faer/n`.
+fn bench_faer_qr(g: &mut BenchmarkGroup<'_, WallTime>, fa: &faer::Mat<f64>, n: usize) {
+    g.bench_function(BenchmarkId::new("faer", n), |b| b.iter(|| fa.qr()));
+}
+
 fn factorisations(c: &mut Criterion) {
     let dev = Device::cpu();
     let solver = Solver::new(&dev);
@@ -66,38 +126,15 @@ fn factorisations(c: &mut Criterion) {
         g.finish();
 
         let mut g = c.benchmark_group("geqrf");
-        g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
-            let mut tau = dev.alloc::<f64>(n).unwrap();
-            b.iter_batched(
-                || dev.upload(&a).unwrap(),
-                |mut buf| {
-                    solver
-                        .geqrf(n, n, &mut buf.as_slice_mut(), n, &mut tau.as_slice_mut())
-                        .unwrap()
-                },
-                BatchSize::LargeInput,
-            )
-        });
-        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| b.iter(|| fa.qr()));
+        bench_geqrf(&mut g, BenchmarkId::new("rocm-solver", n), &solver, &a, n);
+        bench_faer_qr(&mut g, &fa, n);
         g.finish();
 
         let s = spd(n);
         let fs = to_faer(&s, n);
         let mut g = c.benchmark_group("potrf");
-        g.bench_with_input(BenchmarkId::new("rocm-solver", n), &n, |b, &n| {
-            b.iter_batched(
-                || dev.upload(&s).unwrap(),
-                |mut buf| {
-                    solver
-                        .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
-                        .unwrap()
-                },
-                BatchSize::LargeInput,
-            )
-        });
-        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
-            b.iter(|| fs.llt(faer::Side::Lower).is_ok())
-        });
+        bench_potrf(&mut g, BenchmarkId::new("rocm-solver", n), &solver, &s, n);
+        bench_faer_llt(&mut g, &fs, n);
         g.finish();
     }
 }
@@ -160,25 +197,10 @@ fn potrf_block_sizes(c: &mut Criterion) {
             let mut sizes = BlockSizes::for_target(dev.target());
             sizes.potrf = nb;
             let solver = Solver::new(&dev).with_block_sizes(sizes);
-            g.bench_with_input(
-                BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
-                &n,
-                |b, &n| {
-                    b.iter_batched(
-                        || dev.upload(&s).unwrap(),
-                        |mut buf| {
-                            solver
-                                .potrf(Uplo::Lower, n, &mut buf.as_slice_mut(), n)
-                                .unwrap()
-                        },
-                        BatchSize::LargeInput,
-                    )
-                },
-            );
+            let id = BenchmarkId::new(format!("rocm-solver-nb{nb}"), n);
+            bench_potrf(&mut g, id, &solver, &s, n);
         }
-        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| {
-            b.iter(|| fs.llt(faer::Side::Lower).is_ok())
-        });
+        bench_faer_llt(&mut g, &fs, n);
         g.finish();
     }
 }
@@ -196,24 +218,10 @@ fn geqrf_block_sizes(c: &mut Criterion) {
             let mut sizes = BlockSizes::for_target(dev.target());
             sizes.geqrf = nb;
             let solver = Solver::new(&dev).with_block_sizes(sizes);
-            g.bench_with_input(
-                BenchmarkId::new(format!("rocm-solver-nb{nb}"), n),
-                &n,
-                |b, &n| {
-                    let mut tau = dev.alloc::<f64>(n).unwrap();
-                    b.iter_batched(
-                        || dev.upload(&a).unwrap(),
-                        |mut buf| {
-                            solver
-                                .geqrf(n, n, &mut buf.as_slice_mut(), n, &mut tau.as_slice_mut())
-                                .unwrap()
-                        },
-                        BatchSize::LargeInput,
-                    )
-                },
-            );
+            let id = BenchmarkId::new(format!("rocm-solver-nb{nb}"), n);
+            bench_geqrf(&mut g, id, &solver, &a, n);
         }
-        g.bench_with_input(BenchmarkId::new("faer", n), &n, |b, _| b.iter(|| fa.qr()));
+        bench_faer_qr(&mut g, &fa, n);
         g.finish();
     }
 }

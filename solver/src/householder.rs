@@ -584,10 +584,7 @@ mod tests {
     }
 
     fn frobenius<T: Scalar>(x: &[T]) -> f64 {
-        x.iter()
-            .map(|v| v.modulus().to_f64().unwrap().powi(2))
-            .sum::<f64>()
-            .sqrt()
+        crate::reference::Wide::from(x, x.len(), 1, x.len().max(1)).norm_fro()
     }
 
     /// ‖x − y‖_F / (‖y‖_F · m · κ · ε): both are the same backward-stable factorisation
