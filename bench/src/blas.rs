@@ -4,7 +4,10 @@
 //! on GPUs: 1 GiB vectors) and reports GB/s counting the bytes each routine must move,
 //! beside the device-to-device copy bandwidth measured in the same run, and, when built
 //! with `--features vendor` on a CUDA device, the same routines through cuBLAS on the same
-//! buffers (the last column is our speed over cuBLAS's: cuBLAS time / our time).
+//! buffers (our speed over cuBLAS's: cuBLAS time / our time). `--repeat R` alternates
+//! whole ours-then-cuBLAS rounds R times and reports median times, the median ratio and
+//! the range of the per-round ratios: at the memory-bandwidth limit both sides differ by
+//! about a percent, which one round cannot tell from noise.
 //!
 //! `blas gemm` times C = op(A)·op(B) (α = 1, β = 0, strided batched when `--batch` > 1)
 //! and reports TFLOP/s (2·m·n·k·batch per call); with `--vendor` (and `--features
@@ -73,6 +76,9 @@ pub struct L1Args {
     n: Option<usize>,
     #[arg(long, default_value_t = 20)]
     iters: u32,
+    /// Rounds of (ours, cuBLAS) timings; the table gives medians and the ratio range.
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
 }
 
 pub fn run(cmd: &BlasCommand) -> Result<(), Box<dyn std::error::Error>> {
@@ -108,7 +114,27 @@ impl Peer for f64 {}
 /// One timed routine: name, seconds per call, bytes it must move.
 type Timing = (&'static str, f64, f64);
 
-fn rows<T: Scalar + Peer>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> Result<()> {
+/// The median of `v` (the mean of the middle two for an even count; 0 when empty).
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => 0.5 * (s[n / 2 - 1] + s[n / 2]),
+    }
+}
+
+/// Times every routine, ours then cuBLAS's, `repeat` rounds in a row, so that both sides
+/// see the same clocks and temperature (a whole ours-then-peer table per round); prints
+/// the median time of each side and the median and range of the per-round ratios.
+fn rows<T: Scalar + Peer>(
+    dev: &Device,
+    n: usize,
+    iters: u32,
+    repeat: u32,
+    copy_gbs: f64,
+) -> Result<()> {
     let blas = Blas::new(dev);
     let esize = std::mem::size_of::<T>() as f64;
     let real =
@@ -120,30 +146,40 @@ fn rows<T: Scalar + Peer>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> 
     let mut y = DeviceBuffer::from_slice(dev, &host)?;
     let alpha = real(0.5);
     let bytes = |vectors: f64| vectors * n as f64 * esize;
-    let mut ours: Vec<Timing> = Vec::new();
-    let xs = x.as_slice();
-    let t = time(dev, iters, || {
-        blas.copy(n, &xs, 1, &mut y.as_slice_mut(), 1)
-    })?;
-    ours.push(("copy", t, bytes(2.0)));
-    let t = time(dev, iters, || {
-        blas.axpy(n, alpha, &xs, 1, &mut y.as_slice_mut(), 1)
-    })?;
-    ours.push(("axpy", t, bytes(3.0)));
-    let ys = y.as_slice();
-    let t = time(dev, iters, || blas.dot(n, &xs, 1, &ys, 1).map(|_| ()))?;
-    ours.push(("dot", t, bytes(2.0)));
-    let t = time(dev, iters, || blas.nrm2(n, &xs, 1).map(|_| ()))?;
-    ours.push(("nrm2", t, bytes(1.0)));
-    let t = time(dev, iters, || blas.asum(n, &xs, 1).map(|_| ()))?;
-    ours.push(("asum", t, bytes(1.0)));
-    let t = time(dev, iters, || blas.iamax(n, &xs, 1).map(|_| ()))?;
-    ours.push(("iamax", t, bytes(1.0)));
-    let peer = vendor_rows::<T>(dev, n, iters, xs.address(), y.as_slice().address());
-    for (k, &(name, secs, b)) in ours.iter().enumerate() {
+    let mut ours_runs: Vec<Vec<Timing>> = Vec::new();
+    let mut peer_runs: Vec<Vec<Timing>> = Vec::new();
+    let mut peer_error = None;
+    for _ in 0..repeat.max(1) {
+        let mut ours: Vec<Timing> = Vec::new();
+        let xs = x.as_slice();
+        let t = time(dev, iters, || {
+            blas.copy(n, &xs, 1, &mut y.as_slice_mut(), 1)
+        })?;
+        ours.push(("copy", t, bytes(2.0)));
+        let t = time(dev, iters, || {
+            blas.axpy(n, alpha, &xs, 1, &mut y.as_slice_mut(), 1)
+        })?;
+        ours.push(("axpy", t, bytes(3.0)));
+        let ys = y.as_slice();
+        let t = time(dev, iters, || blas.dot(n, &xs, 1, &ys, 1).map(|_| ()))?;
+        ours.push(("dot", t, bytes(2.0)));
+        let t = time(dev, iters, || blas.nrm2(n, &xs, 1).map(|_| ()))?;
+        ours.push(("nrm2", t, bytes(1.0)));
+        let t = time(dev, iters, || blas.asum(n, &xs, 1).map(|_| ()))?;
+        ours.push(("asum", t, bytes(1.0)));
+        let t = time(dev, iters, || blas.iamax(n, &xs, 1).map(|_| ()))?;
+        ours.push(("iamax", t, bytes(1.0)));
+        ours_runs.push(ours);
+        match vendor_rows::<T>(dev, n, iters, xs.address(), y.as_slice().address()) {
+            Ok(p) => peer_runs.push(p),
+            Err(e) => peer_error = Some(e),
+        }
+    }
+    for (k, &(name, _, b)) in ours_runs[0].iter().enumerate() {
+        let secs = median(&ours_runs.iter().map(|r| r[k].1).collect::<Vec<_>>());
         let gbs = b / secs / 1e9;
         print!(
-            "{:<6} {:<4} {:>12} {:>10.3} {:>10.1} {:>8.1}%",
+            "{:<6} {:<4} {:>12} {:>10.4} {:>10.1} {:>8.1}%",
             name,
             T::DTYPE,
             n,
@@ -151,20 +187,28 @@ fn rows<T: Scalar + Peer>(dev: &Device, n: usize, iters: u32, copy_gbs: f64) -> 
             gbs,
             100.0 * gbs / copy_gbs
         );
-        match &peer {
-            Ok(p) => {
-                let (_, psecs, pb) = p[k];
-                println!(
-                    " {:>10.3} {:>10.1} {:>8.2}x",
-                    psecs * 1e3,
-                    pb / psecs / 1e9,
-                    psecs / secs
-                );
-            }
-            Err(_) => println!(),
+        if peer_error.is_none() && peer_runs.len() == ours_runs.len() {
+            let psecs = median(&peer_runs.iter().map(|r| r[k].1).collect::<Vec<_>>());
+            let ratios: Vec<f64> = peer_runs
+                .iter()
+                .zip(&ours_runs)
+                .map(|(p, o)| p[k].1 / o[k].1)
+                .collect();
+            let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ratios.iter().copied().fold(0.0, f64::max);
+            println!(
+                " {:>10.4} {:>10.1} {:>8.3}x {:>6.3}-{:.3}",
+                psecs * 1e3,
+                b / psecs / 1e9,
+                median(&ratios),
+                lo,
+                hi
+            );
+        } else {
+            println!();
         }
     }
-    if let Err(e) = peer {
+    if let Some(e) = peer_error {
         println!("(no vendor peer: {e})");
     }
     Ok(())
@@ -270,11 +314,20 @@ fn l1(a: &L1Args) -> Result<(), Box<dyn std::error::Error>> {
         bytes
     );
     println!(
-        "{:<6} {:<4} {:>12} {:>10} {:>10} {:>9} {:>10} {:>10} {:>9}",
-        "op", "type", "n", "ms", "GB/s", "of copy", "cuBLAS ms", "GB/s", "ours/cuBLAS"
+        "{:<6} {:<4} {:>12} {:>10} {:>10} {:>9} {:>10} {:>10} {:>9} {:>13}",
+        "op",
+        "type",
+        "n",
+        "ms",
+        "GB/s",
+        "of copy",
+        "cuBLAS ms",
+        "GB/s",
+        "ours/cuBLAS",
+        "ratio range"
     );
     drop((src, dst));
-    rows::<f32>(&dev, n, a.iters, copy_gbs)?;
-    rows::<f64>(&dev, n / 2, a.iters, copy_gbs)?;
+    rows::<f32>(&dev, n, a.iters, a.repeat, copy_gbs)?;
+    rows::<f64>(&dev, n / 2, a.iters, a.repeat, copy_gbs)?;
     Ok(())
 }

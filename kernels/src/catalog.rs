@@ -10,7 +10,10 @@
 
 use rocm_core::{Error, Result, Target};
 use serde::de::DeserializeOwned;
-use std::sync::OnceLock;
+use std::sync::{OnceLock, RwLock};
+
+/// A catalog installed at run time ([`Catalog::install`]), ahead of every other.
+static INSTALLED: RwLock<Option<&'static Catalog>> = RwLock::new(None);
 
 /// One tuned choice.
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
@@ -55,9 +58,29 @@ impl Catalog {
         serde_json::from_str(text).map_err(|e| Error::invalid("catalog", e))
     }
 
-    /// The catalog in force for `target`: the override file if set, else the built-in
-    /// one, else an empty catalog (every lookup then takes the fallback).
+    /// Puts `catalog` in force for every target of this process, ahead of the override
+    /// file and the built-in catalogs, until the next `install` or [`Catalog::uninstall`].
+    /// For tuners, which time one candidate after another in one process: each call
+    /// keeps its catalog alive for the rest of the process (selection hands out
+    /// `&'static` references), so install a handful of small catalogs, not millions.
+    pub fn install(catalog: Catalog) {
+        let leaked: &'static Catalog = Box::leak(Box::new(catalog));
+        *INSTALLED.write().unwrap_or_else(|p| p.into_inner()) = Some(leaked);
+    }
+
+    /// Takes the installed catalog out of force (the override file or built-in catalogs
+    /// apply again).
+    pub fn uninstall() {
+        *INSTALLED.write().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// The catalog in force for `target`: an installed one ([`Catalog::install`]), else
+    /// the override file if set, else the built-in one, else an empty catalog (every
+    /// lookup then takes the fallback).
     pub fn for_target(target: &Target) -> &'static Catalog {
+        if let Some(c) = *INSTALLED.read().unwrap_or_else(|p| p.into_inner()) {
+            return c;
+        }
         static OVERRIDE: OnceLock<Option<Catalog>> = OnceLock::new();
         static BUILT: OnceLock<Vec<(String, Catalog)>> = OnceLock::new();
         static EMPTY: OnceLock<Catalog> = OnceLock::new();
@@ -128,7 +151,9 @@ impl Catalog {
             .iter()
             .filter(|e| e.generator == generator && e.key == key)
             .min_by(|a, b| distance(a).total_cmp(&distance(b)));
-        best.and_then(|e| serde_json::from_value(e.params.clone()).ok())
+        // Deserialised from the entry in place: cloning the JSON value first cost about
+        // as much again on every selection (a launch's host path).
+        best.and_then(|e| P::deserialize(&e.params).ok())
             .unwrap_or(fallback)
     }
 }

@@ -9,6 +9,8 @@
 
 use rocm_core::{Device, LaunchConfig, Module, ModuleImage, Result, Target};
 use serde::{de::DeserializeOwned, Serialize};
+use std::any::{Any, TypeId};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -50,9 +52,9 @@ pub struct Program {
 }
 
 /// A kernel generator.
-pub trait Generator {
+pub trait Generator: 'static {
     /// What varies between variants.
-    type Params: Serialize + DeserializeOwned + Clone + Debug + PartialEq;
+    type Params: Serialize + DeserializeOwned + Clone + Debug + PartialEq + 'static;
     /// Stable name (catalogs and caches refer to it).
     const NAME: &'static str;
     /// Bump when the generated code changes, so caches do not serve stale programs.
@@ -68,9 +70,57 @@ pub struct Loaded {
     pub module: Module,
 }
 
+/// Programs this thread loaded most recently, found by comparing params (no key to
+/// build): the process-wide cache's key is a JSON rendering of the params, which cost
+/// about as much as the rest of a small BLAS call's host path.
+struct Recent {
+    generator: TypeId,
+    device: Device,
+    params: Box<dyn Any>,
+    loaded: Loaded,
+}
+
+/// How many programs [`RECENT`] keeps per thread (a BLAS call uses one to three).
+const RECENT_LEN: usize = 16;
+
+thread_local! {
+    static RECENT: RefCell<Vec<Recent>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Generates (if needed) and loads `G`'s program for `params` on `device`, once per
 /// process.
 pub fn load<G: Generator>(device: &Device, params: &G::Params) -> Result<Loaded> {
+    let hit = RECENT.with_borrow(|recent| {
+        recent
+            .iter()
+            .find(|r| {
+                r.generator == TypeId::of::<G>()
+                    && r.device == *device
+                    && r.params.downcast_ref::<G::Params>() == Some(params)
+            })
+            .map(|r| r.loaded.clone())
+    });
+    if let Some(l) = hit {
+        return Ok(l);
+    }
+    let loaded = load_shared::<G>(device, params)?;
+    RECENT.with_borrow_mut(|recent| {
+        recent.insert(
+            0,
+            Recent {
+                generator: TypeId::of::<G>(),
+                device: device.clone(),
+                params: Box::new(params.clone()),
+                loaded: loaded.clone(),
+            },
+        );
+        recent.truncate(RECENT_LEN);
+    });
+    Ok(loaded)
+}
+
+/// [`load`] through the process-wide cache.
+fn load_shared<G: Generator>(device: &Device, params: &G::Params) -> Result<Loaded> {
     static CACHE: OnceLock<Mutex<HashMap<String, Loaded>>> = OnceLock::new();
     let key = format!(
         "{}@{}|{}|{}|{}",
@@ -97,6 +147,36 @@ pub fn load<G: Generator>(device: &Device, params: &G::Params) -> Result<Loaded>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-thread cache answers only for the same generator, params and device:
+    /// equal params give the very program loaded first, different params or devices
+    /// their own, also after the per-thread list has overflowed.
+    #[test]
+    fn thread_cache_keys_on_params_and_device() {
+        use crate::level1::{L1Op, Level1, Level1Params};
+        use rocm_core::DType;
+        let a = Device::open("emu:gfx90a").unwrap();
+        let b = Device::open("emu:gfx1100").unwrap();
+        let p = Level1Params::fallback(L1Op::Copy, DType::F32, true);
+        let mut q = p.clone();
+        q.block = 128;
+        let first = load::<Level1>(&a, &p).unwrap();
+        let again = load::<Level1>(&a, &p).unwrap();
+        assert!(Arc::ptr_eq(&first.program, &again.program));
+        let other_params = load::<Level1>(&a, &q).unwrap();
+        assert!(!Arc::ptr_eq(&first.program, &other_params.program));
+        let other_device = load::<Level1>(&b, &p).unwrap();
+        assert!(!Arc::ptr_eq(&first.program, &other_device.program));
+        assert_eq!(other_device.module.device().id(), "emu:gfx1100");
+        // Push p out of the per-thread list; the process-wide cache still has it.
+        for unroll in 1..=RECENT_LEN as u32 + 1 {
+            let mut r = p.clone();
+            r.unroll = unroll + 8;
+            load::<Level1>(&a, &r).unwrap();
+        }
+        let back = load::<Level1>(&a, &p).unwrap();
+        assert!(Arc::ptr_eq(&first.program, &back.program));
+    }
 
     #[test]
     fn cover_rounds_up_and_never_launches_zero_blocks() {

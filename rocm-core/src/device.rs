@@ -222,10 +222,10 @@ impl Device {
 
     /// Loads a module (PTX on CUDA devices, code objects on HIP and emulated devices).
     pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
-        Ok(Module {
-            device: self.clone(),
-            inner: self.inner.backend.load_module(image)?,
-        })
+        Ok(Module::new(
+            self.clone(),
+            self.inner.backend.load_module(image)?,
+        ))
     }
 
     pub(crate) fn check_stream(&self, stream: &Stream) -> Result<()> {

@@ -10,7 +10,7 @@ use crate::memory::{BufferSlice, BufferSliceMut, DeviceBuffer};
 use crate::{Device, Element, Error, Result, Stream};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Loadable program bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,16 +227,34 @@ impl<T: Element> KernelArg for &DeviceBuffer<T> {
 pub struct Module {
     pub(crate) device: Device,
     pub(crate) inner: Arc<dyn BackendModule>,
+    /// Kernels already looked up, shared by every clone of this module: a lookup is a
+    /// driver call (cuModuleGetFunction) that would otherwise sit on every launch's
+    /// host path.
+    pub(crate) kernels: Arc<Mutex<Vec<Kernel>>>,
 }
 
 impl Module {
+    pub(crate) fn new(device: Device, inner: Arc<dyn BackendModule>) -> Self {
+        Module {
+            device,
+            inner,
+            kernels: Arc::default(),
+        }
+    }
+
     /// The kernel named `name` (the PTX `.entry` or the AMDGPU kernel symbol).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
-        Ok(Kernel {
+        let mut known = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = known.iter().find(|k| k.name == name) {
+            return Ok(k.clone());
+        }
+        let k = Kernel {
             device: self.device.clone(),
             name: name.to_string(),
             inner: self.inner.kernel(name)?,
-        })
+        };
+        known.push(k.clone());
+        Ok(k)
     }
 
     pub fn device(&self) -> &Device {

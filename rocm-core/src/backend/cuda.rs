@@ -68,6 +68,49 @@ pub fn open(ordinal: usize) -> Result<Device> {
 pub struct CudaBackend {
     ctx: Arc<CudaContext>,
     info: DeviceInfo,
+    /// Page-locked bounce buffer for small reads (allocated on first use), see
+    /// [`PinnedStaging`].
+    staging: Mutex<Option<PinnedStaging>>,
+}
+
+/// Reads of at most this many bytes go through [`PinnedStaging`].
+const STAGING_BYTES: usize = 4096;
+
+/// A page-locked host buffer of [`STAGING_BYTES`]. A read into pageable memory makes the
+/// driver stage it through its own pinned memory and block inside the copy call; small
+/// reads (a reduction's result in host pointer mode, on every call) go straight into
+/// this buffer instead and are copied out after the stream is synchronised.
+#[derive(Debug)]
+struct PinnedStaging {
+    ptr: *mut u8,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the buffer is plain host memory owned by this value; every access goes through
+// the backend's mutex, so one thread at a time uses it.
+unsafe impl Send for PinnedStaging {}
+
+impl PinnedStaging {
+    fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        // SAFETY: allocates STAGING_BYTES of page-locked memory in the bound context (the
+        // caller bound it); the pointer is freed once, in Drop.
+        let ptr = unsafe { result::malloc_host(STAGING_BYTES, 0) }
+            .map_err(|e| err("cuMemHostAlloc", e))?;
+        Ok(PinnedStaging {
+            ptr: ptr.cast(),
+            ctx: ctx.clone(),
+        })
+    }
+}
+
+impl Drop for PinnedStaging {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: `ptr` came from cuMemHostAlloc and is freed once; reads through it
+            // synchronise before they return, so no copy is in flight.
+            let _ = unsafe { result::free_host(self.ptr.cast()) };
+        }
+    }
 }
 
 impl CudaBackend {
@@ -95,7 +138,11 @@ impl CudaBackend {
                 .ok()
                 .map(|khz| (khz / 1000) as u32),
         };
-        Ok(CudaBackend { ctx, info })
+        Ok(CudaBackend {
+            ctx,
+            info,
+            staging: Mutex::new(None),
+        })
     }
 
     fn bind(&self) -> Result<()> {
@@ -233,6 +280,24 @@ impl Backend for CudaBackend {
     fn read(&self, stream: &dyn BackendStream, src: u64, dst: &mut [u8]) -> Result<()> {
         let s = self.stream(stream)?;
         self.bind()?;
+        if dst.len() <= STAGING_BYTES {
+            let mut staging = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+            if staging.is_none() {
+                *staging = Some(PinnedStaging::new(&self.ctx)?);
+            }
+            if let Some(pinned) = staging.as_ref() {
+                // SAFETY: `pinned.ptr` holds STAGING_BYTES >= dst.len() bytes of host memory
+                // that only this thread touches while it holds the lock.
+                let bounce = unsafe { std::slice::from_raw_parts_mut(pinned.ptr, dst.len()) };
+                // SAFETY: as in `write`; the copy into `bounce` completes at the
+                // synchronisation below, before the lock is released.
+                unsafe { result::memcpy_dtoh_async(&mut *bounce, src, s.stream.cu_stream()) }
+                    .map_err(|e| err("cuMemcpyDtoHAsync", e))?;
+                s.synchronize()?;
+                dst.copy_from_slice(bounce);
+                return Ok(());
+            }
+        }
         // SAFETY: as in `write`; `dst` is filled before we return.
         unsafe { result::memcpy_dtoh_async(dst, src, s.stream.cu_stream()) }
             .map_err(|e| err("cuMemcpyDtoHAsync", e))?;

@@ -195,6 +195,30 @@ fn vector_add_f32_with_an_odd_size_on_every_target() {
     }
 }
 
+/// Kernel lookups are remembered per module (shared by its clones); a name the module
+/// lacks stays an error every time and is not remembered.
+#[test]
+fn kernel_lookups_are_remembered_and_misses_stay_errors() {
+    let t = IsaTarget::Gfx90a;
+    let (m, _, _) = vector_add_module(t);
+    let copy = m.clone();
+    assert_eq!(m.kernel("vadd").unwrap().name(), "vadd");
+    assert_eq!(copy.kernel("vadd").unwrap().name(), "vadd");
+    assert_eq!(
+        m.kernels.lock().unwrap().len(),
+        1,
+        "one lookup shared by both clones"
+    );
+    for _ in 0..2 {
+        assert!(m.kernel("vsub").is_err());
+    }
+    assert_eq!(
+        m.kernels.lock().unwrap().len(),
+        1,
+        "a miss is not remembered"
+    );
+}
+
 #[test]
 fn out_of_bounds_store_faults_naming_kernel_pc_lane_and_address() {
     for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
