@@ -23,7 +23,7 @@ pub(crate) enum Dtype {
 }
 
 impl Dtype {
-    fn parse(s: &str) -> Result<Dtype> {
+    pub(crate) fn parse(s: &str) -> Result<Dtype> {
         Ok(match s {
             "f32" => Dtype::F32,
             "tf32" => Dtype::Tf32,
@@ -39,7 +39,19 @@ impl Dtype {
         })
     }
 
-    fn name(self) -> &'static str {
+    /// The kernel class this benchmark runs: (A/B type, C type, reduced-precision f32).
+    /// 16-bit inputs run `gemm_ex` with same-type C.
+    pub(crate) fn classes(self) -> (DType, DType, bool) {
+        match self {
+            Dtype::F32 => (DType::F32, DType::F32, false),
+            Dtype::Tf32 => (DType::F32, DType::F32, true),
+            Dtype::F64 => (DType::F64, DType::F64, false),
+            Dtype::F16 => (DType::F16, DType::F16, false),
+            Dtype::Bf16 => (DType::Bf16, DType::Bf16, false),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Dtype::F32 => "f32",
             Dtype::Tf32 => "tf32",
@@ -63,13 +75,13 @@ fn trans(s: &str) -> Result<bool> {
 
 /// One problem's shape and layout.
 #[derive(Debug, Clone, Copy)]
-struct Problem {
-    m: usize,
-    n: usize,
-    k: usize,
-    batch: usize,
-    ta: bool,
-    tb: bool,
+pub(crate) struct Problem {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub ta: bool,
+    pub tb: bool,
 }
 
 impl Problem {
@@ -87,17 +99,17 @@ impl Problem {
             (self.k, self.n)
         }
     }
-    fn flops(&self) -> f64 {
+    pub(crate) fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch as f64
     }
 }
 
 /// One measured row.
-struct Row {
+pub(crate) struct Row {
     problem: Problem,
     /// Seconds per call, or why ours did not run.
-    ours: std::result::Result<f64, String>,
-    peer: Option<std::result::Result<f64, String>>,
+    pub ours: std::result::Result<f64, String>,
+    pub peer: Option<std::result::Result<f64, String>>,
     /// max |ours − cuBLAS| / max |cuBLAS|.
     diff: Option<f64>,
 }
@@ -117,7 +129,7 @@ fn upload<T: Element>(
     DeviceBuffer::from_slice(dev, &host)
 }
 
-fn iterations(p: &Problem, given: Option<u32>) -> u32 {
+pub(crate) fn iterations(p: &Problem, given: Option<u32>) -> u32 {
     given.unwrap_or_else(|| (2e13 / p.flops()).clamp(3.0, 200.0) as u32)
 }
 
@@ -358,7 +370,7 @@ fn half_kernel<T: Element>(
 }
 
 /// One problem; `variant` picks the f16/bf16 `wgmma` candidate (tile_m, n, stages).
-fn row(
+pub(crate) fn row(
     dev: &Device,
     dtype: Dtype,
     p: Problem,

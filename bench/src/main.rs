@@ -18,6 +18,7 @@ mod kernels;
 mod solver;
 mod sparse;
 mod suite;
+mod tune;
 #[cfg(feature = "vendor")]
 mod vendor;
 mod vendor_gemm;
@@ -57,6 +58,9 @@ enum Command {
     /// DNN primitives (like MIOpenDriver).
     #[command(subcommand)]
     Dnn(dnn::DnnCommand),
+    /// Kernel tuning: time candidate parameters per problem and write a catalog.
+    #[command(subcommand)]
+    Tune(tune::TuneCommand),
 }
 
 fn main() {
@@ -73,6 +77,7 @@ fn main() {
         Command::Sparse(a) => sparse::run(a),
         Command::Fft(a) => fft::run(a),
         Command::Dnn(c) => dnn::run(c),
+        Command::Tune(c) => tune::run(c),
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");

@@ -208,7 +208,7 @@ fn quantize(v: f64) -> f32 {
     ((v * 64.0).round() / 64.0) as f32
 }
 
-/// An f16 value (normal numbers and zero, all the test data needs).
+/// An f16 value (normal numbers, zero and NaN, all the test data needs).
 #[derive(Clone, Copy)]
 struct F16(u16);
 
@@ -216,6 +216,9 @@ impl El for F16 {
     const SIZE: usize = 2;
     const EPS: f64 = 4.8828125e-4;
     fn from_f64(v: f64) -> Self {
+        if v.is_nan() {
+            return F16(0x7E00);
+        }
         let x = quantize(v);
         if x == 0.0 {
             return F16(0);
@@ -344,8 +347,15 @@ fn simulate<A: El, C: El>(p: &GemmParams, pr: Problem, seed: u64) {
         mem.alloc(bytes(&c)),
     );
     let at = |base: u64, size: usize| base + (off * size) as u64;
-    let alpha = C::from_f64(pr.alpha);
-    let beta = C::from_f64(pr.beta.unwrap_or(0.0));
+    // α and β in the compute type: f64 for f64, else f32 (16-bit outputs too).
+    let scalar = |v: f64| {
+        if C::SIZE == 8 {
+            v.to_bits()
+        } else {
+            (v as f32).to_bits() as u64
+        }
+    };
+    let (alpha, beta) = (scalar(pr.alpha), scalar(pr.beta.unwrap_or(0.0)));
     let params = [
         at(pa, A::SIZE),
         at(pb, A::SIZE),
@@ -359,8 +369,8 @@ fn simulate<A: El, C: El>(p: &GemmParams, pr: Problem, seed: u64) {
         sa as u64,
         sb as u64,
         sc as u64,
-        alpha.bits(),
-        beta.bits(),
+        alpha,
+        beta,
     ];
     let grid = [
         m.div_ceil(p.tile_m as usize) as u32,
@@ -607,6 +617,10 @@ fn wgmma_kernels_compute_gemm_in_the_simulator() {
                 alpha: 1.0,
                 beta: Some(2.0),
             },
+            // Whole tiles, β = 0 over NaN, ldc a multiple of 16 bytes: batch 0 takes the
+            // staged epilogue; batch 1 starts 4 bytes past a 16-byte boundary (odd batch
+            // stride) and takes the direct one.
+            staged_case(p),
         ];
         for (j, pr) in cases.into_iter().enumerate() {
             let seed = 1000 + 10 * i as u64 + j as u64;
@@ -614,6 +628,53 @@ fn wgmma_kernels_compute_gemm_in_the_simulator() {
                 rocm_core::DType::F16 => simulate::<F16, f32>(p, pr, seed),
                 rocm_core::DType::Bf16 => simulate::<Bf16, f32>(p, pr, seed),
                 _ => simulate::<f32, f32>(p, pr, seed),
+            }
+        }
+        eprintln!("simulated {p:?}");
+    }
+}
+
+/// A problem of two whole tiles along m whose first batch meets the staged epilogue's
+/// conditions (β = 0, C's columns 16-byte aligned) and whose second does not.
+fn staged_case(p: &GemmParams) -> Problem {
+    let pad = 16 / p.c.size();
+    Problem {
+        m: 2 * p.tile_m as usize,
+        n: p.tile_n as usize,
+        k: 2 * p.tile_k as usize + 5,
+        pads: (0, 0, pad),
+        batch: 2,
+        offset: 0,
+        alpha: -1.25,
+        beta: None,
+    }
+}
+
+/// The wgmma kernels with 16-bit output (same type as A and B) in the simulator, through
+/// both epilogues (staged for whole aligned tiles with β = 0, direct otherwise).
+#[test]
+fn wgmma_kernels_with_16_bit_output_in_the_simulator() {
+    let variants: Vec<GemmParams> = ptx::wgmma_variants()
+        .into_iter()
+        .filter(|p| p.c == p.ab && p.c != rocm_core::DType::F32)
+        .collect();
+    assert!(!variants.is_empty());
+    for (i, p) in variants.iter().enumerate() {
+        let direct = Problem {
+            m: p.tile_m as usize + 3,
+            n: 17,
+            k: 11,
+            pads: (0, 0, 1),
+            batch: 1,
+            offset: 0,
+            alpha: 0.5,
+            beta: Some(-1.0),
+        };
+        for (j, pr) in [staged_case(p), direct].into_iter().enumerate() {
+            let seed = 5000 + 10 * i as u64 + j as u64;
+            match p.ab {
+                rocm_core::DType::F16 => simulate::<F16, F16>(p, pr, seed),
+                _ => simulate::<Bf16, Bf16>(p, pr, seed),
             }
         }
         eprintln!("simulated {p:?}");
@@ -762,4 +823,59 @@ fn splitk_finish_assembles_and_sums_in_order() {
             }
         }
     }
+}
+
+/// The tuner's candidates (`ptx::tuning_candidates`): for each class on sm_90a, some
+/// exist, each is listed once under the catalog key the host's selection reads for its
+/// instruction, matches the class, and an even sample of them assembles with ptxas
+/// without warnings (spills are allowed: the tuner times them and keeps the fastest).
+#[test]
+fn tuning_candidates_generate_under_their_keys() {
+    use rocm_core::DType;
+    let target: Target = "sm_90a".parse().unwrap();
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas part skipped: ptxas not found ({HOW_TO_GET})");
+    }
+    let classes = [
+        (DType::F32, DType::F32, false, "f32-f32-f32/NT"),
+        (DType::F32, DType::F32, true, "f32-f32-f32/NT/tf32"),
+        (DType::F64, DType::F64, false, "f64-f64-f64/NT"),
+        (DType::Bf16, DType::Bf16, false, "bf16-bf16-f32/NT/wgmma"),
+        (DType::F16, DType::F32, false, "f16-f32-f32/NT/wgmma"),
+    ];
+    for (ab, c, reduced, key) in classes {
+        let all = ptx::tuning_candidates(&target, ab, c, false, true, reduced);
+        assert!(all.len() >= 8, "{key}: {} candidates", all.len());
+        for (i, (k, p)) in all.iter().enumerate() {
+            let wgmma = matches!(p.instruction, GemmInstruction::Wgmma { .. });
+            let expected = if wgmma && !key.ends_with("/wgmma") {
+                format!("{key}/wgmma")
+            } else {
+                key.to_string()
+            };
+            assert_eq!(*k, expected, "{p:?}");
+            assert_eq!(
+                (p.ab, p.c, p.trans_a, p.trans_b, p.reduced_f32),
+                (ab, c, false, true, reduced)
+            );
+            assert!(all[..i].iter().all(|(_, q)| q != p), "{p:?} listed twice");
+        }
+        let Some(ptxas) = &ptxas else { continue };
+        let step = all.len().div_ceil(6);
+        for (_, p) in all.iter().step_by(step) {
+            let prog = Gemm::generate(p, &target).unwrap();
+            let ModuleImage::Ptx(text) = &prog.image else {
+                panic!("{p:?}: not PTX")
+            };
+            let report = ptxas
+                .compile(text, &target)
+                .unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+        }
+        eprintln!("{key}: {} candidates", all.len());
+    }
+    // No NVIDIA candidates for an AMD target.
+    let gfx: Target = "gfx90a".parse().unwrap();
+    assert!(ptx::tuning_candidates(&gfx, DType::F32, DType::F32, false, false, false).is_empty());
 }

@@ -327,3 +327,138 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
         reduced_f32: false,
     }
 }
+
+/// The variants `rocm-bench tune gemm` times for one problem class on `target`, each
+/// with the catalog key it is listed under (the host's selection reads `<class>`,
+/// `<class>/tf32` and `<class>[/tf32]/wgmma`, see `rocm-blas`'s GPU GEMM): every
+/// combination of the grid below that generates for `target` and holds at most 128 f32
+/// or 32 f64 accumulators per thread (more would spill).
+///
+/// - f32: SIMT tiles of 32..256 × 32..256 × 8..32 over 1..4 × 1..4 warps, thread tiles
+///   of 2..8 × 2..8, one or two stages.
+/// - tf32 (`reduced_f32`): `mma.sync` m16n8k8 on the same grid of tiles and warps; on
+///   compute capability 9.0, `wgmma` tiles (A transposed, B not).
+/// - f64: DMMA (`mma.sync` m8n8k4) and SIMT on the same grid.
+/// - f16/bf16 with output `c`: on compute capability 9.0, `wgmma` tiles of 64..256 rows
+///   × 64..256 columns in 3..6 stages (within 227 KiB of shared memory).
+pub fn tuning_candidates(
+    target: &Target,
+    ab: DType,
+    c: DType,
+    trans_a: bool,
+    trans_b: bool,
+    reduced_f32: bool,
+) -> Vec<(String, GemmParams)> {
+    let compute = if ab == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    let class = super::GemmParams::key(ab, c, compute, trans_a, trans_b);
+    let cc9 = matches!(target.arch(), Arch::Sm90 | Arch::Sm90a);
+    let mut out: Vec<(String, GemmParams)> = Vec::new();
+    // Accumulators per thread: over 128 f32 (the wgmma warpgroups hold 64×n / 128 = n / 2
+    // each, at most 128) or 32 f64 the register-tiled kernels spill.
+    let accumulators_fit = |p: &GemmParams| {
+        let most = if p.compute == DType::F64 { 32 } else { 128 };
+        p.tile_m * p.tile_n <= most * p.threads(target)
+    };
+    let mut push = |key: String, p: GemmParams| {
+        if accumulators_fit(&p) && program(&p, target).is_ok() && !out.iter().any(|(_, q)| *q == p)
+        {
+            out.push((key, p));
+        }
+    };
+    let base = GemmParams {
+        ab,
+        c,
+        compute,
+        trans_a,
+        trans_b,
+        tile_m: 0,
+        tile_n: 0,
+        tile_k: 0,
+        warps_m: 0,
+        warps_n: 0,
+        instruction: GemmInstruction::Simt {
+            thread_m: 1,
+            thread_n: 1,
+        },
+        stages: 2,
+        reduced_f32,
+    };
+    let register_tiled = |instructions: &[GemmInstruction]| -> Vec<GemmParams> {
+        let mut v = Vec::new();
+        for &tile_m in &[32, 64, 128, 256] {
+            for &tile_n in &[32, 64, 128, 256] {
+                for &tile_k in &[8, 16, 32] {
+                    for &(warps_m, warps_n) in &[(1, 2), (2, 1), (2, 2), (2, 4), (4, 2), (4, 4)] {
+                        for &instruction in instructions {
+                            for stages in [1, 2] {
+                                v.push(GemmParams {
+                                    tile_m,
+                                    tile_n,
+                                    tile_k,
+                                    warps_m,
+                                    warps_n,
+                                    instruction,
+                                    stages,
+                                    ..base.clone()
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        v
+    };
+    let simt: Vec<GemmInstruction> = [2, 4, 8]
+        .iter()
+        .flat_map(|&thread_m| {
+            [2, 4, 8].map(|thread_n| GemmInstruction::Simt { thread_m, thread_n })
+        })
+        .collect();
+    let wgmma_tiles = |ab: DType, c: DType| -> Vec<GemmParams> {
+        let mut v = Vec::new();
+        for tile_m in [64, 128, 192, 256] {
+            for n in [64, 128, 192, 256] {
+                for stages in 3..=6 {
+                    v.push(wgmma_tile(ab, c, trans_a, trans_b, tile_m, n, stages));
+                }
+            }
+        }
+        v
+    };
+    match (ab, reduced_f32) {
+        (DType::F32, false) => {
+            for p in register_tiled(&simt) {
+                push(class.clone(), p);
+            }
+        }
+        (DType::F32, true) => {
+            for p in register_tiled(&[GemmInstruction::MmaSync { m: 16, n: 8, k: 8 }]) {
+                push(format!("{class}/tf32"), p);
+            }
+            if cc9 {
+                for p in wgmma_tiles(DType::F32, DType::F32) {
+                    push(format!("{class}/tf32/wgmma"), p);
+                }
+            }
+        }
+        (DType::F64, _) => {
+            let mut instructions = simt;
+            instructions.push(GemmInstruction::MmaSync { m: 8, n: 8, k: 4 });
+            for p in register_tiled(&instructions) {
+                push(class.clone(), p);
+            }
+        }
+        (DType::F16 | DType::Bf16, _) if cc9 => {
+            for p in wgmma_tiles(ab, c) {
+                push(format!("{class}/wgmma"), p);
+            }
+        }
+        _ => {}
+    }
+    out
+}

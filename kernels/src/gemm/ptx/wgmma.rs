@@ -57,6 +57,14 @@
 //! its warpgroup) holds D[16w + g + 8h][8j + 2t + v] of the warpgroup's tile (the PTX
 //! ISA's m64nNk16 f32 accumulator fragment). D = α·acc + β·C per element inside the
 //! matrix, converted to C's type; β = 0 never reads C.
+//!
+//! Stored straight from the fragments, a warp's store touches 8 consecutive rows of 4
+//! columns: 16 bytes per column in 16-bit types, half a 32-byte sector. So where the
+//! whole tile lies inside C, C's columns are 16-byte aligned and β = 0 (uniform per
+//! block), each warpgroup stages its 64 × n tile, converted, column-major in the drained
+//! ring (columns padded by 16 bytes against bank conflicts) and copies it out in 16-byte
+//! vectors: each warp then writes whole 128-byte lines. Other blocks take the direct
+//! path.
 
 use crate::gemm::{GemmInstruction, GemmParams};
 use crate::ptx::wgmma::WgmmaInput;
@@ -284,6 +292,19 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     Ok(format!("{}{decl}{}", &text[..at], &text[at..]))
 }
 
+/// Where a thread's part of the block's C tile lies: C's batch base, its leading
+/// dimension, the block's tile origin, the thread and its warpgroup's place.
+#[derive(Clone, Copy)]
+struct Site {
+    c: Reg,
+    ldc: Reg,
+    m0: Reg,
+    n0: Reg,
+    tid: Reg,
+    wg_row: Reg,
+    wg_col: Reg,
+}
+
 /// One operand's per-thread copy state.
 struct Copier {
     side: Side,
@@ -455,8 +476,151 @@ impl Gen<'_> {
         let alpha = self.k.ld_param(&palpha);
         let beta = self.k.ld_param(&pbeta);
         let c = self.batch_base(c0, sc, plan.cs);
+        let general = self.k.label();
+        let end = self.k.label();
+        if let Some(column) = self.staging_column_bytes() {
+            let at = Site {
+                c,
+                ldc,
+                m0,
+                n0,
+                tid,
+                wg_row,
+                wg_col,
+            };
+            self.staged_epilogue(&acc, at, m, n, alpha, beta, ring, column, general);
+            self.k.bra(end);
+        }
+        self.k.place(general);
         self.epilogue(&acc, c, ldc, m, n, m0, n0, tid, wg_row, wg_col, alpha, beta);
+        self.k.place(end);
         self.k.ret();
+    }
+
+    /// Bytes between the staged columns of a warpgroup's 64-row tile of C (64 elements
+    /// and 16 bytes of padding, which spreads the 4 columns one warp store touches over
+    /// distinct banks), where every warpgroup's tile fits in the ring; else None.
+    fn staging_column_bytes(&self) -> Option<u32> {
+        let p = self.plan;
+        let column = 64 * p.cs + 16;
+        let needed = (p.threads / 128) * p.n * column;
+        (needed <= p.stages * p.stage_bytes).then_some(column)
+    }
+
+    /// The epilogue through shared memory for whole, aligned tiles with β = 0 (uniform
+    /// per block; otherwise it branches to `general`): each warpgroup writes α·acc,
+    /// converted to C's type, into its own column-major 64 × n tile in the (drained)
+    /// ring, then copies it out in 16-byte vectors, so a warp writes whole 128-byte
+    /// lines of C's columns instead of 8-element pieces of four columns.
+    #[allow(clippy::too_many_arguments)]
+    fn staged_epilogue(
+        &mut self,
+        acc: &[Reg],
+        at: Site,
+        m: Reg,
+        n: Reg,
+        alpha: Reg,
+        beta: Reg,
+        ring: Reg,
+        column: u32,
+        general: crate::ptx::Label,
+    ) {
+        let p = self.plan;
+        let cs = p.cs;
+        let tile_m = 64 * p.wg_m;
+        let tile_n = p.n * (p.threads / 128 / p.wg_m);
+        // Uniform conditions: β = 0, the tile inside the matrix, C's columns 16-byte
+        // aligned (base and ldc).
+        let zero_beta = self.k.setp(Cmp::Eq, Ty::F32, beta, Op::F32(0.0));
+        let m_end = self.k.add(Ty::U32, at.m0, tile_m);
+        let n_end = self.k.add(Ty::U32, at.n0, tile_n);
+        let m_in = self.k.setp(Cmp::Le, Ty::U32, m_end, m);
+        let n_in = self.k.setp(Cmp::Le, Ty::U32, n_end, n);
+        let base_low = self.k.reg(Ty::U64);
+        self.k.emit(format!("and.b64 {base_low}, {}, 15", at.c));
+        let base_ok = self.k.setp(Cmp::Eq, Ty::U64, base_low, 0u32);
+        let ldc_bytes32 = self.k.mul(Ty::U32, at.ldc, cs);
+        let ldc_low = self.k.and_b32(ldc_bytes32, 15);
+        let ldc_ok = self.k.setp(Cmp::Eq, Ty::U32, ldc_low, 0u32);
+        let mut ok = self.k.and_pred(zero_beta, m_in);
+        ok = self.k.and_pred(ok, n_in);
+        ok = self.k.and_pred(ok, base_ok);
+        ok = self.k.and_pred(ok, ldc_ok);
+        self.k.bra_if(ok, true, general);
+        // Every warpgroup is done reading the ring (each waited for its last wgmma;
+        // the copies all landed): the ring becomes the staging area.
+        self.k.bar_sync();
+        let wg = self.k.shr(Ty::U32, at.tid, 7);
+        let stage_off = self.k.mul(Ty::U32, wg, p.n * column);
+        let stage = self.k.add(Ty::U32, ring, stage_off);
+        // Fragment (g, t) of warp w: rows 16w + g (+8), columns 2t (+1) (+8j).
+        let warp = self.k.shr(Ty::U32, at.tid, 5);
+        let w = self.rem(warp, 4);
+        let lane = self.rem(at.tid, 32);
+        let g = self.k.shr(Ty::U32, lane, 2);
+        let t = self.rem(lane, 4);
+        let row = self.k.fma(Ty::U32, w, 16u32, g);
+        let row_bytes = self.k.mul(Ty::U32, row, cs);
+        let col_bytes = self.k.mul(Ty::U32, t, 2 * column);
+        let frag = self.k.add(Ty::U32, row_bytes, col_bytes);
+        let mine = self.k.add(Ty::U32, stage, frag);
+        for j in 0..p.n / 8 {
+            for v in 0..2 {
+                for h in 0..2 {
+                    let a = acc[(4 * j + 2 * h + v) as usize];
+                    let val = self.k.mul(Ty::F32, a, alpha);
+                    let out = if p.cty == Ty::F32 {
+                        val
+                    } else {
+                        self.k.cvt(p.cty, val)
+                    };
+                    let off = ((8 * j + v) * column + 8 * h * cs) as i64;
+                    self.k.st_shared(mine, off, out);
+                }
+            }
+        }
+        self.k.bar_sync();
+        // Copy-out: chunk part of column col (+ per_pass·r), 16 bytes each.
+        let chunks = 64 * cs / 16;
+        let per_pass = 128 / chunks;
+        let tw = self.rem(at.tid, 128);
+        let part = self.rem(tw, chunks);
+        let col = self.k.div(Ty::U32, tw, chunks);
+        let src_col = self.k.mul(Ty::U32, col, column);
+        let src_part = self.k.shl(Ty::U32, part, 4);
+        let src0 = self.k.add(Ty::U32, src_col, src_part);
+        let src = self.k.add(Ty::U32, stage, src0);
+        // &C[m0 + 64·wg_row + 8·part/cs...][n0 + n·wg_col + col]: byte offsets.
+        let r1 = self.k.fma(Ty::U32, at.wg_row, 64u32, at.m0);
+        let c1 = self.k.fma(Ty::U32, at.wg_col, p.n, at.n0);
+        let gcol = self.k.add(Ty::U32, c1, col);
+        let colw = self.k.mul_wide_u32(gcol, at.ldc);
+        let r64 = self.k.cvt(Ty::U64, r1);
+        let el = self.k.add(Ty::U64, colw, r64);
+        let el_bytes = self.k.mul(Ty::U64, el, cs);
+        let part64 = self.k.cvt(Ty::U64, src_part);
+        let off = self.k.add(Ty::U64, el_bytes, part64);
+        let mut dst = self.k.add(Ty::U64, at.c, off);
+        let ldc_bytes = self.k.mul_wide_u32(at.ldc, cs);
+        let step = self.k.mul(Ty::U64, ldc_bytes, per_pass);
+        for r in 0..p.n / per_pass {
+            if r > 0 {
+                dst = self.k.add(Ty::U64, dst, step);
+            }
+            let words: Vec<Reg> = (0..4).map(|_| self.k.reg(Ty::U32)).collect();
+            self.k.emit(format!(
+                "ld.shared.v4.b32 {{{}, {}, {}, {}}}, [{src}+{}]",
+                words[0],
+                words[1],
+                words[2],
+                words[3],
+                r * per_pass * column
+            ));
+            self.k.emit(format!(
+                "st.global.v4.b32 [{dst}], {{{}, {}, {}, {}}}",
+                words[0], words[1], words[2], words[3]
+            ));
+        }
     }
 
     fn rem(&mut self, a: Reg, b: u32) -> Reg {
