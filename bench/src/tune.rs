@@ -49,6 +49,10 @@ pub struct TuneGemmArgs {
     /// At most this many candidates per problem (an even spread over the fitting ones).
     #[arg(long, default_value_t = 48)]
     max_candidates: usize,
+    /// Only candidates whose description (as printed: tile, warps, instruction, stages)
+    /// contains this text, e.g. `MmaSync { m: 16` or `stages 4`.
+    #[arg(long)]
+    only: Option<String>,
     /// Also time cuBLAS on each problem (needs `--features vendor`).
     #[arg(long)]
     vendor: bool,
@@ -179,9 +183,14 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
     for (dtype, prob) in problems {
         let (ab, c, reduced) = dtype.classes();
         let all = ptx::tuning_candidates(dev.target(), ab, c, prob.ta, prob.tb, reduced);
+        let wanted = |p: &GemmParams| {
+            a.only
+                .as_ref()
+                .is_none_or(|o| describe(p).contains(o.as_str()))
+        };
         let fitting: Vec<_> = all
             .iter()
-            .filter(|(_, p)| fits(p, &prob))
+            .filter(|(_, p)| fits(p, &prob) && wanted(p))
             .cloned()
             .collect();
         let candidates = spread(&fitting, a.max_candidates);

@@ -879,3 +879,61 @@ fn tuning_candidates_generate_under_their_keys() {
     let gfx: Target = "gfx90a".parse().unwrap();
     assert!(ptx::tuning_candidates(&gfx, DType::F32, DType::F32, false, false, false).is_empty());
 }
+
+/// f64 `mma.sync.m16n8k{4,8,16}` (compute capability 9.0): ptxas-clean for sm_90a (no
+/// warnings, spills or stack), refused for sm_80, and in the simulator against the f64
+/// reference over every transpose, edges, β = 0 over NaN and batches.
+#[test]
+fn f64_m16n8_mma_kernels_on_sm90() {
+    use rocm_core::DType;
+    let sm90: Target = "sm_90a".parse().unwrap();
+    let sm80: Target = "sm_80".parse().unwrap();
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas part skipped: ptxas not found ({HOW_TO_GET})");
+    }
+    let mut count = 0;
+    for k in [4, 8, 16] {
+        for (tile, tile_k, warps, stages) in [
+            (64, 16, (2, 2), 2),
+            (64, 16, (1, 4), 1),
+            (32, 16, (1, 2), 2),
+        ] {
+            for trans_a in [false, true] {
+                for trans_b in [false, true] {
+                    let mut p = ptx::dmma(tile, tile_k, stages, trans_a, trans_b);
+                    p.instruction = GemmInstruction::MmaSync { m: 16, n: 8, k };
+                    (p.warps_m, p.warps_n) = warps;
+                    assert!(Gemm::generate(&p, &sm80).is_err(), "{p:?} on sm_80");
+                    let prog = Gemm::generate(&p, &sm90).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+                    let ModuleImage::Ptx(text) = &prog.image else {
+                        panic!("{p:?}: not PTX")
+                    };
+                    if let Some(ptxas) = &ptxas {
+                        let report = ptxas.compile(text, &sm90).unwrap();
+                        assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+                        let kr = report.kernel(ptx::KERNEL).unwrap();
+                        assert_eq!(
+                            kr.spill_loads + kr.spill_stores + kr.stack_bytes,
+                            0,
+                            "{p:?}"
+                        );
+                    }
+                    let pr = Problem {
+                        m: tile as usize + 5,
+                        n: tile as usize / 2 + 3,
+                        k: 2 * tile_k as usize + 3,
+                        pads: (1, 2, 3),
+                        batch: 2,
+                        offset: 1,
+                        alpha: -0.75,
+                        beta: if trans_b { None } else { Some(1.5) },
+                    };
+                    simulate::<f64, f64>(&p, pr, 7000 + count);
+                    count += 1;
+                    assert_eq!(p.ab, DType::F64);
+                }
+            }
+        }
+    }
+}

@@ -78,7 +78,13 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     let key = GemmParams::key(dtype, dtype, dtype, ta, tb);
     let catalog = Catalog::for_target(target);
     // A catalog entry is trusted only for its own problem class.
-    let fits = |p: &GemmParams| p.ab == dtype && p.c == dtype && p.trans_a == ta && p.trans_b == tb;
+    let fits = |p: &GemmParams| {
+        p.ab == dtype
+            && p.c == dtype
+            && p.trans_a == ta
+            && p.trans_b == tb
+            && p.instruction.for_family(target.family())
+    };
     let ieee = catalog.select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
     let ieee = if fits(&ieee) && !ieee.reduced_f32 {
         ieee
@@ -397,6 +403,7 @@ pub(crate) fn ex_params(
     let p = Catalog::for_target(target).select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
     let fits = (p.ab, p.c, p.compute, p.trans_a, p.trans_b, p.reduced_f32)
         == (ab, DType::F32, DType::F32, ta, tb, false)
+        && p.instruction.for_family(target.family())
         && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
     Ok(Some(if fits { p } else { fallback }))
 }

@@ -49,6 +49,23 @@ pub enum GemmInstruction {
     Wgmma { n: u32 },
 }
 
+impl GemmInstruction {
+    /// Whether this family's generator builds kernels with this instruction (NVIDIA:
+    /// SIMT, `mma.sync`, `wgmma`; AMD: MFMA, WMMA). Hosts check catalog entries with it,
+    /// so a catalog meant for another family (`ROCM_KERNELS_CATALOG` replaces every
+    /// target's) falls back instead of failing.
+    pub fn for_family(&self, family: Family) -> bool {
+        match self {
+            GemmInstruction::Simt { .. }
+            | GemmInstruction::MmaSync { .. }
+            | GemmInstruction::Wgmma { .. } => family == Family::Nvidia,
+            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => {
+                matches!(family, Family::Cdna | Family::Rdna3 | Family::Rdna4)
+            }
+        }
+    }
+}
+
 /// One GEMM kernel variant.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GemmParams {

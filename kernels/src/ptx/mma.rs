@@ -5,6 +5,8 @@
 //! - m8n8k4 f64: A[g][t] (8×4), B[t][g] (4×8), C/D[g][2t + i], i ∈ {0, 1}.
 //! - m16n8k8 tf32: A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]; B[t][g], B[t+4][g];
 //!   C/D[g][2t + i], C/D[g+8][2t + i].
+//! - m16n8kK f64 (K = 4, 8, 16; sm_90): per k-quad q < K/4, A[g][t+4q], A[g+8][t+4q] and
+//!   B[t+4q][g]; C/D as m16n8k8 (four f64 per lane).
 
 use super::{KernelBuilder, Reg, Ty};
 
@@ -21,6 +23,28 @@ impl KernelBuilder {
 }
 
 impl KernelBuilder {
+    /// `mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64` (k = 4, 8 or 16; compute
+    /// capability 9.0): the warp's 16×8 f64 accumulator `d` (four per lane) += A·B in
+    /// place; `a` holds `k / 2` and `b` `k / 4` f64 per lane, in the order of the module
+    /// doc.
+    pub fn mma_m16n8_f64(&mut self, k: u32, d: [Reg; 4], a: &[Reg], b: &[Reg]) {
+        debug_assert!(matches!(k, 4 | 8 | 16));
+        debug_assert!(a.len() == (k / 2) as usize && b.len() == (k / 4) as usize);
+        let list = |r: &[Reg]| {
+            r.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        self.emit(format!(
+            "mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64 {{{}}}, {{{}}}, {{{}}}, {{{}}}",
+            list(&d),
+            list(a),
+            list(b),
+            list(&d)
+        ));
+    }
+
     /// f32 → tf32 (round to nearest, ties away from zero), as the tf32 `mma` expects.
     pub fn cvt_tf32(&mut self, x: Reg) -> Reg {
         debug_assert_eq!(x.ty(), Ty::F32);

@@ -350,6 +350,11 @@ impl Kernel {
         if name == "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" {
             return self.mma_half(inst, warp, |h| f32::from_bits((h as u32) << 16) as f64);
         }
+        for k in [4, 8, 16] {
+            if name == format!("mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64") {
+                return self.mma_f64_m16n8(inst, warp, k);
+            }
+        }
         assert_eq!(
             name, "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
             "unknown matrix instruction `{}`",
@@ -387,6 +392,61 @@ impl Kernel {
                     acc = a[g][kk].mul_add(row[col], acc);
                 }
                 t.regs[dst] = acc.to_bits();
+            }
+        }
+    }
+
+    /// `mma.sync.aligned.m16n8k{K}.row.col.f64.f64.f64.f64` (K = 4, 8, 16): lane l
+    /// (g = l >> 2, t = l % 4) holds, for each k-quad q < K/4, A[g][t + 4q] and
+    /// A[g + 8][t + 4q] (registers 2q, 2q + 1), B[t + 4q][g] (register q), and
+    /// C[g][2t + i], C[g + 8][2t + i]; each sum in k order with one rounding per fma.
+    fn mma_f64_m16n8(&self, inst: &Inst, warp: &mut [Thread], k: usize) {
+        let list = |a: &Arg| -> Vec<usize> {
+            match a {
+                Arg::List(l) => l.clone(),
+                other => panic!("{other:?} in `{}`", inst.text),
+            }
+        };
+        let (d, ar, br, cr) = (
+            list(&inst.args[0]),
+            list(&inst.args[1]),
+            list(&inst.args[2]),
+            list(&inst.args[3]),
+        );
+        assert_eq!(
+            (ar.len(), br.len(), d.len()),
+            (k / 2, k / 4, 4),
+            "`{}`",
+            inst.text
+        );
+        let f = |t: &Thread, r: usize| f64::from_bits(t.regs[r]);
+        let mut a = vec![[0.0; 16]; 16];
+        let mut b = vec![[0.0; 8]; 16];
+        let mut c = [[0.0; 8]; 16];
+        for (l, t) in warp.iter().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for quad in 0..k / 4 {
+                a[g][q + 4 * quad] = f(t, ar[2 * quad]);
+                a[g + 8][q + 4 * quad] = f(t, ar[2 * quad + 1]);
+                b[q + 4 * quad][g] = f(t, br[quad]);
+            }
+            for h in 0..2 {
+                for i in 0..2 {
+                    c[g + 8 * h][2 * q + i] = f(t, cr[2 * h + i]);
+                }
+            }
+        }
+        for (l, t) in warp.iter_mut().enumerate() {
+            let (g, q) = (l >> 2, l % 4);
+            for h in 0..2 {
+                for i in 0..2 {
+                    let (row, col) = (g + 8 * h, 2 * q + i);
+                    let mut acc = c[row][col];
+                    for kk in 0..k {
+                        acc = a[row][kk].mul_add(b[kk][col], acc);
+                    }
+                    t.regs[d[2 * h + i]] = acc.to_bits();
+                }
             }
         }
     }

@@ -39,6 +39,11 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
         GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if p.ab == DType::F32 => {
             simt::generate(p, target)?
         }
+        GemmInstruction::MmaSync {
+            m: 16,
+            n: 8,
+            k: 4 | 8 | 16,
+        } if p.ab == DType::F64 => simt::generate(p, target)?,
         GemmInstruction::MmaSync { m: 16, n: 8, k: 16 }
             if matches!(p.ab, DType::F16 | DType::Bf16) =>
         {
@@ -55,7 +60,7 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
         }
         GemmInstruction::MmaSync { m, n, k } => {
             return Err(Error::unsupported(
-                format!("mma.sync m{m}n{k}k{n} GEMM kernels"),
+                format!("mma.sync m{m}n{n}k{k} GEMM kernels"),
                 target.to_string(),
             ))
         }
@@ -338,7 +343,8 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
 ///   of 2..8 × 2..8, one or two stages.
 /// - tf32 (`reduced_f32`): `mma.sync` m16n8k8 on the same grid of tiles and warps; on
 ///   compute capability 9.0, `wgmma` tiles (A transposed, B not).
-/// - f64: DMMA (`mma.sync` m8n8k4) and SIMT on the same grid.
+/// - f64: DMMA (`mma.sync` m8n8k4, and m16n8k4/8/16 on compute capability 9.0) and
+///   SIMT on the same grid.
 /// - f16/bf16 with output `c`: on compute capability 9.0, `wgmma` tiles of 64..256 rows
 ///   × 64..256 columns in 3..6 stages (within 227 KiB of shared memory).
 pub fn tuning_candidates(
@@ -449,6 +455,13 @@ pub fn tuning_candidates(
         (DType::F64, _) => {
             let mut instructions = simt;
             instructions.push(GemmInstruction::MmaSync { m: 8, n: 8, k: 4 });
+            if cc9 {
+                instructions.extend([4, 8, 16].map(|k| GemmInstruction::MmaSync {
+                    m: 16,
+                    n: 8,
+                    k,
+                }));
+            }
             for p in register_tiled(&instructions) {
                 push(class.clone(), p);
             }

@@ -43,7 +43,7 @@
 
 use crate::gemm::{GemmInstruction, GemmParams};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
-use rocm_core::{DType, Error, Result, Target};
+use rocm_core::{Arch, DType, Error, Result, Target};
 
 /// Static shared memory a kernel may declare without opting in.
 const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
@@ -81,6 +81,9 @@ enum Inner {
     Dmma,
     /// f32 inputs rounded to tf32, `mma.sync.m16n8k8` with f32 accumulation.
     Tf32,
+    /// f64 `mma.sync.m16n8k{k}` (k = 4, 8 or 16; compute capability 9.0): the tf32
+    /// fragment layout with f64 elements, `k / 4` k-quads per instruction.
+    Dmma16 { k: u32 },
     /// f16 or bf16 inputs, `mma.sync.m16n8k16` with f32 accumulation.
     Half,
 }
@@ -169,7 +172,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     let half = matches!(ty, Ty::F16 | Ty::Bf16);
     // (block rows, block columns, k step) of one matrix instruction, where there is one.
     let (thread_m, thread_n, inner) = match p.instruction {
-        GemmInstruction::Simt { .. } | GemmInstruction::MmaSync { .. } if p.reduced_f32 != matches!(p.instruction, GemmInstruction::MmaSync { m: 16, n: 8, k: 8 }) => {
+        GemmInstruction::Simt { .. } | GemmInstruction::MmaSync { .. } if p.reduced_f32 != (ty == Ty::F32 && matches!(p.instruction, GemmInstruction::MmaSync { m: 16, n: 8, k: 8 })) => {
             return Err(invalid(
                 "reduced_f32",
                 "tf32 (reduced_f32) goes with MmaSync m16n8k8 and only with it".into(),
@@ -186,6 +189,17 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             // Per lane: one row of each 8-row block, two columns of each 8-column block.
             (tm, tn * 2, Inner::Dmma)
         }
+        GemmInstruction::MmaSync { m: 16, n: 8, k } if ty == Ty::F64 && matches!(k, 4 | 8 | 16) => {
+            if !matches!(target.arch(), Arch::Sm90 | Arch::Sm90a) {
+                return Err(Error::unsupported(
+                    format!("f64 mma.sync m16n8k{k} (compute capability 9.0)"),
+                    target.to_string(),
+                ));
+            }
+            let (tm, tn) = mma_tiles(p, (16, 8, k))?;
+            // Per lane: two rows of each 16-row block, two columns of each 8-column block.
+            (tm * 2, tn * 2, Inner::Dmma16 { k })
+        }
         GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if ty == Ty::F32 => {
             let (tm, tn) = mma_tiles(p, (16, 8, 8))?;
             // Per lane: two rows of each 16-row block, two columns of each 8-column block.
@@ -194,7 +208,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         other => {
             return Err(invalid(
                 "instruction",
-                format!("{other:?}: this generator builds Simt, f64 MmaSync m8n8k4 and tf32 MmaSync m16n8k8"),
+                format!("{other:?}: this generator builds Simt, f64 MmaSync m8n8k4 (m16n8k4/8/16 on compute capability 9.0) and tf32 MmaSync m16n8k8"),
             ))
         }
     };
@@ -696,6 +710,43 @@ impl Gen<'_> {
             }
             return;
         }
+        if let Inner::Dmma16 { k } = self.plan.inner {
+            // As tf32, in f64: lane (g, t) reads A[k = t + 4q][m = g (+8) + 16i] and
+            // B[k = t + 4q][n = g + 8j] for each k-quad q of the instruction.
+            let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
+                g.k.ld_shared(Ty::F64, base, (stage + (row * stride + col) * es) as i64)
+            };
+            for kk in (0..self.plan.bk).step_by(k as usize) {
+                let fa: Vec<Vec<Reg>> = (0..a.per_thread / 2)
+                    .map(|i| {
+                        let (rs, m) = (a.row_stride, 16 * i);
+                        (0..k / 4)
+                            .flat_map(|q| [(kk + 4 * q, m), (kk + 4 * q, m + 8)])
+                            .map(|(row, col)| ld(self, a_rd, row, rs, col))
+                            .collect()
+                    })
+                    .collect();
+                let fb: Vec<Vec<Reg>> = (0..b.per_thread / 2)
+                    .map(|j| {
+                        (0..k / 4)
+                            .map(|q| ld(self, b_rd, kk + 4 * q, b.row_stride, 8 * j))
+                            .collect()
+                    })
+                    .collect();
+                for (i, fai) in fa.iter().enumerate() {
+                    for (j, fbj) in fb.iter().enumerate() {
+                        let d = [
+                            acc[2 * i][2 * j],
+                            acc[2 * i][2 * j + 1],
+                            acc[2 * i + 1][2 * j],
+                            acc[2 * i + 1][2 * j + 1],
+                        ];
+                        self.k.mma_m16n8_f64(k, d, fai, fbj);
+                    }
+                }
+            }
+            return;
+        }
         if self.plan.inner == Inner::Dmma {
             // `a_rd`/`b_rd` already point at this lane's k row (t) and column (g).
             for kk in (0..self.plan.bk).step_by(4) {
@@ -815,12 +866,12 @@ impl Gen<'_> {
         match (plan.inner, is_a) {
             // Rows 8i (DMMA), rows 16i + 8h (tf32); columns 8j + v.
             (Inner::Dmma, true) => return (0..op.per_thread).map(|x| 8 * x).collect(),
-            (Inner::Tf32 | Inner::Half, true) => {
+            (Inner::Tf32 | Inner::Half | Inner::Dmma16 { .. }, true) => {
                 return (0..op.per_thread)
                     .map(|x| (x / 2) * 16 + (x % 2) * 8)
                     .collect()
             }
-            (Inner::Dmma | Inner::Tf32 | Inner::Half, false) => {
+            (Inner::Dmma | Inner::Tf32 | Inner::Half | Inner::Dmma16 { .. }, false) => {
                 return (0..op.per_thread).map(|x| (x / 2) * 8 + x % 2).collect()
             }
             (Inner::Fma, _) => {}
