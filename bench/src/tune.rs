@@ -50,7 +50,8 @@ pub struct TuneGemmArgs {
     #[arg(long, default_value_t = 48)]
     max_candidates: usize,
     /// Only candidates whose description (as printed: tile, warps, instruction, stages)
-    /// contains this text, e.g. `MmaSync { m: 16` or `stages 4`.
+    /// contains this text, e.g. `MmaSync { m: 16` or `stages 4`; `|` separates
+    /// alternatives.
     #[arg(long)]
     only: Option<String>,
     /// Also time cuBLAS on each problem (needs `--features vendor`).
@@ -186,7 +187,7 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
         let wanted = |p: &GemmParams| {
             a.only
                 .as_ref()
-                .is_none_or(|o| describe(p).contains(o.as_str()))
+                .is_none_or(|o| o.split('|').any(|alt| describe(p).contains(alt)))
         };
         let fitting: Vec<_> = all
             .iter()

@@ -366,7 +366,7 @@ pub fn tuning_candidates(
     // Accumulators per thread: over 128 f32 (the wgmma warpgroups hold 64×n / 128 = n / 2
     // each, at most 128) or 32 f64 the register-tiled kernels spill.
     let accumulators_fit = |p: &GemmParams| {
-        let most = if p.compute == DType::F64 { 32 } else { 128 };
+        let most = if p.compute == DType::F64 { 64 } else { 128 };
         p.tile_m * p.tile_n <= most * p.threads(target)
     };
     let mut push = |key: String, p: GemmParams| {
