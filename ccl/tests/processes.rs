@@ -124,6 +124,171 @@ fn sixty_four_mib(comm: &mut Comm) {
     }
 }
 
+/// A CPU buffer holding `data`: registered (`Comm::alloc_shared`) or not.
+fn buffer<T: Gen>(comm: &Comm, data: &[T], registered: bool) -> DeviceBuffer<T> {
+    if registered {
+        let mut b = comm.alloc_shared::<T>(data.len()).unwrap();
+        b.upload(data).unwrap();
+        b
+    } else {
+        DeviceBuffer::from_slice(comm.device(), data).unwrap()
+    }
+}
+
+/// Whether this rank registers its buffers (`CCL_REG`: `all`, or a comma list of ranks).
+fn registers(rank: usize) -> bool {
+    match std::env::var("CCL_REG") {
+        Ok(v) if v == "all" => true,
+        Ok(v) => v.split(',').any(|x| x.parse() == Ok(rank)),
+        Err(_) => false,
+    }
+}
+
+/// Filler values around the views (distinct per rank and buffer), to catch a read or a
+/// write at the wrong offset or in the wrong segment.
+fn filler<T: Gen>(seed: u64, r: usize, len: usize) -> Vec<T> {
+    input(seed ^ 0x5eed_f111, r + 1000, len)
+}
+
+/// One all_reduce of `len` elements out of place and one in place, with every view at an
+/// offset that differs per rank inside a larger buffer (registered when `register`): the
+/// send view in buffer A, the receive view in buffer B, and once more both views in one
+/// buffer. Checks the results against the sequential reference (exactly, in rank order,
+/// when `direct` says every rank is registered and the call is large enough for direct
+/// access: the order of the threads' direct path), that nothing around the views changed,
+/// and that the call took the direct path exactly when expected.
+fn registered_case<T: Gen>(
+    comm: &mut Comm,
+    seed: u64,
+    len: usize,
+    op: ReduceOp,
+    register: bool,
+    direct: bool,
+) {
+    let (n, r) = (comm.nranks(), comm.rank());
+    let all = inputs::<T>(seed, n, len);
+    let want_direct = direct && n > 1 && len * std::mem::size_of::<T>() > (32 << 10);
+    let what =
+        |c: &str| format!("registered {c} len={len} seed={seed} rank={r} n={n} reg={register}");
+    let check = |c: &str, got: &[T]| {
+        if want_direct {
+            let want = rocm_ccl::reference::all_reduce(&all, op);
+            assert!(
+                got == &want[..],
+                "{}: {} {op}: not bit-identical to rank order",
+                what(c),
+                T::DTYPE
+            );
+        } else {
+            check_reduced(&what(c), &all, 0, got, op);
+        }
+    };
+    let (so, ro) = (3 + 5 * r, 11 + 7 * r);
+    let pad = 40;
+    let fa = filler::<T>(seed, r, len + pad);
+    let fb = filler::<T>(seed + 1, r, len + pad);
+    let mut a_init = fa.clone();
+    a_init[so..so + len].copy_from_slice(&all[r]);
+    let before = comm.direct_calls();
+    // Out of place, two buffers.
+    let a = buffer(comm, &a_init, register);
+    let mut b = buffer(comm, &fb, register);
+    comm.all_reduce(
+        &a.slice(so..so + len).unwrap(),
+        &mut b.slice_mut(ro..ro + len).unwrap(),
+        op,
+    )
+    .unwrap();
+    let got_b = b.to_vec().unwrap();
+    check("out of place", &got_b[ro..ro + len]);
+    assert_eq!(
+        a.to_vec().unwrap(),
+        a_init,
+        "{}: send buffer changed",
+        what("out of place")
+    );
+    assert!(
+        got_b[..ro] == fb[..ro] && got_b[ro + len..] == fb[ro + len..],
+        "{}: wrote outside the view",
+        what("out of place")
+    );
+    // In place.
+    let mut a = buffer(comm, &a_init, register);
+    comm.all_reduce_in_place(&mut a.slice_mut(so..so + len).unwrap(), op)
+        .unwrap();
+    let got_a = a.to_vec().unwrap();
+    check("in place", &got_a[so..so + len]);
+    assert!(
+        got_a[..so] == fa[..so] && got_a[so + len..] == fa[so + len..],
+        "{}: wrote outside the view",
+        what("in place")
+    );
+    // Out of place, both views in one buffer: [filler | send | filler | recv | filler].
+    let mut c_init = a_init.clone();
+    c_init.extend_from_slice(&fb);
+    let mid = len + pad;
+    let mut c = buffer(comm, &c_init, register);
+    {
+        let (head, mut tail) = c.as_slice_mut().split_at_mut(mid).unwrap();
+        let send = head.as_slice();
+        comm.all_reduce(
+            &send.slice(so..so + len).unwrap(),
+            &mut tail.slice_mut(ro..ro + len).unwrap(),
+            op,
+        )
+        .unwrap();
+    }
+    let got_c = c.to_vec().unwrap();
+    check("one buffer", &got_c[mid + ro..mid + ro + len]);
+    let mut want_c = c_init.clone();
+    want_c[mid + ro..mid + ro + len].copy_from_slice(&got_c[mid + ro..mid + ro + len]);
+    assert!(
+        got_c == want_c,
+        "{}: wrote outside the view",
+        what("one buffer")
+    );
+    let took = comm.direct_calls() - before;
+    assert_eq!(
+        took,
+        if want_direct { 3 } else { 0 },
+        "{}: direct calls",
+        what("")
+    );
+}
+
+/// [`registered_case`] for every element type × op × `sizes`.
+fn registered_sweep(comm: &mut Comm, sizes: &[usize], register: bool, direct: bool) {
+    for (i, &len) in sizes.iter().enumerate() {
+        for (k, &op) in ReduceOp::ALL.iter().enumerate() {
+            let seed = 500 + 31 * i as u64 + k as u64;
+            macro_rules! each {
+                ($($t:ty),*) => {$(
+                    if op.supports(<$t as rocm_core::Element>::DTYPE) {
+                        registered_case::<$t>(comm, seed, len, op, register, direct);
+                    }
+                )*};
+            }
+            each!(
+                f32,
+                f64,
+                rocm_core::f16,
+                rocm_core::bf16,
+                i32,
+                i64,
+                u8,
+                i8,
+                u32,
+                rocm_core::Complex32,
+                rocm_core::Complex64
+            );
+        }
+    }
+}
+
+/// Sizes of the registered sweep: empty, one element, odd, and above the direct-access
+/// threshold (32 KiB) for 1-byte (40 009) and 4-byte and wider (9001) elements.
+const REG_SIZES: [usize; 5] = [0, 1, 7, 9001, 40_009];
+
 /// The body of a rank process (does nothing when run as a normal test).
 #[test]
 fn child() {
@@ -143,6 +308,29 @@ fn child() {
             }
             let sizes = sizes_for(comm.nranks());
             check_collectives(&mut comm, sizes);
+        }
+        "registered" => {
+            let mut comm = join_from_env_id();
+            let n = comm.nranks();
+            let every = (0..n).all(registers);
+            let mine = registers(comm.rank());
+            registered_sweep(&mut comm, &REG_SIZES, mine, every);
+        }
+        "registered_big" => {
+            let mut comm = join_from_env_id();
+            let len = (64 << 20) / 4 + 1;
+            let val = |r: usize, i: usize| ((r * 7 + i) % 13) as f32;
+            let (n, r) = (comm.nranks(), comm.rank());
+            let x: Vec<f32> = (0..len).map(|i| val(r, i)).collect();
+            let xb = buffer(&comm, &x, true);
+            let mut y = comm.alloc_shared::<f32>(len).unwrap();
+            comm.all_reduce(&xb.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap();
+            assert_eq!(comm.direct_calls(), 1);
+            for (i, g) in y.to_vec().unwrap().iter().enumerate() {
+                let want: f32 = (0..n).map(|j| val(j, i)).sum();
+                assert_eq!(*g, want, "element {i}");
+            }
         }
         "big" => {
             let mut comm = join_from_env_id();
@@ -207,8 +395,9 @@ fn child() {
             let mut comm = join_from_env_id();
             comm.barrier().unwrap();
             let t = Instant::now();
-            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; 1 << 16]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 1 << 16).unwrap();
+            let reg = registers(comm.rank());
+            let x = buffer(&comm, &vec![1.0f32; 1 << 16], reg);
+            let mut y = buffer(&comm, &vec![0.0f32; 1 << 16], reg);
             let e = comm
                 .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                 .unwrap_err();
@@ -237,8 +426,9 @@ fn child() {
             let mut comm = join_from_env_id();
             comm.barrier().unwrap();
             let t = Instant::now();
-            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; 1 << 16]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 1 << 16).unwrap();
+            let reg = registers(comm.rank());
+            let x = buffer(&comm, &vec![1.0f32; 1 << 16], reg);
+            let mut y = buffer(&comm, &vec![0.0f32; 1 << 16], reg);
             let e = comm
                 .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                 .unwrap_err();
@@ -265,6 +455,11 @@ fn child() {
 }
 
 fn run_group(n: usize, shm: bool, roles: &[&str]) -> Vec<Child> {
+    run_group_reg(n, shm, roles, "")
+}
+
+/// [`run_group`] with `CCL_REG` = `reg` (which ranks register their buffers).
+fn run_group_reg(n: usize, shm: bool, roles: &[&str], reg: &str) -> Vec<Child> {
     let id = UniqueId::new_on("127.0.0.1:0".parse().unwrap()).unwrap();
     (0..n)
         .map(|r| {
@@ -275,6 +470,7 @@ fn run_group(n: usize, shm: bool, roles: &[&str]) -> Vec<Child> {
                     ("CCL_N", n.to_string()),
                     ("CCL_R", r.to_string()),
                     ("CCL_SHM", u8::from(shm).to_string()),
+                    ("CCL_REG", reg.to_string()),
                 ],
             )
         })
@@ -332,10 +528,11 @@ fn mismatch_and_timeout_between_processes() {
     }
 }
 
+/// Also with registered buffers (the direct path's waits) over shared memory.
 #[test]
 fn a_killed_process_fails_the_others() {
-    for shm in [true, false] {
-        let mut kids = run_group(3, shm, &["survivor", "survivor", "victim"]);
+    for (shm, reg) in [(true, ""), (true, "all"), (false, "")] {
+        let mut kids = run_group_reg(3, shm, &["survivor", "survivor", "victim"], reg);
         // Let everyone pass the barrier and block in the all_reduce waiting for rank 2.
         std::thread::sleep(Duration::from_millis(1500));
         let _ = kids[2].kill();
@@ -348,10 +545,11 @@ fn a_killed_process_fails_the_others() {
     }
 }
 
+/// Also with registered buffers (the direct path's waits) over shared memory.
 #[test]
 fn abort_in_one_process_stops_the_others() {
-    for shm in [true, false] {
-        let mut kids = run_group(3, shm, &["aborted", "aborted", "aborter"]);
+    for (shm, reg) in [(true, ""), (true, "all"), (false, "")] {
+        let mut kids = run_group_reg(3, shm, &["aborted", "aborted", "aborter"], reg);
         let codes = wait_all(&mut kids, Duration::from_secs(60));
         assert!(
             codes.iter().all(|c| *c == Some(0)),
@@ -411,4 +609,50 @@ fn from_env_torchrun_and_openmpi() {
         codes.iter().all(|c| *c == Some(0)),
         "mpirun-style over TCP: {codes:?}"
     );
+}
+
+/// Registered buffers (`Comm::alloc_shared`) between 2, 3 and 4 processes: every element
+/// type × op × size, in place and out of place, at per-rank offsets inside larger
+/// buffers; results bit-identical to the rank-order reduction (the threads' direct path)
+/// and the direct path taken exactly for the large calls.
+#[test]
+fn registered_all_reduce_between_processes() {
+    for n in [2, 3, 4] {
+        let mut kids = run_group_reg(n, true, &["registered"], "all");
+        let codes = wait_all(&mut kids, Duration::from_secs(300));
+        assert!(
+            codes.iter().all(|c| *c == Some(0)),
+            "n={n}: exit codes {codes:?}"
+        );
+    }
+}
+
+/// Some ranks registered, some not: every rank takes the rings, results still right.
+#[test]
+fn registered_mixed_falls_back_to_rings() {
+    for (n, reg) in [(2, "0"), (3, "0,2"), (3, "1")] {
+        let mut kids = run_group_reg(n, true, &["registered"], reg);
+        let codes = wait_all(&mut kids, Duration::from_secs(300));
+        assert!(
+            codes.iter().all(|c| *c == Some(0)),
+            "n={n} reg={reg}: exit codes {codes:?}"
+        );
+    }
+}
+
+/// 64 MiB + 4 bytes of f32 in registered buffers between 2 processes (direct path).
+#[test]
+fn registered_sixty_four_mib() {
+    let mut kids = run_group_reg(2, true, &["registered_big"], "all");
+    let codes = wait_all(&mut kids, Duration::from_secs(120));
+    assert!(codes.iter().all(|c| *c == Some(0)), "exit codes {codes:?}");
+}
+
+/// Registered buffers work between threads too (they take the direct path anyway).
+#[test]
+fn registered_buffers_with_threads() {
+    for n in [2, 3] {
+        let comms = threads(n, &Config::default());
+        on_threads(comms, |comm| registered_sweep(comm, &REG_SIZES, true, true));
+    }
 }
