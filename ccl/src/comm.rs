@@ -219,7 +219,8 @@ impl Comm {
     /// registered, every rank takes the rings, with the same results. Threads and TCP
     /// communicators accept these buffers too (threads need no registration; TCP ignores it).
     ///
-    /// The segment lives as long as the buffer (and, in peers, until they unmap it); it is
+    /// The segment lives as long as the buffer (peers unmap it at their next direct call
+    /// after it is dropped, or when a 9th segment of the same rank evicts it); it is
     /// reached through this process's open descriptor, so nothing is left in `/dev/shm`
     /// when the process dies. Peers must be processes of the same user in the same PID
     /// namespace (they open `/proc/<pid>/fd/<fd>`). `ROCM_CCL_DIRECT=0` on every rank turns

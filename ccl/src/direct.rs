@@ -233,6 +233,8 @@ pub(crate) fn all_reduce<T: Reducible>(
         if refs.iter().any(|(a, b)| a.is_none() || b.is_none()) {
             return Ok(false);
         }
+        // Segments their owners freed are in no call any more: unmap them.
+        e.peer_segments.retain(|(_, seg)| !seg.freed());
         for (j, (a, b)) in refs.iter().enumerate() {
             if j == r {
                 continue;

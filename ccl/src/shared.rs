@@ -7,7 +7,8 @@
 //! on the same host maps it by opening `/proc/<pid>/fd/<fd>` of the owner. The segment
 //! starts with a header page naming it (a magic, a random 64-bit id, the data length),
 //! which a peer checks after mapping, so that a stale or reused descriptor can never be
-//! taken for the buffer; the data follows, page-aligned.
+//! taken for the buffer, and a word the owner sets when it frees the buffer, so that peers
+//! drop their mappings of it at their next direct call; the data follows, page-aligned.
 //!
 //! Every live segment of this process is listed in a registry of weak references, so a
 //! collective finds whether a buffer it is given lies in one ([`lookup`]: segment id,
@@ -32,6 +33,24 @@ struct Segment {
     file: File,
     /// Data bytes (after the header).
     bytes: usize,
+}
+
+/// Offset of the header word set to 1 when the owner frees the segment.
+const FREED_AT: usize = 24;
+
+/// The header word at `FREED_AT` of a mapping of a segment.
+fn freed_word(map: &memmap2::MmapMut) -> &std::sync::atomic::AtomicU64 {
+    // SAFETY: every mapping of a segment is at least HEADER bytes long (checked by
+    // `PeerSegment::open`; `alloc` maps HEADER + bytes) and page-aligned, so the 8 bytes at
+    // FREED_AT are in bounds and aligned; they are only accessed atomically once the
+    // segment is shared.
+    unsafe { &*(map.as_ptr().add(FREED_AT) as *const std::sync::atomic::AtomicU64) }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        freed_word(&self.map).store(1, std::sync::atomic::Ordering::Release);
+    }
 }
 
 impl Segment {
@@ -193,6 +212,11 @@ impl PeerSegment {
         Ok(PeerSegment { id, map })
     }
 
+    /// Whether the owner has freed the segment (this mapping is then the last use of it).
+    pub fn freed(&self) -> bool {
+        freed_word(&self.map).load(std::sync::atomic::Ordering::Acquire) != 0
+    }
+
     /// The address of `bytes` data bytes at `offset`, if they lie inside the segment.
     pub fn at(&self, offset: u64, bytes: usize) -> Option<*mut u8> {
         let off = usize::try_from(offset).ok()?;
@@ -234,8 +258,10 @@ mod tests {
         }
         assert!(peer.at(4093, 4).is_none());
         assert!(PeerSegment::open(std::process::id(), r.fd, r.id ^ 1).is_err());
+        assert!(!peer.freed());
         drop(a);
         assert!(lookup(p.wrapping_add(100), 64).is_none(), "dropped");
+        assert!(peer.freed(), "the owner's free shows in the peer's mapping");
         assert!(!process_gone(std::process::id()));
     }
 }

@@ -192,6 +192,9 @@ pub(crate) struct Slot {
     pub reg: [AtomicU64; 5],
 }
 
+// The control area holds one 128-byte slot per rank (see `RegionLayout::control_bytes`).
+const _: () = assert!(std::mem::size_of::<Slot>() == 128);
+
 /// One direction of a ring: `head` (bytes ever written) on the first cache line of the
 /// header page, `tail` (bytes ever read) on the third, data after the page.
 #[derive(Clone, Copy)]

@@ -316,6 +316,32 @@ fn child() {
             let mine = registers(comm.rank());
             registered_sweep(&mut comm, &REG_SIZES, mine, every);
         }
+        // More live registered buffers than a peer keeps mapped (8): each used twice,
+        // round robin, so mappings are evicted and made again.
+        "registered_many" => {
+            let mut comm = join_from_env_id();
+            let (n, r) = (comm.nranks(), comm.rank());
+            let len = 20_000;
+            let mut bufs: Vec<_> = (0..12)
+                .map(|k| {
+                    let x: Vec<f32> = input(900 + k, r, len);
+                    (
+                        buffer(&comm, &x, true),
+                        comm.alloc_shared::<f32>(len).unwrap(),
+                    )
+                })
+                .collect();
+            for round in 0..2 {
+                for (k, (x, y)) in bufs.iter_mut().enumerate() {
+                    comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Max)
+                        .unwrap();
+                    let all = inputs::<f32>(900 + k as u64, n, len);
+                    let want = rocm_ccl::reference::all_reduce(&all, ReduceOp::Max);
+                    assert!(y.to_vec().unwrap() == want, "buffer {k} round {round}");
+                }
+            }
+            assert_eq!(comm.direct_calls(), 24);
+        }
         "registered_big" => {
             let mut comm = join_from_env_id();
             let len = (64 << 20) / 4 + 1;
@@ -638,6 +664,14 @@ fn registered_mixed_falls_back_to_rings() {
             "n={n} reg={reg}: exit codes {codes:?}"
         );
     }
+}
+
+/// More live registered buffers than the peers keep mapped, used round robin.
+#[test]
+fn registered_many_live_buffers() {
+    let mut kids = run_group_reg(3, true, &["registered_many"], "all");
+    let codes = wait_all(&mut kids, Duration::from_secs(120));
+    assert!(codes.iter().all(|c| *c == Some(0)), "exit codes {codes:?}");
 }
 
 /// 64 MiB + 4 bytes of f32 in registered buffers between 2 processes (direct path).
