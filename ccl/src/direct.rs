@@ -179,14 +179,23 @@ pub(crate) fn all_reduce<T: Reducible>(
             break;
         }
         if g == cancel {
-            return Err(crate::error::aborted(
-                e.op,
-                r,
-                e.stopped().unwrap_or(crate::error::AbortReason {
-                    kind: crate::FailureKind::Aborted,
-                    rank: r,
-                }),
-            ));
+            // The rank that cancelled writes its reason into the abort word right after
+            // (as its call fails); wait a little for it, so that every rank reports the
+            // real cause (a timeout, a lost peer) rather than a bare abort.
+            let t = std::time::Instant::now();
+            let reason = loop {
+                if let Some(reason) = e.stopped() {
+                    break reason;
+                }
+                if t.elapsed() > std::time::Duration::from_millis(200) {
+                    break crate::error::AbortReason {
+                        kind: crate::FailureKind::Aborted,
+                        rank: r,
+                    };
+                }
+                std::thread::yield_now();
+            };
+            return Err(crate::error::aborted(e.op, r, reason));
         }
         let arrived = (0..n).all(|j| {
             e.slot(j)

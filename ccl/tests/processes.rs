@@ -135,6 +135,14 @@ fn buffer<T: Gen>(comm: &Comm, data: &[T], registered: bool) -> DeviceBuffer<T> 
     }
 }
 
+/// The count of the mismatch role (`CCL_LEN`, default 100; the timeout role uses a tenth).
+fn base_len() -> usize {
+    std::env::var("CCL_LEN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
+}
+
 /// Whether this rank registers its buffers (`CCL_REG`: `all`, or a comma list of ranks).
 fn registers(rank: usize) -> bool {
     match std::env::var("CCL_REG") {
@@ -366,9 +374,10 @@ fn child() {
         "mismatch" => {
             let mut comm = join_from_env_id();
             comm.barrier().unwrap();
-            let len = 100 + usize::from(comm.rank() == 1);
-            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; len]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), len).unwrap();
+            let len = base_len() + usize::from(comm.rank() == 1);
+            let reg = registers(comm.rank());
+            let x = buffer(&comm, &vec![1.0f32; len], reg);
+            let mut y = buffer(&comm, &vec![0.0f32; len], reg);
             let e = comm
                 .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                 .unwrap_err();
@@ -392,8 +401,9 @@ fn child() {
             } else {
                 comm.set_timeout(Some(Duration::from_millis(500)));
                 let t = Instant::now();
-                let x = DeviceBuffer::from_slice(comm.device(), &[1.0f32; 10]).unwrap();
-                let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 10).unwrap();
+                let (len, reg) = (base_len() / 10, registers(comm.rank()));
+                let x = buffer(&comm, &vec![1.0f32; len], reg);
+                let mut y = buffer(&comm, &vec![0.0f32; len], reg);
                 let e = comm
                     .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                     .unwrap_err();
@@ -486,6 +496,11 @@ fn run_group(n: usize, shm: bool, roles: &[&str]) -> Vec<Child> {
 
 /// [`run_group`] with `CCL_REG` = `reg` (which ranks register their buffers).
 fn run_group_reg(n: usize, shm: bool, roles: &[&str], reg: &str) -> Vec<Child> {
+    run_group_env(n, shm, roles, &[("CCL_REG", reg)])
+}
+
+/// [`run_group`] with more environment variables for the ranks.
+fn run_group_env(n: usize, shm: bool, roles: &[&str], env: &[(&str, &str)]) -> Vec<Child> {
     let id = UniqueId::new_on("127.0.0.1:0".parse().unwrap()).unwrap();
     (0..n)
         .map(|r| {
@@ -496,8 +511,10 @@ fn run_group_reg(n: usize, shm: bool, roles: &[&str], reg: &str) -> Vec<Child> {
                     ("CCL_N", n.to_string()),
                     ("CCL_R", r.to_string()),
                     ("CCL_SHM", u8::from(shm).to_string()),
-                    ("CCL_REG", reg.to_string()),
-                ],
+                ]
+                .into_iter()
+                .chain(env.iter().map(|(k, v)| (*k, v.to_string())))
+                .collect::<Vec<_>>(),
             )
         })
         .collect()
@@ -536,9 +553,21 @@ fn processes_sixty_four_mib() {
 /// out; at least the first reports the timeout), over shared memory and TCP.
 #[test]
 fn mismatch_and_timeout_between_processes() {
-    for shm in [true, false] {
+    // Large counts (shared memory): the direct path's handshake sees the mismatch or
+    // waits, with and without registered buffers.
+    for (shm, len, reg) in [
+        (true, 100, ""),
+        (false, 100, ""),
+        (true, 200_000, ""),
+        (true, 200_000, "all"),
+    ] {
         for role in ["mismatch", "timeout"] {
-            let mut kids = run_group(3, shm, &[role]);
+            let mut kids = run_group_env(
+                3,
+                shm,
+                &[role],
+                &[("CCL_REG", reg), ("CCL_LEN", &len.to_string())],
+            );
             let codes = wait_all(&mut kids, Duration::from_secs(60));
             // The ranks that call the collective (in "timeout", rank 2 never does).
             let callers = if role == "timeout" { 2 } else { 3 };
@@ -549,7 +578,10 @@ fn mismatch_and_timeout_between_processes() {
                     && codes[..callers].contains(&Some(0))
                     && codes[callers..].iter().all(|c| *c == Some(0))
             };
-            assert!(ok, "{role} shm={shm}: exit codes {codes:?}");
+            assert!(
+                ok,
+                "{role} shm={shm} len={len} reg={reg}: exit codes {codes:?}"
+            );
         }
     }
 }
