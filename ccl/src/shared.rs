@@ -264,4 +264,21 @@ mod tests {
         assert!(peer.freed(), "the owner's free shows in the peer's mapping");
         assert!(!process_gone(std::process::id()));
     }
+
+    #[test]
+    fn buffers_over_segments_check_their_size() {
+        let cpu = rocm_core::Device::cpu();
+        // SAFETY: a fresh segment of 16 bytes, as `Comm::alloc_shared` makes them.
+        let too_small =
+            unsafe { rocm_core::DeviceBuffer::<f32>::from_allocation(&cpu, alloc(16).unwrap(), 5) };
+        assert!(too_small.is_err());
+        // SAFETY: as above.
+        let mut b =
+            unsafe { rocm_core::DeviceBuffer::<f32>::from_allocation(&cpu, alloc(16).unwrap(), 4) }
+                .unwrap();
+        b.upload(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert_eq!(b.to_vec().unwrap(), [1.0, 2.0, 3.0, 4.0]);
+        let r = lookup(b.as_host().unwrap().as_ptr() as *const u8, 16).unwrap();
+        assert_eq!(r.offset, 0);
+    }
 }
