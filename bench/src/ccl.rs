@@ -93,6 +93,13 @@ pub struct CclArgs {
     /// Warm-up iterations per size.
     #[arg(short = 'w', long = "warmup_iters", default_value_t = 5)]
     warmup: usize,
+    /// Allocate the send and receive buffers with `Comm::alloc_shared` (registered
+    /// buffers: processes of one host reduce straight out of each other's buffers).
+    #[arg(long)]
+    registered: bool,
+    /// nccl-tests' spelling of --registered: `-R 1` registers the buffers.
+    #[arg(short = 'R', long = "local_register", default_value_t = 0)]
+    local_register: u8,
     /// Check results (counts #wrong); 0 to skip.
     #[arg(short = 'c', long = "check", default_value_t = 1)]
     check: u8,
@@ -102,6 +109,12 @@ pub struct CclArgs {
     /// Internal: the rank of a worker process.
     #[arg(long, hide = true)]
     worker_rank: Option<usize>,
+}
+
+impl CclArgs {
+    fn is_registered(&self) -> bool {
+        self.registered || self.local_register != 0
+    }
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
@@ -156,8 +169,16 @@ fn one_size<T: Small>(comm: &mut Comm, a: &CclArgs, bytes: usize) -> BoxResult<(
         Coll::AllToAll => (bytes / es / n * n, bytes / es / n * n),
     };
     let input: Vec<T> = (0..send_len).map(|i| value(r, i)).collect();
-    let x = DeviceBuffer::from_slice(&dev, &input)?;
-    let mut y = DeviceBuffer::<T>::zeros(&dev, recv_len)?;
+    let (x, mut y) = if a.is_registered() {
+        let mut x = comm.alloc_shared::<T>(send_len)?;
+        x.upload(&input)?;
+        (x, comm.alloc_shared::<T>(recv_len)?)
+    } else {
+        (
+            DeviceBuffer::from_slice(&dev, &input)?,
+            DeviceBuffer::<T>::zeros(&dev, recv_len)?,
+        )
+    };
     let step = |comm: &mut Comm, y: &mut DeviceBuffer<T>| -> rocm_core::Result<()> {
         match a.coll {
             Coll::AllReduce => comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), a.op),
@@ -254,8 +275,13 @@ fn run_rank<T: Small>(comm: &mut Comm, a: &CclArgs) -> BoxResult<()> {
             Transport::Tcp => "processes, TCP",
         };
         println!(
-            "# rocm-bench ccl {}: {n} ranks ({transport}), {} iters, {} warm-up",
+            "# rocm-bench ccl {}: {n} ranks ({transport}{}), {} iters, {} warm-up",
             a.coll.name(),
+            if a.is_registered() {
+                ", registered buffers"
+            } else {
+                ""
+            },
             a.iters,
             a.warmup
         );
@@ -309,6 +335,10 @@ fn run_rank<T: Small>(comm: &mut Comm, a: &CclArgs) -> BoxResult<()> {
         }
     }
     if r == 0 {
+        println!(
+            "# rank 0 calls through direct access (no rings): {}",
+            comm.direct_calls()
+        );
         // The peer: a single-thread memcpy of the same bytes, measured now that
         // every rank has finished (this rank alone runs).
         let big: Vec<_> = rows.into_iter().filter(|&(b, _)| b >= 1 << 20).collect();

@@ -3,7 +3,9 @@
 //! Notation: `n` ranks, this rank `r`, ring neighbours `next = r+1`, `prev = r-1` (mod n).
 //! A buffer of `m` elements is cut into `n` balanced segments `seg(k) = [k*m/n, (k+1)*m/n)`.
 //!
-//! - all_reduce between threads, large: direct, out of each other's buffers (see `direct`).
+//! - all_reduce between threads, or processes whose buffers all lie in registered
+//!   segments ([`crate::Comm::alloc_shared`]), large: direct, out of each other's buffers
+//!   (see `direct`).
 //! - all_reduce, large: ring reduce-scatter then ring all-gather (`2(n-1)` steps, each rank
 //!   sends `2(n-1)/n` of the buffer: bandwidth-optimal), pipelined: the buffer is cut into
 //!   slices of `n * chunk` elements and each slice runs the whole ring, so a segment just
@@ -86,8 +88,13 @@ pub(crate) fn all_reduce<T: Reducible>(
 ) -> Result<()> {
     // Direct access needs two barriers per call; below the latency threshold one
     // exchange through the rings (doubling) is quicker.
-    if e.nranks > 1 && e.has_direct() && !small::<T>(e, dst.len()) {
-        return crate::direct::all_reduce(e, w, call, src, dst, op);
+    // Processes whose buffers are not all registered get `false` and take the rings.
+    if e.nranks > 1
+        && e.direct_mode().is_some()
+        && !small::<T>(e, dst.len())
+        && crate::direct::all_reduce(e, w, call, src, dst, op)?
+    {
+        return Ok(());
     }
     if e.nranks == 1 || small::<T>(e, dst.len()) {
         if let Some(s) = src {

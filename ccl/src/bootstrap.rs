@@ -40,7 +40,7 @@ pub struct UniqueId {
     magic: u64,
 }
 
-fn random_u64() -> u64 {
+pub(crate) fn random_u64() -> u64 {
     let mut h = RandomState::new().build_hasher();
     h.write_u128(
         std::time::SystemTime::now()
@@ -352,7 +352,7 @@ fn connect(addr: SocketAddr, deadline: Option<Instant>, what: &str) -> Result<Tc
     }
 }
 
-fn shm_dir() -> std::path::PathBuf {
+pub(crate) fn shm_dir() -> std::path::PathBuf {
     let dev_shm = std::path::Path::new("/dev/shm");
     if dev_shm.is_dir() {
         dev_shm.to_path_buf()
@@ -520,7 +520,8 @@ impl Comm {
             links,
             control,
             mesh,
-            direct: None,
+            direct: (transport == Transport::SharedMemory && config.direct)
+                .then_some((layout, crate::engine::DirectMode::Processes)),
         };
         Ok(Comm::from_parts(parts, config))
     }

@@ -17,7 +17,7 @@
 
 use crate::algo;
 use crate::config::Config;
-use crate::engine::{Call, CopySink, Engine, Kind, Rx, Tuning, Tx};
+use crate::engine::{Call, CopySink, DirectMode, Engine, Kind, Rx, Tuning, Tx};
 use crate::error::{self, failure_kind, AbortReason, FailureKind};
 use crate::op::{ReduceOp, Reducible};
 use crate::transport::{Link, Region, RegionLayout};
@@ -106,8 +106,8 @@ pub(crate) struct Parts {
     pub control: Arc<Region>,
     /// Sockets to the other processes (empty for threads).
     pub mesh: Vec<Option<TcpStream>>,
-    /// The layout of `control` when direct access is allowed (threads only).
-    pub direct: Option<RegionLayout>,
+    /// The layout of `control` when direct access is allowed, and between what.
+    pub direct: Option<(RegionLayout, DirectMode)>,
 }
 
 impl Comm {
@@ -178,7 +178,7 @@ impl Comm {
                 links,
                 control: Arc::clone(&region),
                 mesh: Vec::new(),
-                direct: config.direct.then_some(layout),
+                direct: config.direct.then_some((layout, DirectMode::Threads)),
             };
             comms.push(Comm::from_parts(parts, config));
         }
@@ -203,6 +203,51 @@ impl Comm {
     /// How the ranks reach each other.
     pub fn transport(&self) -> Transport {
         self.transport
+    }
+
+    /// A zeroed buffer of `count` elements that the other ranks can access directly: NCCL's
+    /// `ncclMemAlloc` followed by `ncclCommRegister` (user buffer registration).
+    ///
+    /// The buffer is an ordinary CPU [`DeviceBuffer`](rocm_core::DeviceBuffer) (use its
+    /// views as usual, whole or in part) whose memory is a shared-memory segment of its own
+    /// that peer processes on this host can map. When every rank's send and receive views
+    /// of a large [`Comm::all_reduce`] (or [`Comm::all_reduce_in_place`]) lie in such
+    /// buffers, processes skip the shared-memory rings: each rank maps the peers' segments
+    /// (once; up to 8 per peer stay mapped) and reduces its share straight out of every
+    /// rank's input into every rank's output, as threads always do. Each byte is then read
+    /// and written once instead of travelling through a ring. If any rank's buffer is not
+    /// registered, every rank takes the rings, with the same results. Threads and TCP
+    /// communicators accept these buffers too (threads need no registration; TCP ignores it).
+    ///
+    /// The segment lives as long as the buffer (peers unmap it at their next direct call
+    /// after it is dropped, or when a 9th segment of the same rank evicts it); it is
+    /// reached through this process's open descriptor, so nothing is left in `/dev/shm`
+    /// when the process dies. Peers must be processes of the same user in the same PID
+    /// namespace (they open `/proc/<pid>/fd/<fd>`). `ROCM_CCL_DIRECT=0` on every rank turns
+    /// direct access off. The buffer may be used with any communicator of this process.
+    pub fn alloc_shared<T: Reducible>(&self, count: usize) -> Result<rocm_core::DeviceBuffer<T>> {
+        check_device("alloc_shared", &self.device)?;
+        let bytes = count.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            Error::invalid(
+                "count",
+                format!("{count} elements overflow the address space"),
+            )
+        })?;
+        let alloc = crate::shared::alloc(bytes)?;
+        // SAFETY: `alloc` is a fresh mapping of `bytes` zeroed data bytes (page-aligned,
+        // so aligned for any element), valid for reads and writes while it lives, which is
+        // as long as the buffer. Other processes write to it only inside a direct
+        // all_reduce the buffer is borrowed for, under the protocol of `direct`, which
+        // keeps every byte range to one writer at a time.
+        unsafe { rocm_core::DeviceBuffer::from_allocation(&self.device, alloc, count) }
+    }
+
+    /// How many calls of this rank so far went through direct access (reducing straight
+    /// out of the other ranks' buffers, no rings): large all_reduces between threads, or
+    /// between processes when every rank's buffers are registered
+    /// ([`Comm::alloc_shared`]). A diagnostic, as NCCL's debug log tells which path ran.
+    pub fn direct_calls(&self) -> u64 {
+        self.engine.direct_done
     }
 
     /// Sets the timeout of every later blocking call (`None`: wait forever).

@@ -3,7 +3,8 @@
 //! The defaults suit CPU ranks; every field can also be set from the environment with
 //! [`Config::from_env`] (`ROCM_CCL_TIMEOUT_MS`, `ROCM_CCL_RING_BYTES`, `ROCM_CCL_CHUNK_BYTES`,
 //! `ROCM_CCL_TREE_MAX_BYTES`, `ROCM_CCL_SHM=0` to force TCP between processes of one host,
-//! `ROCM_CCL_DIRECT=0` to make threads use the rings, `ROCM_CCL_SPIN_US`).
+//! `ROCM_CCL_DIRECT=0` to make threads and registered buffers use the rings,
+//! `ROCM_CCL_SPIN_US`).
 
 use rocm_core::{Error, Result};
 use std::time::Duration;
@@ -24,8 +25,10 @@ pub struct Config {
     pub step_bytes: usize,
     /// Whether processes on one host use shared memory (else TCP over loopback).
     pub shared_memory: bool,
-    /// Whether ranks that are threads of one process reduce straight out of each other's
-    /// buffers (all_reduce); else they go through the rings like processes.
+    /// Whether ranks that are threads of one process, or processes of one host whose
+    /// buffers are registered ([`crate::Comm::alloc_shared`]), reduce straight out of
+    /// each other's buffers (all_reduce); else they go through the rings. Processes must
+    /// all pass the same value.
     pub direct: bool,
     /// How long a waiting rank spins before it yields the core; `None` chooses: 1 ms when
     /// the communicator has no more ranks than this machine has cores (a peer that is

@@ -311,6 +311,15 @@ impl Rx<'_> {
     }
 }
 
+/// Who shares the direct-access slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DirectMode {
+    /// Threads of one process: slots hold buffer addresses.
+    Threads,
+    /// Processes of one host: slots hold where registered buffers lie in their segments.
+    Processes,
+}
+
 /// Tunables of the algorithms and the waiting (see [`crate::Config`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Tuning {
@@ -387,10 +396,16 @@ pub(crate) struct Engine {
     pub tuning: Tuning,
     /// The call in progress, for error messages.
     pub op: &'static str,
-    /// For threads of one process: the layout of `control`, whose slots allow direct access.
-    direct: Option<RegionLayout>,
+    /// The layout of `control`, whose slots allow direct access, and who the ranks are:
+    /// threads of this process (any buffer) or processes of this host (registered
+    /// buffers only).
+    direct: Option<(RegionLayout, DirectMode)>,
+    /// Processes: peers' registered segments mapped so far, most recently used last.
+    pub peer_segments: Vec<(usize, crate::shared::PeerSegment)>,
     /// Number of direct calls made so far (every rank makes the same calls).
     pub direct_seq: u64,
+    /// Number of calls that completed through direct access (no rings).
+    pub direct_done: u64,
     /// The current spin time, adapted between 2 µs and `tuning.spin` (see `waited`).
     spin_now: Duration,
 }
@@ -402,7 +417,7 @@ impl Engine {
         control: Arc<Region>,
         mesh: Vec<Option<TcpStream>>,
         tuning: Tuning,
-        direct: Option<RegionLayout>,
+        direct: Option<(RegionLayout, DirectMode)>,
     ) -> Engine {
         let nranks = links.len();
         let spin_now = tuning.spin;
@@ -417,19 +432,38 @@ impl Engine {
             tuning,
             op: "",
             direct,
+            peer_segments: Vec::new(),
             direct_seq: 0,
+            direct_done: 0,
             spin_now,
         }
     }
 
-    /// The slot of `rank` when the ranks are threads of this process sharing `control`.
+    /// The direct-access slot of `rank` when the ranks share `control` (threads of this
+    /// process, or processes of this host).
     pub fn slot(&self, rank: usize) -> Option<&Slot> {
-        self.control.slot(self.direct?, rank)
+        self.control.slot(self.direct?.0, rank)
     }
 
-    /// Whether direct (zero-copy) collectives are possible.
-    pub fn has_direct(&self) -> bool {
-        self.direct.is_some()
+    /// Whether direct (zero-copy) collectives are possible, and between what.
+    pub fn direct_mode(&self) -> Option<DirectMode> {
+        self.direct.map(|d| d.1)
+    }
+
+    /// Whether rank `peer`'s process has exited: its connection is closed and the
+    /// process `pid` is gone (a closed connection alone may be a live rank that stopped
+    /// the communicator). Always false for threads.
+    pub fn peer_gone(&self, peer: usize, pid: u32) -> bool {
+        let Some(Some(s)) = self.mesh.get(peer) else {
+            return false;
+        };
+        let mut b = [0u8; 1];
+        let closed = match s.peek(&mut b) {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+        };
+        closed && crate::shared::process_gone(pid)
     }
 
     /// One idle step of a wait outside [`Engine::run`]: backs off, and fails on abort or
@@ -441,9 +475,15 @@ impl Engine {
         if let Some(reason) = self.stopped() {
             return Err(error::aborted(self.op, self.rank, reason));
         }
-        if wait.deadline.is_some_and(|d| Instant::now() >= d) {
+        let now = Instant::now();
+        if wait.deadline.is_some_and(|d| now >= d) {
             let timeout = self.tuning.timeout.unwrap_or_default();
             return Err(error::timed_out(self.op, self.rank, timeout, what));
+        }
+        // Processes: every rank is awaited, so any closed peer is fatal.
+        if !self.mesh.is_empty() && now.duration_since(wait.last_probe) > Duration::from_millis(2) {
+            wait.last_probe = now;
+            self.probe_peers(&|_| true)?;
         }
         Ok(())
     }

@@ -41,6 +41,7 @@ mod engine;
 pub mod error;
 pub mod op;
 pub mod reference;
+mod shared;
 mod stream;
 mod transport;
 

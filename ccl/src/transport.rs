@@ -171,8 +171,9 @@ impl Region {
     }
 }
 
-/// What a rank publishes for direct (zero-copy) collectives between threads: the
-/// addresses of its buffers and the call, then `arrive`/`done` sequence numbers.
+/// What a rank publishes for direct (zero-copy) collectives: the addresses of its
+/// buffers (threads) or where they lie in registered segments (processes), the call,
+/// then `arrive`/`done` sequence numbers.
 #[repr(C, align(128))]
 #[derive(Default)]
 pub(crate) struct Slot {
@@ -184,7 +185,15 @@ pub(crate) struct Slot {
     pub call: [AtomicU64; 2],
     /// Slot 0 only: `2s+1` once call `s` may go ahead, `2s+2` if it was cancelled.
     pub gate: AtomicU64,
+    /// Processes: the publishing process's id.
+    pub pid: AtomicU64,
+    /// Processes: `[src segment id, src offset, dst segment id, dst offset,
+    /// src fd | dst fd << 32]`; a segment id of 0 means "not in a registered segment".
+    pub reg: [AtomicU64; 5],
 }
+
+// The control area holds one 128-byte slot per rank (see `RegionLayout::control_bytes`).
+const _: () = assert!(std::mem::size_of::<Slot>() == 128);
 
 /// One direction of a ring: `head` (bytes ever written) on the first cache line of the
 /// header page, `tail` (bytes ever read) on the third, data after the page.

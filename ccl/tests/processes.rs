@@ -124,6 +124,179 @@ fn sixty_four_mib(comm: &mut Comm) {
     }
 }
 
+/// A CPU buffer holding `data`: registered (`Comm::alloc_shared`) or not.
+fn buffer<T: Gen>(comm: &Comm, data: &[T], registered: bool) -> DeviceBuffer<T> {
+    if registered {
+        let mut b = comm.alloc_shared::<T>(data.len()).unwrap();
+        b.upload(data).unwrap();
+        b
+    } else {
+        DeviceBuffer::from_slice(comm.device(), data).unwrap()
+    }
+}
+
+/// The count of the mismatch role (`CCL_LEN`, default 100; the timeout role uses a tenth).
+fn base_len() -> usize {
+    std::env::var("CCL_LEN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
+}
+
+/// Whether this rank registers its buffers (`CCL_REG`: `all`, or a comma list of ranks).
+fn registers(rank: usize) -> bool {
+    match std::env::var("CCL_REG") {
+        Ok(v) if v == "all" => true,
+        Ok(v) => v.split(',').any(|x| x.parse() == Ok(rank)),
+        Err(_) => false,
+    }
+}
+
+/// Filler values around the views (distinct per rank and buffer), to catch a read or a
+/// write at the wrong offset or in the wrong segment.
+fn filler<T: Gen>(seed: u64, r: usize, len: usize) -> Vec<T> {
+    input(seed ^ 0x5eed_f111, r + 1000, len)
+}
+
+/// One all_reduce of `len` elements out of place and one in place, with every view at an
+/// offset that differs per rank inside a larger buffer (registered when `register`): the
+/// send view in buffer A, the receive view in buffer B, and once more both views in one
+/// buffer. Checks the results against the sequential reference (exactly, in rank order,
+/// when `direct` says every rank is registered and the call is large enough for direct
+/// access: the order of the threads' direct path), that nothing around the views changed,
+/// and that the call took the direct path exactly when expected.
+fn registered_case<T: Gen>(
+    comm: &mut Comm,
+    seed: u64,
+    len: usize,
+    op: ReduceOp,
+    register: bool,
+    direct: bool,
+) {
+    let (n, r) = (comm.nranks(), comm.rank());
+    let all = inputs::<T>(seed, n, len);
+    let want_direct = direct && n > 1 && len * std::mem::size_of::<T>() > (32 << 10);
+    let what =
+        |c: &str| format!("registered {c} len={len} seed={seed} rank={r} n={n} reg={register}");
+    let check = |c: &str, got: &[T]| {
+        if want_direct {
+            let want = rocm_ccl::reference::all_reduce(&all, op);
+            assert!(
+                got == &want[..],
+                "{}: {} {op}: not bit-identical to rank order",
+                what(c),
+                T::DTYPE
+            );
+        } else {
+            check_reduced(&what(c), &all, 0, got, op);
+        }
+    };
+    let (so, ro) = (3 + 5 * r, 11 + 7 * r);
+    let pad = 40;
+    let fa = filler::<T>(seed, r, len + pad);
+    let fb = filler::<T>(seed + 1, r, len + pad);
+    let mut a_init = fa.clone();
+    a_init[so..so + len].copy_from_slice(&all[r]);
+    let before = comm.direct_calls();
+    // Out of place, two buffers.
+    let a = buffer(comm, &a_init, register);
+    let mut b = buffer(comm, &fb, register);
+    comm.all_reduce(
+        &a.slice(so..so + len).unwrap(),
+        &mut b.slice_mut(ro..ro + len).unwrap(),
+        op,
+    )
+    .unwrap();
+    let got_b = b.to_vec().unwrap();
+    check("out of place", &got_b[ro..ro + len]);
+    assert_eq!(
+        a.to_vec().unwrap(),
+        a_init,
+        "{}: send buffer changed",
+        what("out of place")
+    );
+    assert!(
+        got_b[..ro] == fb[..ro] && got_b[ro + len..] == fb[ro + len..],
+        "{}: wrote outside the view",
+        what("out of place")
+    );
+    // In place.
+    let mut a = buffer(comm, &a_init, register);
+    comm.all_reduce_in_place(&mut a.slice_mut(so..so + len).unwrap(), op)
+        .unwrap();
+    let got_a = a.to_vec().unwrap();
+    check("in place", &got_a[so..so + len]);
+    assert!(
+        got_a[..so] == fa[..so] && got_a[so + len..] == fa[so + len..],
+        "{}: wrote outside the view",
+        what("in place")
+    );
+    // Out of place, both views in one buffer: [filler | send | filler | recv | filler].
+    let mut c_init = a_init.clone();
+    c_init.extend_from_slice(&fb);
+    let mid = len + pad;
+    let mut c = buffer(comm, &c_init, register);
+    {
+        let (head, mut tail) = c.as_slice_mut().split_at_mut(mid).unwrap();
+        let send = head.as_slice();
+        comm.all_reduce(
+            &send.slice(so..so + len).unwrap(),
+            &mut tail.slice_mut(ro..ro + len).unwrap(),
+            op,
+        )
+        .unwrap();
+    }
+    let got_c = c.to_vec().unwrap();
+    check("one buffer", &got_c[mid + ro..mid + ro + len]);
+    let mut want_c = c_init.clone();
+    want_c[mid + ro..mid + ro + len].copy_from_slice(&got_c[mid + ro..mid + ro + len]);
+    assert!(
+        got_c == want_c,
+        "{}: wrote outside the view",
+        what("one buffer")
+    );
+    let took = comm.direct_calls() - before;
+    assert_eq!(
+        took,
+        if want_direct { 3 } else { 0 },
+        "{}: direct calls",
+        what("")
+    );
+}
+
+/// [`registered_case`] for every element type × op × `sizes`.
+fn registered_sweep(comm: &mut Comm, sizes: &[usize], register: bool, direct: bool) {
+    for (i, &len) in sizes.iter().enumerate() {
+        for (k, &op) in ReduceOp::ALL.iter().enumerate() {
+            let seed = 500 + 31 * i as u64 + k as u64;
+            macro_rules! each {
+                ($($t:ty),*) => {$(
+                    if op.supports(<$t as rocm_core::Element>::DTYPE) {
+                        registered_case::<$t>(comm, seed, len, op, register, direct);
+                    }
+                )*};
+            }
+            each!(
+                f32,
+                f64,
+                rocm_core::f16,
+                rocm_core::bf16,
+                i32,
+                i64,
+                u8,
+                i8,
+                u32,
+                rocm_core::Complex32,
+                rocm_core::Complex64
+            );
+        }
+    }
+}
+
+/// Sizes of the registered sweep: empty, one element, odd, and above the direct-access
+/// threshold (32 KiB) for 1-byte (40 009) and 4-byte and wider (9001) elements.
+const REG_SIZES: [usize; 5] = [0, 1, 7, 9001, 40_009];
+
 /// The body of a rank process (does nothing when run as a normal test).
 #[test]
 fn child() {
@@ -144,6 +317,55 @@ fn child() {
             let sizes = sizes_for(comm.nranks());
             check_collectives(&mut comm, sizes);
         }
+        "registered" => {
+            let mut comm = join_from_env_id();
+            let n = comm.nranks();
+            let every = (0..n).all(registers);
+            let mine = registers(comm.rank());
+            registered_sweep(&mut comm, &REG_SIZES, mine, every);
+        }
+        // More live registered buffers than a peer keeps mapped (8): each used twice,
+        // round robin, so mappings are evicted and made again.
+        "registered_many" => {
+            let mut comm = join_from_env_id();
+            let (n, r) = (comm.nranks(), comm.rank());
+            let len = 20_000;
+            let mut bufs: Vec<_> = (0..12)
+                .map(|k| {
+                    let x: Vec<f32> = input(900 + k, r, len);
+                    (
+                        buffer(&comm, &x, true),
+                        comm.alloc_shared::<f32>(len).unwrap(),
+                    )
+                })
+                .collect();
+            for round in 0..2 {
+                for (k, (x, y)) in bufs.iter_mut().enumerate() {
+                    comm.all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Max)
+                        .unwrap();
+                    let all = inputs::<f32>(900 + k as u64, n, len);
+                    let want = rocm_ccl::reference::all_reduce(&all, ReduceOp::Max);
+                    assert!(y.to_vec().unwrap() == want, "buffer {k} round {round}");
+                }
+            }
+            assert_eq!(comm.direct_calls(), 24);
+        }
+        "registered_big" => {
+            let mut comm = join_from_env_id();
+            let len = (64 << 20) / 4 + 1;
+            let val = |r: usize, i: usize| ((r * 7 + i) % 13) as f32;
+            let (n, r) = (comm.nranks(), comm.rank());
+            let x: Vec<f32> = (0..len).map(|i| val(r, i)).collect();
+            let xb = buffer(&comm, &x, true);
+            let mut y = comm.alloc_shared::<f32>(len).unwrap();
+            comm.all_reduce(&xb.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap();
+            assert_eq!(comm.direct_calls(), 1);
+            for (i, g) in y.to_vec().unwrap().iter().enumerate() {
+                let want: f32 = (0..n).map(|j| val(j, i)).sum();
+                assert_eq!(*g, want, "element {i}");
+            }
+        }
         "big" => {
             let mut comm = join_from_env_id();
             sixty_four_mib(&mut comm);
@@ -152,9 +374,10 @@ fn child() {
         "mismatch" => {
             let mut comm = join_from_env_id();
             comm.barrier().unwrap();
-            let len = 100 + usize::from(comm.rank() == 1);
-            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; len]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), len).unwrap();
+            let len = base_len() + usize::from(comm.rank() == 1);
+            let reg = registers(comm.rank());
+            let x = buffer(&comm, &vec![1.0f32; len], reg);
+            let mut y = buffer(&comm, &vec![0.0f32; len], reg);
             let e = comm
                 .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                 .unwrap_err();
@@ -178,8 +401,9 @@ fn child() {
             } else {
                 comm.set_timeout(Some(Duration::from_millis(500)));
                 let t = Instant::now();
-                let x = DeviceBuffer::from_slice(comm.device(), &[1.0f32; 10]).unwrap();
-                let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 10).unwrap();
+                let (len, reg) = (base_len() / 10, registers(comm.rank()));
+                let x = buffer(&comm, &vec![1.0f32; len], reg);
+                let mut y = buffer(&comm, &vec![0.0f32; len], reg);
                 let e = comm
                     .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                     .unwrap_err();
@@ -207,8 +431,9 @@ fn child() {
             let mut comm = join_from_env_id();
             comm.barrier().unwrap();
             let t = Instant::now();
-            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; 1 << 16]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 1 << 16).unwrap();
+            let reg = registers(comm.rank());
+            let x = buffer(&comm, &vec![1.0f32; 1 << 16], reg);
+            let mut y = buffer(&comm, &vec![0.0f32; 1 << 16], reg);
             let e = comm
                 .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                 .unwrap_err();
@@ -237,8 +462,9 @@ fn child() {
             let mut comm = join_from_env_id();
             comm.barrier().unwrap();
             let t = Instant::now();
-            let x = DeviceBuffer::from_slice(comm.device(), &vec![1.0f32; 1 << 16]).unwrap();
-            let mut y = DeviceBuffer::<f32>::zeros(comm.device(), 1 << 16).unwrap();
+            let reg = registers(comm.rank());
+            let x = buffer(&comm, &vec![1.0f32; 1 << 16], reg);
+            let mut y = buffer(&comm, &vec![0.0f32; 1 << 16], reg);
             let e = comm
                 .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
                 .unwrap_err();
@@ -265,6 +491,16 @@ fn child() {
 }
 
 fn run_group(n: usize, shm: bool, roles: &[&str]) -> Vec<Child> {
+    run_group_reg(n, shm, roles, "")
+}
+
+/// [`run_group`] with `CCL_REG` = `reg` (which ranks register their buffers).
+fn run_group_reg(n: usize, shm: bool, roles: &[&str], reg: &str) -> Vec<Child> {
+    run_group_env(n, shm, roles, &[("CCL_REG", reg)])
+}
+
+/// [`run_group`] with more environment variables for the ranks.
+fn run_group_env(n: usize, shm: bool, roles: &[&str], env: &[(&str, &str)]) -> Vec<Child> {
     let id = UniqueId::new_on("127.0.0.1:0".parse().unwrap()).unwrap();
     (0..n)
         .map(|r| {
@@ -275,7 +511,10 @@ fn run_group(n: usize, shm: bool, roles: &[&str]) -> Vec<Child> {
                     ("CCL_N", n.to_string()),
                     ("CCL_R", r.to_string()),
                     ("CCL_SHM", u8::from(shm).to_string()),
-                ],
+                ]
+                .into_iter()
+                .chain(env.iter().map(|(k, v)| (*k, v.to_string())))
+                .collect::<Vec<_>>(),
             )
         })
         .collect()
@@ -314,9 +553,21 @@ fn processes_sixty_four_mib() {
 /// out; at least the first reports the timeout), over shared memory and TCP.
 #[test]
 fn mismatch_and_timeout_between_processes() {
-    for shm in [true, false] {
+    // Large counts (shared memory): the direct path's handshake sees the mismatch or
+    // waits, with and without registered buffers.
+    for (shm, len, reg) in [
+        (true, 100, ""),
+        (false, 100, ""),
+        (true, 200_000, ""),
+        (true, 200_000, "all"),
+    ] {
         for role in ["mismatch", "timeout"] {
-            let mut kids = run_group(3, shm, &[role]);
+            let mut kids = run_group_env(
+                3,
+                shm,
+                &[role],
+                &[("CCL_REG", reg), ("CCL_LEN", &len.to_string())],
+            );
             let codes = wait_all(&mut kids, Duration::from_secs(60));
             // The ranks that call the collective (in "timeout", rank 2 never does).
             let callers = if role == "timeout" { 2 } else { 3 };
@@ -327,15 +578,19 @@ fn mismatch_and_timeout_between_processes() {
                     && codes[..callers].contains(&Some(0))
                     && codes[callers..].iter().all(|c| *c == Some(0))
             };
-            assert!(ok, "{role} shm={shm}: exit codes {codes:?}");
+            assert!(
+                ok,
+                "{role} shm={shm} len={len} reg={reg}: exit codes {codes:?}"
+            );
         }
     }
 }
 
+/// Also with registered buffers (the direct path's waits) over shared memory.
 #[test]
 fn a_killed_process_fails_the_others() {
-    for shm in [true, false] {
-        let mut kids = run_group(3, shm, &["survivor", "survivor", "victim"]);
+    for (shm, reg) in [(true, ""), (true, "all"), (false, "")] {
+        let mut kids = run_group_reg(3, shm, &["survivor", "survivor", "victim"], reg);
         // Let everyone pass the barrier and block in the all_reduce waiting for rank 2.
         std::thread::sleep(Duration::from_millis(1500));
         let _ = kids[2].kill();
@@ -348,10 +603,11 @@ fn a_killed_process_fails_the_others() {
     }
 }
 
+/// Also with registered buffers (the direct path's waits) over shared memory.
 #[test]
 fn abort_in_one_process_stops_the_others() {
-    for shm in [true, false] {
-        let mut kids = run_group(3, shm, &["aborted", "aborted", "aborter"]);
+    for (shm, reg) in [(true, ""), (true, "all"), (false, "")] {
+        let mut kids = run_group_reg(3, shm, &["aborted", "aborted", "aborter"], reg);
         let codes = wait_all(&mut kids, Duration::from_secs(60));
         assert!(
             codes.iter().all(|c| *c == Some(0)),
@@ -411,4 +667,58 @@ fn from_env_torchrun_and_openmpi() {
         codes.iter().all(|c| *c == Some(0)),
         "mpirun-style over TCP: {codes:?}"
     );
+}
+
+/// Registered buffers (`Comm::alloc_shared`) between 2, 3 and 4 processes: every element
+/// type × op × size, in place and out of place, at per-rank offsets inside larger
+/// buffers; results bit-identical to the rank-order reduction (the threads' direct path)
+/// and the direct path taken exactly for the large calls.
+#[test]
+fn registered_all_reduce_between_processes() {
+    for n in [2, 3, 4] {
+        let mut kids = run_group_reg(n, true, &["registered"], "all");
+        let codes = wait_all(&mut kids, Duration::from_secs(300));
+        assert!(
+            codes.iter().all(|c| *c == Some(0)),
+            "n={n}: exit codes {codes:?}"
+        );
+    }
+}
+
+/// Some ranks registered, some not: every rank takes the rings, results still right.
+#[test]
+fn registered_mixed_falls_back_to_rings() {
+    for (n, reg) in [(2, "0"), (3, "0,2"), (3, "1")] {
+        let mut kids = run_group_reg(n, true, &["registered"], reg);
+        let codes = wait_all(&mut kids, Duration::from_secs(300));
+        assert!(
+            codes.iter().all(|c| *c == Some(0)),
+            "n={n} reg={reg}: exit codes {codes:?}"
+        );
+    }
+}
+
+/// More live registered buffers than the peers keep mapped, used round robin.
+#[test]
+fn registered_many_live_buffers() {
+    let mut kids = run_group_reg(3, true, &["registered_many"], "all");
+    let codes = wait_all(&mut kids, Duration::from_secs(120));
+    assert!(codes.iter().all(|c| *c == Some(0)), "exit codes {codes:?}");
+}
+
+/// 64 MiB + 4 bytes of f32 in registered buffers between 2 processes (direct path).
+#[test]
+fn registered_sixty_four_mib() {
+    let mut kids = run_group_reg(2, true, &["registered_big"], "all");
+    let codes = wait_all(&mut kids, Duration::from_secs(120));
+    assert!(codes.iter().all(|c| *c == Some(0)), "exit codes {codes:?}");
+}
+
+/// Registered buffers work between threads too (they take the direct path anyway).
+#[test]
+fn registered_buffers_with_threads() {
+    for n in [2, 3] {
+        let comms = threads(n, &Config::default());
+        on_threads(comms, |comm| registered_sweep(comm, &REG_SIZES, true, true));
+    }
 }

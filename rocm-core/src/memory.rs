@@ -92,6 +92,57 @@ impl<T: Element> DeviceBuffer<T> {
         Self::from_slice(device, &pack_col_major(a, ld)?)
     }
 
+    /// A buffer of `len` elements over memory that something other than the device's
+    /// allocator provides (for example a shared-memory segment that other processes map,
+    /// as a communicator's registered buffers are; see `rocm_ccl::Comm::alloc_shared`).
+    /// `alloc` is owned by the buffer and dropped with it.
+    ///
+    /// Errors: `alloc` holds fewer than `len * size_of::<T>()` bytes, its address is not
+    /// aligned for `T`, or it has no host pointer while `device` is the CPU.
+    ///
+    /// # Safety
+    ///
+    /// For as long as `alloc` lives, `[address, address + bytes)` (and, on the CPU, the
+    /// same bytes at `host_ptr`) must be memory of `device` that is valid for reads and
+    /// writes, initialised, and not accessed through any other path except as the caller
+    /// documents (concurrent access from elsewhere must be synchronised by the caller, as
+    /// a collective does), exactly as the device's own allocations are.
+    pub unsafe fn from_allocation(
+        device: &Device,
+        alloc: Box<dyn Allocation>,
+        len: usize,
+    ) -> Result<Self> {
+        let bytes = byte_len::<T>(len)?;
+        if alloc.bytes() < bytes {
+            return Err(Error::invalid(
+                "allocation",
+                format!("holds {} bytes, {len} elements need {bytes}", alloc.bytes()),
+            ));
+        }
+        if alloc.address() % std::mem::align_of::<T>() as u64 != 0 {
+            return Err(Error::invalid(
+                "allocation",
+                format!(
+                    "address {:#x} is not aligned to {} bytes",
+                    alloc.address(),
+                    std::mem::align_of::<T>()
+                ),
+            ));
+        }
+        if device.is_cpu() && alloc.host_ptr().is_none() {
+            return Err(Error::invalid(
+                "allocation",
+                "CPU buffers need a host pointer",
+            ));
+        }
+        Ok(DeviceBuffer {
+            device: device.clone(),
+            alloc,
+            len,
+            _t: PhantomData,
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
