@@ -390,6 +390,26 @@ fn tf32_sgemm_gpu_matches_reference() {
                 ..all[0]
             });
         }
+        // The other layouts: the same wgmma kernel on transposed copies of A and/or B
+        // (compute capability 9.0), batched with odd strides too.
+        for (ta, tb) in [
+            (Transpose::N, Transpose::N),
+            (Transpose::N, Transpose::T),
+            (Transpose::T, Transpose::T),
+        ] {
+            for (m, n, k, batch) in [(256, 256, 96, 1), (77, 130, 45, 3), (1, 33, 260, 2)] {
+                all.push(Case {
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    pads: (3, 1, 2),
+                    batch,
+                    ..all[0]
+                });
+            }
+        }
         for (i, mut c) in all.into_iter().enumerate() {
             c.tf32 = true;
             check::<f32>(&dev, c, 5000 + i as u64);

@@ -19,3 +19,4 @@ pub mod level1;
 pub mod level2;
 pub mod ptx;
 pub mod ptxas;
+pub mod transpose;

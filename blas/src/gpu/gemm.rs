@@ -27,7 +27,9 @@
 //!   leading dimension rounded up to 16 bytes. The copy reads and writes each operand
 //!   once (for 4097³ bf16 about a fifth of the product's time), where the fallback
 //!   `mma.sync` kernel runs at a small fraction of wgmma's rate. Its dynamic shared
-//!   memory (`ptx::dynamic_shared_bytes`) goes with the launch.
+//!   memory (`ptx::dynamic_shared_bytes`) goes with the launch. tf32 calls in the
+//!   other three layouts take the op(A) = Aᵀ, op(B) = B variant on transposed copies of
+//!   the operands that need it (`rocm_kernels::transpose`, into the same workspace).
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
 //!   (`amdgpu::model::default_params`) with the problem's transposes.
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
@@ -128,12 +130,44 @@ fn wgmma_params(
     let key = GemmParams::key(p.ab, p.c, p.compute, ta, tb)
         + if p.reduced_f32 { "/tf32" } else { "" }
         + "/wgmma";
-    let w = Catalog::for_target(target).select_shape(Gemm::NAME, &key, &s.dims(), p.clone());
-    let fits = matches!(w.instruction, GemmInstruction::Wgmma { .. })
-        && (w.ab, w.c, w.compute, w.reduced_f32) == (p.ab, p.c, p.compute, p.reduced_f32)
-        && (w.trans_a, w.trans_b) == (ta, tb)
-        && reachable(&w, s, a, b, batch);
-    fits.then_some(w)
+    let catalog = Catalog::for_target(target);
+    let w = catalog.select_shape(Gemm::NAME, &key, &s.dims(), p.clone());
+    let same_class = |w: &GemmParams| {
+        matches!(w.instruction, GemmInstruction::Wgmma { .. })
+            && (w.ab, w.c, w.compute, w.reduced_f32) == (p.ab, p.c, p.compute, p.reduced_f32)
+    };
+    if same_class(&w) && (w.trans_a, w.trans_b) == (ta, tb) && reachable(&w, s, a, b, batch) {
+        return Some(w);
+    }
+    // tf32 wgmma reads only K-major operands (op(A) = Aᵀ, op(B) = B): other layouts take
+    // that class's variant on transposed copies (see `launch`), which costs one pass
+    // over each transposed operand against a kernel several times the `mma.sync` one's
+    // rate.
+    if p.reduced_f32 && (ta, tb) != (true, false) {
+        let key = GemmParams::key(p.ab, p.c, p.compute, true, false) + "/tf32/wgmma";
+        let w = catalog.select_shape(Gemm::NAME, &key, &s.dims(), p.clone());
+        // Transposed copies always meet the copy rule; an operand read as stored must
+        // meet it or be repackable.
+        let (ra, rb) = repacks(p.ab, s, a, b);
+        let as_stored = [(ta, ra), (!tb, rb)];
+        let repackable = as_stored
+            .into_iter()
+            .all(|(kept, r)| !kept || r.is_none_or(|r| r.copies(batch) <= MAX_REPACK_COPIES));
+        if same_class(&w) && (w.trans_a, w.trans_b) == (true, false) && repackable {
+            return Some(w);
+        }
+    }
+    None
+}
+
+/// Whether `p` reads A or B in the other layout than the call stores them (the tf32
+/// wgmma variant chosen for a non-K-major call): `launch` then transposes those
+/// operands first.
+fn flips(p: &GemmParams, s: &GemmShape) -> (bool, bool) {
+    (
+        p.trans_a != s.transa.is_trans(),
+        p.trans_b != s.transb.is_trans(),
+    )
 }
 
 /// Whether a wgmma variant can run on these operands: they meet its copy rule, or each
@@ -354,7 +388,10 @@ pub(crate) fn with_wgmma(
     batch: usize,
 ) -> Result<GemmParams> {
     let p = wgmma_params(blas, s, &p, a, b, batch).unwrap_or(p);
-    if matches!(p.instruction, GemmInstruction::Wgmma { .. }) && !reachable(&p, s, a, b, batch) {
+    if matches!(p.instruction, GemmInstruction::Wgmma { .. })
+        && flips(&p, s) == (false, false)
+        && !reachable(&p, s, a, b, batch)
+    {
         let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
         return if p.reduced_f32 {
             Ok(ptx::fallback_tf32(ta, tb))
@@ -426,6 +463,9 @@ pub(crate) fn launch(
         return Ok(());
     }
     let scale_only = s.k == 0 || alpha.is_zero();
+    if !scale_only && flips(p, s) != (false, false) {
+        return launch_flipped(blas, s, p, alpha, a, b, beta, c, batch);
+    }
     let (ra, rb) = match p.instruction {
         GemmInstruction::Wgmma { .. } if !scale_only => repacks(p.ab, s, a, b),
         _ => (None, None),
@@ -469,6 +509,152 @@ pub(crate) fn launch(
                 r.new_ld,
                 Operand {
                     address: at,
+                    stride: r.new_stride,
+                },
+            );
+        }
+        match split {
+            None => launch_kernel(blas, &shape, p, alpha, a, b, beta, c, batch),
+            Some(k) => k.run(
+                blas,
+                &shape,
+                p,
+                (alpha, beta),
+                (a, b, c),
+                base + partials_at as u64,
+            ),
+        }
+    })
+}
+
+/// `p` on transposed copies of the operands it reads in the other layout ([`flips`]):
+/// each such operand (stored `rows × cols`) is transposed by `rocm_kernels::transpose`
+/// into the operand workspace as `cols × rows` with its leading dimension rounded up to
+/// 16 bytes (so the copy meets the wgmma copy rule), one launch for the whole batch (one
+/// matrix when every problem shares it); an operand read as stored is repacked as in
+/// [`launch`] where it breaks the copy rule; then `p` runs on the copies, with split-K
+/// after them in the workspace where it applies.
+fn launch_flipped(
+    blas: &Blas,
+    s: &GemmShape,
+    p: &GemmParams,
+    alpha: Coefficient,
+    a: Operand,
+    b: Operand,
+    beta: Coefficient,
+    c: Operand,
+    batch: usize,
+) -> Result<()> {
+    use rocm_kernels::transpose::{self, Transpose, TransposeParams};
+    let es = p.ab.size();
+    let v = 16 / es;
+    let (flip_a, flip_b) = flips(p, s);
+    let flip = |flipped: bool, (rows, cols): (usize, usize), ld: usize, from: Operand| {
+        flipped.then(|| {
+            let new_ld = cols.max(1).next_multiple_of(v);
+            let problems = if from.stride == 0 { 1 } else { batch };
+            (rows, cols, ld, from, new_ld, problems)
+        })
+    };
+    let fa = flip(flip_a, s.transa.stored_dims(s.m, s.k), s.lda, a);
+    let fb = flip(flip_b, s.transb.stored_dims(s.k, s.n), s.ldb, b);
+    let len = |f: &Option<(usize, usize, usize, Operand, usize, usize)>| {
+        f.map_or(0, |(rows, _, _, _, new_ld, problems)| {
+            new_ld * rows * problems
+        })
+    };
+    // The operand read as stored still has to meet the copy rule: repacked if not.
+    let (ra, rb) = repacks(p.ab, s, a, b);
+    let (ra, rb) = (ra.filter(|_| !flip_a), rb.filter(|_| !flip_b));
+    let (len_a, len_b) = (
+        len(&fa) + ra.map_or(0, |r| r.len(batch)),
+        len(&fb) + rb.map_or(0, |r| r.len(batch)),
+    );
+    let mut shape = *s;
+    let as_trans = |t: bool| {
+        if t {
+            crate::Transpose::T
+        } else {
+            crate::Transpose::N
+        }
+    };
+    shape.transa = as_trans(p.trans_a);
+    shape.transb = as_trans(p.trans_b);
+    let split = SplitK::plan(blas, &shape, p, batch);
+    let partials_at = ((len_a + len_b) * es).next_multiple_of(16);
+    let bytes = partials_at + split.map_or(0, |k| k.bytes(&shape, p));
+    let loaded = generator::load::<Transpose>(
+        blas.device(),
+        &TransposeParams {
+            element_bytes: es as u32,
+        },
+    )?;
+    let kernel = loaded.module.kernel(transpose::KERNEL)?;
+    blas.with_operand_workspace(bytes.div_ceil(8), |work| {
+        let base = work.as_slice_mut().address();
+        let transposed = |f: (usize, usize, usize, Operand, usize, usize), at: u64| {
+            let (rows, cols, ld, from, new_ld, problems) = f;
+            let dim = |v: usize| {
+                u32::try_from(v).map_err(|_| Error::invalid("gemm", format!("{v} exceeds u32")))
+            };
+            for first in (0..problems).step_by(MAX_GRID_Z) {
+                let count = (problems - first).min(MAX_GRID_Z);
+                let mut args = KernelArgs::new();
+                args.push_pointer(at + (first * new_ld * rows * es) as u64, blas.device())
+                    .push_pointer(
+                        from.address + (first * from.stride * es) as u64,
+                        blas.device(),
+                    )
+                    .push(dim(rows)?)
+                    .push(dim(cols)?)
+                    .push(dim(ld)?)
+                    .push(dim(new_ld)?)
+                    .push(from.stride as u64)
+                    .push((new_ld * rows) as u64);
+                // SAFETY: the caller checked that each of the `problems` stored matrices
+                // (`rows × cols`, leading dimension `ld`, `stride` apart) lies inside the
+                // operand's view; the destination holds `problems` matrices of `cols ×
+                // rows` with leading dimension `new_ld` inside the workspace (sized by
+                // `len`), a separate allocation.
+                unsafe {
+                    kernel.launch(
+                        blas.stream(),
+                        &transpose::launch_config(rows, cols, count),
+                        &args,
+                    )?
+                };
+            }
+            Ok::<Operand, Error>(Operand {
+                address: at,
+                stride: if from.stride == 0 { 0 } else { new_ld * rows },
+            })
+        };
+        let (mut a, mut b) = (a, b);
+        let at_b = base + (len_a * es) as u64;
+        if let Some(f) = fa {
+            a = transposed(f, base)?;
+            shape.lda = f.4;
+        }
+        if let Some(r) = ra {
+            r.copy(blas, es, base, batch)?;
+            (shape.lda, a) = (
+                r.new_ld,
+                Operand {
+                    address: base,
+                    stride: r.new_stride,
+                },
+            );
+        }
+        if let Some(f) = fb {
+            b = transposed(f, at_b)?;
+            shape.ldb = f.4;
+        }
+        if let Some(r) = rb {
+            r.copy(blas, es, at_b, batch)?;
+            (shape.ldb, b) = (
+                r.new_ld,
+                Operand {
+                    address: at_b,
                     stride: r.new_stride,
                 },
             );
