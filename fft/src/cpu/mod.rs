@@ -8,6 +8,7 @@
 
 mod bluestein;
 pub(crate) mod butterfly;
+pub mod cache;
 mod fourstep;
 mod rader;
 mod real;
