@@ -99,6 +99,24 @@ where
     }
 }
 
+/// CPU time of the whole process (every thread), in seconds (0 off Linux).
+#[cfg(not(target_os = "linux"))]
+fn cpu_time() -> f64 {
+    0.0
+}
+
+/// CPU time of the whole process (every thread), in seconds.
+#[cfg(target_os = "linux")]
+fn cpu_time() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write; the clock id is a constant.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 /// Plan creation: the first of each size (cold), then the best of 20 (warm).
 fn plans(sizes: &[usize], p: Precision) {
     let dev = Device::cpu();
@@ -126,12 +144,31 @@ fn plans(sizes: &[usize], p: Precision) {
             drop(plan);
             e
         };
+        let cpu0 = cpu_time();
         let cold = make();
+        let cold_cpu = cpu_time() - cpu0;
         let warm = (0..20).map(|_| make()).fold(f64::MAX, f64::min);
+        // rustfft's planner has no cross-planner cache: a fresh planner each time.
+        let theirs = || {
+            let t = Instant::now();
+            let f = if p == Precision::F64 {
+                let _ = rustfft::FftPlanner::<f64>::new().plan_fft_forward(n);
+                t.elapsed()
+            } else {
+                let _ = rustfft::FftPlanner::<f32>::new().plan_fft_forward(n);
+                t.elapsed()
+            };
+            f.as_secs_f64()
+        };
+        let rf_cold = theirs();
+        let rf_warm = (0..5).map(|_| theirs()).fold(f64::MAX, f64::min);
         println!(
-            "{n:>8} {p} plan cold {:>9.1} us  warm {:>9.1} us",
+            "{n:>8} {p} plan cold {:>9.1} us (cpu {:>9.1} us)  warm {:>9.1} us  | rustfft fresh planner first {:>9.1} us  best {:>9.1} us",
             cold * 1e6,
-            warm * 1e6
+            cold_cpu * 1e6,
+            warm * 1e6,
+            rf_cold * 1e6,
+            rf_warm * 1e6
         );
     }
 }
