@@ -165,22 +165,27 @@ fn fill_quarter<T: Real>(q: &mut [C<T>], n: usize, table: Option<&RootTable>, fo
         None => root_dir(e as u64, n as u64, forward),
     };
     let quarter = n / 4;
-    let fill = |e0: usize, out: &mut [C<T>]| {
+    debug_assert_eq!(q.len(), quarter);
+    // e ≤ n/8 evaluated; the rest (n/4 − e < n/8 + 1) mirrored from those.
+    let (lo, hi) = q.split_at_mut((n / 8 + 1).min(quarter));
+    par_fill(lo, 0, |e0, out| {
         for (e, z) in (e0..).zip(out.iter_mut()) {
-            *z = if 8 * e <= n {
-                cast(root(e))
+            *z = cast(root(e));
+        }
+    });
+    let lo = &*lo;
+    let first = lo.len();
+    par_fill(hi, first, |e0, out| {
+        for (e, z) in (e0..).zip(out.iter_mut()) {
+            let w = lo[quarter - e];
+            // ∓i · conj(w): forward (−im, −re), backward (im, re).
+            *z = if forward {
+                C::new(-w.im, -w.re)
             } else {
-                let w = root(quarter - e);
-                // ∓i · conj(w): forward (−im, −re), backward (im, re).
-                if forward {
-                    cast(C::new(-w.im, -w.re))
-                } else {
-                    cast(C::new(w.im, w.re))
-                }
+                C::new(w.im, w.re)
             };
         }
-    };
-    par_fill(q, 0, fill);
+    });
 }
 
 /// Fills `out` (entries `i0..` of a table) by `fill(i0, out)`, in parallel chunks
