@@ -54,7 +54,7 @@ struct Pass<T> {
 
 impl<T> Pass<T> {
     /// The twiddle `ω_{rm}^{pj}` for `1 ≤ j < r`.
-    #[cfg(test)]
+    #[inline(always)]
     fn twiddle(&self, p: usize, j: usize) -> &C<T> {
         &self.tw[(j - 1) * self.m + p]
     }
@@ -763,10 +763,8 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     let m = pass.m;
     let (xp, yp) = (x.as_ptr(), y.ptr);
     let one = C::new(V::T::one(), V::T::zero());
-    // Rows by j: tw[(j−1)·m + p].
-    let tw: &[C<V::T>] = &pass.tw;
     for p in p0..p1 {
-        let w: [V; R] = from_fn(|j| V::splat(if j > 0 { tw[(j - 1) * m + p] } else { one }));
+        let w: [V; R] = from_fn(|j| V::splat(if j > 0 { *pass.twiddle(p, j) } else { one }));
         for blk in 0..count {
             let mut q = q0;
             while q < q1 {
@@ -850,12 +848,7 @@ fn generic_columns<V: Cv>(
     let (mut a, mut b) = ([z; MAX], [z; MAX]);
     let (mut sp, mut sm) = ([z; MAX / 2 + 1], [z; MAX / 2 + 1]);
     let (xp, yp) = (x.as_ptr(), y.ptr);
-    let tw: &[C<V::T>] = &pass.tw;
-    let mut w = [z; MAX];
     for p in p0..p1 {
-        for (j, wj) in w[..r].iter_mut().enumerate().skip(1) {
-            *wj = V::splat(tw[(j - 1) * m + p]);
-        }
         for blk in 0..count {
             let mut q = q0;
             while q < q1 {
@@ -868,7 +861,11 @@ fn generic_columns<V: Cv>(
                     }
                     bf_generic_v(&a[..r], &mut b[..r], k, &mut sp, &mut sm);
                     for (j, &bj) in b[..r].iter().enumerate() {
-                        let v = if m > 1 && j > 0 { bj.mul(w[j]) } else { bj };
+                        let v = if m > 1 && j > 0 {
+                            bj.mul(V::splat(*pass.twiddle(p, j)))
+                        } else {
+                            bj
+                        };
                         v.store(yb.add(q + s * (r * p + j)));
                     }
                 }
