@@ -4,7 +4,9 @@
 //! smooth sizes and primes, single-threaded (ours inside a one-thread rayon pool) and
 //! with all threads (batches of `2^16 / N` transforms so every size moves the same
 //! data); `c2c_{f32,f64}_nd`: 2-D 1024² and 3-D 128³ with all threads against rustfft
-//! applied per axis on one thread; `plan_create`: plan creation.
+//! applied per axis on one thread; `plan_create`: plan creation (repeated: after the
+//! first iteration the tables come from the process-wide cache, so this is the warm
+//! figure; `--bench quick -- plan N` times the first creation per process, cold).
 //! `cargo bench -p rocm-fft --bench fft -- <filter>`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

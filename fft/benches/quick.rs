@@ -1,5 +1,8 @@
 //! Quick ratio check (not criterion):
 //! `cargo bench -p rocm-fft --bench quick -- [f32|f64] [all] [sizes...]`.
+//! `cargo bench -p rocm-fft --bench quick -- plan [f64] [sizes...]` times plan creation
+//! instead: the first creation of each size in the process (cold: run one size per
+//! process for a cold table cache) and the best of later ones (warm).
 //! Prints the best-of-N time per call of ours and rustfft (one thread), batch filling
 //! 2^16 elements, alternating the two so that both see the same machine; ours on one
 //! thread unless `all` is given. Best-of-N is the least noisy statistic on a shared
@@ -96,9 +99,93 @@ where
     }
 }
 
+/// CPU time of the whole process (every thread), in seconds (0 off Linux).
+#[cfg(not(target_os = "linux"))]
+fn cpu_time() -> f64 {
+    0.0
+}
+
+/// CPU time of the whole process (every thread), in seconds.
+#[cfg(target_os = "linux")]
+fn cpu_time() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write; the clock id is a constant.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Plan creation: the first of each size (cold), then the best of 20 (warm).
+fn plans(sizes: &[usize], p: Precision) {
+    let dev = Device::cpu();
+    // The first plan of a process also pays one-time costs (code pages, CPU feature
+    // detection, the table cache): timed apart on a tiny length.
+    let t = Instant::now();
+    drop(
+        PlanBuilder::new(TransformType::ComplexForward, &[2])
+            .precision(p)
+            .build(&dev)
+            .unwrap(),
+    );
+    println!(
+        "first plan of the process (n = 2): {:.1} us",
+        t.elapsed().as_secs_f64() * 1e6
+    );
+    for &n in sizes {
+        let make = || {
+            let t = Instant::now();
+            let plan = PlanBuilder::new(TransformType::ComplexForward, &[n])
+                .precision(p)
+                .build(&dev)
+                .unwrap();
+            let e = t.elapsed().as_secs_f64();
+            drop(plan);
+            e
+        };
+        let cpu0 = cpu_time();
+        let cold = make();
+        let cold_cpu = cpu_time() - cpu0;
+        let warm = (0..20).map(|_| make()).fold(f64::MAX, f64::min);
+        // rustfft's planner has no cross-planner cache: a fresh planner each time.
+        let theirs = || {
+            let t = Instant::now();
+            let f = if p == Precision::F64 {
+                let _ = rustfft::FftPlanner::<f64>::new().plan_fft_forward(n);
+                t.elapsed()
+            } else {
+                let _ = rustfft::FftPlanner::<f32>::new().plan_fft_forward(n);
+                t.elapsed()
+            };
+            f.as_secs_f64()
+        };
+        let rf_cold = theirs();
+        let rf_warm = (0..5).map(|_| theirs()).fold(f64::MAX, f64::min);
+        println!(
+            "{n:>8} {p} plan cold {:>9.1} us (cpu {:>9.1} us)  warm {:>9.1} us  | rustfft fresh planner first {:>9.1} us  best {:>9.1} us",
+            cold * 1e6,
+            cold_cpu * 1e6,
+            warm * 1e6,
+            rf_cold * 1e6,
+            rf_warm * 1e6
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let f64p = args.iter().any(|a| a == "f64");
+    if args.iter().any(|a| a == "plan") {
+        let given: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+        let sizes = if given.is_empty() {
+            vec![1024, 1 << 16, 1 << 20, 1_000_000, 10007, 65537]
+        } else {
+            given
+        };
+        plans(&sizes, if f64p { Precision::F64 } else { Precision::F32 });
+        return;
+    }
     let all = args.iter().any(|a| a == "all");
     let given: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if given.is_empty() {

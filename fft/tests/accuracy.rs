@@ -93,6 +93,26 @@ fn larger_sizes_sample() {
     }
 }
 
+/// Larger lengths in both directions, the second plan of each taking its tables from
+/// the shared cache: quarter-table twiddles with first radix 4 (2^18) and 8 (2^17),
+/// a length with 4 ∤ n (3^9·2), a Bluestein length (4099: its padded convolution
+/// 8640 on quarter tables) and a Rader length (2053, 2052 = 4·27·19).
+#[test]
+fn larger_sizes_both_directions() {
+    for &n in &[1usize << 18, 1 << 17, 39366, 4099, 2053] {
+        for p in [Precision::F32, Precision::F64] {
+            // Double-double references of the long lengths only in the full sweep.
+            if p == Precision::F64 && !full() && n > 5_000 {
+                continue;
+            }
+            for fwd in [true, false] {
+                let (ours, peer, blue) = c2c_errors(&[n], 5 * n as u64 + fwd as u64, fwd, p);
+                check(&format!("c2c n {n} fwd {fwd} {p}"), ours, peer, p, n, blue);
+            }
+        }
+    }
+}
+
 #[test]
 fn multi_dimensional() {
     for lens in [

@@ -8,11 +8,12 @@
 //! The chirp exponent `k² mod 2N` is reduced exactly in integers.
 
 use super::simd::{dispatch, Pointwise, RowMul};
-use super::{Exec, Loc, MAX_TILE};
+use super::{cache, Exec, Loc, MAX_TILE};
 use crate::plan::Node;
 use crate::scalar::{cast, Real};
-use crate::twiddle::root_dir;
+use crate::twiddle::Roots;
 use num_complex::Complex;
+use std::sync::Arc;
 
 type C<T> = Complex<T>;
 
@@ -21,17 +22,44 @@ pub struct Bluestein<T> {
     n: usize,
     m: usize,
     conv: Box<Exec<T>>,
+    /// Shared by every plan of this length, padding, precision and direction.
+    t: Arc<Tables<T>>,
+}
+
+#[derive(Debug)]
+struct Tables<T> {
     chirp: Vec<C<T>>,
     kernel: Vec<C<T>>,
 }
 
 impl<T: Real> Bluestein<T> {
     pub fn new(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Self {
-        let chirp64: Vec<C<f64>> = (0..n)
+        let t = cache::get_or_make(
+            cache::Key::new::<T>("bluestein", vec![n, m, fwd as usize]),
+            |t: &Tables<T>| (t.chirp.len() + t.kernel.len()) * std::mem::size_of::<C<T>>(),
+            || Self::tables(n, m, conv_node, fwd),
+        );
+        Bluestein {
+            n,
+            m,
+            conv: Box::new(Exec::new(conv_node, true)),
+            t,
+        }
+    }
+
+    fn tables(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Tables<T> {
+        let roots = Roots::new(2 * n as u64, fwd);
+        // e_k = k² mod 2N, stepped exactly: e_{k+1} = e_k + 2k + 1 (mod 2N).
+        let two_n = 2 * n as u64;
+        let mut e = 0u64;
+        let chirp64: Vec<C<f64>> = (0..n as u64)
             .map(|k| {
-                let k = k as u128;
-                let e = (k * k % (2 * n as u128)) as u64;
-                root_dir(e, 2 * n as u64, fwd)
+                let w = roots.get_reduced(e);
+                e += 2 * k + 1;
+                while e >= two_n {
+                    e -= two_n;
+                }
+                w
             })
             .collect();
         // The kernel, transformed in f64 by the same decomposition.
@@ -51,10 +79,7 @@ impl<T: Real> Bluestein<T> {
         };
         let scale = 1.0 / m as f64;
         let kernel = kb[..m].iter().map(|z| cast(z * scale)).collect();
-        Bluestein {
-            n,
-            m,
-            conv: Box::new(Exec::new(conv_node, true)),
+        Tables {
             chirp: chirp64.iter().map(|&z| cast(z)).collect(),
             kernel,
         }
@@ -75,7 +100,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(Pointwise::<T, false, false> {
             out: &mut w[..n],
             a: Some(&a[..n]),
-            b: &self.chirp,
+            b: &self.t.chirp,
         });
         for wj in &mut w[n..] {
             *wj = C::new(T::zero(), T::zero());
@@ -88,7 +113,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(Pointwise::<T, false, true> {
             out: &mut y[..m],
             a: None,
-            b: &self.kernel,
+            b: &self.t.kernel,
         });
         let loc = self.conv.run(y, other, par);
         let z: &[C<T>] = match loc {
@@ -98,7 +123,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(Pointwise::<T, true, false> {
             out: &mut a[..n],
             a: Some(&z[..n]),
-            b: &self.chirp,
+            b: &self.t.chirp,
         });
         Loc::A
     }
@@ -128,7 +153,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(RowMul::<T, false> {
             data: &mut w[..n * wd],
             width: wd,
-            factors: &self.chirp,
+            factors: &self.t.chirp,
         });
         for z in &mut w[n * wd..] {
             *z = C::new(T::zero(), T::zero());
@@ -140,7 +165,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(RowMul::<T, true> {
             data: &mut y[..m * wd],
             width: wd,
-            factors: &self.kernel,
+            factors: &self.t.kernel,
         });
         let z: &[C<T>] = match self.conv.run_tile(y, other, wd) {
             Loc::A => y,
@@ -150,7 +175,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(RowMul::<T, false, true> {
             data: &mut a[..n * wd],
             width: wd,
-            factors: &self.chirp,
+            factors: &self.t.chirp,
         });
         Loc::A
     }

@@ -33,8 +33,11 @@ use crate::scalar::{cast, Real};
 use crate::twiddle::RootTable;
 use num_complex::Complex;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 type C<T> = Complex<T>;
+/// `(tw_hi, tw_lo)` of a [`FourStep`].
+type TwiddlePair<T> = (Vec<C<T>>, Vec<C<T>>);
 
 /// Bytes of each strided run: two cache lines.
 const RUN_BYTES: usize = 128;
@@ -51,8 +54,9 @@ pub struct FourStep<T> {
     /// `k1 = split·a + b`: `tw_hi[n2·(R/split) + a] = ω_N^{n2·split·a}`,
     /// `tw_lo[n2·split + b] = ω_N^{n2·b}`.
     split: usize,
-    tw_hi: Vec<C<T>>,
-    tw_lo: Vec<C<T>>,
+    /// `(tw_hi, tw_lo)`, shared by every plan of this split, precision and direction
+    /// (see [`super::cache`]).
+    tw: Arc<TwiddlePair<T>>,
 }
 
 impl<T: Real> FourStep<T> {
@@ -65,11 +69,30 @@ impl<T: Real> FourStep<T> {
         fwd: bool,
     ) -> Self {
         let width = RUN_BYTES / std::mem::size_of::<C<T>>();
-        let table = RootTable::new(n as u64, fwd);
         // The divisor of R nearest √R from above.
         let split = (1..=rows)
             .find(|&d| rows % d == 0 && d * d >= rows)
             .unwrap_or(rows);
+        let tw = super::cache::get_or_make(
+            super::cache::Key::new::<T>("four-step", vec![n, rows, fwd as usize]),
+            |t: &TwiddlePair<T>| (t.0.len() + t.1.len()) * std::mem::size_of::<C<T>>(),
+            || Self::tables(n, rows, cols, split, fwd),
+        );
+        FourStep {
+            n,
+            rows,
+            cols,
+            width,
+            first: Box::new(first),
+            second: Box::new(second),
+            split,
+            tw,
+        }
+    }
+
+    /// `(tw_hi, tw_lo)` (see [`FourStep`]'s fields).
+    fn tables(n: usize, rows: usize, cols: usize, split: usize, fwd: bool) -> TwiddlePair<T> {
+        let table = RootTable::new(n as u64, fwd);
         let hi_len = rows / split;
         let mut tw_hi = Vec::with_capacity(cols * hi_len);
         let mut tw_lo = Vec::with_capacity(cols * split);
@@ -88,17 +111,7 @@ impl<T: Real> FourStep<T> {
             geometric(&mut tw_hi, (n2 * split) % n, hi_len);
             geometric(&mut tw_lo, n2, split);
         }
-        FourStep {
-            n,
-            rows,
-            cols,
-            width,
-            first: Box::new(first),
-            second: Box::new(second),
-            split,
-            tw_hi,
-            tw_lo,
-        }
+        (tw_hi, tw_lo)
     }
 
     pub fn len(&self) -> usize {
@@ -378,8 +391,8 @@ impl<T: Real> SimdFn<T> for TwiddleLine<'_, T> {
     fn call<V: Cv<T = T>>(self) {
         let fs = self.fs;
         let (r, b) = (fs.rows, fs.split);
-        let hi = &fs.tw_hi[self.n2 * (r / b)..][..r / b];
-        let lo = &fs.tw_lo[self.n2 * b..][..b];
+        let hi = &fs.tw.0[self.n2 * (r / b)..][..r / b];
+        let lo = &fs.tw.1[self.n2 * b..][..b];
         let (res, dst) = (&self.res[..r], &mut self.dst[..r]);
         let whole = b - b % V::LANES;
         for (a, &h) in hi.iter().enumerate() {

@@ -8,11 +8,12 @@
 //! Permutation indices are exact integer powers mod `p`.
 
 use super::simd::{dispatch, Pointwise, RowMul};
-use super::{Exec, Loc, MAX_TILE};
+use super::{cache, Exec, Loc, MAX_TILE};
 use crate::plan::{pow_mod, Node};
 use crate::scalar::{cast, Real};
-use crate::twiddle::root_dir;
+use crate::twiddle::Roots;
 use num_complex::Complex;
+use std::sync::Arc;
 
 type C<T> = Complex<T>;
 
@@ -20,6 +21,12 @@ type C<T> = Complex<T>;
 pub struct Rader<T> {
     n: usize,
     conv: Box<Exec<T>>,
+    /// Shared by every plan of this length, precision and direction.
+    t: Arc<Tables<T>>,
+}
+
+#[derive(Debug)]
+struct Tables<T> {
     kernel: Vec<C<T>>,
     /// `gather[r] = g^r mod p`: where convolution input `r` comes from.
     gather: Vec<u32>,
@@ -29,22 +36,45 @@ pub struct Rader<T> {
 
 impl<T: Real> Rader<T> {
     pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Self {
+        let t = cache::get_or_make(
+            cache::Key::new::<T>("rader", vec![n, g, fwd as usize]),
+            |t: &Tables<T>| t.kernel.len() * std::mem::size_of::<C<T>>() + 8 * t.gather.len(),
+            || Self::tables(n, g, conv_node, fwd),
+        );
+        Rader {
+            n,
+            conv: Box::new(Exec::new(conv_node, true)),
+            t,
+        }
+    }
+
+    fn tables(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Tables<T> {
         let l = n - 1;
         // g^r mod p by repeated multiplication (exact: p < 2^32, so products fit u64).
         debug_assert!(n < 1 << 32 && pow_mod(g, l, n) == 1);
         let mut gather: Vec<u32> = Vec::with_capacity(l);
-        let mut x = 1u64;
+        let (mut x, g64, n64) = (1u64, g as u64, n as u64);
         for _ in 0..l {
             gather.push(x as u32);
-            x = x * g as u64 % n as u64;
+            // x·g mod p: for the usual small generators a few subtractions, not a
+            // 64-bit division.
+            x *= g64;
+            if g64 <= 8 {
+                while x >= n64 {
+                    x -= n64;
+                }
+            } else {
+                x %= n64;
+            }
         }
         // g^{−q} = g^{(L − q) mod L}.
         let scatter: Vec<u32> = (0..l).map(|q| gather[(l - q) % l]).collect();
         // The kernel F(b)/L, transformed in f64 by the same decomposition.
         let conv64: Exec<f64> = Exec::new(conv_node, true);
+        let roots = Roots::new(n as u64, fwd);
         let mut b: Vec<C<f64>> = scatter
             .iter()
-            .map(|&e| root_dir(e as u64, n as u64, fwd))
+            .map(|&e| roots.get_reduced(e as u64))
             .collect();
         let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len()];
         let kb = match conv64.run(&mut b, &mut s, false) {
@@ -53,9 +83,7 @@ impl<T: Real> Rader<T> {
         };
         let scale = 1.0 / l as f64;
         let kernel = kb[..l].iter().map(|z| cast(z * scale)).collect();
-        Rader {
-            n,
-            conv: Box::new(Exec::new(conv_node, true)),
+        Tables {
             kernel,
             gather,
             scatter,
@@ -75,7 +103,7 @@ impl<T: Real> Rader<T> {
     pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>], par: bool) -> Loc {
         let l = self.n - 1;
         let (w, rest) = b.split_at_mut(l);
-        for (wr, &i) in w.iter_mut().zip(&self.gather) {
+        for (wr, &i) in w.iter_mut().zip(&self.t.gather) {
             *wr = a[i as usize];
         }
         let x0 = a[0];
@@ -87,13 +115,13 @@ impl<T: Real> Rader<T> {
         dispatch(Pointwise::<T, false, true> {
             out: &mut y[..l],
             a: None,
-            b: &self.kernel,
+            b: &self.t.kernel,
         });
         let z: &[C<T>] = match self.conv.run(y, other, par) {
             Loc::A => y,
             Loc::B => other,
         };
-        for (zq, &i) in z[..l].iter().zip(&self.scatter) {
+        for (zq, &i) in z[..l].iter().zip(&self.t.scatter) {
             a[i as usize] = x0 + zq.conj();
         }
         Loc::A
@@ -121,7 +149,7 @@ impl<T: Real> Rader<T> {
         }
         let (l, wd) = (self.n - 1, width);
         let (w, rest) = b.split_at_mut(l * wd);
-        for (row, &i) in w.chunks_exact_mut(wd).zip(&self.gather) {
+        for (row, &i) in w.chunks_exact_mut(wd).zip(&self.t.gather) {
             row.copy_from_slice(&a[i as usize * wd..][..wd]);
         }
         let (y, other) = match self.conv.run_tile(w, rest, wd) {
@@ -139,13 +167,13 @@ impl<T: Real> Rader<T> {
         dispatch(RowMul::<T, true> {
             data: &mut y[..l * wd],
             width: wd,
-            factors: &self.kernel,
+            factors: &self.t.kernel,
         });
         let z: &[C<T>] = match self.conv.run_tile(y, other, wd) {
             Loc::A => y,
             Loc::B => &other[..l * wd],
         };
-        for (row, &i) in z.chunks_exact(wd).zip(&self.scatter) {
+        for (row, &i) in z.chunks_exact(wd).zip(&self.t.scatter) {
             let dst = &mut a[i as usize * wd..][..wd];
             for ((d, zq), x) in dst.iter_mut().zip(row).zip(x0.iter()) {
                 *d = x + zq.conj();

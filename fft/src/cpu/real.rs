@@ -10,11 +10,12 @@
 //! Odd `N` goes through the full complex transform. As in FFTW and rocFFT, C2R ignores
 //! the imaginary parts of `X_0` and (even `N`) `X_{N/2}`.
 
-use super::{Exec, Loc};
+use super::{cache, Exec, Loc};
 use crate::plan::RealNode;
 use crate::scalar::{cast, Real};
-use crate::twiddle::root;
+use crate::twiddle::Roots;
 use num_complex::Complex;
+use std::sync::Arc;
 
 type C<T> = Complex<T>;
 
@@ -25,7 +26,7 @@ pub enum RealExec<T> {
         half: Exec<T>,
         /// ω_N^k = e^{−2πik/N}, k < N/2, in f64: the pass computes in f64 and rounds
         /// once, so it adds half an ulp instead of several.
-        tw: Vec<C<f64>>,
+        tw: Arc<Vec<C<f64>>>,
     },
     ViaComplex {
         n: usize,
@@ -39,7 +40,14 @@ impl<T: Real> RealExec<T> {
             RealNode::Even { n, half } => RealExec::Even {
                 n: *n,
                 half: Exec::new(half, forward),
-                tw: (0..n / 2).map(|k| root(k as u64, *n as u64)).collect(),
+                tw: cache::get_or_make(
+                    cache::Key::new::<f64>("real", vec![*n]),
+                    |t: &Vec<C<f64>>| t.len() * std::mem::size_of::<C<f64>>(),
+                    || {
+                        let roots = Roots::new(*n as u64, true);
+                        (0..n / 2).map(|k| roots.get_reduced(k as u64)).collect()
+                    },
+                ),
             },
             RealNode::ViaComplex { n, full } => RealExec::ViaComplex {
                 n: *n,

@@ -19,14 +19,16 @@
 //! complex values; chosen at run time), elsewhere a single complex value.
 
 use super::butterfly::{bf16, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts};
+use super::cache::Table;
 use super::simd::{Cv, SimdFn};
 use super::{Loc, Raw};
 use crate::scalar::{cast, Real};
 use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
-use num_traits::Zero;
+use num_traits::{One, Zero};
 use rayon::prelude::*;
 use std::array::from_fn;
+use std::sync::Arc;
 
 type C<T> = Complex<T>;
 
@@ -36,17 +38,41 @@ const LANE_TABLE_BELOW: usize = 4;
 /// Lengths up to this get every twiddle from a direct evaluation.
 const DIRECT_ROOTS_MAX: usize = 4096;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Pass<T> {
     radix: usize,
     m: usize,
     s: usize,
-    /// `tw[p·r + j] = ω_{rm}^{pj}` for `p < m`, `j < r`.
-    tw: Vec<C<T>>,
-    /// For `s < LANE_TABLE_BELOW`: `twx[(j−1)·N/r + s·p + q] = ω_{rm}^{pj}`, `1 ≤ j < r`.
-    twx: Vec<C<T>>,
+    /// `tw[(j−1)·m + p] = ω_{rm}^{pj}` for `1 ≤ j < r`, `p < m` (rows by `j`: for
+    /// `s = 1` this is also the lane shape's table, see [`Pass::lane_tw`]).
+    tw: Table<C<T>>,
+    /// For `1 < s < LANE_TABLE_BELOW`: `twx[(j−1)·m·s + s·p + q] = ω_{rm}^{pj}`.
+    twx: Table<C<T>>,
     /// Constants of odd radices.
     odd: Option<OddConsts<T>>,
+}
+
+impl<T> Pass<T> {
+    /// The twiddle `ω_{rm}^{pj}` for `1 ≤ j < r`.
+    #[inline(always)]
+    fn twiddle(&self, p: usize, j: usize) -> &C<T> {
+        &self.tw[(j - 1) * self.m + p]
+    }
+
+    /// The lane shape's table (`s < LANE_TABLE_BELOW`):
+    /// `lane_tw()[(j−1)·m·s + s·p + q] = ω_{rm}^{pj}`, `1 ≤ j < r`, `q < s`.
+    #[inline(always)]
+    fn lane_tw(&self) -> &[C<T>] {
+        if self.s == 1 {
+            &self.tw
+        } else {
+            &self.twx
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        (self.tw.len() + self.twx.len()) * std::mem::size_of::<C<T>>()
+    }
 }
 
 /// An executable Stockham sequence of one length and direction.
@@ -54,52 +80,243 @@ struct Pass<T> {
 pub struct Stockham<T> {
     n: usize,
     forward: bool,
-    passes: Vec<Pass<T>>,
+    /// The passes and their tables, shared by every plan of this length, radices,
+    /// precision and direction (see [`super::cache`]).
+    passes: Arc<Vec<Pass<T>>>,
+}
+
+/// Table entries above which a table is filled by several rayon tasks. (Below it
+/// one thread fills it in well under the cost of a task dispatch plus, in a fresh
+/// process, starting the pool: 65536 cold 0.75 -> 0.45 ms with 2^17 against 2^15.)
+const PAR_TABLE_MIN: usize = 1 << 17;
+
+/// The passes of `radices` (product `n`) with their twiddles.
+///
+/// Every twiddle is `ω_{rm}^{pj} = ω_n^{s·p·j}` with the exponent exact in integers.
+/// When `4 | n` they all come from the quarter table `Q[e] = ω_n^e`, `e < n/4` (see
+/// [`fill_quarter`]), by exact rotations: `ω_n^e = (ω_n^{n/4})^{⌊e/(n/4)⌋} · Q[e mod n/4]`
+/// with `ω_n^{n/4} = ∓i` (a swap and a sign flip), so planning costs `n/8` root
+/// evaluations and a lookup per entry. Other lengths evaluate each root directly
+/// (small `n`) or take the two-table product of [`RootTable`] (about 2 ulp of `f64`
+/// before the rounding to `T`). Each pass keeps one table (rows by `j`); the lane
+/// shape's expanded copy exists only for strides 2 and 3. Large tables are filled
+/// in parallel.
+fn build_passes<T: Real>(n: usize, radices: &[usize], forward: bool) -> Vec<Pass<T>> {
+    let table = (n > DIRECT_ROOTS_MAX).then(|| RootTable::new(n as u64, forward));
+    let quarter_len = if n % 4 == 0 { n / 4 } else { 0 };
+    // The quarter table: the start of the first pass's table when that pass has
+    // stride 1 and at least n/4 twiddles in its first row (radix 2 or 4), else its own.
+    let own_quarter = quarter_len > 0 && radices.first().is_none_or(|&r| r > 4);
+    let mut quarter: Table<C<T>> = Table::default();
+    if own_quarter {
+        quarter = Table::filled(quarter_len, C::zero());
+        fill_quarter(&mut quarter, n, table.as_ref(), forward);
+    }
+    let mut s = 1;
+    let mut passes: Vec<Pass<T>> = Vec::with_capacity(radices.len());
+    for &r in radices {
+        let m = n / (r * s);
+        let entries = (r - 1) * m;
+        let mut tw = Table::filled(entries, C::zero());
+        let src = |q| Source {
+            n,
+            m,
+            s,
+            forward,
+            quarter: q,
+            table: table.as_ref(),
+        };
+        if quarter_len > 0 && !own_quarter && s == 1 {
+            // The first entries of the first pass are the quarter table itself.
+            let (q, rest) = tw.split_at_mut(quarter_len);
+            fill_quarter(q, n, table.as_ref(), forward);
+            src(Some(q)).fill(rest, quarter_len);
+        } else if own_quarter {
+            src(Some(&quarter)).fill(&mut tw, 0);
+        } else if quarter_len > 0 {
+            src(passes.first().map(|f| &f.tw[..quarter_len])).fill(&mut tw, 0);
+        } else {
+            src(None).fill(&mut tw, 0);
+        }
+        let mut twx = Table::default();
+        if s > 1 && s < LANE_TABLE_BELOW {
+            twx = Table::filled(entries * s, C::zero());
+            for (x, &w) in twx.chunks_exact_mut(s).zip(tw.iter()) {
+                x.fill(w);
+            }
+        }
+        let odd = (r % 2 == 1).then(|| OddConsts::new(r, forward));
+        passes.push(Pass {
+            radix: r,
+            m,
+            s,
+            tw,
+            twx,
+            odd,
+        });
+        s *= r;
+    }
+    passes
+}
+/// `q[e] = ω_n^e` for `e < n/4` (`4 | n`, `q.len() = n/4`): the first octant
+/// evaluated (directly, or from `table` when given), the second its exact mirror
+/// `ω_n^{n/4−e} = ω_n^{n/4}·conj(ω_n^e)`, `ω_n^{n/4} = ∓i`.
+fn fill_quarter<T: Real>(q: &mut [C<T>], n: usize, table: Option<&RootTable>, forward: bool) {
+    let root = |e: usize| match table {
+        Some(t) => t.get_reduced(e as u64),
+        None => root_dir(e as u64, n as u64, forward),
+    };
+    let quarter = n / 4;
+    debug_assert_eq!(q.len(), quarter);
+    // e ≤ n/8 evaluated; the rest (n/4 − e < n/8 + 1) mirrored from those.
+    let (lo, hi) = q.split_at_mut((n / 8 + 1).min(quarter));
+    par_fill(lo, 0, |e0, out| {
+        for (e, z) in (e0..).zip(out.iter_mut()) {
+            *z = cast(root(e));
+        }
+    });
+    let lo = &*lo;
+    let first = lo.len();
+    par_fill(hi, first, |e0, out| {
+        for (e, z) in (e0..).zip(out.iter_mut()) {
+            let w = lo[quarter - e];
+            // ∓i · conj(w): forward (−im, −re), backward (im, re).
+            *z = if forward {
+                C::new(-w.im, -w.re)
+            } else {
+                C::new(w.im, w.re)
+            };
+        }
+    });
+}
+
+/// Fills `out` (entries `i0..` of a table) by `fill(i0, out)`, in parallel chunks
+/// when large.
+fn par_fill<T: Send>(out: &mut [T], i0: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
+    if out.len() >= PAR_TABLE_MIN {
+        let chunk = PAR_TABLE_MIN / 4;
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, o)| fill(i0 + c * chunk, o));
+    } else {
+        fill(i0, out);
+    }
+}
+
+/// Where the twiddles of one pass (radix `n/(m·s)`) come from.
+struct Source<'a, T> {
+    n: usize,
+    m: usize,
+    s: usize,
+    forward: bool,
+    /// The quarter table (`4 | n`, see [`fill_quarter`]).
+    quarter: Option<&'a [C<T>]>,
+    /// The two-table roots for large `n` without a quarter table.
+    table: Option<&'a RootTable>,
+}
+
+impl<T: Real> Source<'_, T> {
+    /// Entries `i0..` of the pass's table: entry `i = (j−1)·m + p` is `ω_n^{s·p·j}`.
+    fn fill(&self, out: &mut [C<T>], i0: usize) {
+        let (n, m, s, forward) = (self.n, self.m, self.s, self.forward);
+        match (self.quarter, self.table) {
+            (Some(q), _) => {
+                let ql = n / 4;
+                debug_assert_eq!(q.len(), ql);
+                par_fill(out, i0, |i0, out| {
+                    let (mut j, mut p) = (i0 / m + 1, i0 % m);
+                    let mut out = out;
+                    while !out.is_empty() {
+                        // The rest of row j from p: e = s·j·p stepped by s·j.
+                        let (seg, rest) = out.split_at_mut((m - p).min(out.len()));
+                        let e = s * j * p;
+                        quarter_run(seg, q, e / ql, e % ql, s * j, forward);
+                        out = rest;
+                        (p, j) = (0, j + 1);
+                    }
+                });
+            }
+            (None, table) => {
+                let len = (n / s) as u64;
+                par_fill(out, i0, |i0, out| {
+                    let (mut j, mut p) = (i0 / m + 1, i0 % m);
+                    let mut e = (s * p * j) as u64;
+                    for z in out.iter_mut() {
+                        let w = match table {
+                            Some(t) => t.get_reduced(e),
+                            None => root_dir((p * j) as u64, len, forward),
+                        };
+                        *z = cast(w);
+                        p += 1;
+                        e += (s * j) as u64;
+                        if p == m {
+                            (p, j) = (0, j + 1);
+                            e = 0;
+                        }
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// `out[i] = ω_n^{e + i·step}` from the quarter table `q` (`n/4` values), the first
+/// exponent given as `quad·(n/4) + rem`: runs of constant quadrant are copies of `q`
+/// at stride `step` rotated by `(∓i)^quad` (a swap and sign flips, exact).
+fn quarter_run<T: Real>(
+    out: &mut [C<T>],
+    q: &[C<T>],
+    mut quad: usize,
+    mut rem: usize,
+    step: usize,
+    forward: bool,
+) {
+    let ql = q.len();
+    let (sq, sr) = (step / ql, step % ql);
+    let mut i = 0;
+    while i < out.len() {
+        let k = if forward { quad } else { quad.wrapping_neg() };
+        // Values before the remainder passes n/4 (all the rest when steps are whole
+        // quarters: the quadrant changes every value then).
+        let run = if sq == 0 && sr > 0 {
+            (ql - rem).div_ceil(sr).min(out.len() - i)
+        } else {
+            1
+        };
+        let seg = &mut out[i..i + run];
+        macro_rules! copy {
+            ($w:ident => $e:expr) => {
+                for (r, z) in (0..run).zip(seg.iter_mut()) {
+                    let $w = q[rem + r * sr];
+                    *z = $e;
+                }
+            };
+        }
+        match k & 3 {
+            0 => copy!(w => w),
+            1 => copy!(w => C::new(w.im, -w.re)),
+            2 => copy!(w => C::new(-w.re, -w.im)),
+            _ => copy!(w => C::new(-w.im, w.re)),
+        }
+        i += run;
+        rem += run * sr;
+        quad += run * sq;
+        if rem >= ql {
+            rem -= ql;
+            quad += 1;
+        }
+    }
 }
 
 impl<T: Real> Stockham<T> {
     pub fn new(n: usize, radices: &[usize], forward: bool) -> Self {
-        // ω_{rm}^{pj} = ω_n^{pj·s}. Small lengths evaluate every root directly; large
-        // ones use the two-table product (planning time is O(n), not O(n) sin/cos).
-        let table = (n > DIRECT_ROOTS_MAX).then(|| RootTable::new(n as u64, forward));
-        let mut s = 1;
-        let mut passes = Vec::with_capacity(radices.len());
-        for &r in radices {
-            let m = n / (r * s);
-            let len = (r * m) as u64;
-            let mut tw = Vec::with_capacity(m * r);
-            for p in 0..m {
-                // Exponents p·j·s < r·m·s = n, stepped exactly.
-                let mut e = 0u64;
-                for j in 0..r {
-                    let w = match &table {
-                        Some(t) => t.get_reduced(e),
-                        None => root_dir((p * j) as u64, len, forward),
-                    };
-                    tw.push(cast(w));
-                    e += (p * s) as u64;
-                }
-            }
-            let mut twx = Vec::new();
-            if s < LANE_TABLE_BELOW {
-                twx.reserve((r - 1) * m * s);
-                for j in 1..r {
-                    for p in 0..m {
-                        twx.extend(std::iter::repeat_n(tw[p * r + j], s));
-                    }
-                }
-            }
-            let odd = (r % 2 == 1).then(|| OddConsts::new(r, forward));
-            passes.push(Pass {
-                radix: r,
-                m,
-                s,
-                tw,
-                twx,
-                odd,
-            });
-            s *= r;
-        }
+        let mut params = vec![n, forward as usize];
+        params.extend_from_slice(radices);
+        let passes = super::cache::get_or_make(
+            super::cache::Key::new::<T>("stockham", params),
+            |p: &Vec<Pass<T>>| p.iter().map(Pass::bytes).sum(),
+            || build_passes(n, radices, forward),
+        );
         Stockham { n, forward, passes }
     }
 
@@ -135,7 +352,7 @@ impl<T: Real> Stockham<T> {
         let len = self.n * width;
         let (a, b) = (&mut a[..len], &mut b[..len]);
         let mut loc = Loc::A;
-        for pass in &self.passes {
+        for pass in self.passes.iter() {
             let (x, y) = match loc {
                 Loc::A => (&*a, &mut *b),
                 Loc::B => (&*b, &mut *a),
@@ -306,7 +523,7 @@ fn run_pass<V: Cv>(
         (r, _, Some(k)) => {
             let s = p.s * inner;
             let n = r * p.m * s;
-            assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= r * p.m);
+            assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= (r - 1) * p.m);
             let ps = share(p.m, part, 1);
             if s >= V::LANES {
                 let whole = s - s % V::LANES;
@@ -387,13 +604,13 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     let (pgs, jgs) = (R2 / l, R1 / l);
     assert!(l > 1 && l <= 4 && R1 % l == 0 && R2 % l == 0 && R1 * pgs <= MAX_REGS);
     assert!(x.len() >= n * count && y.len() >= n * count);
-    assert!(first.twx.len() >= (R1 - 1) * R2);
+    assert!(first.s == 1 && first.lane_tw().len() >= (R1 - 1) * R2);
     let z = V::splat(C::new(V::T::zero(), V::T::zero()));
-    let tp = first.twx.as_ptr();
+    let tp = first.lane_tw().as_ptr();
     for blk in 0..count {
         // SAFETY: loads stay below blk·n + (R1 − 1)·R2 + R2 = (blk + 1)·n and stores
         // below blk·n + (R1 − L) + R1·(R2 − 1) + L = (blk + 1)·n, within count·n (asserted);
-        // twiddle loads below (R1 − 2)·R2 + R2 ≤ twx.len().
+        // twiddle loads below (R1 − 2)·R2 + R2 ≤ lane_tw().len().
         unsafe {
             let (xb, yb) = (x.as_ptr().add(blk * n), y.as_mut_ptr().add(blk * n));
             let mut regs = [z; MAX_REGS];
@@ -491,7 +708,7 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     let nr = m * s;
     let n = R * nr;
     // The raw-pointer loops below rely on these bounds.
-    assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= R * m);
+    assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= (R - 1) * m);
     let lanes = V::LANES;
     let blocks = (count, n);
     let last = part.0 + 1 == part.1;
@@ -518,7 +735,7 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     } else if inner > 1 {
         columns::<C<V::T>, R, B, true>(x, y, p, s, share(m, part, 1), (0, s), &bf, blocks);
     } else {
-        assert!(p.twx.len() >= (R - 1) * nr);
+        assert!(p.lane_tw().len() >= (R - 1) * nr);
         let whole = nr - nr % lanes;
         let (l0, l1) = share(whole, part, lanes);
         flat_lanes::<V, R, B>(x, y, p, l0, l1, &bf, blocks);
@@ -545,8 +762,9 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
 ) {
     let m = pass.m;
     let (xp, yp) = (x.as_ptr(), y.ptr);
+    let one = C::new(V::T::one(), V::T::zero());
     for p in p0..p1 {
-        let w: [V; R] = from_fn(|j| V::splat(pass.tw[p * R + j]));
+        let w: [V; R] = from_fn(|j| V::splat(if j > 0 { *pass.twiddle(p, j) } else { one }));
         for blk in 0..count {
             let mut q = q0;
             while q < q1 {
@@ -587,13 +805,13 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
             (
                 x.as_ptr().add(blk * n),
                 y.ptr.add(blk * n),
-                pass.twx.as_ptr(),
+                pass.lane_tw().as_ptr(),
             )
         };
         let mut l = l0;
         while l < l1 {
             // SAFETY: l + LANES ≤ l1 ≤ nr and k, j < R: loads stay below R·nr = n past
-            // the block start and (R−1)·nr ≤ twx.len(), stores below n past it
+            // the block start and (R−1)·nr ≤ lane_tw().len(), stores below n past it
             // (asserted in `pass`).
             unsafe {
                 let a: [V; R] = from_fn(|k| V::load(xp.add(l + k * nr)));
@@ -631,7 +849,6 @@ fn generic_columns<V: Cv>(
     let (mut sp, mut sm) = ([z; MAX / 2 + 1], [z; MAX / 2 + 1]);
     let (xp, yp) = (x.as_ptr(), y.ptr);
     for p in p0..p1 {
-        let tw = &pass.tw[p * r..][..r];
         for blk in 0..count {
             let mut q = q0;
             while q < q1 {
@@ -645,7 +862,7 @@ fn generic_columns<V: Cv>(
                     bf_generic_v(&a[..r], &mut b[..r], k, &mut sp, &mut sm);
                     for (j, &bj) in b[..r].iter().enumerate() {
                         let v = if m > 1 && j > 0 {
-                            bj.mul(V::splat(tw[j]))
+                            bj.mul(V::splat(*pass.twiddle(p, j)))
                         } else {
                             bj
                         };
@@ -653,6 +870,68 @@ fn generic_columns<V: Cv>(
                     }
                 }
                 q += V::LANES;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::twiddle::root_dir;
+
+    /// Every twiddle of every pass against a direct evaluation of `ω_n^{s·p·j}`, for
+    /// the quarter-table lengths (`4 | n`, small and large, first radix 2, 3, 4 or 8)
+    /// and the others, both directions; and the lane tables against their rows.
+    #[test]
+    fn pass_tables_match_direct_roots() {
+        let cases: &[(usize, &[usize])] = &[
+            (4, &[4]),
+            (8, &[8]),
+            (12, &[3, 4]),
+            (16, &[2, 8]),
+            (64, &[8, 8]),
+            (1024, &[4, 4, 4, 4, 4]),
+            (2048, &[4, 4, 4, 4, 8]),
+            (360, &[8, 5, 3, 3]),
+            (2187, &[3; 7]),
+            (1 << 14, &[4, 4, 4, 4, 4, 4, 4]),
+            (1 << 15, &[8, 4, 4, 4, 4, 4, 4]),
+            (1 << 15, &[2, 4, 4, 4, 4, 4, 4, 4]),
+            (6000, &[4, 4, 5, 5, 5, 3]),
+            (30030, &[2, 13, 11, 7, 5, 3]),
+            (100_000, &[4, 4, 2, 5, 5, 5, 5, 5]),
+            // Filled in parallel: the first pass's rows, and an own quarter table.
+            (1 << 18, &[4; 9]),
+            (1 << 19, &[8, 4, 4, 4, 4, 4, 4, 4, 4]),
+        ];
+        for &(n, radices) in cases {
+            assert_eq!(radices.iter().product::<usize>(), n);
+            for fwd in [true, false] {
+                let p64 = build_passes::<f64>(n, radices, fwd);
+                let p32 = build_passes::<f32>(n, radices, fwd);
+                for (a, b) in p64.iter().zip(&p32) {
+                    let (r, m, s) = (a.radix, a.m, a.s);
+                    assert_eq!(a.tw.len(), (r - 1) * m);
+                    for j in 1..r {
+                        for p in 0..m {
+                            let want = root_dir((s * p * j) as u64, n as u64, fwd);
+                            let got = *a.twiddle(p, j);
+                            assert!(
+                                (got - want).norm() < 5e-16,
+                                "n {n} {radices:?} fwd {fwd} s {s} j {j} p {p}: {got} vs {want}"
+                            );
+                            let g32 = *b.twiddle(p, j);
+                            let w32 = C::new(want.re as f32, want.im as f32);
+                            assert!((g32 - w32).norm() < 1.2e-7, "f32 n {n} s {s} j {j} p {p}");
+                            if s < LANE_TABLE_BELOW {
+                                for q in 0..s {
+                                    assert_eq!(a.lane_tw()[(j - 1) * m * s + s * p + q], got);
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

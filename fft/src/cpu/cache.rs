@@ -1,0 +1,293 @@
+//! A process-wide cache of plan tables (twiddles, convolution kernels), shared between
+//! plans through `Arc`s, so a second plan of the same length, precision and direction
+//! costs a hash lookup instead of its tables.
+//!
+//! Entries are keyed by the table's kind, its element type and the integers that fix
+//! its contents; they stay while the cache holds less than [`BUDGET`] bytes, the least
+//! recently used going first beyond that (plans keep their own `Arc`s, so eviction
+//! never frees a table in use). Tables are built outside the lock: two threads that
+//! miss on the same key at once both build it and the first one stored is kept.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::mem::MaybeUninit;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Bytes of tables the cache keeps (plans in use may hold more).
+pub const BUDGET: usize = 256 << 20;
+
+/// What identifies a table: its kind, element type and parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub kind: &'static str,
+    pub ty: TypeId,
+    pub params: Vec<usize>,
+}
+
+impl Key {
+    /// The key of a table of kind `kind` with elements of type `T`.
+    pub fn new<T: 'static>(kind: &'static str, params: Vec<usize>) -> Self {
+        Key {
+            kind,
+            ty: TypeId::of::<T>(),
+            params,
+        }
+    }
+}
+
+struct Entry {
+    value: Arc<dyn Any + Send + Sync>,
+    bytes: usize,
+    used: u64,
+}
+
+#[derive(Default)]
+struct Cache {
+    map: HashMap<Key, Entry>,
+    bytes: usize,
+    clock: u64,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The table for `key`: the cached one, or `make()`'s (of `bytes(&value)` bytes),
+/// stored for the next caller.
+pub fn get_or_make<V: Any + Send + Sync>(
+    key: Key,
+    bytes: impl FnOnce(&V) -> usize,
+    make: impl FnOnce() -> V,
+) -> Arc<V> {
+    {
+        let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
+        c.clock += 1;
+        let now = c.clock;
+        if let Some(e) = c.map.get_mut(&key) {
+            e.used = now;
+            if let Ok(v) = e.value.clone().downcast::<V>() {
+                return v;
+            }
+        }
+    }
+    let value = Arc::new(make());
+    let size = bytes(&value);
+    if size > BUDGET {
+        return value;
+    }
+    let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
+    c.clock += 1;
+    let now = c.clock;
+    if let Some(e) = c.map.get_mut(&key) {
+        // Another thread stored it meanwhile: share that one.
+        e.used = now;
+        if let Ok(v) = e.value.clone().downcast::<V>() {
+            return v;
+        }
+    }
+    while c.bytes + size > BUDGET {
+        let Some(oldest) = c
+            .map
+            .iter()
+            .min_by_key(|(_, e)| e.used)
+            .map(|(k, _)| k.clone())
+        else {
+            break;
+        };
+        if let Some(e) = c.map.remove(&oldest) {
+            c.bytes -= e.bytes;
+        }
+    }
+    c.bytes += size;
+    c.map.insert(
+        key,
+        Entry {
+            value: value.clone(),
+            bytes: size,
+            used: now,
+        },
+    );
+    value
+}
+
+/// Tables of at least this many bytes are aligned to, and ask for, transparent huge
+/// pages.
+const HUGE_TABLE_MIN: usize = 1 << 20;
+/// The huge page size on x86-64 and most aarch64 kernels.
+const HUGE: usize = 2 << 20;
+
+/// A plan table: `len` values, for large ones in memory that starts and ends on a
+/// 2 MiB boundary and that the kernel is asked (on Linux) to back with transparent
+/// huge pages (`madvise(MADV_HUGEPAGE)`, honoured where THP is `always` or
+/// `madvise`). Filling a fresh table costs a page fault per 4 KiB otherwise, which
+/// on a virtual machine is most of building it (the 2-vCPU EPYC: writing 8 MiB of
+/// fresh memory takes 8.5 ms in 4 KiB pages, 0.25 ms in huge pages). The padding
+/// around the values is never written, so it costs address space only. Setting
+/// `ROCM_FFT_NO_THP` (any value) skips the advice (for comparisons).
+pub struct Table<T> {
+    buf: Vec<MaybeUninit<T>>,
+    start: usize,
+    len: usize,
+}
+
+impl<T: Copy> Table<T> {
+    /// `len` copies of `value`.
+    pub fn filled(len: usize, value: T) -> Self {
+        let size = std::mem::size_of::<T>().max(1);
+        let bytes = len * size;
+        let big = bytes >= HUGE_TABLE_MIN && HUGE % size == 0;
+        let pad = if big { HUGE / size } else { 0 };
+        let mut buf: Vec<MaybeUninit<T>> = Vec::with_capacity(len + 2 * pad);
+        // SAFETY: `MaybeUninit` values need no initialisation, and the capacity is
+        // at least this length.
+        unsafe { buf.set_len(len + 2 * pad) };
+        let mut start = 0;
+        if big {
+            let at = buf.as_ptr() as usize;
+            let gap = at.next_multiple_of(HUGE) - at;
+            if gap % size == 0 {
+                start = gap / size;
+            }
+            #[cfg(target_os = "linux")]
+            {
+                let lo = (at + start * size).next_multiple_of(HUGE);
+                let hi = (at + (start + len) * size).next_multiple_of(HUGE);
+                let end = at + buf.len() * size;
+                let hi = if hi <= end { hi } else { end & !(HUGE - 1) };
+                if hi > lo && std::env::var_os("ROCM_FFT_NO_THP").is_none() {
+                    // SAFETY: [lo, hi) is a page-aligned range inside `buf`'s
+                    // allocation; MADV_HUGEPAGE only changes how the kernel backs those
+                    // pages, never their contents or validity. Failure is harmless (the
+                    // advice is ignored), so the result is not checked.
+                    unsafe {
+                        libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+                    }
+                }
+            }
+        }
+        for v in &mut buf[start..start + len] {
+            v.write(value);
+        }
+        Table { buf, start, len }
+    }
+}
+
+impl<T> std::ops::Deref for Table<T> {
+    type Target = [T];
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        let vals = &self.buf[self.start..self.start + self.len];
+        // SAFETY: `filled` initialised exactly these values, and `MaybeUninit<T>` has
+        // `T`'s layout.
+        unsafe { &*(vals as *const [MaybeUninit<T>] as *const [T]) }
+    }
+}
+
+impl<T> std::ops::DerefMut for Table<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [T] {
+        let vals = &mut self.buf[self.start..self.start + self.len];
+        // SAFETY: as in `deref`.
+        unsafe { &mut *(vals as *mut [MaybeUninit<T>] as *mut [T]) }
+    }
+}
+
+impl<T: Copy> Clone for Table<T> {
+    fn clone(&self) -> Self {
+        let mut t = match self.first() {
+            Some(&v) => Table::filled(self.len, v),
+            None => Table::default(),
+        };
+        t.copy_from_slice(self);
+        t
+    }
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table {
+            buf: Vec::new(),
+            start: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Table<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Table({} values)", self.len)
+    }
+}
+
+/// Bytes the cache holds now (for tests and reports).
+pub fn held_bytes() -> usize {
+    cache().lock().unwrap_or_else(|e| e.into_inner()).bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_key_shares_and_other_keys_do_not() {
+        let mut made = 0;
+        let a = get_or_make(
+            Key::new::<f32>("test-table", vec![1, 2]),
+            |v: &Vec<u8>| v.len(),
+            || {
+                made += 1;
+                vec![7u8; 10]
+            },
+        );
+        let b = get_or_make(
+            Key::new::<f32>("test-table", vec![1, 2]),
+            |v: &Vec<u8>| v.len(),
+            || {
+                made += 1;
+                vec![8u8; 10]
+            },
+        );
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(made, 1);
+        // Another element type or other parameters: another table.
+        let c = get_or_make(
+            Key::new::<f64>("test-table", vec![1, 2]),
+            |v: &Vec<u8>| v.len(),
+            || vec![9u8; 10],
+        );
+        let d = get_or_make(
+            Key::new::<f32>("test-table", vec![1, 3]),
+            |v: &Vec<u8>| v.len(),
+            || vec![10u8; 10],
+        );
+        assert_eq!((a[0], c[0], d[0]), (7, 9, 10));
+        assert!(held_bytes() >= 30);
+    }
+
+    #[test]
+    fn tables_of_every_size() {
+        for len in [0usize, 1, 1000, HUGE_TABLE_MIN / 8 + 3, 5 * HUGE / 8 + 1] {
+            let mut t = Table::filled(len, 1u64);
+            assert_eq!(t.len(), len);
+            assert!(t.iter().all(|&x| x == 1));
+            for (i, x) in t.iter_mut().enumerate() {
+                *x = i as u64;
+            }
+            let c = t.clone();
+            assert!(c.iter().enumerate().all(|(i, &x)| x == i as u64));
+            if len * 8 >= HUGE_TABLE_MIN {
+                // Large tables start on a huge page boundary.
+                assert_eq!(t.as_ptr() as usize % HUGE, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn oversized_tables_are_not_kept() {
+        let key = Key::new::<u8>("test-oversized", vec![]);
+        let a = get_or_make(key.clone(), |_: &u8| BUDGET + 1, || 1u8);
+        let b = get_or_make(key, |_: &u8| BUDGET + 1, || 2u8);
+        assert_eq!((*a, *b), (1, 2));
+    }
+}
