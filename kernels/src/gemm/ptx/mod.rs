@@ -346,7 +346,8 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
 /// - f64: DMMA (`mma.sync` m8n8k4, and m16n8k4/8/16 on compute capability 9.0) and
 ///   SIMT on the same grid.
 /// - f16/bf16 with output `c`: on compute capability 9.0, `wgmma` tiles of 64..256 rows
-///   × 64..256 columns in 3..6 stages (within 227 KiB of shared memory).
+///   × 64..256 columns in 3..12 stages (within 227 KiB of shared memory: deep rings
+///   for small tiles, whose few bytes per stage need many stages in flight).
 pub fn tuning_candidates(
     target: &Target,
     ab: DType,
@@ -429,7 +430,7 @@ pub fn tuning_candidates(
         let mut v = Vec::new();
         for tile_m in [64, 128, 192, 256] {
             for n in [64, 128, 192, 256] {
-                for stages in 3..=6 {
+                for stages in 3..=12 {
                     v.push(wgmma_tile(ab, c, trans_a, trans_b, tile_m, n, stages));
                 }
             }
