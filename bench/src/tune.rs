@@ -19,7 +19,8 @@
 use crate::blas_gemm::{self, Dtype, Problem};
 use rocm_core::{Device, Error, Result};
 use rocm_kernels::catalog::{Catalog, Entry};
-use rocm_kernels::gemm::{ptx, GemmParams};
+use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
+use rocm_kernels::generator::Generator;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -220,13 +221,7 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
         for (key, p) in &candidates {
             Catalog::install(Catalog {
                 source: "tuning candidate".into(),
-                entries: vec![Entry {
-                    generator: "gemm".into(),
-                    key: key.clone(),
-                    size: (prob.m * prob.n * prob.k) as u64,
-                    shape: Some(vec![prob.m as u64, prob.n as u64, prob.k as u64]),
-                    params: serde_json::to_value(p)?,
-                }],
+                entries: vec![entry(key, &prob, p)?],
             });
             let r = blas_gemm::row(&dev, dtype, prob, iters, false, None)?;
             match r.ours {
@@ -269,16 +264,7 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
         println!("best: {line}");
         summary.push(line);
         if keep {
-            merge(
-                &mut catalog,
-                Entry {
-                    generator: "gemm".into(),
-                    key,
-                    size: (prob.m * prob.n * prob.k) as u64,
-                    shape: Some(vec![prob.m as u64, prob.n as u64, prob.k as u64]),
-                    params: serde_json::to_value(&params)?,
-                },
-            );
+            merge(&mut catalog, entry(&key, &prob, &params)?);
         }
     }
     catalog.source = format!(
@@ -292,6 +278,17 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
     std::fs::write(&a.out, json + "\n").map_err(|e| Error::io(a.out.display().to_string(), e))?;
     println!("catalog written to {}", a.out.display());
     Ok(())
+}
+
+/// The catalog entry of `params` for `prob`'s shape under `key`.
+fn entry(key: &str, prob: &Problem, params: &GemmParams) -> serde_json::Result<Entry> {
+    Ok(Entry {
+        generator: Gemm::NAME.into(),
+        key: key.into(),
+        size: (prob.m * prob.n * prob.k) as u64,
+        shape: Some(vec![prob.m as u64, prob.n as u64, prob.k as u64]),
+        params: serde_json::to_value(params)?,
+    })
 }
 
 /// A compact name of a variant: tile, warps, instruction, stages.

@@ -361,6 +361,19 @@ pub(crate) fn shm_dir() -> std::path::PathBuf {
     }
 }
 
+/// Creates the new file `name` in [`shm_dir`] for reading and writing (failing if it
+/// exists); its path and handle.
+pub(crate) fn create_shm_file(name: &str) -> Result<(std::path::PathBuf, std::fs::File)> {
+    let path = shm_dir().join(name);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
+    Ok((path, file))
+}
+
 fn map_file(file: &std::fs::File) -> Result<memmap2::MmapMut> {
     // SAFETY: the file is a private shared-memory segment of this communicator (random
     // name, deleted once every rank mapped it); its contents are only accessed through
@@ -537,13 +550,8 @@ fn share_region(
 ) -> Result<Arc<Region>> {
     let bytes = layout.bytes();
     if rank == 0 {
-        let path = shm_dir().join(format!("rocm-ccl-{magic:016x}-{}", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
+        let (path, file) =
+            create_shm_file(&format!("rocm-ccl-{magic:016x}-{}", std::process::id()))?;
         let cleanup = |e: Error| {
             let _ = std::fs::remove_file(&path);
             e

@@ -105,14 +105,10 @@ pub(crate) fn alloc(bytes: usize) -> Result<Box<dyn Allocation>> {
         .checked_add(HEADER)
         .ok_or_else(|| Error::invalid("count", format!("{bytes} bytes overflow")))?;
     let id = new_id();
-    let path =
-        crate::bootstrap::shm_dir().join(format!("rocm-ccl-buf-{id:016x}-{}", std::process::id()));
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
+    let (path, file) = crate::bootstrap::create_shm_file(&format!(
+        "rocm-ccl-buf-{id:016x}-{}",
+        std::process::id()
+    ))?;
     // Unlinked at once: the open descriptor keeps it, and nothing outlives the process.
     let _ = std::fs::remove_file(&path);
     file.set_len(total as u64)

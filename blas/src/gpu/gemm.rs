@@ -146,14 +146,10 @@ fn wgmma_params(
     if p.reduced_f32 && (ta, tb) != (true, false) {
         let key = GemmParams::key(p.ab, p.c, p.compute, true, false) + "/tf32/wgmma";
         let w = catalog.select_shape(Gemm::NAME, &key, &s.dims(), p.clone());
-        // Transposed copies always meet the copy rule; an operand read as stored must
-        // meet it or be repackable.
-        let (ra, rb) = repacks(p.ab, s, a, b);
-        let as_stored = [(ta, ra), (!tb, rb)];
-        let repackable = as_stored
-            .into_iter()
-            .all(|(kept, r)| !kept || r.is_none_or(|r| r.copies(batch) <= MAX_REPACK_COPIES));
-        if same_class(&w) && (w.trans_a, w.trans_b) == (true, false) && repackable {
+        if same_class(&w)
+            && (w.trans_a, w.trans_b) == (true, false)
+            && reachable(&w, s, a, b, batch)
+        {
             return Some(w);
         }
     }
@@ -162,7 +158,7 @@ fn wgmma_params(
 
 /// Whether `p` reads A or B in the other layout than the call stores them (the tf32
 /// wgmma variant chosen for a non-K-major call): `launch` then transposes those
-/// operands first.
+/// operands first ([`Transposed`]).
 fn flips(p: &GemmParams, s: &GemmShape) -> (bool, bool) {
     (
         p.trans_a != s.transa.is_trans(),
@@ -174,9 +170,11 @@ fn flips(p: &GemmParams, s: &GemmShape) -> (bool, bool) {
 /// one that does not can be repacked.
 fn reachable(p: &GemmParams, s: &GemmShape, a: Operand, b: Operand, batch: usize) -> bool {
     let (ra, rb) = repacks(p.ab, s, a, b);
-    [ra, rb]
+    let (flip_a, flip_b) = flips(p, s);
+    // A transposed operand's copy always meets the rule (see `Transposed`).
+    [(flip_a, ra), (flip_b, rb)]
         .into_iter()
-        .all(|r| r.is_none_or(|r| r.copies(batch) <= MAX_REPACK_COPIES))
+        .all(|(flipped, r)| flipped || r.is_none_or(|r| r.copies(batch) <= MAX_REPACK_COPIES))
 }
 
 /// A stored operand matrix (`rows × cols`, leading dimension `ld`) copied to the operand
@@ -388,10 +386,7 @@ pub(crate) fn with_wgmma(
     batch: usize,
 ) -> Result<GemmParams> {
     let p = wgmma_params(blas, s, &p, a, b, batch).unwrap_or(p);
-    if matches!(p.instruction, GemmInstruction::Wgmma { .. })
-        && flips(&p, s) == (false, false)
-        && !reachable(&p, s, a, b, batch)
-    {
+    if matches!(p.instruction, GemmInstruction::Wgmma { .. }) && !reachable(&p, s, a, b, batch) {
         let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
         return if p.reduced_f32 {
             Ok(ptx::fallback_tf32(ta, tb))
@@ -446,8 +441,11 @@ pub(crate) fn ex_params(
 }
 
 /// Launches `p` over `batch` problems (C = β·C when k = 0 or α = 0: the kernels take
-/// k = 0 and then never read A or B). A wgmma variant whose operands break its copy rule
-/// runs on repacked copies ([`Repack`]; the variant was chosen only if they can be made).
+/// k = 0 and then never read A or B). An operand the kernel reads in the other layout
+/// ([`flips`]) runs on a transposed copy, and a wgmma operand that breaks the copy rule
+/// on a repacked one ([`Staging`]; the variant was chosen only if they can be made),
+/// both in the handle's operand workspace, followed by split-K's partials where it
+/// applies.
 pub(crate) fn launch(
     blas: &Blas,
     s: &GemmShape,
@@ -463,55 +461,62 @@ pub(crate) fn launch(
         return Ok(());
     }
     let scale_only = s.k == 0 || alpha.is_zero();
-    if !scale_only && flips(p, s) != (false, false) {
-        return launch_flipped(blas, s, p, alpha, a, b, beta, c, batch);
-    }
-    let (ra, rb) = match p.instruction {
-        GemmInstruction::Wgmma { .. } if !scale_only => repacks(p.ab, s, a, b),
-        _ => (None, None),
+    let (flip_a, flip_b) = flips(p, s);
+    let wgmma = matches!(p.instruction, GemmInstruction::Wgmma { .. });
+    let staging = |flipped: bool, dims: (usize, usize), ld: usize, from: Operand| {
+        if scale_only {
+            None
+        } else if flipped {
+            Some(Staging::Transpose(Transposed::plan(
+                p.ab, dims, ld, from, batch,
+            )))
+        } else if wgmma {
+            Repack::plan(p.ab, dims, ld, from).map(Staging::Repack)
+        } else {
+            None
+        }
     };
+    let sa = staging(flip_a, s.transa.stored_dims(s.m, s.k), s.lda, a);
+    let sb = staging(flip_b, s.transb.stored_dims(s.k, s.n), s.ldb, b);
+    // The kernel's layouts: a transposed operand is read the other way round.
+    let mut shape = *s;
+    let as_trans = |t: bool| {
+        if t {
+            crate::Transpose::T
+        } else {
+            crate::Transpose::N
+        }
+    };
+    if matches!(sa, Some(Staging::Transpose(_))) {
+        shape.transa = as_trans(p.trans_a);
+    }
+    if matches!(sb, Some(Staging::Transpose(_))) {
+        shape.transb = as_trans(p.trans_b);
+    }
     let split = if scale_only {
         None
     } else {
-        SplitK::plan(blas, s, p, batch)
+        SplitK::plan(blas, &shape, p, batch)
     };
-    if ra.is_none() && rb.is_none() && split.is_none() {
-        return launch_kernel(blas, s, p, alpha, a, b, beta, c, batch);
+    if sa.is_none() && sb.is_none() && split.is_none() {
+        return launch_kernel(blas, &shape, p, alpha, a, b, beta, c, batch);
     }
     let es = p.ab.size();
-    let (len_a, len_b) = (
-        ra.map_or(0, |r| r.len(batch)),
-        rb.map_or(0, |r| r.len(batch)),
-    );
-    // Repacked A, then B (A's copy is a multiple of 16 bytes long, so B's starts
-    // aligned), then the split-K partials at the next 16-byte boundary.
+    let len = |st: &Option<Staging>| st.as_ref().map_or(0, |st| st.len(batch));
+    let (len_a, len_b) = (len(&sa), len(&sb));
+    // A's copy, then B's (A's is a multiple of 16 bytes long, so B's starts aligned),
+    // then the split-K partials at the next 16-byte boundary.
     let partials_at = ((len_a + len_b) * es).next_multiple_of(16);
-    let bytes = partials_at + split.map_or(0, |k| k.bytes(s, p));
+    let bytes = partials_at + split.map_or(0, |k| k.bytes(&shape, p));
     // The workspace holds f64 elements.
     blas.with_operand_workspace(bytes.div_ceil(8), |work| {
         let base = work.as_slice_mut().address();
-        let mut shape = *s;
         let (mut a, mut b) = (a, b);
-        if let Some(r) = ra {
-            r.copy(blas, es, base, batch)?;
-            (shape.lda, a) = (
-                r.new_ld,
-                Operand {
-                    address: base,
-                    stride: r.new_stride,
-                },
-            );
+        if let Some(st) = &sa {
+            (shape.lda, a) = st.stage(blas, es, base, batch)?;
         }
-        if let Some(r) = rb {
-            let at = base + (len_a * es) as u64;
-            r.copy(blas, es, at, batch)?;
-            (shape.ldb, b) = (
-                r.new_ld,
-                Operand {
-                    address: at,
-                    stride: r.new_stride,
-                },
-            );
+        if let Some(st) = &sb {
+            (shape.ldb, b) = st.stage(blas, es, base + (len_a * es) as u64, batch)?;
         }
         match split {
             None => launch_kernel(blas, &shape, p, alpha, a, b, beta, c, batch),
@@ -527,150 +532,134 @@ pub(crate) fn launch(
     })
 }
 
-/// `p` on transposed copies of the operands it reads in the other layout ([`flips`]):
-/// each such operand (stored `rows × cols`) is transposed by `rocm_kernels::transpose`
-/// into the operand workspace as `cols × rows` with its leading dimension rounded up to
-/// 16 bytes (so the copy meets the wgmma copy rule), one launch for the whole batch (one
-/// matrix when every problem shares it); an operand read as stored is repacked as in
-/// [`launch`] where it breaks the copy rule; then `p` runs on the copies, with split-K
-/// after them in the workspace where it applies.
-fn launch_flipped(
-    blas: &Blas,
-    s: &GemmShape,
-    p: &GemmParams,
-    alpha: Coefficient,
-    a: Operand,
-    b: Operand,
-    beta: Coefficient,
-    c: Operand,
-    batch: usize,
-) -> Result<()> {
-    use rocm_kernels::transpose::{self, Transpose, TransposeParams};
-    let es = p.ab.size();
-    let v = 16 / es;
-    let (flip_a, flip_b) = flips(p, s);
-    let flip = |flipped: bool, (rows, cols): (usize, usize), ld: usize, from: Operand| {
-        flipped.then(|| {
-            let new_ld = cols.max(1).next_multiple_of(v);
-            let problems = if from.stride == 0 { 1 } else { batch };
-            (rows, cols, ld, from, new_ld, problems)
-        })
-    };
-    let fa = flip(flip_a, s.transa.stored_dims(s.m, s.k), s.lda, a);
-    let fb = flip(flip_b, s.transb.stored_dims(s.k, s.n), s.ldb, b);
-    let len = |f: &Option<(usize, usize, usize, Operand, usize, usize)>| {
-        f.map_or(0, |(rows, _, _, _, new_ld, problems)| {
-            new_ld * rows * problems
-        })
-    };
-    // The operand read as stored still has to meet the copy rule: repacked if not.
-    let (ra, rb) = repacks(p.ab, s, a, b);
-    let (ra, rb) = (ra.filter(|_| !flip_a), rb.filter(|_| !flip_b));
-    let (len_a, len_b) = (
-        len(&fa) + ra.map_or(0, |r| r.len(batch)),
-        len(&fb) + rb.map_or(0, |r| r.len(batch)),
-    );
-    let mut shape = *s;
-    let as_trans = |t: bool| {
-        if t {
-            crate::Transpose::T
-        } else {
-            crate::Transpose::N
+/// How an operand reaches a kernel that cannot read it as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Staging {
+    /// Copied with its leading dimension rounded up to 16 bytes (wgmma's copy rule).
+    Repack(Repack),
+    /// Transposed (the kernel reads the other layout).
+    Transpose(Transposed),
+}
+
+impl Staging {
+    /// Elements the copy occupies.
+    fn len(&self, batch: usize) -> usize {
+        match self {
+            Staging::Repack(r) => r.len(batch),
+            Staging::Transpose(t) => t.len(),
         }
-    };
-    shape.transa = as_trans(p.trans_a);
-    shape.transb = as_trans(p.trans_b);
-    let split = SplitK::plan(blas, &shape, p, batch);
-    let partials_at = ((len_a + len_b) * es).next_multiple_of(16);
-    let bytes = partials_at + split.map_or(0, |k| k.bytes(&shape, p));
-    let loaded = generator::load::<Transpose>(
-        blas.device(),
-        &TransposeParams {
-            element_bytes: es as u32,
-        },
-    )?;
-    let kernel = loaded.module.kernel(transpose::KERNEL)?;
-    blas.with_operand_workspace(bytes.div_ceil(8), |work| {
-        let base = work.as_slice_mut().address();
-        let transposed = |f: (usize, usize, usize, Operand, usize, usize), at: u64| {
-            let (rows, cols, ld, from, new_ld, problems) = f;
-            let dim = |v: usize| {
-                u32::try_from(v).map_err(|_| Error::invalid("gemm", format!("{v} exceeds u32")))
-            };
-            for first in (0..problems).step_by(MAX_GRID_Z) {
-                let count = (problems - first).min(MAX_GRID_Z);
-                let mut args = KernelArgs::new();
-                args.push_pointer(at + (first * new_ld * rows * es) as u64, blas.device())
-                    .push_pointer(
-                        from.address + (first * from.stride * es) as u64,
-                        blas.device(),
-                    )
-                    .push(dim(rows)?)
-                    .push(dim(cols)?)
-                    .push(dim(ld)?)
-                    .push(dim(new_ld)?)
-                    .push(from.stride as u64)
-                    .push((new_ld * rows) as u64);
-                // SAFETY: the caller checked that each of the `problems` stored matrices
-                // (`rows × cols`, leading dimension `ld`, `stride` apart) lies inside the
-                // operand's view; the destination holds `problems` matrices of `cols ×
-                // rows` with leading dimension `new_ld` inside the workspace (sized by
-                // `len`), a separate allocation.
-                unsafe {
-                    kernel.launch(
-                        blas.stream(),
-                        &transpose::launch_config(rows, cols, count),
-                        &args,
-                    )?
-                };
+    }
+
+    /// Queues the copy to `to` on the handle's stream; the copy's leading dimension and
+    /// the operand the kernel then reads.
+    fn stage(&self, blas: &Blas, es: usize, to: u64, batch: usize) -> Result<(usize, Operand)> {
+        let (new_ld, stride) = match self {
+            Staging::Repack(r) => {
+                r.copy(blas, es, to, batch)?;
+                (r.new_ld, r.new_stride)
             }
-            Ok::<Operand, Error>(Operand {
-                address: at,
-                stride: if from.stride == 0 { 0 } else { new_ld * rows },
-            })
+            Staging::Transpose(t) => {
+                t.copy(blas, es, to)?;
+                (t.new_ld, t.new_stride())
+            }
         };
-        let (mut a, mut b) = (a, b);
-        let at_b = base + (len_a * es) as u64;
-        if let Some(f) = fa {
-            a = transposed(f, base)?;
-            shape.lda = f.4;
+        Ok((
+            new_ld,
+            Operand {
+                address: to,
+                stride,
+            },
+        ))
+    }
+}
+
+/// A stored operand matrix (`rows × cols`, leading dimension `ld`) transposed by
+/// `rocm_kernels::transpose` into the operand workspace as `cols × rows`, its leading
+/// dimension rounded up to 16 bytes (so the copy meets the wgmma copy rule); one launch
+/// for the whole batch (one matrix when every problem shares it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Transposed {
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    new_ld: usize,
+    /// Matrices the copy holds: one when every problem shares the operand.
+    problems: usize,
+    from: Operand,
+}
+
+impl Transposed {
+    fn plan(
+        ab: DType,
+        (rows, cols): (usize, usize),
+        ld: usize,
+        from: Operand,
+        batch: usize,
+    ) -> Self {
+        Transposed {
+            rows,
+            cols,
+            ld,
+            new_ld: cols.max(1).next_multiple_of(16 / ab.size()),
+            problems: if from.stride == 0 { 1 } else { batch },
+            from,
         }
-        if let Some(r) = ra {
-            r.copy(blas, es, base, batch)?;
-            (shape.lda, a) = (
-                r.new_ld,
-                Operand {
-                    address: base,
-                    stride: r.new_stride,
-                },
-            );
+    }
+
+    fn new_stride(&self) -> usize {
+        if self.from.stride == 0 {
+            0
+        } else {
+            self.new_ld * self.rows
         }
-        if let Some(f) = fb {
-            b = transposed(f, at_b)?;
-            shape.ldb = f.4;
+    }
+
+    /// Elements the copy occupies.
+    fn len(&self) -> usize {
+        self.new_ld * self.rows * self.problems
+    }
+
+    /// Queues the transposes to `to` on the handle's stream.
+    fn copy(&self, blas: &Blas, es: usize, to: u64) -> Result<()> {
+        use rocm_kernels::transpose::{self, Transpose, TransposeParams};
+        let params = TransposeParams {
+            element_bytes: es as u32,
+        };
+        let loaded = generator::load::<Transpose>(blas.device(), &params)?;
+        let kernel = loaded.module.kernel(transpose::KERNEL)?;
+        let dim = |v: usize| {
+            u32::try_from(v).map_err(|_| Error::invalid("gemm", format!("{v} exceeds u32")))
+        };
+        let out_stride = self.new_ld * self.rows;
+        for first in (0..self.problems).step_by(MAX_GRID_Z) {
+            let count = (self.problems - first).min(MAX_GRID_Z);
+            let mut args = KernelArgs::new();
+            args.push_pointer(to + (first * out_stride * es) as u64, blas.device())
+                .push_pointer(
+                    self.from.address + (first * self.from.stride * es) as u64,
+                    blas.device(),
+                )
+                .push(dim(self.rows)?)
+                .push(dim(self.cols)?)
+                .push(dim(self.ld)?)
+                .push(dim(self.new_ld)?)
+                .push(self.from.stride as u64)
+                .push(out_stride as u64);
+            // SAFETY: the caller checked that each of the `problems` stored matrices
+            // (`rows × cols`, leading dimension `ld`, `stride` apart) lies inside the
+            // operand's view; the destination holds `problems` matrices of `cols × rows`
+            // with leading dimension `new_ld` inside the workspace (sized by `len`), a
+            // separate allocation.
+            unsafe {
+                kernel.launch(
+                    blas.stream(),
+                    &transpose::launch_config(self.rows, self.cols, count),
+                    &args,
+                )?
+            };
         }
-        if let Some(r) = rb {
-            r.copy(blas, es, at_b, batch)?;
-            (shape.ldb, b) = (
-                r.new_ld,
-                Operand {
-                    address: at_b,
-                    stride: r.new_stride,
-                },
-            );
-        }
-        match split {
-            None => launch_kernel(blas, &shape, p, alpha, a, b, beta, c, batch),
-            Some(k) => k.run(
-                blas,
-                &shape,
-                p,
-                (alpha, beta),
-                (a, b, c),
-                base + partials_at as u64,
-            ),
-        }
-    })
+        Ok(())
+    }
 }
 
 /// Split-K for one problem whose output tiles cannot fill the device: k cut into

@@ -48,6 +48,17 @@ struct Cache {
     clock: u64,
 }
 
+impl Cache {
+    /// The table stored under `key`, marked as used now (advances the clock).
+    fn touch<V: Any + Send + Sync>(&mut self, key: &Key) -> Option<Arc<V>> {
+        self.clock += 1;
+        let now = self.clock;
+        let e = self.map.get_mut(key)?;
+        e.used = now;
+        e.value.clone().downcast::<V>().ok()
+    }
+}
+
 fn cache() -> &'static Mutex<Cache> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
@@ -60,16 +71,12 @@ pub fn get_or_make<V: Any + Send + Sync>(
     bytes: impl FnOnce(&V) -> usize,
     make: impl FnOnce() -> V,
 ) -> Arc<V> {
+    if let Some(v) = cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .touch::<V>(&key)
     {
-        let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-        c.clock += 1;
-        let now = c.clock;
-        if let Some(e) = c.map.get_mut(&key) {
-            e.used = now;
-            if let Ok(v) = e.value.clone().downcast::<V>() {
-                return v;
-            }
-        }
+        return v;
     }
     let value = Arc::new(make());
     let size = bytes(&value);
@@ -77,15 +84,11 @@ pub fn get_or_make<V: Any + Send + Sync>(
         return value;
     }
     let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-    c.clock += 1;
-    let now = c.clock;
-    if let Some(e) = c.map.get_mut(&key) {
-        // Another thread stored it meanwhile: share that one.
-        e.used = now;
-        if let Ok(v) = e.value.clone().downcast::<V>() {
-            return v;
-        }
+    // Another thread may have stored it meanwhile: share that one.
+    if let Some(v) = c.touch::<V>(&key) {
+        return v;
     }
+    let now = c.clock;
     while c.bytes + size > BUDGET {
         let Some(oldest) = c
             .map

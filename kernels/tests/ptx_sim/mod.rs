@@ -360,18 +360,7 @@ impl Kernel {
             "unknown matrix instruction `{}`",
             inst.text
         );
-        let list = |a: &Arg| -> Vec<usize> {
-            match a {
-                Arg::List(l) => l.clone(),
-                other => panic!("{other:?} in `{}`", inst.text),
-            }
-        };
-        let (d, ar, br, cr) = (
-            list(&inst.args[0]),
-            list(&inst.args[1]),
-            list(&inst.args[2]),
-            list(&inst.args[3]),
-        );
+        let [d, ar, br, cr] = mma_operands(inst);
         let f = |t: &Thread, r: usize| f64::from_bits(t.regs[r]);
         let mut a = [[0.0; 4]; 8];
         let mut b = [[0.0; 8]; 4];
@@ -401,18 +390,7 @@ impl Kernel {
     /// A[g + 8][t + 4q] (registers 2q, 2q + 1), B[t + 4q][g] (register q), and
     /// C[g][2t + i], C[g + 8][2t + i]; each sum in k order with one rounding per fma.
     fn mma_f64_m16n8(&self, inst: &Inst, warp: &mut [Thread], k: usize) {
-        let list = |a: &Arg| -> Vec<usize> {
-            match a {
-                Arg::List(l) => l.clone(),
-                other => panic!("{other:?} in `{}`", inst.text),
-            }
-        };
-        let (d, ar, br, cr) = (
-            list(&inst.args[0]),
-            list(&inst.args[1]),
-            list(&inst.args[2]),
-            list(&inst.args[3]),
-        );
+        let [d, ar, br, cr] = mma_operands(inst);
         assert_eq!(
             (ar.len(), br.len(), d.len()),
             (k / 2, k / 4, 4),
@@ -820,18 +798,7 @@ impl Kernel {
     /// A[g+8][t+4]; B[t][g], B[t+4][g]; C[g][2t+i], C[g+8][2t+i]. Products of tf32 values
     /// are exact in f64; the sum is rounded once to f32.
     fn mma_tf32(&self, inst: &Inst, warp: &mut [Thread]) {
-        let list = |a: &Arg| -> Vec<usize> {
-            match a {
-                Arg::List(l) => l.clone(),
-                other => panic!("{other:?} in `{}`", inst.text),
-            }
-        };
-        let (d, ar, br, cr) = (
-            list(&inst.args[0]),
-            list(&inst.args[1]),
-            list(&inst.args[2]),
-            list(&inst.args[3]),
-        );
+        let [d, ar, br, cr] = mma_operands(inst);
         let f = |t: &Thread, r: usize| f32::from_bits(t.regs[r] as u32) as f64;
         let mut a = [[0.0; 8]; 16];
         let mut b = [[0.0; 8]; 8];
@@ -878,18 +845,7 @@ impl Kernel {
     /// A[g+8][2t+8..]; B[2t..2t+2][g], B[2t+8..2t+10][g]; C[g][2t+i], C[g+8][2t+i].
     /// Products of 16-bit values are exact in f64; the sum is rounded once to f32.
     fn mma_half(&self, inst: &Inst, warp: &mut [Thread], decode: impl Fn(u16) -> f64) {
-        let list = |a: &Arg| -> Vec<usize> {
-            match a {
-                Arg::List(l) => l.clone(),
-                other => panic!("{other:?} in `{}`", inst.text),
-            }
-        };
-        let (d, ar, br, cr) = (
-            list(&inst.args[0]),
-            list(&inst.args[1]),
-            list(&inst.args[2]),
-            list(&inst.args[3]),
-        );
+        let [d, ar, br, cr] = mma_operands(inst);
         let halves = |t: &Thread, r: usize| -> (f64, f64) {
             let v = t.regs[r];
             (decode(v as u16), decode((v >> 16) as u16))
@@ -948,4 +904,12 @@ struct Thread {
     done: bool,
     tid: u32,
     stop: Option<Stop>,
+}
+
+/// The four register lists of an `mma` instruction: D, A, B, C.
+fn mma_operands(inst: &Inst) -> [Vec<usize>; 4] {
+    std::array::from_fn(|i| match &inst.args[i] {
+        Arg::List(l) => l.clone(),
+        other => panic!("{other:?} in `{}`", inst.text),
+    })
 }

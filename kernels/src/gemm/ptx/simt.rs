@@ -671,50 +671,24 @@ impl Gen<'_> {
             }
             return;
         }
-        if self.plan.inner == Inner::Tf32 {
-            // Lane (g, t) reads A[k = t (+4)][m = g (+8) + 16i], B[k = t (+4)][n = g + 8j].
+        // tf32 m16n8k8 and f64 m16n8k{4,8,16} share one fragment walk: lane (g, t) reads
+        // A[k = t + 4q][m = g (+8) + 16i] and B[k = t + 4q][n = g + 8j] for each k-quad q
+        // of the instruction (tf32 rounds each value as it leaves shared memory).
+        let m16n8 = match self.plan.inner {
+            Inner::Tf32 => Some(8),
+            Inner::Dmma16 { k } => Some(k),
+            _ => None,
+        };
+        if let Some(k) = m16n8 {
+            let tf32 = self.plan.inner == Inner::Tf32;
             let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
-                let off = stage + (row * stride + col) * es;
-                let x = g.k.ld_shared(Ty::F32, base, off as i64);
-                g.k.cvt_tf32(x)
-            };
-            for kk in (0..self.plan.bk).step_by(8) {
-                let fa: Vec<[Reg; 4]> = (0..a.per_thread / 2)
-                    .map(|i| {
-                        let (rs, m) = (a.row_stride, 16 * i);
-                        [
-                            ld(self, a_rd, kk, rs, m),
-                            ld(self, a_rd, kk, rs, m + 8),
-                            ld(self, a_rd, kk + 4, rs, m),
-                            ld(self, a_rd, kk + 4, rs, m + 8),
-                        ]
-                    })
-                    .collect();
-                let fb: Vec<[Reg; 2]> = (0..b.per_thread / 2)
-                    .map(|j| {
-                        let (rs, n) = (b.row_stride, 8 * j);
-                        [ld(self, b_rd, kk, rs, n), ld(self, b_rd, kk + 4, rs, n)]
-                    })
-                    .collect();
-                for (i, fai) in fa.iter().enumerate() {
-                    for (j, fbj) in fb.iter().enumerate() {
-                        let d = [
-                            acc[2 * i][2 * j],
-                            acc[2 * i][2 * j + 1],
-                            acc[2 * i + 1][2 * j],
-                            acc[2 * i + 1][2 * j + 1],
-                        ];
-                        self.k.mma_m16n8k8_tf32(d, *fai, *fbj);
-                    }
+                let off = (stage + (row * stride + col) * es) as i64;
+                if tf32 {
+                    let x = g.k.ld_shared(Ty::F32, base, off);
+                    g.k.cvt_tf32(x)
+                } else {
+                    g.k.ld_shared(Ty::F64, base, off)
                 }
-            }
-            return;
-        }
-        if let Inner::Dmma16 { k } = self.plan.inner {
-            // As tf32, in f64: lane (g, t) reads A[k = t + 4q][m = g (+8) + 16i] and
-            // B[k = t + 4q][n = g + 8j] for each k-quad q of the instruction.
-            let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
-                g.k.ld_shared(Ty::F64, base, (stage + (row * stride + col) * es) as i64)
             };
             for kk in (0..self.plan.bk).step_by(k as usize) {
                 let fa: Vec<Vec<Reg>> = (0..a.per_thread / 2)
@@ -741,7 +715,15 @@ impl Gen<'_> {
                             acc[2 * i + 1][2 * j],
                             acc[2 * i + 1][2 * j + 1],
                         ];
-                        self.k.mma_m16n8_f64(k, d, fai, fbj);
+                        if tf32 {
+                            self.k.mma_m16n8k8_tf32(
+                                d,
+                                [fai[0], fai[1], fai[2], fai[3]],
+                                [fbj[0], fbj[1]],
+                            );
+                        } else {
+                            self.k.mma_m16n8_f64(k, d, fai, fbj);
+                        }
                     }
                 }
             }
