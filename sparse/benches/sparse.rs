@@ -16,6 +16,8 @@
 //! column indices once, row pointers once, `x` once, `y` read and written: beta = 1, as
 //! sprs accumulates), for memcpy the bytes read plus written. A scattered gather
 //! actually moves a 64-byte line for its 8 bytes, which this count does not include.
+//! `gather_floor` is the gathers alone (`Σ x[col[k]]`, all threads): a floor under any
+//! CSR SpMV's time on the machine.
 //! `memcpy_1t` is the same copy on one thread: sprs is single-threaded, so the ratio of
 //! the two memcpy figures bounds what any parallel SpMV can gain over sprs on the
 //! machine.
@@ -46,6 +48,33 @@ fn to_sprs(a: &Csr<i32, f64>) -> sprs::CsMatI<f64, i32> {
 fn spmv_bytes(a: &Csr<i32, f64>) -> u64 {
     let (m, n, nnz) = (a.nrows() as u64, a.ncols() as u64, a.nnz() as u64);
     nnz * (8 + 4) + (m + 1) * 4 + n * 8 + m * 16
+}
+
+/// `Σ x[idx[k]]` with four accumulators, prefetching `x[idx[k + 64]]` (the SpMV
+/// kernel's distance).
+fn gather_sum(idx: &[i32], x: &[f64]) -> f64 {
+    const AHEAD: usize = 64;
+    let mut acc = [0.0f64; 4];
+    for (q, &j) in idx.iter().enumerate() {
+        if let Some(&p) = idx.get(q + AHEAD) {
+            prefetch(x, p as usize);
+        }
+        acc[q % 4] += x[j as usize];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+#[inline(always)]
+fn prefetch(x: &[f64], j: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it never faults whatever the address, and
+    // `wrapping_add` keeps the address computation defined.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(x.as_ptr().wrapping_add(j).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (x, j);
 }
 
 fn bench_spmv(c: &mut Criterion) {
@@ -101,6 +130,21 @@ fn bench_spmv(c: &mut Criterion) {
         let x: Vec<f64> = (0..a.ncols())
             .map(|i| 1.0 + (i % 17) as f64 * 0.01)
             .collect();
+        // The gathers alone: Σ x[col[k]] over the matrix's own column indices, all
+        // threads, prefetching as the kernel does, no values and no y. Any CSR SpMV
+        // that reads x once per nonzero takes at least this long, so its time over
+        // memcpy's bounds the % of memcpy SpMV can reach on this machine.
+        let idx = a.col_idx();
+        let gchunk = idx.len().div_ceil(threads * 8).max(1);
+        g.bench_function(BenchmarkId::new("gather_floor", name), |b| {
+            b.iter(|| {
+                let s: f64 = idx
+                    .par_chunks(gchunk)
+                    .map(|c| gather_sum(c, &x))
+                    .sum();
+                black_box(s)
+            })
+        });
         let xb = DeviceBuffer::from_slice(&dev, &x).expect("x");
         let mut yb = DeviceBuffer::<f64>::zeros(&dev, a.nrows()).expect("y");
         let plan = Spmv::analysis(&dev, Op::N, a.into(), SpmvAlg::MergePath).expect("plan");
