@@ -9,7 +9,7 @@ use rocm_blas::{Blas, GemmExInput, GemmExOutput, MathMode, Scalar, Transpose};
 use rocm_core::{
     Arch, DType, Device, DeviceBuffer, Element, Error, KernelArgs, LaunchConfig, Result,
 };
-use rocm_kernels::gemm::{ptx, Gemm};
+use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
 use rocm_kernels::generator;
 
 /// The element types `--dtype` names.
@@ -288,21 +288,46 @@ fn ours_call<T: Scalar>(
 }
 
 /// The `wgmma` candidates `ROCM_BENCH_WGMMA` lists, comma-separated: `MxN:stages`
-/// (tile_m of 64..256 rows = 1..4 warpgroups, each 64×N) or `N:stages` (M = 128), e.g.
-/// `128x256:4,256x128:4,128x128:3`; default 128×256 in 4 stages.
-fn wgmma_candidates() -> Vec<(u32, u32, u32)> {
-    let parse = |s: &str| -> Option<(u32, u32, u32)> {
-        let (tile, st) = s.trim().split_once(':')?;
+/// (tile_m of 64..256 rows = 1..4 warpgroups, each 64×N) or `N:stages` (M = 128),
+/// optionally followed by `:tma` (operands by tensor copies from a producer warp), e.g.
+/// `128x256:4,128x256:5:tma,128x128:3`; default 128×256 in 4 stages.
+fn wgmma_candidates() -> Vec<Wgmma> {
+    let parse = |s: &str| -> Option<Wgmma> {
+        let (tile, rest) = s.trim().split_once(':')?;
+        let (st, tma) = match rest.split_once(':') {
+            Some((st, "tma")) => (st, true),
+            Some(_) => return None,
+            None => (rest, false),
+        };
         let (m, n) = match tile.split_once('x') {
             Some((m, n)) => (m.parse().ok()?, n.parse().ok()?),
             None => (128, tile.parse().ok()?),
         };
-        Some((m, n, st.parse().ok()?))
+        Some(Wgmma {
+            tile_m: m,
+            n,
+            stages: st.parse().ok()?,
+            tma,
+        })
     };
     match std::env::var("ROCM_BENCH_WGMMA") {
         Ok(list) => list.split(',').filter_map(parse).collect(),
-        Err(_) => vec![(128, 256, 4)],
+        Err(_) => vec![Wgmma {
+            tile_m: 128,
+            n: 256,
+            stages: 4,
+            tma: false,
+        }],
     }
+}
+
+/// One `wgmma` candidate: tile rows, instruction n, stages, tensor-copy staging.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Wgmma {
+    tile_m: u32,
+    n: u32,
+    stages: u32,
+    tma: bool,
 }
 
 /// Our f16/bf16 kernel, launched directly: rocm-blas has no mixed-precision GEMM entry
@@ -315,7 +340,7 @@ fn half_kernel<T: Element>(
     dev: &Device,
     ab: DType,
     p: Problem,
-    variant: Option<(u32, u32, u32)>,
+    variant: Option<Wgmma>,
 ) -> Result<(
     Option<DeviceBuffer<f32>>,
     impl Fn(&DeviceBuffer<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()> + '_,
@@ -326,7 +351,10 @@ fn half_kernel<T: Element>(
     let (sa, sb) = (lda * p.a_dims().1, ldb * p.b_dims().1);
     let aligned = ptx::wgmma::aligned(ab, 0, lda, sa, 0, ldb, sb);
     let params = match variant {
-        Some((m, n, stages)) if cc9 && aligned => ptx::wgmma_tile(ab, ab, p.ta, p.tb, m, n, stages),
+        Some(w) if cc9 && aligned => GemmParams {
+            tma: w.tma,
+            ..ptx::wgmma_tile(ab, ab, p.ta, p.tb, w.tile_m, w.n, w.stages)
+        },
         _ => ptx::half(ab, p.ta, p.tb),
     };
     let own_c = params.c == DType::F32;
@@ -362,6 +390,18 @@ fn half_kernel<T: Element>(
             .push((p.m * p.n) as u64)
             .push(1.0f32)
             .push(0.0f32);
+        if params.tma {
+            let operands = [
+                (a.as_slice().address(), p.a_dims(), lda, false),
+                (b.as_slice().address(), p.b_dims(), ldb, true),
+            ];
+            for (address, dims, ld, is_b) in operands {
+                let stride = dims.0 * dims.1;
+                let desc =
+                    ptx::wgmma::tma_operand(&params, is_b, address, dims, ld, stride, p.batch);
+                dev.encode_tensor_map(&desc)?.push_to(&mut args);
+            }
+        }
         // SAFETY: a, b and C hold `batch` problems of this shape with the leading
         // dimensions and strides passed; the kernel stays inside them.
         unsafe { kernel.launch(dev.default_stream(), &cfg, &args) }
@@ -376,7 +416,7 @@ pub(crate) fn row(
     p: Problem,
     iters: u32,
     vendor: bool,
-    variant: Option<(u32, u32, u32)>,
+    variant: Option<Wgmma>,
 ) -> Result<Row> {
     let mut blas = Blas::new(dev);
     match dtype {
@@ -671,7 +711,7 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
     let mut rows = Vec::new();
     // f16/bf16 on compute capability 9.0: every `wgmma` candidate (ROCM_BENCH_WGMMA).
     let cc9 = matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a);
-    let variants: Vec<Option<(u32, u32, u32)>> = match dtype {
+    let variants: Vec<Option<Wgmma>> = match dtype {
         Dtype::F16 | Dtype::Bf16 if cc9 => std::iter::once(None)
             .chain(wgmma_candidates().into_iter().map(Some))
             .collect(),
@@ -680,7 +720,13 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
     for p in problems {
         for &v in &variants {
             match v {
-                Some((m, n, stages)) => println!("  wgmma {m}x{n}, {stages} stages:"),
+                Some(w) => println!(
+                    "  wgmma {}x{}, {} stages{}:",
+                    w.tile_m,
+                    w.n,
+                    w.stages,
+                    if w.tma { ", tensor copies" } else { "" }
+                ),
                 None if variants.len() > 1 => {
                     println!("  gemm_strided_batched_ex (catalog choice):")
                 }

@@ -291,11 +291,18 @@ fn entry(key: &str, prob: &Problem, params: &GemmParams) -> serde_json::Result<E
     })
 }
 
-/// A compact name of a variant: tile, warps, instruction, stages.
+/// A compact name of a variant: tile, warps, instruction, stages, tensor-copy staging.
 fn describe(p: &GemmParams) -> String {
     format!(
-        "{}x{}x{} warps {}x{} {:?} stages {}",
-        p.tile_m, p.tile_n, p.tile_k, p.warps_m, p.warps_n, p.instruction, p.stages
+        "{}x{}x{} warps {}x{} {:?} stages {}{}",
+        p.tile_m,
+        p.tile_n,
+        p.tile_k,
+        p.warps_m,
+        p.warps_n,
+        p.instruction,
+        p.stages,
+        if p.tma { " tma" } else { "" }
     )
 }
 

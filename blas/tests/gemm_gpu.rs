@@ -769,6 +769,16 @@ fn wg_check<A: WgElem, C: WgElem>(
         .push(sc as u64)
         .push(c.alpha)
         .push(c.beta);
+    if p.tma {
+        let operands = [
+            (da.as_slice().address(), (ar, ac), lda, sa, false),
+            (db.as_slice().address(), (br, bc), ldb, sb, true),
+        ];
+        for (address, dims, ld, stride, is_b) in operands {
+            let desc = ptx::wgmma::tma_operand(p, is_b, address, dims, ld, stride, c.batch);
+            dev.encode_tensor_map(&desc).unwrap().push_to(&mut args);
+        }
+    }
     // SAFETY: A, B and C hold `batch` problems of these shapes, leading dimensions and
     // strides; the kernel touches only elements inside them.
     unsafe { kernel.launch(dev.default_stream(), &cfg, &args) }.unwrap();

@@ -303,6 +303,7 @@ fn params(
         instruction,
         stages,
         reduced_f32: false,
+        tma: false,
     }
 }
 

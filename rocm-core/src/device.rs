@@ -220,6 +220,19 @@ impl Device {
         DeviceBuffer::from_slice(self, data)
     }
 
+    /// Encodes a tensor map (NVIDIA sm_90+ tensor copies) for a tensor in this device's
+    /// memory; the description is checked first ([`TensorMapDesc::validate`]). Other
+    /// devices answer `Unsupported`.
+    ///
+    /// [`TensorMapDesc::validate`]: crate::tensor_map::TensorMapDesc::validate
+    pub fn encode_tensor_map(
+        &self,
+        desc: &crate::tensor_map::TensorMapDesc,
+    ) -> Result<crate::tensor_map::TensorMap> {
+        desc.validate()?;
+        self.backend().encode_tensor_map(desc)
+    }
+
     /// Loads a module (PTX on CUDA devices, code objects on HIP and emulated devices).
     pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
         Ok(Module::new(

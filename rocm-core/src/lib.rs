@@ -24,6 +24,7 @@ pub mod memory;
 pub mod module;
 pub mod stream;
 pub mod target;
+pub mod tensor_map;
 
 pub use device::{BackendKind, Device, DeviceInfo};
 pub use element::{DType, Element};

@@ -42,6 +42,7 @@ use crate::gemm::GemmShape;
 use crate::{Blas, MathMode, Real, Scalar};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
+use rocm_core::tensor_map::TensorMap;
 use rocm_core::{Arch, Target};
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
@@ -841,6 +842,20 @@ fn launch_kernel(
     batch: usize,
 ) -> Result<()> {
     let scale_only = s.k == 0 || alpha.is_zero();
+    // A tensor-copy variant whose operands a tensor map cannot describe (a batch of
+    // problems sharing one matrix, or overlapping) runs as the same kernel with
+    // `cp.async` staging.
+    let untiled;
+    let p = if p.tma && !(tma_fits(s, a, s.lda, true, batch) && tma_fits(s, b, s.ldb, false, batch))
+    {
+        untiled = GemmParams {
+            tma: false,
+            ..p.clone()
+        };
+        &untiled
+    } else {
+        p
+    };
     let loaded = generator::load::<Gemm>(blas.device(), p)?;
     let name = loaded
         .program
@@ -891,6 +906,12 @@ fn launch_kernel(
             .push(c.stride as u64);
         alpha.push(&mut args);
         beta.push(&mut args);
+        if p.tma {
+            for (o, ld, is_b) in [(a, s.lda, false), (b, s.ldb, true)] {
+                let map = tensor_map(dev, s, p, at(o, ab_size), o.stride, ld, is_b, count)?;
+                map.push_to(&mut args);
+            }
+        }
         let cfg = LaunchConfig {
             grid: [grid_x as u32, grid_y as u32, count as u32],
             block: [p.threads(target), 1, 1],
@@ -904,6 +925,40 @@ fn launch_kernel(
         first += count;
     }
     Ok(())
+}
+
+/// Whether one operand of a tensor-copy (`tma`) wgmma variant can be described by a
+/// tensor map: one problem, or problems stored apart (a batch stride of at least one
+/// whole matrix), since the map's batch dimension cannot repeat or overlap matrices.
+fn tma_fits(s: &GemmShape, o: Operand, ld: usize, is_b: bool, batch: usize) -> bool {
+    let (_, cols) = stored_dims(s, is_b);
+    batch == 1 || o.stride >= ld * cols
+}
+
+/// The stored dimensions (rows, cols) of A or B for `s`.
+fn stored_dims(s: &GemmShape, is_b: bool) -> (usize, usize) {
+    if is_b {
+        s.transb.stored_dims(s.k, s.n)
+    } else {
+        s.transa.stored_dims(s.m, s.k)
+    }
+}
+
+/// The encoded tensor map of one operand for a `tma` variant
+/// (`rocm_kernels::gemm::ptx::wgmma::tma_operand`).
+#[allow(clippy::too_many_arguments)]
+fn tensor_map(
+    dev: &rocm_core::Device,
+    s: &GemmShape,
+    p: &GemmParams,
+    address: u64,
+    stride: usize,
+    ld: usize,
+    is_b: bool,
+    count: usize,
+) -> Result<TensorMap> {
+    let desc = ptx::wgmma::tma_operand(p, is_b, address, stored_dims(s, is_b), ld, stride, count);
+    dev.encode_tensor_map(&desc)
 }
 
 #[cfg(test)]
@@ -939,6 +994,7 @@ mod tests {
             instruction: GemmInstruction::Wgmma { n: 256 },
             stages: 4,
             reduced_f32: false,
+            tma: false,
         }
     }
 

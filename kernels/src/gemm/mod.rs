@@ -90,12 +90,27 @@ pub struct GemmParams {
     /// f32 inputs through tf32 (NVIDIA) or xf32 (gfx942) tensor instructions.
     #[serde(default)]
     pub reduced_f32: bool,
+    /// sm_90a `wgmma` only: operands staged by the tensor memory accelerator
+    /// (`cp.async.bulk.tensor`, issued by one extra producer warp) into an mbarrier
+    /// ring, instead of every thread's `cp.async`. The launch passes two tensor maps
+    /// (see [`ptx::wgmma`]); the block has one more warp ([`GemmParams::threads`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tma: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl GemmParams {
     /// Work-items per workgroup.
     pub fn threads(&self, target: &Target) -> u32 {
-        self.warps_m * self.warps_n * target.caps().wave_size()
+        let producer = if self.tma {
+            target.caps().wave_size()
+        } else {
+            0
+        };
+        self.warps_m * self.warps_n * target.caps().wave_size() + producer
     }
 
     /// Catalog key: `<ab>-<c>-<compute>/<N|T><N|T>`.

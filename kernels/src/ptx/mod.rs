@@ -239,6 +239,15 @@ impl fmt::Display for Label {
 pub struct Param {
     name: String,
     ty: Ty,
+    /// An opaque byte array (`.param .align A .b8 name[N]`): (align, bytes).
+    array: Option<(u32, u32)>,
+}
+
+impl Param {
+    /// The `.param` symbol.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// Builds one `.entry`.
@@ -251,6 +260,8 @@ pub struct KernelBuilder {
     labels: u32,
     shared: Vec<(String, u32, u32)>,
     guard: Option<(Reg, bool)>,
+    /// `.maxntid`: the most threads a block launches with (lets ptxas budget registers).
+    max_threads: Option<u32>,
 }
 
 fn class_index(ty: Ty) -> usize {
@@ -274,6 +285,7 @@ impl KernelBuilder {
             labels: 0,
             shared: Vec::new(),
             guard: None,
+            max_threads: None,
         }
     }
 
@@ -281,11 +293,30 @@ impl KernelBuilder {
         &self.name
     }
 
+    /// Declares that blocks launch with at most `threads` threads (`.maxntid`), so that
+    /// ptxas keeps the registers per thread within what such a block can be given.
+    pub fn max_threads(&mut self, threads: u32) {
+        self.max_threads = Some(threads);
+    }
+
     /// Declares a parameter (`.param .<ty> name`), in order.
     pub fn param(&mut self, name: &str, ty: Ty) -> Param {
         let p = Param {
             name: format!("p_{name}"),
             ty,
+            array: None,
+        };
+        self.params.push(p.clone());
+        p
+    }
+
+    /// Declares an opaque parameter of `bytes` bytes aligned to `align`
+    /// (`.param .align A .b8 name[N]`, e.g. a tensor map), in order.
+    pub fn param_bytes(&mut self, name: &str, bytes: u32, align: u32) -> Param {
+        let p = Param {
+            name: format!("p_{name}"),
+            ty: Ty::B32,
+            array: Some((align, bytes)),
         };
         self.params.push(p.clone());
         p
@@ -678,9 +709,20 @@ impl KernelBuilder {
         let _ = writeln!(s, ".visible .entry {}(", self.name);
         for (i, p) in self.params.iter().enumerate() {
             let sep = if i + 1 == self.params.len() { "" } else { "," };
-            let _ = writeln!(s, "    .param .{} {}{sep}", param_ty(p.ty).name(), p.name);
+            match p.array {
+                Some((align, bytes)) => {
+                    let _ = writeln!(s, "    .param .align {align} .b8 {}[{bytes}]{sep}", p.name);
+                }
+                None => {
+                    let _ = writeln!(s, "    .param .{} {}{sep}", param_ty(p.ty).name(), p.name);
+                }
+            }
         }
-        s.push_str(")\n{\n");
+        s.push(')');
+        if let Some(t) = self.max_threads {
+            let _ = write!(s, " .maxntid {t}, 1, 1");
+        }
+        s.push_str("\n{\n");
         for (name, bytes, align) in &self.shared {
             let _ = writeln!(s, "    .shared .align {align} .b8 {name}[{bytes}];");
         }

@@ -11,6 +11,11 @@
 //!   accumulates into registers of the four warps of a warpgroup. `wgmma.fence` orders
 //!   register/shared accesses before the first `wgmma` of a batch; `commit_group` /
 //!   `wait_group N` bound the batches in flight.
+//! - `mbarrier` objects (8 bytes of shared memory) count arrivals and transaction bytes
+//!   per phase; `try_wait.parity` waits for a phase to complete. The tensor memory
+//!   accelerator's `cp.async.bulk.tensor` copies a box of a tensor (described by a
+//!   128-byte tensor map the host encodes, `cuTensorMapEncodeTiled`) into shared
+//!   memory, swizzled as the map says, and completes its bytes on a barrier.
 //! - Shared memory written through the generic proxy (`cp.async`, `st.shared`) is made
 //!   visible to the async proxy that `wgmma` reads through by `fence.proxy.async`.
 
@@ -93,6 +98,74 @@ impl KernelBuilder {
     /// Makes this thread's generic-proxy shared-memory writes visible to the async proxy.
     pub fn fence_proxy_async_shared(&mut self) {
         self.emit("fence.proxy.async.shared::cta");
+    }
+
+    /// `mbarrier.init`: the shared 8-byte barrier at `addr` expects `count` arrivals per
+    /// phase.
+    pub fn mbarrier_init(&mut self, addr: Reg, count: u32) {
+        self.emit(format!("mbarrier.init.shared::cta.b64 [{addr}], {count}"));
+    }
+
+    /// Makes this thread's `mbarrier.init`s visible to the other threads and to the
+    /// async proxy (the tensor copies complete transactions on them).
+    pub fn fence_mbarrier_init(&mut self) {
+        self.emit("fence.mbarrier_init.release.cluster");
+    }
+
+    /// One arrival on the barrier at `addr`, announcing `bytes` of transactions (the
+    /// tensor copies that will complete on it) in the current phase.
+    pub fn mbarrier_arrive_expect_tx(&mut self, addr: Reg, bytes: u32) {
+        self.emit(format!(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{addr}], {bytes}"
+        ));
+    }
+
+    /// One arrival on the barrier at `addr`.
+    pub fn mbarrier_arrive(&mut self, addr: Reg) {
+        self.emit(format!("mbarrier.arrive.shared::cta.b64 _, [{addr}]"));
+    }
+
+    /// Waits until the phase of parity `parity` (u32, 0 or 1) of the barrier at `addr`
+    /// has completed. A fresh barrier is in phase 0, so waiting for parity 1 returns at
+    /// once (the "previous" phase counts as complete): a producer's first pass over a
+    /// ring of empty-slot barriers does not block.
+    pub fn mbarrier_wait_parity(&mut self, addr: Reg, parity: Reg) {
+        let again = self.label();
+        let done = self.reg(Ty::Pred);
+        self.place(again);
+        self.emit(format!(
+            "mbarrier.try_wait.parity.shared::cta.b64 {done}, [{addr}], {parity}"
+        ));
+        self.bra_if(done, true, again);
+    }
+
+    /// The generic address of an opaque kernel parameter (a tensor map passed by value,
+    /// which the tensor copies read in place).
+    pub fn param_address(&mut self, p: &super::Param) -> Reg {
+        let at = self.reg(Ty::U64);
+        self.emit(format!("mov.u64 {at}, {}", p.name()));
+        let generic = self.reg(Ty::U64);
+        self.emit(format!("cvta.param.u64 {generic}, {at}"));
+        generic
+    }
+
+    /// `cp.async.bulk.tensor.<r>d`: the box of the tensor map at generic address `map`
+    /// whose first element has coordinates `coords` (s32, innermost first; outside the
+    /// tensor reads as zeros) into shared `dst`, completing its bytes as transactions on
+    /// the barrier at `bar`.
+    pub fn tensor_copy(&mut self, dst: Reg, map: Reg, coords: &[Reg], bar: Reg) {
+        let c: Vec<String> = coords.iter().map(|r| r.to_string()).collect();
+        self.emit(format!(
+            "cp.async.bulk.tensor.{}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{dst}], [{map}, {{{}}}], [{bar}]",
+            coords.len(),
+            c.join(", ")
+        ));
+    }
+
+    /// `bar.sync id, threads`: a named barrier among `threads` threads (a multiple of
+    /// 32), e.g. the consumer warps of a warp-specialised block.
+    pub fn bar_sync_named(&mut self, id: u32, threads: u32) {
+        self.emit(format!("bar.sync {id}, {threads}"));
     }
 
     /// `wgmma.fence.sync.aligned`: before a batch of `wgmma` (all warps of the warpgroup).

@@ -5,7 +5,8 @@ use super::{
     downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
 };
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
-use crate::{Arch, Device, DeviceInfo, Error, Result, Target};
+use crate::tensor_map::{TensorMap, TensorMapDesc, TensorMapSwizzle};
+use crate::{Arch, DType, Device, DeviceInfo, Error, Result, Target};
 use cudarc::driver::{result, sys, CudaContext, CudaEvent, CudaStream, DriverError};
 use std::any::Any;
 use std::ffi::{c_void, CString};
@@ -234,6 +235,59 @@ impl BackendEvent for CudaEventHandle {
 }
 
 impl Backend for CudaBackend {
+    fn encode_tensor_map(&self, desc: &TensorMapDesc) -> Result<TensorMap> {
+        use sys::CUtensorMapDataType::*;
+        let dtype = match desc.dtype {
+            DType::F16 => CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            DType::Bf16 => CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            DType::F32 => CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            DType::F64 => CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+            DType::U8 => CU_TENSOR_MAP_DATA_TYPE_UINT8,
+            DType::I32 => CU_TENSOR_MAP_DATA_TYPE_INT32,
+            other => {
+                return Err(Error::unsupported(
+                    format!("tensor maps of {other}"),
+                    &self.info.id,
+                ))
+            }
+        };
+        let swizzle = match desc.swizzle {
+            TensorMapSwizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            TensorMapSwizzle::Bytes128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        };
+        let rank = desc.dims.len();
+        let element_strides = vec![1u32; rank];
+        let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+        // SAFETY: every array holds `rank` entries (strides rank - 1), as the validated
+        // description guarantees; the driver only encodes (it reads no device memory)
+        // and writes the 128-byte map.
+        let code = unsafe {
+            sys::cuTensorMapEncodeTiled(
+                map.as_mut_ptr(),
+                dtype,
+                rank as u32,
+                desc.address as *mut c_void,
+                desc.dims.as_ptr(),
+                desc.strides.as_ptr(),
+                desc.box_dims.as_ptr(),
+                element_strides.as_ptr(),
+                sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle,
+                sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        code.result()
+            .map_err(|e| err("cuTensorMapEncodeTiled", e))?;
+        // SAFETY: the driver wrote the map (the call succeeded); it was zeroed before.
+        let map = unsafe { map.assume_init() };
+        let mut bytes = [0u8; 128];
+        for (chunk, word) in bytes.chunks_exact_mut(8).zip(map.opaque.iter()) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        Ok(TensorMap(bytes))
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }

@@ -10,7 +10,8 @@
 //! through the same traits.
 
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
-use crate::{DeviceInfo, Result};
+use crate::tensor_map::{TensorMap, TensorMapDesc};
+use crate::{DeviceInfo, Error, Result};
 use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -75,6 +76,12 @@ pub trait Backend: Send + Sync + Debug {
 
     /// Loads a module (PTX text or AMDGPU code object).
     fn load_module(&self, image: &ModuleImage) -> Result<Arc<dyn BackendModule>>;
+
+    /// Encodes a tensor map for this device's tensor copy engine (NVIDIA sm_90+); the
+    /// description is already validated. Devices without one answer `Unsupported`.
+    fn encode_tensor_map(&self, _desc: &TensorMapDesc) -> Result<TensorMap> {
+        Err(Error::unsupported("tensor maps", &self.info().id))
+    }
 }
 
 /// Memory owned by a backend; freed on drop.

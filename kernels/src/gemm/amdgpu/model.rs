@@ -85,6 +85,7 @@ pub fn default_params(t: IsaTarget, ab: DType) -> Result<GemmParams> {
         instruction,
         stages: 2,
         reduced_f32: false,
+        tma: false,
     })
 }
 

@@ -134,12 +134,14 @@ pub fn wgmma_tile(
         instruction: GemmInstruction::Wgmma { n },
         stages,
         reduced_f32: ab == DType::F32,
+        tma: false,
     }
 }
 
 /// The `wgmma` variants the tests assemble: f16/bf16 with f32 and same-type output,
 /// every transpose, 128×128 and 128×256 tiles; tf32 (TN only); and a 64-row,
-/// two-warpgroups-along-n shape.
+/// two-warpgroups-along-n shape; each with `cp.async` and with tensor-copy (`tma`)
+/// staging.
 pub fn wgmma_variants() -> Vec<GemmParams> {
     let mut out = Vec::new();
     for ab in [DType::F16, DType::Bf16] {
@@ -160,6 +162,15 @@ pub fn wgmma_variants() -> Vec<GemmParams> {
     }
     out.push(wgmma(DType::F32, DType::F32, true, false, 128, 4));
     out.push(wgmma(DType::F32, DType::F32, true, false, 256, 3));
+    // Each again with its operands staged by tensor copies from a producer warp.
+    let tma: Vec<GemmParams> = out
+        .iter()
+        .map(|p| GemmParams {
+            tma: true,
+            ..p.clone()
+        })
+        .collect();
+    out.extend(tma);
     out
 }
 
@@ -200,6 +211,7 @@ pub fn simt(ab: DType, tile: u32, thread: u32, trans_a: bool, trans_b: bool) -> 
         },
         stages: 2,
         reduced_f32: false,
+        tma: false,
     }
 }
 
@@ -291,6 +303,7 @@ pub fn half(ab: DType, trans_a: bool, trans_b: bool) -> GemmParams {
         instruction: GemmInstruction::MmaSync { m: 16, n: 8, k: 16 },
         stages: 2,
         reduced_f32: false,
+        tma: false,
     }
 }
 
@@ -311,6 +324,7 @@ pub fn fallback_tf32(trans_a: bool, trans_b: bool) -> GemmParams {
         instruction: GemmInstruction::MmaSync { m: 16, n: 8, k: 8 },
         stages: 2,
         reduced_f32: true,
+        tma: false,
     }
 }
 
@@ -330,6 +344,7 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
         instruction: GemmInstruction::MmaSync { m: 8, n: 8, k: 4 },
         stages,
         reduced_f32: false,
+        tma: false,
     }
 }
 
@@ -347,7 +362,8 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
 ///   SIMT on the same grid.
 /// - f16/bf16 with output `c`: on compute capability 9.0, `wgmma` tiles of 64..256 rows
 ///   × 64..256 columns in 3..12 stages (within 227 KiB of shared memory: deep rings
-///   for small tiles, whose few bytes per stage need many stages in flight).
+///   for small tiles, whose few bytes per stage need many stages in flight), each with
+///   `cp.async` and with tensor-copy staging (`tma`).
 pub fn tuning_candidates(
     target: &Target,
     ab: DType,
@@ -393,6 +409,7 @@ pub fn tuning_candidates(
         },
         stages: 2,
         reduced_f32,
+        tma: false,
     };
     let register_tiled = |instructions: &[GemmInstruction]| -> Vec<GemmParams> {
         let mut v = Vec::new();
@@ -431,7 +448,12 @@ pub fn tuning_candidates(
         for tile_m in [64, 128, 192, 256] {
             for n in [64, 128, 192, 256] {
                 for stages in 3..=12 {
-                    v.push(wgmma_tile(ab, c, trans_a, trans_b, tile_m, n, stages));
+                    for tma in [false, true] {
+                        v.push(GemmParams {
+                            tma,
+                            ..wgmma_tile(ab, c, trans_a, trans_b, tile_m, n, stages)
+                        });
+                    }
                 }
             }
         }

@@ -69,6 +69,7 @@
 use crate::gemm::{GemmInstruction, GemmParams};
 use crate::ptx::wgmma::WgmmaInput;
 use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
+use rocm_core::tensor_map::{TensorMapDesc, TensorMapSwizzle};
 use rocm_core::{DType, Error, Result, Target};
 
 /// Tile rows per group of the block order (L2 reuse).
@@ -80,6 +81,62 @@ const ROW: u32 = 128;
 const ATOM: u32 = 1024;
 /// Shared memory one block may use on sm_90 (227 KiB).
 const SHARED_LIMIT: u32 = 227 * 1024;
+/// The most elements a tensor copy's box spans along one dimension.
+const TMA_BOX_MAX: u32 = 256;
+
+/// The box of one operand's tensor map for a TMA variant (`p.tma`), as the host must
+/// encode it: `(k_major, inner, outer)` elements. K-major operands (A transposed, B not
+/// transposed) are mapped as the stored matrix `k × outer` (k contiguous) with a box of
+/// `tile_k × outer-tile` (one copy per stage); MN-major ones as `outer × k` (outer
+/// contiguous) with a box of `64 × tile_k` elements (one copy per 64 rows of the tile).
+/// Either way the box's inner extent is 128 bytes and the map's swizzle is 128 bytes,
+/// which lands the box in exactly the canonical layout the descriptors describe (see
+/// the module docs). Dimension 2 of every map is the batch.
+pub fn tma_box(p: &GemmParams, operand_b: bool) -> (bool, u32, u32) {
+    let (k_major, outer) = if operand_b {
+        (!p.trans_b, p.tile_n)
+    } else {
+        (p.trans_a, p.tile_m)
+    };
+    if k_major {
+        (true, p.tile_k, outer)
+    } else {
+        (false, 64, p.tile_k)
+    }
+}
+
+/// The tensor map description of one operand for a TMA variant ([`tma_box`]): the
+/// stored `rows × cols` matrices (leading dimension `ld` elements) of `count` problems
+/// `stride` elements apart from `address`, 128-byte swizzled. Empty dimensions (k = 0:
+/// the kernel copies nothing) are described as 1; a single problem's batch stride is
+/// its own extent. The host encodes it (`Device::encode_tensor_map`) and passes it by
+/// value after β, A's map first.
+pub fn tma_operand(
+    p: &GemmParams,
+    operand_b: bool,
+    address: u64,
+    (rows, cols): (usize, usize),
+    ld: usize,
+    stride: usize,
+    count: usize,
+) -> TensorMapDesc {
+    let es = p.ab.size() as u64;
+    let (_, box_inner, box_outer) = tma_box(p, operand_b);
+    let ld_bytes = ld as u64 * es;
+    let stride_bytes = if count > 1 {
+        stride as u64 * es
+    } else {
+        (ld_bytes * cols.max(1) as u64).next_multiple_of(16)
+    };
+    TensorMapDesc {
+        dtype: p.ab,
+        address,
+        dims: vec![rows.max(1) as u64, cols.max(1) as u64, count as u64],
+        strides: vec![ld_bytes, stride_bytes],
+        box_dims: vec![box_inner, box_outer, 1],
+        swizzle: TensorMapSwizzle::Bytes128,
+    }
+}
 
 /// One operand's global → shared copy.
 #[derive(Debug, Clone, Copy)]
@@ -114,6 +171,10 @@ struct Plan {
     b: Side,
     a_bytes: u32,
     stage_bytes: u32,
+    /// Operands by tensor copies from a producer warp (after the consumer warps).
+    tma: bool,
+    /// Threads of the consumer warpgroups.
+    consumers: u32,
 }
 
 fn invalid(what: &str, why: String) -> Error {
@@ -125,7 +186,8 @@ fn invalid(what: &str, why: String) -> Error {
 pub fn shared_bytes(p: &GemmParams) -> u32 {
     match p.instruction {
         GemmInstruction::Wgmma { .. } => {
-            p.stages * (p.tile_m + p.tile_n) * p.tile_k * p.ab.size() as u32 + ATOM
+            let barriers = if p.tma { 16 * p.stages } else { 0 };
+            p.stages * (p.tile_m + p.tile_n) * p.tile_k * p.ab.size() as u32 + ATOM + barriers
         }
         _ => 0,
     }
@@ -225,9 +287,26 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         ));
     }
     let threads = p.threads(target);
+    let consumers = p.warps_m * p.warps_n * 32;
     let side = |outer: u32, k_major: bool| -> Result<Side> {
         let per_line = if k_major { ROW / 16 } else { outer * es / 16 };
         let total = outer * tile_k * es / 16;
+        if p.tma {
+            // One tensor copy per operand (K-major: the whole `outer × 128 B` tile) or
+            // per 64 elements of outer (MN-major: `tile_k` rows of 128 B each).
+            if k_major && outer > TMA_BOX_MAX {
+                return Err(invalid(
+                    "tiles",
+                    format!("a K-major {outer}-row operand tile exceeds the tensor copy's {TMA_BOX_MAX}-row box"),
+                ));
+            }
+            return Ok(Side {
+                outer,
+                k_major,
+                chunks: 0,
+                per_line,
+            });
+        }
         if threads % per_line != 0 || total % threads != 0 {
             return Err(invalid(
                 "tiles",
@@ -241,6 +320,22 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             per_line,
         })
     };
+    // Registers: a block gets at most 65536, in per-thread steps of 8; every consumer
+    // thread holds its n/2 accumulators plus about 40 for addresses and the epilogue
+    // (wgmma accumulators cannot spill). The `cp.async` variants' thread counts always
+    // leave room; a producer warp can tip a large tile over (`.maxntid` then makes the
+    // JIT fail), so such TMA variants are refused here.
+    let per_thread = (65536 / threads) / 8 * 8;
+    if p.tma && per_thread < n / 2 + 40 {
+        return Err(invalid(
+            "tiles",
+            format!(
+                "{threads} threads leave {per_thread} registers each; {} accumulators need about {}",
+                n / 2,
+                n / 2 + 40
+            ),
+        ));
+    }
     let a = side(p.tile_m, p.trans_a)?;
     let b = side(p.tile_n, !p.trans_b)?;
     let a_bytes = p.tile_m * tile_k * es;
@@ -268,6 +363,8 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         b,
         a_bytes,
         stage_bytes,
+        tma: p.tma,
+        consumers,
     })
 }
 
@@ -325,6 +422,17 @@ struct Copier {
     base: Reg,
 }
 
+/// A consumer warpgroup's state: accumulators, an always-true predicate (`scale_d`),
+/// its place in the block's tile, and its stage-0 descriptors.
+struct Consumer {
+    acc: Vec<Reg>,
+    always: Reg,
+    wg_row: Reg,
+    wg_col: Reg,
+    desc_a: Reg,
+    desc_b: Reg,
+}
+
 struct Gen<'a> {
     k: &'a mut KernelBuilder,
     plan: Plan,
@@ -349,38 +457,94 @@ impl Gen<'_> {
         let psc = k.param("stride_c", Ty::U64);
         let palpha = k.param("alpha", Ty::F32);
         let pbeta = k.param("beta", Ty::F32);
+        let maps = self.plan.tma.then(|| {
+            (
+                k.param_bytes("tmap_a", 128, 64),
+                k.param_bytes("tmap_b", 128, 64),
+            )
+        });
 
-        let a0 = k.ld_param_global_ptr(&pa);
-        let b0 = k.ld_param_global_ptr(&pb);
         let m = k.ld_param(&pm);
         let n = k.ld_param(&pn);
         let kk = k.ld_param(&pk);
-        let lda = k.ld_param(&plda);
-        let ldb = k.ld_param(&pldb);
-        let sa = k.ld_param(&psa);
-        let sb = k.ld_param(&psb);
 
         let plan = self.plan;
         let (m0, n0) = self.block_tile();
-        let a = self.batch_base(a0, sa, plan.es);
-        let b = self.batch_base(b0, sb, plan.es);
         let tid = self.k.special(Special::TidX);
 
         // The ring, aligned up to the swizzle atom.
         let raw = self.k.shared_symbol(SMEM);
         let up = self.k.add(Ty::U32, raw, ATOM - 1);
         let ring = self.k.and_b32(up, !(ATOM - 1));
+        let ktiles_num = self.k.add(Ty::U32, kk, plan.tile_k - 1);
+        let ktiles = self.k.div(Ty::U32, ktiles_num, plan.tile_k);
 
-        let mut ca = self.copier(plan.a, a, lda, m, m0, tid);
-        let mut cb = self.copier(plan.b, b, ldb, n, n0, tid);
+        let exit = self.k.label();
+        let consumer = match &maps {
+            Some((map_a, map_b)) => {
+                self.k.max_threads(plan.threads);
+                self.tma_pipeline(map_a, map_b, ring, ktiles, m0, n0, tid, exit)
+            }
+            None => {
+                let a0 = self.k.ld_param_global_ptr(&pa);
+                let b0 = self.k.ld_param_global_ptr(&pb);
+                let lda = self.k.ld_param(&plda);
+                let ldb = self.k.ld_param(&pldb);
+                let sa = self.k.ld_param(&psa);
+                let sb = self.k.ld_param(&psb);
+                let a = self.batch_base(a0, sa, plan.es);
+                let b = self.batch_base(b0, sb, plan.es);
+                let ca = self.copier(plan.a, a, lda, m, m0, tid);
+                let cb = self.copier(plan.b, b, ldb, n, n0, tid);
+                let c = self.consumer_setup(tid, ring);
+                self.cp_async_main_loop(&c, ca, cb, ring, kk, ktiles);
+                c
+            }
+        };
+        let Consumer {
+            acc,
+            wg_row,
+            wg_col,
+            ..
+        } = consumer;
 
-        // Accumulators.
+        // Epilogue.
+        let c0 = self.k.ld_param_global_ptr(&pc);
+        let ldc = self.k.ld_param(&pldc);
+        let sc = self.k.ld_param(&psc);
+        let alpha = self.k.ld_param(&palpha);
+        let beta = self.k.ld_param(&pbeta);
+        let c = self.batch_base(c0, sc, plan.cs);
+        let general = self.k.label();
+        let end = self.k.label();
+        if let Some(column) = self.staging_column_bytes() {
+            let at = Site {
+                c,
+                ldc,
+                m0,
+                n0,
+                tid,
+                wg_row,
+                wg_col,
+            };
+            self.staged_epilogue(&acc, at, m, n, alpha, beta, ring, column, general);
+            self.k.bra(end);
+        }
+        self.k.place(general);
+        self.epilogue(&acc, c, ldc, m, n, m0, n0, tid, wg_row, wg_col, alpha, beta);
+        self.k.place(end);
+        self.k.place(exit);
+        self.k.ret();
+    }
+
+    /// The accumulators, the warpgroup's place in the tile, and the stage-0 descriptors
+    /// of its A and B rows (A rows 64·wg_row, B rows n·wg_col).
+    fn consumer_setup(&mut self, tid: Reg, ring: Reg) -> Consumer {
+        let plan = self.plan;
         let acc: Vec<Reg> = (0..plan.n / 2)
             .map(|_| self.k.mov(Ty::F32, Op::F32(0.0)))
             .collect();
         let always = self.k.setp(Cmp::Eq, Ty::U32, 0u32, 0u32);
-
-        // Descriptors of stage 0 for this warpgroup: A rows 64·wg_row, B rows n·wg_col.
         let wg = self.k.shr(Ty::U32, tid, 7);
         let wg_row = self.rem(wg, plan.wg_m);
         let wg_col = self.k.div(Ty::U32, wg, plan.wg_m);
@@ -389,13 +553,59 @@ impl Gen<'_> {
         let b_row = self.k.mul(Ty::U32, wg_col, plan.n * ROW);
         let b_start = self.k.add(Ty::U32, ring, plan.a_bytes);
         let b_addr = self.k.add(Ty::U32, b_start, b_row);
-        let desc_a0 = self.descriptor(a_addr, plan.a.k_major);
-        let desc_b0 = self.descriptor(b_addr, plan.b.k_major);
+        let desc_a = self.descriptor(a_addr, plan.a.k_major);
+        let desc_b = self.descriptor(b_addr, plan.b.k_major);
+        Consumer {
+            acc,
+            always,
+            wg_row,
+            wg_col,
+            desc_a,
+            desc_b,
+        }
+    }
 
-        let ktiles_num = self.k.add(Ty::U32, kk, plan.tile_k - 1);
-        let ktiles = self.k.div(Ty::U32, ktiles_num, plan.tile_k);
+    /// One k-tile's `wgmma`s on the stage at ring offset `read` (bytes), committed as
+    /// one group.
+    fn issue_step(&mut self, c: &Consumer, read: Reg) {
+        let plan = self.plan;
+        let read_units = self.k.shr(Ty::U32, read, 4);
+        let read64 = self.k.cvt(Ty::U64, read_units);
+        let da = self.k.add(Ty::U64, c.desc_a, read64);
+        let db = self.k.add(Ty::U64, c.desc_b, read64);
+        self.k.wgmma_fence();
+        let steps = plan.tile_k / plan.input.k();
+        for s in 0..steps {
+            let (oa, ob) = (self.slice_offset(plan.a, s), self.slice_offset(plan.b, s));
+            let das = if oa == 0 {
+                da
+            } else {
+                self.k.add(Ty::U64, da, (oa >> 4) as i64)
+            };
+            let dbs = if ob == 0 {
+                db
+            } else {
+                self.k.add(Ty::U64, db, (ob >> 4) as i64)
+            };
+            self.k
+                .wgmma_async(plan.input, &c.acc, das, dbs, c.always, self.trans);
+        }
+        self.k.wgmma_commit();
+    }
+
+    /// The `cp.async` pipeline (module docs, "Pipeline"): every thread copies and
+    /// computes.
+    fn cp_async_main_loop(
+        &mut self,
+        c: &Consumer,
+        mut ca: Copier,
+        mut cb: Copier,
+        ring: Reg,
+        kk: Reg,
+        ktiles: Reg,
+    ) {
+        let plan = self.plan;
         let lookahead = plan.stages - 2;
-
         // Prologue: tiles 0..L into stages 0..L.
         let k_load = self.k.mov(Ty::U32, 0u32);
         for s in 0..lookahead {
@@ -424,29 +634,7 @@ impl Gen<'_> {
         self.k.cp_async_wait(lookahead - 1);
         self.k.fence_proxy_async_shared();
         self.k.bar_sync();
-        // The step's instructions on stage `read`.
-        let read_units = self.k.shr(Ty::U32, read, 4);
-        let read64 = self.k.cvt(Ty::U64, read_units);
-        let da = self.k.add(Ty::U64, desc_a0, read64);
-        let db = self.k.add(Ty::U64, desc_b0, read64);
-        self.k.wgmma_fence();
-        let steps = plan.tile_k / plan.input.k();
-        for s in 0..steps {
-            let (oa, ob) = (self.slice_offset(plan.a, s), self.slice_offset(plan.b, s));
-            let das = if oa == 0 {
-                da
-            } else {
-                self.k.add(Ty::U64, da, (oa >> 4) as i64)
-            };
-            let dbs = if ob == 0 {
-                db
-            } else {
-                self.k.add(Ty::U64, db, (ob >> 4) as i64)
-            };
-            self.k
-                .wgmma_async(plan.input, &acc, das, dbs, always, self.trans);
-        }
-        self.k.wgmma_commit();
+        self.issue_step(c, read);
         // Loads of tile kt + L into the stage of kt − 2 (its step is done: every warpgroup
         // waited for it before the barrier), while this step runs.
         let skip = self.k.label();
@@ -468,33 +656,151 @@ impl Gen<'_> {
         self.k.wgmma_wait(0);
         // Nothing may be left in flight when the block exits.
         self.k.cp_async_wait(0);
+    }
 
-        // Epilogue.
-        let c0 = self.k.ld_param_global_ptr(&pc);
-        let ldc = self.k.ld_param(&pldc);
-        let sc = self.k.ld_param(&psc);
-        let alpha = self.k.ld_param(&palpha);
-        let beta = self.k.ld_param(&pbeta);
-        let c = self.batch_base(c0, sc, plan.cs);
-        let general = self.k.label();
-        let end = self.k.label();
-        if let Some(column) = self.staging_column_bytes() {
-            let at = Site {
-                c,
-                ldc,
-                m0,
-                n0,
-                tid,
-                wg_row,
-                wg_col,
-            };
-            self.staged_epilogue(&acc, at, m, n, alpha, beta, ring, column, general);
-            self.k.bra(end);
+    /// The tensor-copy pipeline (module docs, "TMA variant"). Thread 0 sets up the
+    /// barriers; the last warp's lane 0 produces every k-tile and leaves for `exit`;
+    /// the consumer warpgroups compute. Returns the consumers' state.
+    #[allow(clippy::too_many_arguments)]
+    fn tma_pipeline(
+        &mut self,
+        map_a: &crate::ptx::Param,
+        map_b: &crate::ptx::Param,
+        ring: Reg,
+        ktiles: Reg,
+        m0: Reg,
+        n0: Reg,
+        tid: Reg,
+        exit: crate::ptx::Label,
+    ) -> Consumer {
+        let plan = self.plan;
+        let s = plan.stages;
+        // Barriers after the ring: full[i] at bars + 8i, empty[i] at bars + 8(S + i).
+        let bars = self.k.add(Ty::U32, ring, s * plan.stage_bytes);
+        let first = self.k.setp(Cmp::Eq, Ty::U32, tid, 0u32);
+        let skip_init = self.k.label();
+        self.k.bra_if(first, true, skip_init);
+        for i in 0..s {
+            let full = self.k.add(Ty::U32, bars, 8 * i);
+            self.k.mbarrier_init(full, 1);
+            let empty = self.k.add(Ty::U32, bars, 8 * (s + i));
+            self.k.mbarrier_init(empty, plan.consumers / 32);
         }
-        self.k.place(general);
-        self.epilogue(&acc, c, ldc, m, n, m0, n0, tid, wg_row, wg_col, alpha, beta);
-        self.k.place(end);
-        self.k.ret();
+        self.k.fence_mbarrier_init();
+        self.k.place(skip_init);
+        self.k.bar_sync();
+
+        let consume = self.k.label();
+        let is_consumer = self.k.setp(Cmp::Lt, Ty::U32, tid, plan.consumers);
+        self.k.bra_if(is_consumer, false, consume);
+        // The producer: lane 0 of the last warp.
+        let lane = self.rem(tid, 32);
+        let lane0 = self.k.setp(Cmp::Eq, Ty::U32, lane, 0u32);
+        self.k.bra_if(lane0, true, exit);
+        let ma = self.k.param_address(map_a);
+        let mb = self.k.param_address(map_b);
+        let z = self.k.special_named("%ctaid.z");
+        let kt = self.k.mov(Ty::U32, 0u32);
+        let slot = self.k.mov(Ty::U32, 0u32);
+        let phase = self.k.mov(Ty::U32, 0u32);
+        let k0 = self.k.mov(Ty::U32, 0u32);
+        let top = self.k.label();
+        self.k.place(top);
+        let finished = self.k.setp(Cmp::Ge, Ty::U32, kt, ktiles);
+        self.k.bra_if(finished, false, exit);
+        // Wait until the consumers released this slot's previous tile (passes at once
+        // on the first round: parity 1 of a fresh barrier).
+        let slot8 = self.k.shl(Ty::U32, slot, 3);
+        let full = self.k.add(Ty::U32, bars, slot8);
+        let empty = self.k.add(Ty::U32, full, 8 * s);
+        let free = self.k.reg(Ty::U32);
+        self.k.emit(format!("xor.b32 {free}, {phase}, 1"));
+        self.k.mbarrier_wait_parity(empty, free);
+        self.k.mbarrier_arrive_expect_tx(full, plan.stage_bytes);
+        let stage_off = self.k.mul(Ty::U32, slot, plan.stage_bytes);
+        let stage = self.k.add(Ty::U32, ring, stage_off);
+        self.tma_operand(plan.a, ma, stage, m0, k0, z, full);
+        let b_stage = self.k.add(Ty::U32, stage, plan.a_bytes);
+        self.tma_operand(plan.b, mb, b_stage, n0, k0, z, full);
+        self.k.add_to(kt, 1u32);
+        self.k.add_to(k0, plan.tile_k);
+        self.k.add_to(slot, 1u32);
+        let wrap = self.k.setp(Cmp::Ge, Ty::U32, slot, s);
+        self.k.when(wrap, false).assign(slot, 0u32);
+        self.k
+            .when(wrap, false)
+            .emit(format!("xor.b32 {phase}, {phase}, 1"));
+        self.k.bra(top);
+
+        // The consumers.
+        self.k.place(consume);
+        let c = self.consumer_setup(tid, ring);
+        let lane = self.rem(tid, 32);
+        let lane0 = self.k.setp(Cmp::Eq, Ty::U32, lane, 0u32);
+        let kt = self.k.mov(Ty::U32, 0u32);
+        let slot = self.k.mov(Ty::U32, 0u32);
+        let phase = self.k.mov(Ty::U32, 0u32);
+        let prev_empty = self.k.mov(Ty::U32, 0u32);
+        let top = self.k.label();
+        let done = self.k.label();
+        self.k.place(top);
+        let finished = self.k.setp(Cmp::Ge, Ty::U32, kt, ktiles);
+        self.k.bra_if(finished, false, done);
+        let slot8 = self.k.shl(Ty::U32, slot, 3);
+        let full = self.k.add(Ty::U32, bars, slot8);
+        self.k.mbarrier_wait_parity(full, phase);
+        let read = self.k.mul(Ty::U32, slot, plan.stage_bytes);
+        self.issue_step(&c, read);
+        // The previous tile's wgmma are done: release its slot (one arrival per warp).
+        self.k.wgmma_wait(1);
+        let later = self.k.setp(Cmp::Ne, Ty::U32, kt, 0u32);
+        let release = self.k.and_pred(later, lane0);
+        self.k.when(release, false).mbarrier_arrive(prev_empty);
+        let empty = self.k.add(Ty::U32, full, 8 * s);
+        self.k.assign(prev_empty, empty);
+        self.k.add_to(kt, 1u32);
+        self.k.add_to(slot, 1u32);
+        let wrap = self.k.setp(Cmp::Ge, Ty::U32, slot, s);
+        self.k.when(wrap, false).assign(slot, 0u32);
+        self.k
+            .when(wrap, false)
+            .emit(format!("xor.b32 {phase}, {phase}, 1"));
+        self.k.bra(top);
+        self.k.place(done);
+        self.k.wgmma_wait(0);
+        c
+    }
+
+    /// The tensor copies of one operand's k-tile `k0` for the tile at outer offset `o0`
+    /// (batch `z`) into the stage part at shared `dst` (see [`tma_box`]).
+    #[allow(clippy::too_many_arguments)]
+    fn tma_operand(&mut self, side: Side, map: Reg, dst: Reg, o0: Reg, k0: Reg, z: Reg, bar: Reg) {
+        if side.k_major {
+            self.k.tensor_copy(dst, map, &[k0, o0, z], bar);
+            return;
+        }
+        let tile_k = self.plan.tile_k;
+        for q in 0..side.outer / 64 {
+            let (d, o) = if q == 0 {
+                (dst, o0)
+            } else {
+                (
+                    self.k.add(Ty::U32, dst, q * tile_k * ROW),
+                    self.k.add(Ty::U32, o0, 64 * q),
+                )
+            };
+            self.k.tensor_copy(d, map, &[o, k0, z], bar);
+        }
+    }
+
+    /// A barrier among the threads that run the epilogue: the whole block, or the
+    /// consumer warpgroups of a TMA variant (its producer warp has left).
+    fn consumer_sync(&mut self) {
+        if self.plan.tma {
+            self.k.bar_sync_named(1, self.plan.consumers);
+        } else {
+            self.k.bar_sync();
+        }
     }
 
     /// Bytes between the staged columns of a warpgroup's 64-row tile of C (64 elements
@@ -549,7 +855,7 @@ impl Gen<'_> {
         self.k.bra_if(ok, true, general);
         // Every warpgroup is done reading the ring (each waited for its last wgmma;
         // the copies all landed): the ring becomes the staging area.
-        self.k.bar_sync();
+        self.consumer_sync();
         let wg = self.k.shr(Ty::U32, at.tid, 7);
         let stage_off = self.k.mul(Ty::U32, wg, p.n * column);
         let stage = self.k.add(Ty::U32, ring, stage_off);
@@ -579,7 +885,7 @@ impl Gen<'_> {
                 }
             }
         }
-        self.k.bar_sync();
+        self.consumer_sync();
         // Copy-out: chunk part of column col (+ per_pass·r), 16 bytes each.
         let chunks = 64 * cs / 16;
         let per_pass = 128 / chunks;
