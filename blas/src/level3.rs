@@ -13,6 +13,11 @@
 //!   with its `uplo` triangle stored.
 //!
 //! In every routine β = 0 never reads C (it may hold NaN).
+//!
+//! On the CPU device the routines run `cpu::*`; on CUDA, trsm, trmm, syrk/herk,
+//! syr2k/her2k and symm/hemm for f32 and f64 run blocked onto the GPU GEMM
+//! (`gpu::level3`, which describes the algorithms and their workspace); complex types,
+//! AMD devices and trtri on GPUs answer `Unsupported` naming the routine and device.
 
 #![allow(clippy::too_many_arguments)]
 
