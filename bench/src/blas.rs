@@ -16,7 +16,8 @@
 //! the two results relative to the largest |C| (a sanity check, not a test).
 //! `--sweep` runs squares 256..16384; `--plot FILE` draws the sweep as SVG.
 //!
-//! `blas gemv`: see [`crate::blas_level2`].
+//! `blas gemv`: see [`crate::blas_level2`]. `blas trsm|trmm|syrk|symm`: see
+//! [`crate::blas_level3`].
 
 use rocm_blas::{Blas, Scalar};
 use rocm_core::{BackendKind, Device, DeviceBuffer, Result};
@@ -30,6 +31,14 @@ pub enum BlasCommand {
     Gemm(GemmArgs),
     /// gemv GB/s beside copy bandwidth and (with --vendor) cuBLAS's.
     Gemv(crate::blas_level2::GemvArgs),
+    /// trsm TFLOP/s, ours and (with --vendor) cuBLAS's in the same run.
+    Trsm(crate::blas_level3::Level3Args),
+    /// trmm TFLOP/s, ours and (with --vendor) cuBLAS's.
+    Trmm(crate::blas_level3::Level3Args),
+    /// syrk TFLOP/s, ours and (with --vendor) cuBLAS's.
+    Syrk(crate::blas_level3::Level3Args),
+    /// symm TFLOP/s, ours and (with --vendor) cuBLAS's.
+    Symm(crate::blas_level3::Level3Args),
 }
 
 #[derive(clap::Args)]
@@ -86,6 +95,10 @@ pub fn run(cmd: &BlasCommand) -> Result<(), Box<dyn std::error::Error>> {
         BlasCommand::L1(a) => l1(a),
         BlasCommand::Gemm(a) => crate::blas_gemm::run(a),
         BlasCommand::Gemv(a) => crate::blas_level2::run(a),
+        BlasCommand::Trsm(a) => crate::blas_level3::run(crate::blas_level3::Op::Trsm, a),
+        BlasCommand::Trmm(a) => crate::blas_level3::run(crate::blas_level3::Op::Trmm, a),
+        BlasCommand::Syrk(a) => crate::blas_level3::run(crate::blas_level3::Op::Syrk, a),
+        BlasCommand::Symm(a) => crate::blas_level3::run(crate::blas_level3::Op::Symm, a),
     }
 }
 

@@ -9,6 +9,7 @@ mod bandwidth;
 mod blas;
 mod blas_gemm;
 mod blas_level2;
+mod blas_level3;
 mod ccl;
 mod disasm;
 mod dnn;

@@ -371,3 +371,116 @@ impl Cublas {
         )
     }
 }
+
+/// A Level 3 routine of the cuBLAS peer (`rocm-bench blas trsm|trmm|syrk|symm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum L3Op {
+    Trsm,
+    Trmm,
+    Syrk,
+    Symm,
+}
+
+/// One column-major Level 3 call on device addresses (cuBLAS's arguments; trmm runs in
+/// place, C = B, as ours does; syrk's n×k is (m, k)).
+#[derive(Debug, Clone, Copy)]
+pub struct L3Call {
+    pub op: L3Op,
+    pub f64: bool,
+    pub right: bool,
+    pub upper: bool,
+    pub trans: bool,
+    pub unit: bool,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: u64,
+    pub lda: usize,
+    pub b: u64,
+    pub ldb: usize,
+    pub c: u64,
+    pub ldc: usize,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+/// The S or D entry of one routine, called with host scalars of the type.
+macro_rules! l3_call {
+    ($t:ty, $h:expr, $g:expr, $trsm:ident, $trmm:ident, $syrk:ident, $symm:ident) => {{
+        use sys::cublasDiagType_t::{CUBLAS_DIAG_NON_UNIT, CUBLAS_DIAG_UNIT};
+        use sys::cublasFillMode_t::{CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER};
+        use sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+        use sys::cublasSideMode_t::{CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT};
+        let g: &L3Call = $g;
+        let side = if g.right {
+            CUBLAS_SIDE_RIGHT
+        } else {
+            CUBLAS_SIDE_LEFT
+        };
+        let uplo = if g.upper {
+            CUBLAS_FILL_MODE_UPPER
+        } else {
+            CUBLAS_FILL_MODE_LOWER
+        };
+        let op = if g.trans { CUBLAS_OP_T } else { CUBLAS_OP_N };
+        let diag = if g.unit {
+            CUBLAS_DIAG_UNIT
+        } else {
+            CUBLAS_DIAG_NON_UNIT
+        };
+        let (m, n, k) = (int("m", g.m)?, int("n", g.n)?, int("k", g.k)?);
+        let (lda, ldb, ldc) = (int("lda", g.lda)?, int("ldb", g.ldb)?, int("ldc", g.ldc)?);
+        let (al, be) = (g.alpha as $t, g.beta as $t);
+        let (a, b, c) = (g.a as *const $t, g.b as *mut $t, g.c as *mut $t);
+        // SAFETY (every call): the caller's contract; α and β are host scalars.
+        match g.op {
+            L3Op::Trsm => unsafe {
+                sys::$trsm($h, side, uplo, op, diag, m, n, &al, a, lda, b, ldb)
+            },
+            L3Op::Trmm => unsafe {
+                sys::$trmm($h, side, uplo, op, diag, m, n, &al, a, lda, b, ldb, b, ldb)
+            },
+            L3Op::Syrk => unsafe { sys::$syrk($h, uplo, op, m, k, &al, a, lda, &be, c, ldc) },
+            L3Op::Symm => unsafe {
+                sys::$symm($h, side, uplo, m, n, &al, a, lda, b, ldb, &be, c, ldc)
+            },
+        }
+    }};
+}
+
+impl Cublas {
+    /// `cublas{S,D}{trsm,trmm,syrk,symm}` (`_v2`).
+    ///
+    /// # Safety
+    /// Every address is a live device buffer holding its operand at its leading
+    /// dimension.
+    pub unsafe fn level3(&self, g: &L3Call) -> Result<()> {
+        let h = self.handle;
+        // SAFETY: the handle is live; the default math mode keeps IEEE products.
+        Self::check("cublasSetMathMode", unsafe {
+            sys::cublasSetMathMode(h, sys::cublasMath_t::CUBLAS_DEFAULT_MATH)
+        })?;
+        let status = if g.f64 {
+            l3_call!(
+                f64,
+                h,
+                g,
+                cublasDtrsm_v2,
+                cublasDtrmm_v2,
+                cublasDsyrk_v2,
+                cublasDsymm_v2
+            )
+        } else {
+            l3_call!(
+                f32,
+                h,
+                g,
+                cublasStrsm_v2,
+                cublasStrmm_v2,
+                cublasSsyrk_v2,
+                cublasSsymm_v2
+            )
+        };
+        Self::check("cuBLAS Level 3", status)
+    }
+}

@@ -13,10 +13,16 @@
 //!   with its `uplo` triangle stored.
 //!
 //! In every routine β = 0 never reads C (it may hold NaN).
+//!
+//! On the CPU device the routines run `cpu::*`; on CUDA, trsm, trmm, syrk/herk,
+//! syr2k/her2k and symm/hemm for f32 and f64 run blocked onto the GPU GEMM
+//! (`gpu::level3`, which describes the algorithms and their workspace); complex types,
+//! AMD devices and trtri on GPUs answer `Unsupported` naming the routine and device.
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::handle::Engine;
+use crate::gpu::level3 as gpu;
+use crate::handle::{Dispatch, Engine};
 use crate::{check, cpu, Blas, Diag, Scalar, Side, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
@@ -213,12 +219,14 @@ impl Blas {
         if s.m == 0 || s.n == 0 {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        let solve = op == "trsm";
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let a = check::host("a", a)?;
-                s.run(op == "trsm", alpha, a, check::host_mut("b", b)?);
+                s.run(solve, alpha, a, check::host_mut("b", b)?);
                 Ok(())
             }
+            Dispatch::Gpu => gpu::tri(self, solve, &s, alpha, a.address(), b.address()),
         }
     }
 
@@ -308,8 +316,18 @@ impl Blas {
         if s.quick(alpha, beta) {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Gpu => gpu::rank_k(
+                self,
+                op,
+                &s,
+                alpha,
+                a.address(),
+                b.map(|(b, ldb)| (b.address(), ldb)),
+                beta,
+                c.address(),
+            ),
+            Dispatch::Cpu => {
                 let a = check::host("a", a)?;
                 let dims = (s.n, s.k);
                 match b {
@@ -469,12 +487,22 @@ impl Blas {
         if s.m == 0 || s.n == 0 || (alpha == T::zero() && beta == T::one()) {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, b) = (check::host("a", a)?, check::host("b", b)?);
                 s.run(alpha, a, b, beta, check::host_mut("c", c)?, op == "hemm");
                 Ok(())
             }
+            Dispatch::Gpu => gpu::symm(
+                self,
+                op,
+                &s,
+                alpha,
+                a.address(),
+                b.address(),
+                beta,
+                c.address(),
+            ),
         }
     }
 

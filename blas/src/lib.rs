@@ -19,7 +19,10 @@
 //! - Level 2 ([`level2`]): gemv, gbmv, ger/geru/gerc, symv/hemv, sbmv/hbmv, spmv/hpmv,
 //!   syr/her, syr2/her2, spr/hpr, spr2/hpr2, trmv, tbmv, tpmv, trsv, tbsv, tpsv.
 //! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
-//!   onto the CPU GEMM engine.
+//!   onto the CPU GEMM engine; on CUDA, trsm, trmm, syrk, syr2k and symm (and herk,
+//!   her2k, hemm, which are those on real types) for f32 and f64 are blocked onto the GPU
+//!   GEMM with small triangle kernels (`gpu::level3`); complex types and AMD devices
+//!   answer `Unsupported` there, as trtri does on every GPU.
 //! - Extensions ([`extension`]): geam, dgmm.
 //! - Batched (arrays of views) and strided-batched forms of gemv, trsv, trsm, trmm,
 //!   syrk, herk, symm, geam, dgmm (and strided hemm), next to `gemm_batched` /

@@ -8,7 +8,8 @@
 //! - [`ptx`]: the PTX builder; [`ptxas`]: the offline `ptxas` check.
 //! - [`amdgpu`]: the AMDGPU assembler, resource report and hand-written samples.
 //! - Generators: [`copy`] (the bandwidth copy), [`level1`] (BLAS Level 1, PTX and AMDGPU),
-//!   [`gemm`] (GEMM: SIMT, `mma.sync`, MFMA, WMMA).
+//!   [`gemm`] (GEMM: SIMT, `mma.sync`, MFMA, WMMA), [`level3`] (the triangle kernels of
+//!   blocked Level 3: expand, invert, update).
 
 pub mod amdgpu;
 pub mod catalog;
@@ -17,6 +18,7 @@ pub mod gemm;
 pub mod generator;
 pub mod level1;
 pub mod level2;
+pub mod level3;
 pub mod ptx;
 pub mod ptxas;
 pub mod transpose;

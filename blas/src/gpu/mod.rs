@@ -3,3 +3,4 @@
 pub mod gemm;
 pub mod level1;
 pub mod level2;
+pub mod level3;

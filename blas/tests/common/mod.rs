@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod level1;
+pub mod level3;
 
 use num_complex::Complex64;
 use num_traits::NumCast;

@@ -734,6 +734,7 @@ impl Kernel {
                             "add" => x + y,
                             "sub" => x - y,
                             "mul" => x * y,
+                            "div" => x / y,
                             "fma" => x.mul_add(y, f32v(val(&args[3], t))),
                             _ => panic!("`{}`", inst.text),
                         };

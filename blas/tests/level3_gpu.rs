@@ -1,0 +1,274 @@
+//! Level 3 on GPUs (trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm for f32 and f64)
+//! against the reference, through the checks shared with the CPU tests
+//! (`common/level3.rs`, which states the tolerances): every side/uplo/trans/diag, orders
+//! 1, primes and sizes around and across the blocks of the GPU algorithms (trsm/trmm
+//! leaves of 64, syrk diagonal blocks of 128 and the levels above them, with clipped
+//! last blocks), leading dimensions above the rows, α and β including 0 (β = 0 with NaN
+//! in C, which must not be read) and 1. trsm is checked by residual with κ = 3 (the GPU
+//! multiplies by computed inverses of the diagonal blocks; see the shared module).
+//!
+//! CUDA tests skip with a printed reason without a device. The emulated AMD device has
+//! no triangle kernels yet and must answer `Unsupported`, as must complex types on
+//! CUDA (the GPU GEMM is real-only).
+
+mod common;
+
+use common::level3::*;
+use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
+use rocm_core::{BackendKind, Complex32, Device, Error};
+
+fn cuda_devices() -> Vec<Device> {
+    let found: Vec<Device> = Device::enumerate()
+        .into_iter()
+        .filter_map(|d| Device::open(&d.id).ok())
+        .filter(|d| d.kind() == BackendKind::Cuda)
+        .collect();
+    if found.is_empty() {
+        eprintln!("skipped: no CUDA device present for the GPU Level 3 tests");
+    }
+    found
+}
+
+/// The GPU trsm's κ for the diagonally dominant test matrices.
+const KAPPA: f64 = 3.0;
+
+/// (m, n) of trsm/trmm: 1, primes, one leaf (64) ±1, several leaves with a partial
+/// last one, and each side's order different from the other dimension.
+const TRI_DIMS: [(usize, usize); 8] = [
+    (1, 1),
+    (1, 7),
+    (13, 1),
+    (64, 3),
+    (65, 31),
+    (127, 64),
+    (131, 97),
+    (200, 257),
+];
+
+const COEFS: [Coef; 3] = [Coef::Random, Coef::One, Coef::Zero];
+
+fn tri_all<T: Scalar>(solve: bool) {
+    for dev in cuda_devices() {
+        let mut seed = if solve { 1000 } else { 2000 };
+        for side in Side::ALL {
+            for uplo in Uplo::ALL {
+                for tr in Transpose::ALL {
+                    for diag in Diag::ALL {
+                        for (q, &(m, n)) in TRI_DIMS.iter().enumerate() {
+                            seed += 1;
+                            let ca = COEFS[q % COEFS.len()];
+                            let pads = (q % 3, (q + 1) % 4);
+                            check_tri::<T>(
+                                &dev,
+                                KAPPA,
+                                solve,
+                                (side, uplo, tr, diag),
+                                (m, n),
+                                pads,
+                                ca,
+                                seed,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn trsm_f32() {
+    tri_all::<f32>(true);
+}
+
+#[test]
+fn trsm_f64() {
+    tri_all::<f64>(true);
+}
+
+#[test]
+fn trmm_f32() {
+    tri_all::<f32>(false);
+}
+
+#[test]
+fn trmm_f64() {
+    tri_all::<f64>(false);
+}
+
+#[test]
+fn trsm_several_recursion_levels() {
+    // 600 = 9 full leaves and a partial one: four levels of halving.
+    for dev in cuda_devices() {
+        for (q, side) in Side::ALL.into_iter().enumerate() {
+            for uplo in Uplo::ALL {
+                for tr in [Transpose::N, Transpose::T] {
+                    let args = (side, uplo, tr, Diag::NonUnit);
+                    check_tri::<f64>(&dev, KAPPA, true, args, (600, 150), (q, 1), Coef::Random, 7);
+                    check_tri::<f32>(&dev, KAPPA, false, args, (150, 600), (1, q), Coef::One, 8);
+                }
+            }
+        }
+    }
+}
+
+/// (n, k) of the rank-k updates: 1, below/at/above a diagonal block (128), levels with
+/// and without a clipped last pair, k = 0 (β·C only).
+const RANK_K_DIMS: [(usize, usize); 7] = [
+    (1, 1),
+    (5, 0),
+    (127, 3),
+    (128, 33),
+    (129, 64),
+    (300, 17),
+    (515, 40),
+];
+
+fn rank_k_all<T: Scalar>(two: bool) {
+    for dev in cuda_devices() {
+        let mut seed = if two { 3000 } else { 4000 };
+        for hermitian in [false, true] {
+            for uplo in Uplo::ALL {
+                for tr in Transpose::ALL {
+                    for (q, &dims) in RANK_K_DIMS.iter().enumerate() {
+                        seed += 1;
+                        let coefs = (COEFS[q % 3], COEFS[(q / 3 + hermitian as usize) % 3]);
+                        let pads = (q % 2, (q + 1) % 3);
+                        check_rank_k::<T>(&dev, two, hermitian, uplo, tr, dims, pads, coefs, seed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn syrk_herk_f32() {
+    rank_k_all::<f32>(false);
+}
+
+#[test]
+fn syrk_herk_f64() {
+    rank_k_all::<f64>(false);
+}
+
+#[test]
+fn syr2k_her2k_f32() {
+    rank_k_all::<f32>(true);
+}
+
+#[test]
+fn syr2k_her2k_f64() {
+    rank_k_all::<f64>(true);
+}
+
+const SYMM_DIMS: [(usize, usize); 6] = [(1, 1), (1, 9), (33, 2), (64, 65), (130, 31), (257, 100)];
+
+fn symm_all<T: Scalar>() {
+    for dev in cuda_devices() {
+        let mut seed = 5000;
+        for hermitian in [false, true] {
+            for side in Side::ALL {
+                for uplo in Uplo::ALL {
+                    for (q, &dims) in SYMM_DIMS.iter().enumerate() {
+                        seed += 1;
+                        let coefs = (COEFS[q % 3], COEFS[(q / 3 + 1) % 3]);
+                        let pads = (q % 3, (q + 1) % 2, (q + 2) % 3);
+                        check_symm::<T>(&dev, hermitian, side, uplo, dims, pads, coefs, seed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn symm_hemm_f32() {
+    symm_all::<f32>();
+}
+
+#[test]
+fn symm_hemm_f64() {
+    symm_all::<f64>();
+}
+
+fn assert_unsupported(r: rocm_core::Result<()>, what: &str) {
+    match r {
+        Err(Error::Unsupported { op, device }) => {
+            eprintln!("{what}: Unsupported {{ op: {op}, device: {device} }}");
+        }
+        other => panic!("{what}: expected Unsupported, got {other:?}"),
+    }
+}
+
+/// Level 3 calls on `dev` that must answer `Unsupported` for `T`.
+fn level3_unsupported<T: Scalar>(dev: &Device, what: &str) {
+    let blas = Blas::new(dev);
+    let n = 4;
+    let a = dev.upload(&vec![T::one(); n * n]).unwrap();
+    let b = dev.upload(&vec![T::one(); n * n]).unwrap();
+    let (av, bv) = (a.as_slice(), b.as_slice());
+    let mut c = dev.upload(&vec![T::one(); n * n]).unwrap();
+    let (l, lo, nt, nu) = (Side::Left, Uplo::Lower, Transpose::N, Diag::NonUnit);
+    let one = T::one();
+    assert_unsupported(
+        blas.trsm(l, lo, nt, nu, n, n, one, &av, n, &mut c.as_slice_mut(), n),
+        &format!("{what} trsm"),
+    );
+    assert_unsupported(
+        blas.trmm(l, lo, nt, nu, n, n, one, &av, n, &mut c.as_slice_mut(), n),
+        &format!("{what} trmm"),
+    );
+    assert_unsupported(
+        blas.syrk(lo, nt, n, n, one, &av, n, one, &mut c.as_slice_mut(), n),
+        &format!("{what} syrk"),
+    );
+    assert_unsupported(
+        blas.syr2k(
+            lo,
+            nt,
+            n,
+            n,
+            one,
+            &av,
+            n,
+            &bv,
+            n,
+            one,
+            &mut c.as_slice_mut(),
+            n,
+        ),
+        &format!("{what} syr2k"),
+    );
+    assert_unsupported(
+        blas.symm(
+            l,
+            lo,
+            n,
+            n,
+            one,
+            &av,
+            n,
+            &bv,
+            n,
+            one,
+            &mut c.as_slice_mut(),
+            n,
+        ),
+        &format!("{what} symm"),
+    );
+}
+
+#[test]
+fn emulated_amd_answers_unsupported() {
+    let dev = Device::open("emu:gfx90a").unwrap();
+    level3_unsupported::<f32>(&dev, "emu:gfx90a f32");
+    level3_unsupported::<f64>(&dev, "emu:gfx90a f64");
+}
+
+#[test]
+fn complex_on_cuda_answers_unsupported() {
+    for dev in cuda_devices() {
+        level3_unsupported::<Complex32>(&dev, "cuda c32");
+    }
+}

@@ -1,0 +1,641 @@
+//! The small kernels that put BLAS Level 3 on the GEMM kernels: everything a blocked
+//! trsm, trmm, syrk/syr2k or symm does besides the GEMMs themselves (PTX, f32 and f64).
+//!
+//! All three work on the *diagonal blocks* of an n×n column-major matrix: block z
+//! (z = 0, 1, ...) is the square of order `bs = min(nb, n − z·nb)` starting at element
+//! (z·nb, z·nb), so it lies `z·nb·(ld + 1)` elements after the matrix's start. One
+//! launch treats every block at once (grid z), so a blocked algorithm prepares all of
+//! its diagonal blocks in one pass; a single whole matrix is the case nb = n.
+//!
+//! - `rocm_tri_expand` — the stored triangle of each block (upper or lower, including
+//!   the diagonal) into a full dense `bs × bs` matrix at `dst + z·stride_dst` (leading
+//!   dimension `ld_dst`): the other triangle becomes zero (a triangular factor for
+//!   trmm's GEMM) or the mirror image (a symmetric matrix for symm's GEMM); with
+//!   `unit` the diagonal becomes one without being read. A 32×32 tile per workgroup;
+//!   mirrored elements go through shared memory (rows padded to 33), so both the direct
+//!   and the mirrored reads of a warp are 32 consecutive elements.
+//! - `rocm_tri_invert` — the inverse of each triangular block, written as a dense
+//!   `NB × NB` matrix (leading dimension NB, zeros in the other triangle) at
+//!   `dst + z·stride_dst`; a partial last block is padded with the identity, so its
+//!   inverse is the block's inverse padded likewise. One workgroup of NB work-items per
+//!   block. An upper block U is inverted as the lower block L = Uᵀ (loaded transposed)
+//!   and written back transposed, since inv(U) = inv(Uᵀ)ᵀ. The block sits in shared
+//!   memory row-major (rows padded to NB + 1) and is overwritten row by row by its
+//!   inverse X (LX = I, forward substitution): for row i, work-item j computes
+//!   `x_ij = (δ_ij − Σ_{p<i} l_ip·x_pj) / l_ii` — every work-item reads the same `l_ip`
+//!   (a broadcast) and its own column of the rows already solved — then a barrier, the
+//!   row is written over L's row i, and another barrier. Each x_ij is one division after
+//!   an i-term fused multiply-add chain, so its error is the forward substitution's:
+//!   |X̂ − X| ≤ γ_{NB}·|X|·|L|·|X| componentwise (Higham, §8.1).
+//! - `rocm_tri_update` — `C ← W + β·C` on the stored triangle of each diagonal block of
+//!   C, W the block's dense result at `w + z·stride_w` (leading dimension `ld_w`); the
+//!   other triangle of C is neither read nor written, and without `read_c` (β = 0) C is
+//!   not read at all. syrk and syr2k compute their diagonal blocks as full GEMMs into a
+//!   workspace and add only the needed triangle with it.
+//!
+//! Kernel parameters, in order (`ty` the element type; strides in elements; flags a bit
+//! set of [`UPPER`], [`MIRROR`], [`UNIT`], [`READ_C`]):
+//! - `rocm_tri_expand(dst: u64, src: u64, n: u32, nb: u32, ld_src: u32, ld_dst: u32,
+//!   stride_dst: u64, flags: u32)`; grid `(⌈nb/32⌉, ⌈nb/32⌉, blocks)` of [`TILE_BLOCK`].
+//! - `rocm_tri_invert(dst: u64, src: u64, n: u32, ld_src: u32, stride_dst: u64,
+//!   flags: u32)`; grid `(blocks, 1, 1)` of NB work-items.
+//! - `rocm_tri_update(c: u64, w: u64, n: u32, nb: u32, ldc: u32, ld_w: u32,
+//!   stride_w: u64, beta: ty, flags: u32)`; grid as `rocm_tri_expand`.
+//!
+//! [`tile_config`] and [`invert_config`] build the launches.
+
+use crate::generator::{Generator, LaunchRule, Program};
+use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::target::Family;
+use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
+
+pub const EXPAND: &str = "rocm_tri_expand";
+pub const INVERT: &str = "rocm_tri_invert";
+pub const UPDATE: &str = "rocm_tri_update";
+
+/// Flag: the upper triangle is stored (else the lower).
+pub const UPPER: u32 = 1;
+/// Flag (expand): fill the other triangle with the mirror image (else zeros).
+pub const MIRROR: u32 = 2;
+/// Flag (expand, invert): the diagonal is one and not read.
+pub const UNIT: u32 = 4;
+/// Flag (update): β ≠ 0, so C is read.
+pub const READ_C: u32 = 8;
+
+/// Work-items of the tile kernels (32 × 8, each handling 4 elements of a 32×32 tile).
+pub const TILE_BLOCK: u32 = 256;
+/// Edge of the tile kernels' tile.
+pub const TILE: u32 = 32;
+
+/// The kernels for one element type.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Level3Params {
+    /// f32 or f64.
+    pub dtype: DType,
+    /// Order NB of the blocks `rocm_tri_invert` inverts: 16, 32 or 64 (the block and
+    /// its inverse share NB·(NB + 1) elements of shared memory: 33 KiB for f64 at 64).
+    pub invert_block: u32,
+}
+
+/// The Level 3 helper generator.
+pub struct Level3;
+
+impl Generator for Level3 {
+    type Params = Level3Params;
+    const NAME: &'static str = "level3";
+    const VERSION: u32 = 1;
+
+    fn generate(p: &Level3Params, target: &Target) -> Result<Program> {
+        if target.family() != Family::Nvidia {
+            return Err(Error::unsupported(
+                "Level 3 triangle kernels",
+                target.to_string(),
+            ));
+        }
+        let ty = match p.dtype {
+            DType::F32 => Ty::F32,
+            DType::F64 => Ty::F64,
+            other => {
+                return Err(Error::unsupported(
+                    format!("Level 3 triangle kernels for {other}"),
+                    target.to_string(),
+                ))
+            }
+        };
+        if !matches!(p.invert_block, 16 | 32 | 64) {
+            return Err(Error::invalid(
+                "invert_block",
+                format!("{}: 16, 32 or 64", p.invert_block),
+            ));
+        }
+        let mut module = Module::new(target)?;
+        module.push(&expand(ty));
+        module.push(&invert(ty, p.invert_block));
+        module.push(&update(ty));
+        Ok(Program {
+            image: ModuleImage::Ptx(module.text()),
+            kernels: vec![EXPAND.into(), INVERT.into(), UPDATE.into()],
+            launch: LaunchRule::Fixed {
+                grid: 1,
+                block: TILE_BLOCK,
+            },
+        })
+    }
+}
+
+/// The launch of a tile kernel over the diagonal blocks of order `nb` of an n×n matrix.
+pub fn tile_config(n: usize, nb: usize) -> LaunchConfig {
+    let tiles = nb.min(n).div_ceil(TILE as usize).max(1) as u32;
+    LaunchConfig {
+        grid: [tiles, tiles, blocks(n, nb)],
+        block: [TILE_BLOCK, 1, 1],
+        shared_bytes: 0,
+    }
+}
+
+/// The launch of `rocm_tri_invert` with blocks of order `nb` (= the params'
+/// `invert_block`) over an n×n matrix.
+pub fn invert_config(n: usize, nb: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: [blocks(n, nb), 1, 1],
+        block: [nb as u32, 1, 1],
+        shared_bytes: 0,
+    }
+}
+
+/// Diagonal blocks of order `nb` in an n×n matrix (at least one).
+fn blocks(n: usize, nb: usize) -> u32 {
+    n.div_ceil(nb.max(1)).max(1) as u32
+}
+
+fn imm(ty: Ty, v: f64) -> Op {
+    match ty {
+        Ty::F32 => Op::F32(v as f32),
+        _ => Op::F64(v),
+    }
+}
+
+/// `flags & bit != 0`.
+fn flag(k: &mut KernelBuilder, flags: Reg, bit: u32) -> Reg {
+    let v = k.and_b32(flags, bit);
+    k.setp(Cmp::Ne, Ty::U32, v, 0u32)
+}
+
+/// `base + (row + col·ld)·es` as a 64-bit address.
+fn element(k: &mut KernelBuilder, base: Reg, row: Reg, col: Reg, ld: Reg, es: u32) -> Reg {
+    let el = k.mul_wide_u32(col, ld);
+    let row64 = k.cvt(Ty::U64, row);
+    let el = k.add(Ty::U64, el, row64);
+    let off = k.mul(Ty::U64, el, es);
+    k.add(Ty::U64, base, off)
+}
+
+/// The start of diagonal block z of a matrix at `base` with leading dimension `ld`:
+/// `base + first·(ld + 1)·es`.
+fn diagonal_block(k: &mut KernelBuilder, base: Reg, first: Reg, ld: Reg, es: u32) -> Reg {
+    let ld1 = k.add(Ty::U32, ld, 1u32);
+    let el = k.mul_wide_u32(first, ld1);
+    let off = k.mul(Ty::U64, el, es);
+    k.add(Ty::U64, base, off)
+}
+
+/// `base + z·stride·es`.
+fn strided(k: &mut KernelBuilder, base: Reg, z: Reg, stride: Reg, es: u32) -> Reg {
+    let z64 = k.cvt(Ty::U64, z);
+    let el = k.mul(Ty::U64, z64, stride);
+    let off = k.mul(Ty::U64, el, es);
+    k.add(Ty::U64, base, off)
+}
+
+/// A counted loop `for v in 0..limit` (runtime limit; uniform across the workgroup
+/// where the body has barriers).
+struct Loop {
+    var: Reg,
+    top: Label,
+    done: Label,
+}
+
+fn loop_start(k: &mut KernelBuilder, limit: impl Into<Op>) -> Loop {
+    let limit = limit.into();
+    let var = k.mov(Ty::U32, 0u32);
+    let (top, done) = (k.label(), k.label());
+    k.place(top);
+    let end = k.setp(Cmp::Ge, Ty::U32, var, limit);
+    k.bra_if(end, false, done);
+    Loop { var, top, done }
+}
+
+fn loop_end(k: &mut KernelBuilder, l: Loop) {
+    k.add_to(l.var, 1u32);
+    k.bra(l.top);
+    k.place(l.done);
+}
+
+/// Common prologue of the tile kernels: (x, y) in the 32×8 work-item grid, the tile's
+/// first row and column, the block index z, its first row/column `z·nb` and its order.
+struct TileFrame {
+    x: Reg,
+    y: Reg,
+    r0: Reg,
+    c0: Reg,
+    z: Reg,
+    first: Reg,
+    bs: Reg,
+}
+
+fn tile_frame(k: &mut KernelBuilder, n: Reg, nb: Reg) -> TileFrame {
+    let tid = k.special(Special::TidX);
+    let x = k.and_b32(tid, 31);
+    let y = k.shr(Ty::U32, tid, 5);
+    let bx = k.special(Special::CtaidX);
+    let by = k.special_named("%ctaid.y");
+    let z = k.special_named("%ctaid.z");
+    let r0 = k.mul(Ty::U32, bx, TILE);
+    let c0 = k.mul(Ty::U32, by, TILE);
+    let first = k.mul(Ty::U32, z, nb);
+    let left = k.sub(Ty::U32, n, first);
+    let bs = k.min(Ty::U32, nb, left);
+    TileFrame {
+        x,
+        y,
+        r0,
+        c0,
+        z,
+        first,
+        bs,
+    }
+}
+
+/// Whether (i, j) is in the stored triangle (diagonal included).
+fn stored(k: &mut KernelBuilder, upper: Reg, i: Reg, j: Reg) -> Reg {
+    let le = k.setp(Cmp::Le, Ty::U32, i, j);
+    let ge = k.setp(Cmp::Ge, Ty::U32, i, j);
+    let up = k.and_pred(upper, le);
+    let lower = k.not_pred(upper);
+    let lo = k.and_pred(lower, ge);
+    k.or_pred(up, lo)
+}
+
+fn expand(ty: Ty) -> KernelBuilder {
+    let es = ty.size();
+    let mut k = KernelBuilder::new(EXPAND);
+    let pdst = k.param("dst", Ty::U64);
+    let psrc = k.param("src", Ty::U64);
+    let pn = k.param("n", Ty::U32);
+    let pnb = k.param("nb", Ty::U32);
+    let pld_src = k.param("ld_src", Ty::U32);
+    let pld_dst = k.param("ld_dst", Ty::U32);
+    let pstride = k.param("stride_dst", Ty::U64);
+    let pflags = k.param("flags", Ty::U32);
+    let dst0 = k.ld_param_global_ptr(&pdst);
+    let src0 = k.ld_param_global_ptr(&psrc);
+    let n = k.ld_param(&pn);
+    let nb = k.ld_param(&pnb);
+    let ld_src = k.ld_param(&pld_src);
+    let ld_dst = k.ld_param(&pld_dst);
+    let stride = k.ld_param(&pstride);
+    let flags = k.ld_param(&pflags);
+    let pitch = TILE + 1;
+    let tile = k.shared_array("rocm_tri_expand_tile", TILE * pitch * es, 8);
+    let f = tile_frame(&mut k, n, nb);
+    let src = diagonal_block(&mut k, src0, f.first, ld_src, es);
+    let dst = strided(&mut k, dst0, f.z, stride, es);
+    let upper = flag(&mut k, flags, UPPER);
+    let mirror = flag(&mut k, flags, MIRROR);
+    let unit = flag(&mut k, flags, UNIT);
+
+    // Mirror staging: tile[y + 8s][x] = src(c0 + x, r0 + y + 8s), the transposed tile
+    // whose stored elements the mirrored positions of this tile read.
+    k.comment("stage the transposed tile for mirrored elements");
+    let mrow = k.add(Ty::U32, f.c0, f.x);
+    let mrow_in = k.setp(Cmp::Lt, Ty::U32, mrow, f.bs);
+    let mrow_in = k.and_pred(mrow_in, mirror);
+    for s in 0..TILE / 8 {
+        let ys = k.add(Ty::U32, f.y, 8 * s);
+        let mcol = k.add(Ty::U32, f.r0, ys);
+        let mcol_in = k.setp(Cmp::Lt, Ty::U32, mcol, f.bs);
+        let inside = k.and_pred(mrow_in, mcol_in);
+        let addr = element(&mut k, src, mrow, mcol, ld_src, es);
+        let v = k.ld_global_guarded(ty, addr, 0, inside);
+        let slot = k.fma(Ty::U32, ys, pitch, f.x);
+        let slot_bytes = k.mul(Ty::U32, slot, es);
+        let at = k.add(Ty::U32, tile, slot_bytes);
+        k.when(inside, false).st_shared(at, 0, v);
+    }
+    k.bar_sync();
+    k.comment("write the dense tile");
+    let i = k.add(Ty::U32, f.r0, f.x);
+    let i_in = k.setp(Cmp::Lt, Ty::U32, i, f.bs);
+    for s in 0..TILE / 8 {
+        let ys = k.add(Ty::U32, f.y, 8 * s);
+        let j = k.add(Ty::U32, f.c0, ys);
+        let j_in = k.setp(Cmp::Lt, Ty::U32, j, f.bs);
+        let inside = k.and_pred(i_in, j_in);
+        let is_stored = stored(&mut k, upper, i, j);
+        let diag = k.setp(Cmp::Eq, Ty::U32, i, j);
+        let unit_diag = k.and_pred(diag, unit);
+        let read = k.and_pred(inside, is_stored);
+        let not_unit = k.not_pred(unit_diag);
+        let read = k.and_pred(read, not_unit);
+        let addr = element(&mut k, src, i, j, ld_src, es);
+        let direct = k.ld_global_guarded(ty, addr, 0, read);
+        // Mirrored: src(j, i) = tile[x][y + 8s].
+        let not_stored = k.not_pred(is_stored);
+        let want_mirror = k.and_pred(inside, not_stored);
+        let want_mirror = k.and_pred(want_mirror, mirror);
+        let slot = k.fma(Ty::U32, f.x, pitch, ys);
+        let slot_bytes = k.mul(Ty::U32, slot, es);
+        let at = k.add(Ty::U32, tile, slot_bytes);
+        let mirrored = k.ld_shared_guarded(ty, at, 0, want_mirror);
+        let other = k.selp(ty, mirrored, imm(ty, 0.0), mirror);
+        let v = k.selp(ty, direct, other, is_stored);
+        let v = k.selp(ty, imm(ty, 1.0), v, unit_diag);
+        let out = element(&mut k, dst, i, j, ld_dst, es);
+        k.when(inside, false).st_global(out, 0, &[v]);
+    }
+    k.ret();
+    k
+}
+
+fn invert(ty: Ty, nb: u32) -> KernelBuilder {
+    let es = ty.size();
+    let pitch = nb + 1;
+    let mut k = KernelBuilder::new(INVERT);
+    let pdst = k.param("dst", Ty::U64);
+    let psrc = k.param("src", Ty::U64);
+    let pn = k.param("n", Ty::U32);
+    let pld_src = k.param("ld_src", Ty::U32);
+    let pstride = k.param("stride_dst", Ty::U64);
+    let pflags = k.param("flags", Ty::U32);
+    let dst0 = k.ld_param_global_ptr(&pdst);
+    let src0 = k.ld_param_global_ptr(&psrc);
+    let n = k.ld_param(&pn);
+    let ld_src = k.ld_param(&pld_src);
+    let stride = k.ld_param(&pstride);
+    let flags = k.ld_param(&pflags);
+    let arr = k.shared_array("rocm_tri_invert_block", nb * pitch * es, 8);
+    let t = k.special(Special::TidX);
+    let z = k.special(Special::CtaidX);
+    let first = k.mul(Ty::U32, z, nb);
+    let left = k.sub(Ty::U32, n, first);
+    let bs = k.min(Ty::U32, left, nb);
+    let src = diagonal_block(&mut k, src0, first, ld_src, es);
+    let dst = strided(&mut k, dst0, z, stride, es);
+    let upper = flag(&mut k, flags, UPPER);
+    let unit = flag(&mut k, flags, UNIT);
+    let t_in = k.setp(Cmp::Lt, Ty::U32, t, bs);
+    // Byte address of arr[r][c].
+    let slot = |k: &mut KernelBuilder, r: Reg, c: Reg| -> Reg {
+        let s = k.fma(Ty::U32, r, pitch, c);
+        let b = k.mul(Ty::U32, s, es);
+        k.add(Ty::U32, arr, b)
+    };
+
+    k.comment("load L (= the block, or its transpose when upper); identity beyond bs");
+    let lp = loop_start(&mut k, nb);
+    let p = lp.var;
+    let p_in = k.setp(Cmp::Lt, Ty::U32, p, bs);
+    let inside = k.and_pred(t_in, p_in);
+    let addr = element(&mut k, src, t, p, ld_src, es);
+    // Element (t, p) of the block: coalesced across work-items.
+    let below = k.setp(Cmp::Gt, Ty::U32, t, p);
+    let above = k.setp(Cmp::Lt, Ty::U32, t, p);
+    let lower_part = k.not_pred(upper);
+    let lower_part = k.and_pred(lower_part, below);
+    let upper_part = k.and_pred(upper, above);
+    let off_diag = k.or_pred(lower_part, upper_part);
+    let diag = k.setp(Cmp::Eq, Ty::U32, t, p);
+    let read_diag = k.not_pred(unit);
+    let read_diag = k.and_pred(read_diag, diag);
+    let read = k.or_pred(off_diag, read_diag);
+    let read = k.and_pred(read, inside);
+    let a = k.ld_global_guarded(ty, addr, 0, read);
+    let zero_or_one = k.selp(ty, imm(ty, 1.0), imm(ty, 0.0), diag);
+    let v = k.selp(ty, a, zero_or_one, read);
+    // Lower: L[t][p] = A(t, p); upper: L[p][t] = A(t, p).
+    let row = k.selp(Ty::U32, p, t, upper);
+    let col = k.selp(Ty::U32, t, p, upper);
+    let at = slot(&mut k, row, col);
+    k.st_shared(at, 0, v);
+    loop_end(&mut k, lp);
+    k.bar_sync();
+
+    k.comment("forward substitution, one row of X = inv(L) at a time, over L's row");
+    let li = loop_start(&mut k, nb);
+    let i = li.var;
+    let acc = k.mov(ty, imm(ty, 0.0));
+    let lq = loop_start(&mut k, i);
+    let q = lq.var;
+    let l_at = slot(&mut k, i, q);
+    let l_iq = k.ld_shared(ty, l_at, 0);
+    let x_at = slot(&mut k, q, t);
+    let x_qt = k.ld_shared(ty, x_at, 0);
+    let next = k.fma(ty, l_iq, x_qt, acc);
+    k.assign(acc, next);
+    loop_end(&mut k, lq);
+    let d_at = slot(&mut k, i, i);
+    let d = k.ld_shared(ty, d_at, 0);
+    let own = k.setp(Cmp::Eq, Ty::U32, t, i);
+    let delta = k.selp(ty, imm(ty, 1.0), imm(ty, 0.0), own);
+    k.bar_sync();
+    let num = k.sub(ty, delta, acc);
+    let x = k.div(ty, num, d);
+    let out_at = slot(&mut k, i, t);
+    k.st_shared(out_at, 0, x);
+    k.bar_sync();
+    loop_end(&mut k, li);
+
+    k.comment("write the dense inverse (transposed back when upper)");
+    let lj = loop_start(&mut k, nb);
+    let j = lj.var;
+    let row = k.selp(Ty::U32, j, t, upper);
+    let col = k.selp(Ty::U32, t, j, upper);
+    let at = slot(&mut k, row, col);
+    let v = k.ld_shared(ty, at, 0);
+    let nb_reg = k.mov(Ty::U32, nb);
+    let out = element(&mut k, dst, t, j, nb_reg, es);
+    k.st_global(out, 0, &[v]);
+    loop_end(&mut k, lj);
+    k.ret();
+    k
+}
+
+fn update(ty: Ty) -> KernelBuilder {
+    let es = ty.size();
+    let mut k = KernelBuilder::new(UPDATE);
+    let pc = k.param("c", Ty::U64);
+    let pw = k.param("w", Ty::U64);
+    let pn = k.param("n", Ty::U32);
+    let pnb = k.param("nb", Ty::U32);
+    let pldc = k.param("ldc", Ty::U32);
+    let pld_w = k.param("ld_w", Ty::U32);
+    let pstride = k.param("stride_w", Ty::U64);
+    let pbeta = k.param("beta", ty);
+    let pflags = k.param("flags", Ty::U32);
+    let c0 = k.ld_param_global_ptr(&pc);
+    let w0 = k.ld_param_global_ptr(&pw);
+    let n = k.ld_param(&pn);
+    let nb = k.ld_param(&pnb);
+    let ldc = k.ld_param(&pldc);
+    let ld_w = k.ld_param(&pld_w);
+    let stride = k.ld_param(&pstride);
+    let beta = k.ld_param(&pbeta);
+    let flags = k.ld_param(&pflags);
+    let f = tile_frame(&mut k, n, nb);
+    let c = diagonal_block(&mut k, c0, f.first, ldc, es);
+    let w = strided(&mut k, w0, f.z, stride, es);
+    let upper = flag(&mut k, flags, UPPER);
+    let read_c = flag(&mut k, flags, READ_C);
+    let i = k.add(Ty::U32, f.r0, f.x);
+    let i_in = k.setp(Cmp::Lt, Ty::U32, i, f.bs);
+    for s in 0..TILE / 8 {
+        let ys = k.add(Ty::U32, f.y, 8 * s);
+        let j = k.add(Ty::U32, f.c0, ys);
+        let j_in = k.setp(Cmp::Lt, Ty::U32, j, f.bs);
+        let inside = k.and_pred(i_in, j_in);
+        let is_stored = stored(&mut k, upper, i, j);
+        let inside = k.and_pred(inside, is_stored);
+        let w_addr = element(&mut k, w, i, j, ld_w, es);
+        let wv = k.ld_global_guarded(ty, w_addr, 0, inside);
+        let c_addr = element(&mut k, c, i, j, ldc, es);
+        let read = k.and_pred(inside, read_c);
+        // C is written by this kernel: the coherent path.
+        k.when(read, false);
+        let cv = k.ld_global(ty, 1, c_addr, 0, LoadCache::Default)[0];
+        let scaled = k.fma(ty, beta, cv, wv);
+        let v = k.selp(ty, scaled, wv, read);
+        k.when(inside, false).st_global(c_addr, 0, &[v]);
+    }
+    k.ret();
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptxas::{Ptxas, HOW_TO_GET};
+
+    fn variants() -> Vec<Level3Params> {
+        let mut v = Vec::new();
+        for dtype in [DType::F32, DType::F64] {
+            for invert_block in [16, 32, 64] {
+                v.push(Level3Params {
+                    dtype,
+                    invert_block,
+                });
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn kernels_pass_ptxas_without_spills_or_warnings() {
+        let Some(ptxas) = Ptxas::find() else {
+            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+            return;
+        };
+        for target in ["sm_80", "sm_90a"] {
+            let target: Target = target.parse().unwrap();
+            for p in variants() {
+                let prog = Level3::generate(&p, &target).unwrap();
+                let ModuleImage::Ptx(text) = &prog.image else {
+                    unreachable!()
+                };
+                let report = ptxas
+                    .compile(text, &target)
+                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
+                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+                for name in &prog.kernels {
+                    let kr = report.kernel(name).unwrap();
+                    assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?} {name}: {kr:?}");
+                    assert_eq!(kr.stack_bytes, 0, "{p:?} {name}: {kr:?}");
+                }
+                let inv = report.kernel(INVERT).unwrap();
+                let nb = p.invert_block;
+                assert_eq!(
+                    inv.shared_bytes,
+                    nb * (nb + 1) * p.dtype.size() as u32,
+                    "{p:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn parameters_follow_the_documented_order() {
+        let target: Target = "sm_90".parse().unwrap();
+        let prog = Level3::generate(
+            &Level3Params {
+                dtype: DType::F64,
+                invert_block: 64,
+            },
+            &target,
+        )
+        .unwrap();
+        let ModuleImage::Ptx(text) = prog.image else {
+            unreachable!()
+        };
+        let params_of = |name: &str| -> Vec<String> {
+            let start = text.find(&format!(".entry {name}(")).unwrap();
+            text[start..]
+                .lines()
+                .skip(1)
+                .take_while(|l| !l.starts_with(')'))
+                .map(|l| l.trim().trim_end_matches(',').to_string())
+                .collect()
+        };
+        let p = |list: &[&str]| -> Vec<String> {
+            list.iter().map(|s| format!(".param .{s}")).collect()
+        };
+        assert_eq!(
+            params_of(EXPAND),
+            p(&[
+                "u64 p_dst",
+                "u64 p_src",
+                "u32 p_n",
+                "u32 p_nb",
+                "u32 p_ld_src",
+                "u32 p_ld_dst",
+                "u64 p_stride_dst",
+                "u32 p_flags"
+            ])
+        );
+        assert_eq!(
+            params_of(INVERT),
+            p(&[
+                "u64 p_dst",
+                "u64 p_src",
+                "u32 p_n",
+                "u32 p_ld_src",
+                "u64 p_stride_dst",
+                "u32 p_flags"
+            ])
+        );
+        assert_eq!(
+            params_of(UPDATE),
+            p(&[
+                "u64 p_c",
+                "u64 p_w",
+                "u32 p_n",
+                "u32 p_nb",
+                "u32 p_ldc",
+                "u32 p_ld_w",
+                "u64 p_stride_w",
+                "f64 p_beta",
+                "u32 p_flags"
+            ])
+        );
+    }
+
+    #[test]
+    fn bad_params_and_targets_are_errors() {
+        let sm90: Target = "sm_90".parse().unwrap();
+        let p = |dtype, invert_block| Level3Params {
+            dtype,
+            invert_block,
+        };
+        assert!(matches!(
+            Level3::generate(&p(DType::C32, 32), &sm90),
+            Err(Error::Unsupported { .. })
+        ));
+        assert!(matches!(
+            Level3::generate(&p(DType::F32, 48), &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            Level3::generate(&p(DType::F32, 64), &"gfx90a".parse().unwrap()),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn launches_cover_every_block() {
+        // 200 with blocks of 64: 4 blocks (the last of 8), 2×2 tiles each.
+        let c = tile_config(200, 64);
+        assert_eq!((c.grid, c.block), ([2, 2, 4], [TILE_BLOCK, 1, 1]));
+        // One whole matrix: nb = n.
+        assert_eq!(tile_config(33, 33).grid, [2, 2, 1]);
+        assert_eq!(invert_config(200, 64).grid, [4, 1, 1]);
+        assert_eq!(invert_config(200, 64).block, [64, 1, 1]);
+    }
+}
