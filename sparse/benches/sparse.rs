@@ -138,10 +138,7 @@ fn bench_spmv(c: &mut Criterion) {
         let gchunk = idx.len().div_ceil(threads * 8).max(1);
         g.bench_function(BenchmarkId::new("gather_floor", name), |b| {
             b.iter(|| {
-                let s: f64 = idx
-                    .par_chunks(gchunk)
-                    .map(|c| gather_sum(c, &x))
-                    .sum();
+                let s: f64 = idx.par_chunks(gchunk).map(|c| gather_sum(c, &x)).sum();
                 black_box(s)
             })
         });
