@@ -1,9 +1,9 @@
 //! Level 3 on GPUs (trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm for f32 and f64)
 //! against the reference, through the checks shared with the CPU tests
 //! (`common/level3.rs`, which states the tolerances): every side/uplo/trans/diag, orders
-//! 1, primes and sizes around and across the blocks of the GPU algorithms (trsm/trmm
-//! leaves of 64, syrk diagonal blocks of 128 and the levels above them, with clipped
-//! last blocks), leading dimensions above the rows, α and β including 0 (β = 0 with NaN
+//! 1, primes and sizes around and across the blocks of the GPU algorithms (trsm leaves
+//! of 64, trmm leaves of 512, syrk diagonal blocks of 512 and the levels above them,
+//! with clipped last blocks), leading dimensions above the rows, α and β including 0 (β = 0 with NaN
 //! in C, which must not be read) and 1. trsm is checked by residual with κ = 3 (the GPU
 //! multiplies by computed inverses of the diagonal blocks; see the shared module).
 //!
@@ -97,6 +97,33 @@ fn trmm_f64() {
 }
 
 #[test]
+fn trmm_several_recursion_levels() {
+    // 1100 = 2 full leaves of 512 and a partial one; 1537 = 3 and one row.
+    for dev in cuda_devices() {
+        let mut seed = 9000;
+        for side in Side::ALL {
+            for uplo in Uplo::ALL {
+                for tr in Transpose::ALL {
+                    for diag in Diag::ALL {
+                        for (q, ka) in [1100usize, 1537].into_iter().enumerate() {
+                            seed += 1;
+                            let dims = match side {
+                                Side::Left => (ka, 23),
+                                Side::Right => (23, ka),
+                            };
+                            let args = (side, uplo, tr, diag);
+                            let coef = COEFS[q % 2];
+                            check_tri::<f64>(&dev, KAPPA, false, args, dims, (q, 1), coef, seed);
+                            check_tri::<f32>(&dev, KAPPA, false, args, dims, (1, q), coef, seed);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn trsm_several_recursion_levels() {
     // 600 = 9 full leaves and a partial one: four levels of halving.
     for dev in cuda_devices() {
@@ -112,16 +139,18 @@ fn trsm_several_recursion_levels() {
     }
 }
 
-/// (n, k) of the rank-k updates: 1, below/at/above a diagonal block (128), levels with
-/// and without a clipped last pair, k = 0 (β·C only).
-const RANK_K_DIMS: [(usize, usize); 7] = [
+/// (n, k) of the rank-k updates: 1, inside one diagonal block (512), just above one,
+/// levels with and without a clipped last pair (1100 = 2 full blocks and a partial
+/// one; 2049 = 4 and one row), k = 0 (β·C only).
+const RANK_K_DIMS: [(usize, usize); 8] = [
     (1, 1),
     (5, 0),
     (127, 3),
-    (128, 33),
-    (129, 64),
-    (300, 17),
-    (515, 40),
+    (300, 33),
+    (513, 17),
+    (1024, 5),
+    (1100, 9),
+    (2049, 2),
 ];
 
 fn rank_k_all<T: Scalar>(two: bool) {

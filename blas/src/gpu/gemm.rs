@@ -843,11 +843,12 @@ fn launch_kernel(
 ) -> Result<()> {
     let scale_only = s.k == 0 || alpha.is_zero();
     // A tensor-copy variant whose operands a tensor map cannot describe (a batch of
-    // problems sharing one matrix, or overlapping) runs as the same kernel with
-    // `cp.async` staging.
+    // problems sharing one matrix, or overlapping), or that reads no operand at all
+    // (k = 0 or α = 0: nothing was repacked, so A and B may break the map's alignment
+    // rules), runs as the same kernel with `cp.async` staging.
     let untiled;
-    let p = if p.tma && !(tma_fits(s, a, s.lda, true, batch) && tma_fits(s, b, s.ldb, false, batch))
-    {
+    let maps_fit = tma_fits(s, a, s.lda, false, batch) && tma_fits(s, b, s.ldb, true, batch);
+    let p = if p.tma && (scale_only || !maps_fit) {
         untiled = GemmParams {
             tma: false,
             ..p.clone()

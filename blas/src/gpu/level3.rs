@@ -14,7 +14,8 @@
 //!   op(inv(A))) copied back over B_b. The recursion puts almost all flops in GEMMs of
 //!   half, quarter, ... the order with n (or m) columns: level ℓ does m²n/2^(ℓ+1)
 //!   multiply-adds in 2^ℓ GEMMs, so the big, efficient GEMMs dominate.
-//! - **trmm** (B ← α·op(A)·B or α·B·op(A), in place): the same recursion with the halves
+//! - **trmm** (B ← α·op(A)·B or α·B·op(A), in place): the same recursion, over blocks of
+//!   order [`TRMM_BLOCK`], with the halves
 //!   in the order that keeps each input alive until it is used: with op(A) lower from
 //!   the left, B₂ ← α·A₂₂·B₂ (recursively), B₂ += α·A₂₁·B₁ (GEMM), B₁ ← α·A₁₁·B₁. Leaves
 //!   multiply by the diagonal block expanded to a dense triangle (`rocm_tri_expand`,
@@ -34,8 +35,8 @@
 //!   one GEMM.
 //!
 //! Workspace: the handle's device workspace (`Blas::with_workspace`, kept and grown
-//! across calls): trsm and trmm ⌈ka/TRI_BLOCK⌉·TRI_BLOCK² + TRI_BLOCK·n (left) or
-//! m·TRI_BLOCK (right) elements, syrk/syr2k ⌈n/RANK_K_BLOCK⌉·RANK_K_BLOCK², symm ka²
+//! across calls): trsm and trmm ⌈ka/nb⌉·nb² + nb·n (left) or m·nb (right) elements
+//! (nb = [`TRI_BLOCK`] or [`TRMM_BLOCK`]), syrk/syr2k ⌈n/RANK_K_BLOCK⌉·RANK_K_BLOCK², symm ka²
 //! (a dense copy of A: 256 MiB for an 8192² f32, which stays with the handle).
 //!
 //! Error bounds: the GEMMs' (each output a k-term dot product, |error| ≤ (k + 2)·u·Σ|terms|);
@@ -65,10 +66,19 @@ use rocm_kernels::level3::{self as kern, Level3, Level3Params};
 /// shared memory.
 pub(crate) const TRI_BLOCK: usize = 64;
 
-/// Order of syrk/syr2k's diagonal blocks (full GEMMs, batched). 128 computes 1/64 of an
-/// 8192 update twice over; a smaller block would make its level batches of one-tile
-/// GEMMs with the whole k each.
-pub(crate) const RANK_K_BLOCK: usize = 128;
+/// Order of trmm's diagonal blocks (the recursion's leaves), expanded to dense
+/// triangles: a leaf's GEMM multiplies the zero triangle too, 2·ka·TRMM_BLOCK·n flops
+/// of which half are wasted (3 % of an 8192 trmm's m²n), but every GEMM of the
+/// recursion then has a k of at least 512: with 64, the 128 leaves and the lowest
+/// levels' updates were 64-deep GEMMs that a GPU runs at a small fraction of its rate
+/// (H100, f32 8192²: 0.72x cuBLAS).
+pub(crate) const TRMM_BLOCK: usize = 512;
+
+/// Order of syrk/syr2k's diagonal blocks (full GEMMs, batched). 512 computes 1/16 of an
+/// 8192 update twice over (6 % more flops), and keeps the lowest level's batch at 8
+/// blocks of 512 × 512: with 128, the lowest levels' batches were one-tile GEMMs with
+/// the whole k each, which filled a fraction of the device (H100, 8192²: 0.64x cuBLAS).
+pub(crate) const RANK_K_BLOCK: usize = 512;
 
 /// f32 and f64 on NVIDIA devices, else `Unsupported` saying what is missing.
 fn supported<T: Scalar>(blas: &Blas, op: &str) -> Result<()> {
@@ -193,11 +203,12 @@ struct Tri<'a> {
     s: TriShape,
     a: Mat,
     b: Mat,
-    /// The diagonal blocks' inverses (trsm) or dense triangles (trmm), TRI_BLOCK² apart,
-    /// leading dimension TRI_BLOCK.
+    /// The diagonal blocks' order: [`TRI_BLOCK`] (trsm) or [`TRMM_BLOCK`] (trmm).
+    nb: usize,
+    /// The diagonal blocks' inverses (trsm) or dense triangles (trmm), nb² apart,
+    /// leading dimension nb.
     blocks: u64,
-    /// Scratch for a leaf's product: TRI_BLOCK × n (left, ld TRI_BLOCK) or m × TRI_BLOCK
-    /// (right, ld m).
+    /// Scratch for a leaf's product: nb × n (left, ld nb) or m × nb (right, ld m).
     w: u64,
     solve: bool,
 }
@@ -207,9 +218,9 @@ impl Tri<'_> {
         self.s.ka()
     }
 
-    /// Rows/columns `[lo·TRI_BLOCK, min(hi·TRI_BLOCK, ka))` of A.
+    /// Rows/columns `[lo·nb, min(hi·nb, ka))` of A.
     fn span(&self, lo: usize, hi: usize) -> (usize, usize) {
-        (lo * TRI_BLOCK, (hi * TRI_BLOCK).min(self.ka()))
+        (lo * self.nb, (hi * self.nb).min(self.ka()))
     }
 
     /// Whether the block range's second half is the one the first step works on
@@ -277,8 +288,8 @@ impl Tri<'_> {
         let (r, end) = self.span(z, z + 1);
         let bs = end - r;
         let d = Mat {
-            address: self.blocks + (z * TRI_BLOCK * TRI_BLOCK * es) as u64,
-            ld: TRI_BLOCK,
+            address: self.blocks + (z * self.nb * self.nb * es) as u64,
+            ld: self.nb,
             es,
         };
         let op = if self.s.trans.is_trans() {
@@ -291,7 +302,7 @@ impl Tri<'_> {
             Side::Left => {
                 let w = Mat {
                     address: self.w,
-                    ld: TRI_BLOCK,
+                    ld: self.nb,
                     es,
                 };
                 let b = self.b.at(r, 0);
@@ -393,11 +404,12 @@ pub(crate) fn tri<T: Scalar>(
         return zero::<T>(blas, s.m, s.n, b);
     }
     let ka = s.ka();
-    let count = ka.div_ceil(TRI_BLOCK);
-    let blocks_len = count * TRI_BLOCK * TRI_BLOCK;
+    let nb = if solve { TRI_BLOCK } else { TRMM_BLOCK };
+    let count = ka.div_ceil(nb);
+    let blocks_len = count * nb * nb;
     let w_len = match s.side {
-        Side::Left => TRI_BLOCK * s.n,
-        Side::Right => s.m * TRI_BLOCK,
+        Side::Left => nb * s.n,
+        Side::Right => s.m * nb,
     };
     let loaded = kernels::<T>(blas)?;
     blas.with_workspace(f64s::<T>(blocks_len + w_len), |work| {
@@ -417,23 +429,23 @@ pub(crate) fn tri<T: Scalar>(
                 .push_pointer(a, dev)
                 .push(dim("m or n", ka)?)
                 .push(dim("lda", s.lda)?)
-                .push((TRI_BLOCK * TRI_BLOCK) as u64)
+                .push((nb * nb) as u64)
                 .push(flags);
-            (kern::INVERT, kern::invert_config(ka, TRI_BLOCK))
+            (kern::INVERT, kern::invert_config(ka, nb))
         } else {
             args.push_pointer(base, dev)
                 .push_pointer(a, dev)
                 .push(dim("m or n", ka)?)
-                .push(TRI_BLOCK as u32)
+                .push(nb as u32)
                 .push(dim("lda", s.lda)?)
-                .push(TRI_BLOCK as u32)
-                .push((TRI_BLOCK * TRI_BLOCK) as u64)
+                .push(nb as u32)
+                .push((nb * nb) as u64)
                 .push(flags);
-            (kern::EXPAND, kern::tile_config(ka, TRI_BLOCK))
+            (kern::EXPAND, kern::tile_config(ka, nb))
         };
         let kernel = loaded.module.kernel(name)?;
         // SAFETY: the kernel reads the ka×ka triangle of A inside its checked view
-        // (lda ≥ ka) and writes ⌈ka/TRI_BLOCK⌉ dense blocks of TRI_BLOCK² elements at
+        // (lda ≥ ka) and writes ⌈ka/nb⌉ dense blocks of nb² elements at
         // `base`, inside the workspace (sized above).
         unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
         let t = Tri {
@@ -445,6 +457,7 @@ pub(crate) fn tri<T: Scalar>(
                 es,
             },
             b,
+            nb,
             blocks: base,
             w: base + (blocks_len * es) as u64,
             solve,
