@@ -171,6 +171,12 @@ pub fn wgmma_variants() -> Vec<GemmParams> {
         })
         .collect();
     out.extend(tma);
+    // Tensor copies in the shallowest ring they allow (two slots, each reused every
+    // other tile).
+    out.push(GemmParams {
+        tma: true,
+        ..wgmma_tile(DType::Bf16, DType::Bf16, false, true, 128, 128, 2)
+    });
     out
 }
 
@@ -361,7 +367,8 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
 /// - f64: DMMA (`mma.sync` m8n8k4, and m16n8k4/8/16 on compute capability 9.0) and
 ///   SIMT on the same grid.
 /// - f16/bf16 with output `c`: on compute capability 9.0, `wgmma` tiles of 64..256 rows
-///   × 64..256 columns in 3..12 stages (within 227 KiB of shared memory: deep rings
+///   × 64..256 columns in 3..12 stages (2..12 with tensor copies; within 227 KiB of
+///   shared memory: deep rings
 ///   for small tiles, whose few bytes per stage need many stages in flight), each with
 ///   `cp.async` and with tensor-copy staging (`tma`).
 pub fn tuning_candidates(
@@ -447,8 +454,9 @@ pub fn tuning_candidates(
         let mut v = Vec::new();
         for tile_m in [64, 128, 192, 256] {
             for n in [64, 128, 192, 256] {
-                for stages in 3..=12 {
+                for stages in 2..=12 {
                     for tma in [false, true] {
+                        // cp.async rings need 3 stages (`program` refuses fewer).
                         v.push(GemmParams {
                             tma,
                             ..wgmma_tile(ab, c, trans_a, trans_b, tile_m, n, stages)

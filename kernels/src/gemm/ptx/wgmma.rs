@@ -280,10 +280,17 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             ),
         ));
     }
-    if p.stages < 3 {
+    // cp.async: loads run stages − 2 tiles ahead. Tensor copies: the consumers free a
+    // slot one tile after using it, so two slots already overlap copy and compute.
+    let least = if p.tma { 2 } else { 3 };
+    if p.stages < least {
         return Err(invalid(
             "stages",
-            format!("{}: the wgmma pipeline needs at least 3", p.stages),
+            format!(
+                "{}: the wgmma pipeline needs at least {least} ({} staging)",
+                p.stages,
+                if p.tma { "tensor-copy" } else { "cp.async" }
+            ),
         ));
     }
     let threads = p.threads(target);
