@@ -47,6 +47,8 @@ use rocm_core::{Arch, DType, Error, Result, Target};
 
 /// Static shared memory a kernel may declare without opting in.
 const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+/// The dynamic shared array (module scope) of kernels whose tiles exceed the static limit.
+const DYNAMIC_SMEM: &str = "rocm_gemm_tiles";
 
 /// How one operand's k-slab moves from global to shared memory.
 #[derive(Debug, Clone, Copy)]
@@ -315,11 +317,17 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     let round16 = |x: u32| x.next_multiple_of(16);
     let a_stage = round16(p.tile_k * a.row_stride * es);
     let stage = a_stage + round16(p.tile_k * b.row_stride * es);
-    if stage * p.stages > STATIC_SHARED_LIMIT {
+    // Beyond 48 KiB the tiles live in dynamic shared memory (the launch opts in), up to
+    // what one block of the target may use.
+    let limit = target
+        .caps()
+        .lds_bytes_per_workgroup
+        .max(STATIC_SHARED_LIMIT);
+    if stage * p.stages > limit {
         return Err(invalid(
             "tiles",
             format!(
-                "{} bytes of shared memory exceed {STATIC_SHARED_LIMIT}",
+                "{} bytes of shared memory exceed the {limit} one block may use on {target}",
                 stage * p.stages
             ),
         ));
@@ -906,7 +914,12 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let b_base = g.batch_base(b_ptr, stride_b, es);
 
     g.k.comment("global -> shared copy set-up");
-    let smem = g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16);
+    let dynamic = plan.stage * plan.stages > STATIC_SHARED_LIMIT;
+    let smem = if dynamic {
+        g.k.shared_symbol(DYNAMIC_SMEM)
+    } else {
+        g.k.shared_array("gemm_tiles", plan.stage * plan.stages, 16)
+    };
     let la = g.loader(a, (a_base, lda), (at.m0, m), at.tid, smem);
     let lb = g.loader(b, (b_base, ldb), (at.n0, n), at.tid, smem);
     let a_rd0 = {
@@ -1027,7 +1040,27 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     // at most 128 registers, makes ptxas 12 spill ~40 bytes in the 128×128 SIMT kernel,
     // which uses 125-129 unconstrained.)
     let bounds = format!(")\n.maxntid {}, 1, 1\n", plan.threads);
-    Ok(module.text().replacen(")\n{\n", &(bounds + "{\n"), 1))
+    let text = module.text().replacen(")\n{\n", &(bounds + "{\n"), 1);
+    if !dynamic {
+        return Ok(text);
+    }
+    // The dynamic shared array is declared at module scope, ahead of the kernel.
+    let decl = format!(".extern .shared .align 16 .b8 {DYNAMIC_SMEM}[];\n\n");
+    let at = text.find(".visible .entry").unwrap_or(text.len());
+    Ok(format!("{}{decl}{}", &text[..at], &text[at..]))
+}
+
+/// Dynamic shared memory a launch of `p` needs: its tiles when they exceed the 48 KiB a
+/// kernel may declare statically, else 0. The size does not depend on which NVIDIA
+/// target runs it (only the limit does, checked when the kernel is generated).
+pub fn dynamic_shared_bytes(p: &GemmParams) -> u32 {
+    let Ok(sm90) = "sm_90".parse::<Target>() else {
+        return 0;
+    };
+    match plan(p, &sm90) {
+        Ok(plan) if plan.stage * plan.stages > STATIC_SHARED_LIMIT => plan.stage * plan.stages,
+        _ => 0,
+    }
 }
 
 #[cfg(test)]
@@ -1080,8 +1113,19 @@ mod tests {
         p.stages = 3;
         assert!(generate(&p, &sm90()).is_err());
         let mut p = good.clone();
-        p.tile_k = 64; // 2 × 64 KiB of shared memory
+        p.tile_k = 128; // 2 × 128 KiB of shared memory
         assert!(generate(&p, &sm90()).is_err());
+        let mut p = good.clone();
+        p.tile_k = 64; // 2 × 64 KiB: dynamic shared memory
+        let text = generate(&p, &sm90()).unwrap();
+        assert!(text.contains(".extern .shared .align 16 .b8 rocm_gemm_tiles[]"));
+        // Two stages of 64 k rows of A and B (128 f32 each, plus any row padding).
+        let bytes = dynamic_shared_bytes(&p);
+        assert!(
+            (2 * 64 * 256 * 4..2 * 64 * 288 * 4).contains(&bytes),
+            "{bytes}"
+        );
+        assert_eq!(dynamic_shared_bytes(&good), 0);
         let mut p = good.clone();
         p.c = DType::F16;
         assert!(generate(&p, &sm90()).is_err());
