@@ -15,6 +15,13 @@
 //!   (' = ᵀ, or ᴴ with α' = ᾱ for the Hermitian forms; her/hpr take real α).
 //! - tbmv/tbsv, tpmv/tpsv: trmv/trsv on band and packed triangles.
 //!
+//! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
+//! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, trmv, tpmv (one
+//! triangle-product kernel; trmv through the workspace); trsv (diagonal-block solves and
+//! gemv updates). gbmv, sbmv/hbmv, tbmv/tbsv and tpsv have no GPU kernel and, like
+//! every Level 2 routine on AMD devices, answer `Unsupported` naming the device. The
+//! argument checks and quick returns are the same on every device.
+//!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
 //! j·lda]` (upper triangle) or `a[i − j + j·lda]` (lower). Packed storage holds the
 //! triangle column by column: upper A(i, j) at `ap[i + j(j+1)/2]`, lower at
