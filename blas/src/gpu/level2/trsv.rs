@@ -246,8 +246,8 @@ mod tests {
                             }
                         }
                     }
-                    for i in 0..n {
-                        let r: f64 = (0..n).map(|j| m_at(i, j) * x[j]).sum::<f64>() - b[i];
+                    for (i, bi) in b.iter().enumerate() {
+                        let r: f64 = (0..n).map(|j| m_at(i, j) * x[j]).sum::<f64>() - bi;
                         assert!(
                             r.abs() < 1e-12,
                             "n {n} upper {upper} transposed {transposed}: residual {r} row {i}"
