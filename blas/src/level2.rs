@@ -15,6 +15,13 @@
 //!   (' = ᵀ, or ᴴ with α' = ᾱ for the Hermitian forms; her/hpr take real α).
 //! - tbmv/tbsv, tpmv/tpsv: trmv/trsv on band and packed triangles.
 //!
+//! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
+//! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, trmv, tpmv (one
+//! triangle-product kernel; trmv through the workspace); trsv (diagonal-block solves and
+//! gemv updates). gbmv, sbmv/hbmv, tbmv/tbsv and tpsv have no GPU kernel and, like
+//! every Level 2 routine on AMD devices, answer `Unsupported` naming the device. The
+//! argument checks and quick returns are the same on every device.
+//!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
 //! j·lda]` (upper triangle) or `a[i − j + j·lda]` (lower). Packed storage holds the
 //! triangle column by column: upper A(i, j) at `ap[i + j(j+1)/2]`, lower at
@@ -29,6 +36,9 @@ use crate::level1::element_args;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
 use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
+use rocm_kernels::level2::rank::RankOp;
+use rocm_kernels::level2::trimv::TriMvOp;
+use rocm_kernels::level2::Storage;
 
 /// The shape of one gemv problem: A is m×n.
 #[derive(Debug, Clone, Copy)]
@@ -215,13 +225,7 @@ impl Blas {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
                 element_args(alpha, &mut al);
                 element_args(beta, &mut be);
-                let trans = match trans {
-                    Transpose::N => GemvTrans::N,
-                    Transpose::T => GemvTrans::T,
-                    // Aᴴ of a real matrix is Aᵀ.
-                    Transpose::C if T::IS_COMPLEX => GemvTrans::C,
-                    Transpose::C => GemvTrans::T,
-                };
+                let trans = gemv_trans::<T>(trans);
                 let call = gpu::level2::GemvCall {
                     trans,
                     dtype: T::DTYPE,
@@ -263,12 +267,36 @@ impl Blas {
         if m == 0 || n == 0 || alpha == T::zero() {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (x, y) = (check::host("x", x)?, check::host("y", y)?);
                 let a = check::host_mut("a", a)?;
                 cpu::level2::ger((m, n), alpha, (x, incx), (y, incy), (a, lda), conj);
                 Ok(())
+            }
+            Dispatch::Gpu => {
+                let mut al = Vec::new();
+                element_args(alpha, &mut al);
+                // yᴴ of a real vector is yᵀ: one kernel serves both.
+                let op_kind = if conj && T::IS_COMPLEX {
+                    RankOp::Gerc
+                } else {
+                    RankOp::Ger
+                };
+                let call = gpu::level2::rank::RankCall {
+                    op: op_kind,
+                    storage: Storage::Dense,
+                    upper: false,
+                    dtype: T::DTYPE,
+                    m,
+                    n,
+                    a: a.address(),
+                    lda,
+                    x: (x.address(), incx),
+                    y: (y.address(), incy),
+                    alpha: &al,
+                };
+                gpu::level2::rank::update(self, op, &call)
             }
         }
     }
@@ -334,13 +362,71 @@ impl Blas {
         if s.n == 0 {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let a = check::host("a", a)?;
                 s.run(op == "trsv", a, check::host_mut("x", x)?);
                 Ok(())
             }
+            Dispatch::Gpu if op == "trsv" => {
+                let (mut minus_one, mut one) = (Vec::new(), Vec::new());
+                element_args(T::zero() - T::one(), &mut minus_one);
+                element_args(T::one(), &mut one);
+                let call = gpu::level2::trsv::TrsvCall {
+                    upper: s.uplo == Uplo::Upper,
+                    trans: gemv_trans::<T>(s.trans),
+                    unit: s.diag == Diag::Unit,
+                    dtype: T::DTYPE,
+                    n: s.n,
+                    a: a.address(),
+                    lda: s.lda,
+                    x: (x.address(), s.incx),
+                    minus_one: &minus_one,
+                    one: &one,
+                };
+                gpu::level2::trsv::trsv(self, op, &call)
+            }
+            Dispatch::Gpu => {
+                let storage = (Storage::Dense, s.lda);
+                let tri = (s.uplo, s.trans, s.diag);
+                self.gpu_trmv(op, storage, tri, s.n, a, (x, s.incx))
+            }
         }
+    }
+
+    /// trmv/tpmv on a GPU: op(A)·x through the workspace, copied back into x.
+    fn gpu_trmv<T: Scalar>(
+        &self,
+        op: &str,
+        (storage, lda): (Storage, usize),
+        (uplo, trans, diag): (Uplo, Transpose, Diag),
+        n: usize,
+        a: &BufferSlice<'_, T>,
+        (x, incx): (&mut BufferSliceMut<'_, T>, isize),
+    ) -> Result<()> {
+        let mut one = Vec::new();
+        element_args(T::one(), &mut one);
+        let op_kind = match gemv_trans::<T>(trans) {
+            GemvTrans::N => TriMvOp::TrmvN,
+            GemvTrans::T => TriMvOp::TrmvT,
+            GemvTrans::C => TriMvOp::TrmvC,
+        };
+        let call = gpu::level2::trimv::TriMvCall {
+            op: op_kind,
+            storage,
+            upper: uplo == Uplo::Upper,
+            unit: diag == Diag::Unit,
+            dtype: T::DTYPE,
+            n,
+            a: a.address(),
+            lda,
+            x: (x.address(), incx),
+            y: (x.address(), incx),
+            alpha: &one,
+            beta: &[],
+            read_y: false,
+        };
+        gpu::level2::trimv::trmv(self, op, &call)
     }
 
     /// x ← op(A)·x, A n×n triangular.
@@ -459,7 +545,7 @@ impl Blas {
     fn sym_mv<T: Scalar>(
         &self,
         op: &str,
-        st: Stored,
+        (uplo, st): (Uplo, Stored),
         alpha: T,
         a: &BufferSlice<'_, T>,
         (x, incx): (&BufferSlice<'_, T>, isize),
@@ -471,15 +557,54 @@ impl Blas {
         if st.n == 0 || (alpha == T::zero() && beta == T::one()) {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        let n = st.n;
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, x) = (check::host("a", a)?, check::host("x", x)?);
                 let y = check::host_mut("y", y)?;
-                let n = st.n;
                 st::mv_update((n, n), alpha, (x, incx), beta, (y, incy), |xg| {
                     st::symmetric_mv(&st, a, xg, hermitian)
                 });
                 Ok(())
+            }
+            Dispatch::Gpu => {
+                let Some((storage, lda)) = gpu_storage(st.layout) else {
+                    return Err(self.unsupported(op));
+                };
+                // α = 0: y ← β·y without reading A or x (BLAS's rule).
+                if alpha == T::zero() {
+                    gpu::level2::require_ptx(self, op)?;
+                    return if beta == T::zero() {
+                        self.fill(n, T::zero(), y, incy)
+                    } else {
+                        self.scal(n, beta, y, incy)
+                    };
+                }
+                let (mut al, mut be) = (Vec::new(), Vec::new());
+                element_args(alpha, &mut al);
+                element_args(beta, &mut be);
+                // A Hermitian real matrix is symmetric: one kernel serves both.
+                let op_kind = if hermitian && T::IS_COMPLEX {
+                    TriMvOp::Hemv
+                } else {
+                    TriMvOp::Symv
+                };
+                let call = gpu::level2::trimv::TriMvCall {
+                    op: op_kind,
+                    storage,
+                    upper: uplo == Uplo::Upper,
+                    unit: false,
+                    dtype: T::DTYPE,
+                    n,
+                    a: a.address(),
+                    lda,
+                    x: (x.address(), incx),
+                    y: (y.address(), incy),
+                    alpha: &al,
+                    beta: &be,
+                    read_y: beta != T::zero(),
+                };
+                gpu::level2::trimv::product(self, op, &call)
             }
         }
     }
@@ -504,7 +629,7 @@ impl Blas {
         check::matrix("a", "lda", a.len(), n, n, lda)?;
         let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Dense(lda));
         let herm = op == "hemv";
-        self.sym_mv(op, st, alpha, a, (x, incx), beta, (y, incy), herm)
+        self.sym_mv(op, (uplo, st), alpha, a, (x, incx), beta, (y, incy), herm)
     }
 
     /// y ← α·A·x + β·y, A n×n symmetric with its `uplo` triangle stored.
@@ -562,7 +687,7 @@ impl Blas {
         check::matrix("a", "lda", a.len(), k + 1, n, lda)?;
         let st = Stored::triangle(uplo, n, k, Layout::Band(lda));
         let herm = op == "hbmv";
-        self.sym_mv(op, st, alpha, a, (x, incx), beta, (y, incy), herm)
+        self.sym_mv(op, (uplo, st), alpha, a, (x, incx), beta, (y, incy), herm)
     }
 
     /// y ← α·A·x + β·y, A n×n symmetric band with `k` off-diagonals in band storage.
@@ -619,7 +744,7 @@ impl Blas {
         check::packed("ap", ap.len(), n)?;
         let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Packed);
         let herm = op == "hpmv";
-        self.sym_mv(op, st, alpha, ap, (x, incx), beta, (y, incy), herm)
+        self.sym_mv(op, (uplo, st), alpha, ap, (x, incx), beta, (y, incy), herm)
     }
 
     /// y ← α·A·x + β·y, A n×n symmetric in packed storage.
@@ -658,7 +783,7 @@ impl Blas {
     fn sym_update<T: Scalar>(
         &self,
         op: &str,
-        st: Stored,
+        (uplo, st): (Uplo, Stored),
         alpha: T,
         (x, incx): (&BufferSlice<'_, T>, isize),
         y: Option<(&BufferSlice<'_, T>, isize)>,
@@ -672,17 +797,48 @@ impl Blas {
         if st.n == 0 || alpha == T::zero() {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        let herm = op.starts_with('h');
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let x = check::host("x", x)?;
                 let y = match y {
                     Some((y, incy)) => Some((check::host("y", y)?, incy)),
                     None => None,
                 };
-                let herm = op.starts_with('h');
                 let a = check::host_mut("a", a)?;
                 st::rank_update(&st, alpha, (x, incx), y, a, herm);
                 Ok(())
+            }
+            Dispatch::Gpu => {
+                let Some((storage, lda)) = gpu_storage(st.layout) else {
+                    return Err(self.unsupported(op));
+                };
+                let mut al = Vec::new();
+                element_args(alpha, &mut al);
+                // Real Hermitian updates are the symmetric ones.
+                let herm = herm && T::IS_COMPLEX;
+                let op_kind = match (y.is_some(), herm) {
+                    (false, false) => RankOp::Syr,
+                    (false, true) => RankOp::Her,
+                    (true, false) => RankOp::Syr2,
+                    (true, true) => RankOp::Her2,
+                };
+                // syr/her read x as y.
+                let yv = y.map_or((x.address(), incx), |(y, incy)| (y.address(), incy));
+                let call = gpu::level2::rank::RankCall {
+                    op: op_kind,
+                    storage,
+                    upper: uplo == Uplo::Upper,
+                    dtype: T::DTYPE,
+                    m: st.n,
+                    n: st.n,
+                    a: a.address(),
+                    lda,
+                    x: (x.address(), incx),
+                    y: yv,
+                    alpha: &al,
+                };
+                gpu::level2::rank::update(self, op, &call)
             }
         }
     }
@@ -704,7 +860,7 @@ impl Blas {
         }
         check::matrix("a", "lda", a.len(), n, n, lda)?;
         let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Dense(lda));
-        self.sym_update(op, st, alpha, (x, incx), y, a)
+        self.sym_update(op, (uplo, st), alpha, (x, incx), y, a)
     }
 
     fn packed_update<T: Scalar>(
@@ -723,7 +879,7 @@ impl Blas {
         }
         check::packed("ap", ap.len(), n)?;
         let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Packed);
-        self.sym_update(op, st, alpha, (x, incx), y, ap)
+        self.sym_update(op, (uplo, st), alpha, (x, incx), y, ap)
     }
 
     /// A ← α·x·xᵀ + A on the `uplo` triangle of an n×n symmetric A.
@@ -847,7 +1003,7 @@ impl Blas {
     fn structured_tri<T: Scalar>(
         &self,
         op: &str,
-        st: Stored,
+        (uplo, st): (Uplo, Stored),
         (trans, diag): (Transpose, Diag),
         a: &BufferSlice<'_, T>,
         (x, incx): (&mut BufferSliceMut<'_, T>, isize),
@@ -857,13 +1013,20 @@ impl Blas {
         if st.n == 0 {
             return Ok(());
         }
-        match self.engine(op)? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let a = check::host("a", a)?;
                 let x = check::host_mut("x", x)?;
                 st::triangular(&st, (trans, diag), a, (x, incx), op.ends_with("sv"));
                 Ok(())
             }
+            // tpmv: the trmv kernel on packed storage; band forms and tpsv have no
+            // kernel yet.
+            Dispatch::Gpu if op == "tpmv" => {
+                let tri = (uplo, trans, diag);
+                self.gpu_trmv(op, (Storage::Packed, 0), tri, st.n, a, (x, incx))
+            }
+            Dispatch::Gpu => Err(self.unsupported(op)),
         }
     }
 
@@ -882,7 +1045,7 @@ impl Blas {
         check::vector("x", "incx", x.len(), n, incx)?;
         check::matrix("a", "lda", a.len(), k + 1, n, lda)?;
         let st = Stored::triangle(uplo, n, k, Layout::Band(lda));
-        self.structured_tri(op, st, (trans, diag), a, (x, incx))
+        self.structured_tri(op, (uplo, st), (trans, diag), a, (x, incx))
     }
 
     fn packed_tri<T: Scalar>(
@@ -897,7 +1060,7 @@ impl Blas {
         check::vector("x", "incx", x.len(), n, incx)?;
         check::packed("ap", ap.len(), n)?;
         let st = Stored::triangle(uplo, n, n.saturating_sub(1), Layout::Packed);
-        self.structured_tri(op, st, (trans, diag), ap, (x, incx))
+        self.structured_tri(op, (uplo, st), (trans, diag), ap, (x, incx))
     }
 
     /// x ← op(A)·x, A n×n triangular band with `k` off-diagonals.
@@ -958,5 +1121,25 @@ impl Blas {
         incx: isize,
     ) -> Result<()> {
         self.packed_tri("tpsv", (uplo, trans, diag), n, ap, x, incx)
+    }
+}
+
+/// The gemv kernels' op(A): Aᴴ of a real matrix is Aᵀ.
+fn gemv_trans<T: Scalar>(trans: Transpose) -> GemvTrans {
+    match trans {
+        Transpose::N => GemvTrans::N,
+        Transpose::T => GemvTrans::T,
+        Transpose::C if T::IS_COMPLEX => GemvTrans::C,
+        Transpose::C => GemvTrans::T,
+    }
+}
+
+/// The GPU kernels' storage of a stored triangle and its leading dimension (0 when
+/// packed); None for band storage, which has no kernel yet.
+fn gpu_storage(layout: Layout) -> Option<(Storage, usize)> {
+    match layout {
+        Layout::Dense(lda) => Some((Storage::Dense, lda)),
+        Layout::Packed => Some((Storage::Packed, 0)),
+        Layout::Band(_) => None,
     }
 }

@@ -1,7 +1,10 @@
-//! Level 2 on GPUs through `rocm_kernels::level2`: gemv as PTX kernels on CUDA devices.
-//! AMDGPU gemv kernels do not exist yet, so HIP and emulated devices answer
-//! `Unsupported` (as before this module).
+//! Level 2 on GPUs through `rocm_kernels::level2`, PTX kernels on CUDA devices: gemv
+//! here; the rank updates ([`rank`]), the products with a stored triangle ([`trimv`]:
+//! symv/hemv/spmv/hpmv, trmv/tpmv) and the blocked trsv ([`trsv`]) in the submodules.
+//! AMDGPU Level 2 kernels do not exist yet, so HIP and emulated devices answer
+//! `Unsupported` naming the routine and the device.
 //!
+//! gemv:
 //! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
 //! [`GemvParams::fallback`]; a [`GemvTuning`] overrides single fields), passes x and y as the address of their *logical* element 0 (the far
 //! end for a negative increment), and for `N` chooses the column chunks: enough
@@ -19,6 +22,10 @@ use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::generator;
 use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH, KERNEL};
+
+pub(crate) mod rank;
+pub(crate) mod trimv;
+pub(crate) mod trsv;
 
 /// Workgroups for `N`: 4 per SM of a 132-SM GPU. At 16384² f32 (rows 2: 32 row groups,
 /// so 17 chunks) this runs at 0.354 ms against the 8-per-SM rule's 0.376 ms (H100,
@@ -46,7 +53,42 @@ pub(crate) struct GemvCall<'a> {
     pub read_y: bool,
 }
 
-fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {
+/// `Unsupported` for `routine` unless the handle's device runs PTX.
+pub(crate) fn require_ptx(blas: &Blas, routine: &str) -> Result<()> {
+    if blas.device().target().family() != Family::Nvidia {
+        return Err(blas.unsupported(routine));
+    }
+    Ok(())
+}
+
+/// `G`'s program for `params` on the handle's device; a generator's `Unsupported`
+/// becomes one naming the routine and the device.
+pub(crate) fn load<G: generator::Generator>(
+    blas: &Blas,
+    routine: &str,
+    params: &G::Params,
+) -> Result<generator::Loaded> {
+    generator::load::<G>(blas.device(), params).map_err(|e| match e {
+        Error::Unsupported { op, .. } => {
+            Error::unsupported(format!("blas {routine} (no kernel: {op})"), blas.device())
+        }
+        other => other,
+    })
+}
+
+/// An index range of `len` elements in A's storage (m×n at lda, or a packed triangle)
+/// must be addressable with 64-bit offsets.
+pub(crate) fn check_span(elements: u128) -> Result<()> {
+    if elements > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {
     if inc >= 0 || len == 0 {
         address
     } else {
@@ -54,7 +96,7 @@ fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {
     }
 }
 
-fn push_scalars(args: &mut KernelArgs, s: &[ScalarArg]) {
+pub(crate) fn push_scalars(args: &mut KernelArgs, s: &[ScalarArg]) {
     for v in s {
         match *v {
             ScalarArg::F32(v) => args.push(v),

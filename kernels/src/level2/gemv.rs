@@ -36,8 +36,9 @@
 //! Launch: `N` grid (⌈m / (block·rows)⌉, chunks), finish grid ⌈m / block⌉; `T`/`C` grid
 //! ⌈n / (block / 32)⌉. Without `split` `N` must be launched with one chunk.
 
+use super::element::{ctaid_y, epilogue, nctaid_y, scalar_params, El};
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -202,122 +203,6 @@ impl Generator for Gemv {
             },
         })
     }
-}
-
-/// Element layout: the real type and reals per element.
-#[derive(Clone, Copy)]
-struct El {
-    rt: Ty,
-    comps: u32,
-}
-
-impl El {
-    fn of(dtype: DType) -> El {
-        match dtype {
-            DType::F64 => El {
-                rt: Ty::F64,
-                comps: 1,
-            },
-            DType::C32 => El {
-                rt: Ty::F32,
-                comps: 2,
-            },
-            DType::C64 => El {
-                rt: Ty::F64,
-                comps: 2,
-            },
-            _ => El {
-                rt: Ty::F32,
-                comps: 1,
-            },
-        }
-    }
-
-    fn bytes(self) -> i64 {
-        (self.rt.size() * self.comps) as i64
-    }
-
-    fn zero(self, k: &mut KernelBuilder) -> Vec<Reg> {
-        let z = if self.rt == Ty::F64 {
-            Op::F64(0.0)
-        } else {
-            Op::F32(0.0)
-        };
-        (0..self.comps).map(|_| k.mov(self.rt, z)).collect()
-    }
-
-    /// One element at `addr` (read-only path: A and x are never written by the kernel).
-    fn load(self, k: &mut KernelBuilder, addr: Reg) -> Vec<Reg> {
-        k.ld_global(self.rt, self.comps, addr, 0, LoadCache::NonCoherent)
-    }
-
-    /// acc + op(a)·b, op = conj when `conj`; one rounding per real fma.
-    fn fma(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg], acc: &[Reg], conj: bool) -> Vec<Reg> {
-        if self.comps == 1 {
-            return vec![k.fma(self.rt, a[0], b[0], acc[0])];
-        }
-        let (ar, ai, br, bi) = (a[0], a[1], b[0], b[1]);
-        let re = k.fma(self.rt, ar, br, acc[0]);
-        let im = k.fma(self.rt, ar, bi, acc[1]);
-        let nai = k.neg(self.rt, ai);
-        // (ar + i·s·ai)(br + i·bi): re −= s·ai·bi, im += s·ai·br, s = −1 for conj.
-        let (for_re, for_im) = if conj { (ai, nai) } else { (nai, ai) };
-        vec![
-            k.fma(self.rt, for_re, bi, re),
-            k.fma(self.rt, for_im, br, im),
-        ]
-    }
-
-    fn add(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| k.add(self.rt, *x, *y))
-            .collect()
-    }
-}
-
-/// Declares the scalar parameters `name0..` (reals of the element).
-fn scalar_params(k: &mut KernelBuilder, el: El, name: &str) -> Vec<crate::ptx::Param> {
-    (0..el.comps)
-        .map(|c| k.param(&format!("{name}{c}"), el.rt))
-        .collect()
-}
-
-/// Stores α·acc + β·y at `py` (y read only with `read_y`).
-fn epilogue(
-    k: &mut KernelBuilder,
-    el: El,
-    acc: &[Reg],
-    py: Reg,
-    alpha: &[Reg],
-    beta: Option<&[Reg]>,
-) {
-    let zero = el.zero(k);
-    let mut out = el.fma(k, alpha, acc, &zero, false);
-    if let Some(beta) = beta {
-        let yv = el.load_plain(k, py);
-        out = el.fma(k, beta, &yv, &out, false);
-    }
-    k.st_global(py, 0, &out);
-}
-
-impl El {
-    /// One element of y (plain load: y is written by the same kernel).
-    fn load_plain(self, k: &mut KernelBuilder, addr: Reg) -> Vec<Reg> {
-        k.ld_global(self.rt, self.comps, addr, 0, LoadCache::Default)
-    }
-}
-
-fn ctaid_y(k: &mut KernelBuilder) -> Reg {
-    let r = k.reg(Ty::U32);
-    k.emit(format!("mov.u32 {r}, %ctaid.y"));
-    r
-}
-
-fn nctaid_y(k: &mut KernelBuilder) -> Reg {
-    let r = k.reg(Ty::U32);
-    k.emit(format!("mov.u32 {r}, %nctaid.y"));
-    r
 }
 
 /// `N`: rows per work-item, columns per step, chunks over gridDim.y.

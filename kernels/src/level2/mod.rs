@@ -1,3 +1,14 @@
-//! BLAS Level 2 generators. [`gemv`]: y = α·op(A)·x + β·y on PTX targets.
+//! BLAS Level 2 generators (PTX):
+//! - [`gemv`]: y = α·op(A)·x + β·y.
+//! - [`rank`]: rank-1 and rank-2 updates (ger/geru/gerc, syr/her, syr2/her2 and their
+//!   packed forms spr/hpr, spr2/hpr2).
+//! - [`trimv`]: products with a stored triangle: symv/hemv, spmv/hpmv (the triangle and
+//!   its mirror) and trmv/tpmv (the triangle alone).
+//! - [`trsv`]: the diagonal-block solve of the blocked trsv.
 
+pub(crate) mod element;
+pub use element::Storage;
 pub mod gemv;
+pub mod rank;
+pub mod trimv;
+pub mod trsv;

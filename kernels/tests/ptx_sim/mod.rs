@@ -724,6 +724,8 @@ impl Kernel {
                     val(&args[2], t)
                 }
             }
+            "neg" if ty == "f32" => (-f32v(val(&args[1], t))).to_bits() as u64,
+            "neg" if ty == "f64" => (-f64v(val(&args[1], t))).to_bits(),
             "add" | "sub" | "mul" | "fma" | "mad" | "div" | "rem" | "shl" | "shr" => {
                 let a = val(&args[1], t);
                 let b = val(&args[2], t);

@@ -1,0 +1,409 @@
+//! Rank-1 and rank-2 updates of a matrix (PTX, f32, f64, Complex32, Complex64):
+//!
+//! | op | update | region |
+//! | --- | --- | --- |
+//! | `Ger` (geru) | A ← α·x·yᵀ + A | all m×n |
+//! | `Gerc` | A ← α·x·yᴴ + A | all m×n |
+//! | `Syr` (spr) | A ← α·x·xᵀ + A | the `uplo` triangle |
+//! | `Her` (hpr) | A ← α·x·xᴴ + A, α real | the `uplo` triangle, diagonal kept real |
+//! | `Syr2` (spr2) | A ← α·x·yᵀ + α·y·xᵀ + A | the `uplo` triangle |
+//! | `Her2` (hpr2) | A ← α·x·yᴴ + ᾱ·y·xᴴ + A | the `uplo` triangle, diagonal kept real |
+//!
+//! The matrix is the whole cost (each stored element read and written once), so the
+//! layout serves A: a work-item owns one row i of a workgroup's `block` consecutive rows
+//! (a warp's loads and stores of A are 32 consecutive elements of a column), and walks
+//! the columns `cols` at a time, all `cols` loads of A issued before the first store.
+//! Column groups are spread over `gridDim.y` and repeated with a grid stride, so any n
+//! fits the 65535 limit of that dimension. x(i) (and y(i)) are loaded once per
+//! work-item; y(j) (and x(j)) are the same address for the whole warp (a broadcast).
+//! Elements outside the stored triangle are neither read nor written; with
+//! [`Storage::Packed`] the triangle's columns are consecutive in `ap`.
+//!
+//! Each element gets A(i, j) + x(i)·c1(j) [+ y(i)·c2(j)] with c1 = α·op(y(j)),
+//! c2 = α'·op(x(j)) computed first (op = conj for gerc/her/her2, α' = ᾱ for her2):
+//! complex products are four fused multiply-adds, so |error| ≤ 3u·(|a| + |x||c1| +
+//! |y||c2|) per component pair (reals: 2u), whatever m and n.
+//!
+//! Kernel `rocm_blas_rank_update(m: u64, n: u64, a: u64, lda: u64, x: u64, incx: s64,
+//! y: u64, incy: s64, alpha.., flags: u32)`: x and y are the addresses of their logical
+//! element 0 (the far end for a negative increment); syr/her pass x as y; scalars are
+//! the reals of α (complex: re, im); `flags` holds [`UPPER`]. Launch:
+//! grid (⌈m / block⌉, min(⌈n / cols⌉, 65535)) of `block` work-items ([`RankParams::grid`]).
+
+use super::element::{element_at, flag, scalar_params, stored, vector_at, El, Storage};
+use crate::generator::{Generator, LaunchRule, Program};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
+use rocm_core::{DType, Error, ModuleImage, Result, Target};
+
+/// Name of the kernel.
+pub const KERNEL: &str = "rocm_blas_rank_update";
+/// Flag: the upper triangle is stored (triangle ops only).
+pub const UPPER: u32 = 1;
+
+/// Which update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum RankOp {
+    Ger,
+    Gerc,
+    Syr,
+    Her,
+    Syr2,
+    Her2,
+}
+
+/// What an op does, as data.
+#[derive(Debug, Clone, Copy)]
+struct Traits {
+    /// Only the `uplo` triangle of an n×n matrix.
+    triangle: bool,
+    /// The second term y(i)·α'·op(x(j)).
+    rank2: bool,
+    /// op = conj on the column factors (yᴴ, xᴴ).
+    conj: bool,
+    /// Hermitian: α' = ᾱ and the diagonal's imaginary part becomes zero.
+    hermitian: bool,
+}
+
+impl RankOp {
+    fn traits(self) -> Traits {
+        let t = |triangle, rank2, conj, hermitian| Traits {
+            triangle,
+            rank2,
+            conj,
+            hermitian,
+        };
+        match self {
+            RankOp::Ger => t(false, false, false, false),
+            RankOp::Gerc => t(false, false, true, false),
+            RankOp::Syr => t(true, false, false, false),
+            RankOp::Her => t(true, false, true, true),
+            RankOp::Syr2 => t(true, true, false, false),
+            RankOp::Her2 => t(true, true, true, true),
+        }
+    }
+}
+
+/// One rank-update kernel variant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RankParams {
+    pub dtype: DType,
+    pub op: RankOp,
+    /// Dense (`lda`) or packed; packed only for the triangle ops.
+    pub storage: Storage,
+    /// Work-items (rows) per workgroup: a multiple of 32 up to 1024.
+    pub block: u32,
+    /// Columns per work-item per step (1..=8): loads of A in flight.
+    pub cols: u32,
+}
+
+impl RankParams {
+    /// 256 rows × 4 columns per step.
+    pub fn fallback(dtype: DType, op: RankOp, storage: Storage) -> Self {
+        RankParams {
+            dtype,
+            op,
+            storage,
+            block: 256,
+            cols: 4,
+        }
+    }
+
+    /// The launch grid for an m×n matrix (x rows, y column groups).
+    pub fn grid(&self, m: usize, n: usize) -> [u32; 3] {
+        let rows = m.div_ceil(self.block as usize).max(1);
+        let groups = n.div_ceil(self.cols as usize).clamp(1, 65535);
+        [rows.min(i32::MAX as usize) as u32, groups as u32, 1]
+    }
+
+    fn validate(&self) -> Result<()> {
+        if !super::gemv::DTYPES.contains(&self.dtype) {
+            return Err(Error::unsupported(
+                format!("rank-update kernels for {}", self.dtype),
+                "PTX",
+            ));
+        }
+        if self.block == 0 || self.block % 32 != 0 || self.block > 1024 {
+            return Err(Error::invalid(
+                "block",
+                format!("{} is not a multiple of 32 in 32..=1024", self.block),
+            ));
+        }
+        if !(1..=8).contains(&self.cols) {
+            return Err(Error::invalid(
+                "cols",
+                format!("{} is not in 1..=8", self.cols),
+            ));
+        }
+        if self.storage == Storage::Packed && !self.op.traits().triangle {
+            return Err(Error::invalid(
+                "storage",
+                format!(
+                    "{:?} updates a general matrix, which has no packed form",
+                    self.op
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The rank-update generator.
+pub struct Rank;
+
+impl Generator for Rank {
+    type Params = RankParams;
+    const NAME: &'static str = "rank_update";
+    const VERSION: u32 = 1;
+
+    fn generate(p: &RankParams, target: &Target) -> Result<Program> {
+        if target.family() != Family::Nvidia {
+            return Err(Error::unsupported(
+                format!("rank-update kernels for {}", p.dtype),
+                target.to_string(),
+            ));
+        }
+        p.validate()?;
+        let mut module = Module::new(target)?;
+        module.push(&build(p));
+        Ok(Program {
+            image: ModuleImage::Ptx(module.text()),
+            kernels: vec![KERNEL.into()],
+            launch: LaunchRule::Cover {
+                block: p.block,
+                units_per_item: 1,
+            },
+        })
+    }
+}
+
+fn build(p: &RankParams) -> KernelBuilder {
+    let el = El::of(p.dtype);
+    let eb = el.bytes();
+    let tr = p.op.traits();
+    let mut k = KernelBuilder::new(KERNEL);
+    let pm = k.param("m", Ty::U64);
+    let pn = k.param("n", Ty::U64);
+    let pa = k.param("a", Ty::U64);
+    let plda = k.param("lda", Ty::U64);
+    let px = k.param("x", Ty::U64);
+    let pincx = k.param("incx", Ty::S64);
+    let py = k.param("y", Ty::U64);
+    let pincy = k.param("incy", Ty::S64);
+    let palpha = scalar_params(&mut k, el, "alpha");
+    let pflags = k.param("flags", Ty::U32);
+
+    let m = k.ld_param(&pm);
+    let n = k.ld_param(&pn);
+    let a = k.ld_param_global_ptr(&pa);
+    let lda = k.ld_param(&plda);
+    let x = k.ld_param_global_ptr(&px);
+    let incx = k.ld_param(&pincx);
+    let y = k.ld_param_global_ptr(&py);
+    let incy = k.ld_param(&pincy);
+    let alpha: Vec<Reg> = palpha.iter().map(|q| k.ld_param(q)).collect();
+    let flags = k.ld_param(&pflags);
+    let upper = flag(&mut k, flags, UPPER);
+    let incxb = k.mul(Ty::S64, incx, eb);
+    let incyb = k.mul(Ty::S64, incy, eb);
+    // α' of the second term: ᾱ for her2, α otherwise.
+    let alpha2 = if tr.hermitian {
+        el.conj(&mut k, &alpha)
+    } else {
+        alpha.clone()
+    };
+
+    let tid = k.special(Special::TidX);
+    let cx = k.special(Special::CtaidX);
+    let base = k.mul_wide_u32(cx, p.block);
+    let tid64 = k.cvt(Ty::U64, tid);
+    let i = k.add(Ty::U64, base, tid64);
+    let row_in = k.setp(Cmp::Lt, Ty::U64, i, m);
+    let pxi = vector_at(&mut k, x, i, incxb);
+    let xi = el.load_if(&mut k, pxi, row_in, LoadCache::NonCoherent);
+    let yi = tr.rank2.then(|| {
+        let pyi = vector_at(&mut k, y, i, incyb);
+        el.load_if(&mut k, pyi, row_in, LoadCache::NonCoherent)
+    });
+
+    // Column groups g = ctaid.y, ctaid.y + nctaid.y, ... while g·cols < n.
+    let cy = k.special_named("%ctaid.y");
+    let ny = k.special_named("%nctaid.y");
+    let g = k.cvt(Ty::U64, cy);
+    let ny64 = k.cvt(Ty::U64, ny);
+    let stride = k.mul(Ty::U64, ny64, p.cols as i64);
+    let j0 = k.mul(Ty::U64, g, p.cols as i64);
+    let top = k.label();
+    let done = k.label();
+    k.place(top);
+    let fin = k.setp(Cmp::Ge, Ty::U64, j0, n);
+    k.bra_if(fin, false, done);
+    let mut cells = Vec::new();
+    for c in 0..p.cols {
+        let j = k.add(Ty::U64, j0, c as i64);
+        let col_in = k.setp(Cmp::Lt, Ty::U64, j, n);
+        let mut inside = k.and_pred(row_in, col_in);
+        if tr.triangle {
+            let st = stored(&mut k, upper, i, j);
+            inside = k.and_pred(inside, st);
+        }
+        let addr = element_at(&mut k, p.storage, (a, lda, n), upper, (i, j), eb);
+        // A is written by this kernel: the coherent path.
+        let av = el.load_if(&mut k, addr, inside, LoadCache::Default);
+        cells.push((j, col_in, inside, addr, av));
+    }
+    for (j, col_in, inside, addr, av) in cells {
+        let zero = el.zero(&mut k);
+        let pyj = vector_at(&mut k, y, j, incyb);
+        let yj = el.load_if(&mut k, pyj, col_in, LoadCache::NonCoherent);
+        // c1 = α·op(y(j)): El::fma conjugates its first factor.
+        let c1 = el.fma(&mut k, &yj, &alpha, &zero, tr.conj);
+        let mut v = el.fma(&mut k, &xi, &c1, &av, false);
+        if let Some(yi) = &yi {
+            let pxj = vector_at(&mut k, x, j, incxb);
+            let xj = el.load_if(&mut k, pxj, col_in, LoadCache::NonCoherent);
+            let c2 = el.fma(&mut k, &xj, &alpha2, &zero, tr.conj);
+            v = el.fma(&mut k, yi, &c2, &v, false);
+        }
+        if tr.hermitian {
+            let diag = k.setp(Cmp::Eq, Ty::U64, i, j);
+            v = el.real_if(&mut k, &v, diag);
+        }
+        k.when(inside, false).st_global(addr, 0, &v);
+    }
+    k.add_to(j0, stride);
+    k.bra(top);
+    k.place(done);
+    k.ret();
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptxas::{Ptxas, HOW_TO_GET};
+
+    const OPS: [RankOp; 6] = [
+        RankOp::Ger,
+        RankOp::Gerc,
+        RankOp::Syr,
+        RankOp::Her,
+        RankOp::Syr2,
+        RankOp::Her2,
+    ];
+
+    /// Every dtype × op × storage the host launches, plus odd shapes.
+    pub(crate) fn variants() -> Vec<RankParams> {
+        let mut v = Vec::new();
+        for dtype in super::super::gemv::DTYPES {
+            for op in OPS {
+                for storage in [Storage::Dense, Storage::Packed] {
+                    let f = RankParams::fallback(dtype, op, storage);
+                    if f.validate().is_err() {
+                        continue;
+                    }
+                    v.push(f.clone());
+                    v.push(RankParams {
+                        block: 64,
+                        cols: 1,
+                        ..f.clone()
+                    });
+                    v.push(RankParams {
+                        block: 128,
+                        cols: 8,
+                        ..f
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn variants_pass_ptxas_without_spills_or_warnings() {
+        let Some(ptxas) = Ptxas::find() else {
+            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+            return;
+        };
+        for target in ["sm_80", "sm_90a"] {
+            let target: Target = target.parse().unwrap();
+            for p in variants() {
+                let prog = Rank::generate(&p, &target).unwrap();
+                let ModuleImage::Ptx(text) = &prog.image else {
+                    unreachable!()
+                };
+                let report = ptxas
+                    .compile(text, &target)
+                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
+                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+                let kr = report.kernel(KERNEL).unwrap();
+                assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?}: {kr:?}");
+                assert_eq!(kr.stack_bytes, 0, "{p:?}: {kr:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parameters_follow_the_documented_order() {
+        let target: Target = "sm_90".parse().unwrap();
+        let p = RankParams::fallback(DType::C64, RankOp::Her2, Storage::Packed);
+        let ModuleImage::Ptx(text) = Rank::generate(&p, &target).unwrap().image else {
+            unreachable!()
+        };
+        let params: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix(".param ."))
+            .map(|l| l.trim_end_matches(',').to_string())
+            .collect();
+        let want = [
+            "u64 p_m",
+            "u64 p_n",
+            "u64 p_a",
+            "u64 p_lda",
+            "u64 p_x",
+            "s64 p_incx",
+            "u64 p_y",
+            "s64 p_incy",
+            "f64 p_alpha0",
+            "f64 p_alpha1",
+            "u32 p_flags",
+        ];
+        assert_eq!(params, want);
+    }
+
+    #[test]
+    fn bad_params_and_targets_are_errors() {
+        let sm90: Target = "sm_90".parse().unwrap();
+        let p = RankParams::fallback(DType::F32, RankOp::Ger, Storage::Packed);
+        assert!(matches!(
+            Rank::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let p = RankParams {
+            cols: 9,
+            ..RankParams::fallback(DType::F32, RankOp::Syr, Storage::Dense)
+        };
+        assert!(matches!(
+            Rank::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let p = RankParams::fallback(DType::F16, RankOp::Syr, Storage::Dense);
+        assert!(matches!(
+            Rank::generate(&p, &sm90),
+            Err(Error::Unsupported { .. })
+        ));
+        let p = RankParams::fallback(DType::F32, RankOp::Syr, Storage::Dense);
+        assert!(matches!(
+            Rank::generate(&p, &"gfx90a".parse().unwrap()),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn grid_covers_rows_and_caps_column_groups() {
+        let p = RankParams::fallback(DType::F32, RankOp::Ger, Storage::Dense);
+        assert_eq!(p.grid(257, 9), [2, 3, 1]);
+        assert_eq!(p.grid(1, 1 << 20), [1, 65535, 1]);
+        assert_eq!(p.grid(0, 0), [1, 1, 1]);
+    }
+}

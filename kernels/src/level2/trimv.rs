@@ -1,0 +1,553 @@
+//! Products with a stored triangle (PTX, f32, f64, Complex32, Complex64):
+//!
+//! | op | result | direct part | mirrored part |
+//! | --- | --- | --- | --- |
+//! | `Symv` (spmv) | y ← α·A·x + β·y, A = Aᵀ | triangle with diagonal | triangle without diagonal, transposed |
+//! | `Hemv` (hpmv) | y ← α·A·x + β·y, A = Aᴴ | triangle, diagonal's imaginary part taken as 0 | triangle without diagonal, conjugate transposed |
+//! | `TrmvN` (tpmv) | y ← α·A·x + β·y, A triangular | triangle (unit: diagonal 1, not read) | — |
+//! | `TrmvT` | y ← α·Aᵀ·x + β·y | — | triangle with diagonal, transposed |
+//! | `TrmvC` | y ← α·Aᴴ·x + β·y | — | triangle with diagonal, conjugate transposed |
+//!
+//! (trmv itself is the case α = 1, β = 0 with y a scratch vector the host copies back.)
+//!
+//! A workgroup of 32·`warps` work-items produces 32 consecutive entries y(i0..i0 + 32)
+//! and reads the stored elements that contribute to them, keeping every warp access to A
+//! 32 consecutive elements of a column:
+//! - direct: A(i, j) for the block's rows i and the stored side's columns j; lane l owns
+//!   row i0 + l, warp w takes columns j ≡ w (mod warps), `unroll` columns per step (the
+//!   x(j) of a column is a broadcast).
+//! - mirrored: A(j, i) for the block's columns i (the rows of y) and rows j of the stored
+//!   side; lane l takes rows j ≡ l (mod 32), warp w the columns i0 + w + warps·q, so a
+//!   lane keeps 32/warps partial sums (one per column).
+//!
+//! Each stored element of symv/hemv is thus read twice (once per workgroup whose rows
+//! it touches directly or mirrored), as a gemv of the full matrix reads it; there are no
+//! atomics and no workspace. The partials meet in shared memory and the first warp adds
+//! them in a fixed order (warps' direct partials, then the 32 lanes' mirrored ones) and
+//! applies α and β (β = 0, `read_y` false, never reads y). Error bound (u the unit
+//! roundoff): every y(i) is a sum of at most n products whose addition tree has depth at
+//! most ⌈n/warps⌉ + ⌈n/32⌉ + warps + 32 ≤ n + 64, so
+//! |error| ≤ (n + 66)·u·(|α|·Σ|a||x| + |β||y|) (complex: products of four fmas, ×4).
+//!
+//! Kernel `rocm_blas_tri_mv(n: u64, a: u64, lda: u64, x: u64, incx: s64, y: u64,
+//! incy: s64, alpha.., [beta..], flags: u32)`: x and y are the addresses of their logical
+//! element 0; scalars the reals of α then β (β only with `read_y`); flags [`UPPER`],
+//! [`UNIT`] (trmv). Packed storage ignores `lda`. Launch: ⌈n/32⌉ workgroups of
+//! 32·`warps` work-items ([`TriMvParams::groups`]).
+
+use super::element::{element_at, epilogue, flag, scalar_params, stored, vector_at, El, Storage};
+use crate::generator::{Generator, LaunchRule, Program};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
+use rocm_core::{DType, Error, ModuleImage, Result, Target};
+
+/// Name of the kernel.
+pub const KERNEL: &str = "rocm_blas_tri_mv";
+/// Flag: the upper triangle is stored.
+pub const UPPER: u32 = 1;
+/// Flag (trmv): the diagonal is one and not read.
+pub const UNIT: u32 = 2;
+/// Rows of y per workgroup.
+pub const ROWS: u32 = 32;
+
+/// Which product.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum TriMvOp {
+    Symv,
+    Hemv,
+    TrmvN,
+    TrmvT,
+    TrmvC,
+}
+
+/// The mirrored part of an op.
+#[derive(Debug, Clone, Copy)]
+struct Mirror {
+    /// The diagonal belongs to the mirrored part (else it is the direct part's).
+    diagonal: bool,
+    conj: bool,
+}
+
+/// What an op reads, as data.
+#[derive(Debug, Clone, Copy)]
+struct Traits {
+    direct: bool,
+    mirror: Option<Mirror>,
+    /// Hermitian: the diagonal's imaginary part is taken as zero.
+    real_diagonal: bool,
+    /// Triangular: the `UNIT` flag applies.
+    triangular: bool,
+}
+
+impl TriMvOp {
+    fn traits(self) -> Traits {
+        let m = |diagonal, conj| Some(Mirror { diagonal, conj });
+        let t = |direct, mirror, real_diagonal, triangular| Traits {
+            direct,
+            mirror,
+            real_diagonal,
+            triangular,
+        };
+        match self {
+            TriMvOp::Symv => t(true, m(false, false), false, false),
+            TriMvOp::Hemv => t(true, m(false, true), true, false),
+            TriMvOp::TrmvN => t(true, None, false, true),
+            TriMvOp::TrmvT => t(false, m(true, false), false, true),
+            TriMvOp::TrmvC => t(false, m(true, true), false, true),
+        }
+    }
+}
+
+/// One triangle-product kernel variant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TriMvParams {
+    pub dtype: DType,
+    pub op: TriMvOp,
+    pub storage: Storage,
+    /// Warps per workgroup: 4, 8, 16 or 32 (a divisor of the 32 columns; a lane keeps
+    /// 32/warps mirrored partial sums, so fewer warps would spill complex ones).
+    pub warps: u32,
+    /// Direct part: columns per warp per step (1..=8), loads of A in flight.
+    pub unroll: u32,
+    /// β ≠ 0: y is read.
+    pub read_y: bool,
+}
+
+impl TriMvParams {
+    /// 8 warps, 4 columns per step.
+    pub fn fallback(dtype: DType, op: TriMvOp, storage: Storage, read_y: bool) -> Self {
+        TriMvParams {
+            dtype,
+            op,
+            storage,
+            warps: 8,
+            unroll: 4,
+            read_y,
+        }
+    }
+
+    /// Workgroups for an n×n matrix.
+    pub fn groups(n: usize) -> u32 {
+        n.div_ceil(ROWS as usize).clamp(1, i32::MAX as usize) as u32
+    }
+
+    /// Work-items per workgroup.
+    pub fn block(&self) -> u32 {
+        32 * self.warps
+    }
+
+    fn validate(&self) -> Result<()> {
+        if !super::gemv::DTYPES.contains(&self.dtype) {
+            return Err(Error::unsupported(
+                format!("triangle-product kernels for {}", self.dtype),
+                "PTX",
+            ));
+        }
+        if !matches!(self.warps, 4 | 8 | 16 | 32) {
+            return Err(Error::invalid(
+                "warps",
+                format!("{}: 4, 8, 16 or 32", self.warps),
+            ));
+        }
+        if !(1..=8).contains(&self.unroll) {
+            return Err(Error::invalid(
+                "unroll",
+                format!("{} is not in 1..=8", self.unroll),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The triangle-product generator.
+pub struct TriMv;
+
+impl Generator for TriMv {
+    type Params = TriMvParams;
+    const NAME: &'static str = "tri_mv";
+    const VERSION: u32 = 1;
+
+    fn generate(p: &TriMvParams, target: &Target) -> Result<Program> {
+        if target.family() != Family::Nvidia {
+            return Err(Error::unsupported(
+                format!("triangle-product kernels for {}", p.dtype),
+                target.to_string(),
+            ));
+        }
+        p.validate()?;
+        let mut module = Module::new(target)?;
+        module.push(&build(p));
+        Ok(Program {
+            image: ModuleImage::Ptx(module.text()),
+            kernels: vec![KERNEL.into()],
+            launch: LaunchRule::Fixed {
+                grid: 1,
+                block: p.block(),
+            },
+        })
+    }
+}
+
+/// A's operands for [`element_at`]: base, lda, n.
+type Matrix = (Reg, Reg, Reg);
+
+fn build(p: &TriMvParams) -> KernelBuilder {
+    let el = El::of(p.dtype);
+    let eb = el.bytes();
+    let tr = p.op.traits();
+    let w_count = p.warps;
+    let mut k = KernelBuilder::new(KERNEL);
+    let pn = k.param("n", Ty::U64);
+    let pa = k.param("a", Ty::U64);
+    let plda = k.param("lda", Ty::U64);
+    let px = k.param("x", Ty::U64);
+    let pincx = k.param("incx", Ty::S64);
+    let py = k.param("y", Ty::U64);
+    let pincy = k.param("incy", Ty::S64);
+    let palpha = scalar_params(&mut k, el, "alpha");
+    let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+    let pflags = k.param("flags", Ty::U32);
+
+    let n = k.ld_param(&pn);
+    let a = k.ld_param_global_ptr(&pa);
+    let lda = k.ld_param(&plda);
+    let x = k.ld_param_global_ptr(&px);
+    let incx = k.ld_param(&pincx);
+    let flags = k.ld_param(&pflags);
+    let upper = flag(&mut k, flags, UPPER);
+    let unit = if tr.triangular {
+        Some(flag(&mut k, flags, UNIT))
+    } else {
+        None
+    };
+    let incxb = k.mul(Ty::S64, incx, eb);
+    let mat: Matrix = (a, lda, n);
+
+    // Shared: the warps' direct partials D[w][lane], then the mirrored ones M[c][lane]
+    // with rows padded to 33 (the final sum reads a row per lane).
+    let d_elems = 32 * w_count;
+    let m_elems = if tr.mirror.is_some() { 32 * 33 } else { 0 };
+    let shared = k.shared_array(
+        "rocm_blas_tri_mv_partials",
+        (d_elems + m_elems) * eb as u32,
+        8,
+    );
+    let tid = k.special(Special::TidX);
+    let lane = k.and_b32(tid, 31);
+    let warp = k.shr(Ty::U32, tid, 5);
+    let cx = k.special(Special::CtaidX);
+    let i0 = k.mul_wide_u32(cx, ROWS);
+    let lane64 = k.cvt(Ty::U64, lane);
+    let warp64 = k.cvt(Ty::U64, warp);
+    let i = k.add(Ty::U64, i0, lane64);
+    let row_in = k.setp(Cmp::Lt, Ty::U64, i, n);
+    let block_end = k.add(Ty::U64, i0, ROWS as i64);
+    let block_end = k.min(Ty::U64, block_end, n);
+    let zero_idx = k.mov(Ty::U64, 0i64);
+
+    let direct = el.zero(&mut k);
+    if tr.direct {
+        k.comment("direct part: A(i, j), lane = row, warp = columns mod warps");
+        // Stored columns of the block's rows: upper [i0, n), lower [0, block_end).
+        let lo = k.selp(Ty::U64, i0, zero_idx, upper);
+        let hi = k.selp(Ty::U64, n, block_end, upper);
+        let j = k.add(Ty::U64, lo, warp64);
+        let (top, done) = (k.label(), k.label());
+        k.place(top);
+        let fin = k.setp(Cmp::Ge, Ty::U64, j, hi);
+        k.bra_if(fin, false, done);
+        let mut terms = Vec::new();
+        for u in 0..p.unroll {
+            let ju = k.add(Ty::U64, j, (u * w_count) as i64);
+            let col_in = k.setp(Cmp::Lt, Ty::U64, ju, hi);
+            let inside = k.and_pred(row_in, col_in);
+            let st = stored(&mut k, upper, i, ju);
+            let inside = k.and_pred(inside, st);
+            let diag = k.setp(Cmp::Eq, Ty::U64, i, ju);
+            let av = load_a(
+                &mut k,
+                el,
+                p.storage,
+                mat,
+                upper,
+                (i, ju),
+                (inside, diag),
+                unit,
+            );
+            let av = if tr.real_diagonal {
+                el.real_if(&mut k, &av, diag)
+            } else {
+                av
+            };
+            let pxj = vector_at(&mut k, x, ju, incxb);
+            let xj = el.load_if(&mut k, pxj, col_in, LoadCache::NonCoherent);
+            terms.push((av, xj));
+        }
+        let mut s = direct.clone();
+        for (av, xj) in &terms {
+            s = el.fma(&mut k, av, xj, &s, false);
+        }
+        for (dst, v) in direct.iter().zip(&s) {
+            k.assign(*dst, *v);
+        }
+        k.add_to(j, (p.unroll * w_count) as i64);
+        k.bra(top);
+        k.place(done);
+    }
+    let slot = k.fma(Ty::U32, warp, 32u32, lane);
+    let at = el.shared_slot(&mut k, shared, slot);
+    el.st_shared(&mut k, at, &direct);
+
+    let m_base = k.add(Ty::U32, shared, d_elems * eb as u32);
+    if let Some(mirror) = tr.mirror {
+        k.comment("mirrored part: A(j, i), lane = rows j mod 32, warp = columns");
+        let per = 32 / w_count;
+        let cols: Vec<(Reg, Reg)> = (0..per)
+            .map(|q| {
+                let c = k.add(Ty::U64, warp64, (q * w_count) as i64);
+                let ic = k.add(Ty::U64, i0, c);
+                let ic_in = k.setp(Cmp::Lt, Ty::U64, ic, n);
+                (ic, ic_in)
+            })
+            .collect();
+        let accs: Vec<Vec<Reg>> = (0..per).map(|_| el.zero(&mut k)).collect();
+        // Stored rows of the block's columns: upper [0, block_end), lower [i0, n).
+        let lo = k.selp(Ty::U64, zero_idx, i0, upper);
+        let hi = k.selp(Ty::U64, block_end, n, upper);
+        let j = k.add(Ty::U64, lo, lane64);
+        let (top, done) = (k.label(), k.label());
+        k.place(top);
+        // Whole warps iterate together; lanes past `hi` load nothing.
+        let jb = k.sub(Ty::U64, j, lane64);
+        let fin = k.setp(Cmp::Ge, Ty::U64, jb, hi);
+        k.bra_if(fin, false, done);
+        let j_in = k.setp(Cmp::Lt, Ty::U64, j, hi);
+        let pxj = vector_at(&mut k, x, j, incxb);
+        let xj = el.load_if(&mut k, pxj, j_in, LoadCache::NonCoherent);
+        let mut loads = Vec::new();
+        for (ic, ic_in) in &cols {
+            let inside = k.and_pred(j_in, *ic_in);
+            let st = stored(&mut k, upper, j, *ic);
+            let inside = k.and_pred(inside, st);
+            let diag = k.setp(Cmp::Eq, Ty::U64, j, *ic);
+            let inside = if mirror.diagonal {
+                inside
+            } else {
+                let off = k.not_pred(diag);
+                k.and_pred(inside, off)
+            };
+            let av = load_a(
+                &mut k,
+                el,
+                p.storage,
+                mat,
+                upper,
+                (j, *ic),
+                (inside, diag),
+                unit,
+            );
+            loads.push(av);
+        }
+        for (acc, av) in accs.iter().zip(&loads) {
+            let s = el.fma(&mut k, av, &xj, acc, mirror.conj);
+            for (dst, v) in acc.iter().zip(&s) {
+                k.assign(*dst, *v);
+            }
+        }
+        k.add_to(j, 32i64);
+        k.bra(top);
+        k.place(done);
+        for (q, acc) in accs.iter().enumerate() {
+            let c = k.add(Ty::U32, warp, q as u32 * w_count);
+            let slot = k.fma(Ty::U32, c, 33u32, lane);
+            let at = el.shared_slot(&mut k, m_base, slot);
+            el.st_shared(&mut k, at, acc);
+        }
+    }
+    k.bar_sync();
+
+    k.comment("first warp: fixed-order sum of the partials, then alpha and beta");
+    let exit = k.label();
+    let not_first = k.setp(Cmp::Ne, Ty::U32, warp, 0u32);
+    k.bra_if(not_first, false, exit);
+    k.bra_if(row_in, true, exit);
+    let mut s = el.zero(&mut k);
+    for w in 0..w_count {
+        let slot = k.add(Ty::U32, lane, w * 32);
+        let at = el.shared_slot(&mut k, shared, slot);
+        let v = el.ld_shared(&mut k, at);
+        s = el.add(&mut k, &s, &v);
+    }
+    if tr.mirror.is_some() {
+        let row = k.mul(Ty::U32, lane, 33u32);
+        for l in 0..32u32 {
+            let slot = k.add(Ty::U32, row, l);
+            let at = el.shared_slot(&mut k, m_base, slot);
+            let v = el.ld_shared(&mut k, at);
+            s = el.add(&mut k, &s, &v);
+        }
+    }
+    let y = k.ld_param_global_ptr(&py);
+    let incy = k.ld_param(&pincy);
+    let incyb = k.mul(Ty::S64, incy, eb);
+    let pyi = vector_at(&mut k, y, i, incyb);
+    let alpha: Vec<Reg> = palpha.iter().map(|q| k.ld_param(q)).collect();
+    let beta: Option<Vec<Reg>> = pbeta.map(|b| b.iter().map(|q| k.ld_param(q)).collect());
+    epilogue(&mut k, el, &s, pyi, &alpha, beta.as_deref());
+    k.place(exit);
+    k.ret();
+    k
+}
+
+/// A(r, c) where `inside` holds, zero elsewhere; with `unit` set, a diagonal element is
+/// one and not read.
+#[allow(clippy::too_many_arguments)]
+fn load_a(
+    k: &mut KernelBuilder,
+    el: El,
+    storage: Storage,
+    mat: Matrix,
+    upper: Reg,
+    (r, c): (Reg, Reg),
+    (inside, diag): (Reg, Reg),
+    unit: Option<Reg>,
+) -> Vec<Reg> {
+    let addr = element_at(k, storage, mat, upper, (r, c), el.bytes());
+    let Some(unit) = unit else {
+        return el.load_if(k, addr, inside, LoadCache::NonCoherent);
+    };
+    let unit_diag = k.and_pred(unit, diag);
+    let unit_diag = k.and_pred(unit_diag, inside);
+    let not_unit = k.not_pred(unit_diag);
+    let read = k.and_pred(inside, not_unit);
+    let av = el.load_if(k, addr, read, LoadCache::NonCoherent);
+    let one = el.one(k);
+    el.select(k, &one, &av, unit_diag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptxas::{Ptxas, HOW_TO_GET};
+
+    const OPS: [TriMvOp; 5] = [
+        TriMvOp::Symv,
+        TriMvOp::Hemv,
+        TriMvOp::TrmvN,
+        TriMvOp::TrmvT,
+        TriMvOp::TrmvC,
+    ];
+
+    fn variants() -> Vec<TriMvParams> {
+        let mut v = Vec::new();
+        for dtype in super::super::gemv::DTYPES {
+            for op in OPS {
+                for storage in [Storage::Dense, Storage::Packed] {
+                    for read_y in [false, true] {
+                        let f = TriMvParams::fallback(dtype, op, storage, read_y);
+                        v.push(f.clone());
+                        v.push(TriMvParams {
+                            warps: 4,
+                            unroll: 1,
+                            ..f.clone()
+                        });
+                        v.push(TriMvParams {
+                            warps: 32,
+                            unroll: 8,
+                            ..f
+                        });
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn variants_pass_ptxas_without_spills_or_warnings() {
+        let Some(ptxas) = Ptxas::find() else {
+            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+            return;
+        };
+        for target in ["sm_80", "sm_90a"] {
+            let target: Target = target.parse().unwrap();
+            for p in variants() {
+                let prog = TriMv::generate(&p, &target).unwrap();
+                let ModuleImage::Ptx(text) = &prog.image else {
+                    unreachable!()
+                };
+                let report = ptxas
+                    .compile(text, &target)
+                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
+                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+                let kr = report.kernel(KERNEL).unwrap();
+                assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?}: {kr:?}");
+                assert_eq!(kr.stack_bytes, 0, "{p:?}: {kr:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parameters_follow_the_documented_order() {
+        let target: Target = "sm_90".parse().unwrap();
+        let p = TriMvParams::fallback(DType::C32, TriMvOp::Hemv, Storage::Dense, true);
+        let ModuleImage::Ptx(text) = TriMv::generate(&p, &target).unwrap().image else {
+            unreachable!()
+        };
+        let params: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix(".param ."))
+            .map(|l| l.trim_end_matches(',').to_string())
+            .collect();
+        let want = [
+            "u64 p_n",
+            "u64 p_a",
+            "u64 p_lda",
+            "u64 p_x",
+            "s64 p_incx",
+            "u64 p_y",
+            "s64 p_incy",
+            "f32 p_alpha0",
+            "f32 p_alpha1",
+            "f32 p_beta0",
+            "f32 p_beta1",
+            "u32 p_flags",
+        ];
+        assert_eq!(params, want);
+    }
+
+    #[test]
+    fn bad_params_and_targets_are_errors() {
+        let sm90: Target = "sm_90".parse().unwrap();
+        let f = TriMvParams::fallback(DType::F32, TriMvOp::Symv, Storage::Dense, true);
+        for bad in [
+            TriMvParams {
+                warps: 3,
+                ..f.clone()
+            },
+            TriMvParams {
+                unroll: 0,
+                ..f.clone()
+            },
+        ] {
+            assert!(matches!(
+                TriMv::generate(&bad, &sm90),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+        let p = TriMvParams {
+            dtype: DType::Bf16,
+            ..f.clone()
+        };
+        assert!(matches!(
+            TriMv::generate(&p, &sm90),
+            Err(Error::Unsupported { .. })
+        ));
+        assert!(matches!(
+            TriMv::generate(&f, &"gfx942".parse().unwrap()),
+            Err(Error::Unsupported { .. })
+        ));
+        assert_eq!(TriMvParams::groups(0), 1);
+        assert_eq!(TriMvParams::groups(65), 3);
+    }
+}

@@ -1,0 +1,607 @@
+//! The Level 2 generators beyond gemv (`rocm_kernels::level2::{rank, trimv, trsv}`)
+//! executed by the PTX interpreter against host computations in f64, for f32, f64,
+//! Complex32 and Complex64, every op, storage, uplo, unit flag and β, on odd sizes that
+//! leave partial workgroups and column groups, with leading dimensions above the rows and
+//! negative and non-unit increments. Memory a kernel must not touch (the other triangle,
+//! the padding below each column, the gaps of strided vectors) holds sentinels or NaN
+//! that are compared exactly afterwards (or that would poison the result if read).
+//!
+//! Tolerances (u = the dtype's epsilon, c = 4 for complex arithmetic, else 1):
+//! - rank updates: one product and one or two fused additions per element:
+//!   4c·u·(|a| + |α x y| (+ |α y x|)).
+//! - triangle products: (n + 66)·c·u·(|α|·Σ|a||x| + |β||y|) (the kernel's addition tree
+//!   has depth at most n + 64, see `level2::trimv`).
+//! - block solve: by residual, |op(A)·x̂ − b| ≤ (bs + 4)·c·u·(|op(A)||x̂| + |b|) on
+//!   diagonally dominant blocks.
+
+#[allow(dead_code)]
+mod ptx_sim;
+
+use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::generator::Generator;
+use rocm_kernels::level2::rank::{self, Rank, RankOp, RankParams};
+use rocm_kernels::level2::trimv::{self, TriMv, TriMvOp, TriMvParams};
+use rocm_kernels::level2::trsv::{self, TrsvBlock, TrsvParams};
+use rocm_kernels::level2::Storage;
+
+/// Complex numbers in f64 (reals have im = 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct C(f64, f64);
+
+impl C {
+    fn add(self, o: C) -> C {
+        C(self.0 + o.0, self.1 + o.1)
+    }
+    fn sub(self, o: C) -> C {
+        C(self.0 - o.0, self.1 - o.1)
+    }
+    fn mul(self, o: C) -> C {
+        C(self.0 * o.0 - self.1 * o.1, self.0 * o.1 + self.1 * o.0)
+    }
+    fn conj(self) -> C {
+        C(self.0, -self.1)
+    }
+    fn abs(self) -> f64 {
+        self.0.hypot(self.1)
+    }
+    fn is_nan(self) -> bool {
+        self.0.is_nan() || self.1.is_nan()
+    }
+    /// Same bits, or both NaN.
+    fn same(self, o: C) -> bool {
+        self == o || (self.is_nan() && o.is_nan())
+    }
+}
+
+/// A dtype's storage: real width and components.
+#[derive(Debug, Clone, Copy)]
+struct Ty {
+    dtype: DType,
+    wide: bool,
+    complex: bool,
+}
+
+const TYPES: [Ty; 4] = [
+    Ty {
+        dtype: DType::F32,
+        wide: false,
+        complex: false,
+    },
+    Ty {
+        dtype: DType::F64,
+        wide: true,
+        complex: false,
+    },
+    Ty {
+        dtype: DType::C32,
+        wide: false,
+        complex: true,
+    },
+    Ty {
+        dtype: DType::C64,
+        wide: true,
+        complex: true,
+    },
+];
+
+impl Ty {
+    fn eps(self) -> f64 {
+        let u = if self.wide {
+            f64::EPSILON
+        } else {
+            f32::EPSILON as f64
+        };
+        u * if self.complex { 4.0 } else { 1.0 }
+    }
+    /// `v` rounded to the dtype (imaginary part dropped for reals).
+    fn round(self, v: C) -> C {
+        let r = |x: f64| if self.wide { x } else { x as f32 as f64 };
+        C(r(v.0), if self.complex { r(v.1) } else { 0.0 })
+    }
+    fn bytes(self, v: &[C]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for c in v {
+            let parts: &[f64] = if self.complex { &[c.0, c.1] } else { &[c.0] };
+            for &p in parts {
+                if self.wide {
+                    out.extend_from_slice(&p.to_le_bytes());
+                } else {
+                    out.extend_from_slice(&(p as f32).to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+    fn values(self, b: &[u8]) -> Vec<C> {
+        let w = if self.wide { 8 } else { 4 };
+        let reals: Vec<f64> = b
+            .chunks(w)
+            .map(|c| {
+                if self.wide {
+                    f64::from_le_bytes(c.try_into().unwrap())
+                } else {
+                    f32::from_le_bytes(c.try_into().unwrap()) as f64
+                }
+            })
+            .collect();
+        if self.complex {
+            reals.chunks(2).map(|p| C(p[0], p[1])).collect()
+        } else {
+            reals.into_iter().map(|r| C(r, 0.0)).collect()
+        }
+    }
+    /// Scalar kernel arguments (bit patterns of the reals).
+    fn scalar(self, v: C) -> Vec<u64> {
+        let bits = |x: f64| {
+            if self.wide {
+                x.to_bits()
+            } else {
+                (x as f32).to_bits() as u64
+            }
+        };
+        if self.complex {
+            vec![bits(v.0), bits(v.1)]
+        } else {
+            vec![bits(v.0)]
+        }
+    }
+}
+
+/// A small deterministic generator of values in [-1, 1).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+    fn value(&mut self, ty: Ty) -> C {
+        let v = C(self.next(), self.next());
+        ty.round(v)
+    }
+}
+
+fn parse(image: ModuleImage) -> ptx_sim::Kernel {
+    let ModuleImage::Ptx(text) = image else {
+        panic!("not PTX")
+    };
+    ptx_sim::Kernel::parse(&text)
+}
+
+fn target() -> Target {
+    "sm_90".parse().unwrap()
+}
+
+/// Storage index of logical element i of an n-vector at `inc`.
+fn at(i: usize, n: usize, inc: isize) -> usize {
+    if inc > 0 {
+        i * inc as usize
+    } else {
+        (n - 1 - i) * inc.unsigned_abs()
+    }
+}
+
+fn extent(n: usize, inc: isize) -> usize {
+    1 + (n.max(1) - 1) * inc.unsigned_abs()
+}
+
+/// The address of logical element 0 of a vector stored from `base`.
+fn logical0(base: u64, n: usize, inc: isize, es: usize) -> u64 {
+    base + (at(0, n, inc) * es) as u64
+}
+
+fn stored(upper: bool, i: usize, j: usize) -> bool {
+    if upper {
+        i <= j
+    } else {
+        i >= j
+    }
+}
+
+/// Storage index of (i, j): dense at lda, or packed.
+fn index(storage: Storage, upper: bool, n: usize, lda: usize, i: usize, j: usize) -> usize {
+    match storage {
+        Storage::Dense => i + j * lda,
+        Storage::Packed if upper => i + j * (j + 1) / 2,
+        Storage::Packed => i + j * n - j * (j + 1) / 2,
+    }
+}
+
+fn es(ty: Ty) -> usize {
+    (if ty.wide { 8 } else { 4 }) * if ty.complex { 2 } else { 1 }
+}
+
+fn rank_case(ty: Ty, op: RankOp, storage: Storage, upper: bool) {
+    let triangle = !matches!(op, RankOp::Ger | RankOp::Gerc);
+    let (m, n) = if triangle { (37, 37) } else { (37, 19) };
+    let lda = m + 3;
+    let (incx, incy) = (-3isize, 2isize);
+    let conj = matches!(op, RankOp::Gerc | RankOp::Her | RankOp::Her2);
+    let herm = matches!(op, RankOp::Her | RankOp::Her2);
+    let rank2 = matches!(op, RankOp::Syr2 | RankOp::Her2);
+    let mut rng = Rng(7 + op as u64 * 13 + storage as u64 * 5 + upper as u64);
+    let len = match storage {
+        Storage::Dense => lda * n,
+        Storage::Packed => n * (n + 1) / 2,
+    };
+    let a: Vec<C> = (0..len).map(|_| rng.value(ty)).collect();
+    let x: Vec<C> = (0..extent(m, incx)).map(|_| rng.value(ty)).collect();
+    // syr/her read x as y (the host passes x twice).
+    let y: Vec<C> = if triangle && !rank2 {
+        x.clone()
+    } else {
+        (0..extent(n, incy)).map(|_| rng.value(ty)).collect()
+    };
+    let incy = if triangle && !rank2 { incx } else { incy };
+    let mut alpha = rng.value(ty);
+    if op == RankOp::Her {
+        alpha.1 = 0.0;
+    }
+    let p = RankParams {
+        block: 32,
+        cols: 3,
+        ..RankParams::fallback(ty.dtype, op, storage)
+    };
+    let kernel = parse(Rank::generate(&p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(&a));
+    let px = mem.alloc(ty.bytes(&x));
+    let py = mem.alloc(ty.bytes(&y));
+    let e = es(ty);
+    let mut args = vec![
+        m as u64,
+        n as u64,
+        pa,
+        lda as u64,
+        logical0(px, m, incx, e),
+        incx as i64 as u64,
+        logical0(py, n, incy, e),
+        incy as i64 as u64,
+    ];
+    args.extend(ty.scalar(alpha));
+    args.push(if upper { rank::UPPER } else { 0 } as u64);
+    // Two column groups at most: the grid-stride loop runs.
+    let mut grid = p.grid(m, n);
+    grid[1] = grid[1].min(2);
+    kernel.run(grid, p.block, &args, &mut mem);
+    let got = ty.values(mem.bytes(pa));
+    let op_of = |v: C| if conj { v.conj() } else { v };
+    let alpha2 = if herm { alpha.conj() } else { alpha };
+    let mut want = a.clone();
+    let mut mags = vec![0.0; len];
+    for j in 0..n {
+        for i in 0..m {
+            if triangle && !stored(upper, i, j) {
+                continue;
+            }
+            let q = index(storage, upper, n, lda, i, j);
+            let xi = x[at(i, m, incx)];
+            let t1 = xi.mul(alpha.mul(op_of(y[at(j, n, incy)])));
+            let mut v = a[q].add(t1);
+            let mut mag = a[q].abs() + t1.abs();
+            if rank2 {
+                let t2 = y[at(i, n, incy)].mul(alpha2.mul(op_of(x[at(j, m, incx)])));
+                v = v.add(t2);
+                mag += t2.abs();
+            }
+            if herm && i == j {
+                v.1 = 0.0;
+            }
+            want[q] = v;
+            mags[q] = mag;
+        }
+    }
+    for q in 0..len {
+        let what = format!("{:?} {op:?} {storage:?} upper {upper}: a[{q}]", ty.dtype);
+        if mags[q] == 0.0 {
+            assert!(
+                got[q].same(a[q]),
+                "{what} changed: {:?} -> {:?}",
+                a[q],
+                got[q]
+            );
+        } else {
+            let bound = 4.0 * ty.eps() * mags[q] + f64::MIN_POSITIVE;
+            let err = got[q].sub(want[q]).abs();
+            assert!(err <= bound, "{what}: got {:?}, want {:?}", got[q], want[q]);
+            if herm && q == index(storage, upper, n, lda, 0, 0) {
+                assert_eq!(got[q].1, 0.0, "{what}: diagonal not real");
+            }
+        }
+    }
+}
+
+#[test]
+fn rank_updates_in_the_ptx_interpreter() {
+    for ty in TYPES {
+        for op in [
+            RankOp::Ger,
+            RankOp::Gerc,
+            RankOp::Syr,
+            RankOp::Her,
+            RankOp::Syr2,
+            RankOp::Her2,
+        ] {
+            let triangle = !matches!(op, RankOp::Ger | RankOp::Gerc);
+            let storages: &[Storage] = if triangle {
+                &[Storage::Dense, Storage::Packed]
+            } else {
+                &[Storage::Dense]
+            };
+            for &storage in storages {
+                for upper in [false, true] {
+                    if !triangle && upper {
+                        continue;
+                    }
+                    rank_case(ty, op, storage, upper);
+                }
+            }
+        }
+    }
+}
+
+/// Element (i, j) of op(A) as the product sees it, or None where it is not part of the
+/// operation (NaN there would be read otherwise).
+fn full_at(
+    op: TriMvOp,
+    a: &dyn Fn(usize, usize) -> C,
+    upper: bool,
+    unit: bool,
+    i: usize,
+    j: usize,
+) -> C {
+    let tri = |r: usize, c: usize| -> C {
+        if r == c && unit {
+            C(1.0, 0.0)
+        } else if stored(upper, r, c) {
+            a(r, c)
+        } else {
+            C(0.0, 0.0)
+        }
+    };
+    match op {
+        TriMvOp::Symv => {
+            if stored(upper, i, j) {
+                a(i, j)
+            } else {
+                a(j, i)
+            }
+        }
+        TriMvOp::Hemv => {
+            if i == j {
+                C(a(i, i).0, 0.0)
+            } else if stored(upper, i, j) {
+                a(i, j)
+            } else {
+                a(j, i).conj()
+            }
+        }
+        TriMvOp::TrmvN => tri(i, j),
+        TriMvOp::TrmvT => tri(j, i),
+        TriMvOp::TrmvC => tri(j, i).conj(),
+    }
+}
+
+fn trimv_case(ty: Ty, op: TriMvOp, storage: Storage, upper: bool, unit: bool, read_y: bool) {
+    let n = 45;
+    let lda = n + 2;
+    let (incx, incy) = (-2isize, 3isize);
+    let seed = 11 + op as u64 * 17 + storage as u64 * 7 + upper as u64 * 3 + unit as u64;
+    let mut rng = Rng(seed + read_y as u64 * 101);
+    let len = match storage {
+        Storage::Dense => lda * n,
+        Storage::Packed => n * (n + 1) / 2,
+    };
+    // The other triangle (dense), the padding and a unit diagonal hold NaN.
+    let mut a = vec![C(f64::NAN, f64::NAN); len];
+    for j in 0..n {
+        for i in 0..n {
+            if stored(upper, i, j) && !(unit && i == j) {
+                a[index(storage, upper, n, lda, i, j)] = rng.value(ty);
+            }
+        }
+    }
+    let x: Vec<C> = (0..extent(n, incx)).map(|_| rng.value(ty)).collect();
+    let y0: Vec<C> = (0..extent(n, incy))
+        .map(|_| {
+            if read_y {
+                rng.value(ty)
+            } else {
+                C(f64::NAN, f64::NAN)
+            }
+        })
+        .collect();
+    let alpha = rng.value(ty);
+    let beta = if read_y { rng.value(ty) } else { C(0.0, 0.0) };
+    let p = TriMvParams {
+        warps: 4,
+        unroll: 3,
+        ..TriMvParams::fallback(ty.dtype, op, storage, read_y)
+    };
+    let kernel = parse(TriMv::generate(&p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(&a));
+    let px = mem.alloc(ty.bytes(&x));
+    let py = mem.alloc(ty.bytes(&y0));
+    let e = es(ty);
+    let mut args = vec![
+        n as u64,
+        pa,
+        lda as u64,
+        logical0(px, n, incx, e),
+        incx as i64 as u64,
+        logical0(py, n, incy, e),
+        incy as i64 as u64,
+    ];
+    args.extend(ty.scalar(alpha));
+    if read_y {
+        args.extend(ty.scalar(beta));
+    }
+    let flags = if upper { trimv::UPPER } else { 0 } | if unit { trimv::UNIT } else { 0 };
+    args.push(flags as u64);
+    kernel.run([TriMvParams::groups(n), 1, 1], p.block(), &args, &mut mem);
+    let got = ty.values(mem.bytes(py));
+    let av = |r: usize, c: usize| a[index(storage, upper, n, lda, r, c)];
+    for i in 0..n {
+        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
+        for j in 0..n {
+            let v = full_at(op, &av, upper, unit, i, j);
+            let xj = x[at(j, n, incx)];
+            s = s.add(v.mul(xj));
+            mag += v.abs() * xj.abs();
+        }
+        let yi = at(i, n, incy);
+        let mut want = alpha.mul(s);
+        mag *= alpha.abs();
+        if read_y {
+            want = want.add(beta.mul(y0[yi]));
+            mag += beta.abs() * y0[yi].abs();
+        }
+        let bound = (n as f64 + 66.0) * ty.eps() * mag + f64::MIN_POSITIVE;
+        let err = got[yi].sub(want).abs();
+        assert!(
+            err <= bound,
+            "{:?} {op:?} {storage:?} upper {upper} unit {unit} read_y {read_y}: y[{i}] = {:?}, want {want:?}",
+            ty.dtype,
+            got[yi]
+        );
+    }
+    for q in 0..y0.len() {
+        if q % incy.unsigned_abs() != 0 {
+            assert!(got[q].same(y0[q]), "y gap {q} written");
+        }
+    }
+}
+
+#[test]
+fn triangle_products_in_the_ptx_interpreter() {
+    for ty in TYPES {
+        for op in [
+            TriMvOp::Symv,
+            TriMvOp::Hemv,
+            TriMvOp::TrmvN,
+            TriMvOp::TrmvT,
+            TriMvOp::TrmvC,
+        ] {
+            let triangular = matches!(op, TriMvOp::TrmvN | TriMvOp::TrmvT | TriMvOp::TrmvC);
+            for storage in [Storage::Dense, Storage::Packed] {
+                for upper in [false, true] {
+                    for unit in [false, true] {
+                        if unit && !triangular {
+                            continue;
+                        }
+                        for read_y in [false, true] {
+                            trimv_case(ty, op, storage, upper, unit, read_y);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn trsv_case(ty: Ty, upper: bool, trans: u8, unit: bool, k0: usize) {
+    let n = 45;
+    let nb = 16;
+    let lda = n + 3;
+    let incx = -3isize;
+    let mut rng = Rng(3 + upper as u64 * 5 + trans as u64 * 7 + unit as u64 * 11 + k0 as u64);
+    // Diagonally dominant stored triangle; NaN in the other triangle, the padding and a
+    // unit diagonal (none of them may be read).
+    let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
+    for j in 0..n {
+        for i in 0..n {
+            if i == j && !unit {
+                let d = rng.value(ty);
+                a[i + j * lda] = ty.round(C(2.0 + d.0.abs(), d.1));
+            } else if i != j && stored(upper, i, j) {
+                let v = rng.value(ty);
+                a[i + j * lda] = ty.round(C(v.0 / nb as f64, v.1 / nb as f64));
+            }
+        }
+    }
+    let b: Vec<C> = (0..extent(n, incx)).map(|_| rng.value(ty)).collect();
+    let p = TrsvParams {
+        dtype: ty.dtype,
+        block: nb as u32,
+    };
+    let kernel = parse(TrsvBlock::generate(&p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(&a));
+    let px = mem.alloc(ty.bytes(&b));
+    let flags = if upper { trsv::UPPER } else { 0 }
+        | if unit { trsv::UNIT } else { 0 }
+        | if trans > 0 { trsv::TRANS } else { 0 }
+        | if trans > 1 { trsv::CONJ } else { 0 };
+    let args = vec![
+        n as u64,
+        k0 as u64,
+        pa,
+        lda as u64,
+        logical0(px, n, incx, es(ty)),
+        incx as i64 as u64,
+        flags as u64,
+    ];
+    kernel.run([1, 1, 1], nb as u32, &args, &mut mem);
+    let got = ty.values(mem.bytes(px));
+    let bs = nb.min(n - k0);
+    // op(A)(r, c) within the block.
+    let m = |r: usize, c: usize| -> C {
+        let (i, j) = if trans > 0 { (c, r) } else { (r, c) };
+        let v = if i == j && unit {
+            C(1.0, 0.0)
+        } else if stored(upper, i, j) {
+            a[k0 + i + (k0 + j) * lda]
+        } else {
+            C(0.0, 0.0)
+        };
+        if trans > 1 {
+            v.conj()
+        } else {
+            v
+        }
+    };
+    let xv = |r: usize| got[at(k0 + r, n, incx)];
+    for r in 0..bs {
+        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
+        for c in 0..bs {
+            s = s.add(m(r, c).mul(xv(c)));
+            mag += m(r, c).abs() * xv(c).abs();
+        }
+        let br = b[at(k0 + r, n, incx)];
+        mag += br.abs();
+        let bound = (bs as f64 + 4.0) * ty.eps() * mag;
+        let res = s.sub(br).abs();
+        assert!(
+            res <= bound,
+            "{:?} upper {upper} trans {trans} unit {unit} k0 {k0}: residual {res:e} > {bound:e} in row {r}",
+            ty.dtype
+        );
+    }
+    // Everything outside the block is untouched.
+    for (q, (g, w)) in got.iter().zip(&b).enumerate() {
+        let inside = (0..bs).any(|r| at(k0 + r, n, incx) == q);
+        if !inside {
+            assert!(g.same(*w), "x[{q}] outside the block written");
+        }
+    }
+}
+
+#[test]
+fn trsv_block_solve_in_the_ptx_interpreter() {
+    for ty in TYPES {
+        for upper in [false, true] {
+            for trans in 0..3u8 {
+                for unit in [false, true] {
+                    // A whole inner block and the partial last one (45 = 2·16 + 13).
+                    for k0 in [16, 32] {
+                        trsv_case(ty, upper, trans, unit, k0);
+                    }
+                }
+            }
+        }
+    }
+}
