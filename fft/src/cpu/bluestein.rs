@@ -64,7 +64,7 @@ impl<T: Real> Bluestein<T> {
             .collect();
         // The kernel, transformed in f64 by the same decomposition and rounded to T
         // in whichever buffer holds it (as the chirp is in its own).
-        let conv64: Exec<f64> = Exec::new(conv_node, true);
+        let conv64 = super::kernel_exec::<T>(conv_node);
         let mut b = vec![C::new(0.0, 0.0); m];
         let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len().max(m)];
         for (j, w) in chirp64.iter().enumerate() {

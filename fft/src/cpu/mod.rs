@@ -207,6 +207,20 @@ impl<T: Real> Exec<T> {
     }
 }
 
+/// The forward transform of `node` for one use at plan time (a convolution kernel,
+/// computed in `f64` for a plan in `T`): for an `f64` plan the cached one the plan runs
+/// too; else Stockham sequences through [`Stockham::once`] (no table memory, not
+/// cached) and anything else as [`Exec::new`].
+pub(crate) fn kernel_exec<T: Real>(node: &Node) -> Exec<f64> {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>() {
+        return Exec::new(node, true);
+    }
+    match node {
+        Node::Stockham { n, radices } => Exec::Stockham(Stockham::once(*n, radices, true)),
+        other => Exec::new(other, true),
+    }
+}
+
 /// Columns per tile when lines at a stride are transformed together: 128 bytes of
 /// each row (two cache lines), a whole number of vectors.
 pub(crate) fn tile_width<T>() -> usize {

@@ -77,7 +77,7 @@ impl<T: Real> Rader<T> {
         }
         // The kernel F(b)/L, transformed in f64 by the same decomposition and
         // rounded to T in whichever buffer holds it.
-        let conv64: Exec<f64> = Exec::new(conv_node, true);
+        let conv64 = super::kernel_exec::<T>(conv_node);
         let roots = Roots::new(n as u64, fwd);
         let mut b: Vec<C<f64>> = scatter(&gather)
             .map(|&e| roots.get_reduced(e as u64))

@@ -163,8 +163,13 @@ const PAR_TABLE_MIN: usize = 1 << 17;
 /// in parallel. A pass whose table would pass [`TABLE_MAX`] entries keeps two small
 /// tables instead ([`Split`]); when any pass does, there is no quarter table (it is
 /// `n/4` values) and the kept passes take the two-table roots.
-fn build_passes<T: Real>(n: usize, radices: &[usize], forward: bool) -> Vec<Pass<T>> {
-    // Passes whose table (with the lane shape's copies) would pass TABLE_MAX.
+fn build_passes<T: Real>(
+    n: usize,
+    radices: &[usize],
+    forward: bool,
+    table_max: usize,
+) -> Vec<Pass<T>> {
+    // Passes whose table (with the lane shape's copies) would pass `table_max`.
     let mut stride = 1;
     let split: Vec<bool> = radices
         .iter()
@@ -176,7 +181,7 @@ fn build_passes<T: Real>(n: usize, radices: &[usize], forward: bool) -> Vec<Pass
                 1
             };
             stride *= r;
-            (r - 1) * m * copies > TABLE_MAX
+            (r - 1) * m * copies > table_max
         })
         .collect();
     let table = (n > DIRECT_ROOTS_MAX).then(|| RootTable::new(n as u64, forward));
@@ -539,9 +544,20 @@ impl<T: Real> Stockham<T> {
         let passes = super::cache::get_or_make(
             super::cache::Key::new::<T>("stockham", params),
             |p: &Vec<Pass<T>>| p.iter().map(Pass::bytes).sum(),
-            || build_passes(n, radices, forward),
+            || build_passes(n, radices, forward, TABLE_MAX),
         );
         Stockham { n, forward, passes }
+    }
+
+    /// A plan for one transform at plan time (a convolution kernel): every pass
+    /// split, so that building it writes next to no table memory, and not kept in
+    /// the cache. About 10 % slower per run than [`Self::new`]'s.
+    pub fn once(n: usize, radices: &[usize], forward: bool) -> Self {
+        Stockham {
+            n,
+            forward,
+            passes: Arc::new(build_passes(n, radices, forward, 0)),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -1317,8 +1333,8 @@ mod tests {
         for &(n, radices) in cases {
             assert_eq!(radices.iter().product::<usize>(), n);
             for fwd in [true, false] {
-                let p64 = build_passes::<f64>(n, radices, fwd);
-                let p32 = build_passes::<f32>(n, radices, fwd);
+                let p64 = build_passes::<f64>(n, radices, fwd, TABLE_MAX);
+                let p32 = build_passes::<f32>(n, radices, fwd, TABLE_MAX);
                 for (a, b) in p64.iter().zip(&p32) {
                     let (r, m, s) = (a.radix, a.m, a.s);
                     assert_eq!(a.split.is_some(), b.split.is_some());
@@ -1368,7 +1384,8 @@ mod tests {
         assert!(splits >= 20, "{splits} split passes");
     }
 
-    /// Transforms whose passes are split (see [`Split`]) against the reference, one
+    /// Transforms whose passes are split (see [`Split`]; with [`Stockham::once`] all
+    /// of them) against the reference, one
     /// transform shared among 1 to 3 tasks and a batch of 3 through the same kernels:
     /// lane shape with and without copies (strides 1, 2, 3) and with a one-lane tail,
     /// columns with a tail, odd, radix-16 and generic radices, both directions, both
@@ -1384,8 +1401,8 @@ mod tests {
             (59 * 1024, &[59, 4, 4, 4, 4, 4]),
             (2 * 7 * 11 * 13 * 17, &[17, 13, 11, 7, 2]),
         ];
-        fn check<T: Real>(n: usize, radices: &[usize], fwd: bool) {
-            let st = Stockham::<T>::new(n, radices, fwd);
+        fn check<T: Real>(st: &Stockham<T>, radices: &[usize]) {
+            let (n, fwd) = (st.n, st.forward);
             assert!(
                 st.passes.iter().any(|p| p.split.is_some()),
                 "{n} {radices:?}"
@@ -1419,9 +1436,26 @@ mod tests {
         for &(n, radices) in cases {
             assert_eq!(radices.iter().product::<usize>(), n);
             for fwd in [true, false] {
-                check::<f32>(n, radices, fwd);
-                check::<f64>(n, radices, fwd);
+                check(&Stockham::<f32>::new(n, radices, fwd), radices);
+                check(&Stockham::<f64>::new(n, radices, fwd), radices);
             }
+            // Every pass split, as for a convolution kernel.
+            let once = Stockham::<f64>::once(n, radices, true);
+            assert!(once
+                .passes
+                .iter()
+                .all(|p| p.split.is_some() && p.tw.is_empty()));
+            check(&once, radices);
+        }
+        // Small lengths too (single and short passes, m below a chunk).
+        for (n, radices) in [
+            (3, &[3][..]),
+            (16, &[4, 4]),
+            (144, &[4, 4, 3, 3]),
+            (64, &[8, 8]),
+        ] {
+            assert_eq!(radices.iter().product::<usize>(), n);
+            check(&Stockham::<f64>::once(n, radices, true), radices);
         }
     }
 }
