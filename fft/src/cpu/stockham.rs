@@ -680,7 +680,7 @@ fn exec_pass<T: Real>(
     // SAFETY: `y` is borrowed mutably for this call; the shares write disjoint places
     // (see `pass`) and nothing else touches `y` meanwhile.
     let out = unsafe { Raw::new(y.as_mut_ptr(), y.len()) };
-    let run = |tw: Tw<'_, T>, win: (usize, usize), part: (usize, usize)| {
+    let run = |tw: &Tw<'_, T>, win: (usize, usize), part: (usize, usize)| {
         super::simd::dispatch(PassJob {
             pass,
             x,
@@ -696,7 +696,7 @@ fn exec_pass<T: Real>(
     let job = |i: usize| {
         let part = (i, parts);
         let Some(sp) = &pass.split else {
-            return run(pass.table_view(), (0, pass.m), part);
+            return run(&pass.table_view(), (0, pass.m), part);
         };
         // The lanes the kernels will use, for the share's range and whether the lane
         // shape (which reads the copies) runs.
@@ -712,7 +712,7 @@ fn exec_pass<T: Real>(
             let mut pa = p0;
             while pa < p1 {
                 let pb = p1.min((pa / CHUNK + 1) * CHUNK);
-                run(chunk_view(pass, sp, pa, pb, copies, buf), (pa, pb), part);
+                run(&chunk_view(pass, sp, pa, pb, copies, buf), (pa, pb), part);
                 pa = pb;
             }
         })
@@ -761,8 +761,9 @@ struct PassJob<'a, T> {
     inner: usize,
     /// `(i, parts)`: this job does the `i`-th of `parts` disjoint shares of the pass.
     part: (usize, usize),
-    /// The twiddles of `p` in `win`.
-    tw: Tw<'a, T>,
+    /// The twiddles of `p` in `win` (by reference: the job is moved by value into
+    /// the vector dispatch, and a larger one is copied with `memcpy` on every pass).
+    tw: &'a Tw<'a, T>,
     /// The window of `p` this job does (its share's part inside it).
     win: (usize, usize),
 }
@@ -772,7 +773,7 @@ impl<T: Real> SimdFn<T> for PassJob<'_, T> {
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
         run_pass::<V>(
-            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part, &self.tw,
+            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part, self.tw,
             self.win,
         )
     }
