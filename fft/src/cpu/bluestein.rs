@@ -8,9 +8,9 @@
 //! The chirp exponent `k² mod 2N` is reduced exactly in integers.
 
 use super::simd::{dispatch, Pointwise, RowMul};
-use super::{cache, Exec, Loc, MAX_TILE};
+use super::{cache, Exec, Loc, Rounded, MAX_TILE};
 use crate::plan::Node;
-use crate::scalar::{cast, Real};
+use crate::scalar::Real;
 use crate::twiddle::Roots;
 use num_complex::Complex;
 use std::sync::Arc;
@@ -28,8 +28,8 @@ pub struct Bluestein<T> {
 
 #[derive(Debug)]
 struct Tables<T> {
-    chirp: Vec<C<T>>,
-    kernel: Vec<C<T>>,
+    chirp: Rounded<T>,
+    kernel: Rounded<T>,
 }
 
 impl<T: Real> Bluestein<T> {
@@ -62,26 +62,27 @@ impl<T: Real> Bluestein<T> {
                 w
             })
             .collect();
-        // The kernel, transformed in f64 by the same decomposition.
-        let conv64: Exec<f64> = Exec::new(conv_node, true);
+        // The kernel, transformed in f64 by the same decomposition and rounded to T
+        // in whichever buffer holds it (as the chirp is in its own).
+        let conv64 = super::kernel_exec::<T>(conv_node);
         let mut b = vec![C::new(0.0, 0.0); m];
-        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len()];
+        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len().max(m)];
         for (j, w) in chirp64.iter().enumerate() {
             b[j] = w.conj();
             if j > 0 {
                 b[m - j] = w.conj();
             }
         }
-        let loc = conv64.run(&mut b, &mut s, false);
-        let kb = match loc {
-            Loc::A => &b,
-            Loc::B => &s,
+        let kb = match conv64.run(&mut b, &mut s, false) {
+            Loc::A => b,
+            Loc::B => {
+                drop(b);
+                s
+            }
         };
-        let scale = 1.0 / m as f64;
-        let kernel = kb[..m].iter().map(|z| cast(z * scale)).collect();
         Tables {
-            chirp: chirp64.iter().map(|&z| cast(z)).collect(),
-            kernel,
+            chirp: Rounded::new(chirp64, n, 1.0),
+            kernel: Rounded::new(kb, m, 1.0 / m as f64),
         }
     }
 

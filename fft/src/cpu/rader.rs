@@ -8,9 +8,9 @@
 //! Permutation indices are exact integer powers mod `p`.
 
 use super::simd::{dispatch, Pointwise, RowMul};
-use super::{cache, Exec, Loc, MAX_TILE};
+use super::{cache, Exec, Loc, Rounded, MAX_TILE};
 use crate::plan::{pow_mod, Node};
-use crate::scalar::{cast, Real};
+use crate::scalar::Real;
 use crate::twiddle::Roots;
 use num_complex::Complex;
 use std::sync::Arc;
@@ -27,18 +27,26 @@ pub struct Rader<T> {
 
 #[derive(Debug)]
 struct Tables<T> {
-    kernel: Vec<C<T>>,
-    /// `gather[r] = g^r mod p`: where convolution input `r` comes from.
+    kernel: Rounded<T>,
+    /// `gather[r] = g^r mod p`: where convolution input `r` comes from. Output `q`
+    /// goes to `g^{−q} = gather[(L − q) mod L]` (see [`scatter`]).
     gather: Vec<u32>,
-    /// `scatter[q] = g^{−q} mod p`: where convolution output `q` goes.
-    scatter: Vec<u32>,
+}
+
+/// Where convolution outputs `0, 1, ..., L − 1` go: `g^{−q} = g^{(L − q) mod L}`, so
+/// `gather[0]` and then `gather` backwards (no second index table: plan creation is
+/// bounded by the fresh memory it writes).
+fn scatter(gather: &[u32]) -> impl Iterator<Item = &u32> {
+    gather[..1.min(gather.len())]
+        .iter()
+        .chain(gather.get(1..).unwrap_or(&[]).iter().rev())
 }
 
 impl<T: Real> Rader<T> {
     pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Self {
         let t = cache::get_or_make(
             cache::Key::new::<T>("rader", vec![n, g, fwd as usize]),
-            |t: &Tables<T>| t.kernel.len() * std::mem::size_of::<C<T>>() + 8 * t.gather.len(),
+            |t: &Tables<T>| t.kernel.len() * std::mem::size_of::<C<T>>() + 4 * t.gather.len(),
             || Self::tables(n, g, conv_node, fwd),
         );
         Rader {
@@ -67,26 +75,24 @@ impl<T: Real> Rader<T> {
                 x %= n64;
             }
         }
-        // g^{−q} = g^{(L − q) mod L}.
-        let scatter: Vec<u32> = (0..l).map(|q| gather[(l - q) % l]).collect();
-        // The kernel F(b)/L, transformed in f64 by the same decomposition.
-        let conv64: Exec<f64> = Exec::new(conv_node, true);
+        // The kernel F(b)/L, transformed in f64 by the same decomposition and
+        // rounded to T in whichever buffer holds it.
+        let conv64 = super::kernel_exec::<T>(conv_node);
         let roots = Roots::new(n as u64, fwd);
-        let mut b: Vec<C<f64>> = scatter
-            .iter()
+        let mut b: Vec<C<f64>> = scatter(&gather)
             .map(|&e| roots.get_reduced(e as u64))
             .collect();
-        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len()];
+        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len().max(l)];
         let kb = match conv64.run(&mut b, &mut s, false) {
-            Loc::A => &b,
-            Loc::B => &s,
+            Loc::A => b,
+            Loc::B => {
+                drop(b);
+                s
+            }
         };
-        let scale = 1.0 / l as f64;
-        let kernel = kb[..l].iter().map(|z| cast(z * scale)).collect();
         Tables {
-            kernel,
+            kernel: Rounded::new(kb, l, 1.0 / l as f64),
             gather,
-            scatter,
         }
     }
 
@@ -121,7 +127,10 @@ impl<T: Real> Rader<T> {
             Loc::A => y,
             Loc::B => other,
         };
-        for (zq, &i) in z[..l].iter().zip(&self.t.scatter) {
+        // Output q to g^{−q}: q = 0 to gather[0], then q = 1.. to gather backwards.
+        let g = &self.t.gather;
+        a[g[0] as usize] = x0 + z[0].conj();
+        for (zq, &i) in z[1..l].iter().zip(g[1..].iter().rev()) {
             a[i as usize] = x0 + zq.conj();
         }
         Loc::A
@@ -173,7 +182,7 @@ impl<T: Real> Rader<T> {
             Loc::A => y,
             Loc::B => &other[..l * wd],
         };
-        for (row, &i) in z.chunks_exact(wd).zip(&self.t.scatter) {
+        for (row, &i) in z.chunks_exact(wd).zip(scatter(&self.t.gather)) {
             let dst = &mut a[i as usize * wd..][..wd];
             for ((d, zq), x) in dst.iter_mut().zip(row).zip(x0.iter()) {
                 *d = x + zq.conj();

@@ -44,34 +44,94 @@ struct Pass<T> {
     m: usize,
     s: usize,
     /// `tw[(j−1)·m + p] = ω_{rm}^{pj}` for `1 ≤ j < r`, `p < m` (rows by `j`: for
-    /// `s = 1` this is also the lane shape's table, see [`Pass::lane_tw`]).
+    /// `s = 1` this is also the lane shape's table, see [`Pass::lane_tw`]). Empty when
+    /// the pass computes its twiddles ([`Pass::split`]).
     tw: Table<C<T>>,
     /// For `1 < s < LANE_TABLE_BELOW`: `twx[(j−1)·m·s + s·p + q] = ω_{rm}^{pj}`.
     twx: Table<C<T>>,
+    /// For passes whose table would be large: the twiddles as products of two small
+    /// tables, formed chunk by chunk while the pass runs (see [`Split`]).
+    split: Option<Split<T>>,
     /// Constants of odd radices.
     odd: Option<OddConsts<T>>,
 }
 
 impl<T> Pass<T> {
-    /// The twiddle `ω_{rm}^{pj}` for `1 ≤ j < r`.
+    /// The whole table as a [`Tw`] view (not for split passes).
     #[inline(always)]
-    fn twiddle(&self, p: usize, j: usize) -> &C<T> {
-        &self.tw[(j - 1) * self.m + p]
-    }
-
-    /// The lane shape's table (`s < LANE_TABLE_BELOW`):
-    /// `lane_tw()[(j−1)·m·s + s·p + q] = ω_{rm}^{pj}`, `1 ≤ j < r`, `q < s`.
-    #[inline(always)]
-    fn lane_tw(&self) -> &[C<T>] {
-        if self.s == 1 {
-            &self.tw
-        } else {
-            &self.twx
+    fn table_view(&self) -> Tw<'_, T> {
+        Tw {
+            rows: &self.tw,
+            lanes: if self.s == 1 { &self.tw } else { &self.twx },
+            row: self.m,
+            p0: 0,
         }
     }
 
+    /// Values of chunk buffer the pass needs (0 when it reads a table).
+    fn chunk_len(&self) -> usize {
+        let copies = if self.s > 1 && self.s < LANE_TABLE_BELOW {
+            self.s
+        } else {
+            0
+        };
+        self.split
+            .as_ref()
+            .map_or(0, |_| (self.radix - 1) * CHUNK * (1 + copies))
+    }
+
     fn bytes(&self) -> usize {
-        (self.tw.len() + self.twx.len()) * std::mem::size_of::<C<T>>()
+        let split = self.split.as_ref().map_or(0, |t| t.lo.len() + t.hi.len());
+        (self.tw.len() + self.twx.len() + split) * std::mem::size_of::<C<T>>()
+    }
+}
+
+/// Entries of a pass's table (counting the lane shape's copies) above which the pass
+/// computes its twiddles instead of reading a table. Plan creation is bounded by the
+/// fresh memory it touches: a first write to a 4 KiB page costs about 2.4 us on the
+/// 2-vCPU VM (a 2^20 `f32` plan's 8 MiB of tables took 5 to 15 ms unless transparent
+/// huge pages happened to be free), so tables stay small and the passes over large
+/// strides, which dominate the table size, form their twiddles on the fly. (Forming
+/// them costs about a vector product per `LANES` twiddles: measured on the VM, one
+/// 16384 `f32` transform 26 -> 31 us with its 12288-entry first pass split, 65536
+/// 126 -> 115 us with its 49152-entry one split, whose table no longer fits the L2
+/// cache; hence 2^14.)
+const TABLE_MAX: usize = 1 << 14;
+
+/// Twiddles of a chunk of `p` formed at once by a split pass (a multiple of 4, so
+/// chunk boundaries are whole vectors in the lane shape).
+const CHUNK: usize = 256;
+
+/// A pass's twiddles from two small tables per `j`: with `p = CHUNK·a + u`,
+/// `ω_n^{s·p·j} = hi[(j−1)·hlen + a] · lo[(j−1)·CHUNK + u]`, both factors the
+/// correctly rounded values of `f64` roots and the product formed in `T` (error at
+/// most `(2 + √5)·u_T` plus the roots' `f64` error; see the test). Before each chunk
+/// of `CHUNK` values of `p` the pass writes the chunk's rows into a per-thread buffer
+/// in the table's layout (one vector product per `LANES` twiddles), then runs the
+/// same kernels on that buffer.
+#[derive(Debug)]
+struct Split<T> {
+    lo: Vec<C<T>>,
+    hi: Vec<C<T>>,
+    /// `⌈m/CHUNK⌉`.
+    hlen: usize,
+}
+
+/// The twiddles a pass kernel reads for `p` in `p0..p0 + row`:
+/// `get(p, j) = rows[(j−1)·row + p − p0] = ω_{rm}^{pj}`, and in the lane shape
+/// (`s < LANES`) `lanes[(j−1)·row·s + l − p0·s]` for flat index `l = s·p + q`.
+#[derive(Clone, Copy)]
+struct Tw<'a, T> {
+    rows: &'a [C<T>],
+    lanes: &'a [C<T>],
+    row: usize,
+    p0: usize,
+}
+
+impl<T: Copy> Tw<'_, T> {
+    #[inline(always)]
+    fn get(&self, p: usize, j: usize) -> C<T> {
+        self.rows[(j - 1) * self.row + p - self.p0]
     }
 }
 
@@ -100,10 +160,36 @@ const PAR_TABLE_MIN: usize = 1 << 17;
 /// (small `n`) or take the two-table product of [`RootTable`] (about 2 ulp of `f64`
 /// before the rounding to `T`). Each pass keeps one table (rows by `j`); the lane
 /// shape's expanded copy exists only for strides 2 and 3. Large tables are filled
-/// in parallel.
-fn build_passes<T: Real>(n: usize, radices: &[usize], forward: bool) -> Vec<Pass<T>> {
+/// in parallel. A pass whose table would pass [`TABLE_MAX`] entries keeps two small
+/// tables instead ([`Split`]); when any pass does, there is no quarter table (it is
+/// `n/4` values) and the kept passes take the two-table roots.
+fn build_passes<T: Real>(
+    n: usize,
+    radices: &[usize],
+    forward: bool,
+    table_max: usize,
+) -> Vec<Pass<T>> {
+    // Passes whose table would pass `table_max` entries. The lane shape's copies (at
+    // most 3 more per entry, strides 2 and 3) are not counted: forming them per chunk
+    // costs more than the pass saves (30030 = 2·13·11·7·5·3 with its second pass
+    // split: 208 -> 267 us, a tenth of it writing the copies).
+    let mut stride = 1;
+    let split: Vec<bool> = radices
+        .iter()
+        .map(|&r| {
+            let m = n / (r * stride);
+            stride *= r;
+            (r - 1) * m > table_max
+        })
+        .collect();
     let table = (n > DIRECT_ROOTS_MAX).then(|| RootTable::new(n as u64, forward));
-    let quarter_len = if n % 4 == 0 { n / 4 } else { 0 };
+    // The quarter table is n/4 values: only when no pass is split (it would be most
+    // of what splitting saves); the kept passes then take the two-table roots.
+    let quarter_len = if n % 4 == 0 && !split.contains(&true) {
+        n / 4
+    } else {
+        0
+    };
     // The quarter table: the start of the first pass's table when that pass has
     // stride 1 and at least n/4 twiddles in its first row (radix 2 or 4), else its own.
     let own_quarter = quarter_len > 0 && radices.first().is_none_or(|&r| r > 4);
@@ -114,8 +200,22 @@ fn build_passes<T: Real>(n: usize, radices: &[usize], forward: bool) -> Vec<Pass
     }
     let mut s = 1;
     let mut passes: Vec<Pass<T>> = Vec::with_capacity(radices.len());
-    for &r in radices {
+    for (&r, &split) in radices.iter().zip(&split) {
         let m = n / (r * s);
+        let odd = (r % 2 == 1).then(|| OddConsts::new(r, forward));
+        if split {
+            passes.push(Pass {
+                radix: r,
+                m,
+                s,
+                tw: Table::default(),
+                twx: Table::default(),
+                split: Some(Split::new(n, r, m, s, forward)),
+                odd,
+            });
+            s *= r;
+            continue;
+        }
         let entries = (r - 1) * m;
         let mut tw = Table::filled(entries, C::zero());
         let src = |q| Source {
@@ -145,13 +245,13 @@ fn build_passes<T: Real>(n: usize, radices: &[usize], forward: bool) -> Vec<Pass
                 x.fill(w);
             }
         }
-        let odd = (r % 2 == 1).then(|| OddConsts::new(r, forward));
         passes.push(Pass {
             radix: r,
             m,
             s,
             tw,
             twx,
+            split: None,
             odd,
         });
         s *= r;
@@ -308,6 +408,133 @@ fn quarter_run<T: Real>(
     }
 }
 
+impl<T: Real> Split<T> {
+    /// The tables of pass `(r, m, s)` of a length-`n` plan. Exponents are exact in
+    /// integers (`s·j·u` and `s·j·CHUNK·a` are below `r·m·s = n`); each root is
+    /// evaluated directly (about one ulp of `f64`) and rounded once to `T`.
+    fn new(n: usize, r: usize, m: usize, s: usize, forward: bool) -> Self {
+        let (klen, hlen) = (CHUNK.min(m), m.div_ceil(CHUNK));
+        let root = |e: usize| cast(root_dir(e as u64, n as u64, forward));
+        let mut lo = Vec::with_capacity((r - 1) * klen);
+        let mut hi = Vec::with_capacity((r - 1) * hlen);
+        for j in 1..r {
+            lo.extend((0..klen).map(|u| root(s * j * u)));
+            hi.extend((0..hlen).map(|a| root(s * j * CHUNK * a)));
+        }
+        Split { lo, hi, hlen }
+    }
+
+    /// Values per row of `lo`.
+    fn klen(&self, r: usize) -> usize {
+        self.lo.len() / (r - 1).max(1)
+    }
+}
+
+thread_local! {
+    /// Per-thread buffer of a split pass's chunk of twiddles (see [`Split`]).
+    static TW_CHUNK: std::cell::RefCell<Vec<C<f64>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on the per-thread chunk buffer of a pass (see [`Split`]): `len` values
+/// (empty, and no buffer touched, when `len` is 0).
+fn with_chunk_buffer<T: Real, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -> R {
+    if len == 0 {
+        return f(&mut []);
+    }
+    let slots = (len * std::mem::size_of::<C<T>>()).div_ceil(std::mem::size_of::<C<f64>>());
+    TW_CHUNK.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) => {
+            if v.len() < slots {
+                v.resize(slots, C::new(0.0, 0.0));
+            }
+            let b: &mut [C<T>] = bytemuck::cast_slice_mut(&mut v[..slots]);
+            f(&mut b[..len])
+        }
+        Err(_) => f(&mut vec![C::new(T::zero(), T::zero()); len]),
+    })
+}
+
+/// Writes the twiddles of `p` in `pa..pb` (one chunk) of a split pass into `buf` as
+/// rows by `j` (and, with `copies > 1`, the lane shape's `copies` copies of each
+/// after them); the view of them. (Its own vector dispatch, kept out of the pass
+/// kernels so that they compile as they do for tables.)
+#[inline(never)]
+fn chunk_view<'a, T: Real>(
+    pass: &Pass<T>,
+    sp: &Split<T>,
+    pa: usize,
+    pb: usize,
+    copies: usize,
+    buf: &'a mut [C<T>],
+) -> Tw<'a, T> {
+    let (r, row) = (pass.radix, pb - pa);
+    assert!(buf.len() >= (r - 1) * row * (1 + copies));
+    let (rows, rest) = buf.split_at_mut((r - 1) * row);
+    super::simd::dispatch(FillChunk {
+        sp,
+        r,
+        pa,
+        rows: &mut *rows,
+    });
+    let rows = &*rows;
+    let lanes: &[C<T>] = if copies > 1 {
+        let x = &mut rest[..(r - 1) * row * copies];
+        for (xs, &w) in x.chunks_exact_mut(copies).zip(rows) {
+            xs.fill(w);
+        }
+        x
+    } else {
+        rows
+    };
+    Tw {
+        rows,
+        lanes,
+        row,
+        p0: pa,
+    }
+}
+
+/// `rows[(j−1)·row + u] = hi[(j−1)·hlen + a] · lo[(j−1)·klen + u0 + u]` for the chunk
+/// `a = pa / CHUNK` from `u0 = pa mod CHUNK` (`row = rows.len() / (r − 1)`).
+struct FillChunk<'a, T> {
+    sp: &'a Split<T>,
+    r: usize,
+    pa: usize,
+    rows: &'a mut [C<T>],
+}
+
+impl<T: Real> SimdFn<T> for FillChunk<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let (sp, r) = (self.sp, self.r);
+        let row = self.rows.len() / (r - 1);
+        let (a, u0) = (self.pa / CHUNK, self.pa % CHUNK);
+        let klen = sp.klen(r);
+        assert!(u0 + row <= klen && a < sp.hlen);
+        let whole = row - row % V::LANES;
+        for (j, out) in (1..r).zip(self.rows.chunks_exact_mut(row)) {
+            let h = sp.hi[(j - 1) * sp.hlen + a];
+            let lo = &sp.lo[(j - 1) * klen + u0..][..row];
+            let hv = V::splat(h);
+            let mut u = 0;
+            while u < whole {
+                // SAFETY: u + LANES ≤ row, the length of `lo` and `out`.
+                unsafe {
+                    V::load(lo.as_ptr().add(u))
+                        .mul(hv)
+                        .store(out.as_mut_ptr().add(u))
+                };
+                u += V::LANES;
+            }
+            for (o, &l) in out[whole..].iter_mut().zip(&lo[whole..]) {
+                *o = l * h;
+            }
+        }
+    }
+}
+
 impl<T: Real> Stockham<T> {
     pub fn new(n: usize, radices: &[usize], forward: bool) -> Self {
         let mut params = vec![n, forward as usize];
@@ -315,9 +542,20 @@ impl<T: Real> Stockham<T> {
         let passes = super::cache::get_or_make(
             super::cache::Key::new::<T>("stockham", params),
             |p: &Vec<Pass<T>>| p.iter().map(Pass::bytes).sum(),
-            || build_passes(n, radices, forward),
+            || build_passes(n, radices, forward, TABLE_MAX),
         );
         Stockham { n, forward, passes }
+    }
+
+    /// A plan for one transform at plan time (a convolution kernel): every pass
+    /// split, so that building it writes next to no table memory, and not kept in
+    /// the cache. About 10 % slower per run than [`Self::new`]'s.
+    pub fn once(n: usize, radices: &[usize], forward: bool) -> Self {
+        Stockham {
+            n,
+            forward,
+            passes: Arc::new(build_passes(n, radices, forward, 0)),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -423,6 +661,13 @@ impl<T: Real> Stockham<T> {
 
 /// One pass with the widest vectors the CPU has (see [`super::simd::dispatch`]), in
 /// `parts` shares on the rayon pool when `parts > 1` (one transform, `count = 1`).
+///
+/// A split pass (see [`Split`]) runs window by window: each share forms the
+/// twiddles of one chunk of `p` in its buffer and runs the kernel restricted to that
+/// window of `p`. The loop over windows stays out here, outside the vector kernels, so
+/// that they compile exactly as for a table (a loop around them inside made the
+/// compiler hoist and spill their set-up into every call, about 150 instructions,
+/// which cost 5 to 8 % on small batched lengths).
 fn exec_pass<T: Real>(
     pass: &Pass<T>,
     x: &[C<T>],
@@ -435,7 +680,7 @@ fn exec_pass<T: Real>(
     // SAFETY: `y` is borrowed mutably for this call; the shares write disjoint places
     // (see `pass`) and nothing else touches `y` meanwhile.
     let out = unsafe { Raw::new(y.as_mut_ptr(), y.len()) };
-    let job = |i: usize| {
+    let run = |tw: &Tw<'_, T>, win: (usize, usize), part: (usize, usize)| {
         super::simd::dispatch(PassJob {
             pass,
             x,
@@ -443,13 +688,66 @@ fn exec_pass<T: Real>(
             fwd,
             count,
             inner,
-            part: (i, parts),
+            part,
+            tw,
+            win,
+        })
+    };
+    let job = |i: usize| {
+        let part = (i, parts);
+        let Some(sp) = &pass.split else {
+            return run(&pass.table_view(), (0, pass.m), part);
+        };
+        // The lanes the kernels will use, for the share's range and whether the lane
+        // shape (which reads the copies) runs.
+        let lanes = if super::simd::has_avx2_fma() {
+            <T::Vector as Cv>::LANES
+        } else {
+            1
+        };
+        let (p0, p1) = share_of_p(pass, inner, lanes, part);
+        let lane_shape = inner == 1 && pass.s < lanes;
+        let copies = if lane_shape && pass.s > 1 { pass.s } else { 0 };
+        with_chunk_buffer(pass.chunk_len(), |buf| {
+            let mut pa = p0;
+            while pa < p1 {
+                let pb = p1.min((pa / CHUNK + 1) * CHUNK);
+                run(&chunk_view(pass, sp, pa, pb, copies, buf), (pa, pb), part);
+                pa = pb;
+            }
         })
     };
     if parts > 1 {
         (0..parts).into_par_iter().for_each(job);
     } else {
         job(0);
+    }
+}
+
+/// The values of `p` whose butterflies share `part` of a pass does with vectors of
+/// `lanes` (see [`pass`] and the generic radix in [`run_pass`]): a range of `p`, or
+/// all of them when the shares split the columns instead (a superset is harmless: the
+/// kernel only does its share inside the window).
+fn share_of_p<T>(
+    pass: &Pass<T>,
+    inner: usize,
+    lanes: usize,
+    part: (usize, usize),
+) -> (usize, usize) {
+    let (m, s) = (pass.m, pass.s * inner);
+    if !crate::plan::RADICES.contains(&pass.radix) || (s < lanes && inner > 1) {
+        // The generic radix, and interleaved columns of a short stride, share p.
+        share(m, part, 1)
+    } else if s >= lanes && m >= part.1 {
+        share(m, part, 1)
+    } else if s < lanes {
+        let nr = m * s;
+        let (l0, l1) = share(nr - nr % lanes, part, lanes);
+        // The last share also does the one-lane tail up to nr.
+        let l1 = if part.0 + 1 == part.1 { nr } else { l1 };
+        (l0 / s, l1.div_ceil(s))
+    } else {
+        (0, m)
     }
 }
 
@@ -463,6 +761,11 @@ struct PassJob<'a, T> {
     inner: usize,
     /// `(i, parts)`: this job does the `i`-th of `parts` disjoint shares of the pass.
     part: (usize, usize),
+    /// The twiddles of `p` in `win` (by reference: the job is moved by value into
+    /// the vector dispatch, and a larger one is copied with `memcpy` on every pass).
+    tw: &'a Tw<'a, T>,
+    /// The window of `p` this job does (its share's part inside it).
+    win: (usize, usize),
 }
 
 impl<T: Real> SimdFn<T> for PassJob<'_, T> {
@@ -470,7 +773,8 @@ impl<T: Real> SimdFn<T> for PassJob<'_, T> {
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
         run_pass::<V>(
-            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part,
+            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part, self.tw,
+            self.win,
         )
     }
 }
@@ -489,6 +793,7 @@ fn share(len: usize, (i, parts): (usize, usize), align: usize) -> (usize, usize)
     (at(i), at(i + 1))
 }
 
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run_pass<V: Cv>(
     p: &Pass<V::T>,
@@ -498,10 +803,12 @@ fn run_pass<V: Cv>(
     count: usize,
     inner: usize,
     part: (usize, usize),
+    tw: &Tw<'_, V::T>,
+    win: (usize, usize),
 ) {
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<V, $r, _>(x, y, p, $bf, count, inner, part)
+            pass::<V, $r, _>(x, y, p, $bf, count, inner, part, tw, win)
         };
     }
     match (p.radix, fwd, &p.odd) {
@@ -523,16 +830,16 @@ fn run_pass<V: Cv>(
         (r, _, Some(k)) => {
             let s = p.s * inner;
             let n = r * p.m * s;
-            assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= (r - 1) * p.m);
-            let ps = share(p.m, part, 1);
+            assert!(x.len() >= n * count && y.len >= n * count);
+            let ps = within(share(p.m, part, 1), win);
             if s >= V::LANES {
                 let whole = s - s % V::LANES;
-                generic_columns::<V>(x, y, p, k, s, ps, (0, whole), (count, n));
+                generic_columns::<V>(x, y, p, tw, k, s, ps, (0, whole), (count, n));
                 if whole < s {
-                    generic_columns::<C<V::T>>(x, y, p, k, s, ps, (whole, s), (count, n));
+                    generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (whole, s), (count, n));
                 }
             } else {
-                generic_columns::<C<V::T>>(x, y, p, k, s, ps, (0, s), (count, n));
+                generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (0, s), (count, n));
             }
         }
         // Even radices other than the above are never planned.
@@ -554,6 +861,9 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
         let [p1, p2] = &self.st.passes[..] else {
             return false;
         };
+        if p1.split.is_some() {
+            return false;
+        }
         let l = V::LANES;
         if l == 1 || p1.radix % l != 0 || p2.radix % l != 0 || p1.radix * p2.radix / l > 16 {
             return false;
@@ -604,9 +914,10 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     let (pgs, jgs) = (R2 / l, R1 / l);
     assert!(l > 1 && l <= 4 && R1 % l == 0 && R2 % l == 0 && R1 * pgs <= MAX_REGS);
     assert!(x.len() >= n * count && y.len() >= n * count);
-    assert!(first.s == 1 && first.lane_tw().len() >= (R1 - 1) * R2);
+    let lane_tw = first.table_view().lanes;
+    assert!(first.s == 1 && lane_tw.len() >= (R1 - 1) * R2);
     let z = V::splat(C::new(V::T::zero(), V::T::zero()));
-    let tp = first.lane_tw().as_ptr();
+    let tp = lane_tw.as_ptr();
     for blk in 0..count {
         // SAFETY: loads stay below blk·n + (R1 − 1)·R2 + R2 = (blk + 1)·n and stores
         // below blk·n + (R1 − L) + R1·(R2 − 1) + L = (blk + 1)·n, within count·n (asserted);
@@ -694,6 +1005,7 @@ impl<T: Real, const R: usize> Butterfly<T, R> for Odd<'_, T> {
 /// Share `part.0` of `part.1` takes a range of `p` (or, when there are fewer `p` than
 /// shares, of whole-vector columns `q`; in the lane shape a range of flat indices), so
 /// the shares write disjoint places.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
@@ -703,12 +1015,14 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     count: usize,
     inner: usize,
     part: (usize, usize),
+    tw: &Tw<'_, V::T>,
+    win: (usize, usize),
 ) {
     let (m, s) = (p.m, p.s * inner);
     let nr = m * s;
     let n = R * nr;
     // The raw-pointer loops below rely on these bounds.
-    assert!(x.len() >= n * count && y.len >= n * count && p.tw.len() >= (R - 1) * m);
+    assert!(x.len() >= n * count && y.len >= n * count);
     let lanes = V::LANES;
     let blocks = (count, n);
     let last = part.0 + 1 == part.1;
@@ -720,28 +1034,44 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
         } else {
             ((0, m), share(whole, part, lanes), whole < s && last)
         };
+        let ps = within(ps, win);
         // The last pass (m = 1) has only unit twiddles.
         if m == 1 {
-            columns::<V, R, B, false>(x, y, p, s, ps, qs, &bf, blocks);
+            columns::<V, R, B, false>(x, y, tw, (m, s), ps, qs, &bf, blocks);
             if tail {
-                columns::<C<V::T>, R, B, false>(x, y, p, s, ps, (whole, s), &bf, blocks);
+                columns::<C<V::T>, R, B, false>(x, y, tw, (m, s), ps, (whole, s), &bf, blocks);
             }
         } else {
-            columns::<V, R, B, true>(x, y, p, s, ps, qs, &bf, blocks);
+            columns::<V, R, B, true>(x, y, tw, (m, s), ps, qs, &bf, blocks);
             if tail {
-                columns::<C<V::T>, R, B, true>(x, y, p, s, ps, (whole, s), &bf, blocks);
+                columns::<C<V::T>, R, B, true>(x, y, tw, (m, s), ps, (whole, s), &bf, blocks);
             }
         }
     } else if inner > 1 {
-        columns::<C<V::T>, R, B, true>(x, y, p, s, share(m, part, 1), (0, s), &bf, blocks);
+        let ps = within(share(m, part, 1), win);
+        columns::<C<V::T>, R, B, true>(x, y, tw, (m, s), ps, (0, s), &bf, blocks);
     } else {
-        assert!(p.lane_tw().len() >= (R - 1) * nr);
+        // Flat indices l = s·p + q of the window's p; window boundaries (multiples of
+        // CHUNK in p, so of 4 in l, or the share's) keep whole vectors.
+        let lw = (win.0 * s, win.1 * s);
         let whole = nr - nr % lanes;
-        let (l0, l1) = share(whole, part, lanes);
-        flat_lanes::<V, R, B>(x, y, p, l0, l1, &bf, blocks);
+        let (l0, l1) = within(share(whole, part, lanes), lw);
+        flat_lanes::<V, R, B>(x, y, p, tw, l0, l1, &bf, blocks);
         if whole < nr && last {
-            flat_lanes::<C<V::T>, R, B>(x, y, p, whole, nr, &bf, blocks);
+            let (t0, t1) = within((whole, nr), lw);
+            flat_lanes::<C<V::T>, R, B>(x, y, p, tw, t0, t1, &bf, blocks);
         }
+    }
+}
+
+/// `a ∩ b`, as `(b.0, b.0)` when empty (so always inside `b`).
+#[inline(always)]
+fn within(a: (usize, usize), b: (usize, usize)) -> (usize, usize) {
+    let (lo, hi) = (a.0.max(b.0), a.1.min(b.1));
+    if lo < hi {
+        (lo, hi)
+    } else {
+        (b.0, b.0)
     }
 }
 
@@ -753,18 +1083,17 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
 fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     x: &[C<V::T>],
     y: Raw<C<V::T>>,
-    pass: &Pass<V::T>,
-    s: usize,
+    tw: &Tw<'_, V::T>,
+    (m, s): (usize, usize),
     (p0, p1): (usize, usize),
     (q0, q1): (usize, usize),
     bf: &B,
     (count, n): (usize, usize),
 ) {
-    let m = pass.m;
     let (xp, yp) = (x.as_ptr(), y.ptr);
     let one = C::new(V::T::one(), V::T::zero());
     for p in p0..p1 {
-        let w: [V; R] = from_fn(|j| V::splat(if j > 0 { *pass.twiddle(p, j) } else { one }));
+        let w: [V; R] = from_fn(|j| V::splat(if TW && j > 0 { tw.get(p, j) } else { one }));
         for blk in 0..count {
             let mut q = q0;
             while q < q1 {
@@ -788,10 +1117,12 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
 /// Flat indices `l0..l1` (a multiple of the lane count apart), `l = s·p + q`, in each
 /// of `blocks.0` consecutive blocks of `blocks.1` elements.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     x: &[C<V::T>],
     y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
+    tw: &Tw<'_, V::T>,
     l0: usize,
     l1: usize,
     bf: &B,
@@ -799,27 +1130,34 @@ fn flat_lanes<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
 ) {
     let (m, s) = (pass.m, pass.s);
     let nr = m * s;
+    // The twiddles of l are at (j−1)·row·s + l − p0·s of the view.
+    let (row, off) = (tw.row * s, tw.p0 * s);
+    assert!(l0 >= off && l1 <= off + row && l1 <= nr && tw.lanes.len() >= (R - 1) * row);
     for blk in 0..count {
-        // SAFETY: blk·n + n ≤ count·n ≤ len (asserted in `pass`).
-        let (xp, yp, tp) = unsafe {
+        // SAFETY: blk·n + n ≤ count·n ≤ len (asserted in `pass`); l0 − off ≤ row ≤ the
+        // view's length (asserted above).
+        let (xp, yp, mut tq) = unsafe {
             (
                 x.as_ptr().add(blk * n),
                 y.ptr.add(blk * n),
-                pass.lane_tw().as_ptr(),
+                tw.lanes.as_ptr().add(l0 - off),
             )
         };
         let mut l = l0;
         while l < l1 {
             // SAFETY: l + LANES ≤ l1 ≤ nr and k, j < R: loads stay below R·nr = n past
-            // the block start and (R−1)·nr ≤ lane_tw().len(), stores below n past it
-            // (asserted in `pass`).
+            // the block start, stores below n past it (asserted in `pass`); `tq` is at
+            // l − off of the view, so twiddle loads end at (j − 1)·row + l − off +
+            // LANES ≤ (R − 1)·row ≤ the view's length, and it moves to at most
+            // l1 − off ≤ row (asserted above).
             unsafe {
                 let a: [V; R] = from_fn(|k| V::load(xp.add(l + k * nr)));
                 let mut b = bf.apply(a);
                 for (j, bj) in b.iter_mut().enumerate().skip(1) {
-                    *bj = bj.mul(V::load(tp.add((j - 1) * nr + l)));
+                    *bj = bj.mul(V::load(tq.add((j - 1) * row)));
                 }
                 V::scatter(&b, yp, l, s);
+                tq = tq.add(V::LANES);
             }
             l += V::LANES;
         }
@@ -835,6 +1173,7 @@ fn generic_columns<V: Cv>(
     x: &[C<V::T>],
     y: Raw<C<V::T>>,
     pass: &Pass<V::T>,
+    tw: &Tw<'_, V::T>,
     k: &OddConsts<V::T>,
     s: usize,
     (p0, p1): (usize, usize),
@@ -862,7 +1201,7 @@ fn generic_columns<V: Cv>(
                     bf_generic_v(&a[..r], &mut b[..r], k, &mut sp, &mut sm);
                     for (j, &bj) in b[..r].iter().enumerate() {
                         let v = if m > 1 && j > 0 {
-                            bj.mul(V::splat(*pass.twiddle(p, j)))
+                            bj.mul(V::splat(tw.get(p, j)))
                         } else {
                             bj
                         };
@@ -880,9 +1219,84 @@ mod tests {
     use super::*;
     use crate::twiddle::root_dir;
 
+    /// A pass's rows (`[(j−1)·m + p]`) and lane copies (`[(j−1)·m·s + s·p + q]`, for
+    /// `1 < s < LANE_TABLE_BELOW`) as the kernels see them: the tables, or for a split
+    /// pass the chunk views formed over every `p` (one lane, then whole vectors).
+    /// A pass's rows and lane copies.
+    type Seen<T> = (Vec<C<T>>, Vec<C<T>>);
+
+    /// For a split pass also the rows formed one lane at a time (the vector product
+    /// may fuse a multiply-add, so the two can differ in the last bit).
+    fn seen<T: Real>(pass: &Pass<T>) -> Vec<Seen<T>> {
+        let (r, m, s) = (pass.radix, pass.m, pass.s);
+        let copies = s > 1 && s < LANE_TABLE_BELOW;
+        let mut rows = vec![C::zero(); (r - 1) * m];
+        let mut lanes = vec![C::zero(); if copies { (r - 1) * m * s } else { 0 }];
+        let mut buf = vec![C::zero(); pass.chunk_len()];
+        let views: Vec<(usize, usize)> = match pass.split {
+            None => vec![(0, m)],
+            Some(_) => (0..m)
+                .step_by(CHUNK)
+                .map(|pa| (pa, m.min(pa + CHUNK)))
+                .collect(),
+        };
+        for (pa, pb) in views {
+            let tw = match &pass.split {
+                None => pass.table_view(),
+                Some(sp) => chunk_view(pass, sp, pa, pb, if copies { s } else { 0 }, &mut buf),
+            };
+            let want = if pass.split.is_some() {
+                (pa, pb - pa)
+            } else {
+                (0, m)
+            };
+            assert_eq!((tw.p0, tw.row), want);
+            for j in 1..r {
+                for p in pa..pb {
+                    rows[(j - 1) * m + p] = tw.get(p, j);
+                    if copies {
+                        for q in 0..s {
+                            lanes[(j - 1) * m * s + s * p + q] =
+                                tw.lanes[(j - 1) * tw.row * s + s * (p - tw.p0) + q];
+                        }
+                    }
+                }
+            }
+        }
+        let mut v = vec![(rows, lanes)];
+        if let Some(sp) = &pass.split {
+            let mut one = vec![C::zero(); (r - 1) * m];
+            for pa in (0..m).step_by(CHUNK) {
+                let pb = m.min(pa + CHUNK);
+                let mut chunk = vec![C::zero(); (r - 1) * (pb - pa)];
+                FillChunk {
+                    sp,
+                    r,
+                    pa,
+                    rows: &mut chunk,
+                }
+                .call::<C<T>>();
+                for (j, c) in (1..r).zip(chunk.chunks_exact(pb - pa)) {
+                    one[(j - 1) * m + pa..][..pb - pa].copy_from_slice(c);
+                }
+            }
+            v.push((one, Vec::new()));
+        }
+        v
+    }
+
     /// Every twiddle of every pass against a direct evaluation of `ω_n^{s·p·j}`, for
-    /// the quarter-table lengths (`4 | n`, small and large, first radix 2, 3, 4 or 8)
-    /// and the others, both directions; and the lane tables against their rows.
+    /// the quarter-table lengths (`4 | n`, small and large, first radix 2, 3, 4 or 8),
+    /// the others, and lengths with split passes (first passes, the lane shape's
+    /// copies of strides 2 and 3, odd and generic radices), both directions.
+    ///
+    /// Bounds: a table entry is a root correct to about 1 ulp of `f64` (`e64` =
+    /// 2.3e-16 in norm, taken twice: the table's and the reference's evaluation)
+    /// rounded once to `T` (at most `u` = unit roundoff in norm). A split pass's entry
+    /// is the product in `T` of two such rounded roots `a`, `b` (`|a|, |b| ≈ 1`): the
+    /// factors are off by at most `u + e64` each, and a complex product rounds by at
+    /// most `√5·u` (Brent, Percival, Zimmermann 2007), so the entry is within
+    /// `(2 + √5)·u + 3·e64` of the root. A misplaced entry is off by O(1/n) at least.
     #[test]
     fn pass_tables_match_direct_roots() {
         let cases: &[(usize, &[usize])] = &[
@@ -901,38 +1315,153 @@ mod tests {
             (6000, &[4, 4, 5, 5, 5, 3]),
             (30030, &[2, 13, 11, 7, 5, 3]),
             (100_000, &[4, 4, 2, 5, 5, 5, 5, 5]),
-            // Filled in parallel: the first pass's rows, and an own quarter table.
             (1 << 18, &[4; 9]),
             (1 << 19, &[8, 4, 4, 4, 4, 4, 4, 4, 4]),
+            (1 << 20, &[4; 10]),
+            (1_000_000, &[4, 4, 4, 5, 5, 5, 5, 5, 5]),
+            // Lane shape with strides 2 and 3 split; a generic radix split.
+            (2 * 3usize.pow(10), &[2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]),
+            (3 * 5 * 8192, &[3, 5, 16, 16, 16, 2]),
+            (3usize.pow(11), &[3; 11]),
+            (59 * 4096, &[59, 4, 4, 4, 4, 4, 4]),
+            (13 * 4096, &[4, 4, 4, 4, 4, 4, 13]),
         ];
+        let e64 = 2.3e-16;
+        let split_bound = |u: f64| (2.0 + 5f64.sqrt()) * u + 3.0 * e64;
+        let (u32_, u64_) = (f32::EPSILON as f64 / 2.0, f64::EPSILON / 2.0);
+        let mut splits = 0;
+        let mut split_strides = std::collections::BTreeSet::new();
         for &(n, radices) in cases {
             assert_eq!(radices.iter().product::<usize>(), n);
             for fwd in [true, false] {
-                let p64 = build_passes::<f64>(n, radices, fwd);
-                let p32 = build_passes::<f32>(n, radices, fwd);
+                let p64 = build_passes::<f64>(n, radices, fwd, TABLE_MAX);
+                let p32 = build_passes::<f32>(n, radices, fwd, TABLE_MAX);
                 for (a, b) in p64.iter().zip(&p32) {
                     let (r, m, s) = (a.radix, a.m, a.s);
-                    assert_eq!(a.tw.len(), (r - 1) * m);
-                    for j in 1..r {
-                        for p in 0..m {
-                            let want = root_dir((s * p * j) as u64, n as u64, fwd);
-                            let got = *a.twiddle(p, j);
-                            assert!(
-                                (got - want).norm() < 5e-16,
-                                "n {n} {radices:?} fwd {fwd} s {s} j {j} p {p}: {got} vs {want}"
-                            );
-                            let g32 = *b.twiddle(p, j);
-                            let w32 = C::new(want.re as f32, want.im as f32);
-                            assert!((g32 - w32).norm() < 1.2e-7, "f32 n {n} s {s} j {j} p {p}");
-                            if s < LANE_TABLE_BELOW {
-                                for q in 0..s {
-                                    assert_eq!(a.lane_tw()[(j - 1) * m * s + s * p + q], got);
+                    assert_eq!(a.split.is_some(), b.split.is_some());
+                    let split = a.split.is_some();
+                    splits += split as usize;
+                    if split && s > 1 && s < LANE_TABLE_BELOW {
+                        split_strides.insert(s);
+                    }
+                    if split {
+                        assert!(a.tw.is_empty() && a.twx.is_empty());
+                    } else {
+                        assert_eq!(a.tw.len(), (r - 1) * m);
+                    }
+                    let (b64, b32) = if split {
+                        (split_bound(u64_), split_bound(u32_))
+                    } else {
+                        (u64_ + 2.0 * e64, u32_ + 2.0 * e64)
+                    };
+                    for ((r64, l64), (r32, l32)) in seen(a).into_iter().zip(seen(b)) {
+                        for j in 1..r {
+                            for p in 0..m {
+                                let want = root_dir((s * p * j) as u64, n as u64, fwd);
+                                let got = r64[(j - 1) * m + p];
+                                assert!(
+                                    (got - want).norm() <= b64,
+                                    "n {n} {radices:?} fwd {fwd} s {s} j {j} p {p}: {got} vs {want}"
+                                );
+                                let g32 = r32[(j - 1) * m + p];
+                                let g32 = C::new(g32.re as f64, g32.im as f64);
+                                assert!(
+                                    (g32 - want).norm() <= b32,
+                                    "f32 n {n} s {s} j {j} p {p}: {g32} vs {want}"
+                                );
+                                if s > 1 && s < LANE_TABLE_BELOW && !l64.is_empty() {
+                                    for q in 0..s {
+                                        assert_eq!(l64[(j - 1) * m * s + s * p + q], got);
+                                        assert_eq!(
+                                            l32[(j - 1) * m * s + s * p + q],
+                                            r32[(j - 1) * m + p]
+                                        );
+                                    }
                                 }
                             }
                         }
                     }
                 }
             }
+        }
+        // The cases above do reach the split passes.
+        assert!(splits >= 20, "{splits} split passes");
+        // Including the lane shape's copies.
+        assert_eq!(split_strides.into_iter().collect::<Vec<_>>(), vec![2, 3]);
+    }
+
+    /// Transforms whose passes are split (see [`Split`]; with [`Stockham::once`] all
+    /// of them) against the reference, one
+    /// transform shared among 1 to 3 tasks and a batch of 3 through the same kernels:
+    /// lane shape with and without copies (strides 1, 2, 3) and with a one-lane tail,
+    /// columns with a tail, odd, radix-16 and generic radices, both directions, both
+    /// precisions. Bound: 8·ε·√log2 N (relative L2), twice the acceptance bound for
+    /// smooth sizes; a wrong twiddle or a missed window costs O(1/√N) or more.
+    #[test]
+    fn split_passes_match_the_reference() {
+        use crate::reference::{fft_f64, rel_l2};
+        let cases: &[(usize, &[usize])] = &[
+            (1 << 15, &[4, 4, 4, 4, 4, 4, 8]),
+            (2 * 3usize.pow(10), &[2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]),
+            (3 * 5 * 8192, &[3, 5, 16, 16, 16, 2]),
+            (59 * 1024, &[59, 4, 4, 4, 4, 4]),
+            (2 * 7 * 11 * 13 * 17, &[17, 13, 11, 7, 2]),
+        ];
+        fn check<T: Real>(st: &Stockham<T>, radices: &[usize]) {
+            let (n, fwd) = (st.n, st.forward);
+            assert!(
+                st.passes.iter().any(|p| p.split.is_some()),
+                "{n} {radices:?}"
+            );
+            let x: Vec<C<f64>> = (0..3 * n)
+                .map(|i| C::new((i as f64 * 0.37).sin(), (i as f64 * 0.91).cos() - 0.3))
+                .collect();
+            let xt: Vec<C<T>> = x.iter().map(|&z| cast(z)).collect();
+            let widen = |v: &[C<T>]| -> Vec<C<f64>> {
+                v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+            };
+            let want: Vec<Vec<C<f64>>> = widen(&xt).chunks(n).map(|c| fft_f64(c, fwd)).collect();
+            let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .expect("pool");
+            for (count, parts) in [(1, 1), (1, 2), (1, 3), (3, 1)] {
+                let mut dst = vec![C::zero(); count * n];
+                let mut sc = vec![C::zero(); count * n];
+                pool.install(|| st.run_batch(&xt[..count * n], &mut dst, &mut sc, count, parts));
+                for (b, w) in want.iter().take(count).enumerate() {
+                    let e = rel_l2(&widen(&dst[b * n..(b + 1) * n]), w);
+                    assert!(
+                        e < bound,
+                        "{n} {radices:?} fwd {fwd} count {count} parts {parts} #{b}: {e:e}"
+                    );
+                }
+            }
+        }
+        for &(n, radices) in cases {
+            assert_eq!(radices.iter().product::<usize>(), n);
+            for fwd in [true, false] {
+                check(&Stockham::<f32>::new(n, radices, fwd), radices);
+                check(&Stockham::<f64>::new(n, radices, fwd), radices);
+            }
+            // Every pass split, as for a convolution kernel.
+            let once = Stockham::<f64>::once(n, radices, true);
+            assert!(once
+                .passes
+                .iter()
+                .all(|p| p.split.is_some() && p.tw.is_empty()));
+            check(&once, radices);
+        }
+        // Small lengths too (single and short passes, m below a chunk).
+        for (n, radices) in [
+            (3, &[3][..]),
+            (16, &[4, 4]),
+            (144, &[4, 4, 3, 3]),
+            (64, &[8, 8]),
+        ] {
+            assert_eq!(radices.iter().product::<usize>(), n);
+            check(&Stockham::<f64>::once(n, radices, true), radices);
         }
     }
 }
