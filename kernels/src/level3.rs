@@ -46,7 +46,6 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
-use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const EXPAND: &str = "rocm_tri_expand";
@@ -86,12 +85,6 @@ impl Generator for Level3 {
     const VERSION: u32 = 1;
 
     fn generate(p: &Level3Params, target: &Target) -> Result<Program> {
-        if target.family() != Family::Nvidia {
-            return Err(Error::unsupported(
-                "Level 3 triangle kernels",
-                target.to_string(),
-            ));
-        }
         let ty = match p.dtype {
             DType::F32 => Ty::F32,
             DType::F64 => Ty::F64,
@@ -108,7 +101,7 @@ impl Generator for Level3 {
                 format!("{}: 16, 32 or 64", p.invert_block),
             ));
         }
-        let mut module = Module::new(target)?;
+        let mut module = Module::for_kernels(target, "Level 3 triangle kernels")?;
         module.push(&expand(ty));
         module.push(&invert(ty, p.invert_block));
         module.push(&update(ty));
@@ -493,7 +486,6 @@ fn update(ty: Ty) -> KernelBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptxas::{Ptxas, HOW_TO_GET};
 
     fn variants() -> Vec<Level3Params> {
         let mut v = Vec::new();
@@ -510,34 +502,14 @@ mod tests {
 
     #[test]
     fn kernels_pass_ptxas_without_spills_or_warnings() {
-        let Some(ptxas) = Ptxas::find() else {
-            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
-            return;
-        };
-        for target in ["sm_80", "sm_90a"] {
-            let target: Target = target.parse().unwrap();
-            for p in variants() {
-                let prog = Level3::generate(&p, &target).unwrap();
-                let ModuleImage::Ptx(text) = &prog.image else {
-                    unreachable!()
-                };
-                let report = ptxas
-                    .compile(text, &target)
-                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
-                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
-                for name in &prog.kernels {
-                    let kr = report.kernel(name).unwrap();
-                    assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?} {name}: {kr:?}");
-                    assert_eq!(kr.stack_bytes, 0, "{p:?} {name}: {kr:?}");
-                }
-                let inv = report.kernel(INVERT).unwrap();
-                let nb = p.invert_block;
-                assert_eq!(
-                    inv.shared_bytes,
-                    nb * (nb + 1) * p.dtype.size() as u32,
-                    "{p:?}"
-                );
-            }
+        for (p, _, report) in crate::ptxas::assert_clean::<Level3>(&variants()) {
+            let inv = report.kernel(INVERT).unwrap();
+            let nb = p.invert_block;
+            assert_eq!(
+                inv.shared_bytes,
+                nb * (nb + 1) * p.dtype.size() as u32,
+                "{p:?}"
+            );
         }
     }
 

@@ -156,6 +156,42 @@ fn spill(line: &str, what: &str) -> Option<u32> {
         .and_then(|n| n.parse().ok())
 }
 
+/// The generator tests' shared check: every variant's program, for sm_80 and sm_90a,
+/// assembles without warnings, spills or stack frames. Returns each (variant, program,
+/// report) for checks of a generator's own (none when ptxas is missing: the skip is
+/// printed).
+#[cfg(test)]
+pub(crate) fn assert_clean<G: crate::generator::Generator>(
+    variants: &[G::Params],
+) -> Vec<(G::Params, crate::generator::Program, Report)> {
+    use rocm_core::ModuleImage;
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for target in ["sm_80", "sm_90a"] {
+        let target: Target = target.parse().expect("a known target");
+        for p in variants {
+            let prog = G::generate(p, &target).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            let ModuleImage::Ptx(text) = &prog.image else {
+                panic!("{p:?}: not PTX")
+            };
+            let report = ptxas
+                .compile(text, &target)
+                .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
+            assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
+            for name in &prog.kernels {
+                let kr = report.kernel(name).unwrap();
+                assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?} {name}: {kr:?}");
+                assert_eq!(kr.stack_bytes, 0, "{p:?} {name}: {kr:?}");
+            }
+            out.push((p.clone(), prog, report));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -505,6 +505,25 @@ fn simt_kernels_compute_gemm_in_the_simulator() {
     }
 }
 
+/// Register-tiled kernels whose tiles exceed the 48 KiB of static shared memory keep
+/// them in dynamic shared memory (sized by the launch): a 128×128×64 f32 SIMT tile in
+/// two stages (about 130 KiB), NN and TT, over several k slabs with edges.
+#[test]
+fn simt_kernels_with_dynamic_shared_memory_in_the_simulator() {
+    for (ta, tb) in [(false, false), (true, true)] {
+        let mut p = ptx::fallback(rocm_core::DType::F32, ta, tb).unwrap();
+        p.tile_k = 64;
+        assert!(ptx::dynamic_shared_bytes(&p) > 48 * 1024, "{p:?}");
+        let pr = Problem {
+            m: 131,
+            n: 129,
+            k: 150,
+            ..problems()[2]
+        };
+        simulate::<f32, f32>(&p, pr, 77);
+    }
+}
+
 /// Every GEMM entry of the sm_90 catalog (or of the file `ROCM_KERNELS_CATALOG` names,
 /// so candidate catalogs can be checked before a tuning run) parses, assembles cleanly
 /// and computes an edge-heavy problem correctly in the simulator.

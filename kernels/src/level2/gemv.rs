@@ -39,7 +39,6 @@
 use super::element::{ctaid_y, epilogue, nctaid_y, scalar_params, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// op(A).
@@ -177,14 +176,8 @@ impl Generator for Gemv {
     const VERSION: u32 = 2;
 
     fn generate(p: &GemvParams, target: &Target) -> Result<Program> {
-        if target.family() != Family::Nvidia {
-            return Err(Error::unsupported(
-                format!("gemv kernels for {}", p.dtype),
-                target.to_string(),
-            ));
-        }
         p.validate()?;
-        let mut module = Module::new(target)?;
+        let mut module = Module::for_kernels(target, format!("gemv kernels for {}", p.dtype))?;
         let mut kernels = vec![KERNEL.to_string()];
         module.push(&match p.trans {
             GemvTrans::N => build_n(p),
@@ -651,32 +644,10 @@ pub fn test_variants() -> Vec<GemvParams> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptxas::{Ptxas, HOW_TO_GET};
 
     #[test]
     fn variants_pass_ptxas_without_spills_or_warnings() {
-        let Some(ptxas) = Ptxas::find() else {
-            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
-            return;
-        };
-        for target in ["sm_80", "sm_90a"] {
-            let target: Target = target.parse().unwrap();
-            for p in test_variants() {
-                let prog = Gemv::generate(&p, &target).unwrap();
-                let ModuleImage::Ptx(text) = &prog.image else {
-                    unreachable!()
-                };
-                let report = ptxas
-                    .compile(text, &target)
-                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
-                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
-                for name in &prog.kernels {
-                    let kr = report.kernel(name).unwrap();
-                    assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?} {name}: {kr:?}");
-                    assert_eq!(kr.stack_bytes, 0, "{p:?} {name}: {kr:?}");
-                }
-            }
-        }
+        crate::ptxas::assert_clean::<Gemv>(&test_variants());
     }
 
     #[test]

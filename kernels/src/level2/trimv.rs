@@ -38,7 +38,6 @@
 use super::element::{element_at, epilogue, flag, scalar_params, stored, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -168,14 +167,9 @@ impl Generator for TriMv {
     const VERSION: u32 = 1;
 
     fn generate(p: &TriMvParams, target: &Target) -> Result<Program> {
-        if target.family() != Family::Nvidia {
-            return Err(Error::unsupported(
-                format!("triangle-product kernels for {}", p.dtype),
-                target.to_string(),
-            ));
-        }
         p.validate()?;
-        let mut module = Module::new(target)?;
+        let mut module =
+            Module::for_kernels(target, format!("triangle-product kernels for {}", p.dtype))?;
         module.push(&build(p));
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
@@ -428,7 +422,6 @@ fn load_a(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptxas::{Ptxas, HOW_TO_GET};
 
     const OPS: [TriMvOp; 5] = [
         TriMvOp::Symv,
@@ -465,26 +458,7 @@ mod tests {
 
     #[test]
     fn variants_pass_ptxas_without_spills_or_warnings() {
-        let Some(ptxas) = Ptxas::find() else {
-            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
-            return;
-        };
-        for target in ["sm_80", "sm_90a"] {
-            let target: Target = target.parse().unwrap();
-            for p in variants() {
-                let prog = TriMv::generate(&p, &target).unwrap();
-                let ModuleImage::Ptx(text) = &prog.image else {
-                    unreachable!()
-                };
-                let report = ptxas
-                    .compile(text, &target)
-                    .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
-                assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
-                let kr = report.kernel(KERNEL).unwrap();
-                assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?}: {kr:?}");
-                assert_eq!(kr.stack_bytes, 0, "{p:?}: {kr:?}");
-            }
-        }
+        crate::ptxas::assert_clean::<TriMv>(&variants());
     }
 
     #[test]

@@ -23,7 +23,6 @@
 use super::element::{flag, vector_at, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -90,14 +89,8 @@ impl Generator for TrsvBlock {
     const VERSION: u32 = 1;
 
     fn generate(p: &TrsvParams, target: &Target) -> Result<Program> {
-        if target.family() != Family::Nvidia {
-            return Err(Error::unsupported(
-                format!("trsv kernels for {}", p.dtype),
-                target.to_string(),
-            ));
-        }
         p.validate()?;
-        let mut module = Module::new(target)?;
+        let mut module = Module::for_kernels(target, format!("trsv kernels for {}", p.dtype))?;
         module.push(&build(p));
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
@@ -255,36 +248,17 @@ fn build(p: &TrsvParams) -> KernelBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptxas::{Ptxas, HOW_TO_GET};
 
     #[test]
     fn variants_pass_ptxas_without_spills_or_warnings() {
-        let Some(ptxas) = Ptxas::find() else {
-            eprintln!("skipped: ptxas not found ({HOW_TO_GET})");
-            return;
-        };
-        for target in ["sm_80", "sm_90a"] {
-            let target: Target = target.parse().unwrap();
-            for dtype in super::super::gemv::DTYPES {
-                for block in [16, 32, 64] {
-                    let p = TrsvParams { dtype, block };
-                    if p.validate().is_err() {
-                        continue;
-                    }
-                    let prog = TrsvBlock::generate(&p, &target).unwrap();
-                    let ModuleImage::Ptx(text) = &prog.image else {
-                        unreachable!()
-                    };
-                    let report = ptxas
-                        .compile(text, &target)
-                        .unwrap_or_else(|e| panic!("{p:?} on {target}: {e}\n{text}"));
-                    assert!(report.warnings.is_empty(), "{p:?}: {:?}", report.warnings);
-                    let kr = report.kernel(KERNEL).unwrap();
-                    assert_eq!(kr.spill_stores + kr.spill_loads, 0, "{p:?}: {kr:?}");
-                    assert_eq!(kr.stack_bytes, 0, "{p:?}: {kr:?}");
-                    assert_eq!(kr.shared_bytes as i64, p.shared_bytes(), "{p:?}");
-                }
-            }
+        let variants: Vec<TrsvParams> = super::super::gemv::DTYPES
+            .into_iter()
+            .flat_map(|dtype| [16, 32, 64].map(|block| TrsvParams { dtype, block }))
+            .filter(|p| p.validate().is_ok())
+            .collect();
+        for (p, _, report) in crate::ptxas::assert_clean::<TrsvBlock>(&variants) {
+            let kr = report.kernel(KERNEL).unwrap();
+            assert_eq!(kr.shared_bytes as i64, p.shared_bytes(), "{p:?}");
         }
     }
 

@@ -829,8 +829,14 @@ pub struct Module {
 impl Module {
     /// A module for an NVIDIA target.
     pub fn new(target: &Target) -> Result<Self> {
+        Self::for_kernels(target, "PTX generation")
+    }
+
+    /// A module for an NVIDIA target holding `what` (e.g. "gemv kernels for f64"): on
+    /// any other target, `Unsupported` naming `what` and the target.
+    pub fn for_kernels(target: &Target, what: impl std::fmt::Display) -> Result<Self> {
         if target.family() != Family::Nvidia {
-            return Err(Error::unsupported("PTX generation", target));
+            return Err(Error::unsupported(what.to_string(), target));
         }
         Ok(Module {
             target: target.clone(),
