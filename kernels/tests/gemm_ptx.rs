@@ -505,6 +505,54 @@ fn simt_kernels_compute_gemm_in_the_simulator() {
     }
 }
 
+/// The `cp.async` ring of the matrix-instruction kernels (f64 DMMA m8n8k4 and, on
+/// compute capability 9.0, m16n8k4/8/16; tf32 m16n8k8), 3 to 5 stages deep, every
+/// transpose: the problems cover k edges inside a chunk, misaligned operands (copied
+/// element by element), k = 0 and several trips around the ring (k = 150).
+#[test]
+fn ring_kernels_compute_gemm_in_the_simulator() {
+    let mut seed = 500;
+    for ta in [false, true] {
+        for tb in [false, true] {
+            let mut variants = vec![
+                ptx::dmma(32, 8, 3, ta, tb),
+                GemmParams {
+                    instruction: GemmInstruction::MmaSync { m: 16, n: 8, k: 16 },
+                    ..ptx::dmma(64, 16, 4, ta, tb)
+                },
+                GemmParams {
+                    stages: 3,
+                    tile_m: 64,
+                    tile_n: 64,
+                    warps_n: 2,
+                    ..ptx::fallback_tf32(ta, tb)
+                },
+            ];
+            let mut k4 = ptx::dmma(64, 8, 5, ta, tb);
+            k4.tile_n = 32;
+            k4.instruction = GemmInstruction::MmaSync { m: 16, n: 8, k: 4 };
+            variants.push(k4);
+            for p in variants {
+                let mut list = problems();
+                list.push(Problem {
+                    m: 70,
+                    n: 41,
+                    k: 150,
+                    ..problems()[2]
+                });
+                for pr in list {
+                    seed += 1;
+                    if p.ab == rocm_core::DType::F64 {
+                        simulate::<f64, f64>(&p, pr, seed);
+                    } else {
+                        simulate::<f32, f32>(&p, pr, seed);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Register-tiled kernels whose tiles exceed the 48 KiB of static shared memory keep
 /// them in dynamic shared memory (sized by the launch): a 128×128×64 f32 SIMT tile in
 /// two stages (about 130 KiB), NN and TT, over several k slabs with edges.

@@ -21,12 +21,25 @@ enum Arg {
     Reg(usize),
     Imm(u64),
     Special(&'static str),
-    /// The shared array's address (always 0: one array per kernel).
+    /// The shared array's address ([`SHARED_BASE`]: one array per kernel).
     Shared,
     Mem(Box<Arg>, i64),
     List(Vec<usize>),
     Label(String),
     Param(usize),
+}
+
+/// Where the simulated shared array starts in the shared window. Not 0, as on the
+/// hardware, so a kernel that adds the array's address to an offset twice reads out of
+/// range; 1024-aligned, so the 128-byte swizzle (address bits 4–9) sees what it would
+/// see with the array at 0.
+pub const SHARED_BASE: usize = 0x400;
+
+/// The offset into the simulated shared array of shared address `addr`.
+fn shared_offset(addr: u64, text: &str) -> usize {
+    (addr as usize)
+        .checked_sub(SHARED_BASE)
+        .unwrap_or_else(|| panic!("shared address {addr:#x} below the array: `{text}`"))
 }
 
 #[derive(Debug, Clone)]
@@ -507,7 +520,7 @@ impl Kernel {
             match a {
                 Arg::Reg(r) => t.regs[*r],
                 Arg::Imm(v) => *v,
-                Arg::Shared => 0,
+                Arg::Shared => SHARED_BASE as u64,
                 Arg::Special(s) => match *s {
                     "%tid.x" => t.tid as u64,
                     "%ntid.x" => block as u64,
@@ -578,7 +591,7 @@ impl Kernel {
                     inst.text
                 );
                 let region: &mut [u8] = if space == "shared" {
-                    let a = addr as usize;
+                    let a = shared_offset(addr, &inst.text);
                     assert!(
                         a + total <= shared.len(),
                         "shared access out of range: `{}`",

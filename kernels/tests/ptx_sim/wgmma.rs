@@ -32,8 +32,9 @@ impl Kernel {
         self.shared_bytes = bytes;
     }
 
-    /// `cp.async.cg.shared.global [dst], [src], 16, n`: copies `n` bytes, zero-fills the
-    /// rest of the 16; no global access when n = 0.
+    /// `cp.async.cg.shared.global [dst], [src], 16, n` (and `.ca` with 4, 8 or 16
+    /// bytes): copies `n` bytes, zero-fills the rest of the copy size; no global access
+    /// when n = 0. Both addresses must be aligned to the copy size.
     pub(super) fn cp_async(
         &self,
         inst: &Inst,
@@ -49,7 +50,11 @@ impl Kernel {
             // The copies are already done.
             return;
         }
-        assert_eq!(name, "cp.async.cg.shared.global", "`{}`", inst.text);
+        let size = match (name.as_str(), &inst.args[2]) {
+            ("cp.async.cg.shared.global", Arg::Imm(16)) => 16,
+            ("cp.async.ca.shared.global", Arg::Imm(s @ (4 | 8 | 16))) => *s as usize,
+            _ => panic!("`{}`", inst.text),
+        };
         let addr = |a: &Arg| -> u64 {
             match a {
                 Arg::Mem(base, off) => {
@@ -61,26 +66,36 @@ impl Kernel {
                 other => panic!("{other:?} in `{}`", inst.text),
             }
         };
-        let (dst, src) = (addr(&inst.args[0]) as usize, addr(&inst.args[1]));
-        assert!(matches!(inst.args[2], Arg::Imm(16)), "`{}`", inst.text);
+        let (dst, src) = (addr(&inst.args[0]), addr(&inst.args[1]));
+        assert_eq!(
+            dst % size as u64,
+            0,
+            "`{}`: shared destination {dst:#x}",
+            inst.text
+        );
+        let dst = super::shared_offset(dst, &inst.text);
         let n = match inst.args[3] {
             Arg::Reg(r) => t.regs[r] as usize,
             Arg::Imm(v) => v as usize,
             ref other => panic!("{other:?} in `{}`", inst.text),
         };
-        assert!(n <= 16, "`{}`: {n} source bytes", inst.text);
-        assert_eq!(dst % 16, 0, "`{}`: shared destination {dst:#x}", inst.text);
+        assert!(n <= size, "`{}`: {n} source bytes", inst.text);
         assert!(
-            dst + 16 <= shared.len(),
+            dst + size <= shared.len(),
             "`{}`: shared {dst:#x} out of range",
             inst.text
         );
         let mut chunk = [0u8; 16];
         if n > 0 {
-            assert_eq!(src % 16, 0, "`{}`: global source {src:#x}", inst.text);
+            assert_eq!(
+                src % size as u64,
+                0,
+                "`{}`: global source {src:#x}",
+                inst.text
+            );
             chunk[..n].copy_from_slice(mem.locate(src, n, &inst.text));
         }
-        shared[dst..dst + 16].copy_from_slice(&chunk);
+        shared[dst..dst + size].copy_from_slice(&chunk[..size]);
     }
 
     /// `wgmma.mma_async.sync.aligned.m64nNkK.f32.<ab>.<ab> {d}, da, db, scale_d, 1, 1[, ta, tb]`
@@ -165,7 +180,8 @@ impl Kernel {
                 (x % 8) * 128 + (x / 8) * sbo + kk * size
             };
             let addr = start + off;
-            let swizzled = addr ^ (((addr >> 7) & 7) << 4);
+            let swizzled =
+                super::shared_offset((addr ^ (((addr >> 7) & 7) << 4)) as u64, &inst.text);
             assert!(
                 swizzled + size <= shared.len(),
                 "`{}`: shared read at {swizzled:#x} out of range",

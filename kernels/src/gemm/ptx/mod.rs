@@ -279,6 +279,13 @@ pub fn default_variants() -> Vec<GemmParams> {
             for (tile, tile_k, stages) in [(64, 16, 2), (32, 8, 1)] {
                 out.push(dmma(tile, tile_k, stages, trans_a, trans_b));
             }
+            // The cp.async ring: f64 DMMA 4 stages deep, tf32 3.
+            out.push(dmma(64, 16, 4, trans_a, trans_b));
+            out.push(GemmParams {
+                stages: 3,
+                tile_m: 64,
+                ..fallback_tf32(trans_a, trans_b)
+            });
             out.push(fallback_tf32(trans_a, trans_b));
             let mut small = fallback_tf32(trans_a, trans_b);
             small.tile_m = 32;
@@ -370,7 +377,8 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
 /// or 32 f64 accumulators per thread (more would spill).
 ///
 /// - f32: SIMT tiles of 32..256 × 32..256 × 8..32 over 1..4 × 1..4 warps, thread tiles
-///   of 2..8 × 2..8, one or two stages.
+///   of 2..8 × 2..8, one or two stages; the matrix-instruction tiles below also in
+///   `cp.async` rings of 3..6 stages.
 /// - tf32 (`reduced_f32`): `mma.sync` m16n8k8 on the same grid of tiles and warps; on
 ///   compute capability 9.0, `wgmma` tiles (A transposed, B not).
 /// - f64: DMMA (`mma.sync` m8n8k4, and m16n8k4/8/16 on compute capability 9.0) and
@@ -398,15 +406,31 @@ pub fn tuning_candidates(
     let mut out: Vec<(String, GemmParams)> = Vec::new();
     // Accumulators per thread: over 128 f32 (the wgmma warpgroups hold 64×n / 128 = n / 2
     // each, at most 128) or 32 f64 the register-tiled kernels spill.
+    // The register-staged kernels also hold a slab of A and B per thread: accumulators
+    // and staging together over 160 32-bit words spill (ptxas 12, sm_90a: tf32
+    // 128×64×16 over 2×1 warps, 128 + 48 words).
     let accumulators_fit = |p: &GemmParams| {
         let most = if p.compute == DType::F64 { 64 } else { 128 };
-        p.tile_m * p.tile_n <= most * p.threads(target)
+        let threads = p.threads(target);
+        let words = if p.ab == DType::F64 { 2 } else { 1 };
+        let staging = match p.instruction {
+            GemmInstruction::Simt { .. } | GemmInstruction::MmaSync { .. } if p.stages <= 2 => {
+                (p.tile_m + p.tile_n) * p.tile_k / threads * words
+            }
+            _ => 0,
+        };
+        p.tile_m * p.tile_n <= most * threads
+            && (p.tile_m * p.tile_n / threads * words + staging <= 160
+                || matches!(p.instruction, GemmInstruction::Wgmma { .. }))
     };
-    // Register-tiled tiles beyond 48 KiB of shared memory (dynamic) are not offered yet:
+    // Register-staged tiles beyond 48 KiB of shared memory (dynamic) are not offered:
     // the grid's deep-k shapes there spill (ptxas, sm_90a: f64 m16n8k16 32×64×32 and
-    // f32 SIMT 32×256×32) and need their own register budget first.
+    // f32 SIMT 32×256×32) through their staging registers. The cp.async rings hold no
+    // staging registers and may use dynamic shared memory.
     let shared_ok = |p: &GemmParams| {
-        matches!(p.instruction, GemmInstruction::Wgmma { .. }) || dynamic_shared_bytes(p) == 0
+        matches!(p.instruction, GemmInstruction::Wgmma { .. })
+            || p.stages >= 3
+            || dynamic_shared_bytes(p) == 0
     };
     let mut push = |key: String, p: GemmParams| {
         if accumulators_fit(&p)
@@ -443,7 +467,9 @@ pub fn tuning_candidates(
                 for &tile_k in &[8, 16, 32] {
                     for &(warps_m, warps_n) in &[(1, 2), (2, 1), (2, 2), (2, 4), (4, 2), (4, 4)] {
                         for &instruction in instructions {
-                            for stages in [1, 2] {
+                            // 1..2: staged through registers; 3..6: a cp.async ring
+                            // (matrix instructions only: `program` refuses the rest).
+                            for stages in 1..=6 {
                                 v.push(GemmParams {
                                     tile_m,
                                     tile_n,

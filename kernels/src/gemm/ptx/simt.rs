@@ -19,12 +19,26 @@
 //! conflicts), and lanes sharing `lane_n` read the same B address (a broadcast).
 //!
 //! ## Main loop
-//! Shared memory holds `stages` (1 or 2) copies of `A_s[tile_k][tile_m]` and
+//! Register-staged (1 or 2 stages): shared memory holds `stages` copies of `A_s[tile_k][tile_m]` and
 //! `B_s[tile_k][tile_n]`, both k-major so the inner product reads rows. Each step every
 //! thread loads its share of the next k-slab of A and B from global memory into
 //! registers, multiplies the current slab (`tile_k` rank-1 updates of its register tile),
 //! then stores the prefetched registers into the other buffer and passes one barrier.
 //! With one stage the loads follow the compute behind a second barrier.
+//!
+//! ## Ring
+//! With 3..=8 stages (f64 DMMA and tf32 only) the operands go straight from global to
+//! shared memory with `cp.async`, `stages − 1` slabs ahead of the one multiplied, and
+//! no staging registers. Each step waits for its own slab's copies
+//! (`cp.async.wait_group stages − 2`), passes the one barrier of the step (after which
+//! every thread's copies are visible and every thread has finished the previous slab),
+//! refills the previous slab's stage with the slab `stages − 1` ahead, and multiplies.
+//! An operand contiguous along m (n) keeps the k-major tile; one contiguous along k is
+//! stored along k, `A_s[m][k]` (rows padded to 4 mod 8 elements, conflict-free for the
+//! fragment reads), since `cp.async` cannot transpose. Copies move 16-byte chunks with
+//! the bytes past an edge zero-filled (the source size operand); an operand whose
+//! leading dimension or batch base is not 16-byte aligned is copied element by element
+//! (4- or 8-byte `cp.async.ca`), under a uniform predicate.
 //!
 //! ## Global loads and edges
 //! An operand stored contiguously along the tile's m (or n) dimension (A not transposed,
@@ -49,6 +63,8 @@ use rocm_core::{Arch, DType, Error, Result, Target};
 const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
 /// The dynamic shared array (module scope) of kernels whose tiles exceed the static limit.
 const DYNAMIC_SMEM: &str = "rocm_gemm_tiles";
+/// The deepest `cp.async` ring.
+const MAX_RING_STAGES: u32 = 8;
 
 /// How one operand's k-slab moves from global to shared memory.
 #[derive(Debug, Clone, Copy)]
@@ -61,8 +77,14 @@ struct Operand {
     vec: u32,
     /// Loads per thread per slab.
     loads: u32,
-    /// Elements between consecutive k rows of the shared tile.
+    /// Elements between consecutive k rows of the shared tile (k-major tiles), or
+    /// between consecutive m (n) rows of it (tiles stored along k, see `ks`/`os`).
     row_stride: u32,
+    /// Element strides of the shared tile along k and along m (n): `(row_stride, 1)`
+    /// when the tile is k-major, `(1, row_stride)` when it is stored along k (the
+    /// `cp.async` ring keeps an operand that is contiguous along k in its global order).
+    ks: u32,
+    os: u32,
     /// Elements per thread fragment vector (shared reads).
     frag_vec: u32,
     /// Lanes of a warp along this operand's dimension.
@@ -119,6 +141,9 @@ struct Plan {
     bk: u32,
     threads: u32,
     stages: u32,
+    /// Operands copied into a ring of `stages` shared stages with `cp.async` (no
+    /// staging registers), rather than through registers into one or two stages.
+    ring: bool,
     a: Operand,
     b: Operand,
     /// Bytes of the A part of one stage, and of one whole stage.
@@ -240,10 +265,21 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             format!("{threads} threads exceed 1024"),
         ));
     }
-    if !(1..=2).contains(&p.stages) {
+    // Three or more stages: a `cp.async` ring, for the matrix instructions (whose
+    // fragments are read one element at a time, so either shared layout serves them).
+    let ring = p.stages >= 3;
+    let max_stages = if matches!(inner, Inner::Dmma | Inner::Dmma16 { .. } | Inner::Tf32) {
+        MAX_RING_STAGES
+    } else {
+        2
+    };
+    if !(1..=max_stages).contains(&p.stages) {
         return Err(invalid(
             "stages",
-            format!("{} (the SIMT kernel has 1 or 2)", p.stages),
+            format!(
+                "{} (this kernel has 1 or 2 register-staged stages, or a cp.async ring of 3..={MAX_RING_STAGES} for f64 DMMA and tf32)",
+                p.stages
+            ),
         ));
     }
     let split = |name: &str, tile: u32, warps: u32, per_thread: u32| -> Result<(u32, u32)> {
@@ -276,14 +312,46 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         while vec > 1 && (outer * p.tile_k) % (vec * threads) != 0 {
             vec /= 2;
         }
-        if (outer * p.tile_k) % (vec * threads) != 0 {
+        if (outer * p.tile_k) % (vec * threads) != 0 || (ring && vec * es != 16) {
             return Err(invalid(
                 name,
                 format!(
-                    "a {outer}×{} slab does not split evenly over {threads} threads",
-                    p.tile_k
+                    "a {outer}×{} slab does not split evenly over {threads} threads{}",
+                    p.tile_k,
+                    if ring { " in 16-byte chunks" } else { "" }
                 ),
             ));
+        }
+        let (frag_vec, loads) = (
+            widest_vec(per_thread, es),
+            outer * p.tile_k / (vec * threads),
+        );
+        if ring && contiguous_k {
+            // Stored along k, rows padded so that the lanes (g, t) of one shared-memory
+            // phase, reading row g at k offset t (scalars) or 2t (pairs, see `multiply`)
+            // hit distinct banks: a row stride of 4 reads' bytes mod 128. (Every such
+            // row starts 16-byte aligned, for the chunks.)
+            let pairs =
+                matches!(inner, Inner::Tf32) || matches!(inner, Inner::Dmma16 { k } if k >= 8);
+            let read = es * if pairs { 2 } else { 1 };
+            let mut row = p.tile_k;
+            while (row * es) % 128 != (4 * read) % 128 {
+                row += 1;
+            }
+            return Ok(Operand {
+                outer,
+                contiguous_k,
+                vec,
+                loads,
+                row_stride: row,
+                ks: 1,
+                os: row,
+                frag_vec,
+                lanes,
+                warps,
+                warp_tile,
+                per_thread,
+            });
         }
         let pad = if inner != Inner::Fma {
             // Matrix fragments: lanes (g, t) read row t at column g, so a row stride of
@@ -299,9 +367,11 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             outer,
             contiguous_k,
             vec,
-            loads: outer * p.tile_k / (vec * threads),
+            loads,
             row_stride: outer + pad,
-            frag_vec: widest_vec(per_thread, es),
+            ks: outer + pad,
+            os: 1,
+            frag_vec,
             lanes,
             warps,
             warp_tile,
@@ -314,9 +384,17 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     let b = operand(
         "tile_n", p.tile_n, !p.trans_b, thread_n, lanes_n, p.warps_n, wn,
     )?;
+    // Elements of one operand's stage: k rows, or m (n) rows.
+    let elems = |op: &Operand| {
+        if op.os == 1 {
+            p.tile_k * op.row_stride
+        } else {
+            op.outer * op.row_stride
+        }
+    };
     let round16 = |x: u32| x.next_multiple_of(16);
-    let a_stage = round16(p.tile_k * a.row_stride * es);
-    let stage = a_stage + round16(p.tile_k * b.row_stride * es);
+    let a_stage = round16(elems(&a) * es);
+    let stage = a_stage + round16(elems(&b) * es);
     // Beyond 48 KiB the tiles live in dynamic shared memory (the launch opts in), up to
     // what one block of the target may use.
     let limit = target
@@ -341,6 +419,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         bk: p.tile_k,
         threads,
         stages: p.stages,
+        ring,
         a,
         b,
         a_stage,
@@ -364,8 +443,31 @@ struct Loader {
     vleft: Vec<Option<Reg>>,
     /// Bytes to advance every pointer per slab.
     step: Reg,
+    /// The batch's matrix, read by zero-byte copies (which touch no memory) in place
+    /// of an address outside the matrix; and whether whole 16-byte chunks may be
+    /// copied (ring only).
+    base: Reg,
+    aligned: Option<Reg>,
+    /// Aligned, and the block's tile lies inside the matrix along m (n) (ring only).
+    interior: Option<Reg>,
+    /// Ring loaders whose loads all start at the same place in their row (the threads
+    /// cover whole rows of the slab per pass) keep only load 0's state: load j is
+    /// `j` passes further, see [`Uniform`].
+    uniform: Option<Uniform>,
     /// The registers holding the slab in flight.
     staged: Vec<Vec<Reg>>,
+}
+
+/// How load j of a uniform ring loader differs from load 0: `j` times these steps.
+#[derive(Debug, Clone, Copy)]
+struct Uniform {
+    /// Global bytes (u64 register: rows of the matrix times its leading dimension).
+    row_step: Reg,
+    /// Shared bytes, k rows (an operand copied along m or n) and rows left in the matrix
+    /// (an operand copied along k).
+    smem_step: u32,
+    k_step: u32,
+    left_step: u32,
 }
 
 /// Where a thread works: its index, the block's first row and column of C, and the
@@ -489,13 +591,49 @@ impl Gen<'_> {
                 },
             ),
             staged: Vec::new(),
+            base,
+            aligned,
+            interior: None,
+            uniform: None,
         };
+        let per_row = if op.contiguous_k {
+            bk / vec
+        } else {
+            op.outer / vec
+        };
+        // Each pass of the block's threads covers `passes_rows` whole rows (m or n rows
+        // of an operand copied along k, k rows of one copied along m or n).
+        let uniform_rows = (self.plan.ring && threads % per_row == 0).then_some(threads / per_row);
+        if let Some(rows) = uniform_rows {
+            let row_step = self.k.mul_wide_u32(ld, rows * es);
+            l.uniform = Some(if op.contiguous_k {
+                Uniform {
+                    row_step,
+                    smem_step: rows * op.os * es,
+                    k_step: 0,
+                    left_step: rows,
+                }
+            } else {
+                Uniform {
+                    row_step,
+                    smem_step: rows * op.ks * es,
+                    k_step: rows,
+                    left_step: 0,
+                }
+            });
+        }
+        if let (true, Some(al)) = (self.plan.ring, aligned) {
+            let end = self.k.add(Ty::U32, o0, op.outer);
+            let inside = self.k.setp(Cmp::Le, Ty::U32, end, bound);
+            l.interior = Some(self.k.and_pred(al, inside));
+        }
         if !op.contiguous_k {
             // step = bk·ld·es
             let s = self.k.mul_wide_u32(ld, bk * es);
             self.k.assign(l.step, s);
         }
-        for j in 0..op.loads {
+        let stored = if l.uniform.is_some() { 1 } else { op.loads };
+        for j in 0..stored {
             let v = self.k.add(Ty::U32, tid, j * threads);
             let per_row = if op.contiguous_k {
                 bk / vec
@@ -518,8 +656,8 @@ impl Gen<'_> {
             let elems = self.k.add(Ty::U64, wide, along64);
             let bytes = self.k.mul(Ty::U64, elems, es);
             let ptr = self.k.add(Ty::U64, base, bytes);
-            let row = self.k.mul(Ty::U32, vk, op.row_stride);
-            let at = self.k.add(Ty::U32, row, vo);
+            let row = self.k.mul(Ty::U32, vk, op.ks);
+            let at = self.k.fma(Ty::U32, vo, op.os, row);
             let bytes = self.k.mul(Ty::U32, at, es);
             let smem = self.k.add(Ty::U32, smem, bytes);
             // Rows (columns) left in the matrix from this load's first one, and the same
@@ -533,8 +671,10 @@ impl Gen<'_> {
             l.smem.push(smem);
             l.left.push(left);
             l.vleft.push(vleft);
-            let staged = (0..vec).map(|_| self.k.reg(self.plan.ty)).collect();
-            l.staged.push(staged);
+            if !self.plan.ring {
+                let staged = (0..vec).map(|_| self.k.reg(self.plan.ty)).collect();
+                l.staged.push(staged);
+            }
         }
         l
     }
@@ -612,6 +752,242 @@ impl Gen<'_> {
         }
     }
 
+    /// Copies the slab starting at k index `k_base` into the ring stage `stage` bytes
+    /// into the shared array (plus `part` bytes) with `cp.async`, zero-filling what lies outside the
+    /// matrix, and advances the pointers. Aligned operands move 16-byte chunks; others
+    /// element by element (4- or 8-byte copies; the predicate is uniform).
+    fn copy_slab(&mut self, l: &Loader, stage: Reg, part: u32, k_base: Reg, kdim: Reg) {
+        let (es, vec) = (self.plan.es, l.op.vec);
+        let edge = self.k.label();
+        let done = self.k.label();
+        // Load j: its pointer register (stored, or load 0's advanced by j row steps in
+        // `src`), and the immediate offsets of its shared address, k and rows left.
+        let uniform = l.uniform;
+        let src = uniform.map(|_| self.k.reg(Ty::U64));
+        let at = |g: &mut Self, j: usize| -> (Reg, u32, u32, u32) {
+            match (uniform, src) {
+                (Some(u), Some(src)) => {
+                    if j == 0 {
+                        g.k.assign(src, l.ptrs[0]);
+                    } else {
+                        g.k.add_to(src, u.row_step);
+                    }
+                    let j = j as u32;
+                    (src, j * u.smem_step, j * u.k_step, j * u.left_step)
+                }
+                _ => (l.ptrs[j], 0, 0, 0),
+            }
+        };
+        let slot = |j: usize| if uniform.is_some() { 0 } else { j };
+        let loads = l.op.loads as usize;
+        if let Some(interior) = l.interior {
+            // The common case, a whole aligned slab inside the matrix: one 16-byte copy
+            // per chunk and nothing to compute.
+            let last = self.k.add(Ty::U32, k_base, self.plan.bk);
+            let k_full = self.k.setp(Cmp::Le, Ty::U32, last, kdim);
+            let full = self.k.and_pred(interior, k_full);
+            self.k.bra_if(full, true, edge);
+            let mut dst = None;
+            for j in 0..loads {
+                let (ptr, off, _, _) = at(self, j);
+                if uniform.is_none() || j == 0 {
+                    dst = Some(self.k.add(Ty::U32, stage, l.smem[slot(j)]));
+                }
+                let d = dst.expect("set for load 0");
+                self.k.emit(format!(
+                    "cp.async.cg.shared.global [{d}+{}], [{ptr}], 16, 16",
+                    part + off
+                ));
+            }
+            self.advance(l);
+            self.k.bra(done);
+        }
+        self.k.place(edge);
+        for j in 0..loads {
+            let (ptr, off, k_off, left_off) = at(self, j);
+            let kg = self.k.add(Ty::U32, k_base, l.ks[slot(j)]);
+            let kg = if k_off > 0 {
+                self.k.add(Ty::U32, kg, k_off)
+            } else {
+                kg
+            };
+            let left = if left_off > 0 {
+                self.k.sub(Ty::S32, l.left[slot(j)], left_off)
+            } else {
+                l.left[slot(j)]
+            };
+            // Elements of this chunk inside the matrix: those before the k (or m, n) edge,
+            // none when the chunk's row (k row) lies outside.
+            let (along_left, across_in) = if l.op.contiguous_k {
+                let left_k = self.k.sub(Ty::S32, kdim, kg);
+                let inside = self.k.setp(Cmp::Gt, Ty::S32, left, 0i32);
+                (left_k, inside)
+            } else {
+                let inside = self.k.setp(Cmp::Lt, Ty::U32, kg, kdim);
+                (left, inside)
+            };
+            let pos = self.k.max(Ty::S32, along_left, 0u32);
+            let clamped = self.k.min(Ty::S32, pos, vec);
+            let count = self.k.selp(Ty::U32, clamped, 0u32, across_in);
+            let dst = self.k.add(Ty::U32, stage, l.smem[slot(j)]);
+            let off = part + off;
+            if let Some(aligned) = l.aligned {
+                let bytes = self.k.mul(Ty::U32, count, es);
+                let empty = self.k.setp(Cmp::Eq, Ty::U32, bytes, 0u32);
+                let src = self.k.selp(Ty::U64, l.base, ptr, empty);
+                self.k.when(aligned, false);
+                self.k.emit(format!(
+                    "cp.async.cg.shared.global [{dst}+{off}], [{src}], 16, {bytes}"
+                ));
+            }
+            self.copy_elements(l, ptr, (dst, off), count);
+        }
+        self.advance(l);
+        self.k.place(done);
+    }
+
+    /// Moves a loader's pointers to the next slab.
+    fn advance(&mut self, l: &Loader) {
+        for &p in &l.ptrs {
+            self.k.add_to(p, l.step);
+        }
+    }
+
+    /// The element-wise form of one chunk's copy of `count` elements from `ptr` to
+    /// shared `dst + offset`, for operands not aligned to 16 bytes (each copy guarded
+    /// off where they are).
+    fn copy_elements(&mut self, l: &Loader, ptr: Reg, (dst, offset): (Reg, u32), count: Reg) {
+        let (es, vec) = (self.plan.es, l.op.vec);
+        for e in 0..vec {
+            let inside = self.k.setp(Cmp::Gt, Ty::U32, count, e);
+            let bytes = self.k.selp(Ty::U32, es, 0u32, inside);
+            let at = self.k.add(Ty::U64, ptr, (e * es) as i64);
+            let src = self.k.selp(Ty::U64, at, l.base, inside);
+            if let Some(g) = l.aligned {
+                self.k.when(g, true);
+            }
+            self.k.emit(format!(
+                "cp.async.ca.shared.global [{dst}+{}], [{src}], {es}, {bytes}",
+                offset + e * es
+            ));
+        }
+    }
+
+    /// The register-staged main loop (module docs, "Main loop"): one or two stages.
+    fn staged_main_loop(
+        &mut self,
+        acc: &[Vec<Reg>],
+        la: &Loader,
+        lb: &Loader,
+        rd: (Reg, Reg),
+        kdim: Reg,
+    ) {
+        self.k.comment("prologue: slab 0 into stage 0");
+        // The first k index of the slab being multiplied.
+        let k_cur = self.k.mov(Ty::U32, 0u32);
+        self.load_slab(la, k_cur, kdim);
+        self.load_slab(lb, k_cur, kdim);
+        self.store_slab(la, 0);
+        self.store_slab(lb, self.plan.a_stage);
+        self.k.bar_sync();
+
+        let top = self.k.label();
+        let done = self.k.label();
+        self.k.place(top);
+        if self.plan.stages == 2 {
+            // Unrolled twice so both stages' offsets are immediates.
+            for s in 0..2 {
+                let (read, write) = (s * self.plan.stage, (1 - s) * self.plan.stage);
+                let finished = self.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+                self.k.bra_if(finished, false, done);
+                self.k.add_to(k_cur, self.plan.bk);
+                self.k
+                    .comment("prefetch the next slab (predicated off past k)");
+                self.load_slab(la, k_cur, kdim);
+                self.load_slab(lb, k_cur, kdim);
+                self.multiply(acc, rd.0, rd.1, read);
+                // The other stage was last read before the previous barrier.
+                self.store_slab(la, write);
+                self.store_slab(lb, write + self.plan.a_stage);
+                self.k.bar_sync();
+            }
+        } else {
+            let finished = self.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+            self.k.bra_if(finished, false, done);
+            self.multiply(acc, rd.0, rd.1, 0);
+            self.k.bar_sync();
+            self.k.add_to(k_cur, self.plan.bk);
+            self.load_slab(la, k_cur, kdim);
+            self.load_slab(lb, k_cur, kdim);
+            self.store_slab(la, 0);
+            self.store_slab(lb, self.plan.a_stage);
+            self.k.bar_sync();
+        }
+        self.k.bra(top);
+        self.k.place(done);
+    }
+
+    /// The `cp.async` ring (module docs, "Ring"): slabs run `stages − 1` ahead of the
+    /// one multiplied, one barrier per slab.
+    fn ring_main_loop(
+        &mut self,
+        acc: &[Vec<Reg>],
+        la: &Loader,
+        lb: &Loader,
+        rd: (Reg, Reg),
+        kdim: Reg,
+    ) {
+        let (stages, stage, a_stage, bk) = (
+            self.plan.stages,
+            self.plan.stage,
+            self.plan.a_stage,
+            self.plan.bk,
+        );
+        self.k
+            .comment("prologue: slabs 0..stages-1 into their stages");
+        let k_load = self.k.mov(Ty::U32, 0u32);
+        for s in 0..stages - 1 {
+            let at = self.k.mov(Ty::U32, s * stage);
+            self.copy_slab(la, at, 0, k_load, kdim);
+            self.copy_slab(lb, at, a_stage, k_load, kdim);
+            self.k.cp_async_commit();
+            self.k.add_to(k_load, bk);
+        }
+        // The first k index of the slab being multiplied, and the byte offsets of its
+        // stage and of the stage the copies fill.
+        let k_cur = self.k.mov(Ty::U32, 0u32);
+        let read = self.k.mov(Ty::U32, 0u32);
+        let write = self.k.mov(Ty::U32, (stages - 1) * stage);
+        let top = self.k.label();
+        let done = self.k.label();
+        self.k.place(top);
+        let finished = self.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
+        self.k.bra_if(finished, false, done);
+        // This thread's copies of the current slab have landed; after the barrier
+        // everyone's have, and everyone has finished the previous slab, whose stage
+        // the copies below refill.
+        self.k.cp_async_wait(stages - 2);
+        self.k.bar_sync();
+        self.copy_slab(la, write, 0, k_load, kdim);
+        self.copy_slab(lb, write, a_stage, k_load, kdim);
+        self.k.cp_async_commit();
+        self.k.add_to(k_load, bk);
+        let a_rd = self.k.add(Ty::U32, rd.0, read);
+        let b_rd = self.k.add(Ty::U32, rd.1, read);
+        self.multiply(acc, a_rd, b_rd, 0);
+        self.k.add_to(k_cur, bk);
+        for slot in [read, write] {
+            let next = self.k.add(Ty::U32, slot, stage);
+            let wrap = self.k.setp(Cmp::Eq, Ty::U32, next, stages * stage);
+            let v = self.k.selp(Ty::U32, 0u32, next, wrap);
+            self.k.assign(slot, v);
+        }
+        self.k.bra(top);
+        self.k.place(done);
+        // Nothing may be in flight when the block exits.
+        self.k.cp_async_wait(0);
+    }
+
     /// Stores the staged slab into shared memory, `part` bytes into the shared array.
     fn store_slab(&mut self, l: &Loader, part: u32) {
         let es = self.plan.es;
@@ -637,32 +1013,28 @@ impl Gen<'_> {
             // Lane (g, t) reads k rows 2t, 2t+1 (+8) at m = g (+8) + 16i, n = g + 8j, and
             // packs each k pair into one register.
             let bf16 = self.plan.ty == Ty::Bf16;
-            let pair = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
-                let lo =
-                    g.k.ld_shared(Ty::B16, base, (stage + (row * stride + col) * es) as i64);
-                let hi = g.k.ld_shared(
-                    Ty::B16,
-                    base,
-                    (stage + ((row + 1) * stride + col) * es) as i64,
-                );
+            let pair = |g: &mut Self, base: Reg, row: u32, op: Operand, col: u32| -> Reg {
+                let at = |r: u32| (stage + (r * op.ks + col * op.os) * es) as i64;
+                let lo = g.k.ld_shared(Ty::B16, base, at(row));
+                let hi = g.k.ld_shared(Ty::B16, base, at(row + 1));
                 g.k.pack_b16x2(lo, hi)
             };
             for kk in (0..self.plan.bk).step_by(16) {
                 let fa: Vec<[Reg; 4]> = (0..a.per_thread / 2)
                     .map(|i| {
-                        let (rs, m) = (a.row_stride, 16 * i);
+                        let m = 16 * i;
                         [
-                            pair(self, a_rd, kk, rs, m),
-                            pair(self, a_rd, kk, rs, m + 8),
-                            pair(self, a_rd, kk + 8, rs, m),
-                            pair(self, a_rd, kk + 8, rs, m + 8),
+                            pair(self, a_rd, kk, a, m),
+                            pair(self, a_rd, kk, a, m + 8),
+                            pair(self, a_rd, kk + 8, a, m),
+                            pair(self, a_rd, kk + 8, a, m + 8),
                         ]
                     })
                     .collect();
                 let fb: Vec<[Reg; 2]> = (0..b.per_thread / 2)
                     .map(|j| {
-                        let (rs, n) = (b.row_stride, 8 * j);
-                        [pair(self, b_rd, kk, rs, n), pair(self, b_rd, kk + 8, rs, n)]
+                        let n = 8 * j;
+                        [pair(self, b_rd, kk, b, n), pair(self, b_rd, kk + 8, b, n)]
                     })
                     .collect();
                 for (i, fai) in fa.iter().enumerate() {
@@ -689,31 +1061,38 @@ impl Gen<'_> {
         };
         if let Some(k) = m16n8 {
             let tf32 = self.plan.inner == Inner::Tf32;
-            let ld = |g: &mut Self, base: Reg, row: u32, stride: u32, col: u32| -> Reg {
-                let off = (stage + (row * stride + col) * es) as i64;
-                if tf32 {
-                    let x = g.k.ld_shared(Ty::F32, base, off);
-                    g.k.cvt_tf32(x)
+            let ty = if tf32 { Ty::F32 } else { Ty::F64 };
+            let quads = k / 4;
+            // The `quads` k values of lane t inside one instruction, in fragment order:
+            // k = quads·t + q (a permutation of the ISA's t + 4q, the same for A and B,
+            // so the sum over k is unchanged), which puts them side by side in a tile
+            // stored along k: one vector read per pair.
+            let lds = |g: &mut Self, base: Reg, kk: u32, op: Operand, col: u32| -> Vec<Reg> {
+                let off = |q: u32| (stage + ((kk + q) * op.ks + col * op.os) * es) as i64;
+                let mut regs = Vec::new();
+                if op.ks == 1 && quads >= 2 {
+                    for q in (0..quads).step_by(2) {
+                        regs.extend(g.ld_shared_vec(ty, 2, base, off(q) as u32));
+                    }
                 } else {
-                    g.k.ld_shared(Ty::F64, base, off)
+                    regs.extend((0..quads).map(|q| g.k.ld_shared(ty, base, off(q))));
                 }
+                if tf32 {
+                    regs = regs.into_iter().map(|x| g.k.cvt_tf32(x)).collect();
+                }
+                regs
             };
             for kk in (0..self.plan.bk).step_by(k as usize) {
                 let fa: Vec<Vec<Reg>> = (0..a.per_thread / 2)
                     .map(|i| {
-                        let (rs, m) = (a.row_stride, 16 * i);
-                        (0..k / 4)
-                            .flat_map(|q| [(kk + 4 * q, m), (kk + 4 * q, m + 8)])
-                            .map(|(row, col)| ld(self, a_rd, row, rs, col))
-                            .collect()
+                        // Fragment order: (row g, k q), (row g + 8, k q) for each q.
+                        let lo = lds(self, a_rd, kk, a, 16 * i);
+                        let hi = lds(self, a_rd, kk, a, 16 * i + 8);
+                        lo.into_iter().zip(hi).flat_map(|(l, h)| [l, h]).collect()
                     })
                     .collect();
                 let fb: Vec<Vec<Reg>> = (0..b.per_thread / 2)
-                    .map(|j| {
-                        (0..k / 4)
-                            .map(|q| ld(self, b_rd, kk + 4 * q, b.row_stride, 8 * j))
-                            .collect()
-                    })
+                    .map(|j| lds(self, b_rd, kk, b, 8 * j))
                     .collect();
                 for (i, fai) in fa.iter().enumerate() {
                     for (j, fbj) in fb.iter().enumerate() {
@@ -745,7 +1124,7 @@ impl Gen<'_> {
                         self.k.ld_shared(
                             Ty::F64,
                             a_rd,
-                            (stage + (kk * a.row_stride + i * 8) * es) as i64,
+                            (stage + (kk * a.ks + i * 8 * a.os) * es) as i64,
                         )
                     })
                     .collect();
@@ -754,7 +1133,7 @@ impl Gen<'_> {
                         self.k.ld_shared(
                             Ty::F64,
                             b_rd,
-                            (stage + (kk * b.row_stride + j * 8) * es) as i64,
+                            (stage + (kk * b.ks + j * 8 * b.os) * es) as i64,
                         )
                     })
                     .collect();
@@ -811,11 +1190,18 @@ impl Gen<'_> {
             let tig = self.rem(lane, 4);
             let row0 = self.k.add(Ty::U32, wrow, gid);
             let col0 = self.k.fma(Ty::U32, tig, 2u32, wcol);
-            // f16/bf16 lanes hold k pairs: their first k row is 2t.
-            let kmul = if self.plan.inner == Inner::Half { 2 } else { 1 };
-            let a_frag = self.k.fma(Ty::U32, tig, a.row_stride * kmul, row0);
+            // Lane t's first k row: 2t for f16/bf16 (k pairs), quads·t for the m16n8
+            // shapes (see `multiply`), t for m8n8k4.
+            let kmul = match self.plan.inner {
+                Inner::Half | Inner::Tf32 => 2,
+                Inner::Dmma16 { k } => k / 4,
+                _ => 1,
+            };
+            let a_row = self.k.mul(Ty::U32, row0, a.os);
+            let a_frag = self.k.fma(Ty::U32, tig, a.ks * kmul, a_row);
             let bg = self.k.add(Ty::U32, wcol, gid);
-            let b_frag = self.k.fma(Ty::U32, tig, b.row_stride * kmul, bg);
+            let b_col = self.k.mul(Ty::U32, bg, b.os);
+            let b_frag = self.k.fma(Ty::U32, tig, b.ks * kmul, b_col);
             return Coordinates {
                 tid,
                 m0,
@@ -940,48 +1326,11 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
         })
         .collect();
 
-    g.k.comment("prologue: slab 0 into stage 0");
-    // The first k index of the slab being multiplied.
-    let k_cur = g.k.mov(Ty::U32, 0u32);
-    g.load_slab(&la, k_cur, kdim);
-    g.load_slab(&lb, k_cur, kdim);
-    g.store_slab(&la, 0);
-    g.store_slab(&lb, plan.a_stage);
-    g.k.bar_sync();
-
-    let top = g.k.label();
-    let done = g.k.label();
-    g.k.place(top);
-    if plan.stages == 2 {
-        // Unrolled twice so both stages' offsets are immediates.
-        for s in 0..2 {
-            let (read, write) = (s * plan.stage, (1 - s) * plan.stage);
-            let finished = g.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
-            g.k.bra_if(finished, false, done);
-            g.k.add_to(k_cur, plan.bk);
-            g.k.comment("prefetch the next slab (predicated off past k)");
-            g.load_slab(&la, k_cur, kdim);
-            g.load_slab(&lb, k_cur, kdim);
-            g.multiply(&acc, a_rd0, b_rd0, read);
-            // The other stage was last read before the previous barrier.
-            g.store_slab(&la, write);
-            g.store_slab(&lb, write + plan.a_stage);
-            g.k.bar_sync();
-        }
+    if plan.ring {
+        g.ring_main_loop(&acc, &la, &lb, (a_rd0, b_rd0), kdim);
     } else {
-        let finished = g.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
-        g.k.bra_if(finished, false, done);
-        g.multiply(&acc, a_rd0, b_rd0, 0);
-        g.k.bar_sync();
-        g.k.add_to(k_cur, plan.bk);
-        g.load_slab(&la, k_cur, kdim);
-        g.load_slab(&lb, k_cur, kdim);
-        g.store_slab(&la, 0);
-        g.store_slab(&lb, plan.a_stage);
-        g.k.bar_sync();
+        g.staged_main_loop(&acc, &la, &lb, (a_rd0, b_rd0), kdim);
     }
-    g.k.bra(top);
-    g.k.place(done);
 
     g.k.comment("epilogue: D = alpha*acc + beta*C inside the matrix");
     let c_ptr = g.k.ld_param_global_ptr(&pc);
