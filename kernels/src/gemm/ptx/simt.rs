@@ -182,6 +182,25 @@ fn widest_vec(n: u32, es: u32) -> u32 {
     v
 }
 
+/// Whether lanes (g, t) = (lane / 4, lane % 4) of one shared-memory phase (the lanes
+/// whose reads of `read` elements fill 128 bytes) reading row g at element `lane_k · t`
+/// of a tile whose rows are `row_bytes` apart touch each 4-byte bank at most once.
+fn conflict_free_row(row_bytes: u32, es: u32, lane_k: u32, read: u32) -> bool {
+    let read_bytes = es * read;
+    let lanes = (128 / read_bytes).clamp(1, 32);
+    let mut banks = [false; 32];
+    for lane in 0..lanes {
+        let addr = (lane / 4) * row_bytes + (lane % 4) * lane_k * es;
+        for w in 0..read_bytes / 4 {
+            let bank = ((addr / 4 + w) % 32) as usize;
+            if std::mem::replace(&mut banks[bank], true) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     // Element type of A and B, and of C and the accumulation.
     let (ty, cty) = match (p.ab, p.c, p.compute) {
@@ -327,17 +346,17 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             outer * p.tile_k / (vec * threads),
         );
         if ring && contiguous_k {
-            // Stored along k, rows padded so that the lanes (g, t) of one shared-memory
-            // phase, reading row g at k offset t (scalars) or 2t (pairs, see `multiply`)
-            // hit distinct banks: a row stride of 4 reads' bytes mod 128. (Every such
-            // row starts 16-byte aligned, for the chunks.)
-            let pairs =
-                matches!(inner, Inner::Tf32) || matches!(inner, Inner::Dmma16 { k } if k >= 8);
-            let read = es * if pairs { 2 } else { 1 };
-            let mut row = p.tile_k;
-            while (row * es) % 128 != (4 * read) % 128 {
-                row += 1;
-            }
+            // Stored along k, rows padded (the shortest that works, each starting
+            // 16-byte aligned for the chunks) so that the fragment reads of one
+            // shared-memory phase hit distinct banks (see `conflict_free_row`).
+            let (lane_k, read) = match inner {
+                Inner::Tf32 => (2, 2),
+                Inner::Dmma16 { k } if k >= 8 => (k / 4, 2),
+                _ => (1, 1),
+            };
+            let row = (p.tile_k..p.tile_k + 128)
+                .find(|&r| (r * es) % 16 == 0 && conflict_free_row(r * es, es, lane_k, read))
+                .unwrap_or(p.tile_k.next_multiple_of(16 / es));
             return Ok(Operand {
                 outer,
                 contiguous_k,
@@ -1388,7 +1407,15 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     // Launch bounds: the block size. (Asking for two resident 256-thread blocks, i.e.
     // at most 128 registers, makes ptxas 12 spill ~40 bytes in the 128×128 SIMT kernel,
     // which uses 125-129 unconstrained.)
-    let bounds = format!(")\n.maxntid {}, 1, 1\n", plan.threads);
+    // Rings in dynamic shared memory: without a stated minimum of one resident block,
+    // ptxas 12 may cap registers for an occupancy the shared memory never allows, and
+    // spill (f64 32×64×16 in 4 stages: 80 registers and 12 bytes of spills, against 88
+    // registers and none with it).
+    let bounds = format!(
+        ")\n.maxntid {}, 1, 1\n{}",
+        plan.threads,
+        if plan.ring { ".minnctapersm 1\n" } else { "" }
+    );
     let text = module.text().replacen(")\n{\n", &(bounds + "{\n"), 1);
     if !dynamic {
         return Ok(text);
@@ -1450,6 +1477,27 @@ mod tests {
                 assert!(seen.iter().all(|&c| c == 1), "{p:?}: {seen:?}");
             }
         }
+    }
+
+    #[test]
+    fn rows_stored_along_k_are_padded_to_conflict_free_strides() {
+        // f64 scalar reads (16 lanes of 8 bytes per phase): 32 bytes mod 128.
+        assert!(conflict_free_row(160, 8, 1, 1));
+        assert!(!conflict_free_row(128, 8, 1, 1));
+        // f64 pairs at k = 2t (m16n8k8): 64 mod 128; at k = 4t (m16n8k16): 16 mod 32.
+        assert!(conflict_free_row(192, 8, 2, 2));
+        assert!(!conflict_free_row(160, 8, 2, 2));
+        assert!(conflict_free_row(144, 8, 4, 2));
+        assert!(!conflict_free_row(192, 8, 4, 2));
+        // tf32 pairs at k = 2t: 32 bytes mod 128.
+        assert!(conflict_free_row(96, 4, 2, 2));
+        assert!(!conflict_free_row(64, 4, 2, 2));
+        // The planned rows: m16n8k16 f64 with 16-deep slabs pads 16 to 18 elements.
+        let mut p = super::super::dmma(64, 16, 3, true, false);
+        p.instruction = GemmInstruction::MmaSync { m: 16, n: 8, k: 16 };
+        let plan = plan(&p, &sm90()).unwrap();
+        assert_eq!((plan.a.os, plan.a.ks), (18, 1));
+        assert_eq!(plan.b.os, 18);
     }
 
     #[test]
