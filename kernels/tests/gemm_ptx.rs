@@ -505,8 +505,8 @@ fn simt_kernels_compute_gemm_in_the_simulator() {
     }
 }
 
-/// The `cp.async` ring of the matrix-instruction kernels (f64 DMMA m8n8k4 and, on
-/// compute capability 9.0, m16n8k4/8/16; tf32 m16n8k8), 3 to 5 stages deep, every
+/// The `cp.async` ring of the register-tiled kernels (f64 DMMA m8n8k4 and, on compute
+/// capability 9.0, m16n8k4/8/16; tf32 m16n8k8; f32 and f64 SIMT), 3 to 5 stages deep, every
 /// transpose: the problems cover k edges inside a chunk, misaligned operands (copied
 /// element by element), k = 0 and several trips around the ring (k = 150).
 #[test]
@@ -528,6 +528,15 @@ fn ring_kernels_compute_gemm_in_the_simulator() {
                     ..ptx::fallback_tf32(ta, tb)
                 },
             ];
+            // SIMT (FMA) rings: operands contiguous along k are scattered into k-major
+            // tiles element by element.
+            for (ab, stages) in [(rocm_core::DType::F32, 3), (rocm_core::DType::F64, 4)] {
+                variants.push(GemmParams {
+                    stages,
+                    tile_k: 16,
+                    ..ptx::simt(ab, 64, 4, ta, tb)
+                });
+            }
             let mut k4 = ptx::dmma(64, 8, 5, ta, tb);
             k4.tile_n = 32;
             k4.instruction = GemmInstruction::MmaSync { m: 16, n: 8, k: 4 };

@@ -279,7 +279,11 @@ pub fn default_variants() -> Vec<GemmParams> {
             for (tile, tile_k, stages) in [(64, 16, 2), (32, 8, 1)] {
                 out.push(dmma(tile, tile_k, stages, trans_a, trans_b));
             }
-            // The cp.async ring: f64 DMMA 4 stages deep, tf32 3.
+            // The cp.async ring: f64 DMMA 4 stages deep, tf32 3, f32 SIMT 3.
+            out.push(GemmParams {
+                stages: 3,
+                ..simt(DType::F32, 128, 8, trans_a, trans_b)
+            });
             out.push(dmma(64, 16, 4, trans_a, trans_b));
             out.push(GemmParams {
                 stages: 3,
@@ -377,8 +381,8 @@ pub fn dmma(tile: u32, tile_k: u32, stages: u32, trans_a: bool, trans_b: bool) -
 /// or 32 f64 accumulators per thread (more would spill).
 ///
 /// - f32: SIMT tiles of 32..256 × 32..256 × 8..32 over 1..4 × 1..4 warps, thread tiles
-///   of 2..8 × 2..8, one or two stages; the matrix-instruction tiles below also in
-///   `cp.async` rings of 3..6 stages.
+///   of 2..8 × 2..8, one or two stages staged through registers or a `cp.async`
+///   ring of 3..6 stages (so too the matrix-instruction tiles below).
 /// - tf32 (`reduced_f32`): `mma.sync` m16n8k8 on the same grid of tiles and warps; on
 ///   compute capability 9.0, `wgmma` tiles (A transposed, B not).
 /// - f64: DMMA (`mma.sync` m8n8k4, and m16n8k4/8/16 on compute capability 9.0) and
@@ -467,8 +471,7 @@ pub fn tuning_candidates(
                 for &tile_k in &[8, 16, 32] {
                     for &(warps_m, warps_n) in &[(1, 2), (2, 1), (2, 2), (2, 4), (4, 2), (4, 4)] {
                         for &instruction in instructions {
-                            // 1..2: staged through registers; 3..6: a cp.async ring
-                            // (matrix instructions only: `program` refuses the rest).
+                            // 1..2: staged through registers; 3..6: a cp.async ring.
                             for stages in 1..=6 {
                                 v.push(GemmParams {
                                     tile_m,

@@ -27,7 +27,7 @@
 //! With one stage the loads follow the compute behind a second barrier.
 //!
 //! ## Ring
-//! With 3..=8 stages (f64 DMMA and tf32 only) the operands go straight from global to
+//! With 3..=8 stages (every inner product but f16/bf16) the operands go straight from global to
 //! shared memory with `cp.async`, `stages − 1` slabs ahead of the one multiplied, and
 //! no staging registers. Each step waits for its own slab's copies
 //! (`cp.async.wait_group stages − 2`), passes the one barrier of the step (after which
@@ -35,7 +35,9 @@
 //! refills the previous slab's stage with the slab `stages − 1` ahead, and multiplies.
 //! An operand contiguous along m (n) keeps the k-major tile; one contiguous along k is
 //! stored along k, `A_s[m][k]` (rows padded to 4 mod 8 elements, conflict-free for the
-//! fragment reads), since `cp.async` cannot transpose. Copies move 16-byte chunks with
+//! fragment reads), since `cp.async` cannot transpose; the FMA kernel, whose fragments
+//! are vectors along m (n), instead scatters such an operand into its k-major tile with
+//! one 4- or 8-byte copy per element. Other copies move 16-byte chunks with
 //! the bytes past an edge zero-filled (the source size operand); an operand whose
 //! leading dimension or batch base is not 16-byte aligned is copied element by element
 //! (4- or 8-byte `cp.async.ca`), under a uniform predicate.
@@ -73,6 +75,9 @@ struct Operand {
     outer: u32,
     /// Stored contiguously along k (A transposed, B not transposed).
     contiguous_k: bool,
+    /// Copied by the ring element by element into a k-major tile (the FMA kernel's
+    /// fragments are vectors along m or n, so the ring transposes such an operand).
+    scatter: bool,
     /// Elements per global load.
     vec: u32,
     /// Loads per thread per slab.
@@ -284,19 +289,13 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             format!("{threads} threads exceed 1024"),
         ));
     }
-    // Three or more stages: a `cp.async` ring, for the matrix instructions (whose
-    // fragments are read one element at a time, so either shared layout serves them).
+    // Three or more stages: a `cp.async` ring (module docs, "Ring").
     let ring = p.stages >= 3;
-    let max_stages = if matches!(inner, Inner::Dmma | Inner::Dmma16 { .. } | Inner::Tf32) {
-        MAX_RING_STAGES
-    } else {
-        2
-    };
-    if !(1..=max_stages).contains(&p.stages) {
+    if !(1..=MAX_RING_STAGES).contains(&p.stages) || (half && ring) {
         return Err(invalid(
             "stages",
             format!(
-                "{} (this kernel has 1 or 2 register-staged stages, or a cp.async ring of 3..={MAX_RING_STAGES} for f64 DMMA and tf32)",
+                "{} (this kernel has 1 or 2 register-staged stages, or a cp.async ring of 3..={MAX_RING_STAGES}, not for f16/bf16)",
                 p.stages
             ),
         ));
@@ -345,7 +344,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             widest_vec(per_thread, es),
             outer * p.tile_k / (vec * threads),
         );
-        if ring && contiguous_k {
+        if ring && contiguous_k && inner != Inner::Fma {
             // Stored along k, rows padded (the shortest that works, each starting
             // 16-byte aligned for the chunks) so that the fragment reads of one
             // shared-memory phase hit distinct banks (see `conflict_free_row`).
@@ -360,6 +359,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
             return Ok(Operand {
                 outer,
                 contiguous_k,
+                scatter: false,
                 vec,
                 loads,
                 row_stride: row,
@@ -385,6 +385,7 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
         Ok(Operand {
             outer,
             contiguous_k,
+            scatter: ring && contiguous_k,
             vec,
             loads,
             row_stride: outer + pad,
@@ -641,10 +642,14 @@ impl Gen<'_> {
                 }
             });
         }
-        if let (true, Some(al)) = (self.plan.ring, aligned) {
+        if self.plan.ring {
             let end = self.k.add(Ty::U32, o0, op.outer);
             let inside = self.k.setp(Cmp::Le, Ty::U32, end, bound);
-            l.interior = Some(self.k.and_pred(al, inside));
+            // Element copies need no alignment.
+            l.interior = Some(match aligned {
+                Some(al) if !op.scatter => self.k.and_pred(al, inside),
+                _ => inside,
+            });
         }
         if !op.contiguous_k {
             // step = bk·ld·es
@@ -813,10 +818,20 @@ impl Gen<'_> {
                     dst = Some(self.k.add(Ty::U32, stage, l.smem[slot(j)]));
                 }
                 let d = dst.expect("set for load 0");
-                self.k.emit(format!(
-                    "cp.async.cg.shared.global [{d}+{}], [{ptr}], 16, 16",
-                    part + off
-                ));
+                if l.op.scatter {
+                    for e in 0..vec {
+                        self.k.emit(format!(
+                            "cp.async.ca.shared.global [{d}+{}], [{ptr}+{}], {es}, {es}",
+                            part + off + e * l.op.ks * es,
+                            e * es
+                        ));
+                    }
+                } else {
+                    self.k.emit(format!(
+                        "cp.async.cg.shared.global [{d}+{}], [{ptr}], 16, 16",
+                        part + off
+                    ));
+                }
             }
             self.advance(l);
             self.k.bra(done);
@@ -850,16 +865,20 @@ impl Gen<'_> {
             let count = self.k.selp(Ty::U32, clamped, 0u32, across_in);
             let dst = self.k.add(Ty::U32, stage, l.smem[slot(j)]);
             let off = part + off;
-            if let Some(aligned) = l.aligned {
-                let bytes = self.k.mul(Ty::U32, count, es);
-                let empty = self.k.setp(Cmp::Eq, Ty::U32, bytes, 0u32);
-                let src = self.k.selp(Ty::U64, l.base, ptr, empty);
-                self.k.when(aligned, false);
-                self.k.emit(format!(
-                    "cp.async.cg.shared.global [{dst}+{off}], [{src}], 16, {bytes}"
-                ));
-            }
-            self.copy_elements(l, ptr, (dst, off), count);
+            let guard = match l.aligned {
+                Some(aligned) if !l.op.scatter => {
+                    let bytes = self.k.mul(Ty::U32, count, es);
+                    let empty = self.k.setp(Cmp::Eq, Ty::U32, bytes, 0u32);
+                    let src = self.k.selp(Ty::U64, l.base, ptr, empty);
+                    self.k.when(aligned, false);
+                    self.k.emit(format!(
+                        "cp.async.cg.shared.global [{dst}+{off}], [{src}], 16, {bytes}"
+                    ));
+                    Some(aligned)
+                }
+                _ => None,
+            };
+            self.copy_elements(l, ptr, (dst, off), count, guard);
         }
         self.advance(l);
         self.k.place(done);
@@ -873,21 +892,30 @@ impl Gen<'_> {
     }
 
     /// The element-wise form of one chunk's copy of `count` elements from `ptr` to
-    /// shared `dst + offset`, for operands not aligned to 16 bytes (each copy guarded
-    /// off where they are).
-    fn copy_elements(&mut self, l: &Loader, ptr: Reg, (dst, offset): (Reg, u32), count: Reg) {
+    /// shared `dst + offset`: for operands not aligned to 16 bytes (each copy guarded
+    /// off, by `aligned`, where they are), and for scattered operands (each element to
+    /// its own k row).
+    fn copy_elements(
+        &mut self,
+        l: &Loader,
+        ptr: Reg,
+        (dst, offset): (Reg, u32),
+        count: Reg,
+        aligned: Option<Reg>,
+    ) {
         let (es, vec) = (self.plan.es, l.op.vec);
+        let stride = if l.op.scatter { l.op.ks * es } else { es };
         for e in 0..vec {
             let inside = self.k.setp(Cmp::Gt, Ty::U32, count, e);
             let bytes = self.k.selp(Ty::U32, es, 0u32, inside);
             let at = self.k.add(Ty::U64, ptr, (e * es) as i64);
             let src = self.k.selp(Ty::U64, at, l.base, inside);
-            if let Some(g) = l.aligned {
+            if let Some(g) = aligned {
                 self.k.when(g, true);
             }
             self.k.emit(format!(
                 "cp.async.ca.shared.global [{dst}+{}], [{src}], {es}, {bytes}",
-                offset + e * es
+                offset + e * stride
             ));
         }
     }
@@ -1507,7 +1535,14 @@ mod tests {
         p.warps_n = 3;
         assert!(generate(&p, &sm90()).is_err());
         let mut p = good.clone();
+        p.stages = 9; // rings are 3..=8 deep
+        assert!(generate(&p, &sm90()).is_err());
+        let mut p = super::super::half(DType::F16, false, false);
+        p.stages = 3; // no f16/bf16 ring
+        assert!(generate(&p, &sm90()).is_err());
+        let mut p = good.clone();
         p.stages = 3;
+        p.tile_k = 2; // a 128×2 slab is not 16-byte chunks for 256 threads
         assert!(generate(&p, &sm90()).is_err());
         let mut p = good.clone();
         p.tile_k = 128; // 2 × 128 KiB of shared memory
