@@ -42,6 +42,67 @@ pub struct FftArgs {
 }
 
 pub fn run(a: &FftArgs) -> Result<(), Box<dyn std::error::Error>> {
+    measure(a).map(|_| ())
+}
+
+/// The suite's FFT section: one transform of each kind, precision and dimensionality
+/// (smooth, prime and Bluestein lengths, batched, in and out of place) on the CPU,
+/// failing when the relative L2 error against the reference exceeds the FFT issue's
+/// bound: 4·ε·√max(1, log2 N) for smooth lengths, 16·ε·√max(1, log2 N) for lengths with a
+/// prime factor above 13 (ε of the plan's precision; f64 plans are checked against a
+/// double-double reference).
+pub fn quick() -> Result<(), Box<dyn std::error::Error>> {
+    let cases: [(&str, &str, &[usize], usize, bool); 8] = [
+        ("c2c", "f32", &[1024], 4, false),
+        ("c2c", "f64", &[1000], 2, true),
+        ("c2c", "f32", &[997], 1, false),
+        ("c2c", "f64", &[1042], 1, false),
+        ("r2c", "f32", &[4096], 3, false),
+        ("c2r", "f64", &[360], 2, false),
+        ("c2c", "f64", &[64, 48], 1, false),
+        ("r2c", "f32", &[32, 16, 12], 2, true),
+    ];
+    for (kind, precision, length, batch, inplace) in cases {
+        let a = FftArgs {
+            length: length.to_vec(),
+            batch,
+            kind: kind.into(),
+            inverse: false,
+            precision: precision.into(),
+            inplace,
+            ntrial: 3,
+            explain: false,
+            device: "cpu".into(),
+        };
+        let Some(err) = measure(&a)? else {
+            continue;
+        };
+        let n: usize = length.iter().product();
+        let eps = if precision == "f32" {
+            f32::EPSILON as f64
+        } else {
+            f64::EPSILON
+        };
+        let largest_prime = length
+            .iter()
+            .filter_map(|&l| rocm_fft::plan::prime_factors(l).last().copied())
+            .max()
+            .unwrap_or(1);
+        let factor = if largest_prime > 13 { 16.0 } else { 4.0 };
+        let bound = factor * eps * (n as f64).log2().max(1.0).sqrt();
+        if err.is_nan() || err > bound {
+            return Err(format!(
+                "fft {kind} {precision} {length:?}: relative L2 error {err:.2e} > {bound:.2e}"
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Plans, executes and prints one transform's line; returns its error against the
+/// reference where one is computed.
+fn measure(a: &FftArgs) -> Result<Option<f64>, Box<dyn std::error::Error>> {
     let dev = Device::open(&a.device)?;
     let precision: Precision = a.precision.parse()?;
     let kind = match (a.kind.as_str(), a.inverse) {
@@ -100,7 +161,7 @@ pub fn run(a: &FftArgs) -> Result<(), Box<dyn std::error::Error>> {
         bytes / med / 1e9,
         err.map_or("n/a".into(), |e| format!("{e:.3e}"))
     );
-    Ok(())
+    Ok(err)
 }
 
 /// Scalars of the storage type as f64, and back.
@@ -230,12 +291,14 @@ fn bench_t<S: Num>(
             }
         })
         .collect();
+    // f64 plans against a double-double reference (an f64 one would be as inexact).
+    let dd = std::mem::size_of::<S>() == 8;
     let want: Vec<Complex64> = match kind {
         TransformType::ComplexForward | TransformType::ComplexInverse => {
-            transform_nd(&x, &a.length, kind.is_forward(), false)
+            transform_nd(&x, &a.length, kind.is_forward(), dd)
         }
         TransformType::RealForward => {
-            let full = transform_nd(&x, &a.length, true, false);
+            let full = transform_nd(&x, &a.length, true, dd);
             (0..c_lens.iter().product())
                 .map(|e| full[e % c_lens[0] + a.length[0] * (e / c_lens[0])])
                 .collect()
@@ -244,7 +307,7 @@ fn bench_t<S: Num>(
             if a.length.len() > 1 {
                 return Ok((times, None));
             }
-            rocm_fft::reference::real_inverse(&x, a.length[0], false)
+            rocm_fft::reference::real_inverse(&x, a.length[0], dd)
                 .into_iter()
                 .map(|v| Complex64::new(v, 0.0))
                 .collect()
@@ -261,4 +324,12 @@ fn bench_t<S: Num>(
         })
         .collect();
     Ok((times, Some(rel_l2(&got, &want))))
+}
+
+#[cfg(test)]
+mod quick_tests {
+    #[test]
+    fn the_suite_section_passes() {
+        super::quick().unwrap();
+    }
 }

@@ -10,6 +10,7 @@ mod blas;
 mod blas_gemm;
 mod blas_level2;
 mod blas_level3;
+mod blas_quick;
 mod ccl;
 mod disasm;
 mod dnn;

@@ -3,7 +3,7 @@
 //! Each library adds its section here as it lands; a section prints its own table and
 //! fails the suite if its check fails.
 
-use crate::{bandwidth, dnn, info, solver, sparse};
+use crate::{bandwidth, blas_quick, dnn, fft, info, solver, sparse};
 
 #[derive(clap::Args)]
 pub struct SuiteArgs {
@@ -17,6 +17,10 @@ pub fn run(args: &SuiteArgs) -> Result<(), Box<dyn std::error::Error>> {
     info::run(&info::InfoArgs::default())?;
     println!("\n== bandwidth");
     bandwidth::run(&bandwidth::BandwidthArgs::quick(args.device.clone()))?;
+    println!("\n== blas (Level 1, 2, 3 on the chosen device)");
+    blas_quick::quick(args.device.as_deref())?;
+    println!("\n== fft (cpu)");
+    fft::quick()?;
     println!("\n== solver (cpu)");
     for r in [
         solver::Routine::Getrf,
