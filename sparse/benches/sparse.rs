@@ -50,8 +50,8 @@ fn spmv_bytes(a: &Csr<i32, f64>) -> u64 {
     nnz * (8 + 4) + (m + 1) * 4 + n * 8 + m * 16
 }
 
-/// `Σ x[idx[k]]` with four accumulators, prefetching `x[idx[k + 64]]` (the SpMV
-/// kernel's distance).
+/// `Σ x[idx[k]]` with four accumulators, prefetching `x[idx[k + 64]]` into L2 (the
+/// SpMV kernel's distance and hint).
 fn gather_sum(idx: &[i32], x: &[f64]) -> f64 {
     const AHEAD: usize = 64;
     let mut acc = [0.0f64; 4];
@@ -70,8 +70,8 @@ fn prefetch(x: &[f64], j: usize) {
     // SAFETY: a prefetch is a hint: it never faults whatever the address, and
     // `wrapping_add` keeps the address computation defined.
     unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(x.as_ptr().wrapping_add(j).cast::<i8>());
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+        _mm_prefetch::<_MM_HINT_T1>(x.as_ptr().wrapping_add(j).cast::<i8>());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (x, j);
