@@ -798,6 +798,28 @@ impl Blas {
         };
         s.check_lds()?;
         let (ea, eb, ec) = s.extents();
+        if self.dispatch() == Dispatch::Gpu {
+            // One launch over the batch (the grid's z dimension).
+            check::batch("a", a.len(), ea, stride_a, batch_count, false)?;
+            check::batch("b", b.len(), eb, stride_b, batch_count, false)?;
+            check::batch("c", c.len(), ec, stride_c, batch_count, true)?;
+            self.check_device("a", a.device())?;
+            self.check_device("b", b.device())?;
+            self.check_device("c", c.device())?;
+            if m == 0 || n == 0 || batch_count == 0 {
+                return Ok(());
+            }
+            return crate::gpu::extension::geam(
+                self,
+                &s,
+                alpha,
+                (a.address(), stride_a),
+                beta,
+                (b.address(), stride_b),
+                (c.address(), stride_c),
+                batch_count,
+            );
+        }
         let ins = [("a", a, ea, stride_a), ("b", b, eb, stride_b)];
         self.strided(
             "geam_strided_batched",
@@ -870,6 +892,26 @@ impl Blas {
         };
         s.check_lds()?;
         let (ea, ex, ec) = s.extents();
+        if self.dispatch() == Dispatch::Gpu {
+            // One launch over the batch (the grid's z dimension).
+            check::batch("a", a.len(), ea, stride_a, batch_count, false)?;
+            check::batch("x", x.len(), ex, stride_x, batch_count, false)?;
+            check::batch("c", c.len(), ec, stride_c, batch_count, true)?;
+            self.check_device("a", a.device())?;
+            self.check_device("x", x.device())?;
+            self.check_device("c", c.device())?;
+            if m == 0 || n == 0 || batch_count == 0 {
+                return Ok(());
+            }
+            return crate::gpu::extension::dgmm::<T>(
+                self,
+                &s,
+                (a.address(), stride_a),
+                (x.address(), stride_x),
+                (c.address(), stride_c),
+                batch_count,
+            );
+        }
         let ins = [("a", a, ea, stride_a), ("x", x, ex, stride_x)];
         self.strided(
             "dgmm_strided_batched",

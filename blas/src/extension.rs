@@ -3,10 +3,14 @@
 //!
 //! geam: a zero α (β) does not read A (B). dgmm: x has n entries (side = Right) or m
 //! (Left), with BLAS's increment rule (negative increments walk it from the far end).
+//!
+//! CPU: `cpu::elementwise`. GPUs: the generated kernels of `gpu::extension` (f32, f64 on
+//! NVIDIA devices; other types and devices answer `Unsupported`).
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::handle::Engine;
+use crate::gpu::extension as gpu;
+use crate::handle::Dispatch;
 use crate::{check, cpu, Blas, Scalar, Side, Transpose};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
@@ -145,12 +149,22 @@ impl Blas {
         if m == 0 || n == 0 {
             return Ok(());
         }
-        match self.engine("geam")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, b) = (check::host("a", a)?, check::host("b", b)?);
                 s.run(alpha, a, beta, b, check::host_mut("c", c)?);
                 Ok(())
             }
+            Dispatch::Gpu => gpu::geam(
+                self,
+                &s,
+                alpha,
+                (a.address(), 0),
+                beta,
+                (b.address(), 0),
+                (c.address(), 0),
+                1,
+            ),
         }
     }
 
@@ -182,12 +196,20 @@ impl Blas {
         if m == 0 || n == 0 {
             return Ok(());
         }
-        match self.engine("dgmm")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, x) = (check::host("a", a)?, check::host("x", x)?);
                 s.run(a, x, check::host_mut("c", c)?);
                 Ok(())
             }
+            Dispatch::Gpu => gpu::dgmm::<T>(
+                self,
+                &s,
+                (a.address(), 0),
+                (x.address(), 0),
+                (c.address(), 0),
+                1,
+            ),
         }
     }
 }

@@ -91,14 +91,14 @@ fn check_trtri<T: Scalar>(uplo: Uplo, diag: Diag, n: usize, (pa, pi): (usize, us
 
 #[allow(clippy::too_many_arguments)]
 fn check_geam<T: Scalar>(
+    dev: &Device,
     (ta, tb): (Transpose, Transpose),
     (m, n): (usize, usize),
     (pa, pb, pc): (usize, usize, usize),
     (za, zb): (bool, bool),
     seed: u64,
 ) {
-    let dev = Device::cpu();
-    let blas = Blas::new(&dev);
+    let blas = Blas::new(dev);
     let mut r = rng(seed);
     let (ar, ac) = ta.stored_dims(m, n);
     let (br, bc) = tb.stored_dims(m, n);
@@ -134,7 +134,7 @@ fn check_geam<T: Scalar>(
     )
     .unwrap();
     let got = cd.to_vec().unwrap();
-    let what = format!("{}geam {ta}{tb} m={m} n={n}", T::PREFIX);
+    let what = format!("{}geam {ta}{tb} m={m} n={n} on {}", T::PREFIX, dev.id());
     for j in 0..n {
         for i in 0..m {
             let mut want = T::zero().widen();
@@ -166,14 +166,14 @@ fn check_geam<T: Scalar>(
 }
 
 fn check_dgmm<T: Scalar>(
+    dev: &Device,
     side: Side,
     (m, n): (usize, usize),
     (pa, pc): (usize, usize),
     incx: isize,
     seed: u64,
 ) {
-    let dev = Device::cpu();
-    let blas = Blas::new(&dev);
+    let blas = Blas::new(dev);
     let mut r = rng(seed);
     let (lda, ldc) = (m.max(1) + pa, m.max(1) + pc);
     let k = if side == Side::Left { m } else { n };
@@ -204,7 +204,7 @@ fn check_dgmm<T: Scalar>(
                 av.widen() * d.widen(),
                 abs(av) * abs(d),
                 1.0,
-                &format!("{}dgmm {side:?} ({i},{j})", T::PREFIX),
+                &format!("{}dgmm {side:?} ({i},{j}) on {}", T::PREFIX, dev.id()),
             );
         }
     }
@@ -243,7 +243,7 @@ macro_rules! ext_props {
                 fn geam(ta in trans(), tb in trans(), m in dims(), n in dims(),
                         p in (0usize..3, 0usize..3, 0usize..3), za in any::<bool>(),
                         zb in any::<bool>(), seed in any::<u64>()) {
-                    check_geam::<$t>((ta, tb), (m, n), p, (za, zb), seed);
+                    check_geam::<$t>(&Device::cpu(), (ta, tb), (m, n), p, (za, zb), seed);
                 }
 
                 #[test]
@@ -251,7 +251,7 @@ macro_rules! ext_props {
                         pc in 0usize..3, incx in prop_oneof![Just(1isize), Just(2), Just(-1), Just(-2)],
                         seed in any::<u64>()) {
                     let side = if left { Side::Left } else { Side::Right };
-                    check_dgmm::<$t>(side, (m, n), (pa, pc), incx, seed);
+                    check_dgmm::<$t>(&Device::cpu(), side, (m, n), (pa, pc), incx, seed);
                 }
             }
         }
@@ -272,13 +272,14 @@ fn blocked_trtri() {
         }
     }
     check_geam::<f32>(
+        &Device::cpu(),
         (Transpose::T, Transpose::N),
         (300, 200),
         (1, 0, 2),
         (false, false),
         13,
     );
-    check_dgmm::<Complex64>(Side::Left, (300, 150), (0, 1), -1, 14);
+    check_dgmm::<Complex64>(&Device::cpu(), Side::Left, (300, 150), (0, 1), -1, 14);
 }
 
 #[test]
@@ -317,4 +318,212 @@ fn argument_errors_name_the_argument() {
         .dgmm(Side::Left, 4, 4, &av, 4, &av, 6, &mut c.as_slice_mut(), 4)
         .unwrap_err();
     assert_eq!(name(err), "x");
+}
+
+/// CUDA devices present (none: the GPU tests print why they skip).
+fn cuda_devices() -> Vec<Device> {
+    let found: Vec<Device> = Device::enumerate()
+        .into_iter()
+        .filter_map(|d| Device::open(&d.id).ok())
+        .filter(|d| d.kind() == rocm_core::BackendKind::Cuda)
+        .collect();
+    if found.is_empty() {
+        eprintln!("skipped: no CUDA device present for the GPU geam/dgmm tests");
+    }
+    found
+}
+
+/// geam and dgmm on CUDA (f32, f64) with the same checks as on the CPU: every
+/// transpose pair, zero coefficients over NaN, edges around the kernels' 32×32 tiles,
+/// padded leading dimensions, negative increments, and random cases.
+#[test]
+fn geam_and_dgmm_on_cuda() {
+    let ts = [Transpose::N, Transpose::T, Transpose::C];
+    for dev in cuda_devices() {
+        let mut seed = 100;
+        for (m, n) in [(1, 1), (31, 33), (64, 32), (65, 97), (300, 7)] {
+            for ta in ts {
+                for tb in ts {
+                    for z in [(false, false), (true, false), (false, true), (true, true)] {
+                        seed += 1;
+                        check_geam::<f32>(&dev, (ta, tb), (m, n), (1, 0, 3), z, seed);
+                        check_geam::<f64>(&dev, (ta, tb), (m, n), (0, 2, 1), z, seed);
+                    }
+                }
+            }
+            for side in [Side::Left, Side::Right] {
+                for incx in [1, 3, -1, -2] {
+                    seed += 1;
+                    check_dgmm::<f32>(&dev, side, (m, n), (2, 1), incx, seed);
+                    check_dgmm::<f64>(&dev, side, (m, n), (0, 3), incx, seed);
+                }
+            }
+        }
+    }
+}
+
+/// The strided batched forms on CUDA (one launch over the batch) against the same call
+/// on the CPU, itself checked against the reference above. Tolerance: each element is
+/// α·a + β·b (geam) or a·x (dgmm) of values in [-1, 1), computed with at most two
+/// roundings on either side: |gpu − cpu| ≤ 4·ε·(|α| + |β|) (geam), 2·ε (dgmm).
+#[test]
+fn strided_batched_geam_and_dgmm_on_cuda() {
+    // The CPU against itself first: the calls' arguments are valid (the comparison is
+    // trivial there).
+    strided_batched_case(&Device::cpu());
+    for dev in cuda_devices() {
+        strided_batched_case(&dev);
+    }
+}
+
+fn strided_batched_case(dev: &Device) {
+    {
+        let cpu = Device::cpu();
+        let (m, n, batch) = (45usize, 70usize, 3usize);
+        let mut r = rng(77);
+        let (lda, ldb, ldc) = (n + 1, m + 2, m + 3);
+        let (sa, sb, sc) = (lda * m + 5, ldb * n + 1, ldc * n + 2);
+        let a: Vec<f64> = random_vec(&mut r, sa * batch);
+        let b: Vec<f64> = random_vec(&mut r, sb * batch);
+        let c: Vec<f64> = random_vec(&mut r, sc * batch);
+        let (alpha, beta) = (0.75, -1.25);
+        let run = |d: &Device| -> Vec<f64> {
+            let blas = Blas::new(d);
+            let (ad, bd) = (d.upload(&a).unwrap(), d.upload(&b).unwrap());
+            let mut cd = d.upload(&c).unwrap();
+            blas.geam_strided_batched(
+                Transpose::T,
+                Transpose::N,
+                m,
+                n,
+                alpha,
+                &ad.as_slice(),
+                lda,
+                sa,
+                beta,
+                &bd.as_slice(),
+                ldb,
+                sb,
+                &mut cd.as_slice_mut(),
+                ldc,
+                sc,
+                batch,
+            )
+            .unwrap();
+            cd.to_vec().unwrap()
+        };
+        let (g, want) = (run(dev), run(&cpu));
+        let tol = 4.0 * f64::EPSILON * (0.75 + 1.25);
+        for (i, (x, y)) in g.iter().zip(&want).enumerate() {
+            assert!(
+                (x - y).abs() <= tol,
+                "geam_strided_batched element {i}: {x} vs {y}"
+            );
+        }
+        let (sx, incx) = (2 * m + 1, -2isize);
+        let x: Vec<f64> = random_vec(&mut r, sx * batch);
+        let sa = (m + 1) * n + 3;
+        let a: Vec<f64> = random_vec(&mut r, sa * batch);
+        let run = |d: &Device| -> Vec<f64> {
+            let blas = Blas::new(d);
+            let (ad, xd) = (d.upload(&a).unwrap(), d.upload(&x).unwrap());
+            let mut cd = d.upload(&c).unwrap();
+            blas.dgmm_strided_batched(
+                Side::Left,
+                m,
+                n,
+                &ad.as_slice(),
+                m + 1,
+                sa,
+                &xd.as_slice(),
+                incx,
+                sx,
+                &mut cd.as_slice_mut(),
+                ldc,
+                sc,
+                batch,
+            )
+            .unwrap();
+            cd.to_vec().unwrap()
+        };
+        let (g, want) = (run(dev), run(&cpu));
+        for (i, (x, y)) in g.iter().zip(&want).enumerate() {
+            assert!(
+                (x - y).abs() <= 2.0 * f64::EPSILON,
+                "dgmm_strided_batched element {i}: {x} vs {y}"
+            );
+        }
+    }
+}
+
+/// Devices without geam/dgmm kernels for a type answer `Unsupported` naming the
+/// routine: complex types on CUDA, every type on the emulated AMD devices.
+#[test]
+fn geam_and_dgmm_without_kernels_are_unsupported() {
+    let mut devs: Vec<(Device, bool)> = vec![(Device::open("emu:gfx90a").unwrap(), false)];
+    devs.extend(cuda_devices().into_iter().map(|d| (d, true)));
+    for (dev, real_ok) in devs {
+        let blas = Blas::new(&dev);
+        let a = dev.alloc::<Complex32>(16).unwrap();
+        let mut c = dev.alloc::<Complex32>(16).unwrap();
+        let one = Complex32::new(1.0, 0.0);
+        let err = blas
+            .geam(
+                Transpose::N,
+                Transpose::N,
+                4,
+                4,
+                one,
+                &a.as_slice(),
+                4,
+                one,
+                &a.as_slice(),
+                4,
+                &mut c.as_slice_mut(),
+                4,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported { op, .. } if op.contains("geam")),
+            "{err:?}"
+        );
+        let err = blas
+            .dgmm(
+                Side::Left,
+                4,
+                4,
+                &a.as_slice(),
+                4,
+                &a.as_slice(),
+                1,
+                &mut c.as_slice_mut(),
+                4,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported { op, .. } if op.contains("dgmm")),
+            "{err:?}"
+        );
+        if !real_ok {
+            let a = dev.alloc::<f32>(16).unwrap();
+            let mut c = dev.alloc::<f32>(16).unwrap();
+            let err = blas
+                .geam(
+                    Transpose::T,
+                    Transpose::N,
+                    4,
+                    4,
+                    1.0,
+                    &a.as_slice(),
+                    4,
+                    0.5,
+                    &a.as_slice(),
+                    4,
+                    &mut c.as_slice_mut(),
+                    4,
+                )
+                .unwrap_err();
+            assert!(matches!(&err, Error::Unsupported { .. }), "{err:?}");
+        }
+    }
 }

@@ -141,7 +141,7 @@ fn blocks(n: usize, nb: usize) -> u32 {
     n.div_ceil(nb.max(1)).max(1) as u32
 }
 
-fn imm(ty: Ty, v: f64) -> Op {
+pub(crate) fn imm(ty: Ty, v: f64) -> Op {
     match ty {
         Ty::F32 => Op::F32(v as f32),
         _ => Op::F64(v),
@@ -149,13 +149,20 @@ fn imm(ty: Ty, v: f64) -> Op {
 }
 
 /// `flags & bit != 0`.
-fn flag(k: &mut KernelBuilder, flags: Reg, bit: u32) -> Reg {
+pub(crate) fn flag(k: &mut KernelBuilder, flags: Reg, bit: u32) -> Reg {
     let v = k.and_b32(flags, bit);
     k.setp(Cmp::Ne, Ty::U32, v, 0u32)
 }
 
 /// `base + (row + col·ld)·es` as a 64-bit address.
-fn element(k: &mut KernelBuilder, base: Reg, row: Reg, col: Reg, ld: Reg, es: u32) -> Reg {
+pub(crate) fn element(
+    k: &mut KernelBuilder,
+    base: Reg,
+    row: Reg,
+    col: Reg,
+    ld: Reg,
+    es: u32,
+) -> Reg {
     let el = k.mul_wide_u32(col, ld);
     let row64 = k.cvt(Ty::U64, row);
     let el = k.add(Ty::U64, el, row64);
@@ -173,7 +180,7 @@ fn diagonal_block(k: &mut KernelBuilder, base: Reg, first: Reg, ld: Reg, es: u32
 }
 
 /// `base + z·stride·es`.
-fn strided(k: &mut KernelBuilder, base: Reg, z: Reg, stride: Reg, es: u32) -> Reg {
+pub(crate) fn strided(k: &mut KernelBuilder, base: Reg, z: Reg, stride: Reg, es: u32) -> Reg {
     let z64 = k.cvt(Ty::U64, z);
     let el = k.mul(Ty::U64, z64, stride);
     let off = k.mul(Ty::U64, el, es);

@@ -14,6 +14,7 @@
 pub mod amdgpu;
 pub mod catalog;
 pub mod copy;
+pub mod extension;
 pub mod gemm;
 pub mod generator;
 pub mod level1;

@@ -1,5 +1,6 @@
 //! The GPU path: generated kernels from rocm-kernels, launched through rocm-core.
 
+pub mod extension;
 pub mod gemm;
 pub mod level1;
 pub mod level2;

@@ -769,8 +769,14 @@ impl Kernel {
                     }
                     _ => {
                         if op[0] == "mul" && op[1] == "wide" {
-                            assert_eq!(ty, "u32", "`{}`", inst.text);
-                            (a as u32 as u64) * (b as u32 as u64)
+                            match ty {
+                                "u32" => (a as u32 as u64) * (b as u32 as u64),
+                                // Sign-extended operands, the 64-bit product's bits.
+                                "s32" => {
+                                    ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64
+                                }
+                                _ => panic!("`{}`", inst.text),
+                            }
                         } else {
                             let (a, b) = (mask(a, ty), mask(b, ty));
                             assert!(
