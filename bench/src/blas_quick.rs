@@ -246,8 +246,9 @@ fn residual<T: Scalar>(
     );
     let want: Vec<T::Wide> = b.iter().map(|&v| alpha.widen() * v.widen()).collect();
     let got: Vec<T> = ax.into_iter().map(T::narrow).collect();
-    // The residual is rounded once more when narrowed: (n + 2) becomes 4(n + 2) below.
-    worst(&got, &want, &mag, 4 * (n + 2))
+    // `worst` allows (k + 2)·ε·magnitude: k = 4n + 6 gives the documented 4·(n + 2)·ε
+    // (the backward error of the solve, with the residual rounded once more on narrowing).
+    worst(&got, &want, &mag, 4 * n + 6)
 }
 
 fn level3<T: Scalar>(

@@ -320,26 +320,13 @@ fn argument_errors_name_the_argument() {
     assert_eq!(name(err), "x");
 }
 
-/// CUDA devices present (none: the GPU tests print why they skip).
-fn cuda_devices() -> Vec<Device> {
-    let found: Vec<Device> = Device::enumerate()
-        .into_iter()
-        .filter_map(|d| Device::open(&d.id).ok())
-        .filter(|d| d.kind() == rocm_core::BackendKind::Cuda)
-        .collect();
-    if found.is_empty() {
-        eprintln!("skipped: no CUDA device present for the GPU geam/dgmm tests");
-    }
-    found
-}
-
 /// geam and dgmm on CUDA (f32, f64) with the same checks as on the CPU: every
 /// transpose pair, zero coefficients over NaN, edges around the kernels' 32×32 tiles,
 /// padded leading dimensions, negative increments, and random cases.
 #[test]
 fn geam_and_dgmm_on_cuda() {
     let ts = [Transpose::N, Transpose::T, Transpose::C];
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU geam/dgmm tests") {
         let mut seed = 100;
         for (m, n) in [(1, 1), (31, 33), (64, 32), (65, 97), (300, 7)] {
             for ta in ts {
@@ -371,7 +358,7 @@ fn strided_batched_geam_and_dgmm_on_cuda() {
     // The CPU against itself first: the calls' arguments are valid (the comparison is
     // trivial there).
     strided_batched_case(&Device::cpu());
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU geam/dgmm tests") {
         strided_batched_case(&dev);
     }
 }
@@ -461,7 +448,11 @@ fn strided_batched_case(dev: &Device) {
 #[test]
 fn geam_and_dgmm_without_kernels_are_unsupported() {
     let mut devs: Vec<(Device, bool)> = vec![(Device::open("emu:gfx90a").unwrap(), false)];
-    devs.extend(cuda_devices().into_iter().map(|d| (d, true)));
+    devs.extend(
+        cuda_devices("the GPU geam/dgmm tests")
+            .into_iter()
+            .map(|d| (d, true)),
+    );
     for (dev, real_ok) in devs {
         let blas = Blas::new(&dev);
         let a = dev.alloc::<Complex32>(16).unwrap();

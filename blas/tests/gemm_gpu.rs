@@ -14,20 +14,7 @@ mod common;
 
 use common::*;
 use rocm_blas::{reference, Blas, MathMode, Scalar, Transpose};
-use rocm_core::{BackendKind, Complex32, Device, Error};
-
-/// Every CUDA device present, or a printed reason why there is none.
-fn cuda_devices() -> Vec<Device> {
-    let found: Vec<Device> = Device::enumerate()
-        .into_iter()
-        .filter_map(|d| Device::open(&d.id).ok())
-        .filter(|d| d.kind() == BackendKind::Cuda)
-        .collect();
-    if found.is_empty() {
-        eprintln!("skipped: no CUDA device present for the GPU GEMM tests");
-    }
-    found
-}
+use rocm_core::{Complex32, Device, Error};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Coef {
@@ -349,7 +336,7 @@ fn random_cases(count: usize, seed: u64) -> Vec<Case> {
 
 #[test]
 fn sgemm_gpu_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         for (i, c) in cases().into_iter().chain(random_cases(60, 1)).enumerate() {
             check::<f32>(&dev, c, i as u64);
         }
@@ -358,7 +345,7 @@ fn sgemm_gpu_matches_reference() {
 
 #[test]
 fn dgemm_gpu_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         for (i, c) in cases().into_iter().chain(random_cases(60, 2)).enumerate() {
             check::<f64>(&dev, c, 1000 + i as u64);
         }
@@ -368,7 +355,7 @@ fn dgemm_gpu_matches_reference() {
 #[test]
 fn tf32_sgemm_gpu_matches_reference() {
     // The deterministic cases through tf32 tensor cores, and the large ones.
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         let mut all = cases();
         all.push(Case {
             m: 515,
@@ -420,7 +407,7 @@ fn tf32_sgemm_gpu_matches_reference() {
 #[test]
 fn large_gemm_gpu_matches_reference() {
     // Many k-slabs and blocks on both default tiles.
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         for (ta, tb) in [
             (Transpose::N, Transpose::N),
             (Transpose::T, Transpose::N),
@@ -454,7 +441,7 @@ fn large_gemm_gpu_matches_reference() {
 /// which the slices' shorter sums leave room for.
 #[test]
 fn split_k_gemm_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         for (i, (m, n, k, beta)) in [
             (64, 96, 4099, Coef::Zero),
             (130, 70, 2051, Coef::Random),
@@ -493,7 +480,7 @@ fn split_k_gemm_matches_reference() {
 
 #[test]
 fn complex_gemm_on_cuda_is_unsupported() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         let blas = Blas::new(&dev);
         let a = dev.upload(&[Complex32::new(1.0, 2.0); 4]).unwrap();
         let mut c = dev.upload(&[Complex32::new(0.0, 0.0); 4]).unwrap();
@@ -837,7 +824,7 @@ fn wgmma_gemm_matches_reference() {
     use half::{bf16, f16};
     use rocm_core::{Arch, DType};
     use rocm_kernels::gemm::ptx;
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU GEMM tests") {
         if !matches!(dev.target().arch(), Arch::Sm90 | Arch::Sm90a) {
             eprintln!(
                 "skipped on {}: wgmma needs compute capability 9.0",

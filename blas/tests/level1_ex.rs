@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::cuda_devices;
+
 use common::level1::{check_routine, Case, Routine, DTYPES};
 use proptest::prelude::*;
 use rocm_blas::Blas;
@@ -138,24 +140,11 @@ fn every_routine_has_a_dtype() {
     assert!(!Routine::ConvertTo(DType::F16).applies(DType::F64));
 }
 
-/// Every CUDA device present, or a printed reason why there is none.
-fn cuda_devices() -> Vec<Device> {
-    let found: Vec<Device> = Device::enumerate()
-        .into_iter()
-        .filter_map(|d| Device::open(&d.id).ok())
-        .filter(|d| d.kind() == rocm_core::BackendKind::Cuda)
-        .collect();
-    if found.is_empty() {
-        eprintln!("skipped: no CUDA device present for the GPU Level 1 tests");
-    }
-    found
-}
-
 /// Every Level 1 routine × dtype (the BLAS ones, rotm, fill, conversions, f16/bf16) on
 /// CUDA through the PTX kernels, at lengths that span several reduction grid sweeps.
 #[test]
 fn cuda_every_routine_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 1 tests") {
         let mut seed = 0;
         for n in [0usize, 1, 31, 33, 1009, 65_537, 3_000_017] {
             for (incx, incy, offx, offy) in [

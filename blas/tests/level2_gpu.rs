@@ -17,20 +17,8 @@ use num_complex::Complex64;
 use rand::Rng;
 use rocm_blas::reference::to_c64;
 use rocm_blas::{Blas, Scalar, Transpose};
-use rocm_core::{BackendKind, Complex32, Device, Error};
+use rocm_core::{Complex32, Device, Error};
 use rocm_kernels::level2::gemv::GemvTuning;
-
-fn cuda_devices() -> Vec<Device> {
-    let found: Vec<Device> = Device::enumerate()
-        .into_iter()
-        .filter_map(|d| Device::open(&d.id).ok())
-        .filter(|d| d.kind() == BackendKind::Cuda)
-        .collect();
-    if found.is_empty() {
-        eprintln!("skipped: no CUDA device present for the GPU gemv tests");
-    }
-    found
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Case {
@@ -203,7 +191,7 @@ fn cases(count: usize, seed: u64) -> Vec<Case> {
 
 #[test]
 fn sgemv_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU gemv tests") {
         for (i, c) in cases(40, 1).into_iter().enumerate() {
             check::<f32>(&dev, c, 100 + i as u64);
         }
@@ -212,7 +200,7 @@ fn sgemv_cuda_matches_reference() {
 
 #[test]
 fn dgemv_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU gemv tests") {
         for (i, c) in cases(40, 2).into_iter().enumerate() {
             check::<f64>(&dev, c, 200 + i as u64);
         }
@@ -221,7 +209,7 @@ fn dgemv_cuda_matches_reference() {
 
 #[test]
 fn complex_gemv_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU gemv tests") {
         for (i, c) in cases(30, 3).into_iter().enumerate() {
             check::<Complex32>(&dev, c, 300 + i as u64);
             check::<num_complex::Complex<f64>>(&dev, c, 400 + i as u64);
@@ -231,7 +219,7 @@ fn complex_gemv_cuda_matches_reference() {
 
 #[test]
 fn large_gemv_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU gemv tests") {
         for trans in [Transpose::N, Transpose::T] {
             let c = Case {
                 trans,
@@ -382,7 +370,7 @@ fn batched_matches_cpu<T: Scalar>(dev: &Device, trans: Transpose, seed: u64) {
 
 #[test]
 fn batched_gemv_cuda_matches_cpu() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU gemv tests") {
         for trans in Transpose::ALL {
             batched_matches_cpu::<f32>(&dev, trans, 11);
             batched_matches_cpu::<num_complex::Complex<f64>>(&dev, trans, 12);
@@ -438,7 +426,7 @@ fn tuned_gemv_cuda_matches_reference() {
             ..GemvTuning::default()
         },
     ];
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU gemv tests") {
         let mut seed = 900;
         for trans in Transpose::ALL {
             for (m, n, pad, offset) in [

@@ -28,19 +28,7 @@ use num_complex::Complex64;
 use rocm_blas::check::{vector_extent, vector_index};
 use rocm_blas::reference::to_c64;
 use rocm_blas::{Blas, Diag, Real, Scalar, Transpose, Uplo};
-use rocm_core::{BackendKind, Complex32, Device, Error};
-
-fn cuda_devices() -> Vec<Device> {
-    let found: Vec<Device> = Device::enumerate()
-        .into_iter()
-        .filter_map(|d| Device::open(&d.id).ok())
-        .filter(|d| d.kind() == BackendKind::Cuda)
-        .collect();
-    if found.is_empty() {
-        eprintln!("skipped: no CUDA device present for the GPU Level 2 tests");
-    }
-    found
-}
+use rocm_core::{Complex32, Device, Error};
 
 const SIZES: [usize; 9] = [0, 1, 2, 7, 31, 33, 67, 131, 257];
 const INCS: [isize; 4] = [1, -1, 3, -3];
@@ -570,28 +558,28 @@ fn all_cases<T: Scalar>(dev: &Device, seed: u64) {
 
 #[test]
 fn level2_more_f32_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 2 tests") {
         all_cases::<f32>(&dev, 1);
     }
 }
 
 #[test]
 fn level2_more_f64_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 2 tests") {
         all_cases::<f64>(&dev, 2);
     }
 }
 
 #[test]
 fn level2_more_c32_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 2 tests") {
         all_cases::<Complex32>(&dev, 3);
     }
 }
 
 #[test]
 fn level2_more_c64_cuda_matches_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 2 tests") {
         all_cases::<num_complex::Complex<f64>>(&dev, 4);
     }
 }
@@ -599,7 +587,7 @@ fn level2_more_c64_cuda_matches_reference() {
 /// Many diagonal blocks (1031 = 16·64 + 7; 32 blocks of 32 + 7 for Complex64), lda > n.
 #[test]
 fn blocked_trsv_and_large_products_cuda_match_reference() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 2 tests") {
         tri_cases::<f32>(&dev, 5, &[1031]);
         tri_cases::<f64>(&dev, 6, &[1031]);
         tri_cases::<num_complex::Complex<f64>>(&dev, 7, &[1031]);
@@ -721,7 +709,7 @@ fn level2_on_emulated_amd_targets_is_unsupported() {
 /// storage, packed solve), with their outputs untouched.
 #[test]
 fn band_and_packed_solve_on_cuda_are_unsupported() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 2 tests") {
         let blas = Blas::new(&dev);
         let a = dev.upload(&[1.0f64; 9]).unwrap();
         let mut x = dev.upload(&[2.0f64; 3]).unwrap();

@@ -13,21 +13,11 @@
 
 mod common;
 
+use common::cuda_devices;
+
 use common::level3::*;
 use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
-use rocm_core::{BackendKind, Complex32, Device, Error};
-
-fn cuda_devices() -> Vec<Device> {
-    let found: Vec<Device> = Device::enumerate()
-        .into_iter()
-        .filter_map(|d| Device::open(&d.id).ok())
-        .filter(|d| d.kind() == BackendKind::Cuda)
-        .collect();
-    if found.is_empty() {
-        eprintln!("skipped: no CUDA device present for the GPU Level 3 tests");
-    }
-    found
-}
+use rocm_core::{Complex32, Device, Error};
 
 /// The GPU trsm's κ for the diagonally dominant test matrices.
 const KAPPA: f64 = 3.0;
@@ -48,7 +38,7 @@ const TRI_DIMS: [(usize, usize); 8] = [
 const COEFS: [Coef; 3] = [Coef::Random, Coef::One, Coef::Zero];
 
 fn tri_all<T: Scalar>(solve: bool) {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 3 tests") {
         let mut seed = if solve { 1000 } else { 2000 };
         for side in Side::ALL {
             for uplo in Uplo::ALL {
@@ -99,7 +89,7 @@ fn trmm_f64() {
 #[test]
 fn trmm_several_recursion_levels() {
     // 1100 = 2 full leaves of 512 and a partial one; 1537 = 3 and one row.
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 3 tests") {
         let mut seed = 9000;
         for side in Side::ALL {
             for uplo in Uplo::ALL {
@@ -126,7 +116,7 @@ fn trmm_several_recursion_levels() {
 #[test]
 fn trsm_several_recursion_levels() {
     // 600 = 9 full leaves and a partial one: four levels of halving.
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 3 tests") {
         for (q, side) in Side::ALL.into_iter().enumerate() {
             for uplo in Uplo::ALL {
                 for tr in [Transpose::N, Transpose::T] {
@@ -154,7 +144,7 @@ const RANK_K_DIMS: [(usize, usize); 8] = [
 ];
 
 fn rank_k_all<T: Scalar>(two: bool) {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 3 tests") {
         let mut seed = if two { 3000 } else { 4000 };
         for hermitian in [false, true] {
             for uplo in Uplo::ALL {
@@ -194,7 +184,7 @@ fn syr2k_her2k_f64() {
 const SYMM_DIMS: [(usize, usize); 6] = [(1, 1), (1, 9), (33, 2), (64, 65), (130, 31), (257, 100)];
 
 fn symm_all<T: Scalar>() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 3 tests") {
         let mut seed = 5000;
         for hermitian in [false, true] {
             for side in Side::ALL {
@@ -297,7 +287,7 @@ fn emulated_amd_answers_unsupported() {
 
 #[test]
 fn complex_on_cuda_answers_unsupported() {
-    for dev in cuda_devices() {
+    for dev in cuda_devices("the GPU Level 3 tests") {
         level3_unsupported::<Complex32>(&dev, "cuda c32");
     }
 }

@@ -63,3 +63,17 @@ pub fn assert_close<T: Scalar, W: Scalar>(got: T, want: W, magnitude: f64, terms
 pub fn abs<T: Scalar>(x: T) -> f64 {
     abs_wide(x)
 }
+
+/// The CUDA devices present; when there are none, prints that `what` (e.g. "the GPU
+/// GEMM tests") skips, so a run without a GPU says so instead of passing silently.
+pub fn cuda_devices(what: &str) -> Vec<rocm_core::Device> {
+    let found: Vec<rocm_core::Device> = rocm_core::Device::enumerate()
+        .into_iter()
+        .filter_map(|d| rocm_core::Device::open(&d.id).ok())
+        .filter(|d| d.kind() == rocm_core::BackendKind::Cuda)
+        .collect();
+    if found.is_empty() {
+        eprintln!("skipped: no CUDA device present for {what}");
+    }
+    found
+}

@@ -12,6 +12,7 @@
 //! which catches edge predicates that let a load or store escape the matrix. An
 //! instruction the interpreter does not know panics rather than being skipped.
 
+pub mod host;
 mod wgmma;
 
 use std::collections::HashMap;
