@@ -17,9 +17,9 @@
 //! `gemm_ex` kernels).
 
 use crate::blas_gemm::{self, Dtype, Problem};
-use rocm_core::{Device, Error, Result};
+use rocm_core::{DType, Device, Error, Result};
 use rocm_kernels::catalog::{Catalog, Entry};
-use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
+use rocm_kernels::gemm::{ptx, Gemm, GemmInstruction, GemmParams};
 use rocm_kernels::generator::Generator;
 use std::path::PathBuf;
 
@@ -58,6 +58,11 @@ pub struct TuneGemmArgs {
     /// Also time cuBLAS on each problem (needs `--features vendor`).
     #[arg(long)]
     vendor: bool,
+    /// Also offer the register-tiled kernels of the other three operand layouts: the
+    /// call then transposes the operands whose layout differs into the handle's
+    /// workspace first, and the copies are timed with the kernel.
+    #[arg(long)]
+    flip: bool,
 }
 
 /// The GEMM issue's benchmark problems.
@@ -184,7 +189,24 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
     let mut summary = Vec::new();
     for (dtype, prob) in problems {
         let (ab, c, reduced) = dtype.classes();
-        let all = ptx::tuning_candidates(dev.target(), ab, c, prob.ta, prob.tb, reduced);
+        let mut all = ptx::tuning_candidates(dev.target(), ab, c, prob.ta, prob.tb, reduced);
+        if a.flip {
+            // Filed under the problem's own key: the selection looks the call's layout up.
+            let compute = if ab == DType::F64 { ab } else { DType::F32 };
+            let own = GemmParams::key(ab, c, compute, prob.ta, prob.tb)
+                + if reduced { "/tf32" } else { "" };
+            for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+                if (ta, tb) == (prob.ta, prob.tb) {
+                    continue;
+                }
+                all.extend(
+                    ptx::tuning_candidates(dev.target(), ab, c, ta, tb, reduced)
+                        .into_iter()
+                        .filter(|(_, p)| !matches!(p.instruction, GemmInstruction::Wgmma { .. }))
+                        .map(|(_, p)| (own.clone(), p)),
+                );
+            }
+        }
         let wanted = |p: &GemmParams| {
             a.only
                 .as_ref()
@@ -294,7 +316,7 @@ fn entry(key: &str, prob: &Problem, params: &GemmParams) -> serde_json::Result<E
 /// A compact name of a variant: tile, warps, instruction, stages, tensor-copy staging.
 fn describe(p: &GemmParams) -> String {
     format!(
-        "{}x{}x{} warps {}x{} {:?} stages {}{}",
+        "{}x{}x{} warps {}x{} {:?} stages {}{} reads {}{}",
         p.tile_m,
         p.tile_n,
         p.tile_k,
@@ -302,7 +324,9 @@ fn describe(p: &GemmParams) -> String {
         p.warps_n,
         p.instruction,
         p.stages,
-        if p.tma { " tma" } else { "" }
+        if p.tma { " tma" } else { "" },
+        if p.trans_a { 'T' } else { 'N' },
+        if p.trans_b { 'T' } else { 'N' },
     )
 }
 

@@ -30,6 +30,10 @@
 //!   memory (`ptx::dynamic_shared_bytes`) goes with the launch. tf32 calls in the
 //!   other three layouts take the op(A) = Aᵀ, op(B) = B variant on transposed copies of
 //!   the operands that need it (`rocm_kernels::transpose`, into the same workspace).
+//! - A catalog entry for an f32/f64 class may name a register-tiled kernel of another
+//!   layout (tuned with `rocm-bench tune gemm --flip`): the operands whose layout
+//!   differs are transposed into the operand workspace first, the same way, and the
+//!   copies are part of what the tuner timed.
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
 //!   (`amdgpu::model::default_params`) with the problem's transposes.
 //! - Complex and other unsupported element types are `Unsupported` naming the device;
@@ -80,12 +84,18 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     let fallback = fallback(target, dtype, ta, tb)?;
     let key = GemmParams::key(dtype, dtype, dtype, ta, tb);
     let catalog = Catalog::for_target(target);
-    // A catalog entry is trusted only for its own problem class.
+    // A catalog entry is trusted only for its own problem class. An NVIDIA
+    // register-tiled entry may read the operands in another layout than the call
+    // stores them: `launch` then runs it on transposed copies ([`flips`]). The tuner
+    // offers such entries (`rocm-bench tune gemm --flip`) and times them with their
+    // copies; e.g. the f32 SIMT kernel reads A along m and B along n fastest, and an
+    // NN call at 8192³ gains more from the NT kernel than B's copy costs.
     let fits = |p: &GemmParams| {
+        let flip_ok = target.family() == Family::Nvidia
+            && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
         p.ab == dtype
             && p.c == dtype
-            && p.trans_a == ta
-            && p.trans_b == tb
+            && ((p.trans_a, p.trans_b) == (ta, tb) || flip_ok)
             && p.instruction.for_family(target.family())
     };
     let ieee = catalog.select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
