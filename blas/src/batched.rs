@@ -5,7 +5,12 @@
 //! overlapping (`check::batch`). `*_batched`: arrays of buffer views, one per problem,
 //! all of one shape. Every problem follows the single routine's rules (same argument
 //! checks, same quick returns). On the CPU the problems run in parallel on rayon, each
-//! one also parallel inside when it is large.
+//! one also parallel inside when it is large. On GPUs `geam` and `dgmm` strided batches
+//! are one launch over the grid's z dimension; every other batched routine calls the
+//! single routine once per problem, on views cut from the buffers, queued in order on
+//! the handle's stream (correct for any batch, but many small problems pay one launch
+//! sequence each: a batch-wide kernel per routine is still to come). A device or type
+//! the single routine does not support answers its `Unsupported`.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -44,6 +49,7 @@ impl Blas {
         (oname, out, oext, ostride): (&str, &mut BufferSliceMut<'_, T>, usize, usize),
         batch: usize,
         run: impl Fn(&[&[T]], &mut [T]) + Sync,
+        mut single: impl FnMut(&[&BufferSlice<'_, T>], &mut BufferSliceMut<'_, T>) -> Result<()>,
     ) -> Result<()> {
         for &(name, buf, ext, stride) in inputs {
             check::batch(name, buf.len(), ext, stride, batch, false)?;
@@ -54,6 +60,23 @@ impl Blas {
         }
         self.check_device(oname, out.device())?;
         if batch == 0 {
+            return Ok(());
+        }
+        if self.dispatch() == Dispatch::Gpu {
+            // One call of the single routine per problem, on views cut from the buffers
+            // (the checks above keep every view inside its buffer).
+            for i in 0..batch {
+                let cut = |ext: usize, stride: usize| {
+                    let at = if ext == 0 { 0 } else { i * stride };
+                    at..at + ext
+                };
+                let views = inputs
+                    .iter()
+                    .map(|&(_, buf, ext, stride)| buf.slice(cut(ext, stride)))
+                    .collect::<Result<Vec<_>>>()?;
+                let ins: Vec<&BufferSlice<'_, T>> = views.iter().collect();
+                single(&ins, &mut out.slice_mut(cut(oext, ostride))?)?;
+            }
             return Ok(());
         }
         match self.engine(op)? {
@@ -84,6 +107,7 @@ impl Blas {
         (oname, out): (&str, &mut [BufferSliceMut<'_, T>]),
         check_one: impl Fn(&[usize], usize) -> Result<()>,
         run: impl Fn(&[&[T]], &mut [T]) + Sync,
+        mut single: impl FnMut(&[&BufferSlice<'_, T>], &mut BufferSliceMut<'_, T>) -> Result<()>,
     ) -> Result<()> {
         for (name, arr) in inputs {
             if arr.len() != out.len() {
@@ -106,6 +130,14 @@ impl Blas {
             self.check_device(&format!("{oname}[{i}]"), o.device())?;
         }
         if out.is_empty() {
+            return Ok(());
+        }
+        if self.dispatch() == Dispatch::Gpu {
+            // One call of the single routine per problem.
+            for (i, o) in out.iter_mut().enumerate() {
+                let ins: Vec<&BufferSlice<'_, T>> = inputs.iter().map(|(_, arr)| &arr[i]).collect();
+                single(&ins, o)?;
+            }
             return Ok(());
         }
         match self.engine(op)? {
@@ -153,22 +185,6 @@ impl Blas {
         };
         s.check_lds()?;
         let (ea, ex, ey) = s.extents();
-        if self.dispatch() == Dispatch::Gpu {
-            // One gemv launch per problem (not yet one launch over a batch grid dimension).
-            check::batch("a", a.len(), ea, stride_a, batch_count, false)?;
-            check::batch("x", x.len(), ex, stride_x, batch_count, false)?;
-            check::batch("y", y.len(), ey, stride_y, batch_count, true)?;
-            if m == 0 || n == 0 {
-                return Ok(());
-            }
-            for b in 0..batch_count {
-                let ab = a.slice(b * stride_a..b * stride_a + ea)?;
-                let xb = x.slice(b * stride_x..b * stride_x + ex)?;
-                let mut yb = y.slice_mut(b * stride_y..b * stride_y + ey)?;
-                self.gemv(trans, m, n, alpha, &ab, lda, &xb, incx, beta, &mut yb, incy)?;
-            }
-            return Ok(());
-        }
         let ins = [("a", a, ea, stride_a), ("x", x, ex, stride_x)];
         self.strided(
             "gemv_strided_batched",
@@ -176,6 +192,7 @@ impl Blas {
             ("y", y, ey, stride_y),
             batch_count,
             |i, o| s.run(alpha, i[0], i[1], beta, o),
+            |i, o| self.gemv(trans, m, n, alpha, i[0], lda, i[1], incx, beta, o, incy),
         )
     }
 
@@ -203,30 +220,13 @@ impl Blas {
             incy,
         };
         s.check_lds()?;
-        if self.dispatch() == Dispatch::Gpu {
-            // One gemv launch per problem (not yet one launch over a batch grid dimension).
-            if a.len() != x.len() || a.len() != y.len() {
-                return Err(Error::invalid(
-                    "batch",
-                    format!(
-                        "a, x and y hold {}, {} and {} problems",
-                        a.len(),
-                        x.len(),
-                        y.len()
-                    ),
-                ));
-            }
-            for ((ab, xb), yb) in a.iter().zip(x).zip(y.iter_mut()) {
-                self.gemv(trans, m, n, alpha, ab, lda, xb, incx, beta, yb, incy)?;
-            }
-            return Ok(());
-        }
         self.arrays(
             "gemv_batched",
             &[("a", a), ("x", x)],
             ("y", y),
             |l, o| s.check(l[0], l[1], o),
             |i, o| s.run(alpha, i[0], i[1], beta, o),
+            |i, o| self.gemv(trans, m, n, alpha, i[0], lda, i[1], incx, beta, o, incy),
         )
     }
 
@@ -261,6 +261,7 @@ impl Blas {
             ("x", x, ex, stride_x),
             batch_count,
             |i, o| s.run(true, i[0], o),
+            |i, o| self.trsv(uplo, trans, diag, n, i[0], lda, o, incx),
         )
     }
 
@@ -291,6 +292,7 @@ impl Blas {
             ("x", x),
             |l, o| s.check(l[0], o),
             |i, o| s.run(true, i[0], o),
+            |i, o| self.trsv(uplo, trans, diag, n, i[0], lda, o, incx),
         )
     }
 
@@ -312,6 +314,17 @@ impl Blas {
             ("b", b, eb, stride_b),
             batch_count,
             |i, o| s.run(solve, alpha, i[0], o),
+            |i, o| {
+                if solve {
+                    self.trsm(
+                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
+                    )
+                } else {
+                    self.trmm(
+                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
+                    )
+                }
+            },
         )
     }
 
@@ -331,6 +344,17 @@ impl Blas {
             ("b", b),
             |l, o| s.check_buffers(l[0], o),
             |i, o| s.run(solve, alpha, i[0], o),
+            |i, o| {
+                if solve {
+                    self.trsm(
+                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
+                    )
+                } else {
+                    self.trmm(
+                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
+                    )
+                }
+            },
         )
     }
 
@@ -485,6 +509,26 @@ impl Blas {
             ("c", c, ec, stride_c),
             batch_count,
             |i, o| s.run(alpha, i[0], beta, o, herm),
+            |i, o| {
+                if herm {
+                    self.herk(
+                        s.uplo,
+                        s.trans,
+                        s.n,
+                        s.k,
+                        alpha.re(),
+                        i[0],
+                        s.lda,
+                        beta.re(),
+                        o,
+                        s.ldc,
+                    )
+                } else {
+                    self.syrk(
+                        s.uplo, s.trans, s.n, s.k, alpha, i[0], s.lda, beta, o, s.ldc,
+                    )
+                }
+            },
         )
     }
 
@@ -505,6 +549,26 @@ impl Blas {
             ("c", c),
             |l, o| s.check_buffers(l[0], o),
             |i, o| s.run(alpha, i[0], beta, o, herm),
+            |i, o| {
+                if herm {
+                    self.herk(
+                        s.uplo,
+                        s.trans,
+                        s.n,
+                        s.k,
+                        alpha.re(),
+                        i[0],
+                        s.lda,
+                        beta.re(),
+                        o,
+                        s.ldc,
+                    )
+                } else {
+                    self.syrk(
+                        s.uplo, s.trans, s.n, s.k, alpha, i[0], s.lda, beta, o, s.ldc,
+                    )
+                }
+            },
         )
     }
 
@@ -647,9 +711,25 @@ impl Blas {
         let (ea, eb, ec) = s.extents();
         let herm = op.starts_with("hemm");
         let inputs = [("a", ins[0].0, ea, ins[0].1), ("b", ins[1].0, eb, ins[1].1)];
-        self.strided(op, &inputs, ("c", c, ec, stride_c), batch_count, |i, o| {
-            s.run(alpha, i[0], i[1], beta, o, herm)
-        })
+        self.strided(
+            op,
+            &inputs,
+            ("c", c, ec, stride_c),
+            batch_count,
+            |i, o| s.run(alpha, i[0], i[1], beta, o, herm),
+            |i, o| {
+                let (side, uplo, m, n) = (s.side, s.uplo, s.m, s.n);
+                if herm {
+                    self.hemm(
+                        side, uplo, m, n, alpha, i[0], s.lda, i[1], s.ldb, beta, o, s.ldc,
+                    )
+                } else {
+                    self.symm(
+                        side, uplo, m, n, alpha, i[0], s.lda, i[1], s.ldb, beta, o, s.ldc,
+                    )
+                }
+            },
+        )
     }
 
     /// [`Blas::symm`] on `batch_count` strided problems.
@@ -764,6 +844,7 @@ impl Blas {
             ("c", c),
             |l, o| s.check_buffers(l[0], l[1], o),
             |i, o| s.run(alpha, i[0], i[1], beta, o, false),
+            |i, o| self.symm(side, uplo, m, n, alpha, i[0], lda, i[1], ldb, beta, o, ldc),
         )
     }
 
@@ -827,6 +908,11 @@ impl Blas {
             ("c", c, ec, stride_c),
             batch_count,
             |i, o| s.run(alpha, i[0], beta, i[1], o),
+            |i, o| {
+                self.geam(
+                    transa, transb, m, n, alpha, i[0], lda, beta, i[1], ldb, o, ldc,
+                )
+            },
         )
     }
 
@@ -862,6 +948,11 @@ impl Blas {
             ("c", c),
             |l, o| s.check(l[0], l[1], o),
             |i, o| s.run(alpha, i[0], beta, i[1], o),
+            |i, o| {
+                self.geam(
+                    transa, transb, m, n, alpha, i[0], lda, beta, i[1], ldb, o, ldc,
+                )
+            },
         )
     }
 
@@ -919,6 +1010,7 @@ impl Blas {
             ("c", c, ec, stride_c),
             batch_count,
             |i, o| s.run(i[0], i[1], o),
+            |i, o| self.dgmm(side, m, n, i[0], lda, i[1], incx, o, ldc),
         )
     }
 
@@ -950,6 +1042,7 @@ impl Blas {
             ("c", c),
             |l, o| s.check(l[0], l[1], o),
             |i, o| s.run(i[0], i[1], o),
+            |i, o| self.dgmm(side, m, n, i[0], lda, i[1], incx, o, ldc),
         )
     }
 }
