@@ -56,6 +56,9 @@ pub struct Blas {
     /// `workspace` because a call holding that one (gemm_ex staging C) may launch a
     /// GEMM that repacks A and B.
     operands: Workspace,
+    /// Device scratch of a routine built from other GPU routines, which hold the two
+    /// above while it holds this one (trtri's identity, solved by trsm in place).
+    outer: Workspace,
 }
 
 /// A device buffer that grows on demand and lives as long as its handle. Work queued
@@ -102,6 +105,7 @@ impl Blas {
             pointer_mode: PointerMode::default(),
             workspace: Workspace::default(),
             operands: Workspace::default(),
+            outer: Workspace::default(),
         }
     }
 
@@ -112,6 +116,16 @@ impl Blas {
         f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
     ) -> Result<R> {
         self.workspace.with(&self.device, &self.stream, len, f)
+    }
+
+    /// Runs `f` with at least `len` elements of the scratch of a routine that calls other
+    /// GPU routines on a matrix of its own (trtri's identity), which use the other two.
+    pub(crate) fn with_outer_workspace<R>(
+        &self,
+        len: usize,
+        f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
+    ) -> Result<R> {
+        self.outer.with(&self.device, &self.stream, len, f)
     }
 
     /// Runs `f` with at least `len` elements of the handle's scratch for repacked GEMM
@@ -134,6 +148,7 @@ impl Blas {
         // The workspaces are ordered on the old stream; give this handle its own.
         self.workspace = Workspace::default();
         self.operands = Workspace::default();
+        self.outer = Workspace::default();
         Ok(())
     }
 

@@ -15,14 +15,14 @@
 //! In every routine β = 0 never reads C (it may hold NaN).
 //!
 //! On the CPU device the routines run `cpu::*`; on CUDA, trsm, trmm, syrk/herk,
-//! syr2k/her2k and symm/hemm for f32 and f64 run blocked onto the GPU GEMM
-//! (`gpu::level3`, which describes the algorithms and their workspace); complex types,
-//! AMD devices and trtri on GPUs answer `Unsupported` naming the routine and device.
+//! syr2k/her2k, symm/hemm and trtri for f32 and f64 run blocked onto the GPU GEMM
+//! (`gpu::level3`, which describes the algorithms and their workspace); complex types
+//! and AMD devices answer `Unsupported` naming the routine and device.
 
 #![allow(clippy::too_many_arguments)]
 
 use crate::gpu::level3 as gpu;
-use crate::handle::{Dispatch, Engine};
+use crate::handle::Dispatch;
 use crate::{check, cpu, Blas, Diag, Scalar, Side, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
@@ -586,13 +586,21 @@ impl Blas {
         if n == 0 {
             return Ok(());
         }
-        match self.engine("trtri")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let a = check::host("a", a)?;
                 let inv = check::host_mut("inv_a", inv_a)?;
                 cpu::tri::trtri(uplo, diag, n, (a, lda), (inv, ldinv_a));
                 Ok(())
             }
+            Dispatch::Gpu => gpu::trtri::<T>(
+                self,
+                uplo,
+                diag,
+                n,
+                (a.address(), lda),
+                (inv_a.address(), ldinv_a),
+            ),
         }
     }
 }

@@ -22,10 +22,10 @@
 //!   sbmv/hbmv, tbmv/tbsv) and tpsv, through generated PTX kernels (`gpu::level2`);
 //!   AMD devices answer `Unsupported` for Level 2.
 //! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
-//!   onto the CPU GEMM engine; on CUDA, trsm, trmm, syrk, syr2k and symm (and herk,
-//!   her2k, hemm, which are those on real types) for f32 and f64 are blocked onto the GPU
-//!   GEMM with small triangle kernels (`gpu::level3`); complex types and AMD devices
-//!   answer `Unsupported` there, as trtri does on every GPU.
+//!   onto the CPU GEMM engine; on CUDA, trsm, trmm, syrk, syr2k, symm and trtri (and
+//!   herk, her2k, hemm, which are those on real types) for f32 and f64 are blocked onto
+//!   the GPU GEMM with small triangle kernels (`gpu::level3`); complex types and AMD
+//!   devices answer `Unsupported` there.
 //! - Extensions ([`extension`]): geam, dgmm.
 //! - Batched (arrays of views) and strided-batched forms of gemv, trsv, trsm, trmm,
 //!   syrk, herk, symm, geam, dgmm (and strided hemm), next to `gemm_batched` /

@@ -5,6 +5,9 @@
 //! - trtri: by residual, T·X − I with X the computed inverse. Each block of the recursive
 //!   inverse is a product of already-inverted blocks, so the error per element is
 //!   (n + 4)·ε·(|T||X|)ᵢⱼ to first order; T is diagonally dominant, so |X| stays O(1).
+//!   The GPU solves T·X = I by the blocked trsm, whose diagonal blocks are multiplied by
+//!   computed inverses: the residual carries their condition number, at most
+//!   (2 + 1)/(2 − 1) = 3 for these matrices (|t_ii| ≥ 2, |t_ij| ≤ 1/n), so κ = 3 there.
 //! - geam: two products and a sum: 2ε·(|α||a| + |β||b|).
 //! - dgmm: one product: ε·|a||x|.
 
@@ -16,9 +19,15 @@ use rocm_blas::check::{vector_extent, vector_index};
 use rocm_blas::{reference, Blas, Diag, Real, Scalar, Side, Transpose, Uplo};
 use rocm_core::{Complex32, Complex64, Device, Error};
 
-fn check_trtri<T: Scalar>(uplo: Uplo, diag: Diag, n: usize, (pa, pi): (usize, usize), seed: u64) {
-    let dev = Device::cpu();
-    let blas = Blas::new(&dev);
+fn check_trtri<T: Scalar>(
+    dev: &Device,
+    kappa: f64,
+    (uplo, diag): (Uplo, Diag),
+    n: usize,
+    (pa, pi): (usize, usize),
+    seed: u64,
+) {
+    let blas = Blas::new(dev);
     let mut r = rng(seed);
     let (lda, ldi) = (n.max(1) + pa, n.max(1) + pi);
     let mut a: Vec<T> = random_vec(&mut r, lda * n.max(1));
@@ -82,7 +91,7 @@ fn check_trtri<T: Scalar>(uplo: Uplo, diag: Diag, n: usize, (pa, pi): (usize, us
                 T::narrow(tx[i + j * n]),
                 id.widen(),
                 mag[i + j * n],
-                (n + 4) as f64,
+                kappa * (n + 4) as f64,
                 &format!("{what} ({i},{j})"),
             );
         }
@@ -236,7 +245,7 @@ macro_rules! ext_props {
                          pa in 0usize..3, pi in 0usize..3, seed in any::<u64>()) {
                     let uplo = if upper { Uplo::Upper } else { Uplo::Lower };
                     let diag = if unit { Diag::Unit } else { Diag::NonUnit };
-                    check_trtri::<$t>(uplo, diag, n, (pa, pi), seed);
+                    check_trtri::<$t>(&Device::cpu(), 1.0, (uplo, diag), n, (pa, pi), seed);
                 }
 
                 #[test]
@@ -267,8 +276,9 @@ fn blocked_trtri() {
     // Past the recursion base (16) several levels deep.
     for uplo in Uplo::ALL {
         for diag in Diag::ALL {
-            check_trtri::<f64>(uplo, diag, 150, (1, 2), 11);
-            check_trtri::<Complex32>(uplo, diag, 77, (0, 0), 12);
+            let cpu = Device::cpu();
+            check_trtri::<f64>(&cpu, 1.0, (uplo, diag), 150, (1, 2), 11);
+            check_trtri::<Complex32>(&cpu, 1.0, (uplo, diag), 77, (0, 0), 12);
         }
     }
     check_geam::<f32>(
@@ -516,5 +526,61 @@ fn geam_and_dgmm_without_kernels_are_unsupported() {
                 .unwrap_err();
             assert!(matches!(&err, Error::Unsupported { .. }), "{err:?}");
         }
+    }
+}
+
+/// trtri on CUDA (f32, f64) by residual, every uplo/diag, sizes around the 64-blocks of
+/// the trsm it runs on, padded leading dimensions; complex types answer `Unsupported`.
+/// The emulated AMD devices answer `Unsupported` for every type.
+#[test]
+fn trtri_on_gpus() {
+    let emu = Device::open("emu:gfx90a").unwrap();
+    let mut c = emu.alloc::<f32>(16).unwrap();
+    let a = emu.alloc::<f32>(16).unwrap();
+    let err = Blas::new(&emu)
+        .trtri(
+            Uplo::Lower,
+            Diag::NonUnit,
+            4,
+            &a.as_slice(),
+            4,
+            &mut c.as_slice_mut(),
+            4,
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+    for dev in cuda_devices("the GPU trtri tests") {
+        let mut seed = 500;
+        for uplo in Uplo::ALL {
+            for diag in Diag::ALL {
+                for (n, pads) in [
+                    (1, (0, 0)),
+                    (5, (2, 1)),
+                    (63, (0, 3)),
+                    (64, (1, 0)),
+                    (65, (0, 0)),
+                    (131, (3, 2)),
+                    (300, (0, 1)),
+                ] {
+                    seed += 1;
+                    check_trtri::<f32>(&dev, 3.0, (uplo, diag), n, pads, seed);
+                    check_trtri::<f64>(&dev, 3.0, (uplo, diag), n, pads, seed + 1000);
+                }
+            }
+        }
+        let a = dev.alloc::<Complex64>(16).unwrap();
+        let mut c = dev.alloc::<Complex64>(16).unwrap();
+        let err = Blas::new(&dev)
+            .trtri(
+                Uplo::Upper,
+                Diag::Unit,
+                4,
+                &a.as_slice(),
+                4,
+                &mut c.as_slice_mut(),
+                4,
+            )
+            .unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     }
 }

@@ -30,7 +30,7 @@
 //! - `rocm_tri_update` — `C ← W + β·C` on the stored triangle of each diagonal block of
 //!   C, W the block's dense result at `w + z·stride_w` (leading dimension `ld_w`); the
 //!   other triangle of C is neither read nor written, and without `read_c` (β = 0) C is
-//!   not read at all. syrk and syr2k compute their diagonal blocks as full GEMMs into a
+//!   not read at all; with `unit` neither is the diagonal (trtri of a unit triangle). syrk and syr2k compute their diagonal blocks as full GEMMs into a
 //!   workspace and add only the needed triangle with it.
 //!
 //! Kernel parameters, in order (`ty` the element type; strides in elements; flags a bit
@@ -56,7 +56,8 @@ pub const UPDATE: &str = "rocm_tri_update";
 pub const UPPER: u32 = 1;
 /// Flag (expand): fill the other triangle with the mirror image (else zeros).
 pub const MIRROR: u32 = 2;
-/// Flag (expand, invert): the diagonal is one and not read.
+/// Flag (expand, invert): the diagonal is one and not read; (update) the diagonal is
+/// neither read nor written.
 pub const UNIT: u32 = 4;
 /// Flag (update): β ≠ 0, so C is read.
 pub const READ_C: u32 = 8;
@@ -466,6 +467,8 @@ fn update(ty: Ty) -> KernelBuilder {
     let w = strided(&mut k, w0, f.z, stride, es);
     let upper = flag(&mut k, flags, UPPER);
     let read_c = flag(&mut k, flags, READ_C);
+    let unit = flag(&mut k, flags, UNIT);
+    let not_unit = k.not_pred(unit);
     let i = k.add(Ty::U32, f.r0, f.x);
     let i_in = k.setp(Cmp::Lt, Ty::U32, i, f.bs);
     for s in 0..TILE / 8 {
@@ -475,6 +478,10 @@ fn update(ty: Ty) -> KernelBuilder {
         let inside = k.and_pred(i_in, j_in);
         let is_stored = stored(&mut k, upper, i, j);
         let inside = k.and_pred(inside, is_stored);
+        // With `unit` the diagonal is left alone (trtri of a unit triangle).
+        let off_diagonal = k.setp(Cmp::Ne, Ty::U32, i, j);
+        let keep = k.or_pred(off_diagonal, not_unit);
+        let inside = k.and_pred(inside, keep);
         let w_addr = element(&mut k, w, i, j, ld_w, es);
         let wv = k.ld_global_guarded(ty, w_addr, 0, inside);
         let c_addr = element(&mut k, c, i, j, ldc, es);

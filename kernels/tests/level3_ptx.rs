@@ -108,6 +108,7 @@ fn expand_case<T: El>(flags: u32) {
 fn update_case<T: El>(flags: u32) {
     let upper = flags & l3::UPPER != 0;
     let read_c = flags & l3::READ_C != 0;
+    let unit = flags & l3::UNIT != 0;
     let mut rng = Rng(u64::from(flags) + 23);
     let fill = |rng: &mut Rng| -> T {
         if read_c {
@@ -150,7 +151,7 @@ fn update_case<T: El>(flags: u32) {
         for i in 0..LD {
             let g = got[i + j * LD];
             let (zi, zj) = (i / NB, j / NB);
-            let in_block = i < N && zi == zj && stored(upper, i % NB, j % NB);
+            let in_block = i < N && zi == zj && stored(upper, i % NB, j % NB) && !(unit && i == j);
             let want = if in_block {
                 let wv = w[zi * NB * NB + i % NB + (j % NB) * NB];
                 if read_c {
@@ -245,7 +246,9 @@ fn all<T: El>() {
             expand_case::<T>(upper | extra);
         }
         for read in [0, l3::READ_C] {
-            update_case::<T>(upper | read);
+            for unit in [0, l3::UNIT] {
+                update_case::<T>(upper | read | unit);
+            }
         }
         for unit in [0, l3::UNIT] {
             invert_case::<T>(upper | unit);

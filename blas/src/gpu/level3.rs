@@ -30,6 +30,7 @@
 //!   one GEMM for a clipped block at the end). The GEMMs write β·C where β ≠ 0 and never
 //!   read C when β = 0. syr2k runs each product twice with the operands swapped (the
 //!   second adding, β = 1).
+//! - **trtri**: the trsm above on an identity (see [`trtri`]).
 //! - **symm** (C ← α·A·B + β·C or α·B·A + β·C): A's stored triangle is expanded to the
 //!   full symmetric matrix in the workspace (`rocm_tri_expand` with the mirror), then
 //!   one GEMM.
@@ -463,6 +464,90 @@ pub(crate) fn tri<T: Scalar>(
             solve,
         };
         t.run(0, count, alpha)
+    })
+}
+
+/// trtri: the `uplo` triangle of `inv` ← that of A⁻¹ (n ≥ 1). X = A⁻¹·I is this
+/// module's trsm on an identity in the handle's outer workspace (zeroed by geam with
+/// α = β = 0, its diagonal set by `rocm_tri_expand` with a unit diagonal), then X's
+/// triangle goes into `inv` by `rocm_tri_update` with β = 0 (the other triangle is not
+/// touched; with a unit diagonal neither is the diagonal). The solve costs n³
+/// multiply-adds against a recursive inversion's n³/3, and keeps trsm's error bound:
+/// every column of X is a triangular solve with the blocked inverses and GEMM updates.
+pub(crate) fn trtri<T: Scalar>(
+    blas: &Blas,
+    uplo: Uplo,
+    diag: Diag,
+    n: usize,
+    (a, lda): (u64, usize),
+    (inv, ldinv): (u64, usize),
+) -> Result<()> {
+    supported::<T>(blas, "trtri")?;
+    let loaded = kernels::<T>(blas)?;
+    let dev = blas.device();
+    let upper = if uplo == Uplo::Upper { kern::UPPER } else { 0 };
+    let unit = if diag == Diag::Unit { kern::UNIT } else { 0 };
+    blas.with_outer_workspace(f64s::<T>(n * n), |work| {
+        let x = work.as_slice_mut().address();
+        let square = crate::extension::GeamShape {
+            transa: Transpose::N,
+            transb: Transpose::N,
+            m: n,
+            n,
+            lda: n,
+            ldb: n,
+            ldc: n,
+        };
+        // X ← 0 (α = β = 0 read neither operand).
+        crate::gpu::extension::geam(
+            blas,
+            &square,
+            T::zero(),
+            (x, 0),
+            T::zero(),
+            (x, 0),
+            (x, 0),
+            1,
+        )?;
+        // X ← I: the zero lower triangle expanded with a unit diagonal.
+        let mut args = KernelArgs::new();
+        args.push_pointer(x, dev)
+            .push_pointer(x, dev)
+            .push(dim("n", n)?)
+            .push(dim("n", n)?)
+            .push(dim("n", n)?)
+            .push(dim("n", n)?)
+            .push(0u64)
+            .push(kern::UNIT);
+        let expand = loaded.module.kernel(kern::EXPAND)?;
+        // SAFETY: one n×n block (nb = n) read and written at x, inside the workspace
+        // (n² elements). Source and destination coincide: each element is read (the
+        // stored strict triangle, all zero) and written only by its own work-item.
+        unsafe { expand.launch(blas.stream(), &kern::tile_config(n, n), &args)? };
+        let s = TriShape {
+            side: Side::Left,
+            uplo,
+            trans: Transpose::N,
+            diag,
+            m: n,
+            n,
+            lda,
+            ldb: n,
+        };
+        tri::<T>(blas, true, &s, T::one(), a, x)?;
+        let mut args = KernelArgs::new();
+        args.push_pointer(inv, dev)
+            .push_pointer(x, dev)
+            .push(dim("n", n)?)
+            .push(dim("n", n)?)
+            .push(dim("ldinv_a", ldinv)?)
+            .push(dim("n", n)?)
+            .push(0u64);
+        args.push(T::zero().re()).push(upper | unit);
+        let update = loaded.module.kernel(kern::UPDATE)?;
+        // SAFETY: the kernel writes the n×n triangle of inv (ldinv ≥ n, checked by the
+        // caller against inv's view) and reads X's, inside the workspace.
+        unsafe { update.launch(blas.stream(), &kern::tile_config(n, n), &args) }
     })
 }
 
