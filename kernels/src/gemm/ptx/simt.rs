@@ -1415,19 +1415,81 @@ pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
             (g.k.add(Ty::U64, c_base, bytes), inside)
         })
         .collect();
-    for (i, &(row_bytes, row_in)) in rows.iter().enumerate() {
+    // The FMA kernel's rows come in runs of `frag_vec` adjacent ones: stored a run at a
+    // time (up to 16 bytes) where C's columns allow it, a warp's store fills whole
+    // 32-byte sectors instead of every other element of them twice over (H100, f32
+    // 64³ × 10000: twice the L2 write sectors of C's size with scalar stores).
+    let run = if plan.inner == Inner::Fma {
+        a.frag_vec.min(16 / plan.cs)
+    } else {
+        1
+    };
+    // Runs start at rows ≡ 0 (mod run) (row0 and m0 are multiples of frag_vec): a
+    // vector is aligned when C's base and leading dimension are.
+    let vector_ok = if run > 1 {
+        let low = g.k.reg(Ty::U64);
+        g.k.emit(format!("and.b64 {low}, {c_base}, {}", run * plan.cs - 1));
+        let base_ok = g.k.setp(Cmp::Eq, Ty::U64, low, 0u32);
+        let ld_low = g.k.and_b32(ldc, run - 1);
+        let ld_ok = g.k.setp(Cmp::Eq, Ty::U32, ld_low, 0u32);
+        Some(g.k.and_pred(base_ok, ld_ok))
+    } else {
+        None
+    };
+    for (r, group) in rows.chunks(run as usize).enumerate() {
         for (j, &(col_ptr, col_in)) in cols.iter().enumerate() {
-            let inside = g.k.and_pred(row_in, col_in);
-            let addr = g.k.add(Ty::U64, col_ptr, row_bytes);
-            let value = g.k.mul(cty, alpha, acc[i][j]);
-            let load = g.k.and_pred(inside, read_c);
-            let old = g.k.reg(cty);
-            g.k.when(load, false);
-            g.k.ld_global_into(&[old], addr, 0, LoadCache::Default);
-            g.k.when(load, false);
-            g.k.emit(format!("fma.rn.{cty} {value}, {beta}, {old}, {value}"));
-            g.k.when(inside, false);
-            g.k.st_global(addr, 0, &[value]);
+            let addr = g.k.add(Ty::U64, col_ptr, group[0].0);
+            let values: Vec<Reg> = (0..group.len())
+                .map(|q| g.k.mul(cty, alpha, acc[r * run as usize + q][j]))
+                .collect();
+            let olds: Vec<Reg> = (0..group.len()).map(|_| g.k.reg(cty)).collect();
+            // Whole run inside (rows increase along it) and aligned: one vector access.
+            let vector = vector_ok.map(|ok| {
+                let last_in = group[group.len() - 1].1;
+                let all_in = g.k.and_pred(last_in, col_in);
+                g.k.and_pred(all_in, ok)
+            });
+            let scalar = |g: &mut Gen, q: usize| {
+                let inside = g.k.and_pred(group[q].1, col_in);
+                match vector {
+                    Some(v) => {
+                        let not_vector = g.k.not_pred(v);
+                        g.k.and_pred(inside, not_vector)
+                    }
+                    None => inside,
+                }
+            };
+            let scalars: Vec<Reg> = (0..group.len()).map(|q| scalar(&mut g, q)).collect();
+            if let Some(v) = vector {
+                let load = g.k.and_pred(v, read_c);
+                g.k.when(load, false);
+                g.k.ld_global_into(&olds, addr, 0, LoadCache::Default);
+            }
+            for (q, &p) in scalars.iter().enumerate() {
+                let load = g.k.and_pred(p, read_c);
+                g.k.when(load, false);
+                g.k.ld_global_into(
+                    &olds[q..q + 1],
+                    addr,
+                    (q as u32 * plan.cs) as i64,
+                    LoadCache::Default,
+                );
+            }
+            for (q, &value) in values.iter().enumerate() {
+                g.k.when(read_c, false);
+                g.k.emit(format!(
+                    "fma.rn.{cty} {value}, {beta}, {}, {value}",
+                    olds[q]
+                ));
+            }
+            if let Some(v) = vector {
+                g.k.when(v, false);
+                g.k.st_global(addr, 0, &values);
+            }
+            for (q, &p) in scalars.iter().enumerate() {
+                g.k.when(p, false);
+                g.k.st_global(addr, (q as u32 * plan.cs) as i64, &values[q..q + 1]);
+            }
         }
     }
     g.k.ret();
