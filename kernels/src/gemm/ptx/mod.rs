@@ -23,6 +23,39 @@ pub mod simt;
 pub mod wgmma;
 
 use super::{GemmInstruction, GemmParams};
+
+/// Tile rows per group of the block order (L2 reuse).
+pub const GROUP_M: u32 = 8;
+
+/// The block's tile (row, column; in tiles) in the grouped order every NVIDIA GEMM kernel
+/// visits its grid in: the block with linear id `L = ctaid.x + ctaid.y · gx` takes tile
+/// row `first + r mod rows` and tile column `r / rows` of its group of [`GROUP_M`] tile
+/// rows (`r = L mod (GROUP_M · gy)`), so the blocks resident together share A and B
+/// tiles in L2. (The wgmma kernels use it; the register-tiled ones keep the linear
+/// order, see `simt`.)
+pub(crate) fn grouped_tile(
+    k: &mut crate::ptx::KernelBuilder,
+) -> (crate::ptx::Reg, crate::ptx::Reg) {
+    use crate::ptx::{Special, Ty};
+    let bx = k.special(Special::CtaidX);
+    let by = k.special_named("%ctaid.y");
+    let gx = k.special(Special::NctaidX);
+    let gy = k.special_named("%nctaid.y");
+    let lin = k.fma(Ty::U32, by, gx, bx);
+    let group_size = k.mul(Ty::U32, gy, GROUP_M);
+    let group = k.div(Ty::U32, lin, group_size);
+    let first = k.mul(Ty::U32, group, GROUP_M);
+    let left = k.sub(Ty::U32, gx, first);
+    let rows = k.min(Ty::U32, left, GROUP_M);
+    let in_group = k.reg(Ty::U32);
+    k.emit(format!("rem.u32 {in_group}, {lin}, {group_size}"));
+    let rr = k.reg(Ty::U32);
+    k.emit(format!("rem.u32 {rr}, {in_group}, {rows}"));
+    let tm = k.add(Ty::U32, first, rr);
+    let tn = k.div(Ty::U32, in_group, rows);
+    (tm, tn)
+}
+
 use crate::generator::{LaunchRule, Program};
 use rocm_core::{Arch, DType, Error, ModuleImage, Result, Target};
 

@@ -1220,6 +1220,9 @@ impl Gen<'_> {
     fn coordinates(&mut self) -> Coordinates {
         let (a, b) = (self.plan.a, self.plan.b);
         let tid = self.k.special(Special::TidX);
+        // Linear block order: the grouped order (`super::grouped_tile`) measured the
+        // same on the H100 at 8192³ (f64, f32, tf32) and cost 5 % on 64³ batches
+        // (its divisions, in the prologue and again in the epilogue).
         let bx = self.k.special(Special::CtaidX);
         let by = self.special("%ctaid.y");
         let m0 = self.k.mul(Ty::U32, bx, a.outer);

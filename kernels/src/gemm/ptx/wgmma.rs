@@ -11,7 +11,7 @@
 //! `tile_k / K` instructions `m64nNkK` per step (K = 16, or 8 for tf32), each reading a
 //! 32-byte slice of every row.
 //!
-//! Blocks are visited in groups of [`GROUP_M`] tile rows: the block with linear id
+//! Blocks are visited in groups of [`super::GROUP_M`] tile rows: the block with linear id
 //! `L = ctaid.x + ctaid.y · gx` takes tile row `first + r mod rows` and tile column
 //! `r / rows` of its group (`r = L mod (GROUP_M · gy)`), so the blocks resident together
 //! share A and B tiles in L2.
@@ -72,8 +72,6 @@ use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
 use rocm_core::tensor_map::{TensorMapDesc, TensorMapSwizzle};
 use rocm_core::{DType, Error, Result, Target};
 
-/// Tile rows per group of the block order (L2 reuse).
-pub const GROUP_M: u32 = 8;
 /// The dynamic shared array (module scope).
 const SMEM: &str = "rocm_gemm_smem";
 /// Bytes of one swizzled row, and of a swizzle atom (8 rows).
@@ -984,23 +982,7 @@ impl Gen<'_> {
     /// The block's tile (row and column of C), in the grouped order.
     fn block_tile(&mut self) -> (Reg, Reg) {
         let p = self.plan;
-        let bx = self.k.special(Special::CtaidX);
-        let by = self.k.special_named("%ctaid.y");
-        let gx = self.k.special(Special::NctaidX);
-        let gy = self.k.special_named("%nctaid.y");
-        let lin = self.k.fma(Ty::U32, by, gx, bx);
-        let group_size = self.k.mul(Ty::U32, gy, GROUP_M);
-        let group = self.k.div(Ty::U32, lin, group_size);
-        let first = self.k.mul(Ty::U32, group, GROUP_M);
-        let left = self.k.sub(Ty::U32, gx, first);
-        let rows = self.k.min(Ty::U32, left, GROUP_M);
-        let in_group = self.k.reg(Ty::U32);
-        self.k
-            .emit(format!("rem.u32 {in_group}, {lin}, {group_size}"));
-        let rr = self.k.reg(Ty::U32);
-        self.k.emit(format!("rem.u32 {rr}, {in_group}, {rows}"));
-        let tm = self.k.add(Ty::U32, first, rr);
-        let tn = self.k.div(Ty::U32, in_group, rows);
+        let (tm, tn) = super::grouped_tile(&mut self.k);
         let m0 = self.k.mul(Ty::U32, tm, p.a.outer);
         let n0 = self.k.mul(Ty::U32, tn, p.b.outer);
         (m0, n0)
