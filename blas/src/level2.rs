@@ -16,10 +16,11 @@
 //! - tbmv/tbsv, tpmv/tpsv: trmv/trsv on band and packed triangles.
 //!
 //! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
-//! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, trmv, tpmv (one
-//! triangle-product kernel; trmv through the workspace); trsv (diagonal-block solves and
-//! gemv updates). gbmv, sbmv/hbmv, tbmv/tbsv and tpsv have no GPU kernel and, like
-//! every Level 2 routine on AMD devices, answer `Unsupported` naming the device. The
+//! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, sbmv/hbmv, trmv,
+//! tpmv, tbmv (one triangle-product kernel over dense, packed or band storage; trmv
+//! through the workspace); trsv (diagonal-block solves and gemv updates). gbmv, tbsv and
+//! tpsv have no GPU kernel and, like every Level 2 routine on AMD devices, answer
+//! `Unsupported` naming the device. The
 //! argument checks and quick returns are the same on every device.
 //!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
@@ -387,18 +388,19 @@ impl Blas {
                 gpu::level2::trsv::trsv(self, op, &call)
             }
             Dispatch::Gpu => {
-                let storage = (Storage::Dense, s.lda);
+                let storage = (Storage::Dense, s.lda, 0);
                 let tri = (s.uplo, s.trans, s.diag);
                 self.gpu_trmv(op, storage, tri, s.n, a, (x, s.incx))
             }
         }
     }
 
-    /// trmv/tpmv on a GPU: op(A)·x through the workspace, copied back into x.
+    /// trmv/tpmv/tbmv on a GPU: op(A)·x through the workspace, copied back into x
+    /// (`band`: the off-diagonals of band storage).
     fn gpu_trmv<T: Scalar>(
         &self,
         op: &str,
-        (storage, lda): (Storage, usize),
+        (storage, lda, band): (Storage, usize, usize),
         (uplo, trans, diag): (Uplo, Transpose, Diag),
         n: usize,
         a: &BufferSlice<'_, T>,
@@ -414,6 +416,7 @@ impl Blas {
         let call = gpu::level2::trimv::TriMvCall {
             op: op_kind,
             storage,
+            band,
             upper: uplo == Uplo::Upper,
             unit: diag == Diag::Unit,
             dtype: T::DTYPE,
@@ -592,6 +595,7 @@ impl Blas {
                 let call = gpu::level2::trimv::TriMvCall {
                     op: op_kind,
                     storage,
+                    band: st.kl.max(st.ku),
                     upper: uplo == Uplo::Upper,
                     unit: false,
                     dtype: T::DTYPE,
@@ -1020,11 +1024,15 @@ impl Blas {
                 st::triangular(&st, (trans, diag), a, (x, incx), op.ends_with("sv"));
                 Ok(())
             }
-            // tpmv: the trmv kernel on packed storage; band forms and tpsv have no
-            // kernel yet.
-            Dispatch::Gpu if op == "tpmv" => {
+            // tpmv and tbmv: the trmv kernel on packed and band storage; tbsv and tpsv
+            // have no kernel yet.
+            Dispatch::Gpu if op == "tpmv" || op == "tbmv" => {
                 let tri = (uplo, trans, diag);
-                self.gpu_trmv(op, (Storage::Packed, 0), tri, st.n, a, (x, incx))
+                let Some((storage, lda)) = gpu_storage(st.layout) else {
+                    return Err(self.unsupported(op));
+                };
+                let band = (storage, lda, st.kl.max(st.ku));
+                self.gpu_trmv(op, band, tri, st.n, a, (x, incx))
             }
             Dispatch::Gpu => Err(self.unsupported(op)),
         }
@@ -1135,11 +1143,11 @@ fn gemv_trans<T: Scalar>(trans: Transpose) -> GemvTrans {
 }
 
 /// The GPU kernels' storage of a stored triangle and its leading dimension (0 when
-/// packed); None for band storage, which has no kernel yet.
+/// packed).
 fn gpu_storage(layout: Layout) -> Option<(Storage, usize)> {
     match layout {
         Layout::Dense(lda) => Some((Storage::Dense, lda)),
         Layout::Packed => Some((Storage::Packed, 0)),
-        Layout::Band(_) => None,
+        Layout::Band(lda) => Some((Storage::Band, lda)),
     }
 }

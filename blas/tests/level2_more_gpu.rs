@@ -1,19 +1,19 @@
 //! GPU Level 2 beyond gemv on CUDA against independent f64 (Complex64) references: the
 //! rank updates ger/geru/gerc, syr/her, syr2/her2, spr/hpr, spr2/hpr2; the products
-//! symv/hemv, spmv/hpmv, trmv, tpmv; and trsv. Every dtype, uplo, trans and diag, sizes
+//! symv/hemv, spmv/hpmv, sbmv/hbmv, trmv, tpmv, tbmv (bandwidths 0, 1, 5, 40); and trsv. Every dtype, uplo, trans and diag, sizes
 //! 0, 1, 2, primes up to a few hundred (and 1031 for the blocked trsv), lda > rows,
 //! increments ±1 and ±3, α and β random, one, or zero (β = 0: y holds NaN that must not
 //! be read; α = 0 with NaN in A, which must not be read either). Storage a routine must
 //! not write (the other triangle, the rows past m below each column, the gaps of strided
 //! vectors) is compared exactly. CUDA tests skip with a printed reason without a device;
 //! the same harness runs on the CPU device here, so the oracle itself is checked. The
-//! routines without a GPU kernel (gbmv, sbmv/hbmv, tbmv/tbsv, tpsv) and every routine on
-//! emulated AMD devices answer `Unsupported` naming the device.
+//! routines without a GPU kernel (gbmv, tbsv, tpsv) and every routine on emulated AMD
+//! devices answer `Unsupported` naming the device.
 //!
 //! Tolerances (ε the dtype's epsilon; `assert_close` multiplies by 4 for complex):
 //! - rank updates: one product and one or two fused additions per element:
 //!   4ε·(|a| + |α||x||y| (+ |α||y||x|)).
-//! - symv/hemv/spmv/hpmv/trmv/tpmv: (n + 66)·ε·(|α|·Σ|a||x| + |β||y|): the kernel adds
+//! - symv/hemv/spmv/hpmv/sbmv/hbmv/trmv/tpmv/tbmv: (n + 66)·ε·(|α|·Σ|a||x| + |β||y|): the kernel adds
 //!   each output's n products in a tree of depth at most n + 64 (`rocm_kernels::level2::
 //!   trimv`), plus the α and β roundings.
 //! - trsv, by residual on diagonally dominant A:
@@ -50,17 +50,18 @@ fn logical<T: Scalar>(v: &[T], n: usize, inc: isize) -> Vec<Complex64> {
     (0..n).map(|i| to_c64(v[vector_index(i, n, inc)])).collect()
 }
 
-/// Where the matrix lives: dense at lda, or packed.
+/// Where the matrix lives: dense at lda, packed, or band (lda, k off-diagonals).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Store {
     Dense(usize),
     Packed,
+    Band(usize, usize),
 }
 
 impl Store {
     fn len(self, n: usize) -> usize {
         match self {
-            Store::Dense(lda) => (lda * n).max(1),
+            Store::Dense(lda) | Store::Band(lda, _) => (lda * n).max(1),
             Store::Packed => (n * (n + 1) / 2).max(1),
         }
     }
@@ -70,8 +71,24 @@ impl Store {
             (Store::Dense(lda), _) => i + j * lda,
             (Store::Packed, Uplo::Upper) => i + j * (j + 1) / 2,
             (Store::Packed, Uplo::Lower) => i + j * n - j * (j + 1) / 2,
+            (Store::Band(lda, k), Uplo::Upper) => k + i - j + j * lda,
+            (Store::Band(lda, _), Uplo::Lower) => i - j + j * lda,
         }
     }
+    /// Whether (i, j) is stored: in the `uplo` triangle and, for a band, within k of
+    /// the diagonal.
+    fn holds(self, uplo: Uplo, i: usize, j: usize) -> bool {
+        uplo.contains(i, j)
+            && match self {
+                Store::Band(_, k) => i.abs_diff(j) <= k,
+                _ => true,
+            }
+    }
+}
+
+/// Bandwidth of band case `c`: the diagonal alone, narrow, and wider than most sizes.
+fn bandwidth(c: usize) -> usize {
+    [0, 1, 5, 40][c % 4]
 }
 
 /// Coefficient choices: 0 → zero, 1 → one, else random.
@@ -260,6 +277,8 @@ enum SymRoutine {
     Hemv,
     Spmv,
     Hpmv,
+    Sbmv,
+    Hbmv,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -273,19 +292,27 @@ fn check_sym<T: Scalar>(
     (ca, cb): (u8, u8),
     seed: u64,
 ) {
-    let herm = matches!(routine, SymRoutine::Hemv | SymRoutine::Hpmv);
+    let herm = matches!(
+        routine,
+        SymRoutine::Hemv | SymRoutine::Hpmv | SymRoutine::Hbmv
+    );
     let store = match routine {
         SymRoutine::Symv | SymRoutine::Hemv => Store::Dense(n.max(1) + pad),
+        SymRoutine::Sbmv | SymRoutine::Hbmv => {
+            let k = bandwidth(seed as usize);
+            Store::Band(k + 1 + pad, k)
+        }
         _ => Store::Packed,
     };
     let blas = Blas::new(dev);
     let mut r = rng(seed);
     let (alpha, beta): (T, T) = (coef(ca, &mut r), coef(cb, &mut r));
-    // The other triangle (dense) holds NaN: it must not be read.
+    // The other triangle (dense) and what lies outside a band hold NaN: they must not
+    // be read.
     let mut a: Vec<T> = vec![nan(); store.len(n)];
     for j in 0..n {
         for i in 0..n {
-            if uplo.contains(i, j) {
+            if store.holds(uplo, i, j) {
                 a[store.index(uplo, n, i, j)] = random(&mut r);
             }
         }
@@ -316,6 +343,12 @@ fn check_sym<T: Scalar>(
             }
             (SymRoutine::Spmv, _) => blas.spmv(uplo, n, alpha, &av, &xv, incx, beta, &mut yv, incy),
             (SymRoutine::Hpmv, _) => blas.hpmv(uplo, n, alpha, &av, &xv, incx, beta, &mut yv, incy),
+            (SymRoutine::Sbmv, Store::Band(lda, k)) => {
+                blas.sbmv(uplo, n, k, alpha, &av, lda, &xv, incx, beta, &mut yv, incy)
+            }
+            (SymRoutine::Hbmv, Store::Band(lda, k)) => {
+                blas.hbmv(uplo, n, k, alpha, &av, lda, &xv, incx, beta, &mut yv, incy)
+            }
             _ => unreachable!(),
         };
         res.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -328,6 +361,9 @@ fn check_sym<T: Scalar>(
         } else {
             (j, i, true)
         };
+        if !store.holds(uplo, r, c) {
+            return Complex64::new(0.0, 0.0);
+        }
         let v = to_c64(a[store.index(uplo, n, r, c)]);
         if herm && i == j {
             Complex64::new(v.re, 0.0)
@@ -391,6 +427,8 @@ fn sym_cases<T: Scalar>(dev: &Device, seed: u64) {
         SymRoutine::Hemv,
         SymRoutine::Spmv,
         SymRoutine::Hpmv,
+        SymRoutine::Sbmv,
+        SymRoutine::Hbmv,
     ] {
         for uplo in Uplo::ALL {
             for (k, &n) in SIZES.iter().enumerate() {
@@ -412,6 +450,7 @@ fn sym_cases<T: Scalar>(dev: &Device, seed: u64) {
 enum TriRoutine {
     Trmv,
     Tpmv,
+    Tbmv,
     Trsv,
 }
 
@@ -425,10 +464,13 @@ fn check_tri<T: Scalar>(
     incx: isize,
     seed: u64,
 ) {
-    let store = if routine == TriRoutine::Tpmv {
-        Store::Packed
-    } else {
-        Store::Dense(n.max(1) + pad)
+    let store = match routine {
+        TriRoutine::Tpmv => Store::Packed,
+        TriRoutine::Tbmv => {
+            let k = bandwidth(seed as usize);
+            Store::Band(k + 1 + pad, k)
+        }
+        _ => Store::Dense(n.max(1) + pad),
     };
     let solve = routine == TriRoutine::Trsv;
     let unit = diag == Diag::Unit;
@@ -439,7 +481,7 @@ fn check_tri<T: Scalar>(
     let mut a: Vec<T> = vec![nan(); store.len(n)];
     for j in 0..n {
         for i in 0..n {
-            if !uplo.contains(i, j) || (unit && i == j) {
+            if !store.holds(uplo, i, j) || (unit && i == j) {
                 continue;
             }
             let v: T = random(&mut r);
@@ -469,6 +511,9 @@ fn check_tri<T: Scalar>(
                 blas.trsv(uplo, trans, diag, n, &av, lda, &mut xv, incx)
             }
             (TriRoutine::Tpmv, _) => blas.tpmv(uplo, trans, diag, n, &av, &mut xv, incx),
+            (TriRoutine::Tbmv, Store::Band(lda, k)) => {
+                blas.tbmv(uplo, trans, diag, n, k, &av, lda, &mut xv, incx)
+            }
             _ => unreachable!(),
         };
         res.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -483,7 +528,7 @@ fn check_tri<T: Scalar>(
         };
         let v = if r == c && unit {
             Complex64::new(1.0, 0.0)
-        } else if uplo.contains(r, c) {
+        } else if store.holds(uplo, r, c) {
             to_c64(a[store.index(uplo, n, r, c)])
         } else {
             Complex64::new(0.0, 0.0)
@@ -535,7 +580,12 @@ fn check_tri<T: Scalar>(
 
 fn tri_cases<T: Scalar>(dev: &Device, seed: u64, sizes: &[usize]) {
     let mut s = seed;
-    for routine in [TriRoutine::Trmv, TriRoutine::Tpmv, TriRoutine::Trsv] {
+    for routine in [
+        TriRoutine::Trmv,
+        TriRoutine::Tpmv,
+        TriRoutine::Tbmv,
+        TriRoutine::Trsv,
+    ] {
         for uplo in Uplo::ALL {
             for trans in Transpose::ALL {
                 for diag in [Diag::NonUnit, Diag::Unit] {
@@ -705,8 +755,8 @@ fn level2_on_emulated_amd_targets_is_unsupported() {
     }
 }
 
-/// The routines that have no GPU kernel yet answer `Unsupported` on CUDA too (band
-/// storage, packed solve), with their outputs untouched.
+/// The routines that have no GPU kernel yet answer `Unsupported` on CUDA too (the band
+/// and packed solves), with their outputs untouched.
 #[test]
 fn band_and_packed_solve_on_cuda_are_unsupported() {
     for dev in cuda_devices("the GPU Level 2 tests") {
@@ -716,7 +766,6 @@ fn band_and_packed_solve_on_cuda_are_unsupported() {
         let (u, t, d) = (Uplo::Lower, Transpose::T, Diag::Unit);
         let av = a.as_slice();
         for e in [
-            blas.tbmv(u, t, d, 3, 1, &av, 2, &mut x.as_slice_mut(), 1),
             blas.tbsv(u, t, d, 3, 1, &av, 2, &mut x.as_slice_mut(), 1),
             blas.tpsv(u, t, d, 3, &av, &mut x.as_slice_mut(), 1),
         ] {

@@ -201,12 +201,15 @@ fn stored(upper: bool, i: usize, j: usize) -> bool {
     }
 }
 
-/// Storage index of (i, j): dense at lda, or packed.
+/// Storage index of (i, j): dense at lda, packed, or band (bandwidth `n` then, as the
+/// kernels take it).
 fn index(storage: Storage, upper: bool, n: usize, lda: usize, i: usize, j: usize) -> usize {
     match storage {
         Storage::Dense => i + j * lda,
         Storage::Packed if upper => i + j * (j + 1) / 2,
         Storage::Packed => i + j * n - j * (j + 1) / 2,
+        Storage::Band if upper => n + i - j + j * lda,
+        Storage::Band => i - j + j * lda,
     }
 }
 
@@ -224,7 +227,7 @@ fn rank_case(ty: Ty, op: RankOp, storage: Storage, upper: bool) {
     let rank2 = matches!(op, RankOp::Syr2 | RankOp::Her2);
     let mut rng = Rng(7 + op as u64 * 13 + storage as u64 * 5 + upper as u64);
     let len = match storage {
-        Storage::Dense => lda * n,
+        Storage::Dense | Storage::Band => lda * n,
         Storage::Packed => n * (n + 1) / 2,
     };
     let a: Vec<C> = (0..len).map(|_| rng.value(ty)).collect();
@@ -385,22 +388,36 @@ fn full_at(
     }
 }
 
-fn trimv_case(ty: Ty, op: TriMvOp, storage: Storage, upper: bool, unit: bool, read_y: bool) {
+/// One triangle product in the interpreter; `kb` is the bandwidth of band storage
+/// (ignored otherwise).
+fn trimv_case(
+    ty: Ty,
+    op: TriMvOp,
+    (storage, kb): (Storage, usize),
+    upper: bool,
+    unit: bool,
+    read_y: bool,
+) {
     let n = 45;
-    let lda = n + 2;
+    let band = storage == Storage::Band;
+    let lda = if band { kb + 3 } else { n + 2 };
+    // The third operand of the element formula: n, or the bandwidth.
+    let shape = if band { kb } else { n };
     let (incx, incy) = (-2isize, 3isize);
     let seed = 11 + op as u64 * 17 + storage as u64 * 7 + upper as u64 * 3 + unit as u64;
-    let mut rng = Rng(seed + read_y as u64 * 101);
+    let mut rng = Rng(seed + read_y as u64 * 101 + kb as u64 * 13);
     let len = match storage {
-        Storage::Dense => lda * n,
+        Storage::Dense | Storage::Band => lda * n,
         Storage::Packed => n * (n + 1) / 2,
     };
-    // The other triangle (dense), the padding and a unit diagonal hold NaN.
+    let in_band = |i: usize, j: usize| !band || i.abs_diff(j) <= kb;
+    // The other triangle (dense), the padding, what lies outside the band and a unit
+    // diagonal hold NaN.
     let mut a = vec![C(f64::NAN, f64::NAN); len];
     for j in 0..n {
         for i in 0..n {
-            if stored(upper, i, j) && !(unit && i == j) {
-                a[index(storage, upper, n, lda, i, j)] = rng.value(ty);
+            if stored(upper, i, j) && in_band(i, j) && !(unit && i == j) {
+                a[index(storage, upper, shape, lda, i, j)] = rng.value(ty);
             }
         }
     }
@@ -442,9 +459,18 @@ fn trimv_case(ty: Ty, op: TriMvOp, storage: Storage, upper: bool, unit: bool, re
     }
     let flags = if upper { trimv::UPPER } else { 0 } | if unit { trimv::UNIT } else { 0 };
     args.push(flags as u64);
+    if band {
+        args.push(kb as u64);
+    }
     kernel.run([TriMvParams::groups(n), 1, 1], p.block(), &args, &mut mem);
     let got = ty.values(mem.bytes(py));
-    let av = |r: usize, c: usize| a[index(storage, upper, n, lda, r, c)];
+    let av = |r: usize, c: usize| {
+        if in_band(r, c) {
+            a[index(storage, upper, shape, lda, r, c)]
+        } else {
+            C(0.0, 0.0)
+        }
+    };
     for i in 0..n {
         let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
         for j in 0..n {
@@ -487,7 +513,15 @@ fn triangle_products_in_the_ptx_interpreter() {
             TriMvOp::TrmvC,
         ] {
             let triangular = matches!(op, TriMvOp::TrmvN | TriMvOp::TrmvT | TriMvOp::TrmvC);
-            for storage in [Storage::Dense, Storage::Packed] {
+            // Bands: the diagonal alone, one crossing the 32-row blocks, and all of it.
+            let storages = [
+                (Storage::Dense, 0),
+                (Storage::Packed, 0),
+                (Storage::Band, 0),
+                (Storage::Band, 7),
+                (Storage::Band, 44),
+            ];
+            for storage in storages {
                 for upper in [false, true] {
                     for unit in [false, true] {
                         if unit && !triangular {

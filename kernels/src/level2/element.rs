@@ -236,10 +236,15 @@ pub enum Storage {
     /// BLAS packed triangle: upper A(i, j) at `i + j(j+1)/2`, lower at
     /// `i + j·n − j(j+1)/2` (`lda` unused).
     Packed,
+    /// BLAS band triangle with `k` off-diagonals (sbmv, hbmv, tbmv): upper A(i, j) at
+    /// `k + i − j + j·lda`, lower at `i − j + j·lda`; only |i − j| ≤ k is stored.
+    Band,
 }
 
 /// Byte address of element (i, j): `a + (i + start(j))·es`, start(j) per [`Storage`]
-/// (`upper` picks the packed formula; it is unused for dense storage).
+/// (`upper` picks the packed or band formula; it is unused for dense storage). The
+/// third operand is the order n for packed storage and the bandwidth k for band
+/// storage (unused for dense).
 pub(crate) fn element_at(
     k: &mut KernelBuilder,
     storage: Storage,
@@ -257,6 +262,13 @@ pub(crate) fn element_at(
             let jn = k.mul(Ty::U64, j, n);
             let low = k.sub(Ty::U64, jn, tri);
             k.selp(Ty::U64, tri, low, upper)
+        }
+        Storage::Band => {
+            // j·lda − j (+ k when upper), in wrapping u64: the sum with i is the index.
+            let col = k.mul(Ty::U64, j, lda);
+            let diag = k.sub(Ty::U64, col, j);
+            let shifted = k.add(Ty::U64, diag, n);
+            k.selp(Ty::U64, shifted, diag, upper)
         }
     };
     let el = k.add(Ty::U64, start, i);

@@ -134,6 +134,12 @@ impl RankParams {
                 format!("{} is not in 1..=8", self.cols),
             ));
         }
+        if self.storage == Storage::Band {
+            return Err(Error::invalid(
+                "storage",
+                "rank updates take dense or packed storage, not band",
+            ));
+        }
         if self.storage == Storage::Packed && !self.op.traits().triangle {
             return Err(Error::invalid(
                 "storage",

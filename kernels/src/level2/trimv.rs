@@ -32,7 +32,9 @@
 //! Kernel `rocm_blas_tri_mv(n: u64, a: u64, lda: u64, x: u64, incx: s64, y: u64,
 //! incy: s64, alpha.., [beta..], flags: u32)`: x and y are the addresses of their logical
 //! element 0; scalars the reals of α then β (β only with `read_y`); flags [`UPPER`],
-//! [`UNIT`] (trmv). Packed storage ignores `lda`. Launch: ⌈n/32⌉ workgroups of
+//! [`UNIT`] (trmv); band storage adds `band: u64` (k, the off-diagonals) after the
+//! flags, and its loops stay within k of the block's rows (sbmv/hbmv/tbmv read
+//! O(n·k) elements). Packed storage ignores `lda`. Launch: ⌈n/32⌉ workgroups of
 //! 32·`warps` work-items ([`TriMvParams::groups`]).
 
 use super::element::{element_at, epilogue, flag, scalar_params, stored, vector_at, El, Storage};
@@ -201,6 +203,7 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     let palpha = scalar_params(&mut k, el, "alpha");
     let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
     let pflags = k.param("flags", Ty::U32);
+    let pband = (p.storage == Storage::Band).then(|| k.param("band", Ty::U64));
 
     let n = k.ld_param(&pn);
     let a = k.ld_param_global_ptr(&pa);
@@ -215,7 +218,10 @@ fn build(p: &TriMvParams) -> KernelBuilder {
         None
     };
     let incxb = k.mul(Ty::S64, incx, eb);
-    let mat: Matrix = (a, lda, n);
+    // Band storage: the bandwidth takes n's place in the element formula, and the
+    // loops below stay within k of the block's rows.
+    let band = pband.map(|q| k.ld_param(&q));
+    let mat: Matrix = (a, lda, band.unwrap_or(n));
 
     // Shared: the warps' direct partials D[w][lane], then the mirrored ones M[c][lane]
     // with rows padded to 33 (the final sum reads a row per lane).
@@ -237,14 +243,15 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     let row_in = k.setp(Cmp::Lt, Ty::U64, i, n);
     let block_end = k.add(Ty::U64, i0, ROWS as i64);
     let block_end = k.min(Ty::U64, block_end, n);
-    let zero_idx = k.mov(Ty::U64, 0i64);
 
     let direct = el.zero(&mut k);
     if tr.direct {
         k.comment("direct part: A(i, j), lane = row, warp = columns mod warps");
-        // Stored columns of the block's rows: upper [i0, n), lower [0, block_end).
-        let lo = k.selp(Ty::U64, i0, zero_idx, upper);
-        let hi = k.selp(Ty::U64, n, block_end, upper);
+        // Stored columns of the block's rows: upper [i0, n), lower [0, block_end);
+        // band: upper [i0, block_end + k), lower [i0 − k, block_end).
+        let (below, above) = band_reach(&mut k, band, (i0, block_end), n);
+        let lo = k.selp(Ty::U64, i0, below, upper);
+        let hi = k.selp(Ty::U64, above, block_end, upper);
         let j = k.add(Ty::U64, lo, warp64);
         let (top, done) = (k.label(), k.label());
         k.place(top);
@@ -255,7 +262,7 @@ fn build(p: &TriMvParams) -> KernelBuilder {
             let ju = k.add(Ty::U64, j, (u * w_count) as i64);
             let col_in = k.setp(Cmp::Lt, Ty::U64, ju, hi);
             let inside = k.and_pred(row_in, col_in);
-            let st = stored(&mut k, upper, i, ju);
+            let st = stored_in_band(&mut k, upper, band, i, ju);
             let inside = k.and_pred(inside, st);
             let diag = k.setp(Cmp::Eq, Ty::U64, i, ju);
             let av = load_a(
@@ -305,9 +312,11 @@ fn build(p: &TriMvParams) -> KernelBuilder {
             })
             .collect();
         let accs: Vec<Vec<Reg>> = (0..per).map(|_| el.zero(&mut k)).collect();
-        // Stored rows of the block's columns: upper [0, block_end), lower [i0, n).
-        let lo = k.selp(Ty::U64, zero_idx, i0, upper);
-        let hi = k.selp(Ty::U64, block_end, n, upper);
+        // Stored rows of the block's columns: upper [0, block_end), lower [i0, n);
+        // band: upper [i0 − k, block_end), lower [i0, block_end + k).
+        let (below, above) = band_reach(&mut k, band, (i0, block_end), n);
+        let lo = k.selp(Ty::U64, below, i0, upper);
+        let hi = k.selp(Ty::U64, block_end, above, upper);
         let j = k.add(Ty::U64, lo, lane64);
         let (top, done) = (k.label(), k.label());
         k.place(top);
@@ -321,7 +330,7 @@ fn build(p: &TriMvParams) -> KernelBuilder {
         let mut loads = Vec::new();
         for (ic, ic_in) in &cols {
             let inside = k.and_pred(j_in, *ic_in);
-            let st = stored(&mut k, upper, j, *ic);
+            let st = stored_in_band(&mut k, upper, band, j, *ic);
             let inside = k.and_pred(inside, st);
             let diag = k.setp(Cmp::Eq, Ty::U64, j, *ic);
             let inside = if mirror.diagonal {
@@ -393,6 +402,42 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     k
 }
 
+/// The index range the stored part of rows (or columns) `[i0, end)` reaches: below to
+/// `i0 − k` (at least 0) and above to `end + k` (at most n); without a band, 0 and n.
+fn band_reach(
+    k: &mut KernelBuilder,
+    band: Option<Reg>,
+    (i0, end): (Reg, Reg),
+    n: Reg,
+) -> (Reg, Reg) {
+    let Some(kb) = band else {
+        let zero = k.mov(Ty::U64, 0i64);
+        return (zero, n);
+    };
+    let zero = k.mov(Ty::U64, 0i64);
+    let under = k.setp(Cmp::Lt, Ty::U64, i0, kb);
+    let down = k.sub(Ty::U64, i0, kb);
+    let below = k.selp(Ty::U64, zero, down, under);
+    let up = k.add(Ty::U64, end, kb);
+    let above = k.min(Ty::U64, up, n);
+    (below, above)
+}
+
+/// Whether (r, c) is in the stored triangle and, for band storage, within k of the
+/// diagonal.
+fn stored_in_band(k: &mut KernelBuilder, upper: Reg, band: Option<Reg>, r: Reg, c: Reg) -> Reg {
+    let st = stored(k, upper, r, c);
+    let Some(kb) = band else {
+        return st;
+    };
+    // |r − c| from the stored side (only meaningful where `st` holds).
+    let up = k.sub(Ty::U64, c, r);
+    let down = k.sub(Ty::U64, r, c);
+    let dist = k.selp(Ty::U64, up, down, upper);
+    let near = k.setp(Cmp::Le, Ty::U64, dist, kb);
+    k.and_pred(st, near)
+}
+
 /// A(r, c) where `inside` holds, zero elsewhere; with `unit` set, a diagonal element is
 /// one and not read.
 #[allow(clippy::too_many_arguments)]
@@ -435,7 +480,7 @@ mod tests {
         let mut v = Vec::new();
         for dtype in super::super::gemv::DTYPES {
             for op in OPS {
-                for storage in [Storage::Dense, Storage::Packed] {
+                for storage in [Storage::Dense, Storage::Packed, Storage::Band] {
                     for read_y in [false, true] {
                         let f = TriMvParams::fallback(dtype, op, storage, read_y);
                         v.push(f.clone());

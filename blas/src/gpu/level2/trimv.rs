@@ -1,6 +1,7 @@
 //! Products with a stored triangle on CUDA devices (`rocm_kernels::level2::trimv`):
-//! symv/hemv (dense) and spmv/hpmv (packed) as y ← α·A·x + β·y in one launch of ⌈n/32⌉
-//! workgroups; trmv/tpmv as the same kernel with α = 1, β = 0 writing op(A)·x into the
+//! symv/hemv (dense), spmv/hpmv (packed) and sbmv/hbmv (band) as y ← α·A·x + β·y in one
+//! launch of ⌈n/32⌉ workgroups; trmv/tpmv/tbmv as the same kernel with α = 1, β = 0
+//! writing op(A)·x into the
 //! handle's workspace, then a Level 1 copy back into x (the kernel reads all of x, so it
 //! cannot write x in place).
 
@@ -16,6 +17,8 @@ use rocm_kernels::level2::Storage;
 pub(crate) struct TriMvCall<'a> {
     pub op: TriMvOp,
     pub storage: Storage,
+    /// Off-diagonals of band storage (unused otherwise).
+    pub band: usize,
     pub upper: bool,
     /// Unit diagonal (trmv only).
     pub unit: bool,
@@ -57,10 +60,14 @@ pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Resul
     }
     let flags = if call.upper { UPPER } else { 0 } | if call.unit { UNIT } else { 0 };
     args.push(flags);
+    if call.storage == Storage::Band {
+        args.push(call.band as u64);
+    }
     let cfg = LaunchConfig::linear(TriMvParams::groups(call.n), p.block());
     let kernel = loaded.module.kernel(KERNEL)?;
-    // SAFETY: the caller checked A's triangle (dense at lda or packed) and x, y at their
-    // increments; the kernel reads only the stored triangle and x, and writes y(0..n).
+    // SAFETY: the caller checked A's triangle (dense or band at lda, or packed) and x, y
+    // at their increments; the kernel reads only the stored triangle (within the band)
+    // and x, and writes y(0..n).
     unsafe { kernel.launch(blas.stream(), &cfg, &args) }
 }
 
