@@ -982,7 +982,7 @@ impl Gen<'_> {
     /// The block's tile (row and column of C), in the grouped order.
     fn block_tile(&mut self) -> (Reg, Reg) {
         let p = self.plan;
-        let (tm, tn) = super::grouped_tile(&mut self.k);
+        let (tm, tn) = super::grouped_tile(self.k);
         let m0 = self.k.mul(Ty::U32, tm, p.a.outer);
         let n0 = self.k.mul(Ty::U32, tn, p.b.outer);
         (m0, n0)
