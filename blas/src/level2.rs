@@ -18,9 +18,10 @@
 //! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
 //! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, sbmv/hbmv, trmv,
 //! tpmv, tbmv (one triangle-product kernel over dense, packed or band storage; trmv
-//! through the workspace); trsv (diagonal-block solves and gemv updates). gbmv, tbsv and
-//! tpsv have no GPU kernel and, like every Level 2 routine on AMD devices, answer
-//! `Unsupported` naming the device. The
+//! through the workspace); trsv (diagonal-block solves and gemv updates), and tpsv/tbsv
+//! as trsv on a dense copy of the triangle (`gpu::level2::unpack`). gbmv has no GPU
+//! kernel and, like every Level 2 routine on AMD devices, answers `Unsupported` naming
+//! the device. The
 //! argument checks and quick returns are the same on every device.
 //!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
@@ -1024,17 +1025,35 @@ impl Blas {
                 st::triangular(&st, (trans, diag), a, (x, incx), op.ends_with("sv"));
                 Ok(())
             }
-            // tpmv and tbmv: the trmv kernel on packed and band storage; tbsv and tpsv
-            // have no kernel yet.
-            Dispatch::Gpu if op == "tpmv" || op == "tbmv" => {
+            // tpmv and tbmv: the trmv kernel on packed and band storage; tpsv and tbsv:
+            // the triangle unpacked to dense, then the blocked trsv.
+            Dispatch::Gpu => {
                 let tri = (uplo, trans, diag);
                 let Some((storage, lda)) = gpu_storage(st.layout) else {
                     return Err(self.unsupported(op));
                 };
-                let band = (storage, lda, st.kl.max(st.ku));
-                self.gpu_trmv(op, band, tri, st.n, a, (x, incx))
+                let band = st.kl.max(st.ku);
+                if op.ends_with("mv") {
+                    return self.gpu_trmv(op, (storage, lda, band), tri, st.n, a, (x, incx));
+                }
+                let (mut minus_one, mut one) = (Vec::new(), Vec::new());
+                element_args(T::zero() - T::one(), &mut minus_one);
+                element_args(T::one(), &mut one);
+                let call = gpu::level2::trsv::TrsvCall {
+                    upper: uplo == Uplo::Upper,
+                    trans: gemv_trans::<T>(trans),
+                    unit: diag == Diag::Unit,
+                    dtype: T::DTYPE,
+                    n: st.n,
+                    a: a.address(),
+                    lda: st.n,
+                    x: (x.address(), incx),
+                    minus_one: &minus_one,
+                    one: &one,
+                };
+                let stored = (storage, a.address(), lda, band);
+                gpu::level2::unpack::solve(self, op, stored, &call)
             }
-            Dispatch::Gpu => Err(self.unsupported(op)),
         }
     }
 

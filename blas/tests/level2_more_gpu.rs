@@ -1,14 +1,15 @@
 //! GPU Level 2 beyond gemv on CUDA against independent f64 (Complex64) references: the
 //! rank updates ger/geru/gerc, syr/her, syr2/her2, spr/hpr, spr2/hpr2; the products
-//! symv/hemv, spmv/hpmv, sbmv/hbmv, trmv, tpmv, tbmv (bandwidths 0, 1, 5, 40); and trsv. Every dtype, uplo, trans and diag, sizes
+//! symv/hemv, spmv/hpmv, sbmv/hbmv, trmv, tpmv, tbmv (bandwidths 0, 1, 5, 40); and trsv,
+//! tpsv, tbsv. Every dtype, uplo, trans and diag, sizes
 //! 0, 1, 2, primes up to a few hundred (and 1031 for the blocked trsv), lda > rows,
 //! increments ±1 and ±3, α and β random, one, or zero (β = 0: y holds NaN that must not
 //! be read; α = 0 with NaN in A, which must not be read either). Storage a routine must
 //! not write (the other triangle, the rows past m below each column, the gaps of strided
 //! vectors) is compared exactly. CUDA tests skip with a printed reason without a device;
-//! the same harness runs on the CPU device here, so the oracle itself is checked. The
-//! routines without a GPU kernel (gbmv, tbsv, tpsv) and every routine on emulated AMD
-//! devices answer `Unsupported` naming the device.
+//! the same harness runs on the CPU device here, so the oracle itself is checked. gbmv
+//! (no GPU kernel yet) and every routine on emulated AMD devices answer `Unsupported`
+//! naming the device.
 //!
 //! Tolerances (ε the dtype's epsilon; `assert_close` multiplies by 4 for complex):
 //! - rank updates: one product and one or two fused additions per element:
@@ -16,7 +17,8 @@
 //! - symv/hemv/spmv/hpmv/sbmv/hbmv/trmv/tpmv/tbmv: (n + 66)·ε·(|α|·Σ|a||x| + |β||y|): the kernel adds
 //!   each output's n products in a tree of depth at most n + 64 (`rocm_kernels::level2::
 //!   trimv`), plus the α and β roundings.
-//! - trsv, by residual on diagonally dominant A:
+//! - trsv/tpsv/tbsv (the last two solve a dense copy of the triangle), by residual on
+//!   diagonally dominant A:
 //!   |op(A)·x̂ − b| ≤ (2n + 8)·ε·(|op(A)||x̂| + |b|): blocked substitution (each block
 //!   one forward substitution, each later row one gemv update per block) is backward
 //!   stable with about twice the unblocked constant (Higham, §8.3).
@@ -452,6 +454,8 @@ enum TriRoutine {
     Tpmv,
     Tbmv,
     Trsv,
+    Tpsv,
+    Tbsv,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -465,14 +469,17 @@ fn check_tri<T: Scalar>(
     seed: u64,
 ) {
     let store = match routine {
-        TriRoutine::Tpmv => Store::Packed,
-        TriRoutine::Tbmv => {
+        TriRoutine::Tpmv | TriRoutine::Tpsv => Store::Packed,
+        TriRoutine::Tbmv | TriRoutine::Tbsv => {
             let k = bandwidth(seed as usize);
             Store::Band(k + 1 + pad, k)
         }
         _ => Store::Dense(n.max(1) + pad),
     };
-    let solve = routine == TriRoutine::Trsv;
+    let solve = matches!(
+        routine,
+        TriRoutine::Trsv | TriRoutine::Tpsv | TriRoutine::Tbsv
+    );
     let unit = diag == Diag::Unit;
     let blas = Blas::new(dev);
     let mut r = rng(seed);
@@ -513,6 +520,10 @@ fn check_tri<T: Scalar>(
             (TriRoutine::Tpmv, _) => blas.tpmv(uplo, trans, diag, n, &av, &mut xv, incx),
             (TriRoutine::Tbmv, Store::Band(lda, k)) => {
                 blas.tbmv(uplo, trans, diag, n, k, &av, lda, &mut xv, incx)
+            }
+            (TriRoutine::Tpsv, _) => blas.tpsv(uplo, trans, diag, n, &av, &mut xv, incx),
+            (TriRoutine::Tbsv, Store::Band(lda, k)) => {
+                blas.tbsv(uplo, trans, diag, n, k, &av, lda, &mut xv, incx)
             }
             _ => unreachable!(),
         };
@@ -585,6 +596,8 @@ fn tri_cases<T: Scalar>(dev: &Device, seed: u64, sizes: &[usize]) {
         TriRoutine::Tpmv,
         TriRoutine::Tbmv,
         TriRoutine::Trsv,
+        TriRoutine::Tpsv,
+        TriRoutine::Tbsv,
     ] {
         for uplo in Uplo::ALL {
             for trans in Transpose::ALL {
@@ -755,22 +768,31 @@ fn level2_on_emulated_amd_targets_is_unsupported() {
     }
 }
 
-/// The routines that have no GPU kernel yet answer `Unsupported` on CUDA too (the band
-/// and packed solves), with their outputs untouched.
+/// gbmv, which has no GPU kernel yet, answers `Unsupported` on CUDA too, with its
+/// output untouched.
 #[test]
-fn band_and_packed_solve_on_cuda_are_unsupported() {
+fn gbmv_on_cuda_is_unsupported() {
     for dev in cuda_devices("the GPU Level 2 tests") {
         let blas = Blas::new(&dev);
         let a = dev.upload(&[1.0f64; 9]).unwrap();
-        let mut x = dev.upload(&[2.0f64; 3]).unwrap();
-        let (u, t, d) = (Uplo::Lower, Transpose::T, Diag::Unit);
-        let av = a.as_slice();
-        for e in [
-            blas.tbsv(u, t, d, 3, 1, &av, 2, &mut x.as_slice_mut(), 1),
-            blas.tpsv(u, t, d, 3, &av, &mut x.as_slice_mut(), 1),
-        ] {
-            assert!(matches!(e, Err(Error::Unsupported { .. })), "{e:?}");
-        }
-        assert_eq!(x.to_vec().unwrap(), vec![2.0; 3]);
+        let x = dev.upload(&[2.0f64; 3]).unwrap();
+        let mut y = dev.upload(&[3.0f64; 3]).unwrap();
+        let e = blas.gbmv(
+            Transpose::N,
+            3,
+            3,
+            1,
+            1,
+            1.0,
+            &a.as_slice(),
+            3,
+            &x.as_slice(),
+            1,
+            1.0,
+            &mut y.as_slice_mut(),
+            1,
+        );
+        assert!(matches!(e, Err(Error::Unsupported { .. })), "{e:?}");
+        assert_eq!(y.to_vec().unwrap(), vec![3.0; 3]);
     }
 }

@@ -639,3 +639,69 @@ fn trsv_block_solve_in_the_ptx_interpreter() {
         }
     }
 }
+
+/// The unpack kernel copies a packed or band triangle into a dense n×n matrix exactly,
+/// zeros elsewhere (the padding and the other triangle of the source hold NaN, which
+/// must not be read), in every dtype, both triangles, bandwidths 0, 7 and n − 1.
+#[test]
+fn unpack_in_the_ptx_interpreter() {
+    use rocm_kernels::level2::unpack::{self, Unpack, UnpackParams};
+    let n = 45;
+    for ty in TYPES {
+        for (storage, kb) in [
+            (Storage::Packed, 0),
+            (Storage::Band, 0),
+            (Storage::Band, 7),
+            (Storage::Band, 44),
+        ] {
+            for upper in [false, true] {
+                let band = storage == Storage::Band;
+                let lda = if band { kb + 2 } else { 0 };
+                let shape = if band { kb } else { n };
+                let len = if band { lda * n } else { n * (n + 1) / 2 };
+                let held =
+                    |i: usize, j: usize| stored(upper, i, j) && (!band || i.abs_diff(j) <= kb);
+                let mut rng = Rng(5 + kb as u64 + upper as u64 * 3 + storage as u64 * 11);
+                let mut a = vec![C(f64::NAN, f64::NAN); len];
+                for j in 0..n {
+                    for i in 0..n {
+                        if held(i, j) {
+                            a[index(storage, upper, shape, lda, i, j)] = rng.value(ty);
+                        }
+                    }
+                }
+                let p = UnpackParams {
+                    dtype: ty.dtype,
+                    storage,
+                };
+                let kernel = parse(Unpack::generate(&p, &target()).unwrap().image);
+                let mut mem = ptx_sim::Memory::default();
+                let pa = mem.alloc(ty.bytes(&a));
+                // Sentinels in D: every element must be written.
+                let pd = mem.alloc(ty.bytes(&vec![C(7.0, 7.0); n * n]));
+                let mut args = vec![n as u64, pa, lda as u64, pd, upper as u64];
+                if band {
+                    args.push(kb as u64);
+                }
+                let cfg = unpack::launch_config(n).unwrap();
+                kernel.run(cfg.grid, cfg.block[0], &args, &mut mem);
+                let got = ty.values(mem.bytes(pd));
+                for j in 0..n {
+                    for i in 0..n {
+                        let want = if held(i, j) {
+                            a[index(storage, upper, shape, lda, i, j)]
+                        } else {
+                            C(0.0, 0.0)
+                        };
+                        assert!(
+                            got[i + j * n].same(want),
+                            "{:?} {storage:?} k {kb} upper {upper} ({i},{j}): {:?} != {want:?}",
+                            ty.dtype,
+                            got[i + j * n]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

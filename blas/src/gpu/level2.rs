@@ -26,6 +26,7 @@ use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH
 pub(crate) mod rank;
 pub(crate) mod trimv;
 pub(crate) mod trsv;
+pub(crate) mod unpack;
 
 /// Workgroups for `N`: 4 per SM of a 132-SM GPU. At 16384² f32 (rows 2: 32 row groups,
 /// so 17 chunks) this runs at 0.354 ms against the 8-per-SM rule's 0.376 ms (H100,

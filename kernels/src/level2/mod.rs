@@ -3,8 +3,9 @@
 //! - [`rank`]: rank-1 and rank-2 updates (ger/geru/gerc, syr/her, syr2/her2 and their
 //!   packed forms spr/hpr, spr2/hpr2).
 //! - [`trimv`]: products with a stored triangle: symv/hemv, spmv/hpmv (the triangle and
-//!   its mirror) and trmv/tpmv (the triangle alone).
+//!   its mirror) and trmv/tpmv (the triangle alone), over dense, packed or band storage.
 //! - [`trsv`]: the diagonal-block solve of the blocked trsv.
+//! - [`unpack`]: a packed or band triangle into a dense matrix (tpsv, tbsv).
 
 pub(crate) mod element;
 pub use element::Storage;
@@ -12,3 +13,4 @@ pub mod gemv;
 pub mod rank;
 pub mod trimv;
 pub mod trsv;
+pub mod unpack;

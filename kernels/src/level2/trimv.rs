@@ -37,7 +37,9 @@
 //! O(n·k) elements). Packed storage ignores `lda`. Launch: ⌈n/32⌉ workgroups of
 //! 32·`warps` work-items ([`TriMvParams::groups`]).
 
-use super::element::{element_at, epilogue, flag, scalar_params, stored, vector_at, El, Storage};
+use super::element::{
+    element_at, epilogue, flag, scalar_params, stored_in_band, vector_at, El, Storage,
+};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
@@ -421,21 +423,6 @@ fn band_reach(
     let up = k.add(Ty::U64, end, kb);
     let above = k.min(Ty::U64, up, n);
     (below, above)
-}
-
-/// Whether (r, c) is in the stored triangle and, for band storage, within k of the
-/// diagonal.
-fn stored_in_band(k: &mut KernelBuilder, upper: Reg, band: Option<Reg>, r: Reg, c: Reg) -> Reg {
-    let st = stored(k, upper, r, c);
-    let Some(kb) = band else {
-        return st;
-    };
-    // |r − c| from the stored side (only meaningful where `st` holds).
-    let up = k.sub(Ty::U64, c, r);
-    let down = k.sub(Ty::U64, r, c);
-    let dist = k.selp(Ty::U64, up, down, upper);
-    let near = k.setp(Cmp::Le, Ty::U64, dist, kb);
-    k.and_pred(st, near)
 }
 
 /// A(r, c) where `inside` holds, zero elsewhere; with `unit` set, a diagonal element is

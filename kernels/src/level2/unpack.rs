@@ -1,0 +1,160 @@
+//! A packed or band triangle unpacked into a dense n×n matrix (PTX, f32, f64,
+//! Complex32, Complex64): D(i, j) = A(i, j) inside the stored triangle (and band), zero
+//! elsewhere, so the dense triangle routines (the blocked trsv) serve tpsv and tbsv.
+//! Nothing is computed: the copy is exact.
+//!
+//! Kernel `rocm_blas_unpack(n: u64, a: u64, lda: u64, d: u64, flags: u32[, band: u64])`:
+//! `d` holds n×n elements with leading dimension n; `flags` holds [`UPPER`]; band storage
+//! adds its bandwidth k (packed storage ignores `lda`). Work-item (l, w) of a 256-item
+//! workgroup writes D(32·ctaid.x + l mod 32, 8·ctaid.y + l / 32) (a warp writes 32
+//! consecutive elements of a column). Launch: grid (⌈n/32⌉, ⌈n/8⌉) ([`launch_config`]).
+
+use super::element::{element_at, flag, stored_in_band, El, Storage};
+use crate::generator::{Generator, LaunchRule, Program};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Special, Ty};
+use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
+
+/// Name of the kernel.
+pub const KERNEL: &str = "rocm_blas_unpack";
+/// Flag: the upper triangle is stored.
+pub const UPPER: u32 = 1;
+/// Work-items per workgroup: 32 rows × 8 columns.
+const BLOCK: u32 = 256;
+
+/// One unpack variant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct UnpackParams {
+    pub dtype: DType,
+    /// Packed or band (dense needs no unpacking).
+    pub storage: Storage,
+}
+
+/// The launch for an n×n matrix (n ≥ 1, n/8 within the grid's y limit).
+pub fn launch_config(n: usize) -> Result<LaunchConfig> {
+    let cols = n.div_ceil(8);
+    if cols > 65535 {
+        return Err(Error::invalid(
+            "n",
+            format!("{n} exceeds the unpack kernel's limit of 524280"),
+        ));
+    }
+    let mut cfg = LaunchConfig::linear(n.div_ceil(32) as u32, BLOCK);
+    cfg.grid[1] = cols as u32;
+    Ok(cfg)
+}
+
+/// The unpack generator.
+pub struct Unpack;
+
+impl Generator for Unpack {
+    type Params = UnpackParams;
+    const NAME: &'static str = "unpack";
+    const VERSION: u32 = 1;
+
+    fn generate(p: &UnpackParams, target: &Target) -> Result<Program> {
+        if !super::gemv::DTYPES.contains(&p.dtype) {
+            return Err(Error::unsupported(
+                format!("unpack kernels for {}", p.dtype),
+                "PTX",
+            ));
+        }
+        if p.storage == Storage::Dense {
+            return Err(Error::invalid(
+                "storage",
+                "dense storage needs no unpacking",
+            ));
+        }
+        let mut module = Module::for_kernels(target, format!("unpack kernels for {}", p.dtype))?;
+        module.push(&build(p));
+        Ok(Program {
+            image: ModuleImage::Ptx(module.text()),
+            kernels: vec![KERNEL.into()],
+            launch: LaunchRule::Fixed {
+                grid: 1,
+                block: BLOCK,
+            },
+        })
+    }
+}
+
+fn build(p: &UnpackParams) -> KernelBuilder {
+    let el = El::of(p.dtype);
+    let eb = el.bytes();
+    let mut k = KernelBuilder::new(KERNEL);
+    let pn = k.param("n", Ty::U64);
+    let pa = k.param("a", Ty::U64);
+    let plda = k.param("lda", Ty::U64);
+    let pd = k.param("d", Ty::U64);
+    let pflags = k.param("flags", Ty::U32);
+    let pband = (p.storage == Storage::Band).then(|| k.param("band", Ty::U64));
+    let n = k.ld_param(&pn);
+    let a = k.ld_param_global_ptr(&pa);
+    let lda = k.ld_param(&plda);
+    let d = k.ld_param_global_ptr(&pd);
+    let flags = k.ld_param(&pflags);
+    let band = pband.map(|q| k.ld_param(&q));
+    let upper = flag(&mut k, flags, UPPER);
+
+    let tid = k.special(Special::TidX);
+    let lane = k.and_b32(tid, 31);
+    let col = k.shr(Ty::U32, tid, 5);
+    let cx = k.special(Special::CtaidX);
+    let cy = super::element::ctaid_y(&mut k);
+    let row0 = k.mul_wide_u32(cx, 32);
+    let lane64 = k.cvt(Ty::U64, lane);
+    let i = k.add(Ty::U64, row0, lane64);
+    let col0 = k.mul_wide_u32(cy, 8);
+    let col64 = k.cvt(Ty::U64, col);
+    let j = k.add(Ty::U64, col0, col64);
+    let i_in = k.setp(Cmp::Lt, Ty::U64, i, n);
+    let j_in = k.setp(Cmp::Lt, Ty::U64, j, n);
+    let inside = k.and_pred(i_in, j_in);
+    let held = stored_in_band(&mut k, upper, band, i, j);
+    let read = k.and_pred(inside, held);
+    let src = element_at(
+        &mut k,
+        p.storage,
+        (a, lda, band.unwrap_or(n)),
+        upper,
+        (i, j),
+        eb,
+    );
+    let v = el.load_if(&mut k, src, read, LoadCache::NonCoherent);
+    let at = k.mul(Ty::U64, j, n);
+    let at = k.add(Ty::U64, at, i);
+    let dst = k.fma(Ty::U64, at, eb, d);
+    k.when(inside, false).st_global(dst, 0, &v);
+    k.ret();
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_pass_ptxas_without_spills_or_warnings() {
+        let mut v = Vec::new();
+        for dtype in super::super::gemv::DTYPES {
+            for storage in [Storage::Packed, Storage::Band] {
+                v.push(UnpackParams { dtype, storage });
+            }
+        }
+        crate::ptxas::assert_clean::<Unpack>(&v);
+    }
+
+    #[test]
+    fn dense_storage_and_16_bit_types_are_refused() {
+        let t: Target = "sm_90".parse().unwrap();
+        let dense = UnpackParams {
+            dtype: DType::F32,
+            storage: Storage::Dense,
+        };
+        assert!(Unpack::generate(&dense, &t).is_err());
+        let half = UnpackParams {
+            dtype: DType::F16,
+            storage: Storage::Packed,
+        };
+        assert!(Unpack::generate(&half, &t).is_err());
+    }
+}
