@@ -18,10 +18,9 @@
 //! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
 //! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, sbmv/hbmv, trmv,
 //! tpmv, tbmv (one triangle-product kernel over dense, packed or band storage; trmv
-//! through the workspace); trsv (diagonal-block solves and gemv updates), and tpsv/tbsv
-//! as trsv on a dense copy of the triangle (`gpu::level2::unpack`). gbmv has no GPU
-//! kernel and, like every Level 2 routine on AMD devices, answers `Unsupported` naming
-//! the device. The
+//! through the workspace); trsv (diagonal-block solves and gemv updates); tpsv/tbsv and
+//! gbmv as trsv and gemv on a dense copy (`gpu::level2::unpack`). Every Level 2 routine
+//! on AMD devices answers `Unsupported` naming the device. The
 //! argument checks and quick returns are the same on every device.
 //!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
@@ -33,7 +32,7 @@
 
 use crate::cpu::structured::{self as st, Layout, Stored};
 use crate::gpu;
-use crate::handle::{Dispatch, Engine};
+use crate::handle::Dispatch;
 use crate::level1::element_args;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
@@ -515,8 +514,8 @@ impl Blas {
         if m == 0 || n == 0 || (alpha == T::zero() && beta == T::one()) {
             return Ok(());
         }
-        match self.engine("gbmv")? {
-            Engine::Cpu => {
+        match self.dispatch() {
+            Dispatch::Cpu => {
                 let (a, x) = (check::host("a", a)?, check::host("x", x)?);
                 let st = Stored {
                     m,
@@ -530,6 +529,35 @@ impl Blas {
                     st::general_mv(&st, trans, a, xg)
                 });
                 Ok(())
+            }
+            // α = 0: y ← β·y without reading A or x (BLAS's rule).
+            Dispatch::Gpu if alpha == T::zero() => {
+                gpu::level2::require_ptx(self, "gbmv")?;
+                if beta == T::zero() {
+                    self.fill(ly, T::zero(), y, incy)
+                } else {
+                    self.scal(ly, beta, y, incy)
+                }
+            }
+            // The band unpacked into a dense copy, then the gemv kernel.
+            Dispatch::Gpu => {
+                let (mut al, mut be) = (Vec::new(), Vec::new());
+                element_args(alpha, &mut al);
+                element_args(beta, &mut be);
+                let call = gpu::level2::GemvCall {
+                    trans: gemv_trans::<T>(trans),
+                    dtype: T::DTYPE,
+                    m,
+                    n,
+                    a: a.address(),
+                    lda: m,
+                    x: (x.address(), incx),
+                    y: (y.address(), incy),
+                    alpha: &al,
+                    beta: &be,
+                    read_y: beta != T::zero(),
+                };
+                gpu::level2::unpack::gbmv(self, (a.address(), lda, kl, ku), &call)
             }
         }
     }

@@ -18,7 +18,7 @@
 //!   f16/bf16, f64 ↔ f32), and scal/axpy/axpby/dot/nrm2 `_ex` for f16 and bf16.
 //! - Level 2 ([`level2`]): gemv, gbmv, ger/geru/gerc, symv/hemv, sbmv/hbmv, spmv/hpmv,
 //!   syr/her, syr2/her2, spr/hpr, spr2/hpr2, trmv, tbmv, tpmv, trsv, tbsv, tpsv — on
-//!   the CPU; on CUDA (f32, f64, Complex32, Complex64) all but gbmv, through generated
+//!   the CPU; on CUDA (f32, f64, Complex32, Complex64) all of them, through generated
 //!   PTX kernels (`gpu::level2`); AMD devices answer `Unsupported` for Level 2.
 //! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
 //!   onto the CPU GEMM engine; on CUDA, trsm, trmm, syrk, syr2k, symm and trtri (and

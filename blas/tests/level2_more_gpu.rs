@@ -1,15 +1,14 @@
 //! GPU Level 2 beyond gemv on CUDA against independent f64 (Complex64) references: the
 //! rank updates ger/geru/gerc, syr/her, syr2/her2, spr/hpr, spr2/hpr2; the products
 //! symv/hemv, spmv/hpmv, sbmv/hbmv, trmv, tpmv, tbmv (bandwidths 0, 1, 5, 40); and trsv,
-//! tpsv, tbsv. Every dtype, uplo, trans and diag, sizes
+//! tpsv, tbsv; gbmv. Every dtype, uplo, trans and diag, sizes
 //! 0, 1, 2, primes up to a few hundred (and 1031 for the blocked trsv), lda > rows,
 //! increments ±1 and ±3, α and β random, one, or zero (β = 0: y holds NaN that must not
 //! be read; α = 0 with NaN in A, which must not be read either). Storage a routine must
 //! not write (the other triangle, the rows past m below each column, the gaps of strided
 //! vectors) is compared exactly. CUDA tests skip with a printed reason without a device;
-//! the same harness runs on the CPU device here, so the oracle itself is checked. gbmv
-//! (no GPU kernel yet) and every routine on emulated AMD devices answer `Unsupported`
-//! naming the device.
+//! the same harness runs on the CPU device here, so the oracle itself is checked. Every
+//! routine on emulated AMD devices answers `Unsupported` naming the device.
 //!
 //! Tolerances (ε the dtype's epsilon; `assert_close` multiplies by 4 for complex):
 //! - rank updates: one product and one or two fused additions per element:
@@ -617,6 +616,7 @@ fn all_cases<T: Scalar>(dev: &Device, seed: u64) {
     rank_cases::<T>(dev, seed);
     sym_cases::<T>(dev, seed + 10_000);
     tri_cases::<T>(dev, seed + 20_000, &SIZES);
+    gbmv_cases::<T>(dev, seed + 30_000);
 }
 
 #[test]
@@ -768,31 +768,147 @@ fn level2_on_emulated_amd_targets_is_unsupported() {
     }
 }
 
-/// gbmv, which has no GPU kernel yet, answers `Unsupported` on CUDA too, with its
-/// output untouched.
-#[test]
-fn gbmv_on_cuda_is_unsupported() {
-    for dev in cuda_devices("the GPU Level 2 tests") {
-        let blas = Blas::new(&dev);
-        let a = dev.upload(&[1.0f64; 9]).unwrap();
-        let x = dev.upload(&[2.0f64; 3]).unwrap();
-        let mut y = dev.upload(&[3.0f64; 3]).unwrap();
-        let e = blas.gbmv(
-            Transpose::N,
-            3,
-            3,
-            1,
-            1,
-            1.0,
-            &a.as_slice(),
-            3,
-            &x.as_slice(),
-            1,
-            1.0,
-            &mut y.as_slice_mut(),
-            1,
+// ---------------------------------------------------------------------------------
+// gbmv.
+
+/// gbmv against the reference: the band (kl sub-, ku super-diagonals) in band storage
+/// with NaN in its unused corners and padding, which must not be read; every trans,
+/// increments, α/β cases (β = 0 over NaN y). Tolerance: each output is a k-term dot
+/// (k = n for N, m for T/C) plus the α and β scalings: (k + 2)·ε·(|α|·Σ|a||x| + |β||y|).
+#[allow(clippy::too_many_arguments)]
+fn check_gbmv<T: Scalar>(
+    dev: &Device,
+    trans: Transpose,
+    (m, n, kl, ku): (usize, usize, usize, usize),
+    pad: usize,
+    (incx, incy): (isize, isize),
+    (ca, cb): (u8, u8),
+    seed: u64,
+) {
+    let blas = Blas::new(dev);
+    let mut r = rng(seed);
+    let (alpha, beta): (T, T) = (coef(ca, &mut r), coef(cb, &mut r));
+    let lda = kl + ku + 1 + pad;
+    let held = |i: usize, j: usize| i + ku >= j && i <= j + kl;
+    let mut a: Vec<T> = vec![nan(); (lda * n).max(1)];
+    for j in 0..n {
+        for i in 0..m {
+            if held(i, j) {
+                a[ku + i - j + j * lda] = random(&mut r);
+            }
+        }
+    }
+    let (lx, ly) = if trans == Transpose::N {
+        (n, m)
+    } else {
+        (m, n)
+    };
+    let x: Vec<T> = strided(&mut r, lx, incx);
+    let mut y0: Vec<T> = strided(&mut r, ly, incy);
+    if beta == T::zero() {
+        y0.iter_mut().for_each(|v| *v = nan());
+    }
+    let (ad, xd) = (dev.upload(&a).unwrap(), dev.upload(&x).unwrap());
+    let mut yd = dev.upload(&y0).unwrap();
+    let what = format!(
+        "{}gbmv {trans:?} {m}x{n} kl {kl} ku {ku} lda {lda} inc {incx},{incy} coefs {ca}{cb}",
+        T::PREFIX
+    );
+    blas.gbmv(
+        trans,
+        m,
+        n,
+        kl,
+        ku,
+        alpha,
+        &ad.as_slice(),
+        lda,
+        &xd.as_slice(),
+        incx,
+        beta,
+        &mut yd.as_slice_mut(),
+        incy,
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got: Vec<T> = yd.to_vec().unwrap();
+    let xl = logical(&x, lx, incx);
+    // op(A)(i, j).
+    let el = |i: usize, j: usize| -> Complex64 {
+        let (r, c) = if trans == Transpose::N {
+            (i, j)
+        } else {
+            (j, i)
+        };
+        if !held(r, c) {
+            return Complex64::new(0.0, 0.0);
+        }
+        let v = to_c64(a[ku + r - c + c * lda]);
+        if trans == Transpose::C {
+            v.conj()
+        } else {
+            v
+        }
+    };
+    let (al, be) = (to_c64(alpha), to_c64(beta));
+    let quick = m == 0 || n == 0 || (alpha == T::zero() && beta == T::one());
+    for i in 0..ly {
+        let yi = vector_index(i, ly, incy);
+        let y_old = to_c64(y0[yi]);
+        if quick {
+            assert!(
+                same(got[yi], y0[yi]),
+                "{what}: y[{i}] changed on a quick return"
+            );
+            continue;
+        }
+        let (mut s, mut mag) = (Complex64::new(0.0, 0.0), 0.0);
+        if alpha != T::zero() {
+            for (j, xj) in xl.iter().enumerate() {
+                s += el(i, j) * xj;
+                mag += el(i, j).norm() * xj.norm();
+            }
+        }
+        let (mut want, mut mag) = (al * s, al.norm() * mag);
+        if beta != T::zero() {
+            want += be * y_old;
+            mag += be.norm() * y_old.norm();
+        }
+        assert_close(
+            got[yi],
+            want,
+            mag,
+            lx as f64 + 2.0,
+            &format!("{what} y[{i}]"),
         );
-        assert!(matches!(e, Err(Error::Unsupported { .. })), "{e:?}");
-        assert_eq!(y.to_vec().unwrap(), vec![3.0; 3]);
+    }
+    for q in 0..got.len() {
+        if q % incy.unsigned_abs() != 0 {
+            assert!(
+                same(got[q], y0[q]),
+                "{what}: y storage {q} outside the vector changed"
+            );
+        }
+    }
+}
+
+fn gbmv_cases<T: Scalar>(dev: &Device, seed: u64) {
+    let mut s = seed;
+    let shapes = [
+        (0, 5, 1, 1),
+        (1, 1, 0, 0),
+        (7, 31, 0, 2),
+        (33, 7, 3, 0),
+        (67, 131, 5, 9),
+        (257, 67, 40, 1),
+        (131, 131, 130, 130),
+    ];
+    for trans in Transpose::ALL {
+        for (k, &shape) in shapes.iter().enumerate() {
+            for coefs in [(2, 0), (2, 2), (0, 2), (1, 1)] {
+                s += 1;
+                let incs = (INCS[(k + 1) % 4], INCS[(k + s as usize) % 4]);
+                check_gbmv::<T>(dev, trans, shape, k % 3, incs, coefs, s);
+            }
+        }
     }
 }

@@ -674,7 +674,10 @@ fn unpack_in_the_ptx_interpreter() {
                     dtype: ty.dtype,
                     storage,
                 };
-                let kernel = parse(Unpack::generate(&p, &target()).unwrap().image);
+                let ModuleImage::Ptx(text) = Unpack::generate(&p, &target()).unwrap().image else {
+                    panic!("not PTX")
+                };
+                let kernel = ptx_sim::host::entry(&text, unpack::KERNEL);
                 let mut mem = ptx_sim::Memory::default();
                 let pa = mem.alloc(ty.bytes(&a));
                 // Sentinels in D: every element must be written.
@@ -700,6 +703,65 @@ fn unpack_in_the_ptx_interpreter() {
                             got[i + j * n]
                         );
                     }
+                }
+            }
+        }
+    }
+}
+
+/// The general band kernel copies gbmv's band storage into a dense m×n matrix exactly,
+/// zeros elsewhere (NaN in the band storage's unused corners must not be read), in every
+/// dtype, for wide and tall matrices and bands from the diagonal alone to all of it.
+#[test]
+fn general_band_unpack_in_the_ptx_interpreter() {
+    use rocm_kernels::level2::unpack::{self, Unpack, UnpackParams};
+    for ty in TYPES {
+        for (m, n, kl, ku) in [
+            (45, 37, 0, 0),
+            (45, 37, 3, 8),
+            (20, 70, 2, 1),
+            (70, 20, 69, 19),
+        ] {
+            let lda = kl + ku + 2;
+            let held = |i: usize, j: usize| i + ku >= j && i <= j + kl;
+            let mut rng = Rng(3 + m as u64 + kl as u64 * 7 + ku as u64 * 11);
+            let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
+            for j in 0..n {
+                for i in 0..m {
+                    if held(i, j) {
+                        a[ku + i - j + j * lda] = rng.value(ty);
+                    }
+                }
+            }
+            let p = UnpackParams {
+                dtype: ty.dtype,
+                storage: Storage::Band,
+            };
+            let image = Unpack::generate(&p, &target()).unwrap().image;
+            let ModuleImage::Ptx(text) = image else {
+                panic!("not PTX")
+            };
+            let kernel = ptx_sim::host::entry(&text, unpack::GENERAL);
+            let mut mem = ptx_sim::Memory::default();
+            let pa = mem.alloc(ty.bytes(&a));
+            let pd = mem.alloc(ty.bytes(&vec![C(7.0, 7.0); m * n]));
+            let args = [m as u64, n as u64, pa, lda as u64, pd, kl as u64, ku as u64];
+            let cfg = unpack::general_launch_config(m, n).unwrap();
+            kernel.run(cfg.grid, cfg.block[0], &args, &mut mem);
+            let got = ty.values(mem.bytes(pd));
+            for j in 0..n {
+                for i in 0..m {
+                    let want = if held(i, j) {
+                        a[ku + i - j + j * lda]
+                    } else {
+                        C(0.0, 0.0)
+                    };
+                    assert!(
+                        got[i + j * m].same(want),
+                        "{:?} {m}x{n} kl {kl} ku {ku} ({i},{j}): {:?} != {want:?}",
+                        ty.dtype,
+                        got[i + j * m]
+                    );
                 }
             }
         }

@@ -1,15 +1,17 @@
-//! tpsv and tbsv on CUDA devices: the packed or band triangle is unpacked into a dense
-//! n×n matrix in the handle's outer workspace (`rocm_kernels::level2::unpack`, an exact
-//! copy with zeros elsewhere), which the blocked trsv then solves against. The copy
-//! costs n² elements of workspace and one pass; the solve is the dense one (O(n²) work
-//! for a band too, against the O(n·k) a band solve needs: correct first, a band kernel
-//! would follow where bands are narrow and n large).
+//! tpsv, tbsv and gbmv on CUDA devices: the packed or band matrix is unpacked into a
+//! dense one in the handle's outer workspace (`rocm_kernels::level2::unpack`, an exact
+//! copy with zeros elsewhere), on which the blocked trsv solves (tpsv, tbsv) or the gemv
+//! kernel multiplies (gbmv). The copy costs a dense matrix of workspace and one pass;
+//! the work is then the dense routine's (O(m·n) for a band too, against the O(n·k) a
+//! band kernel needs: correct first; band kernels would follow where bands are narrow
+//! and matrices large).
 
 use super::trsv::{trsv, TrsvCall};
-use super::{load, require_ptx};
+use super::{gemv, load, require_ptx, GemvCall};
 use crate::Blas;
 use rocm_core::{KernelArgs, Result};
-use rocm_kernels::level2::unpack::{self, Unpack, UnpackParams, KERNEL, UPPER};
+use rocm_kernels::level2::gemv::GemvTuning;
+use rocm_kernels::level2::unpack::{self, Unpack, UnpackParams, GENERAL, KERNEL, UPPER};
 use rocm_kernels::level2::Storage;
 
 /// x ← op(A)⁻¹·x for A stored as `storage` at `a` (leading dimension `lda` and
@@ -53,5 +55,49 @@ pub(crate) fn solve(
             ..*call
         };
         trsv(blas, routine, &dense_call)
+    })
+}
+
+/// gbmv: y ← α·op(A)·x + β·y for the m×n band matrix (`kl` sub-, `ku` super-diagonals)
+/// at `a` (leading dimension `lda`); `call` describes the dense product (its `a` and
+/// `lda` are replaced by the unpacked copy's). m, n ≥ 1 and α ≠ 0 (the caller's quick
+/// returns).
+pub(crate) fn gbmv(
+    blas: &Blas,
+    (a, lda, kl, ku): (u64, usize, usize, usize),
+    call: &GemvCall<'_>,
+) -> Result<()> {
+    let routine = "gbmv";
+    require_ptx(blas, routine)?;
+    let (m, n) = (call.m, call.n);
+    let cfg = unpack::general_launch_config(m, n)?;
+    let p = UnpackParams {
+        dtype: call.dtype,
+        storage: Storage::Band,
+    };
+    let loaded = load::<Unpack>(blas, routine, &p)?;
+    let es = call.dtype.size();
+    blas.with_outer_workspace((m * n * es).div_ceil(8), |work| {
+        let dense = work.as_slice_mut().address();
+        let dev = blas.device();
+        let mut args = KernelArgs::new();
+        args.push(m as u64)
+            .push(n as u64)
+            .push_pointer(a, dev)
+            .push(lda as u64)
+            .push_pointer(dense, dev)
+            .push(kl as u64)
+            .push(ku as u64);
+        let kernel = loaded.module.kernel(GENERAL)?;
+        // SAFETY: the caller checked the band storage (lda ≥ kl + ku + 1 by n) inside A's
+        // view; the kernel reads only the band and writes the m×n dense matrix inside
+        // the workspace (m·n elements).
+        unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
+        let dense_call = GemvCall {
+            a: dense,
+            lda: m,
+            ..*call
+        };
+        gemv(blas, &dense_call, GemvTuning::default())
     })
 }
