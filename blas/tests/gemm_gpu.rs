@@ -478,33 +478,7 @@ fn split_k_gemm_matches_reference() {
     }
 }
 
-#[test]
-fn complex_gemm_on_cuda_is_unsupported() {
-    for dev in cuda_devices("the GPU GEMM tests") {
-        let blas = Blas::new(&dev);
-        let a = dev.upload(&[Complex32::new(1.0, 2.0); 4]).unwrap();
-        let mut c = dev.upload(&[Complex32::new(0.0, 0.0); 4]).unwrap();
-        let err = blas
-            .gemm(
-                Transpose::N,
-                Transpose::N,
-                2,
-                2,
-                2,
-                Complex32::new(1.0, 0.0),
-                &a.as_slice(),
-                2,
-                &a.as_slice(),
-                2,
-                Complex32::new(0.0, 0.0),
-                &mut c.as_slice_mut(),
-                2,
-            )
-            .unwrap_err();
-        assert!(matches!(err, Error::Unsupported { .. }), "{err}");
-        assert!(err.to_string().contains(dev.id()), "{err}");
-    }
-}
+// Complex GEMM on CUDA devices: `gemm_complex_gpu.rs`.
 
 /// The emulated AMD targets and the GEMM element types their generator builds
 /// (gfx908 has no f64 MFMA; gfx11 WMMA takes only 16-bit inputs, which `gemm` does not

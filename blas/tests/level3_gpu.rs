@@ -9,7 +9,7 @@
 //!
 //! CUDA tests skip with a printed reason without a device. The emulated AMD device has
 //! no triangle kernels yet and must answer `Unsupported`, as must complex types on
-//! CUDA (the GPU GEMM is real-only).
+//! CUDA (no complex triangle kernels yet).
 
 mod common;
 

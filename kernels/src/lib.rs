@@ -13,6 +13,7 @@
 
 pub mod amdgpu;
 pub mod catalog;
+pub mod complex;
 pub mod copy;
 pub mod extension;
 pub mod gemm;

@@ -36,7 +36,12 @@
 //!   copies are part of what the tuner timed.
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
 //!   (`amdgpu::model::default_params`) with the problem's transposes.
-//! - Complex and other unsupported element types are `Unsupported` naming the device;
+//! - Complex32 and Complex64 (`gemm`, `gemm_strided_batched`, `gemm_batched`, op ∈
+//!   {N, T, C}) run on NVIDIA devices through these real kernels on a real-ified
+//!   2m × n × 2k problem (`gpu::gemm_complex`, which documents the formulation and its
+//!   workspace); on AMD devices they are `Unsupported` naming the device and the type.
+//! - Other unsupported element types (and complex kernel variants asked for directly
+//!   through [`params`]) are `Unsupported` naming the device;
 //!   a generator that cannot build the kernel (e.g. a family whose GEMM generator does
 //!   not exist yet) returns its own error, unchanged.
 
@@ -376,6 +381,9 @@ pub(crate) fn gemm<T: Scalar>(
 ) -> Result<()> {
     if s.m == 0 || s.n == 0 || batch == 0 {
         return Ok(());
+    }
+    if T::IS_COMPLEX {
+        return crate::gpu::gemm_complex::gemm(blas, s, alpha, a, b, beta, c, batch);
     }
     let (alpha, beta) = (coefficient(alpha), coefficient(beta));
     if (s.k == 0 || alpha.is_zero()) && beta.is_one() {

@@ -46,7 +46,7 @@
 //! but not for arbitrary ill-conditioned triangles (as rocBLAS's and cuBLAS's blocked
 //! trsm; the tests check residuals on diagonally dominant matrices).
 //!
-//! Complex types (the GPU GEMM is real-only) and AMD devices (no AMDGPU triangle kernels
+//! Complex types (no complex triangle kernels yet) and AMD devices (no AMDGPU triangle kernels
 //! yet) answer `Unsupported` naming the routine, the type or the device.
 
 #![allow(clippy::too_many_arguments)]
@@ -86,7 +86,7 @@ fn supported<T: Scalar>(blas: &Blas, op: &str) -> Result<()> {
     let dtype = T::DTYPE;
     if !matches!(dtype, DType::F32 | DType::F64) {
         return Err(Error::unsupported(
-            format!("blas {op} for {dtype} (the GPU GEMM is real-only)"),
+            format!("blas {op} for {dtype} (no complex triangle kernels yet)"),
             blas.device(),
         ));
     }

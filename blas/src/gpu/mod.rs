@@ -2,6 +2,7 @@
 
 pub mod extension;
 pub mod gemm;
+pub mod gemm_complex;
 pub mod level1;
 pub mod level2;
 pub mod level3;
