@@ -45,7 +45,7 @@ pub enum BlasCommand {
 pub struct GemmArgs {
     #[arg(long)]
     pub device: Option<String>,
-    /// f32, tf32 (f32 with reduced-precision math), f64, f16 or bf16.
+    /// f32, tf32 (f32 with reduced-precision math), f64, f16, bf16, c32 or c64.
     #[arg(long, default_value = "f32")]
     pub dtype: String,
     #[arg(long, default_value_t = 8192)]

@@ -3,11 +3,14 @@
 //! Operands are column-major with leading dimension = stored rows and batch strides =
 //! matrix sizes; A and B hold a deterministic pattern in [-0.5, 0.5) and C is written
 //! with α = 1, β = 0. Ours and cuBLAS's write separate C buffers, compared afterwards.
+//! c32/c64 (complex, `Blas::gemm` against cuBLAS cgemm/zgemm) count 8mnk flops, and
+//! their imaginary parts are 0.25 minus the real pattern.
 
 use crate::blas::{time, GemmArgs};
 use rocm_blas::{Blas, GemmExInput, GemmExOutput, MathMode, Scalar, Transpose};
 use rocm_core::{
-    Arch, DType, Device, DeviceBuffer, Element, Error, KernelArgs, LaunchConfig, Result,
+    Arch, Complex32, Complex64, DType, Device, DeviceBuffer, Element, Error, KernelArgs,
+    LaunchConfig, Result,
 };
 use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
 use rocm_kernels::generator;
@@ -20,6 +23,10 @@ pub(crate) enum Dtype {
     F64,
     F16,
     Bf16,
+    /// Complex32 (`Blas::gemm`, the real-ified complex GEMM; cuBLAS `cgemm`).
+    C32,
+    /// Complex64 (cuBLAS `zgemm`).
+    C64,
 }
 
 impl Dtype {
@@ -30,10 +37,12 @@ impl Dtype {
             "f64" => Dtype::F64,
             "f16" => Dtype::F16,
             "bf16" => Dtype::Bf16,
+            "c32" => Dtype::C32,
+            "c64" => Dtype::C64,
             other => {
                 return Err(Error::invalid(
                     "--dtype",
-                    format!("`{other}`: expected f32, tf32, f64, f16 or bf16"),
+                    format!("`{other}`: expected f32, tf32, f64, f16, bf16, c32 or c64"),
                 ))
             }
         })
@@ -48,6 +57,16 @@ impl Dtype {
             Dtype::F64 => (DType::F64, DType::F64, false),
             Dtype::F16 => (DType::F16, DType::F16, false),
             Dtype::Bf16 => (DType::Bf16, DType::Bf16, false),
+            Dtype::C32 => (DType::C32, DType::C32, false),
+            Dtype::C64 => (DType::C64, DType::C64, false),
+        }
+    }
+
+    /// Real flops per multiply-add of the problem's count (8 for complex: 4M).
+    pub(crate) fn flop_factor(self) -> f64 {
+        match self {
+            Dtype::C32 | Dtype::C64 => 4.0,
+            _ => 1.0,
         }
     }
 
@@ -58,6 +77,8 @@ impl Dtype {
             Dtype::F64 => "f64",
             Dtype::F16 => "f16",
             Dtype::Bf16 => "bf16",
+            Dtype::C32 => "c32",
+            Dtype::C64 => "c64",
         }
     }
 }
@@ -437,6 +458,36 @@ pub(crate) fn row(
                 true,
             )
         }
+        // Complex: A and B get an imaginary part from the same pattern; the difference
+        // against cuBLAS compares re + im of each element.
+        Dtype::C32 => {
+            let f = ours_call::<Complex32>(&blas, p);
+            measure(
+                dev,
+                dtype,
+                p,
+                iters,
+                vendor,
+                |v| Complex32::new(v, 0.25 - v),
+                |v| v.re as f64 + v.im as f64,
+                Some(&f),
+                true,
+            )
+        }
+        Dtype::C64 => {
+            let f = ours_call::<Complex64>(&blas, p);
+            measure(
+                dev,
+                dtype,
+                p,
+                iters,
+                vendor,
+                |v| Complex64::new(v as f64, 0.25 - v as f64),
+                |v| v.re + v.im,
+                Some(&f),
+                true,
+            )
+        }
         Dtype::F64 => {
             let f = ours_call::<f64>(&blas, p);
             measure(
@@ -580,12 +631,20 @@ fn print_row(dtype: Dtype, r: &Row) {
         p.batch
     );
     match &r.ours {
-        Ok(s) => print!(" {:>10.3} {:>9.1}", s * 1e3, p.flops() / s / 1e12),
+        Ok(s) => print!(
+            " {:>10.3} {:>9.1}",
+            s * 1e3,
+            dtype.flop_factor() * p.flops() / s / 1e12
+        ),
         Err(_) => print!(" {:>10} {:>9}", "-", "-"),
     }
     match &r.peer {
         Some(Ok(s)) => {
-            print!(" {:>10.3} {:>9.1}", s * 1e3, p.flops() / s / 1e12);
+            print!(
+                " {:>10.3} {:>9.1}",
+                s * 1e3,
+                dtype.flop_factor() * p.flops() / s / 1e12
+            );
             match &r.ours {
                 Ok(o) => print!(" {:>10.3}x", s / o),
                 Err(_) => print!(" {:>11}", "-"),
@@ -608,7 +667,7 @@ fn print_row(dtype: Dtype, r: &Row) {
 /// The sweep as an SVG line plot: TFLOP/s over log2(size), ours and cuBLAS.
 fn plot(path: &std::path::Path, dtype: Dtype, rows: &[Row]) -> Result<()> {
     let (w, h, pad) = (720.0, 420.0, 50.0);
-    let tf = |p: &Problem, s: f64| p.flops() / s / 1e12;
+    let tf = |p: &Problem, s: f64| dtype.flop_factor() * p.flops() / s / 1e12;
     let series: [Vec<(f64, f64)>; 2] = [
         rows.iter()
             .filter_map(|r| {

@@ -95,6 +95,11 @@ fn parse_line(line: &str) -> Result<Option<(Dtype, Problem)>> {
         return Err(bad("expected `dtype m n k [batch] [NN|NT|TN|TT]`"));
     }
     let dtype = Dtype::parse(words[0])?;
+    if matches!(dtype, Dtype::C32 | Dtype::C64) {
+        return Err(bad(
+            "complex GEMM runs the real kernels on 2m×n×2k: tune that f32/f64 problem",
+        ));
+    }
     let num = |w: &str| {
         w.parse::<usize>()
             .map_err(|_| bad("m, n, k and batch are counts"))

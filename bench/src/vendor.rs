@@ -177,6 +177,10 @@ pub enum GemmType {
     F16,
     /// bf16 inputs and output, f32 accumulation (`cublasGemmEx`).
     Bf16,
+    /// Complex32 (`cublasCgemm`).
+    C32,
+    /// Complex64 (`cublasZgemm`).
+    C64,
 }
 
 /// One column-major GEMM problem (or a strided batch of them) on device addresses.
@@ -205,7 +209,7 @@ fn int(name: &str, v: usize) -> Result<c_int> {
 }
 
 impl Cublas {
-    /// C = 1·op(A)·op(B) + 0·C through cuBLAS: `cublas{S,D}gemm` (strided batched when
+    /// C = 1·op(A)·op(B) + 0·C through cuBLAS: `cublas{S,D,C,Z}gemm` (strided batched when
     /// `batch > 1`), or `cublasGemmEx` / `cublasGemmStridedBatchedEx` for f16/bf16.
     ///
     /// # Safety
@@ -256,6 +260,46 @@ impl Cublas {
                 } else {
                     unsafe {
                         sys::cublasDgemmStridedBatched(
+                            h, ta, tb, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc, batch,
+                        )
+                    }
+                }
+            }
+            GemmType::C32 => {
+                let al = sys::cuComplex { x: 1.0, y: 0.0 };
+                let be = sys::cuComplex { x: 0.0, y: 0.0 };
+                let (a, b, c) = (
+                    g.a as *const sys::cuComplex,
+                    g.b as *const sys::cuComplex,
+                    g.c as *mut sys::cuComplex,
+                );
+                if g.batch == 1 {
+                    unsafe {
+                        sys::cublasCgemm_v2(h, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc)
+                    }
+                } else {
+                    unsafe {
+                        sys::cublasCgemmStridedBatched(
+                            h, ta, tb, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc, batch,
+                        )
+                    }
+                }
+            }
+            GemmType::C64 => {
+                let al = sys::cuDoubleComplex { x: 1.0, y: 0.0 };
+                let be = sys::cuDoubleComplex { x: 0.0, y: 0.0 };
+                let (a, b, c) = (
+                    g.a as *const sys::cuDoubleComplex,
+                    g.b as *const sys::cuDoubleComplex,
+                    g.c as *mut sys::cuDoubleComplex,
+                );
+                if g.batch == 1 {
+                    unsafe {
+                        sys::cublasZgemm_v2(h, ta, tb, m, n, k, &al, a, lda, b, ldb, &be, c, ldc)
+                    }
+                } else {
+                    unsafe {
+                        sys::cublasZgemmStridedBatched(
                             h, ta, tb, m, n, k, &al, a, lda, sa, b, ldb, sb, &be, c, ldc, sc, batch,
                         )
                     }

@@ -47,6 +47,8 @@ pub fn time(dev: &Device, call: &Call, iters: u32) -> Result<f64> {
             Dtype::F64 => GemmType::F64,
             Dtype::F16 => GemmType::F16,
             Dtype::Bf16 => GemmType::Bf16,
+            Dtype::C32 => GemmType::C32,
+            Dtype::C64 => GemmType::C64,
         },
         trans_a: call.ta,
         trans_b: call.tb,
