@@ -3,6 +3,9 @@
 //! `cargo bench -p rocm-fft --bench quick -- plan [f64] [sizes...]` times plan creation
 //! instead: the first creation of each size in the process (cold: run one size per
 //! process for a cold table cache) and the best of later ones (warm).
+//! `cargo bench -p rocm-fft --bench quick -- nd [f64]` times the criterion N-D cases
+//! (2-D 1024², 3-D 128³, ours out of place on all threads) against rustfft applied
+//! per axis on one thread, alternating, best of 12 each.
 //! Prints the best-of-N time per call of ours and rustfft (one thread), batch filling
 //! 2^16 elements, alternating the two so that both see the same machine; ours on one
 //! thread unless `all` is given. Best-of-N is the least noisy statistic on a shared
@@ -173,9 +176,90 @@ fn plans(sizes: &[usize], p: Precision) {
     }
 }
 
+/// rustfft along every axis of contiguous data, one thread; lines at a stride are
+/// gathered 16 at a time (as `benches/fft.rs` does).
+fn rustfft_nd<T: Prec>(x: &mut [Complex<T>], lens: &[usize], planner: &mut rustfft::FftPlanner<T>) {
+    let total: usize = lens.iter().product();
+    let mut stride = 1;
+    let mut line = Vec::new();
+    for &len in lens {
+        let f = planner.plan_fft_forward(len);
+        if stride == 1 {
+            f.process(x);
+        } else {
+            line.resize(len * 16, Complex::new(T::zero(), T::zero()));
+            let block = len * stride;
+            for b in 0..total / block {
+                for i0 in (0..stride).step_by(16) {
+                    let v = 16.min(stride - i0);
+                    for j in 0..len {
+                        for u in 0..v {
+                            line[u * len + j] = x[b * block + j * stride + i0 + u];
+                        }
+                    }
+                    f.process(&mut line[..v * len]);
+                    for j in 0..len {
+                        for u in 0..v {
+                            x[b * block + j * stride + i0 + u] = line[u * len + j];
+                        }
+                    }
+                }
+            }
+        }
+        stride *= len;
+    }
+}
+
+fn nd<T: Prec>()
+where
+    Complex<T>: Element,
+{
+    let dev = Device::cpu();
+    for lens in [vec![1024usize, 1024], vec![128, 128, 128]] {
+        let total: usize = lens.iter().product();
+        let data: Vec<Complex<T>> = (0..total)
+            .map(|i| Complex::new(T::from(i % 17).unwrap(), T::from(i % 5).unwrap()))
+            .collect();
+        let plan = PlanBuilder::new(TransformType::ComplexForward, &lens)
+            .precision(T::P)
+            .build(&dev)
+            .expect("plan");
+        let x = DeviceBuffer::from_slice(&dev, &data).expect("buffer");
+        let mut y = DeviceBuffer::<Complex<T>>::zeros(&dev, total).expect("buffer");
+        let stream = dev.default_stream();
+        let mut planner = rustfft::FftPlanner::<T>::new();
+        let mut v = data.clone();
+        let (mut ours, mut peer) = (f64::MAX, f64::MAX);
+        for _ in 0..12 {
+            ours = ours.min(best(
+                || {
+                    plan.execute(stream, &x.as_slice(), &mut y.as_slice_mut(), None)
+                        .expect("execute")
+                },
+                1,
+            ));
+            peer = peer.min(best(|| rustfft_nd(&mut v, &lens, &mut planner), 1));
+        }
+        println!(
+            "{lens:?} ours_all {:9.1} us  rustfft_1t_per_axis {:9.1} us  ratio {:.2}",
+            ours * 1e6,
+            peer * 1e6,
+            peer / ours
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let f64p = args.iter().any(|a| a == "f64");
+    if args.iter().any(|a| a == "nd") {
+        if f64p {
+            nd::<f64>();
+        } else {
+            nd::<f32>();
+        }
+        return;
+    }
     if args.iter().any(|a| a == "plan") {
         let given: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
         let sizes = if given.is_empty() {
