@@ -40,6 +40,15 @@ fn windows<T>(mut rest: &mut [T], stride: usize, extent: usize, batch: usize) ->
     out
 }
 
+/// The single routine of trsm/trmm batches.
+fn single_op(solve: bool) -> &'static str {
+    if solve {
+        "trsm"
+    } else {
+        "trmm"
+    }
+}
+
 impl Blas {
     /// Checks and runs a strided batch: `run(inputs of problem i, output of problem i)`.
     fn strided<T: Scalar>(
@@ -314,17 +323,7 @@ impl Blas {
             ("b", b, eb, stride_b),
             batch_count,
             |i, o| s.run(solve, alpha, i[0], o),
-            |i, o| {
-                if solve {
-                    self.trsm(
-                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
-                    )
-                } else {
-                    self.trmm(
-                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
-                    )
-                }
-            },
+            |i, o| self.tri_op(single_op(solve), s, alpha, i[0], o),
         )
     }
 
@@ -344,17 +343,7 @@ impl Blas {
             ("b", b),
             |l, o| s.check_buffers(l[0], o),
             |i, o| s.run(solve, alpha, i[0], o),
-            |i, o| {
-                if solve {
-                    self.trsm(
-                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
-                    )
-                } else {
-                    self.trmm(
-                        s.side, s.uplo, s.trans, s.diag, s.m, s.n, alpha, i[0], s.lda, o, s.ldb,
-                    )
-                }
-            },
+            |i, o| self.tri_op(single_op(solve), s, alpha, i[0], o),
         )
     }
 
@@ -510,24 +499,8 @@ impl Blas {
             batch_count,
             |i, o| s.run(alpha, i[0], beta, o, herm),
             |i, o| {
-                if herm {
-                    self.herk(
-                        s.uplo,
-                        s.trans,
-                        s.n,
-                        s.k,
-                        alpha.re(),
-                        i[0],
-                        s.lda,
-                        beta.re(),
-                        o,
-                        s.ldc,
-                    )
-                } else {
-                    self.syrk(
-                        s.uplo, s.trans, s.n, s.k, alpha, i[0], s.lda, beta, o, s.ldc,
-                    )
-                }
+                let op = if herm { "herk" } else { "syrk" };
+                self.rank_k(op, s, alpha, i[0], None, beta, o, herm)
             },
         )
     }
@@ -550,24 +523,8 @@ impl Blas {
             |l, o| s.check_buffers(l[0], o),
             |i, o| s.run(alpha, i[0], beta, o, herm),
             |i, o| {
-                if herm {
-                    self.herk(
-                        s.uplo,
-                        s.trans,
-                        s.n,
-                        s.k,
-                        alpha.re(),
-                        i[0],
-                        s.lda,
-                        beta.re(),
-                        o,
-                        s.ldc,
-                    )
-                } else {
-                    self.syrk(
-                        s.uplo, s.trans, s.n, s.k, alpha, i[0], s.lda, beta, o, s.ldc,
-                    )
-                }
+                let op = if herm { "herk" } else { "syrk" };
+                self.rank_k(op, s, alpha, i[0], None, beta, o, herm)
             },
         )
     }
@@ -718,16 +675,8 @@ impl Blas {
             batch_count,
             |i, o| s.run(alpha, i[0], i[1], beta, o, herm),
             |i, o| {
-                let (side, uplo, m, n) = (s.side, s.uplo, s.m, s.n);
-                if herm {
-                    self.hemm(
-                        side, uplo, m, n, alpha, i[0], s.lda, i[1], s.ldb, beta, o, s.ldc,
-                    )
-                } else {
-                    self.symm(
-                        side, uplo, m, n, alpha, i[0], s.lda, i[1], s.ldb, beta, o, s.ldc,
-                    )
-                }
+                let single = if herm { "hemm" } else { "symm" };
+                self.symm_op(single, s, alpha, i[0], i[1], beta, o)
             },
         )
     }
@@ -844,7 +793,7 @@ impl Blas {
             ("c", c),
             |l, o| s.check_buffers(l[0], l[1], o),
             |i, o| s.run(alpha, i[0], i[1], beta, o, false),
-            |i, o| self.symm(side, uplo, m, n, alpha, i[0], lda, i[1], ldb, beta, o, ldc),
+            |i, o| self.symm_op("symm", s, alpha, i[0], i[1], beta, o),
         )
     }
 

@@ -215,12 +215,7 @@ impl Blas {
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule; NaN in A stays out).
             Dispatch::Gpu if alpha == T::zero() => {
-                let ly = s.lens().1;
-                if beta == T::zero() {
-                    self.fill(ly, T::zero(), y, incy)
-                } else {
-                    self.scal(ly, beta, y, incy)
-                }
+                self.gpu_beta_only("gemv", s.lens().1, beta, (y, incy))
             }
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
@@ -531,14 +526,7 @@ impl Blas {
                 Ok(())
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule).
-            Dispatch::Gpu if alpha == T::zero() => {
-                gpu::level2::require_ptx(self, "gbmv")?;
-                if beta == T::zero() {
-                    self.fill(ly, T::zero(), y, incy)
-                } else {
-                    self.scal(ly, beta, y, incy)
-                }
-            }
+            Dispatch::Gpu if alpha == T::zero() => self.gpu_beta_only("gbmv", ly, beta, (y, incy)),
             // The band unpacked into a dense copy, then the gemv kernel.
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
@@ -559,6 +547,24 @@ impl Blas {
                 };
                 gpu::level2::unpack::gbmv(self, (a.address(), lda, kl, ku), &call)
             }
+        }
+    }
+
+    /// y ← β·y on a GPU, for a product with α = 0 (BLAS: A and x are not read): a
+    /// Level 1 fill (β = 0, y not read) or scal, on devices with the Level 2 kernels
+    /// (elsewhere `Unsupported`, as the product itself).
+    fn gpu_beta_only<T: Scalar>(
+        &self,
+        op: &str,
+        len: usize,
+        beta: T,
+        (y, incy): (&mut BufferSliceMut<'_, T>, isize),
+    ) -> Result<()> {
+        gpu::level2::require_ptx(self, op)?;
+        if beta == T::zero() {
+            self.fill(len, T::zero(), y, incy)
+        } else {
+            self.scal(len, beta, y, incy)
         }
     }
 
@@ -605,12 +611,7 @@ impl Blas {
                 };
                 // α = 0: y ← β·y without reading A or x (BLAS's rule).
                 if alpha == T::zero() {
-                    gpu::level2::require_ptx(self, op)?;
-                    return if beta == T::zero() {
-                        self.fill(n, T::zero(), y, incy)
-                    } else {
-                        self.scal(n, beta, y, incy)
-                    };
+                    return self.gpu_beta_only(op, n, beta, (y, incy));
                 }
                 let (mut al, mut be) = (Vec::new(), Vec::new());
                 element_args(alpha, &mut al);

@@ -204,7 +204,7 @@ impl SymmShape {
 }
 
 impl Blas {
-    fn tri_op<T: Scalar>(
+    pub(crate) fn tri_op<T: Scalar>(
         &self,
         op: &str,
         s: TriShape,
@@ -287,7 +287,7 @@ impl Blas {
         self.tri_op("trmm", s, alpha, a, b)
     }
 
-    fn rank_k<T: Scalar>(
+    pub(crate) fn rank_k<T: Scalar>(
         &self,
         op: &str,
         s: RankKShape,
@@ -469,7 +469,7 @@ impl Blas {
         self.rank_k("her2k", s, alpha, a, Some((b, ldb)), beta, c, true)
     }
 
-    fn symm_op<T: Scalar>(
+    pub(crate) fn symm_op<T: Scalar>(
         &self,
         op: &str,
         s: SymmShape,

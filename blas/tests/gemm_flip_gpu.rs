@@ -14,141 +14,26 @@
 
 mod common;
 
+use common::gemm::{self, Call, Case, Coef};
 use common::*;
 use rand::RngCore;
-use rocm_blas::{reference, Blas, Scalar, Transpose};
+use rocm_blas::{Scalar, Transpose};
 use rocm_core::{DType, Device};
 use rocm_kernels::catalog::{Catalog, Entry};
 use rocm_kernels::gemm::{GemmInstruction, GemmParams};
 
-#[derive(Debug, Clone, Copy)]
-struct Case {
-    ta: Transpose,
-    tb: Transpose,
-    m: usize,
-    n: usize,
-    k: usize,
-    /// Extra rows of lda, ldb, ldc.
-    pads: (usize, usize, usize),
-    /// 0: α random, β = 0 over NaN; 1: both random; 2: α = 0.
-    coefs: u8,
-    batch: usize,
-    /// `gemm_batched` (one buffer per matrix) instead of strided.
-    arrays: bool,
+/// One case against the reference: (k + 2)·u (module docs).
+fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
+    gemm::check::<T>(dev, c, seed, (c.k + 2) as f64);
 }
 
-fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
-    let blas = Blas::new(dev);
-    let mut r = rng(seed);
-    let (m, n, k) = (c.m, c.n, c.k);
-    let (ar, ac) = c.ta.stored_dims(m, k);
-    let (br, bc) = c.tb.stored_dims(k, n);
-    let (lda, ldb, ldc) = (
-        ar.max(1) + c.pads.0,
-        br.max(1) + c.pads.1,
-        m.max(1) + c.pads.2,
-    );
-    // Odd slack between problems.
-    let (sa, sb, sc) = (lda * ac + 3, ldb * bc + 1, ldc * n + 2);
-    let alpha: T = if c.coefs == 2 {
-        T::zero()
-    } else {
-        random(&mut r)
-    };
-    let beta: T = if c.coefs == 0 {
-        T::zero()
-    } else {
-        random(&mut r)
-    };
-    let a: Vec<T> = random_vec(&mut r, sa * c.batch);
-    let b: Vec<T> = random_vec(&mut r, sb * c.batch);
-    let mut c0: Vec<T> = random_vec(&mut r, sc * c.batch);
-    if c.coefs == 0 {
-        c0.iter_mut()
-            .for_each(|x| *x = T::from_real(num_traits::Float::nan()));
-    }
-    let what = format!("{}gemm {c:?}", T::PREFIX);
-    let got: Vec<T> = if c.arrays {
-        let per = |v: &[T], s: usize, q: usize| v[q * s..(q + 1) * s].to_vec();
-        let ads: Vec<_> = (0..c.batch)
-            .map(|q| dev.upload(&per(&a, sa, q)).unwrap())
-            .collect();
-        let bds: Vec<_> = (0..c.batch)
-            .map(|q| dev.upload(&per(&b, sb, q)).unwrap())
-            .collect();
-        let mut cds: Vec<_> = (0..c.batch)
-            .map(|q| dev.upload(&per(&c0, sc, q)).unwrap())
-            .collect();
-        let av: Vec<_> = ads.iter().map(|d| d.as_slice()).collect();
-        let bv: Vec<_> = bds.iter().map(|d| d.as_slice()).collect();
-        let mut cv: Vec<_> = cds.iter_mut().map(|d| d.as_slice_mut()).collect();
-        blas.gemm_batched(
-            c.ta, c.tb, m, n, k, alpha, &av, lda, &bv, ldb, beta, &mut cv, ldc,
-        )
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-        cds.iter().flat_map(|d| d.to_vec().unwrap()).collect()
-    } else {
-        let (ad, bd) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
-        let mut cd = dev.upload(&c0).unwrap();
-        blas.gemm_strided_batched(
-            c.ta,
-            c.tb,
-            m,
-            n,
-            k,
-            alpha,
-            &ad.as_slice(),
-            lda,
-            sa,
-            &bd.as_slice(),
-            ldb,
-            sb,
-            beta,
-            &mut cd.as_slice_mut(),
-            ldc,
-            sc,
-            c.batch,
-        )
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-        cd.to_vec().unwrap()
-    };
-    let terms = (k + 2) as f64;
-    for q in 0..c.batch {
-        let (want, mag) = reference::gemm(
-            c.ta,
-            c.tb,
-            m,
-            n,
-            k,
-            alpha,
-            &a[q * sa..],
-            lda,
-            &b[q * sb..],
-            ldb,
-            beta,
-            &c0[q * sc..],
-            ldc,
-        );
-        for j in 0..n {
-            for i in 0..m {
-                assert_close(
-                    got[q * sc + i + j * ldc],
-                    want[i + j * m],
-                    mag[i + j * m],
-                    terms,
-                    &format!("{what} batch {q} ({i},{j})"),
-                );
-            }
-            // Rows between m and ldc stay as they were.
-            for i in m..ldc.min(sc - j * ldc) {
-                let (g, o) = (got[q * sc + i + j * ldc], c0[q * sc + i + j * ldc]);
-                assert!(
-                    g == o || (g.has_nan() && o.has_nan()),
-                    "{what}: wrote outside C at batch {q} ({i},{j})"
-                );
-            }
-        }
-    }
+/// Coefficients of case `i`: α random and β = 0 over NaN, both random, or α = 0.
+fn coefs(i: usize) -> (Coef, Coef) {
+    [
+        (Coef::Random, Coef::Zero),
+        (Coef::Random, Coef::Random),
+        (Coef::Zero, Coef::Random),
+    ][i % 3]
 }
 
 /// A catalog whose entry for every call layout of `dtype` is `kernel` with the layout
@@ -191,9 +76,9 @@ fn cases(seed: u64) -> Vec<Case> {
         (64, 64, 64),
         (131, 257, 33),
     ];
-    let mut r = rng(seed);
-    let mut pick = |n: u64| (r.next_u64() % n) as usize;
+    let call = |arrays: bool| if arrays { Call::Arrays } else { Call::Strided };
     for (i, &(m, n, k)) in sizes.iter().enumerate() {
+        let (alpha, beta) = coefs(i);
         out.push(Case {
             ta: ops[i % 3],
             tb: ops[(i / 3 + i) % 3],
@@ -201,12 +86,18 @@ fn cases(seed: u64) -> Vec<Case> {
             n,
             k,
             pads: (i % 3, (i + 1) % 4, i % 2),
-            coefs: (i % 3) as u8,
+            alpha,
+            beta,
             batch: 1 + i % 3,
-            arrays: i % 4 == 3,
+            offset: 0,
+            call: call(i % 4 == 3),
+            tf32: false,
         });
     }
+    let mut r = rng(seed);
+    let mut pick = |n: u64| (r.next_u64() % n) as usize;
     for i in 0..18 {
+        let (alpha, beta) = coefs(pick(3));
         out.push(Case {
             ta: ops[i % 3],
             tb: ops[(i / 3) % 3],
@@ -214,9 +105,12 @@ fn cases(seed: u64) -> Vec<Case> {
             n: 1 + pick(200),
             k: pick(150),
             pads: (pick(4), pick(4), pick(4)),
-            coefs: pick(3) as u8,
+            alpha,
+            beta,
             batch: 1 + pick(3),
-            arrays: pick(4) == 0,
+            offset: 0,
+            call: call(pick(4) == 0),
+            tf32: false,
         });
     }
     out
@@ -226,8 +120,12 @@ fn cases(seed: u64) -> Vec<Case> {
 /// skipped for the family's default, and the result is right.
 fn amd_targets_ignore_flipped_entries() {
     let dev = Device::open("emu:gfx90a").unwrap();
-    let simt = rocm_kernels::gemm::ptx::simt(DType::F32, 64, 4, false, false);
-    install(DType::F32, &simt, (true, true));
+    // The target's own MFMA kernel, so only the layout gate can refuse it: taken, the
+    // call would stage transposes through the PTX transpose kernel, which an AMD device
+    // cannot load, and fail.
+    let isa = rocm_core::isa::amdgpu::IsaTarget::try_from(dev.target()).unwrap();
+    let mfma = rocm_kernels::gemm::amdgpu::model::default_params(isa, DType::F32).unwrap();
+    install(DType::F32, &mfma, (true, true));
     let c = Case {
         ta: Transpose::N,
         tb: Transpose::T,
@@ -235,9 +133,12 @@ fn amd_targets_ignore_flipped_entries() {
         n: 13,
         k: 7,
         pads: (1, 0, 2),
-        coefs: 1,
+        alpha: Coef::Random,
+        beta: Coef::Random,
         batch: 2,
-        arrays: false,
+        offset: 0,
+        call: Call::Strided,
+        tf32: false,
     };
     check::<f32>(&dev, c, 3);
     Catalog::uninstall();

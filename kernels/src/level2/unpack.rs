@@ -16,7 +16,7 @@
 
 use super::element::{element_at, flag, stored_in_band, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Special, Ty};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -113,17 +113,7 @@ fn build(p: &UnpackParams) -> KernelBuilder {
     let band = pband.map(|q| k.ld_param(&q));
     let upper = flag(&mut k, flags, UPPER);
 
-    let tid = k.special(Special::TidX);
-    let lane = k.and_b32(tid, 31);
-    let col = k.shr(Ty::U32, tid, 5);
-    let cx = k.special(Special::CtaidX);
-    let cy = super::element::ctaid_y(&mut k);
-    let row0 = k.mul_wide_u32(cx, 32);
-    let lane64 = k.cvt(Ty::U64, lane);
-    let i = k.add(Ty::U64, row0, lane64);
-    let col0 = k.mul_wide_u32(cy, 8);
-    let col64 = k.cvt(Ty::U64, col);
-    let j = k.add(Ty::U64, col0, col64);
+    let (i, j) = cell(&mut k);
     let i_in = k.setp(Cmp::Lt, Ty::U64, i, n);
     let j_in = k.setp(Cmp::Lt, Ty::U64, j, n);
     let inside = k.and_pred(i_in, j_in);
@@ -137,13 +127,42 @@ fn build(p: &UnpackParams) -> KernelBuilder {
         (i, j),
         eb,
     );
-    let v = el.load_if(&mut k, src, read, LoadCache::NonCoherent);
-    let at = k.mul(Ty::U64, j, n);
+    store(&mut k, el, (src, read), (d, n, inside), (i, j));
+    k
+}
+
+/// Work-item (l, w)'s element (row, column) of D: (32·ctaid.x + l mod 32,
+/// 8·ctaid.y + l / 32), u64.
+fn cell(k: &mut KernelBuilder) -> (Reg, Reg) {
+    let tid = k.special(Special::TidX);
+    let lane = k.and_b32(tid, 31);
+    let col = k.shr(Ty::U32, tid, 5);
+    let cx = k.special(Special::CtaidX);
+    let cy = super::element::ctaid_y(k);
+    let row0 = k.mul_wide_u32(cx, 32);
+    let lane64 = k.cvt(Ty::U64, lane);
+    let i = k.add(Ty::U64, row0, lane64);
+    let col0 = k.mul_wide_u32(cy, 8);
+    let col64 = k.cvt(Ty::U64, col);
+    let j = k.add(Ty::U64, col0, col64);
+    (i, j)
+}
+
+/// D(i, j) ← the element at `src` where `read` holds, else zero, where `inside` holds
+/// (D has leading dimension `ld`).
+fn store(
+    k: &mut KernelBuilder,
+    el: El,
+    (src, read): (Reg, Reg),
+    (d, ld, inside): (Reg, Reg, Reg),
+    (i, j): (Reg, Reg),
+) {
+    let v = el.load_if(k, src, read, LoadCache::NonCoherent);
+    let at = k.mul(Ty::U64, j, ld);
     let at = k.add(Ty::U64, at, i);
-    let dst = k.fma(Ty::U64, at, eb, d);
+    let dst = k.fma(Ty::U64, at, el.bytes(), d);
     k.when(inside, false).st_global(dst, 0, &v);
     k.ret();
-    k
 }
 
 /// The general band kernel (module docs).
@@ -160,17 +179,7 @@ fn build_general(p: &UnpackParams) -> KernelBuilder {
     let d = k.ld_param_global_ptr(&params[4]);
     let kl = k.ld_param(&params[5]);
     let ku = k.ld_param(&params[6]);
-    let tid = k.special(Special::TidX);
-    let lane = k.and_b32(tid, 31);
-    let col = k.shr(Ty::U32, tid, 5);
-    let cx = k.special(Special::CtaidX);
-    let cy = super::element::ctaid_y(&mut k);
-    let row0 = k.mul_wide_u32(cx, 32);
-    let lane64 = k.cvt(Ty::U64, lane);
-    let i = k.add(Ty::U64, row0, lane64);
-    let col0 = k.mul_wide_u32(cy, 8);
-    let col64 = k.cvt(Ty::U64, col);
-    let j = k.add(Ty::U64, col0, col64);
+    let (i, j) = cell(&mut k);
     let i_in = k.setp(Cmp::Lt, Ty::U64, i, m);
     let j_in = k.setp(Cmp::Lt, Ty::U64, j, n);
     let inside = k.and_pred(i_in, j_in);
@@ -187,12 +196,7 @@ fn build_general(p: &UnpackParams) -> KernelBuilder {
     let base = k.add(Ty::U64, diag, ku);
     let idx = k.add(Ty::U64, base, i);
     let src = k.fma(Ty::U64, idx, eb, a);
-    let v = el.load_if(&mut k, src, read, LoadCache::NonCoherent);
-    let at = k.mul(Ty::U64, j, m);
-    let at = k.add(Ty::U64, at, i);
-    let dst = k.fma(Ty::U64, at, eb, d);
-    k.when(inside, false).st_global(dst, 0, &v);
-    k.ret();
+    store(&mut k, el, (src, read), (d, m, inside), (i, j));
     k
 }
 
