@@ -120,6 +120,25 @@ fn cpu_time() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
+/// Seconds of one execution of a length-`n` c2c plan on fresh buffers.
+fn execute_once<T: Prec>(plan: &rocm_fft::Plan, n: usize) -> f64
+where
+    Complex<T>: Element,
+{
+    let dev = Device::cpu();
+    let x = DeviceBuffer::<Complex<T>>::zeros(&dev, n).expect("buffer");
+    let mut y = DeviceBuffer::<Complex<T>>::zeros(&dev, n).expect("buffer");
+    let t = Instant::now();
+    plan.execute(
+        dev.default_stream(),
+        &x.as_slice(),
+        &mut y.as_slice_mut(),
+        None,
+    )
+    .expect("execute");
+    t.elapsed().as_secs_f64()
+}
+
 /// Plan creation: the first of each size (cold), then the best of 20 (warm).
 fn plans(sizes: &[usize], p: Precision) {
     let dev = Device::cpu();
@@ -151,6 +170,17 @@ fn plans(sizes: &[usize], p: Precision) {
         let cold = make();
         let cold_cpu = cpu_time() - cpu0;
         let warm = (0..20).map(|_| make()).fold(f64::MAX, f64::min);
+        // The first execution builds what plans defer (Rader/Bluestein kernels), once
+        // per process: timed on a fresh plan, then a second execution for scale.
+        let plan = PlanBuilder::new(TransformType::ComplexForward, &[n])
+            .precision(p)
+            .build(&dev)
+            .unwrap();
+        let (exec1, exec2) = if p == Precision::F64 {
+            (execute_once::<f64>(&plan, n), execute_once::<f64>(&plan, n))
+        } else {
+            (execute_once::<f32>(&plan, n), execute_once::<f32>(&plan, n))
+        };
         // rustfft's planner has no cross-planner cache: a fresh planner each time.
         let theirs = || {
             let t = Instant::now();
@@ -166,10 +196,12 @@ fn plans(sizes: &[usize], p: Precision) {
         let rf_cold = theirs();
         let rf_warm = (0..5).map(|_| theirs()).fold(f64::MAX, f64::min);
         println!(
-            "{n:>8} {p} plan cold {:>9.1} us (cpu {:>9.1} us)  warm {:>9.1} us  | rustfft fresh planner first {:>9.1} us  best {:>9.1} us",
+            "{n:>8} {p} plan cold {:>9.1} us (cpu {:>9.1} us)  warm {:>9.1} us  first execution {:>9.1} us  second {:>9.1} us | rustfft fresh planner first {:>9.1} us  best {:>9.1} us",
             cold * 1e6,
             cold_cpu * 1e6,
             warm * 1e6,
+            exec1 * 1e6,
+            exec2 * 1e6,
             rf_cold * 1e6,
             rf_warm * 1e6
         );

@@ -3,8 +3,9 @@
 //! `jk = (j² + k² − (k−j)²)/2` turns the DFT into a convolution:
 //! `X_k = w_k Σ_j (x_j w_j) conj(w_{k−j})`, `w_k = e^{∓πik²/N}`. The circular
 //! convolution of length `M ≥ 2N−1` is `conj(F(conj(F(a) · K)))` with `F` the forward
-//! transform of length `M` and `K = F(b)/M` precomputed in `f64` at plan time
-//! (`b_j = conj(w_j)` wrapped around), so one forward sub-plan serves both transforms.
+//! transform of length `M` and `K = F(b)/M` computed in `f64` (`b_j = conj(w_j)`
+//! wrapped around), so one forward sub-plan serves both transforms. The chirp and `K`
+//! are built by the first execution ([`cache::Deferred`]), not at plan creation.
 //! The chirp exponent `k² mod 2N` is reduced exactly in integers.
 
 use super::simd::{dispatch, Pointwise, RowMul};
@@ -22,8 +23,18 @@ pub struct Bluestein<T> {
     n: usize,
     m: usize,
     conv: Box<Exec<T>>,
-    /// Shared by every plan of this length, padding, precision and direction.
-    t: Arc<Tables<T>>,
+    /// Shared by every plan of this length, padding, precision and direction; built
+    /// by the first execution.
+    t: Arc<cache::Deferred<Tables<T>, TableParams>>,
+}
+
+/// What fixes a Bluestein step's tables.
+#[derive(Debug)]
+struct TableParams {
+    n: usize,
+    m: usize,
+    conv: Node,
+    fwd: bool,
 }
 
 #[derive(Debug)]
@@ -36,8 +47,16 @@ impl<T: Real> Bluestein<T> {
     pub fn new(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Self {
         let t = cache::get_or_make(
             cache::Key::new::<T>("bluestein", vec![n, m, fwd as usize]),
-            |t: &Tables<T>| (t.chirp.len() + t.kernel.len()) * std::mem::size_of::<C<T>>(),
-            || Self::tables(n, m, conv_node, fwd),
+            |_| (n + m) * std::mem::size_of::<C<T>>(),
+            || {
+                let params = TableParams {
+                    n,
+                    m,
+                    conv: conv_node.clone(),
+                    fwd,
+                };
+                cache::Deferred::new(params, |p| Self::tables(p.n, p.m, &p.conv, p.fwd))
+            },
         );
         Bluestein {
             n,
@@ -101,7 +120,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(Pointwise::<T, false, false> {
             out: &mut w[..n],
             a: Some(&a[..n]),
-            b: &self.t.chirp,
+            b: &self.t.get().chirp,
         });
         for wj in &mut w[n..] {
             *wj = C::new(T::zero(), T::zero());
@@ -114,7 +133,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(Pointwise::<T, false, true> {
             out: &mut y[..m],
             a: None,
-            b: &self.t.kernel,
+            b: &self.t.get().kernel,
         });
         let loc = self.conv.run(y, other, par);
         let z: &[C<T>] = match loc {
@@ -124,7 +143,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(Pointwise::<T, true, false> {
             out: &mut a[..n],
             a: Some(&z[..n]),
-            b: &self.t.chirp,
+            b: &self.t.get().chirp,
         });
         Loc::A
     }
@@ -154,7 +173,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(RowMul::<T, false> {
             data: &mut w[..n * wd],
             width: wd,
-            factors: &self.t.chirp,
+            factors: &self.t.get().chirp,
         });
         for z in &mut w[n * wd..] {
             *z = C::new(T::zero(), T::zero());
@@ -166,7 +185,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(RowMul::<T, true> {
             data: &mut y[..m * wd],
             width: wd,
-            factors: &self.t.kernel,
+            factors: &self.t.get().kernel,
         });
         let z: &[C<T>] = match self.conv.run_tile(y, other, wd) {
             Loc::A => y,
@@ -176,7 +195,7 @@ impl<T: Real> Bluestein<T> {
         dispatch(RowMul::<T, false, true> {
             data: &mut a[..n * wd],
             width: wd,
-            factors: &self.t.chirp,
+            factors: &self.t.get().chirp,
         });
         Loc::A
     }

@@ -114,6 +114,48 @@ pub fn get_or_make<V: Any + Send + Sync>(
     value
 }
 
+/// A table built on first use instead of at plan creation: the convolution kernels of
+/// Rader and Bluestein steps are a whole forward transform of the padded length in f64
+/// (Bluestein 999983: 2^21 points, ~70 ms on one core), which no plan could build
+/// within its creation budget. The first execution that needs it builds it, once per
+/// process for every plan sharing it through the cache; concurrent executions wait for
+/// the one building it. (rocFFT, for comparison, transforms its chirp on every
+/// execution.) `describe` is what `Debug` prints.
+pub struct Deferred<V, P> {
+    params: P,
+    build: fn(&P) -> V,
+    cell: OnceLock<V>,
+}
+
+impl<V, P> Deferred<V, P> {
+    pub fn new(params: P, build: fn(&P) -> V) -> Self {
+        Deferred {
+            params,
+            build,
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The table, built now if no execution has built it yet.
+    pub fn get(&self) -> &V {
+        self.cell.get_or_init(|| (self.build)(&self.params))
+    }
+
+    /// Whether the table has been built.
+    pub fn is_built(&self) -> bool {
+        self.cell.get().is_some()
+    }
+}
+
+impl<V, P: std::fmt::Debug> std::fmt::Debug for Deferred<V, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deferred")
+            .field("params", &self.params)
+            .field("built", &self.is_built())
+            .finish()
+    }
+}
+
 /// Tables of at least this many bytes are aligned to, and ask for, transparent huge
 /// pages.
 const HUGE_TABLE_MIN: usize = 1 << 20;
@@ -231,6 +273,26 @@ pub fn held_bytes() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deferred_builds_once_on_first_use() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static BUILDS: AtomicUsize = AtomicUsize::new(0);
+        let d = Deferred::new(21usize, |&p| {
+            BUILDS.fetch_add(1, Ordering::SeqCst);
+            vec![p; 3]
+        });
+        assert!(!d.is_built());
+        assert_eq!(BUILDS.load(Ordering::SeqCst), 0);
+        // Four threads ask at once: one builds, every one sees its table.
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| assert_eq!(d.get(), &vec![21; 3]));
+            }
+        });
+        assert!(d.is_built());
+        assert_eq!(BUILDS.load(Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn same_key_shares_and_other_keys_do_not() {

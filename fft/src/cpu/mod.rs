@@ -207,7 +207,7 @@ impl<T: Real> Exec<T> {
     }
 }
 
-/// The forward transform of `node` for one use at plan time (a convolution kernel,
+/// The forward transform of `node` for one use when a table is built (a convolution kernel,
 /// computed in `f64` for a plan in `T`): for an `f64` plan the cached one the plan runs
 /// too; else Stockham sequences through [`Stockham::once`] (no table memory, not
 /// cached) and anything else as [`Exec::new`].

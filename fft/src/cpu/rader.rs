@@ -3,8 +3,9 @@
 //! With `g` a generator mod `p`, `a_r = x_{g^r}` and `b_s = ω_p^{g^{−s}}` (`r, s < L =
 //! p − 1`): `X_{g^{−q}} = x_0 + (a ⊛ b)_q` (cyclic convolution of length `L`) and
 //! `X_0 = x_0 + Σ_r a_r`. The convolution is `conj(F(conj(F(a) · K)))` with `F` the
-//! forward transform of length `L` and `K = F(b)/L` precomputed in `f64` at plan time,
-//! so one forward sub-plan serves both transforms; `Σ_r a_r` is `F(a)_0`.
+//! forward transform of length `L` and `K = F(b)/L` computed in `f64` by the first
+//! execution ([`cache::Deferred`]), so one forward sub-plan serves both transforms;
+//! `Σ_r a_r` is `F(a)_0`.
 //! Permutation indices are exact integer powers mod `p`.
 
 use super::simd::{dispatch, Pointwise, RowMul};
@@ -21,8 +22,18 @@ type C<T> = Complex<T>;
 pub struct Rader<T> {
     n: usize,
     conv: Box<Exec<T>>,
-    /// Shared by every plan of this length, precision and direction.
-    t: Arc<Tables<T>>,
+    /// Shared by every plan of this length, precision and direction; built by the
+    /// first execution.
+    t: Arc<cache::Deferred<Tables<T>, TableParams>>,
+}
+
+/// What fixes a Rader step's tables.
+#[derive(Debug)]
+struct TableParams {
+    n: usize,
+    g: usize,
+    conv: Node,
+    fwd: bool,
 }
 
 #[derive(Debug)]
@@ -46,8 +57,16 @@ impl<T: Real> Rader<T> {
     pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Self {
         let t = cache::get_or_make(
             cache::Key::new::<T>("rader", vec![n, g, fwd as usize]),
-            |t: &Tables<T>| t.kernel.len() * std::mem::size_of::<C<T>>() + 4 * t.gather.len(),
-            || Self::tables(n, g, conv_node, fwd),
+            |_| (n - 1) * (std::mem::size_of::<C<T>>() + 4),
+            || {
+                let params = TableParams {
+                    n,
+                    g,
+                    conv: conv_node.clone(),
+                    fwd,
+                };
+                cache::Deferred::new(params, |p| Self::tables(p.n, p.g, &p.conv, p.fwd))
+            },
         );
         Rader {
             n,
@@ -109,7 +128,7 @@ impl<T: Real> Rader<T> {
     pub fn run(&self, a: &mut [C<T>], b: &mut [C<T>], par: bool) -> Loc {
         let l = self.n - 1;
         let (w, rest) = b.split_at_mut(l);
-        for (wr, &i) in w.iter_mut().zip(&self.t.gather) {
+        for (wr, &i) in w.iter_mut().zip(&self.t.get().gather) {
             *wr = a[i as usize];
         }
         let x0 = a[0];
@@ -121,14 +140,14 @@ impl<T: Real> Rader<T> {
         dispatch(Pointwise::<T, false, true> {
             out: &mut y[..l],
             a: None,
-            b: &self.t.kernel,
+            b: &self.t.get().kernel,
         });
         let z: &[C<T>] = match self.conv.run(y, other, par) {
             Loc::A => y,
             Loc::B => other,
         };
         // Output q to g^{−q}: q = 0 to gather[0], then q = 1.. to gather backwards.
-        let g = &self.t.gather;
+        let g = &self.t.get().gather;
         a[g[0] as usize] = x0 + z[0].conj();
         for (zq, &i) in z[1..l].iter().zip(g[1..].iter().rev()) {
             a[i as usize] = x0 + zq.conj();
@@ -158,7 +177,7 @@ impl<T: Real> Rader<T> {
         }
         let (l, wd) = (self.n - 1, width);
         let (w, rest) = b.split_at_mut(l * wd);
-        for (row, &i) in w.chunks_exact_mut(wd).zip(&self.t.gather) {
+        for (row, &i) in w.chunks_exact_mut(wd).zip(&self.t.get().gather) {
             row.copy_from_slice(&a[i as usize * wd..][..wd]);
         }
         let (y, other) = match self.conv.run_tile(w, rest, wd) {
@@ -176,13 +195,13 @@ impl<T: Real> Rader<T> {
         dispatch(RowMul::<T, true> {
             data: &mut y[..l * wd],
             width: wd,
-            factors: &self.t.kernel,
+            factors: &self.t.get().kernel,
         });
         let z: &[C<T>] = match self.conv.run_tile(y, other, wd) {
             Loc::A => y,
             Loc::B => &other[..l * wd],
         };
-        for (row, &i) in z.chunks_exact(wd).zip(scatter(&self.t.gather)) {
+        for (row, &i) in z.chunks_exact(wd).zip(scatter(&self.t.get().gather)) {
             let dst = &mut a[i as usize * wd..][..wd];
             for ((d, zq), x) in dst.iter_mut().zip(row).zip(x0.iter()) {
                 *d = x + zq.conj();

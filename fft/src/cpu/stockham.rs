@@ -547,7 +547,7 @@ impl<T: Real> Stockham<T> {
         Stockham { n, forward, passes }
     }
 
-    /// A plan for one transform at plan time (a convolution kernel): every pass
+    /// A plan for one transform when a table is built (a convolution kernel): every pass
     /// split, so that building it writes next to no table memory, and not kept in
     /// the cache. About 10 % slower per run than [`Self::new`]'s.
     pub fn once(n: usize, radices: &[usize], forward: bool) -> Self {
