@@ -12,9 +12,9 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::handle::Solver;
-use crate::householder::{geqr2, larft, normalized, unit_v, Storage};
+use crate::householder::{geqr2, larft, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
-use crate::qr::{check_q_trans, host_of, write_vector};
+use crate::qr::{host_of, write_vector};
 use crate::{check, Scalar};
 use rocm_blas::{Side, Transpose};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
@@ -159,26 +159,17 @@ impl Solver {
         c: &mut BufferSliceMut<'_, T>,
         ldc: usize,
     ) -> Result<()> {
-        check::dim("m", m)?;
-        check::dim("n", n)?;
-        let nq = if side == Side::Left { m } else { n };
-        rocm_core::ensure_arg!(k <= nq, "k", "must be <= {nq} (the order of Q), got {k}");
-        check_q_trans::<T>(trans)?;
-        check::matrix("a", "lda", a.len(), k, nq, lda)?;
-        check::vector("tau", tau.len(), k)?;
-        check::matrix("c", "ldc", c.len(), m, n, ldc)?;
-        check::device(self.device(), "a", a.device())?;
-        check::device(self.device(), "tau", tau.device())?;
-        check::device(self.device(), "c", c.device())?;
-        self.engine("ormlq")?;
-        let taus = host_of("tau", tau)?;
-        self.apply_q(
+        self.apply_reflectors(
+            "ormlq",
             Storage::Rows,
             side,
-            normalized(trans),
-            &MatRef::new(*a, k, nq, lda),
-            &taus[..k],
-            MatMut::new(c.reborrow(), m, n, ldc),
+            trans,
+            (m, n, k),
+            a,
+            lda,
+            tau,
+            c,
+            ldc,
         )
     }
 

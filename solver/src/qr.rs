@@ -197,24 +197,59 @@ impl Solver {
         c: &mut BufferSliceMut<'_, T>,
         ldc: usize,
     ) -> Result<()> {
+        self.apply_reflectors(
+            "ormqr",
+            Storage::Columns,
+            side,
+            trans,
+            (m, n, k),
+            a,
+            lda,
+            tau,
+            c,
+            ldc,
+        )
+    }
+
+    /// ORMQR and ORMLQ after their argument checks: the k reflectors of `a` (stored as
+    /// `storage` says: nq×k columns or k×nq rows, nq = m for Left, n for Right) applied to
+    /// the m×n C.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn apply_reflectors<T: Scalar>(
+        &self,
+        routine: &str,
+        storage: Storage,
+        side: Side,
+        trans: Transpose,
+        (m, n, k): (usize, usize, usize),
+        a: &BufferSlice<'_, T>,
+        lda: usize,
+        tau: &BufferSlice<'_, T>,
+        c: &mut BufferSliceMut<'_, T>,
+        ldc: usize,
+    ) -> Result<()> {
         check::dim("m", m)?;
         check::dim("n", n)?;
         let nq = if side == Side::Left { m } else { n };
         rocm_core::ensure_arg!(k <= nq, "k", "must be <= {nq} (the order of Q), got {k}");
         check_q_trans::<T>(trans)?;
-        check::matrix("a", "lda", a.len(), nq, k, lda)?;
+        let (a_rows, a_cols) = match storage {
+            Storage::Columns => (nq, k),
+            Storage::Rows => (k, nq),
+        };
+        check::matrix("a", "lda", a.len(), a_rows, a_cols, lda)?;
         check::vector("tau", tau.len(), k)?;
         check::matrix("c", "ldc", c.len(), m, n, ldc)?;
         check::device(self.device(), "a", a.device())?;
         check::device(self.device(), "tau", tau.device())?;
         check::device(self.device(), "c", c.device())?;
-        self.engine("ormqr")?;
+        self.engine(routine)?;
         let taus = host_of("tau", tau)?;
         self.apply_q(
-            Storage::Columns,
+            storage,
             side,
             normalized(trans),
-            &MatRef::new(*a, nq, k, lda),
+            &MatRef::new(*a, a_rows, a_cols, lda),
             &taus[..k],
             MatMut::new(c.reborrow(), m, n, ldc),
         )
