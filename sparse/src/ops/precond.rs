@@ -23,22 +23,20 @@ fn pivot_error(row: usize, why: &str) -> Error {
     Error::invalid("A", format!("zero pivot at row {row}: {why}"))
 }
 
-/// An analysed ILU(0).
+/// What both factorisations analyse: the structure's signature (order, nonzeros), where
+/// each row's diagonal sits, and the first zero pivot found so far.
 #[derive(Debug, Clone)]
-pub struct Ilu0 {
+struct Analysed {
     sig: (usize, usize),
     diag: Vec<Option<usize>>,
     zero_pivot: Option<usize>,
 }
 
-impl Ilu0 {
-    pub fn buffer_size<I: Index, T: Scalar>(a: &Csr<I, T>) -> usize {
-        a.nrows() * std::mem::size_of::<usize>() * 3
-    }
-
-    /// Finds the diagonal of every row (a missing one is a structural zero pivot).
-    pub fn analysis<I: Index, T: Scalar>(device: &Device, a: &Csr<I, T>) -> Result<Self> {
-        check_device(device, "sparse ilu0")?;
+impl Analysed {
+    /// Finds the diagonal of every row of the square `a` (a missing one is a structural
+    /// zero pivot).
+    fn new<I: Index, T: Scalar>(device: &Device, a: &Csr<I, T>, op: &str) -> Result<Self> {
+        check_device(device, op)?;
         rocm_core::ensure_arg!(
             a.nrows() == a.ncols(),
             "A",
@@ -48,20 +46,16 @@ impl Ilu0 {
         );
         let diag = diag_positions(a);
         let zero_pivot = diag.iter().position(|d| d.is_none());
-        Ok(Ilu0 {
+        Ok(Analysed {
             sig: (a.nrows(), a.nnz()),
             diag,
             zero_pivot,
         })
     }
 
-    /// The first zero pivot found so far (by the analysis or the last compute).
-    pub fn zero_pivot(&self) -> Option<usize> {
-        self.zero_pivot
-    }
-
-    /// Factorises in place (IKJ variant restricted to the pattern).
-    pub fn compute<I: Index, T: Scalar>(&mut self, a: &mut Csr<I, T>) -> Result<()> {
+    /// Checks `a` against the analysed structure and refuses a row without a stored
+    /// diagonal; returns the row pointers and column indices as `usize`.
+    fn start<I: Index, T: Scalar>(&self, a: &Csr<I, T>) -> Result<(Vec<usize>, Vec<usize>)> {
         rocm_core::ensure_arg!(
             (a.nrows(), a.nnz()) == self.sig,
             "A",
@@ -72,9 +66,41 @@ impl Ilu0 {
                 return Err(pivot_error(r, "no stored diagonal"));
             }
         }
+        Ok((
+            a.row_ptr().iter().map(|p| p.to_usize()).collect(),
+            a.col_idx().iter().map(|c| c.to_usize()).collect(),
+        ))
+    }
+}
+
+/// An analysed ILU(0).
+#[derive(Debug, Clone)]
+pub struct Ilu0 {
+    an: Analysed,
+}
+
+impl Ilu0 {
+    pub fn buffer_size<I: Index, T: Scalar>(a: &Csr<I, T>) -> usize {
+        a.nrows() * std::mem::size_of::<usize>() * 3
+    }
+
+    /// Finds the diagonal of every row (a missing one is a structural zero pivot).
+    pub fn analysis<I: Index, T: Scalar>(device: &Device, a: &Csr<I, T>) -> Result<Self> {
+        Ok(Ilu0 {
+            an: Analysed::new(device, a, "sparse ilu0")?,
+        })
+    }
+
+    /// The first zero pivot found so far (by the analysis or the last compute).
+    pub fn zero_pivot(&self) -> Option<usize> {
+        self.an.zero_pivot
+    }
+
+    /// Factorises in place (IKJ variant restricted to the pattern).
+    pub fn compute<I: Index, T: Scalar>(&mut self, a: &mut Csr<I, T>) -> Result<()> {
+        let (ptr, cols) = self.an.start(a)?;
         let n = a.nrows();
-        let ptr: Vec<usize> = a.row_ptr().iter().map(|p| p.to_usize()).collect();
-        let cols: Vec<usize> = a.col_idx().iter().map(|c| c.to_usize()).collect();
+        let an = &mut self.an;
         let vals = a.values_mut();
         // pos[j] = position of column j in the current row, or usize::MAX.
         let mut pos = vec![usize::MAX; n];
@@ -87,10 +113,10 @@ impl Ilu0 {
                 if kc >= i {
                     break;
                 }
-                let Some(dk) = self.diag[kc] else { continue };
+                let Some(dk) = an.diag[kc] else { continue };
                 let piv = vals[dk];
                 if piv == T::zero() {
-                    self.zero_pivot = Some(kc);
+                    an.zero_pivot = Some(kc);
                     return Err(pivot_error(kc, "diagonal of U is 0"));
                 }
                 let l = vals[k] / piv;
@@ -107,11 +133,11 @@ impl Ilu0 {
                 pos[cols[k]] = usize::MAX;
             }
         }
-        if let Some(r) = (0..n).find(|&r| self.diag[r].is_some_and(|d| vals[d] == T::zero())) {
-            self.zero_pivot = Some(r);
+        if let Some(r) = (0..n).find(|&r| an.diag[r].is_some_and(|d| vals[d] == T::zero())) {
+            an.zero_pivot = Some(r);
             return Err(pivot_error(r, "diagonal of U is 0"));
         }
-        self.zero_pivot = None;
+        an.zero_pivot = None;
         Ok(())
     }
 }
@@ -119,9 +145,7 @@ impl Ilu0 {
 /// An analysed IC(0).
 #[derive(Debug, Clone)]
 pub struct Ic0 {
-    sig: (usize, usize),
-    diag: Vec<Option<usize>>,
-    zero_pivot: Option<usize>,
+    an: Analysed,
 }
 
 impl Ic0 {
@@ -130,43 +154,21 @@ impl Ic0 {
     }
 
     pub fn analysis<I: Index, T: Scalar>(device: &Device, a: &Csr<I, T>) -> Result<Self> {
-        check_device(device, "sparse ic0")?;
-        rocm_core::ensure_arg!(
-            a.nrows() == a.ncols(),
-            "A",
-            "must be square, is {}x{}",
-            a.nrows(),
-            a.ncols()
-        );
-        let diag = diag_positions(a);
-        let zero_pivot = diag.iter().position(|d| d.is_none());
         Ok(Ic0 {
-            sig: (a.nrows(), a.nnz()),
-            diag,
-            zero_pivot,
+            an: Analysed::new(device, a, "sparse ic0")?,
         })
     }
 
     pub fn zero_pivot(&self) -> Option<usize> {
-        self.zero_pivot
+        self.an.zero_pivot
     }
 
     /// Factorises the lower triangle in place: for each row `i` and stored `k <= i`,
     /// `L_ik = (A_ik - Σ_{j<k} L_ij conj(L_kj)) / L_kk`, `L_ii = sqrt(A_ii - Σ |L_ij|²)`.
     pub fn compute<I: Index, T: Scalar>(&mut self, a: &mut Csr<I, T>) -> Result<()> {
-        rocm_core::ensure_arg!(
-            (a.nrows(), a.nnz()) == self.sig,
-            "A",
-            "structure differs from the analysed one"
-        );
-        if let Some(r) = self.zero_pivot {
-            if self.diag[r].is_none() {
-                return Err(pivot_error(r, "no stored diagonal"));
-            }
-        }
+        let (ptr, cols) = self.an.start(a)?;
         let n = a.nrows();
-        let ptr: Vec<usize> = a.row_ptr().iter().map(|p| p.to_usize()).collect();
-        let cols: Vec<usize> = a.col_idx().iter().map(|c| c.to_usize()).collect();
+        let an = &mut self.an;
         let vals = a.values_mut();
         let mut pos = vec![usize::MAX; n];
         for i in 0..n {
@@ -193,7 +195,7 @@ impl Ic0 {
                 if kc == i {
                     let p = s.to_c64().re;
                     if p.is_nan() || p <= 0.0 {
-                        self.zero_pivot = Some(i);
+                        an.zero_pivot = Some(i);
                         return Err(pivot_error(
                             i,
                             "non-positive pivot (matrix not positive definite)",
@@ -202,7 +204,7 @@ impl Ic0 {
                     vals[k] = s.sqrt();
                 } else {
                     // diag[kc] exists: the analysis rejected rows without one.
-                    let d = self.diag[kc].map_or(T::zero(), |d| vals[d]);
+                    let d = an.diag[kc].map_or(T::zero(), |d| vals[d]);
                     vals[k] = s / d;
                 }
             }
@@ -210,7 +212,7 @@ impl Ic0 {
                 pos[cols[k]] = usize::MAX;
             }
         }
-        self.zero_pivot = None;
+        an.zero_pivot = None;
         Ok(())
     }
 }
