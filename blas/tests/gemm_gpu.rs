@@ -329,33 +329,34 @@ fn split_k_gemm_matches_reference() {
 
 // Complex GEMM on CUDA devices: `gemm_complex_gpu.rs`.
 
-/// The emulated AMD targets and the GEMM element types their generator builds
-/// (gfx908 has no f64 MFMA; gfx11 WMMA takes only 16-bit inputs, which `gemm` does not
-/// take): every other (target, dtype) must answer `Unsupported`.
-const EMU_GEMM: &[(&str, bool, bool)] = &[
-    // (target, f32, f64)
-    ("gfx908", true, false),
-    ("gfx90a", true, true),
-    ("gfx942", true, true),
-    ("gfx1100", false, false),
-    ("gfx1101", false, false),
-    ("gfx1102", false, false),
-    ("gfx1151", false, false),
+/// The emulated AMD targets: every one runs f32 and f64 GEMM (MFMA on gfx90a/gfx942,
+/// and f32 on gfx908; the register-tiled FMA kernel for f64 on gfx908 and both on gfx11,
+/// whose WMMA takes only 16-bit inputs).
+const EMU_TARGETS: &[&str] = &[
+    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
 ];
 
 /// Small cases for the emulator (its speed: tens of millions of lane-instructions per
-/// second): tile edges of the 128×128 default (m up to one row past a tile, k across
-/// the 16-deep slab), every transpose, padded leading dimensions, β = 0 over NaN, α = 0,
-/// k = 0, strided batches and arrays of matrices.
+/// second): tile edges of the 128×128 (MFMA, WMMA) and 64×64 (FMA) defaults (exactly
+/// one FMA tile, and m, n up to one row past a tile; k across the 8- and 16-deep slabs),
+/// every transpose, primes, padded leading dimensions, β = 0 over NaN, α = 0, k = 0,
+/// strided batches and arrays of matrices.
 fn emu_cases() -> Vec<Case> {
     use Transpose::{N, T};
     let base = cases()[0];
     let mut out = Vec::new();
-    for (i, (m, n, k)) in [(1, 1, 1), (5, 7, 3), (37, 19, 17), (130, 65, 40)]
-        .into_iter()
-        .enumerate()
+    for (i, (m, n, k)) in [
+        (1, 1, 1),
+        (5, 7, 3),
+        (37, 19, 17),
+        (130, 65, 40),
+        (64, 64, 16),
+        (65, 63, 29),
+    ]
+    .into_iter()
+    .enumerate()
     {
-        let (ta, tb) = [(N, N), (N, T), (T, N), (T, T)][i];
+        let (ta, tb) = [(N, N), (N, T), (T, N), (T, T)][i % 4];
         for (ta, tb) in [(ta, tb), (tb, ta)] {
             out.push(Case {
                 ta,
@@ -427,21 +428,11 @@ fn emu_unsupported<T: Scalar>(dev: &Device) {
 
 #[test]
 fn gemm_on_emulated_amd_targets() {
-    for &(target, f32_ok, f64_ok) in EMU_GEMM {
+    for &target in EMU_TARGETS {
         let dev = Device::open(&format!("emu:{target}")).unwrap();
         for (i, c) in emu_cases().into_iter().enumerate() {
-            if f32_ok {
-                check::<f32>(&dev, c, 7000 + i as u64);
-            }
-            if f64_ok {
-                check::<f64>(&dev, c, 8000 + i as u64);
-            }
-        }
-        if !f32_ok {
-            emu_unsupported::<f32>(&dev);
-        }
-        if !f64_ok {
-            emu_unsupported::<f64>(&dev);
+            check::<f32>(&dev, c, 7000 + i as u64);
+            check::<f64>(&dev, c, 8000 + i as u64);
         }
         emu_unsupported::<Complex32>(&dev);
     }

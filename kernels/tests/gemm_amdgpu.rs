@@ -964,4 +964,3 @@ fn generator_routes_amd_targets() {
         dev.load_module(&prog.image).unwrap();
     }
 }
-
