@@ -14,8 +14,8 @@ mod common;
 
 use common::gemm::{self, Call, Case, Coef};
 use common::*;
-use rocm_blas::{Blas, Scalar, Transpose};
-use rocm_core::{Complex32, Device, Error};
+use rocm_blas::{Scalar, Transpose};
+use rocm_core::Device;
 
 /// One case against the reference: (k + 2)·u, plus 2^-9 relative per product through
 /// tf32 (tf32 keeps 11 significant bits of each input: rounded (mma.sync path) a product
@@ -327,7 +327,7 @@ fn split_k_gemm_matches_reference() {
     }
 }
 
-// Complex GEMM on CUDA devices: `gemm_complex_gpu.rs`.
+// Complex GEMM (CUDA and the emulated AMD targets): `gemm_complex_gpu.rs`.
 
 /// The emulated AMD targets: every one runs f32 and f64 GEMM (MFMA on gfx90a/gfx942,
 /// and f32 on gfx908; the register-tiled FMA kernel for f64 on gfx908 and both on gfx11,
@@ -399,33 +399,6 @@ fn emu_cases() -> Vec<Case> {
     out
 }
 
-fn emu_unsupported<T: Scalar>(dev: &Device) {
-    let blas = Blas::new(dev);
-    let a = dev.upload(&[T::one(); 4]).unwrap();
-    let mut c = dev.upload(&[T::one(); 4]).unwrap();
-    let e = blas.gemm(
-        Transpose::N,
-        Transpose::N,
-        2,
-        2,
-        2,
-        T::one(),
-        &a.as_slice(),
-        2,
-        &a.as_slice(),
-        2,
-        T::zero(),
-        &mut c.as_slice_mut(),
-        2,
-    );
-    assert!(
-        matches!(e, Err(Error::Unsupported { .. })),
-        "{}gemm on {}: {e:?}",
-        T::PREFIX,
-        dev.id()
-    );
-}
-
 #[test]
 fn gemm_on_emulated_amd_targets() {
     for &target in EMU_TARGETS {
@@ -434,7 +407,6 @@ fn gemm_on_emulated_amd_targets() {
             check::<f32>(&dev, c, 7000 + i as u64);
             check::<f64>(&dev, c, 8000 + i as u64);
         }
-        emu_unsupported::<Complex32>(&dev);
     }
 }
 

@@ -39,9 +39,9 @@
 //!   f32/f64 on gfx11 and f64 on gfx908) with the problem's transposes; a catalog entry
 //!   is taken there only if the AMD plan accepts it.
 //! - Complex32 and Complex64 (`gemm`, `gemm_strided_batched`, `gemm_batched`, op ∈
-//!   {N, T, C}) run on NVIDIA devices through these real kernels on a real-ified
-//!   2m × n × 2k problem (`gpu::gemm_complex`, which documents the formulation and its
-//!   workspace); on AMD devices they are `Unsupported` naming the device and the type.
+//!   {N, T, C}) run on NVIDIA and AMD devices through these real kernels on a
+//!   real-ified 2m × n × 2k problem (`gpu::gemm_complex`, which documents the
+//!   formulation and its workspace).
 //! - Other unsupported element types (and complex kernel variants asked for directly
 //!   through [`params`]) are `Unsupported` naming the device;
 //!   a generator that cannot build the kernel (e.g. a family whose GEMM generator does
