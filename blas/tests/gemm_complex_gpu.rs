@@ -105,21 +105,12 @@ fn fixed_cases() -> Vec<Case> {
     out
 }
 
-fn case_strategy() -> impl Strategy<Value = Case> {
-    let dim = prop_oneof![
-        Just(0usize),
-        Just(1),
-        Just(2),
-        Just(7),
-        Just(13),
-        Just(31),
-        Just(33),
-        Just(64),
-        Just(65),
-        Just(127),
-        Just(131),
-        Just(200)
-    ];
+/// Dimensions of the CUDA cases; the emulator takes the first `EMU_DIMS` (up to 33).
+const DIMS: [usize; 12] = [0, 1, 2, 7, 13, 31, 33, 64, 65, 127, 131, 200];
+const EMU_DIMS: usize = 7;
+
+fn case_strategy(dims: &'static [usize]) -> impl Strategy<Value = Case> {
+    let dim = proptest::sample::select(dims);
     let op = prop_oneof![Just(Transpose::N), Just(Transpose::T), Just(Transpose::C)];
     let coefs = prop_oneof![
         Just(Coef::Zero),
@@ -160,7 +151,7 @@ fn run_all<T: Scalar>(seed: u64) {
         }
         let mut runner = TestRunner::new(Config::with_cases(64));
         runner
-            .run(&(case_strategy(), any::<u64>()), |(c, s)| {
+            .run(&(case_strategy(&DIMS), any::<u64>()), |(c, s)| {
                 check::<T>(&dev, c, s);
                 Ok(())
             })
@@ -255,15 +246,46 @@ fn emu_cases() -> Vec<Case> {
     out
 }
 
+const EMU_TARGETS: [&str; 7] = [
+    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
+];
+
 #[test]
 fn complex_gemm_on_emulated_amd_targets() {
-    for target in [
-        "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
-    ] {
+    for target in EMU_TARGETS {
         let dev = Device::open(&format!("emu:{target}")).unwrap();
         for (i, c) in emu_cases().into_iter().enumerate() {
             check::<Complex32>(&dev, c, 9000 + i as u64);
             check::<Complex64>(&dev, c, 9500 + i as u64);
         }
     }
+}
+
+/// Random small cases (dimensions 0 to 33, every op pair and coefficient kind,
+/// batches and arrays), each on a random emulated target.
+#[test]
+fn random_complex_gemm_on_emulated_amd_targets() {
+    let devs: Vec<Device> = EMU_TARGETS
+        .iter()
+        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
+        .collect();
+    let mut runner = TestRunner::new(Config::with_cases(32));
+    runner
+        .run(
+            &(
+                case_strategy(&DIMS[..EMU_DIMS]),
+                any::<u64>(),
+                0..devs.len(),
+                any::<bool>(),
+            ),
+            |(c, s, d, double)| {
+                if double {
+                    check::<Complex64>(&devs[d], c, s);
+                } else {
+                    check::<Complex32>(&devs[d], c, s);
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
 }

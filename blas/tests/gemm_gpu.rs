@@ -410,6 +410,27 @@ fn gemm_on_emulated_amd_targets() {
     }
 }
 
+/// The random cases of the CUDA tests (fixed seed) with every dimension cut to at most
+/// 70 (a 64-wide FMA tile and its edge), on every emulated target in turn.
+#[test]
+fn random_gemm_on_emulated_amd_targets() {
+    let devs: Vec<Device> = EMU_TARGETS
+        .iter()
+        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
+        .collect();
+    for (i, c) in random_cases(28, 3).into_iter().enumerate() {
+        let c = Case {
+            m: c.m.min(70),
+            n: c.n.min(70),
+            k: c.k.min(70),
+            ..c
+        };
+        let dev = &devs[i % devs.len()];
+        check::<f32>(dev, c, 9000 + i as u64);
+        check::<f64>(dev, c, 9500 + i as u64);
+    }
+}
+
 /// An element type of the `wgmma` kernels' operands (and outputs), exact in f64.
 trait WgElem: rocm_core::Element {
     fn from_f64(v: f64) -> Self;
