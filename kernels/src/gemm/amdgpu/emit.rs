@@ -58,6 +58,14 @@ enum Acc {
 }
 
 impl Acc {
+    /// Registers `first .. first + n` of the tuple.
+    fn sub(self, first: u8, n: u8) -> Acc {
+        match self {
+            Acc::V(v) => Acc::V(v.sub(first, n)),
+            Acc::A(a) => Acc::A(a.sub(first, n)),
+        }
+    }
+
     fn op(self) -> Operand {
         match self {
             Acc::V(v) => v.op(),
@@ -419,6 +427,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     };
     let mut acc = Vec::new();
     for _ in 0..acc_tuples {
+        // (The plan keeps the FMA kernel's accumulators in VGPRs: v_fma writes no AGPR.)
         let a = if p.acc_agpr {
             Acc::A(g.k.agprs(acc_regs)?)
         } else {
@@ -859,11 +868,8 @@ fn fma_compute(g: &mut Gen, f: FmaTile, sides: &[Side], acc: &[Acc]) {
         let set = (kstep % 2) as usize;
         let (a, b) = (sides[0].ops[0][set], sides[1].ops[0][set]);
         for j in 0..f.thread_n as u8 {
-            let Acc::V(d) = acc[j as usize] else {
-                continue;
-            };
             for i in 0..f.thread_m as u8 {
-                let di = d.sub(i * er, er);
+                let di = acc[j as usize].sub(i * er, er);
                 g.op(
                     p.op,
                     [

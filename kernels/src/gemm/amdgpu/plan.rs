@@ -448,10 +448,11 @@ impl Plan {
         a.pitch = best_pitch(&a, &lanes, shape.m);
         a.lds_bytes = rows * a.pitch;
         b.pitch = best_pitch(&b, &lanes, shape.n);
-        b.lds_offset = a.lds_bytes;
+        // 16-byte aligned, for `ds_read_b128` (A's rows may be narrower with tiny FMA tiles).
+        b.lds_offset = a.lds_bytes.next_multiple_of(16);
         b.lds_bytes = rows * b.pitch;
-        let stage_bytes = a.lds_bytes + b.lds_bytes;
-        let stage_stride = stage_bytes;
+        let stage_bytes = b.lds_offset + b.lds_bytes;
+        let stage_stride = stage_bytes.next_multiple_of(16);
         let lds = if p.stages == 2 {
             stage_stride + stage_bytes
         } else {
