@@ -36,7 +36,7 @@ fn an_nvidia_catalog_entry_does_not_reach_an_amd_target() {
     let value = |i: usize| ((i * 37 + 11) % 129) as f32 / 64.0 - 1.0;
     let a: Vec<f32> = (0..m * k).map(value).collect();
     let b: Vec<f32> = (0..k * n).map(|i| value(i + 5)).collect();
-    for id in ["emu:gfx90a", "emu:gfx942", "cpu"] {
+    for id in ["emu:gfx90a", "emu:gfx942", "emu:gfx1100", "cpu"] {
         let dev = Device::open(id).unwrap();
         let blas = Blas::new(&dev);
         let da = DeviceBuffer::from_slice(&dev, &a).unwrap();

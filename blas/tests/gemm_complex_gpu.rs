@@ -3,10 +3,12 @@
 //! real kernels' tiles up to ~200 (proptest, plus fixed cases), leading dimensions above
 //! the rows, complex α and β (β = 0 over NaN-filled C, α = 0, β real and with an
 //! imaginary part, β = 1), strided batches (odd strides) and arrays of matrices. Skipped,
-//! with a printed reason, where no CUDA device is present. One test that runs anywhere:
-//! complex GEMM on an emulated AMD device is `Unsupported`, not a panic.
+//! with a printed reason, where no CUDA device is present. On every emulated AMD target
+//! (always present): every op pair at small sizes (1, primes, across the FMA kernel's
+//! 64-wide tile), complex α and β (β = 0 over NaN, α = 0, k = 0, m or n = 0, β = 1),
+//! strided batches and arrays of matrices.
 //!
-//! Tolerance: the GPU forms w = α·a (each part one product and one fused multiply-add,
+//! Tolerance (both families): the GPU forms w = α·a (each part one product and one fused multiply-add,
 //! relative error ≤ 2u per part), then a real dot product of 2k terms, then adds β·c
 //! (β real: one rounding; complex β: C scaled first, ≤ 2u per part). Each real term
 //! |re w·re b| + |im w·im b| ≤ 2|w||b|, so per element
@@ -19,8 +21,8 @@ use common::gemm::{self, Call, Case, Coef};
 use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use rocm_blas::{Blas, Scalar, Transpose};
-use rocm_core::{Complex32, Complex64, Device, Error};
+use rocm_blas::{Scalar, Transpose};
+use rocm_core::{Complex32, Complex64, Device};
 
 /// One case against the reference: 2k + 6 terms (module docs).
 fn check<T: Scalar>(dev: &Device, c: Case, seed: u64) {
@@ -103,21 +105,12 @@ fn fixed_cases() -> Vec<Case> {
     out
 }
 
-fn case_strategy() -> impl Strategy<Value = Case> {
-    let dim = prop_oneof![
-        Just(0usize),
-        Just(1),
-        Just(2),
-        Just(7),
-        Just(13),
-        Just(31),
-        Just(33),
-        Just(64),
-        Just(65),
-        Just(127),
-        Just(131),
-        Just(200)
-    ];
+/// Dimensions of the CUDA cases; the emulator takes the first `EMU_DIMS` (up to 33).
+const DIMS: [usize; 12] = [0, 1, 2, 7, 13, 31, 33, 64, 65, 127, 131, 200];
+const EMU_DIMS: usize = 7;
+
+fn case_strategy(dims: &'static [usize]) -> impl Strategy<Value = Case> {
+    let dim = proptest::sample::select(dims);
     let op = prop_oneof![Just(Transpose::N), Just(Transpose::T), Just(Transpose::C)];
     let coefs = prop_oneof![
         Just(Coef::Zero),
@@ -158,7 +151,7 @@ fn run_all<T: Scalar>(seed: u64) {
         }
         let mut runner = TestRunner::new(Config::with_cases(64));
         runner
-            .run(&(case_strategy(), any::<u64>()), |(c, s)| {
+            .run(&(case_strategy(&DIMS), any::<u64>()), |(c, s)| {
                 check::<T>(&dev, c, s);
                 Ok(())
             })
@@ -176,61 +169,123 @@ fn zgemm_gpu_matches_reference() {
     run_all::<Complex64>(5000);
 }
 
-#[test]
-fn complex_gemm_on_emulated_amd_is_unsupported() {
-    let dev = Device::open("emu:gfx90a").unwrap();
-    let blas = Blas::new(&dev);
-    let (m, n, k) = (5, 4, 3);
-    let a = dev.upload(&vec![Complex32::new(1.0, 2.0); m * k]).unwrap();
-    let b = dev.upload(&vec![Complex32::new(0.5, -1.0); k * n]).unwrap();
-    let mut c = dev.upload(&vec![Complex32::new(0.0, 0.0); m * n]).unwrap();
-    let one = Complex32::new(1.0, 0.0);
-    let res = blas.gemm(
-        Transpose::N,
-        Transpose::C,
-        m,
-        n,
-        k,
-        one,
-        &a.as_slice(),
-        m,
-        &b.as_slice(),
-        n,
-        Complex32::new(0.0, 1.0),
-        &mut c.as_slice_mut(),
-        m,
-    );
-    match res {
-        Err(Error::Unsupported { op, device }) => {
-            assert!(
-                op.contains("c32") || op.contains("C32") || op.contains("omplex"),
-                "{op}"
-            );
-            assert!(device.contains("gfx90a"), "{device}");
+/// Small cases for the emulator: the real GEMM runs 2m × n × 2k.
+fn emu_cases() -> Vec<Case> {
+    let base = fixed_cases()[0];
+    let mut out = Vec::new();
+    for ta in OPS {
+        for tb in OPS {
+            for (m, n, k) in [(1, 1, 1), (5, 7, 3), (17, 9, 11)] {
+                out.push(Case {
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    pads: (2, 1, 3),
+                    ..base
+                });
+            }
         }
-        other => panic!("complex GEMM on emu:gfx90a: {other:?}"),
     }
-    let zb = dev.upload(&vec![Complex64::new(0.5, -1.0); k * n]).unwrap();
-    let za = dev.upload(&vec![Complex64::new(1.0, 2.0); m * k]).unwrap();
-    let mut zc = dev.upload(&vec![Complex64::new(0.0, 0.0); m * n]).unwrap();
-    let res = blas.gemm_strided_batched(
-        Transpose::T,
-        Transpose::N,
-        m,
-        n,
-        k,
-        Complex64::new(1.0, 1.0),
-        &za.as_slice(),
-        k,
-        0,
-        &zb.as_slice(),
-        k,
-        0,
-        Complex64::new(0.0, 0.0),
-        &mut zc.as_slice_mut(),
-        m,
-        m * n,
-        1,
-    );
-    assert!(matches!(res, Err(Error::Unsupported { .. })), "{res:?}");
+    // Across the 64-wide tiles of the FMA kernel (2m = 74 rows, 70 columns), and empty.
+    for (ta, tb, (m, n, k)) in [
+        (Transpose::N, Transpose::C, (37, 70, 5)),
+        (Transpose::C, Transpose::N, (33, 65, 13)),
+        (Transpose::T, Transpose::T, (0, 5, 3)),
+        (Transpose::N, Transpose::N, (4, 0, 2)),
+    ] {
+        out.push(Case {
+            ta,
+            tb,
+            m,
+            n,
+            k,
+            pads: (1, 0, 2),
+            ..base
+        });
+    }
+    // Coefficients: β = 0 over NaN, α = 0, k = 0, β = 1, real α and β, complex β.
+    for (alpha, beta, k) in [
+        (Coef::Random, Coef::Zero, 7),
+        (Coef::Zero, Coef::Random, 7),
+        (Coef::Zero, Coef::Real, 7),
+        (Coef::Random, Coef::Random, 0),
+        (Coef::Random, Coef::Zero, 0),
+        (Coef::Random, Coef::One, 7),
+        (Coef::Real, Coef::Real, 7),
+    ] {
+        out.push(Case {
+            ta: Transpose::C,
+            tb: Transpose::T,
+            m: 13,
+            n: 6,
+            k,
+            alpha,
+            beta,
+            pads: (1, 0, 2),
+            ..base
+        });
+    }
+    for (batch, call, tb) in [
+        (3, Call::Strided, Transpose::N),
+        (2, Call::Strided, Transpose::C),
+        (2, Call::Arrays, Transpose::T),
+    ] {
+        out.push(Case {
+            ta: Transpose::T,
+            tb,
+            m: 11,
+            n: 7,
+            k: 5,
+            batch,
+            call,
+            ..base
+        });
+    }
+    out
+}
+
+const EMU_TARGETS: [&str; 7] = [
+    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
+];
+
+#[test]
+fn complex_gemm_on_emulated_amd_targets() {
+    for target in EMU_TARGETS {
+        let dev = Device::open(&format!("emu:{target}")).unwrap();
+        for (i, c) in emu_cases().into_iter().enumerate() {
+            check::<Complex32>(&dev, c, 9000 + i as u64);
+            check::<Complex64>(&dev, c, 9500 + i as u64);
+        }
+    }
+}
+
+/// Random small cases (dimensions 0 to 33, every op pair and coefficient kind,
+/// batches and arrays), each on a random emulated target.
+#[test]
+fn random_complex_gemm_on_emulated_amd_targets() {
+    let devs: Vec<Device> = EMU_TARGETS
+        .iter()
+        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
+        .collect();
+    let mut runner = TestRunner::new(Config::with_cases(32));
+    runner
+        .run(
+            &(
+                case_strategy(&DIMS[..EMU_DIMS]),
+                any::<u64>(),
+                0..devs.len(),
+                any::<bool>(),
+            ),
+            |(c, s, d, double)| {
+                if double {
+                    check::<Complex64>(&devs[d], c, s);
+                } else {
+                    check::<Complex32>(&devs[d], c, s);
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
 }

@@ -14,8 +14,8 @@ mod common;
 
 use common::gemm::{self, Call, Case, Coef};
 use common::*;
-use rocm_blas::{Blas, Scalar, Transpose};
-use rocm_core::{Complex32, Device, Error};
+use rocm_blas::{Scalar, Transpose};
+use rocm_core::Device;
 
 /// One case against the reference: (k + 2)·u, plus 2^-9 relative per product through
 /// tf32 (tf32 keeps 11 significant bits of each input: rounded (mma.sync path) a product
@@ -327,35 +327,36 @@ fn split_k_gemm_matches_reference() {
     }
 }
 
-// Complex GEMM on CUDA devices: `gemm_complex_gpu.rs`.
+// Complex GEMM (CUDA and the emulated AMD targets): `gemm_complex_gpu.rs`.
 
-/// The emulated AMD targets and the GEMM element types their generator builds
-/// (gfx908 has no f64 MFMA; gfx11 WMMA takes only 16-bit inputs, which `gemm` does not
-/// take): every other (target, dtype) must answer `Unsupported`.
-const EMU_GEMM: &[(&str, bool, bool)] = &[
-    // (target, f32, f64)
-    ("gfx908", true, false),
-    ("gfx90a", true, true),
-    ("gfx942", true, true),
-    ("gfx1100", false, false),
-    ("gfx1101", false, false),
-    ("gfx1102", false, false),
-    ("gfx1151", false, false),
+/// The emulated AMD targets: every one runs f32 and f64 GEMM (MFMA on gfx90a/gfx942,
+/// and f32 on gfx908; the register-tiled FMA kernel for f64 on gfx908 and both on gfx11,
+/// whose WMMA takes only 16-bit inputs).
+const EMU_TARGETS: &[&str] = &[
+    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
 ];
 
 /// Small cases for the emulator (its speed: tens of millions of lane-instructions per
-/// second): tile edges of the 128×128 default (m up to one row past a tile, k across
-/// the 16-deep slab), every transpose, padded leading dimensions, β = 0 over NaN, α = 0,
-/// k = 0, strided batches and arrays of matrices.
+/// second): tile edges of the 128×128 (MFMA, WMMA) and 64×64 (FMA) defaults (exactly
+/// one FMA tile, and m, n up to one row past a tile; k across the 8- and 16-deep slabs),
+/// every transpose, primes, padded leading dimensions, β = 0 over NaN, α = 0, k = 0,
+/// strided batches and arrays of matrices.
 fn emu_cases() -> Vec<Case> {
     use Transpose::{N, T};
     let base = cases()[0];
     let mut out = Vec::new();
-    for (i, (m, n, k)) in [(1, 1, 1), (5, 7, 3), (37, 19, 17), (130, 65, 40)]
-        .into_iter()
-        .enumerate()
+    for (i, (m, n, k)) in [
+        (1, 1, 1),
+        (5, 7, 3),
+        (37, 19, 17),
+        (130, 65, 40),
+        (64, 64, 16),
+        (65, 63, 29),
+    ]
+    .into_iter()
+    .enumerate()
     {
-        let (ta, tb) = [(N, N), (N, T), (T, N), (T, T)][i];
+        let (ta, tb) = [(N, N), (N, T), (T, N), (T, T)][i % 4];
         for (ta, tb) in [(ta, tb), (tb, ta)] {
             out.push(Case {
                 ta,
@@ -398,52 +399,35 @@ fn emu_cases() -> Vec<Case> {
     out
 }
 
-fn emu_unsupported<T: Scalar>(dev: &Device) {
-    let blas = Blas::new(dev);
-    let a = dev.upload(&[T::one(); 4]).unwrap();
-    let mut c = dev.upload(&[T::one(); 4]).unwrap();
-    let e = blas.gemm(
-        Transpose::N,
-        Transpose::N,
-        2,
-        2,
-        2,
-        T::one(),
-        &a.as_slice(),
-        2,
-        &a.as_slice(),
-        2,
-        T::zero(),
-        &mut c.as_slice_mut(),
-        2,
-    );
-    assert!(
-        matches!(e, Err(Error::Unsupported { .. })),
-        "{}gemm on {}: {e:?}",
-        T::PREFIX,
-        dev.id()
-    );
-}
-
 #[test]
 fn gemm_on_emulated_amd_targets() {
-    for &(target, f32_ok, f64_ok) in EMU_GEMM {
+    for &target in EMU_TARGETS {
         let dev = Device::open(&format!("emu:{target}")).unwrap();
         for (i, c) in emu_cases().into_iter().enumerate() {
-            if f32_ok {
-                check::<f32>(&dev, c, 7000 + i as u64);
-            }
-            if f64_ok {
-                check::<f64>(&dev, c, 8000 + i as u64);
-            }
+            check::<f32>(&dev, c, 7000 + i as u64);
+            check::<f64>(&dev, c, 8000 + i as u64);
         }
-        if !f32_ok {
-            emu_unsupported::<f32>(&dev);
-        }
-        if !f64_ok {
-            emu_unsupported::<f64>(&dev);
-        }
-        emu_unsupported::<Complex32>(&dev);
+    }
+}
+
+/// The random cases of the CUDA tests (fixed seed) with every dimension cut to at most
+/// 70 (a 64-wide FMA tile and its edge), on every emulated target in turn.
+#[test]
+fn random_gemm_on_emulated_amd_targets() {
+    let devs: Vec<Device> = EMU_TARGETS
+        .iter()
+        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
+        .collect();
+    for (i, c) in random_cases(28, 3).into_iter().enumerate() {
+        let c = Case {
+            m: c.m.min(70),
+            n: c.n.min(70),
+            k: c.k.min(70),
+            ..c
+        };
+        let dev = &devs[i % devs.len()];
+        check::<f32>(dev, c, 9000 + i as u64);
+        check::<f64>(dev, c, 9500 + i as u64);
     }
 }
 

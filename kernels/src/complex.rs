@@ -22,10 +22,15 @@
 //! stride_x: u64, stride_o: u64, alpha_re: ty, alpha_im: ty, flags: u32)`.
 //! Launch as [`config`]: grid `(⌈rows/32⌉, ⌈cols/8⌉, batch)` of [`BLOCK`] work-items,
 //! one element each.
+//!
+//! AMD targets get the same kernel through the assembler
+//! ([`crate::amdgpu::complex`]: a code object, the same name, arguments and launch;
+//! leading dimensions up to its `max_leading_dimension`).
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::level3::{element, flag, strided};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const CPREP: &str = "rocm_cprep";
@@ -64,6 +69,12 @@ impl Generator for ComplexPrep {
     const VERSION: u32 = 1;
 
     fn generate(p: &ComplexPrepParams, target: &Target) -> Result<Program> {
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::complex::program(p.dtype, target);
+        }
         let ty = match p.dtype {
             DType::C32 => Ty::F32,
             DType::C64 => Ty::F64,
@@ -199,7 +210,11 @@ mod tests {
             Err(Error::Unsupported { .. })
         ));
         assert!(matches!(
-            ComplexPrep::generate(&p(DType::C32), &"gfx90a".parse().unwrap()),
+            ComplexPrep::generate(&p(DType::F64), &"gfx90a".parse().unwrap()),
+            Err(Error::Unsupported { .. })
+        ));
+        assert!(matches!(
+            ComplexPrep::generate(&p(DType::C32), &"cpu".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

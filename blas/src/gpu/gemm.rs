@@ -35,11 +35,13 @@
 //!   differs are transposed into the operand workspace first, the same way, and the
 //!   copies are part of what the tuner timed.
 //! - AMD targets (emulated or HIP) fall back to the AMD generator's default tile
-//!   (`amdgpu::model::default_params`) with the problem's transposes.
+//!   (`amdgpu::model::default_params`: MFMA, WMMA, or the register-tiled FMA kernel for
+//!   f32/f64 on gfx11 and f64 on gfx908) with the problem's transposes; a catalog entry
+//!   is taken there only if the AMD plan accepts it.
 //! - Complex32 and Complex64 (`gemm`, `gemm_strided_batched`, `gemm_batched`, op ∈
-//!   {N, T, C}) run on NVIDIA devices through these real kernels on a real-ified
-//!   2m × n × 2k problem (`gpu::gemm_complex`, which documents the formulation and its
-//!   workspace); on AMD devices they are `Unsupported` naming the device and the type.
+//!   {N, T, C}) run on NVIDIA and AMD devices through these real kernels on a
+//!   real-ified 2m × n × 2k problem (`gpu::gemm_complex`, which documents the
+//!   formulation and its workspace).
 //! - Other unsupported element types (and complex kernel variants asked for directly
 //!   through [`params`]) are `Unsupported` naming the device;
 //!   a generator that cannot build the kernel (e.g. a family whose GEMM generator does
@@ -101,7 +103,7 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
         p.ab == dtype
             && p.c == dtype
             && ((p.trans_a, p.trans_b) == (ta, tb) || flip_ok)
-            && p.instruction.for_family(target.family())
+            && builds_here(p, target)
     };
     let ieee = catalog.select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
     let ieee = if fits(&ieee) && !ieee.reduced_f32 {
@@ -294,9 +296,9 @@ fn repacks(ab: DType, s: &GemmShape, a: Operand, b: Operand) -> (Option<Repack>,
 }
 
 /// The family's default kernel for a problem class: the NVIDIA SIMT/DMMA fallbacks, or
-/// the AMD generator's default large MFMA/WMMA tile with the problem's transposes (a
-/// target without one, e.g. f32 on gfx11 whose WMMA takes only 16-bit inputs, answers
-/// `Unsupported`).
+/// the AMD generator's default tile with the problem's transposes (MFMA/WMMA, or the
+/// register-tiled FMA kernel for f32/f64 where the target has no matrix instruction
+/// for them: gfx11, and f64 on gfx908).
 fn fallback(target: &Target, dtype: DType, ta: bool, tb: bool) -> Result<GemmParams> {
     match target.family() {
         Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
@@ -454,9 +456,23 @@ pub(crate) fn ex_params(
     let p = Catalog::for_target(target).select_shape(Gemm::NAME, &key, &s.dims(), fallback.clone());
     let fits = (p.ab, p.c, p.compute, p.trans_a, p.trans_b, p.reduced_f32)
         == (ab, DType::F32, DType::F32, ta, tb, false)
-        && p.instruction.for_family(target.family())
+        && builds_here(&p, target)
         && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
     Ok(Some(if fits { p } else { fallback }))
+}
+
+/// Whether `target`'s generator builds a catalog entry: its family takes the
+/// instruction and, on AMD targets, the AMD plan accepts the entry (an NVIDIA SIMT
+/// entry's warps and lane tiles need not fit a wave of 64, nor its stages the two LDS
+/// stages), so an entry meant for another family falls back to the default.
+fn builds_here(p: &GemmParams, target: &Target) -> bool {
+    p.instruction.for_family(target.family())
+        && match target.family() {
+            Family::Cdna | Family::Rdna3 | Family::Rdna4 => IsaTarget::try_from(target)
+                .and_then(|t| amdgpu::plan::Plan::new(p, t))
+                .is_ok(),
+            _ => true,
+        }
 }
 
 /// Launches `p` over `batch` problems (C = β·C when k = 0 or α = 0: the kernels take

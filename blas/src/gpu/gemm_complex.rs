@@ -1,4 +1,5 @@
-//! Complex GEMM (Complex32, Complex64) on NVIDIA GPUs through the real GEMM kernels.
+//! Complex GEMM (Complex32, Complex64) on GPUs (NVIDIA, and AMD devices emulated or
+//! HIP) through the real GEMM kernels.
 //!
 //! Formulation (the real-ified "1M" form of the 4M method): with op(A) m×k and op(B)
 //! k×n complex, the handle's device workspace receives the real matrix Ã of 2m × 2k
@@ -26,8 +27,10 @@
 //!   limit; arrays of matrices (`gemm_batched`) run problem by problem, as the real path.
 //! - The real GEMM is chosen exactly as for a real call of 2m × n × 2k (catalog,
 //!   wgmma, split-K, and tf32 for Complex32 under `MathMode::ReducedPrecisionF32`).
-//! - AMD devices (emulated or HIP): `Unsupported`, naming the device and the type;
-//!   there is no AMDGPU expansion kernel yet.
+//! - AMD devices (emulated or HIP): the same steps, with the preparation kernel's
+//!   AMDGPU back end and the target's real GEMM. That kernel's lane offsets are 32-bit:
+//!   a leading dimension above `rocm_kernels::amdgpu::complex::max_leading_dimension`
+//!   reals is `Unsupported` there.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -38,6 +41,7 @@ use crate::{Blas, Scalar, Transpose};
 use num_traits::{One, Zero};
 use rocm_core::target::Family;
 use rocm_core::{Error, KernelArgs, Result};
+use rocm_kernels::amdgpu::complex as amd_prep;
 use rocm_kernels::complex::{self as kern, ComplexPrep, ComplexPrepParams};
 
 /// Most workspace bytes one chunk of a strided batch takes (a single problem may need
@@ -94,6 +98,22 @@ impl Prep {
             ));
         }
         let dev = blas.device();
+        // The AMDGPU kernel's lane offsets are 32-bit (rocm_kernels::amdgpu::complex).
+        let amd = matches!(
+            dev.target().family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        );
+        let max_ld = amd_prep::max_leading_dimension(std::mem::size_of::<T::Real>());
+        if amd && self.ldx.max(self.ldo) > max_ld {
+            return Err(Error::unsupported(
+                format!(
+                    "complex GEMM with a leading dimension of {} reals (the AMDGPU \
+                     preparation kernel takes at most {max_ld})",
+                    self.ldx.max(self.ldo)
+                ),
+                dev,
+            ));
+        }
         let mut args = KernelArgs::new();
         args.push_pointer(self.out, dev)
             .push_pointer(self.x, dev)
@@ -127,13 +147,6 @@ pub(crate) fn gemm<T: Scalar>(
 ) -> Result<()> {
     if s.m == 0 || s.n == 0 || batch == 0 {
         return Ok(());
-    }
-    let dtype = T::DTYPE;
-    if blas.device().target().family() != Family::Nvidia {
-        return Err(Error::unsupported(
-            format!("GEMM for {dtype} (complex GEMM runs on NVIDIA devices only)"),
-            blas.device(),
-        ));
     }
     let (m, n, k) = (s.m, s.n, s.k);
     let es = std::mem::size_of::<T::Real>();

@@ -25,9 +25,11 @@
 //! - [`report`]: [`ResourceReport`], occupancy per target.
 //! - [`text`]: the kernel as an `llvm-mc-19` source file.
 //! - [`level1`]: BLAS Level 1 elementwise kernels from [`crate::level1::Level1Params`].
+//! - [`complex`]: complex GEMM's preparation kernel ([`crate::complex`]).
 //! - [`samples`]: vector add, LDS reduction, MFMA/WMMA tiles, fault samples.
 
 pub mod asm;
+pub mod complex;
 pub mod level1;
 pub mod regs;
 pub mod report;

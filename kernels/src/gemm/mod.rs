@@ -5,7 +5,8 @@
 //! every family; [`Gemm::generate`] hands it to the family's generator:
 //! - NVIDIA ([`ptx`]): a register-tiled SIMT kernel (f32, f64) and `mma.sync` tensor-core
 //!   kernels (f16/bf16 → f32, tf32, f64 DMMA) with a multi-stage `cp.async` pipeline.
-//! - AMD ([`amdgpu`]): MFMA kernels (gfx908/gfx90a/gfx942) and WMMA kernels (gfx11).
+//! - AMD ([`amdgpu`]): MFMA kernels (gfx908/gfx90a/gfx942), WMMA kernels (gfx11) and a
+//!   register-tiled FMA kernel (f32, f64) where the target has no matrix instruction.
 //!
 //! ## The kernel contract (every family)
 //! Arguments, in order (PTX `.param`s / AMDGPU kernarg, natural alignment):
@@ -51,17 +52,17 @@ pub enum GemmInstruction {
 
 impl GemmInstruction {
     /// Whether this family's generator builds kernels with this instruction (NVIDIA:
-    /// SIMT, `mma.sync`, `wgmma`; AMD: MFMA, WMMA). Hosts check catalog entries with it,
-    /// so a catalog meant for another family (`ROCM_KERNELS_CATALOG` replaces every
-    /// target's) falls back instead of failing.
+    /// SIMT, `mma.sync`, `wgmma`; AMD: SIMT (register-tiled FMA), MFMA, WMMA). Hosts
+    /// check catalog entries with it, so a catalog meant for another family
+    /// (`ROCM_KERNELS_CATALOG` replaces every target's) falls back instead of failing.
     pub fn for_family(&self, family: Family) -> bool {
+        let amd = matches!(family, Family::Cdna | Family::Rdna3 | Family::Rdna4);
         match self {
-            GemmInstruction::Simt { .. }
-            | GemmInstruction::MmaSync { .. }
-            | GemmInstruction::Wgmma { .. } => family == Family::Nvidia,
-            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => {
-                matches!(family, Family::Cdna | Family::Rdna3 | Family::Rdna4)
+            GemmInstruction::Simt { .. } => family == Family::Nvidia || amd,
+            GemmInstruction::MmaSync { .. } | GemmInstruction::Wgmma { .. } => {
+                family == Family::Nvidia
             }
+            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => amd,
         }
     }
 }

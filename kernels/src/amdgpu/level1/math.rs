@@ -13,7 +13,7 @@ pub(super) type Val = Vec<Vgpr>;
 
 /// `op` with `neg`/`abs` source masks, promoted to VOP3 where it has a shorter form and a
 /// modifier is set.
-pub(super) fn vop(k: &mut Assembler, op: Op, operands: Vec<Operand>, neg: u8, abs: u8) {
+pub(crate) fn vop(k: &mut Assembler, op: Op, operands: Vec<Operand>, neg: u8, abs: u8) {
     let mut i = Instr::new(op, operands);
     if neg | abs != 0 {
         if matches!(op.info().form, Form::Vop1 | Form::Vop2 | Form::Vopc) {
@@ -41,12 +41,12 @@ pub(super) fn add(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, neg: u8
 }
 
 /// `d = a · b` (`neg` bit 0 negates a); `b` may be an SGPR (one per VOP3 on gfx9).
-pub(super) fn mul(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: impl Into<Operand>, neg: u8) {
+pub(crate) fn mul(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: impl Into<Operand>, neg: u8) {
     vop(k, ops(r).1, vec![d.op(), a.op(), b.into()], neg, 0);
 }
 
 /// `d = fma(±a, b, c)`, a negated when `neg_a`.
-pub(super) fn fma(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, c: Vgpr, neg_a: bool) {
+pub(crate) fn fma(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, c: Vgpr, neg_a: bool) {
     vop(
         k,
         ops(r).2,
@@ -86,7 +86,7 @@ pub(super) fn cfma_into(
 }
 
 /// Moves `src` into `dst` (same size), register by register.
-pub(super) fn mov(k: &mut Assembler, dst: Vgpr, src: Vgpr) {
+pub(crate) fn mov(k: &mut Assembler, dst: Vgpr, src: Vgpr) {
     for i in 0..dst.count() {
         k.op(Op::VMovB32, [dst.at(i).op(), src.at(i).op()]);
     }

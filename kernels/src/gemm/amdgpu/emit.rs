@@ -4,7 +4,7 @@
 //! VGPRs → LDS → operand VGPRs → matrix instructions) and the epilogue (α·acc + β·C,
 //! conversion, stores).
 
-use super::plan::{CdMap, OperandPlan, Plan};
+use super::plan::{CdMap, FmaTile, OperandPlan, Plan};
 use crate::amdgpu::{AssembledKernel, Assembler, Label, Sgpr, Vgpr};
 use rocm_core::isa::amdgpu::{IsaFamily, Op, Operand};
 use rocm_core::{DType, Error, Result};
@@ -58,6 +58,14 @@ enum Acc {
 }
 
 impl Acc {
+    /// Registers `first .. first + n` of the tuple.
+    fn sub(self, first: u8, n: u8) -> Acc {
+        match self {
+            Acc::V(v) => Acc::V(v.sub(first, n)),
+            Acc::A(a) => Acc::A(a.sub(first, n)),
+        }
+    }
+
     fn op(self) -> Operand {
         match self {
             Acc::V(v) => v.op(),
@@ -411,14 +419,21 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     }
 
     // Accumulators, zeroed.
+    // MFMA/WMMA: one tuple per instruction block. FMA: one per column of the lane's
+    // tile (its thread_m rows), so the epilogue walks columns like blocks.
+    let (acc_tuples, acc_regs) = match p.fma {
+        Some(f) => (f.thread_n, p.shape.cd_regs / f.thread_n as u8),
+        None => (p.blocks_m * p.blocks_n, p.shape.cd_regs),
+    };
     let mut acc = Vec::new();
-    for _ in 0..p.blocks_m * p.blocks_n {
+    for _ in 0..acc_tuples {
+        // (The plan keeps the FMA kernel's accumulators in VGPRs: v_fma writes no AGPR.)
         let a = if p.acc_agpr {
-            Acc::A(g.k.agprs(p.shape.cd_regs)?)
+            Acc::A(g.k.agprs(acc_regs)?)
         } else {
-            Acc::V(g.k.vgprs(p.shape.cd_regs)?)
+            Acc::V(g.k.vgprs(acc_regs)?)
         };
-        for r in 0..p.shape.cd_regs {
+        for r in 0..acc_regs {
             match a {
                 Acc::V(v) => g.op(Op::VMovB32, [v.at(r).op(), Operand::Int(0)]),
                 Acc::A(x) => g.op(Op::VAccvgprWriteB32, [x.at(r).op(), Operand::Int(0)]),
@@ -473,27 +488,85 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     let lane_row_q = g.k.vgprs(1)?;
     let erow = g.k.vgprs(1)?;
     let ecol = g.k.vgprs(1)?;
-    let cd = CdMap::new(p.op, t, 16 / p.es_c.max(4))?;
-    // erow = wm * wave_tile_m + stride * (lane / n); ecol = wn * wave_tile_n + lane % n.
-    g.op(
-        Op::VLshrrevB32,
-        [lane_row_q.op(), Operand::Int(log2(p.shape.n)), lane.op()],
-    );
-    g.op(
-        Op::SLshlB32,
-        [tmp.at(0).op(), wm.op(), Operand::Int(log2(p.wave_tile().0))],
-    );
-    g.op(
-        Op::VMulU32U24,
-        [erow.op(), imm(cd.lane_row_stride), lane_row_q.op()],
-    );
-    g.op(Op::VAddU32, [erow.op(), tmp.at(0).op(), erow.op()]);
-    g.op(
-        Op::SLshlB32,
-        [tmp.at(0).op(), wn.op(), Operand::Int(log2(p.wave_tile().1))],
-    );
-    g.op(Op::VAndB32, [ecol.op(), imm(p.shape.n - 1), lane.op()]);
-    g.op(Op::VAddU32, [ecol.op(), tmp.at(0).op(), ecol.op()]);
+    let max_run = 16 / p.es_c.max(4);
+    let (cd, blocks) = match p.fma {
+        Some(f) => {
+            // erow = wm * wave_tile_m + (lane % lanes_m) * thread_m,
+            // ecol = wn * wave_tile_n + (lane / lanes_m) * thread_n.
+            g.op(Op::VAndB32, [vt.op(), imm(f.lanes_m - 1), lane.op()]);
+            g.op(
+                Op::SLshlB32,
+                [tmp.at(0).op(), wm.op(), Operand::Int(log2(p.wave_tile().0))],
+            );
+            g.op(
+                Op::VLshlAddU32,
+                [
+                    erow.op(),
+                    vt.op(),
+                    Operand::Int(log2(f.thread_m)),
+                    tmp.at(0).op(),
+                ],
+            );
+            g.op(
+                Op::VLshrrevB32,
+                [vt.op(), Operand::Int(log2(f.lanes_m)), lane.op()],
+            );
+            g.op(
+                Op::SLshlB32,
+                [tmp.at(0).op(), wn.op(), Operand::Int(log2(p.wave_tile().1))],
+            );
+            g.op(
+                Op::VLshlAddU32,
+                [
+                    ecol.op(),
+                    vt.op(),
+                    Operand::Int(log2(f.thread_n)),
+                    tmp.at(0).op(),
+                ],
+            );
+            (
+                CdMap::fma(f.thread_m, p.es_c, max_run),
+                EpiBlocks {
+                    cols: f.thread_n,
+                    col_step: 1,
+                    rows: 1,
+                    row_step: 0,
+                },
+            )
+        }
+        None => {
+            let cd = CdMap::new(p.op, t, max_run)?;
+            // erow = wm * wave_tile_m + stride * (lane / n); ecol = wn * wave_tile_n + lane % n.
+            g.op(
+                Op::VLshrrevB32,
+                [lane_row_q.op(), Operand::Int(log2(p.shape.n)), lane.op()],
+            );
+            g.op(
+                Op::SLshlB32,
+                [tmp.at(0).op(), wm.op(), Operand::Int(log2(p.wave_tile().0))],
+            );
+            g.op(
+                Op::VMulU32U24,
+                [erow.op(), imm(cd.lane_row_stride), lane_row_q.op()],
+            );
+            g.op(Op::VAddU32, [erow.op(), tmp.at(0).op(), erow.op()]);
+            g.op(
+                Op::SLshlB32,
+                [tmp.at(0).op(), wn.op(), Operand::Int(log2(p.wave_tile().1))],
+            );
+            g.op(Op::VAndB32, [ecol.op(), imm(p.shape.n - 1), lane.op()]);
+            g.op(Op::VAddU32, [ecol.op(), tmp.at(0).op(), ecol.op()]);
+            (
+                cd,
+                EpiBlocks {
+                    cols: p.blocks_n,
+                    col_step: p.shape.n,
+                    rows: p.blocks_m,
+                    row_step: p.shape.m,
+                },
+            )
+        }
+    };
     let scratch = Scratch::new(&mut g, &cd)?;
     let ep = Epi {
         scratch,
@@ -506,6 +579,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
         erow,
         ecol,
         cd,
+        blocks,
     };
     let edge = g.label("epilogue_edge");
     let done = g.label("done");
@@ -647,44 +721,50 @@ fn side(
             None
         });
     }
-    // LDS read address: lane (mn_l, h) of the instruction layout.
     let read = g.k.vgprs(1)?;
-    let lanes_mn = if p.wmma { 16 } else { inst_mn };
-    g.op(Op::VAndB32, [vt.op(), imm(lanes_mn - 1), lane.op()]);
-    g.op(
-        Op::SLshlB32,
-        [
-            g.tmp.at(0).op(),
-            wave_coord.op(),
-            Operand::Int(log2(wave_tile)),
-        ],
-    );
-    g.op(Op::VAddU32, [vt.op(), g.tmp.at(0).op(), vt.op()]);
-    g.vshl(read, vt, p.wbytes.trailing_zeros());
-    if !p.wmma {
-        g.op(
-            Op::VLshrrevB32,
-            [vt2.op(), Operand::Int(log2(inst_mn)), lane.op()],
-        );
-        g.op(
-            Op::VMulU32U24,
-            [vt2.op(), imm(p.wpl * plan.pitch), vt2.op()],
-        );
-        g.op(Op::VAddU32, [read.op(), read.op(), vt2.op()]);
-    }
-    if lds_base > 0 {
-        g.vadd_const(read, read, lds_base);
-    }
-    // One tuple per block and word group (the steps one word feeds).
-    let regs = (p.spw * p.kl * p.es).div_ceil(4) as u8;
-    let mut ops = Vec::new();
-    for _ in 0..blocks {
-        let mut per = Vec::new();
-        for _ in 0..p.steps / p.spw {
-            per.push(g.k.vgprs(regs)?);
+    let ops = match p.fma {
+        Some(f) => fma_reads(g, f, name, read, lane, wave_coord, wave_tile, lds_base)?,
+        None => {
+            // LDS read address: lane (mn_l, h) of the instruction layout.
+            let lanes_mn = if p.wmma { 16 } else { inst_mn };
+            g.op(Op::VAndB32, [vt.op(), imm(lanes_mn - 1), lane.op()]);
+            g.op(
+                Op::SLshlB32,
+                [
+                    g.tmp.at(0).op(),
+                    wave_coord.op(),
+                    Operand::Int(log2(wave_tile)),
+                ],
+            );
+            g.op(Op::VAddU32, [vt.op(), g.tmp.at(0).op(), vt.op()]);
+            g.vshl(read, vt, p.wbytes.trailing_zeros());
+            if !p.wmma {
+                g.op(
+                    Op::VLshrrevB32,
+                    [vt2.op(), Operand::Int(log2(inst_mn)), lane.op()],
+                );
+                g.op(
+                    Op::VMulU32U24,
+                    [vt2.op(), imm(p.wpl * plan.pitch), vt2.op()],
+                );
+                g.op(Op::VAddU32, [read.op(), read.op(), vt2.op()]);
+            }
+            if lds_base > 0 {
+                g.vadd_const(read, read, lds_base);
+            }
+            // One tuple per block and word group (the steps one word feeds).
+            let regs = (p.spw * p.kl * p.es).div_ceil(4) as u8;
+            let mut ops = Vec::new();
+            for _ in 0..blocks {
+                let mut per = Vec::new();
+                for _ in 0..p.steps / p.spw {
+                    per.push(g.k.vgprs(regs)?);
+                }
+                ops.push(per);
+            }
+            ops
         }
-        ops.push(per);
-    }
+    };
     Ok(Side {
         plan,
         ptr,
@@ -702,6 +782,106 @@ fn side(
         ops,
         name,
     })
+}
+
+/// The FMA kernel's LDS read address and operand registers of one side: lane
+/// `(l % lanes_m, l / lanes_m)` reads its `thread_m` rows (A) or `thread_n` columns (B) of
+/// a k row; two register sets, so one k's reads are in flight while the previous k's
+/// FMAs issue.
+#[allow(clippy::too_many_arguments)]
+fn fma_reads(
+    g: &mut Gen,
+    f: FmaTile,
+    name: char,
+    read: Vgpr,
+    lane: Vgpr,
+    wave_coord: Sgpr,
+    wave_tile: u32,
+    lds_base: u32,
+) -> Result<Vec<Vec<Vgpr>>> {
+    let p = g.p;
+    let vt = g.vt;
+    let per = if name == 'a' {
+        g.op(Op::VAndB32, [vt.op(), imm(f.lanes_m - 1), lane.op()]);
+        f.thread_m
+    } else {
+        g.op(
+            Op::VLshrrevB32,
+            [vt.op(), Operand::Int(log2(f.lanes_m)), lane.op()],
+        );
+        f.thread_n
+    };
+    // read = (wave_coord * wave_tile + lane index * per) * es + lds_base
+    g.op(
+        Op::SLshlB32,
+        [
+            g.tmp.at(0).op(),
+            wave_coord.op(),
+            Operand::Int(log2(wave_tile)),
+        ],
+    );
+    g.op(
+        Op::VLshlAddU32,
+        [vt.op(), vt.op(), Operand::Int(log2(per)), g.tmp.at(0).op()],
+    );
+    g.vshl(read, vt, p.es.trailing_zeros());
+    if lds_base > 0 {
+        g.vadd_const(read, read, lds_base);
+    }
+    let regs = (per * p.es / 4) as u8;
+    Ok(vec![vec![g.k.vgprs(regs)?, g.k.vgprs(regs)?]])
+}
+
+/// The FMA kernel's tile: for each k, one LDS read of the lane's A run and B run (at
+/// most 16 bytes each), issued one k ahead into the other register set, then
+/// `thread_m × thread_n` FMAs; each k waits only for its own reads.
+fn fma_compute(g: &mut Gen, f: FmaTile, sides: &[Side], acc: &[Acc]) {
+    let p = g.p;
+    let er = (p.es / 4) as u8;
+    let reads = |g: &mut Gen, kstep: u32| -> u32 {
+        let set = (kstep % 2) as usize;
+        let mut count = 0;
+        for s in sides {
+            let regs = s.ops[0][set];
+            let bytes = u32::from(regs.count()) * 4;
+            let chunk = bytes.min(16);
+            for i in 0..bytes / chunk {
+                g.k.ds_read(
+                    Gen::ds_read_op(chunk),
+                    regs.sub((i * chunk / 4) as u8, (chunk / 4) as u8),
+                    s.read,
+                    (kstep * s.plan.pitch + i * chunk) as u16,
+                );
+                count += 1;
+            }
+        }
+        count
+    };
+    reads(g, 0);
+    for kstep in 0..p.tile_k {
+        if kstep + 1 < p.tile_k {
+            let ahead = reads(g, kstep + 1);
+            g.k.wait_lgkm(ahead as u8);
+        } else {
+            g.k.wait_lgkm(0);
+        }
+        let set = (kstep % 2) as usize;
+        let (a, b) = (sides[0].ops[0][set], sides[1].ops[0][set]);
+        for j in 0..f.thread_n as u8 {
+            for i in 0..f.thread_m as u8 {
+                let di = acc[j as usize].sub(i * er, er);
+                g.op(
+                    p.op,
+                    [
+                        di.op(),
+                        a.sub(i * er, er).op(),
+                        b.sub(j * er, er).op(),
+                        di.op(),
+                    ],
+                );
+            }
+        }
+    }
 }
 
 /// Issues the global loads of the next k tile into the staging registers (the fast path
@@ -907,6 +1087,10 @@ fn toggle(g: &mut Gen, sides: &[Side], write: bool, read: bool) {
 /// consecutive `kl`-runs. A and B use the same rows, so each step pairs the same k values.
 fn compute(g: &mut Gen, sides: &[Side], acc: &[Acc]) {
     let p = g.p;
+    if let Some(f) = p.fma {
+        fma_compute(g, f, sides, acc);
+        return;
+    }
     let wd = (p.wbytes / 4) as u8;
     let inst_mn = [p.shape.m, p.shape.n];
     let groups = p.steps / p.spw;
@@ -994,6 +1178,17 @@ struct Epi {
     erow: Vgpr,
     ecol: Vgpr,
     cd: CdMap,
+    blocks: EpiBlocks,
+}
+
+/// How the accumulator tuples tile the lane's part of C: `cols` tuples along n,
+/// `col_step` columns apart, each `rows` tuples along m, `row_step` rows apart
+/// (tuple `row · cols + col`); inside a tuple, rows by [`CdMap`].
+struct EpiBlocks {
+    cols: u32,
+    col_step: u32,
+    rows: u32,
+    row_step: u32,
 }
 
 /// D = α·acc + β·C for every accumulator element: `edge` masks each element by
@@ -1014,9 +1209,15 @@ fn epilogue(g: &mut Gen, e: &Epi, acc: &[Acc], edge: bool, read_c: bool) -> Resu
     let (tmp, vt) = (g.tmp, g.vt);
     // Registers of one C element.
     let one = es_c.div_ceil(4) as u8;
-    for bn in 0..p.blocks_n {
-        // addr = (erow + (ecol + bn * n) * ldc) * es_c
-        g.vadd_const(vt, e.ecol, bn * p.shape.n);
+    let EpiBlocks {
+        cols,
+        col_step,
+        rows,
+        row_step,
+    } = e.blocks;
+    for bn in 0..cols {
+        // addr = (erow + (ecol + bn * col_step) * ldc) * es_c
+        g.vadd_const(vt, e.ecol, bn * col_step);
         g.op(Op::VMulLoU32, [vt.op(), e.ldc.op(), vt.op()]);
         g.op(
             Op::VAddLshlU32,
@@ -1025,13 +1226,13 @@ fn epilogue(g: &mut Gen, e: &Epi, acc: &[Acc], edge: bool, read_c: bool) -> Resu
         if edge {
             g.op(
                 Op::SSubI32,
-                [tmp.at(1).op(), e.n_rem.op(), imm(bn * p.shape.n)],
+                [tmp.at(1).op(), e.n_rem.op(), imm(bn * col_step)],
             );
         }
-        for bm in 0..p.blocks_m {
-            let a = acc[(bm * p.blocks_n + bn) as usize];
+        for bm in 0..rows {
+            let a = acc[(bm * cols + bn) as usize];
             for &(first, len, row) in &e.cd.runs {
-                let row_off = bm * p.shape.m + row;
+                let row_off = bm * row_step + row;
                 if edge {
                     for i in 0..len {
                         let r = row_off + i;
@@ -1149,15 +1350,16 @@ fn element(
         }
     };
     if p.f64 {
+        let (ci, oi) = (2 * ci as u8, 2 * oi as u8);
         g.op(Op::VMulF64, [x.op(), e.alpha.op(), src.op()]);
         if read_c {
             g.op(
                 Op::VFmaF64,
-                [x.op(), e.beta.op(), cbuf.sub(0, 2).op(), x.op()],
+                [x.op(), e.beta.op(), cbuf.sub(ci, 2).op(), x.op()],
             );
         }
-        g.op(Op::VMovB32, [obuf.at(0).op(), x.at(0).op()]);
-        g.op(Op::VMovB32, [obuf.at(1).op(), x.at(1).op()]);
+        g.op(Op::VMovB32, [obuf.at(oi).op(), x.at(0).op()]);
+        g.op(Op::VMovB32, [obuf.at(oi + 1).op(), x.at(1).op()]);
         return;
     }
     g.op(Op::VMulF32, [x.op(), e.alpha.op(), src.op()]);

@@ -1,4 +1,6 @@
-//! AMDGPU GEMM kernels: MFMA on gfx908/gfx90a/gfx942, WMMA (wave32) on gfx11, built with
+//! AMDGPU GEMM kernels: MFMA on gfx908/gfx90a/gfx942, WMMA (wave32) on gfx11, and a
+//! register-tiled FMA kernel (f32, f64; every target) for what has no matrix instruction
+//! (f32/f64 on gfx11, f64 on gfx908), built with
 //! the [`Assembler`](crate::amdgpu::Assembler) from [`GemmParams`] under the contract of
 //! [`crate::gemm`] (arguments, grid `(⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)`, column-major,
 //! D = C in place).
@@ -37,6 +39,18 @@
 //! With `stages = 2` the LDS is double-buffered and the next slice's global loads are
 //! issued before the current slice's matrix instructions (one barrier per slice); with
 //! `stages = 1` one buffer is reused (two barriers, no prefetch).
+//!
+//! # The FMA kernel (`GemmInstruction::Simt { thread_m, thread_n }`)
+//!
+//! Steps 1 and 2 are the same with words of one element (`word_k = 1`): LDS holds
+//! `[k][mn]` rows. Lane `l` of a wave owns a `thread_m × thread_n` block of the wave's
+//! tile, rows `(l % lanes_m)·thread_m ..` and columns `(l / lanes_m)·thread_n ..`
+//! (`lanes_m · lanes_n` = the wave size, 64 on gfx9, 32 on gfx11). For each k of the
+//! slice it reads its `thread_m` consecutive A values and `thread_n` B values of row k
+//! (one `ds_read_b64/b128` each, two for 32 bytes) into one of two register sets, the
+//! next k's reads issued before this k's `thread_m · thread_n` `v_fma_f32/f64` (each k
+//! waits only for its own reads), accumulating in VGPRs in k order. The epilogue stores
+//! each of the lane's columns as runs of consecutive rows, under the same edge masks.
 //!
 //! # Edges
 //!

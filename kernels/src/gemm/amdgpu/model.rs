@@ -17,7 +17,11 @@
 //! | other vector (VALU, LDS, global) | gfx9 wave64: 4 (64 lanes over a 16-wide SIMD); gfx11 wave32: 1 | assumption |
 //! | scalar, branches, waits, barrier | 1; `s_nop n`: n + 1 | assumption |
 //!
-//! `matrix_fraction = matrix cycles / all cycles`. It is pessimistic: it charges
+//! | FMA kernel: `v_fma_f32`, `v_fma_f64` | as other vector instructions (f64 rates not modelled) | assumption |
+//!
+//! `matrix_fraction = matrix cycles / all cycles`; for the register-tiled FMA kernel
+//! (`GemmInstruction::Simt`) its `v_fma`s are the "matrix" instructions, so the number
+//! is its FMA fraction. It is pessimistic: it charges
 //! everything serially, while hardware issues memory and VALU work from the same or
 //! other waves under a running MFMA, and it ignores memory latency (the loads of the next
 //! slice are in flight during this one's matrix instructions).
@@ -33,10 +37,20 @@ use rocm_core::{DType, Error, Result};
 
 /// The default large tile of `ab` inputs on `t`: f32 C for 16-bit inputs, and the TN
 /// layout (A and B both stored k-contiguous), whose slices go to LDS without
-/// transposition.
+/// transposition. Where the target has no matrix instruction for the type (f32 and f64
+/// on gfx11, whose WMMA takes only 16-bit inputs; f64 on gfx908, which has no f64
+/// MFMA), the register-tiled FMA kernel: 64×64 tiles of 4×4 per lane, four waves of 64
+/// (2×2) or eight of 32 (2×4).
 pub fn default_params(t: IsaTarget, ab: DType) -> Result<GemmParams> {
     let gfx11 = t.family() == IsaFamily::Gfx11;
+    let fma = GemmInstruction::Simt {
+        thread_m: 4,
+        thread_n: 4,
+    };
+    let fma_warps = if gfx11 { (2, 4) } else { (2, 2) };
     let (tile, instruction, warps) = match (ab, gfx11) {
+        (DType::F32, true) => ([64, 64, 16], fma, fma_warps),
+        (DType::F64, _) if gfx11 || t == IsaTarget::Gfx908 => ([64, 64, 8], fma, fma_warps),
         (DType::F16 | DType::Bf16, true) => ([128, 64, 32], GemmInstruction::Wmma, (2, 2)),
         (DType::F16, false) => (
             [128, 128, 32],
@@ -127,6 +141,11 @@ impl std::fmt::Display for IssueModel {
 /// Cycles one instruction occupies the issue of its wave on `t` (table in the module docs).
 pub fn issue_cycles(t: IsaTarget, op: Op, operands: &[Operand]) -> (bool, u32) {
     let gfx11 = t.family() == IsaFamily::Gfx11;
+    let valu = if gfx11 { 1 } else { 4 };
+    if matches!(op, Op::VFmaF32 | Op::VFmaF64) {
+        // Only the FMA kernel's main loop has these (the others' v_fma is in the epilogue).
+        return (true, valu);
+    }
     match op.info().form {
         Form::Wmma => (true, 32),
         Form::Mai => (
@@ -141,8 +160,7 @@ pub fn issue_cycles(t: IsaTarget, op: Op, operands: &[Operand]) -> (bool, u32) {
             (false, n + 1)
         }
         Form::Sop1 | Form::Sop2 | Form::Sopk | Form::Sopc | Form::Sopp | Form::Smem => (false, 1),
-        _ if gfx11 => (false, 1),
-        _ => (false, 4),
+        _ => (false, valu),
     }
 }
 

@@ -54,12 +54,28 @@ impl OperandPlan {
     }
 }
 
+/// The register-tiled FMA ("SIMT") kernel's lanes: lane `l` of a wave owns rows
+/// `(l % lanes_m)·thread_m ..` and columns `(l / lanes_m)·thread_n ..` of the wave's tile
+/// (`thread_m × thread_n` accumulators, one `v_fma` each per k).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FmaTile {
+    pub thread_m: u32,
+    pub thread_n: u32,
+    pub lanes_m: u32,
+    pub lanes_n: u32,
+}
+
 /// Everything the emitter needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub target: IsaTarget,
+    /// The matrix instruction, or `v_fma_f32`/`v_fma_f64` for the FMA kernel.
     pub op: Op,
+    /// The matrix instruction's shape; for the FMA kernel the wave's whole tile at k = 1
+    /// (one block, `a_regs`/`b_regs`/`cd_regs` per lane), so the k loop takes one k per step.
     pub shape: MatrixShape,
+    /// Set for the register-tiled FMA kernel (`GemmInstruction::Simt`).
+    pub fma: Option<FmaTile>,
     pub wmma: bool,
     pub ab: DType,
     pub c: DType,
@@ -176,6 +192,73 @@ fn instruction(p: &GemmParams, t: IsaTarget) -> Result<(Op, MatrixShape)> {
         })
 }
 
+/// The FMA kernel's op, its per-wave "shape" (see [`Plan::shape`]) and lane layout.
+fn fma_tile(
+    p: &GemmParams,
+    wave: u32,
+    wt_m: u32,
+    wt_n: u32,
+    thread_m: u32,
+    thread_n: u32,
+) -> Result<(Op, MatrixShape, FmaTile)> {
+    let (op, ty) = match (p.ab, p.reduced_f32) {
+        (DType::F32, false) => (Op::VFmaF32, MatrixType::F32),
+        (DType::F64, false) => (Op::VFmaF64, MatrixType::F64),
+        (d, r) => {
+            return Err(Error::unsupported(
+                format!(
+                    "the AMDGPU FMA GEMM kernel with {d} inputs{}",
+                    if r { " (reduced f32)" } else { "" }
+                ),
+                "ab (f32, f64)",
+            ))
+        }
+    };
+    pow2("instruction", thread_m)?;
+    pow2("instruction", thread_n)?;
+    let er = u32::from(ty.bits()) / 32;
+    // A lane's operand run is read as at most two 16-byte LDS words, and its column of
+    // accumulators is stored as runs of rows.
+    if thread_m * thread_n * er > 64 || thread_m * er > 8 || thread_n * er > 8 {
+        return Err(Error::invalid(
+            "instruction",
+            format!(
+                "a {thread_m}x{thread_n} register tile of {} is too large",
+                p.ab
+            ),
+        ));
+    }
+    if wt_m % thread_m != 0 || wt_n % thread_n != 0 || (wt_m / thread_m) * (wt_n / thread_n) != wave
+    {
+        return Err(Error::invalid(
+            "instruction",
+            format!(
+                "{thread_m}x{thread_n} lane tiles do not cover the {wt_m}x{wt_n} wave tile \
+                 with the {wave} lanes of a wave"
+            ),
+        ));
+    }
+    let shape = MatrixShape {
+        m: wt_m,
+        n: wt_n,
+        k: 1,
+        blocks: 1,
+        a_regs: (thread_m * er) as u8,
+        b_regs: (thread_n * er) as u8,
+        cd_regs: (thread_m * thread_n * er) as u8,
+        lanes: wave,
+        input: ty,
+        output: ty,
+    };
+    let tile = FmaTile {
+        thread_m,
+        thread_n,
+        lanes_m: wt_m / thread_m,
+        lanes_n: wt_n / thread_n,
+    };
+    Ok((op, shape, tile))
+}
+
 /// The largest vector width (elements, a power of two, `vw * es ≤ 16`, at least
 /// `min_vw`) for which the tile splits into whole units over the threads.
 fn operand(
@@ -245,8 +328,6 @@ impl Plan {
                 format!("{} with {} inputs (f64 pairs only with f64)", p.c, p.ab),
             ));
         }
-        let (op, shape) = instruction(p, t)?;
-        let wmma = t.family() == IsaFamily::Gfx11;
         for (f, x) in [
             ("tile_m", p.tile_m),
             ("tile_n", p.tile_n),
@@ -268,6 +349,17 @@ impl Plan {
             ));
         }
         let (wt_m, wt_n) = (p.tile_m / p.warps_m, p.tile_n / p.warps_n);
+        let (op, shape, fma) = match p.instruction {
+            GemmInstruction::Simt { thread_m, thread_n } => {
+                let (op, shape, fma) = fma_tile(p, wave, wt_m, wt_n, thread_m, thread_n)?;
+                (op, shape, Some(fma))
+            }
+            _ => {
+                let (op, shape) = instruction(p, t)?;
+                (op, shape, None)
+            }
+        };
+        let wmma = t.family() == IsaFamily::Gfx11 && fma.is_none();
         if wt_m == 0 || wt_m % shape.m != 0 {
             return Err(Error::invalid(
                 "tile_m",
@@ -312,7 +404,7 @@ impl Plan {
             ));
         }
         let bits = u32::from(shape.input.bits());
-        let kl = if wmma {
+        let kl = if wmma || fma.is_some() {
             shape.k
         } else {
             u32::from(shape.a_regs) * 32 / bits
@@ -321,7 +413,12 @@ impl Plan {
         // can be loaded for and the k steps divide into; at least 4 bytes (LDS has no
         // 16-bit accesses in our table).
         let steps = p.tile_k / shape.k;
-        let mut word_k = MAX_VECTOR_BYTES / es;
+        // The FMA kernel's lanes read runs along mn of one k: words of one element.
+        let mut word_k = if fma.is_some() {
+            1
+        } else {
+            MAX_VECTOR_BYTES / es
+        };
         let (mut a, mut b) = loop {
             let spw = (word_k / kl).max(1);
             let a = operand("A", !p.trans_a, p.tile_m, p.tile_k, word_k, es, threads);
@@ -345,15 +442,17 @@ impl Plan {
             wbytes,
             word_k,
             wpl: (kl / word_k).max(1),
-            wmma,
+            // The FMA kernel's lanes all read one word row, like WMMA's.
+            one_row: wmma || fma.is_some(),
         };
         a.pitch = best_pitch(&a, &lanes, shape.m);
         a.lds_bytes = rows * a.pitch;
         b.pitch = best_pitch(&b, &lanes, shape.n);
-        b.lds_offset = a.lds_bytes;
+        // 16-byte aligned, for `ds_read_b128` (A's rows may be narrower with tiny FMA tiles).
+        b.lds_offset = a.lds_bytes.next_multiple_of(16);
         b.lds_bytes = rows * b.pitch;
-        let stage_bytes = a.lds_bytes + b.lds_bytes;
-        let stage_stride = stage_bytes;
+        let stage_bytes = b.lds_offset + b.lds_bytes;
+        let stage_stride = stage_bytes.next_multiple_of(16);
         let lds = if p.stages == 2 {
             stage_stride + stage_bytes
         } else {
@@ -372,6 +471,7 @@ impl Plan {
             target: t,
             op,
             shape,
+            fma,
             wmma,
             ab: p.ab,
             c: p.c,
@@ -398,8 +498,11 @@ impl Plan {
             b,
             // gfx908 has no other choice; elsewhere AGPRs keep large tiles' accumulators
             // out of the 256 architectural VGPRs.
-            acc_agpr: t == IsaTarget::Gfx908
-                || (wt_m / shape.m) * (wt_n / shape.n) * u32::from(shape.cd_regs) > ACC_VGPR_LIMIT,
+            // (The FMA kernel's accumulators are VALU operands: VGPRs.)
+            acc_agpr: fma.is_none()
+                && (t == IsaTarget::Gfx908
+                    || (wt_m / shape.m) * (wt_n / shape.n) * u32::from(shape.cd_regs)
+                        > ACC_VGPR_LIMIT),
             stages: p.stages,
             stage_bytes,
             stage_stride,
@@ -434,6 +537,20 @@ pub struct CdMap {
 }
 
 impl CdMap {
+    /// The FMA kernel's column of `thread_m` accumulators (consecutive rows, one element
+    /// after another) in runs of at most `max_run` rows.
+    pub fn fma(thread_m: u32, es_c: u32, max_run: u32) -> CdMap {
+        let run = thread_m.min(max_run.max(1));
+        CdMap {
+            lane_row_stride: 0,
+            elem_regs: es_c.div_ceil(4),
+            runs: (0..thread_m)
+                .step_by(run as usize)
+                .map(|r| (r, run, r))
+                .collect(),
+        }
+    }
+
     pub fn new(op: Op, t: IsaTarget, max_run: u32) -> Result<CdMap> {
         let s =
             matrix::shape(op, t).ok_or_else(|| Error::unsupported(format!("{op:?}"), t.name()))?;
@@ -498,7 +615,8 @@ struct Lanes {
     wbytes: u32,
     word_k: u32,
     wpl: u32,
-    wmma: bool,
+    /// Every lane of a read reads the same word row (WMMA, FMA), else MFMA's K-slices.
+    one_row: bool,
 }
 
 /// Clock cycles the LDS needs for the byte addresses `addrs` of one wave's access of
@@ -554,10 +672,10 @@ fn operand_lds_cycles(o: &OperandPlan, l: &Lanes, inst_mn: u32, pitch: u32) -> u
         }
     }
     // Reads: lane (mn_l, h) at row h * wpl, byte mn_l * wbytes.
-    let lanes_mn = if l.wmma { 16 } else { inst_mn };
+    let lanes_mn = if l.one_row { 16 } else { inst_mn };
     let addrs: Vec<u32> = lanes
         .map(|t| {
-            let h = if l.wmma { 0 } else { t / lanes_mn };
+            let h = if l.one_row { 0 } else { t / lanes_mn };
             h * l.wpl * pitch + (t % lanes_mn) * l.wbytes
         })
         .collect();
@@ -588,7 +706,7 @@ pub fn lds_conflicts(p: &Plan, o: usize) -> (u32, u32) {
         wbytes: p.wbytes,
         word_k: p.word_k,
         wpl: p.wpl,
-        wmma: p.wmma,
+        one_row: p.wmma || p.fma.is_some(),
     };
     let cycles = operand_lds_cycles(op, &l, inst_mn, op.pitch);
     // Ideal: the same accesses with every phase conflict-free.
