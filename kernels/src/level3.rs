@@ -46,6 +46,7 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const EXPAND: &str = "rocm_tri_expand";
@@ -61,6 +62,10 @@ pub const MIRROR: u32 = 2;
 pub const UNIT: u32 = 4;
 /// Flag (update): β ≠ 0, so C is read.
 pub const READ_C: u32 = 8;
+/// Flag (complex): Hermitian. Expand conjugates the mirrored elements and takes the
+/// diagonal's imaginary part as zero (hemm); update sets the imaginary part of the
+/// diagonal it writes to zero (herk/her2k). Ignored by real kernels.
+pub const HERM: u32 = 16;
 
 /// Work-items of the tile kernels (32 × 8, each handling 4 elements of a 32×32 tile).
 pub const TILE_BLOCK: u32 = 256;
@@ -83,9 +88,15 @@ pub struct Level3;
 impl Generator for Level3 {
     type Params = Level3Params;
     const NAME: &'static str = "level3";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn generate(p: &Level3Params, target: &Target) -> Result<Program> {
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level3::program(p, target);
+        }
         let ty = match p.dtype {
             DType::F32 => Ty::F32,
             DType::F64 => Ty::F64,
@@ -115,6 +126,29 @@ impl Generator for Level3 {
             },
         })
     }
+}
+
+/// Bytes of shared memory (LDS) `rocm_tri_invert` holds: the block with rows padded.
+pub fn invert_shared_bytes(p: &Level3Params) -> u32 {
+    p.invert_block * (p.invert_block + 1) * p.dtype.size() as u32
+}
+
+/// Static shared memory a kernel may declare on every target (CUDA's 48 KiB).
+pub const SHARED_LIMIT: u32 = 48 * 1024;
+
+/// `invert_block` is 16, 32 or 64 and its block fits [`SHARED_LIMIT`] (Complex64 at 64
+/// does not: 65 KiB).
+pub fn check_invert_block(p: &Level3Params) -> Result<()> {
+    if !matches!(p.invert_block, 16 | 32 | 64) || invert_shared_bytes(p) > SHARED_LIMIT {
+        return Err(Error::invalid(
+            "invert_block",
+            format!(
+                "{} for {}: 16, 32 or 64 with NB·(NB + 1) elements within {SHARED_LIMIT} bytes",
+                p.invert_block, p.dtype
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The launch of a tile kernel over the diagonal blocks of order `nb` of an n×n matrix.
@@ -609,7 +643,7 @@ mod tests {
             Err(Error::InvalidArgument { .. })
         ));
         assert!(matches!(
-            Level3::generate(&p(DType::F32, 64), &"gfx90a".parse().unwrap()),
+            Level3::generate(&p(DType::F16, 64), &"gfx90a".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

@@ -4,7 +4,7 @@
 
 use super::super::asm::Assembler;
 use super::super::regs::{Sgpr, Vgpr};
-use super::math::{self, cfma_into, cmul, fma, mul, Val};
+use super::super::math::{self, cfma_into, cmul, fma, mul, Val};
 use super::reduce::Acc;
 use super::{convert, Real, Spec};
 use crate::level1::L1Op;
