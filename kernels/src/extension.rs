@@ -27,6 +27,7 @@
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::level3::{element, flag, imm, strided};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const GEAM: &str = "rocm_geam";
@@ -40,6 +41,10 @@ pub const TRANS_B: u32 = 2;
 pub const READ_A: u32 = 4;
 /// Flag (geam): β ≠ 0, so B is read.
 pub const READ_B: u32 = 8;
+/// Flag (geam, complex): A's transpose is the conjugate transpose (with [`TRANS_A`]).
+pub const CONJ_A: u32 = 16;
+/// Flag (geam, complex): B's transpose is the conjugate transpose (with [`TRANS_B`]).
+pub const CONJ_B: u32 = 32;
 /// Flag (dgmm): diag(x)·A (rows scaled), else A·diag(x) (columns).
 pub const LEFT: u32 = 1;
 
@@ -61,9 +66,15 @@ pub struct Extension;
 impl Generator for Extension {
     type Params = ExtensionParams;
     const NAME: &'static str = "extension";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn generate(p: &ExtensionParams, target: &Target) -> Result<Program> {
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::extension::program(p, target);
+        }
         let ty = match p.dtype {
             DType::F32 => Ty::F32,
             DType::F64 => Ty::F64,
@@ -310,7 +321,7 @@ mod tests {
             Err(Error::Unsupported { .. })
         ));
         assert!(matches!(
-            Extension::generate(&p(DType::F32), &"gfx90a".parse().unwrap()),
+            Extension::generate(&p(DType::F16), &"gfx90a".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

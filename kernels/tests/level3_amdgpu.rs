@@ -15,6 +15,7 @@
 
 mod common;
 
+use common::host::{random, scalar, Buf, Rng, Ty, DTYPES, TARGETS};
 use common::{agree, emu, tools_present};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, Device, KernelArgs, ModuleImage};
@@ -24,119 +25,6 @@ use rocm_kernels::level3::{self as l3, Level3Params};
 const N: usize = 70;
 const NB: usize = 32;
 const LD: usize = 73;
-
-const TARGETS: [IsaTarget; 7] = [
-    IsaTarget::Gfx908,
-    IsaTarget::Gfx90a,
-    IsaTarget::Gfx942,
-    IsaTarget::Gfx1100,
-    IsaTarget::Gfx1101,
-    IsaTarget::Gfx1102,
-    IsaTarget::Gfx1151,
-];
-
-const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
-
-/// xorshift64*.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
-
-/// Matrix storage as components (re, im interleaved for complex), rounded to the real
-/// type and kept as f64.
-#[derive(Clone, Copy)]
-struct Ty {
-    dtype: DType,
-    comps: usize,
-    f32: bool,
-}
-
-impl Ty {
-    fn of(dtype: DType) -> Ty {
-        Ty {
-            dtype,
-            comps: if matches!(dtype, DType::C32 | DType::C64) {
-                2
-            } else {
-                1
-            },
-            f32: matches!(dtype, DType::F32 | DType::C32),
-        }
-    }
-    fn round(self, x: f64) -> f64 {
-        if self.f32 {
-            x as f32 as f64
-        } else {
-            x
-        }
-    }
-    fn fma(self, a: f64, b: f64, c: f64) -> f64 {
-        if self.f32 {
-            (a as f32).mul_add(b as f32, c as f32) as f64
-        } else {
-            a.mul_add(b, c)
-        }
-    }
-    fn u(self) -> f64 {
-        if self.f32 {
-            f32::EPSILON as f64 / 2.0
-        } else {
-            f64::EPSILON / 2.0
-        }
-    }
-}
-
-enum Buf {
-    F32(rocm_core::DeviceBuffer<f32>),
-    F64(rocm_core::DeviceBuffer<f64>),
-}
-
-impl Buf {
-    fn up(dev: &Device, t: Ty, v: &[f64]) -> Buf {
-        if t.f32 {
-            let w: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-            Buf::F32(dev.upload(&w).unwrap())
-        } else {
-            Buf::F64(dev.upload(v).unwrap())
-        }
-    }
-    fn down(&self) -> Vec<f64> {
-        match self {
-            Buf::F32(b) => b.to_vec().unwrap().into_iter().map(f64::from).collect(),
-            Buf::F64(b) => b.to_vec().unwrap(),
-        }
-    }
-    fn push(&self, args: &mut KernelArgs) {
-        match self {
-            Buf::F32(b) => args.push(b),
-            Buf::F64(b) => args.push(b),
-        };
-    }
-}
-
-fn scalar(args: &mut KernelArgs, t: Ty, v: &[f64]) {
-    for &x in v {
-        if t.f32 {
-            args.push(x as f32);
-        } else {
-            args.push(x);
-        }
-    }
-}
-
-fn random(rng: &mut Rng, t: Ty, len: usize) -> Vec<f64> {
-    (0..len * t.comps).map(|_| t.round(rng.unit())).collect()
-}
 
 fn run(dev: &Device, t: IsaTarget, ty: Ty, name: &str, cfg: &rocm_core::LaunchConfig, args: &KernelArgs) {
     let ks = generate(

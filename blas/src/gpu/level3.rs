@@ -1,4 +1,4 @@
-//! Level 3 on GPUs (f32, f64 on CUDA): trsm, trmm, syrk/syr2k and symm blocked onto the
+//! Level 3 on GPUs (f32, f64 on CUDA and AMD devices): trsm, trmm, syrk/syr2k and symm blocked onto the
 //! GPU GEMM (`gpu::gemm`), with the triangle kernels of `rocm_kernels::level3` for
 //! what a GEMM cannot do. Everything is queued on the handle's stream: no host round
 //! trip inside an operation. Sub-matrices are device addresses with the parent's
@@ -46,8 +46,10 @@
 //! but not for arbitrary ill-conditioned triangles (as rocBLAS's and cuBLAS's blocked
 //! trsm; the tests check residuals on diagonally dominant matrices).
 //!
-//! Complex types (no complex triangle kernels yet) and AMD devices (no AMDGPU triangle kernels
-//! yet) answer `Unsupported` naming the routine, the type or the device.
+//! The triangle kernels exist for NVIDIA (PTX) and every AMD target (AMDGPU; 32-bit byte
+//! offsets inside a block, checked here); on AMD devices each routine runs where the
+//! GEMM supports the type, and otherwise answers the GEMM's `Unsupported` unchanged.
+//! Complex types (no complex wiring yet) answer `Unsupported` naming the routine and type.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -81,7 +83,9 @@ pub(crate) const TRMM_BLOCK: usize = 512;
 /// the whole k each, which filled a fraction of the device (H100, 8192²: 0.64x cuBLAS).
 pub(crate) const RANK_K_BLOCK: usize = 512;
 
-/// f32 and f64 on NVIDIA devices, else `Unsupported` saying what is missing.
+/// f32 and f64 (complex: `Unsupported` saying what is missing). Every device family
+/// has the triangle kernels; where the GEMM lacks the type (AMD targets without it) the
+/// GEMM's own `Unsupported` surfaces unchanged.
 fn supported<T: Scalar>(blas: &Blas, op: &str) -> Result<()> {
     let dtype = T::DTYPE;
     if !matches!(dtype, DType::F32 | DType::F64) {
@@ -90,10 +94,23 @@ fn supported<T: Scalar>(blas: &Blas, op: &str) -> Result<()> {
             blas.device(),
         ));
     }
-    if blas.device().target().family() != Family::Nvidia {
-        return Err(Error::unsupported(
-            format!("blas {op} (no AMDGPU Level 3 triangle kernels yet)"),
-            blas.device(),
+    Ok(())
+}
+
+/// The AMDGPU triangle kernels address inside a block with 32-bit byte offsets: the
+/// `cols` columns at leading dimension `ld` the kernels touch must span less than 4 GiB.
+fn offsets_fit<T: Scalar>(blas: &Blas, what: &str, ld: usize, cols: usize) -> Result<()> {
+    if blas.device().target().family() == Family::Nvidia {
+        return Ok(());
+    }
+    let bytes = (ld as u128 + 1) * cols as u128 * es::<T>() as u128;
+    if bytes >= 1 << 32 {
+        return Err(Error::invalid(
+            what,
+            format!(
+                "{ld}×{cols} elements span 2^32 bytes or more (the AMDGPU Level 3 kernels' \
+                 32-bit offsets)"
+            ),
         ));
     }
     Ok(())
@@ -406,6 +423,7 @@ pub(crate) fn tri<T: Scalar>(
     }
     let ka = s.ka();
     let nb = if solve { TRI_BLOCK } else { TRMM_BLOCK };
+    offsets_fit::<T>(blas, "lda", s.lda, nb.min(ka))?;
     let count = ka.div_ceil(nb);
     let blocks_len = count * nb * nb;
     let w_len = match s.side {
@@ -483,6 +501,7 @@ pub(crate) fn trtri<T: Scalar>(
     (inv, ldinv): (u64, usize),
 ) -> Result<()> {
     supported::<T>(blas, "trtri")?;
+    offsets_fit::<T>(blas, "ldinv", ldinv.max(n), n)?;
     let loaded = kernels::<T>(blas)?;
     let dev = blas.device();
     let upper = if uplo == Uplo::Upper { kern::UPPER } else { 0 };
@@ -671,6 +690,7 @@ pub(crate) fn rank_k<T: Scalar>(
         pairs,
     };
     let (n, nb) = (s.n, RANK_K_BLOCK);
+    offsets_fit::<T>(blas, "ldc", s.ldc, nb.min(n))?;
     let lower = s.uplo == Uplo::Lower;
     let loaded = kernels::<T>(blas)?;
     // Diagonal blocks: full products into the workspace, then their triangles into C.
@@ -788,6 +808,7 @@ pub(crate) fn symm<T: Scalar>(
         };
         return gemm1(blas, nn, (m, n, 0), alpha, a, Mat { ld: 1, ..b }, beta, c);
     }
+    offsets_fit::<T>(blas, "lda", s.lda.max(ka), ka)?;
     let loaded = kernels::<T>(blas)?;
     blas.with_workspace(f64s::<T>(ka * ka), |work| {
         let base = work.as_slice_mut().address();

@@ -41,14 +41,14 @@ use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// The element type as the kernels see it.
 #[derive(Debug, Clone, Copy)]
-struct Elem {
-    real: Real,
+pub(super) struct Elem {
+    pub(super) real: Real,
     /// 1 real, 2 complex.
-    comps: u8,
+    pub(super) comps: u8,
 }
 
 impl Elem {
-    fn of(d: DType) -> Option<Elem> {
+    pub(super) fn of(d: DType) -> Option<Elem> {
         let (real, comps) = match d {
             DType::F32 => (Real::F32, 1),
             DType::F64 => (Real::F64, 1),
@@ -60,19 +60,19 @@ impl Elem {
     }
 
     /// VGPRs (dwords) per element.
-    fn words(self) -> u8 {
+    pub(super) fn words(self) -> u8 {
         self.real.regs() * self.comps
     }
 
-    fn bytes(self) -> u32 {
+    pub(super) fn bytes(self) -> u32 {
         4 * u32::from(self.words())
     }
 
-    fn shift(self) -> i8 {
+    pub(super) fn shift(self) -> i8 {
         self.bytes().trailing_zeros() as i8
     }
 
-    fn load(self) -> Op {
+    pub(super) fn load(self) -> Op {
         match self.words() {
             1 => Op::GlobalLoadDword,
             2 => Op::GlobalLoadDwordx2,
@@ -80,7 +80,7 @@ impl Elem {
         }
     }
 
-    fn store(self) -> Op {
+    pub(super) fn store(self) -> Op {
         match self.words() {
             1 => Op::GlobalStoreDword,
             2 => Op::GlobalStoreDwordx2,
@@ -105,7 +105,7 @@ impl Elem {
     }
 
     /// The components of a value held in `v`.
-    fn parts(self, v: Vgpr) -> math::Val {
+    pub(super) fn parts(self, v: Vgpr) -> math::Val {
         math::comps(v, 0, self.real, self.comps)
     }
 
@@ -150,7 +150,7 @@ pub fn program(p: &Level3Params, target: &Target) -> Result<Program> {
     })
 }
 
-fn mask_op(k: &Assembler, b64: Op, b32: Op) -> Op {
+pub(super) fn mask_op(k: &Assembler, b64: Op, b32: Op) -> Op {
     if k.wave_size() == 64 {
         b64
     } else {
@@ -159,21 +159,21 @@ fn mask_op(k: &Assembler, b64: Op, b32: Op) -> Op {
 }
 
 /// `exec &= vcc`.
-fn narrow(k: &mut Assembler) {
+pub(super) fn narrow(k: &mut Assembler) {
     let op = mask_op(k, Op::SAndB64, Op::SAndB32);
     let (exec, vcc) = (k.exec(), k.vcc());
     k.op(op, [exec, exec, vcc]);
 }
 
 /// `saved = exec`.
-fn save_exec(k: &mut Assembler, saved: Sgpr) {
+pub(super) fn save_exec(k: &mut Assembler, saved: Sgpr) {
     let op = mask_op(k, Op::SMovB64, Op::SMovB32);
     let exec = k.exec();
     k.op(op, [saved.op(), exec]);
 }
 
 /// SCC = `flags & bit != 0`.
-fn test_flag(k: &mut Assembler, scratch: Sgpr, flags: Sgpr, bit: u32) {
+pub(super) fn test_flag(k: &mut Assembler, scratch: Sgpr, flags: Sgpr, bit: u32) {
     k.op(
         Op::SAndB32,
         [scratch.op(), flags.op(), Operand::imm32(i64::from(bit))],
@@ -181,19 +181,19 @@ fn test_flag(k: &mut Assembler, scratch: Sgpr, flags: Sgpr, bit: u32) {
 }
 
 /// `dst = base + lo/hi` (a 64-bit SGPR add of a 64-bit SGPR offset).
-fn add64(k: &mut Assembler, dst: Sgpr, base: Sgpr, off: Sgpr) {
+pub(super) fn add64(k: &mut Assembler, dst: Sgpr, base: Sgpr, off: Sgpr) {
     k.op(Op::SAddU32, [dst.at(0).op(), base.at(0).op(), off.at(0).op()]);
     k.op(Op::SAddcU32, [dst.at(1).op(), base.at(1).op(), off.at(1).op()]);
 }
 
 /// `off = a·b` as 64 bits (a, b 32-bit SGPRs or constants).
-fn mul64(k: &mut Assembler, off: Sgpr, a: Operand, b: Operand) {
+pub(super) fn mul64(k: &mut Assembler, off: Sgpr, a: Operand, b: Operand) {
     k.op(Op::SMulI32, [off.at(0).op(), a, b]);
     k.op(Op::SMulHiU32, [off.at(1).op(), a, b]);
 }
 
 /// `dst = first·(ld + 1)·size + base`: diagonal block z of a matrix at `base`.
-fn diagonal_block(k: &mut Assembler, e: Elem, base: Sgpr, first: Sgpr, ld: Sgpr) -> Result<Sgpr> {
+pub(super) fn diagonal_block(k: &mut Assembler, e: Elem, base: Sgpr, first: Sgpr, ld: Sgpr) -> Result<Sgpr> {
     let (step, off, dst) = (k.sgprs(1)?, k.sgprs(2)?, k.sgprs(2)?);
     k.op(Op::SAddU32, [step.op(), ld.op(), Operand::Int(1)]);
     k.op(
@@ -205,20 +205,25 @@ fn diagonal_block(k: &mut Assembler, e: Elem, base: Sgpr, first: Sgpr, ld: Sgpr)
     Ok(dst)
 }
 
-/// `dst = base + z·stride·size` (stride: the low word of a u64 argument).
-fn strided_block(k: &mut Assembler, e: Elem, base: Sgpr, z: Sgpr, stride: Sgpr) -> Result<Sgpr> {
-    let (bytes, off, dst) = (k.sgprs(1)?, k.sgprs(2)?, k.sgprs(2)?);
-    k.op(
-        Op::SLshlB32,
-        [bytes.op(), stride.at(0).op(), Operand::Int(e.shift())],
-    );
-    mul64(k, off, z.op(), bytes.op());
+/// `dst = base + z·stride·size` (stride a u64 argument, 64-bit arithmetic throughout).
+pub(super) fn strided_block(
+    k: &mut Assembler,
+    e: Elem,
+    base: Sgpr,
+    z: Sgpr,
+    stride: Sgpr,
+) -> Result<Sgpr> {
+    let (hi, off, dst) = (k.sgprs(1)?, k.sgprs(2)?, k.sgprs(2)?);
+    mul64(k, off, z.op(), stride.at(0).op());
+    k.op(Op::SMulI32, [hi.op(), z.op(), stride.at(1).op()]);
+    k.op(Op::SAddU32, [off.at(1).op(), off.at(1).op(), hi.op()]);
+    k.op(Op::SLshlB64, [off.op(), off.op(), Operand::Int(e.shift())]);
     add64(k, dst, base, off);
     Ok(dst)
 }
 
 /// `off = (row + col·ld)·size` in a VGPR.
-fn offset(k: &mut Assembler, e: Elem, off: Vgpr, row: Vgpr, col: Vgpr, ld: Sgpr) {
+pub(super) fn offset(k: &mut Assembler, e: Elem, off: Vgpr, row: Vgpr, col: Vgpr, ld: Sgpr) {
     k.op(Op::VMulLoU32, [off.op(), col.op(), ld.op()]);
     k.op(Op::VAddU32, [off.op(), off.op(), row.op()]);
     k.op(
@@ -228,14 +233,14 @@ fn offset(k: &mut Assembler, e: Elem, off: Vgpr, row: Vgpr, col: Vgpr, ld: Sgpr)
 }
 
 /// Sets every word of `v` to zero.
-fn zero(k: &mut Assembler, v: Vgpr) {
+pub(super) fn zero(k: &mut Assembler, v: Vgpr) {
     for w in 0..v.count() {
         k.op(Op::VMovB32, [v.at(w).op(), Operand::Int(0)]);
     }
 }
 
 /// `v = 1` (real part one, the rest zero).
-fn one(k: &mut Assembler, e: Elem, v: Vgpr) {
+pub(super) fn one(k: &mut Assembler, e: Elem, v: Vgpr) {
     zero(k, v);
     let hi = v.at(e.real.regs() - 1);
     k.op(
@@ -245,7 +250,7 @@ fn one(k: &mut Assembler, e: Elem, v: Vgpr) {
 }
 
 /// Zeroes the imaginary part of `v` (complex only).
-fn zero_imag(k: &mut Assembler, e: Elem, v: Vgpr) {
+pub(super) fn zero_imag(k: &mut Assembler, e: Elem, v: Vgpr) {
     if e.comps == 2 {
         let im = e.parts(v)[1];
         zero(k, im);
@@ -253,7 +258,7 @@ fn zero_imag(k: &mut Assembler, e: Elem, v: Vgpr) {
 }
 
 /// Negates the imaginary part of `v` (complex only): flips its sign bit.
-fn conj(k: &mut Assembler, e: Elem, v: Vgpr) {
+pub(super) fn conj(k: &mut Assembler, e: Elem, v: Vgpr) {
     if e.comps == 2 {
         let im = e.parts(v)[1];
         let sign = im.at(e.real.regs() - 1);
@@ -486,13 +491,13 @@ fn update(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
 }
 
 /// A wave-uniform counted loop `for var in 0..limit` on an SGPR.
-struct Loop {
+pub(super) struct Loop {
     var: Sgpr,
     top: super::asm::Label,
     done: super::asm::Label,
 }
 
-fn loop_start(k: &mut Assembler, name: &str, limit: Operand) -> Result<Loop> {
+pub(super) fn loop_start(k: &mut Assembler, name: &str, limit: Operand) -> Result<Loop> {
     let var = k.sgprs(1)?;
     let (top, done) = (k.label(name), k.label(&format!("{name}_done")));
     k.op(Op::SMovB32, [var.op(), Operand::Int(0)]);
@@ -502,7 +507,7 @@ fn loop_start(k: &mut Assembler, name: &str, limit: Operand) -> Result<Loop> {
     Ok(Loop { var, top, done })
 }
 
-fn loop_end(k: &mut Assembler, l: Loop) {
+pub(super) fn loop_end(k: &mut Assembler, l: Loop) {
     k.op(Op::SAddU32, [l.var.op(), l.var.op(), Operand::Int(1)]);
     k.branch(l.top);
     k.bind(l.done);
