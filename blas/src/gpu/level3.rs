@@ -54,10 +54,10 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gemm::GemmShape;
+use crate::gpu::extension::offsets_fit;
 use crate::gpu::gemm::{self, Operand};
 use crate::level3::{RankKShape, SymmShape, TriShape};
 use crate::{Blas, Diag, Scalar, Side, Transpose, Uplo};
-use rocm_core::target::Family;
 use rocm_core::{DType, Error, KernelArgs, Result};
 use rocm_kernels::generator::{self, Loaded};
 use rocm_kernels::level3::{self as kern, Level3, Level3Params};
@@ -92,25 +92,6 @@ fn supported<T: Scalar>(blas: &Blas, op: &str) -> Result<()> {
         return Err(Error::unsupported(
             format!("blas {op} for {dtype} (no complex triangle kernels yet)"),
             blas.device(),
-        ));
-    }
-    Ok(())
-}
-
-/// The AMDGPU triangle kernels address inside a block with 32-bit byte offsets: the
-/// `cols` columns at leading dimension `ld` the kernels touch must span less than 4 GiB.
-fn offsets_fit<T: Scalar>(blas: &Blas, what: &str, ld: usize, cols: usize) -> Result<()> {
-    if blas.device().target().family() == Family::Nvidia {
-        return Ok(());
-    }
-    let bytes = (ld as u128 + 1) * cols as u128 * es::<T>() as u128;
-    if bytes >= 1 << 32 {
-        return Err(Error::invalid(
-            what,
-            format!(
-                "{ld}×{cols} elements span 2^32 bytes or more (the AMDGPU Level 3 kernels' \
-                 32-bit offsets)"
-            ),
         ));
     }
     Ok(())
