@@ -7,9 +7,8 @@
 //! in C, which must not be read) and 1. trsm is checked by residual with κ = 3 (the GPU
 //! multiplies by computed inverses of the diagonal blocks; see the shared module).
 //!
-//! CUDA tests skip with a printed reason without a device. The emulated AMD device has
-//! no triangle kernels yet and must answer `Unsupported`, as must complex types on
-//! CUDA (no complex triangle kernels yet).
+//! CUDA tests skip with a printed reason without a device. Complex types on CUDA must
+//! answer `Unsupported` (no complex wiring yet). The emulated AMD devices: `level3_emu.rs`.
 
 mod common;
 
@@ -276,13 +275,6 @@ fn level3_unsupported<T: Scalar>(dev: &Device, what: &str) {
         ),
         &format!("{what} symm"),
     );
-}
-
-#[test]
-fn emulated_amd_answers_unsupported() {
-    let dev = Device::open("emu:gfx90a").unwrap();
-    level3_unsupported::<f32>(&dev, "emu:gfx90a f32");
-    level3_unsupported::<f64>(&dev, "emu:gfx90a f64");
 }
 
 #[test]

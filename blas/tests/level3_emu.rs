@@ -1,0 +1,200 @@
+//! Level 3 on the emulated AMD devices (trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm,
+//! trtri) against `rocm_blas::reference`, through the checks shared with the CPU and
+//! CUDA tests (`common/level3.rs`, which states the tolerances: (k + 2)·ε·Σ|terms| for
+//! the products, × 4 for complex arithmetic; trsm and trtri by residual with κ = 3 on
+//! the diagonally dominant test triangles, whose diagonal blocks the GPU inverts).
+//!
+//! Which (target, type) pairs run follows `common/emu.rs`'s GEMM table: the triangle
+//! kernels exist on every target, the products are GEMMs, so a pair without a GEMM must
+//! answer `Unsupported` (asserted here for every such pair and routine; those cases
+//! start running when the table says the GEMM is there). Every side/uplo/trans/diag
+//! combination runs, rotating over the targets that run the type, so each routine
+//! covers every emulated target in every run. Sizes stay small for the emulator but
+//! cross the 64-blocks trsm inverts (65, 66, 70), with odd sizes, 1, leading dimensions
+//! above the rows, and α/β of 0 (β = 0 over NaN in C), 1 and random values.
+
+mod common;
+
+use common::emu::emu_devices;
+use common::level3::*;
+use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
+use rocm_core::{Complex32, Complex64, Device, Error};
+
+/// The GPU trsm's κ for the diagonally dominant test matrices.
+const KAPPA: f64 = 3.0;
+
+const COEFS: [Coef; 3] = [Coef::Random, Coef::One, Coef::Zero];
+
+/// (m, n) of trsm/trmm: 1, odd, one 64-block ± and two blocks, both sides' orders.
+const TRI_DIMS: [(usize, usize); 7] = [(1, 1), (7, 3), (65, 5), (3, 66), (70, 9), (13, 1), (33, 70)];
+
+/// (n, k) of the rank-k updates (one diagonal block of the 512 the GPU uses, tiles of
+/// 32 crossed): k = 0 is β·C only.
+const RANK_K_DIMS: [(usize, usize); 6] = [(1, 1), (5, 0), (33, 7), (64, 3), (70, 65), (17, 40)];
+
+/// (m, n) of symm/hemm.
+const SYMM_DIMS: [(usize, usize); 5] = [(1, 1), (1, 9), (33, 2), (66, 5), (7, 70)];
+
+fn assert_unsupported(r: rocm_core::Result<()>, what: &str) {
+    match r {
+        Err(Error::Unsupported { .. }) => {}
+        other => panic!("{what}: expected Unsupported (no GEMM for the type), got {other:?}"),
+    }
+}
+
+/// One call of every routine on `dev`, each of which must answer `Unsupported`.
+fn refuses<T: Scalar>(dev: &Device) {
+    let what = format!("{}level 3 on {}", T::PREFIX, dev.id());
+    let blas = Blas::new(dev);
+    let n = 4;
+    let mut tri = vec![T::zero(); n * n];
+    for i in 0..n {
+        tri[i + i * n] = T::one() + T::one();
+    }
+    let a = dev.upload(&tri).unwrap();
+    let b = dev.upload(&vec![T::one(); n * n]).unwrap();
+    let (av, bv) = (a.as_slice(), b.as_slice());
+    let mut c = dev.upload(&vec![T::one(); n * n]).unwrap();
+    let (l, lo, nt, nu) = (Side::Left, Uplo::Lower, Transpose::N, Diag::NonUnit);
+    let one = T::one();
+    let mut cv = c.as_slice_mut();
+    assert_unsupported(blas.trsm(l, lo, nt, nu, n, n, one, &av, n, &mut cv, n), &what);
+    assert_unsupported(blas.trmm(l, lo, nt, nu, n, n, one, &av, n, &mut cv, n), &what);
+    assert_unsupported(blas.syrk(lo, nt, n, n, one, &av, n, one, &mut cv, n), &what);
+    assert_unsupported(
+        blas.syr2k(lo, nt, n, n, one, &av, n, &bv, n, one, &mut cv, n),
+        &what,
+    );
+    assert_unsupported(
+        blas.symm(l, lo, n, n, one, &av, n, &bv, n, one, &mut cv, n),
+        &what,
+    );
+    assert_unsupported(blas.trtri(lo, nu, n, &av, n, &mut cv, n), &what);
+    if T::IS_COMPLEX {
+        let r = one.re();
+        assert_unsupported(blas.herk(lo, nt, n, n, r, &av, n, r, &mut cv, n), &what);
+        assert_unsupported(
+            blas.her2k(lo, nt, n, n, one, &av, n, &bv, n, r, &mut cv, n),
+            &what,
+        );
+        assert_unsupported(
+            blas.hemm(l, lo, n, n, one, &av, n, &bv, n, one, &mut cv, n),
+            &what,
+        );
+    }
+}
+
+fn tri_all<T: Scalar>(solve: bool) {
+    let (runs, refuse) = emu_devices::<T>();
+    let mut q = 0usize;
+    for side in Side::ALL {
+        for uplo in Uplo::ALL {
+            for tr in Transpose::ALL {
+                for diag in Diag::ALL {
+                    let Some(dev) = runs.get(q % runs.len().max(1)) else {
+                        break;
+                    };
+                    let dims = TRI_DIMS[q % TRI_DIMS.len()];
+                    let pads = (q % 3, (q + 1) % 4);
+                    let args = (side, uplo, tr, diag);
+                    let seed = 100 * u64::from(solve) + q as u64;
+                    check_tri::<T>(dev, KAPPA, solve, args, dims, pads, COEFS[q % 3], seed);
+                    q += 1;
+                }
+            }
+        }
+    }
+    if solve {
+        refuse.iter().for_each(refuses::<T>);
+    }
+}
+
+fn rank_k_all<T: Scalar>(two: bool) {
+    let (runs, _) = emu_devices::<T>();
+    let mut q = 0usize;
+    for hermitian in [false, true] {
+        for uplo in Uplo::ALL {
+            for tr in Transpose::ALL {
+                if T::IS_COMPLEX && tr == if hermitian { Transpose::T } else { Transpose::C } {
+                    continue;
+                }
+                let Some(dev) = runs.get(q % runs.len().max(1)) else {
+                    return;
+                };
+                let dims = RANK_K_DIMS[q % RANK_K_DIMS.len()];
+                let coefs = (COEFS[q % 3], COEFS[(q / 3 + 1) % 3]);
+                let pads = (q % 2, (q + 1) % 3);
+                let seed = 300 + 50 * u64::from(two) + q as u64;
+                check_rank_k::<T>(dev, two, hermitian, uplo, tr, dims, pads, coefs, seed);
+                q += 1;
+            }
+        }
+    }
+}
+
+fn symm_all<T: Scalar>() {
+    let (runs, _) = emu_devices::<T>();
+    let mut q = 0usize;
+    for hermitian in [false, true] {
+        for side in Side::ALL {
+            for uplo in Uplo::ALL {
+                for _ in 0..2 {
+                    let Some(dev) = runs.get(q % runs.len().max(1)) else {
+                        return;
+                    };
+                    let dims = SYMM_DIMS[q % SYMM_DIMS.len()];
+                    let coefs = (COEFS[q % 3], COEFS[(q / 3 + 1) % 3]);
+                    let pads = (q % 3, (q + 1) % 2, (q + 2) % 3);
+                    check_symm::<T>(dev, hermitian, side, uplo, dims, pads, coefs, 500 + q as u64);
+                    q += 1;
+                }
+            }
+        }
+    }
+}
+
+fn trtri_all<T: Scalar>() {
+    let (runs, _) = emu_devices::<T>();
+    let mut q = 0usize;
+    for uplo in Uplo::ALL {
+        for diag in Diag::ALL {
+            for (n, pads) in [(1, (0, 0)), (5, (2, 1)), (64, (1, 0)), (70, (0, 3))] {
+                let Some(dev) = runs.get(q % runs.len().max(1)) else {
+                    return;
+                };
+                check_trtri::<T>(dev, KAPPA, (uplo, diag), n, pads, 700 + q as u64);
+                q += 1;
+            }
+        }
+    }
+}
+
+/// Every routine for one type (the refusals are asserted once, by the trsm pass).
+fn all<T: Scalar>() {
+    tri_all::<T>(true);
+    tri_all::<T>(false);
+    rank_k_all::<T>(false);
+    rank_k_all::<T>(true);
+    symm_all::<T>();
+    trtri_all::<T>();
+}
+
+#[test]
+fn level3_f32() {
+    all::<f32>();
+}
+
+#[test]
+fn level3_f64() {
+    all::<f64>();
+}
+
+#[test]
+fn level3_c32() {
+    all::<Complex32>();
+}
+
+#[test]
+fn level3_c64() {
+    all::<Complex64>();
+}
