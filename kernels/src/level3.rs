@@ -109,18 +109,12 @@ impl Generator for Level3 {
         ) {
             return crate::amdgpu::level3::program(p, target);
         }
-        let el = match p.dtype {
-            DType::F32 => El::new(Ty::F32, 1),
-            DType::F64 => El::new(Ty::F64, 1),
-            DType::C32 => El::new(Ty::F32, 2),
-            DType::C64 => El::new(Ty::F64, 2),
-            other => {
-                return Err(Error::unsupported(
-                    format!("Level 3 triangle kernels for {other}"),
-                    target.to_string(),
-                ))
-            }
-        };
+        let el = El::of(p.dtype).ok_or_else(|| {
+            Error::unsupported(
+                format!("Level 3 triangle kernels for {}", p.dtype),
+                target.to_string(),
+            )
+        })?;
         check_invert_block(p)?;
         let mut module = Module::for_kernels(target, "Level 3 triangle kernels")?;
         module.push(&expand(el));
@@ -303,52 +297,77 @@ fn stored(k: &mut KernelBuilder, upper: Reg, i: Reg, j: Reg) -> Reg {
 /// The element type: `comps` (1 real, 2 complex) components of the real type `ty`,
 /// stored consecutively (re, im). A value is one register per component.
 #[derive(Debug, Clone, Copy)]
-struct El {
-    ty: Ty,
-    comps: u32,
+pub(crate) struct El {
+    pub(crate) ty: Ty,
+    pub(crate) comps: u32,
 }
 
 impl El {
+    /// The element type of `d` (f32, f64, Complex32, Complex64), else None.
+    pub(crate) fn of(d: DType) -> Option<El> {
+        match d {
+            DType::F32 => Some(El::new(Ty::F32, 1)),
+            DType::F64 => Some(El::new(Ty::F64, 1)),
+            DType::C32 => Some(El::new(Ty::F32, 2)),
+            DType::C64 => Some(El::new(Ty::F64, 2)),
+            _ => None,
+        }
+    }
+
+    /// `a·b` (complex: re = fma(−ai, bi, ar·br), im = fma(ai, br, ar·bi)).
+    pub(crate) fn mul(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
+        let ty = self.ty;
+        let rr = k.mul(ty, a[0], b[0]);
+        if self.comps == 1 {
+            return vec![rr];
+        }
+        let ri = k.mul(ty, a[0], b[1]);
+        let nai = k.neg(ty, a[1]);
+        let re = k.fma(ty, nai, b[1], rr);
+        let im = k.fma(ty, a[1], b[0], ri);
+        vec![re, im]
+    }
+
     fn new(ty: Ty, comps: u32) -> El {
         El { ty, comps }
     }
 
     /// Bytes per element.
-    fn size(self) -> u32 {
+    pub(crate) fn size(self) -> u32 {
         self.ty.size() * self.comps
     }
 
     /// `v` in every component (the real part; imaginary parts zero).
-    fn constant(self, k: &mut KernelBuilder, re: f64) -> Vec<Reg> {
+    pub(crate) fn constant(self, k: &mut KernelBuilder, re: f64) -> Vec<Reg> {
         (0..self.comps)
             .map(|c| k.mov(self.ty, imm(self.ty, if c == 0 { re } else { 0.0 })))
             .collect()
     }
 
     /// A global load of one element where `pred` holds (a vector load for complex).
-    fn load_guarded(self, k: &mut KernelBuilder, addr: Reg, pred: Reg) -> Vec<Reg> {
+    pub(crate) fn load_guarded(self, k: &mut KernelBuilder, addr: Reg, pred: Reg) -> Vec<Reg> {
         k.ld_global_vec_guarded(self.ty, self.comps, addr, pred)
     }
 
-    fn ld_shared(self, k: &mut KernelBuilder, at: Reg) -> Vec<Reg> {
+    pub(crate) fn ld_shared(self, k: &mut KernelBuilder, at: Reg) -> Vec<Reg> {
         (0..self.comps)
             .map(|c| k.ld_shared(self.ty, at, i64::from(c * self.ty.size())))
             .collect()
     }
 
-    fn ld_shared_guarded(self, k: &mut KernelBuilder, at: Reg, pred: Reg) -> Vec<Reg> {
+    pub(crate) fn ld_shared_guarded(self, k: &mut KernelBuilder, at: Reg, pred: Reg) -> Vec<Reg> {
         (0..self.comps)
             .map(|c| k.ld_shared_guarded(self.ty, at, i64::from(c * self.ty.size()), pred))
             .collect()
     }
 
-    fn st_shared(self, k: &mut KernelBuilder, at: Reg, v: &[Reg]) {
+    pub(crate) fn st_shared(self, k: &mut KernelBuilder, at: Reg, v: &[Reg]) {
         for (c, &r) in v.iter().enumerate() {
             k.st_shared(at, i64::from(c as u32 * self.ty.size()), r);
         }
     }
 
-    fn st_shared_guarded(self, k: &mut KernelBuilder, at: Reg, v: &[Reg], pred: Reg) {
+    pub(crate) fn st_shared_guarded(self, k: &mut KernelBuilder, at: Reg, v: &[Reg], pred: Reg) {
         for (c, &r) in v.iter().enumerate() {
             k.when(pred, false)
                 .st_shared(at, i64::from(c as u32 * self.ty.size()), r);
@@ -356,7 +375,7 @@ impl El {
     }
 
     /// Componentwise `p ? a : b`.
-    fn selp(self, k: &mut KernelBuilder, a: &[Op], b: &[Op], p: Reg) -> Vec<Reg> {
+    pub(crate) fn selp(self, k: &mut KernelBuilder, a: &[Op], b: &[Op], p: Reg) -> Vec<Reg> {
         (0..self.comps as usize)
             .map(|c| k.selp(self.ty, a[c], b[c], p))
             .collect()
@@ -364,7 +383,7 @@ impl El {
 
     /// `acc + a·b` (complex: four fmas, the real-part products first, as the AMDGPU
     /// kernels: re = fma(−ai, bi, fma(ar, br, re)), im = fma(ai, br, fma(ar, bi, im))).
-    fn fma(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg], acc: &[Reg]) -> Vec<Reg> {
+    pub(crate) fn fma(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg], acc: &[Reg]) -> Vec<Reg> {
         let ty = self.ty;
         let re = k.fma(ty, a[0], b[0], acc[0]);
         if self.comps == 1 {
@@ -379,7 +398,7 @@ impl El {
 
     /// `n / d`: real `div.rn`; complex `n·(conj(d)·(1/|d|²))`, |d|² = fma(di, di, dr·dr),
     /// the product as re = fma(−ni, vi, nr·vr), im = fma(ni, vr, nr·vi).
-    fn div(self, k: &mut KernelBuilder, n: &[Reg], d: &[Reg]) -> Vec<Reg> {
+    pub(crate) fn div(self, k: &mut KernelBuilder, n: &[Reg], d: &[Reg]) -> Vec<Reg> {
         let ty = self.ty;
         if self.comps == 1 {
             return vec![k.div(ty, n[0], d[0])];
@@ -399,7 +418,7 @@ impl El {
     }
 }
 
-fn ops(v: &[Reg]) -> Vec<Op> {
+pub(crate) fn ops(v: &[Reg]) -> Vec<Op> {
     v.iter().map(|&r| Op::R(r)).collect()
 }
 
