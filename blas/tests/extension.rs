@@ -252,7 +252,7 @@ fn argument_errors_name_the_argument() {
     assert_eq!(name(err), "x");
 }
 
-/// geam and dgmm on CUDA (f32, f64) with the same checks as on the CPU: every
+/// geam and dgmm on CUDA (every type) with the same checks as on the CPU: every
 /// transpose pair, zero coefficients over NaN, edges around the kernels' 32×32 tiles,
 /// padded leading dimensions, negative increments, and random cases.
 #[test]
@@ -267,6 +267,8 @@ fn geam_and_dgmm_on_cuda() {
                         seed += 1;
                         check_geam::<f32>(&dev, (ta, tb), (m, n), (1, 0, 3), z, seed);
                         check_geam::<f64>(&dev, (ta, tb), (m, n), (0, 2, 1), z, seed);
+                        check_geam::<Complex32>(&dev, (ta, tb), (m, n), (2, 1, 0), z, seed);
+                        check_geam::<Complex64>(&dev, (ta, tb), (m, n), (0, 0, 2), z, seed);
                     }
                 }
             }
@@ -275,6 +277,8 @@ fn geam_and_dgmm_on_cuda() {
                     seed += 1;
                     check_dgmm::<f32>(&dev, side, (m, n), (2, 1), incx, seed);
                     check_dgmm::<f64>(&dev, side, (m, n), (0, 3), incx, seed);
+                    check_dgmm::<Complex32>(&dev, side, (m, n), (1, 0), incx, seed);
+                    check_dgmm::<Complex64>(&dev, side, (m, n), (0, 1), incx, seed);
                 }
             }
         }
@@ -302,7 +306,9 @@ fn strided_batched_geam_and_dgmm_on_cuda() {
 /// cases rotate over the targets), and the strided batched forms run on two targets.
 #[test]
 fn geam_and_dgmm_on_emulated_amd() {
-    let targets = ["gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151"];
+    let targets = [
+        "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
+    ];
     let devs: Vec<Device> = targets
         .iter()
         .map(|t| Device::open(&format!("emu:{t}")).unwrap())
@@ -425,58 +431,8 @@ fn strided_batched_case(dev: &Device) {
     }
 }
 
-/// Devices without geam/dgmm kernels for a type answer `Unsupported` naming the
-/// routine: complex types on CUDA (the emulated AMD devices run every type: see
-/// `geam_and_dgmm_on_emulated_amd`).
-#[test]
-fn geam_and_dgmm_without_kernels_are_unsupported() {
-    for dev in cuda_devices("the GPU geam/dgmm tests") {
-        let blas = Blas::new(&dev);
-        let a = dev.alloc::<Complex32>(16).unwrap();
-        let mut c = dev.alloc::<Complex32>(16).unwrap();
-        let one = Complex32::new(1.0, 0.0);
-        let err = blas
-            .geam(
-                Transpose::N,
-                Transpose::N,
-                4,
-                4,
-                one,
-                &a.as_slice(),
-                4,
-                one,
-                &a.as_slice(),
-                4,
-                &mut c.as_slice_mut(),
-                4,
-            )
-            .unwrap_err();
-        assert!(
-            matches!(&err, Error::Unsupported { op, .. } if op.contains("geam")),
-            "{err:?}"
-        );
-        let err = blas
-            .dgmm(
-                Side::Left,
-                4,
-                4,
-                &a.as_slice(),
-                4,
-                &a.as_slice(),
-                1,
-                &mut c.as_slice_mut(),
-                4,
-            )
-            .unwrap_err();
-        assert!(
-            matches!(&err, Error::Unsupported { op, .. } if op.contains("dgmm")),
-            "{err:?}"
-        );
-    }
-}
-
-/// trtri on CUDA (f32, f64) by residual, every uplo/diag, sizes around the 64-blocks of
-/// the trsm it runs on, padded leading dimensions; complex types answer `Unsupported`.
+/// trtri on CUDA (every type) by residual, every uplo/diag, sizes around the 64-blocks of
+/// the trsm it runs on (32-blocks for Complex64), padded leading dimensions.
 /// (The emulated AMD devices: `level3_emu.rs`.)
 #[test]
 fn trtri_on_gpus() {
@@ -496,22 +452,10 @@ fn trtri_on_gpus() {
                     seed += 1;
                     check_trtri::<f32>(&dev, 3.0, (uplo, diag), n, pads, seed);
                     check_trtri::<f64>(&dev, 3.0, (uplo, diag), n, pads, seed + 1000);
+                    check_trtri::<Complex32>(&dev, 3.0, (uplo, diag), n, pads, seed + 2000);
+                    check_trtri::<Complex64>(&dev, 3.0, (uplo, diag), n, pads, seed + 3000);
                 }
             }
         }
-        let a = dev.alloc::<Complex64>(16).unwrap();
-        let mut c = dev.alloc::<Complex64>(16).unwrap();
-        let err = Blas::new(&dev)
-            .trtri(
-                Uplo::Upper,
-                Diag::Unit,
-                4,
-                &a.as_slice(),
-                4,
-                &mut c.as_slice_mut(),
-                4,
-            )
-            .unwrap_err();
-        assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     }
 }

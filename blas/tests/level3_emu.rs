@@ -26,7 +26,8 @@ const KAPPA: f64 = 3.0;
 const COEFS: [Coef; 3] = [Coef::Random, Coef::One, Coef::Zero];
 
 /// (m, n) of trsm/trmm: 1, odd, one 64-block ± and two blocks, both sides' orders.
-const TRI_DIMS: [(usize, usize); 7] = [(1, 1), (7, 3), (65, 5), (3, 66), (70, 9), (13, 1), (33, 70)];
+const TRI_DIMS: [(usize, usize); 7] =
+    [(1, 1), (7, 3), (65, 5), (3, 66), (70, 9), (13, 1), (33, 70)];
 
 /// (n, k) of the rank-k updates (one diagonal block of the 512 the GPU uses, tiles of
 /// 32 crossed): k = 0 is β·C only.
@@ -58,8 +59,14 @@ fn refuses<T: Scalar>(dev: &Device) {
     let (l, lo, nt, nu) = (Side::Left, Uplo::Lower, Transpose::N, Diag::NonUnit);
     let one = T::one();
     let mut cv = c.as_slice_mut();
-    assert_unsupported(blas.trsm(l, lo, nt, nu, n, n, one, &av, n, &mut cv, n), &what);
-    assert_unsupported(blas.trmm(l, lo, nt, nu, n, n, one, &av, n, &mut cv, n), &what);
+    assert_unsupported(
+        blas.trsm(l, lo, nt, nu, n, n, one, &av, n, &mut cv, n),
+        &what,
+    );
+    assert_unsupported(
+        blas.trmm(l, lo, nt, nu, n, n, one, &av, n, &mut cv, n),
+        &what,
+    );
     assert_unsupported(blas.syrk(lo, nt, n, n, one, &av, n, one, &mut cv, n), &what);
     assert_unsupported(
         blas.syr2k(lo, nt, n, n, one, &av, n, &bv, n, one, &mut cv, n),
@@ -115,7 +122,14 @@ fn rank_k_all<T: Scalar>(two: bool) {
     for hermitian in [false, true] {
         for uplo in Uplo::ALL {
             for tr in Transpose::ALL {
-                if T::IS_COMPLEX && tr == if hermitian { Transpose::T } else { Transpose::C } {
+                if T::IS_COMPLEX
+                    && tr
+                        == if hermitian {
+                            Transpose::T
+                        } else {
+                            Transpose::C
+                        }
+                {
                     continue;
                 }
                 let Some(dev) = runs.get(q % runs.len().max(1)) else {
@@ -145,7 +159,16 @@ fn symm_all<T: Scalar>() {
                     let dims = SYMM_DIMS[q % SYMM_DIMS.len()];
                     let coefs = (COEFS[q % 3], COEFS[(q / 3 + 1) % 3]);
                     let pads = (q % 3, (q + 1) % 2, (q + 2) % 3);
-                    check_symm::<T>(dev, hermitian, side, uplo, dims, pads, coefs, 500 + q as u64);
+                    check_symm::<T>(
+                        dev,
+                        hermitian,
+                        side,
+                        uplo,
+                        dims,
+                        pads,
+                        coefs,
+                        500 + q as u64,
+                    );
                     q += 1;
                 }
             }

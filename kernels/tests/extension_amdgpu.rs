@@ -25,7 +25,10 @@ const BATCH: usize = 2;
 
 fn run(dev: &Device, t: IsaTarget, ty: Ty, name: &str, args: &KernelArgs) {
     let ks = generate(t, &ExtensionParams { dtype: ty.dtype }).unwrap();
-    let obj = rocm_kernels::amdgpu::code_object(&ks).unwrap().to_elf().unwrap();
+    let obj = rocm_kernels::amdgpu::code_object(&ks)
+        .unwrap()
+        .to_elf()
+        .unwrap();
     let m = dev.load_module(&ModuleImage::CodeObject(obj)).unwrap();
     let f = m.kernel(name).unwrap();
     // SAFETY: the arguments follow the documented kernel contract and the emulated
@@ -73,10 +76,22 @@ fn geam_case(dev: &Device, t: IsaTarget, ty: Ty, flags: u32, rng: &mut Rng) {
     if !read_b {
         b.iter_mut().for_each(|v| *v = f64::NAN);
     }
-    let alpha = if read_a { random(rng, ty, 1) } else { vec![0.0; c] };
-    let beta = if read_b { random(rng, ty, 1) } else { vec![0.0; c] };
+    let alpha = if read_a {
+        random(rng, ty, 1)
+    } else {
+        vec![0.0; c]
+    };
+    let beta = if read_b {
+        random(rng, ty, 1)
+    } else {
+        vec![0.0; c]
+    };
     let c0 = vec![7.0; sc * BATCH * c];
-    let (da, db, dc) = (Buf::up(dev, ty, &a), Buf::up(dev, ty, &b), Buf::up(dev, ty, &c0));
+    let (da, db, dc) = (
+        Buf::up(dev, ty, &a),
+        Buf::up(dev, ty, &b),
+        Buf::up(dev, ty, &c0),
+    );
     let mut args = KernelArgs::new();
     dc.push(&mut args);
     da.push(&mut args);
@@ -94,7 +109,16 @@ fn geam_case(dev: &Device, t: IsaTarget, ty: Ty, flags: u32, rng: &mut Rng) {
     args.push(flags);
     run(dev, t, ty, ext::GEAM, &args);
     let mut want = c0;
-    let term = |x: &[f64], ld: usize, stride: usize, trans: bool, conj: bool, read: bool, z: usize, i: usize, j: usize| -> Vec<f64> {
+    let term = |x: &[f64],
+                ld: usize,
+                stride: usize,
+                trans: bool,
+                conj: bool,
+                read: bool,
+                z: usize,
+                i: usize,
+                j: usize|
+     -> Vec<f64> {
         if !read {
             return vec![0.0; c];
         }
@@ -117,7 +141,11 @@ fn geam_case(dev: &Device, t: IsaTarget, ty: Ty, flags: u32, rng: &mut Rng) {
             }
         }
     }
-    same(&dc.down(), &want, &format!("geam {} {t} flags {flags:#x}", ty.dtype));
+    same(
+        &dc.down(),
+        &want,
+        &format!("geam {} {t} flags {flags:#x}", ty.dtype),
+    );
 }
 
 fn dgmm_case(dev: &Device, t: IsaTarget, ty: Ty, left: bool, incx: isize, rng: &mut Rng) {
@@ -129,9 +157,17 @@ fn dgmm_case(dev: &Device, t: IsaTarget, ty: Ty, left: bool, incx: isize, rng: &
     let a = random(rng, ty, sa * BATCH);
     let x = random(rng, ty, sx * BATCH);
     let c0 = vec![7.0; sc * BATCH * c];
-    let (da, dx, dc) = (Buf::up(dev, ty, &a), Buf::up(dev, ty, &x), Buf::up(dev, ty, &c0));
+    let (da, dx, dc) = (
+        Buf::up(dev, ty, &a),
+        Buf::up(dev, ty, &x),
+        Buf::up(dev, ty, &c0),
+    );
     // A negative increment: the far end of x (BLAS walks from there).
-    let start = if incx < 0 { (span - 1) * ty.dtype.size() } else { 0 };
+    let start = if incx < 0 {
+        (span - 1) * ty.dtype.size()
+    } else {
+        0
+    };
     let mut args = KernelArgs::new();
     dc.push(&mut args);
     da.push(&mut args);
@@ -204,9 +240,16 @@ fn geam_and_dgmm_match_the_host_on_every_target() {
                     geam_case(&dev, t, ty, f, &mut rng);
                 }
             }
-            for (i, (left, incx)) in [(true, 1), (false, 2), (true, -1), (false, -3), (false, 1), (true, -3)]
-                .into_iter()
-                .enumerate()
+            for (i, (left, incx)) in [
+                (true, 1),
+                (false, 2),
+                (true, -1),
+                (false, -3),
+                (false, 1),
+                (true, -3),
+            ]
+            .into_iter()
+            .enumerate()
             {
                 if (i + q + d) % 2 == 0 {
                     dgmm_case(&dev, t, ty, left, incx, &mut rng);

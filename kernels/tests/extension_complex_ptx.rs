@@ -83,8 +83,16 @@ fn geam_case<T: El>(flags: u32) {
     let sentinel = T::from_f64(-7.25);
     let c = vec![sentinel; 2 * sc * BATCH];
     let z = T::from_f64(0.0);
-    let alpha = if ra { [T::from_f64(0.75), T::from_f64(-0.5)] } else { [z, z] };
-    let beta = if rb { [T::from_f64(-1.375), T::from_f64(0.25)] } else { [z, z] };
+    let alpha = if ra {
+        [T::from_f64(0.75), T::from_f64(-0.5)]
+    } else {
+        [z, z]
+    };
+    let beta = if rb {
+        [T::from_f64(-1.375), T::from_f64(0.25)]
+    } else {
+        [z, z]
+    };
     let mut mem = ptx_sim::Memory::default();
     let (pa, pb, pc) = (
         mem.alloc(bytes(&a)),
@@ -116,11 +124,24 @@ fn geam_case<T: El>(flags: u32) {
         &mut mem,
     );
     let got: Vec<T> = values(mem.bytes(pc));
-    let op = |x: &[T], t: bool, conj: bool, read: bool, ld: usize, s: usize, p: usize, i: usize, j: usize| -> [T; 2] {
+    let op = |x: &[T],
+              t: bool,
+              conj: bool,
+              read: bool,
+              ld: usize,
+              s: usize,
+              p: usize,
+              i: usize,
+              j: usize|
+     -> [T; 2] {
         if !read {
             return [z, z];
         }
-        let e = 2 * if t { p * s + j + i * ld } else { p * s + i + j * ld };
+        let e = 2 * if t {
+            p * s + j + i * ld
+        } else {
+            p * s + i + j * ld
+        };
         [x[e], if conj { neg(x[e + 1]) } else { x[e + 1] }]
     };
     for p in 0..BATCH {
@@ -149,8 +170,12 @@ fn dgmm_case<T: El>(left: bool, incx: isize) {
     let len = if left { M } else { N };
     let span = (len - 1) * incx.unsigned_abs() + 1;
     let (sa, sx, sc) = (lda * N + 1, span + 2, ldc * N + 3);
-    let a: Vec<T> = (0..2 * sa * BATCH).map(|_| T::from_f64(rng.next())).collect();
-    let x: Vec<T> = (0..2 * sx * BATCH).map(|_| T::from_f64(rng.next())).collect();
+    let a: Vec<T> = (0..2 * sa * BATCH)
+        .map(|_| T::from_f64(rng.next()))
+        .collect();
+    let x: Vec<T> = (0..2 * sx * BATCH)
+        .map(|_| T::from_f64(rng.next()))
+        .collect();
     let sentinel = T::from_f64(-7.25);
     let c = vec![sentinel; 2 * sc * BATCH];
     let mut mem = ptx_sim::Memory::default();

@@ -26,7 +26,14 @@ const N: usize = 70;
 const NB: usize = 32;
 const LD: usize = 73;
 
-fn run(dev: &Device, t: IsaTarget, ty: Ty, name: &str, cfg: &rocm_core::LaunchConfig, args: &KernelArgs) {
+fn run(
+    dev: &Device,
+    t: IsaTarget,
+    ty: Ty,
+    name: &str,
+    cfg: &rocm_core::LaunchConfig,
+    args: &KernelArgs,
+) {
     let ks = generate(
         t,
         &Level3Params {
@@ -35,7 +42,10 @@ fn run(dev: &Device, t: IsaTarget, ty: Ty, name: &str, cfg: &rocm_core::LaunchCo
         },
     )
     .unwrap();
-    let obj = rocm_kernels::amdgpu::code_object(&ks).unwrap().to_elf().unwrap();
+    let obj = rocm_kernels::amdgpu::code_object(&ks)
+        .unwrap()
+        .to_elf()
+        .unwrap();
     let m = dev.load_module(&ModuleImage::CodeObject(obj)).unwrap();
     let f = m.kernel(name).unwrap();
     // SAFETY: the arguments follow the documented kernel contract and the emulated
@@ -366,4 +376,3 @@ fn triangle_kernels_match_llvm_on_every_target() {
         }
     }
 }
-

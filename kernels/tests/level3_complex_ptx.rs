@@ -82,7 +82,14 @@ fn expand_case<T: El>(flags: u32) {
     let pa = mem.alloc(bytes(&a));
     let po = mem.alloc(bytes(&out));
     let cfg = l3::tile_config(N, NB);
-    let params = [pa, N as u64, NB as u64, LD as u64, NB as u64, (NB * NB) as u64];
+    let params = [
+        pa,
+        N as u64,
+        NB as u64,
+        LD as u64,
+        NB as u64,
+        (NB * NB) as u64,
+    ];
     let mut all = vec![po];
     all.extend(params);
     all.push(flags.into());
@@ -104,7 +111,14 @@ fn expand_case<T: El>(flags: u32) {
                     [a[p], if herm && i == j { zero } else { a[p + 1] }]
                 } else if mirror {
                     let p = at(j, i);
-                    [a[p], if herm { T::from_f64(-a[p + 1].to_f64()) } else { a[p + 1] }]
+                    [
+                        a[p],
+                        if herm {
+                            T::from_f64(-a[p + 1].to_f64())
+                        } else {
+                            a[p + 1]
+                        },
+                    ]
                 } else {
                     [zero, zero]
                 };
@@ -167,8 +181,7 @@ fn update_case<T: El>(flags: u32) {
         for i in 0..LD {
             let q = 2 * (i + j * LD);
             let (zi, zj) = (i / NB, j / NB);
-            let in_block =
-                i < N && zi == zj && stored(upper, i % NB, j % NB) && !(unit && i == j);
+            let in_block = i < N && zi == zj && stored(upper, i % NB, j % NB) && !(unit && i == j);
             let want = if in_block {
                 let p = 2 * (zi * NB * NB + i % NB + (j % NB) * NB);
                 let mut v = [w[p], w[p + 1]];

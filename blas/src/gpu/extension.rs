@@ -36,7 +36,12 @@ pub(crate) fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
 
 /// The AMDGPU kernels address inside a problem with 32-bit byte offsets: `cols` columns
 /// at leading dimension `ld` must span less than 4 GiB there.
-pub(crate) fn offsets_fit<T: Scalar>(blas: &Blas, what: &str, ld: usize, cols: usize) -> Result<()> {
+pub(crate) fn offsets_fit<T: Scalar>(
+    blas: &Blas,
+    what: &str,
+    ld: usize,
+    cols: usize,
+) -> Result<()> {
     if blas.device().target().family() == Family::Nvidia {
         return Ok(());
     }

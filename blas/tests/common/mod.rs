@@ -2,9 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod emu;
 pub mod gemm;
 pub mod level1;
-pub mod emu;
 pub mod level3;
 
 use num_complex::Complex64;

@@ -18,11 +18,12 @@
 //! the lowest address (`x + (len − 1)·incx·size`, len = m or n) and indexes from there.
 
 use super::asm::{AssembledKernel, Assembler};
-use super::level3::{
-    conj, mul64, narrow, offset, save_exec, strided_block, test_flag, zero, Elem,
-};
+use super::level3::{conj, mul64, narrow, offset, save_exec, strided_block, test_flag, zero, Elem};
 use super::math;
-use crate::extension::{ExtensionParams, BLOCK, CONJ_A, CONJ_B, DGMM, GEAM, LEFT, READ_A, READ_B, TILE, TRANS_A, TRANS_B};
+use crate::extension::{
+    ExtensionParams, BLOCK, CONJ_A, CONJ_B, DGMM, GEAM, LEFT, READ_A, READ_B, TILE, TRANS_A,
+    TRANS_B,
+};
 use crate::generator::{LaunchRule, Program};
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
 use rocm_core::{Error, ModuleImage, Result, Target};
@@ -68,7 +69,11 @@ fn scalar_arg(k: &mut Assembler, e: Elem, name: &str) -> Result<Vec<super::regs:
 
 /// Copies a scalar argument into VGPRs (VOP3 takes no literal on gfx9, and complex
 /// arithmetic wants its components in VGPRs).
-fn scalar_vgprs(k: &mut Assembler, e: Elem, words: &[super::regs::Sgpr]) -> Result<super::regs::Vgpr> {
+fn scalar_vgprs(
+    k: &mut Assembler,
+    e: Elem,
+    words: &[super::regs::Sgpr],
+) -> Result<super::regs::Vgpr> {
     let v = k.vgprs(e.words())?;
     let r = e.real.regs();
     for (q, w) in words.iter().enumerate() {
@@ -152,7 +157,11 @@ fn geam(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
     let beta = scalar_vgprs(&mut k, e, &beta_w)?;
     let scratch = k.sgprs(1)?;
     let (j, off) = (k.vgprs(1)?, k.vgprs(1)?);
-    let (av, bv, v) = (k.vgprs(e.words())?, k.vgprs(e.words())?, k.vgprs(e.words())?);
+    let (av, bv, v) = (
+        k.vgprs(e.words())?,
+        k.vgprs(e.words())?,
+        k.vgprs(e.words())?,
+    );
     let operands = [
         (a, lda, av, TRANS_A, CONJ_A, READ_A, "a"),
         (b, ldb, bv, TRANS_B, CONJ_B, READ_B, "b"),
@@ -186,7 +195,14 @@ fn geam(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
         }
         // v = α·a, then v += β·b (real: fma(β, b, α·a)).
         math::cmul(&mut k, e.real, &e.parts(v), &e.parts(alpha), &e.parts(av));
-        math::cfma_into(&mut k, e.real, &e.parts(v), &e.parts(beta), &e.parts(bv), false);
+        math::cfma_into(
+            &mut k,
+            e.real,
+            &e.parts(v),
+            &e.parts(beta),
+            &e.parts(bv),
+            false,
+        );
         offset(&mut k, e, off, f.i, j, ldc);
         k.global_store(e.store(), off, v, c, 0);
         k.bind(skip);
@@ -229,17 +245,30 @@ fn dgmm(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
     k.op(Op::SAshrI32, [neg.op(), incx.op(), Operand::Int(31)]);
     k.op(Op::SXorB32, [step.op(), incx.op(), neg.op()]);
     k.op(Op::SSubU32, [step.op(), step.op(), neg.op()]);
-    k.op(Op::SLshlB32, [step.op(), step.op(), Operand::Int(e.shift())]);
+    k.op(
+        Op::SLshlB32,
+        [step.op(), step.op(), Operand::Int(e.shift())],
+    );
     // back = (len − 1)·step when incx < 0, else 0.
     mul64(&mut k, back, len.op(), step.op());
     k.op(Op::SCmpLtI32, [incx.op(), Operand::Int(0)]);
     let lowest = k.sgprs(2)?;
     k.op(Op::SCselectB64, [back.op(), back.op(), Operand::Int(0)]);
-    k.op(Op::SSubU32, [lowest.at(0).op(), x.at(0).op(), back.at(0).op()]);
-    k.op(Op::SSubbU32, [lowest.at(1).op(), x.at(1).op(), back.at(1).op()]);
+    k.op(
+        Op::SSubU32,
+        [lowest.at(0).op(), x.at(0).op(), back.at(0).op()],
+    );
+    k.op(
+        Op::SSubbU32,
+        [lowest.at(1).op(), x.at(1).op(), back.at(1).op()],
+    );
     // The lane's x index as a byte offset: idx·step, or (len − 1 − idx)·step.
     let (j, off, idx) = (k.vgprs(1)?, k.vgprs(1)?, k.vgprs(1)?);
-    let (av, xv, v) = (k.vgprs(e.words())?, k.vgprs(e.words())?, k.vgprs(e.words())?);
+    let (av, xv, v) = (
+        k.vgprs(e.words())?,
+        k.vgprs(e.words())?,
+        k.vgprs(e.words())?,
+    );
     for s in 0..TILE / 8 {
         let skip = k.label(&format!("next{s}"));
         f.element(&mut k, s, j, (m, n), skip);

@@ -35,7 +35,9 @@ use super::asm::{AssembledKernel, Assembler};
 use super::math::{self, Real};
 use super::regs::{Sgpr, Vgpr};
 use crate::generator::{LaunchRule, Program};
-use crate::level3::{Level3Params, EXPAND, HERM, INVERT, MIRROR, READ_C, TILE, UNIT, UPDATE, UPPER};
+use crate::level3::{
+    Level3Params, EXPAND, HERM, INVERT, MIRROR, READ_C, TILE, UNIT, UPDATE, UPPER,
+};
 use rocm_core::isa::amdgpu::{InlineFloat, IsaTarget, Op, Operand};
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -122,7 +124,10 @@ impl Elem {
 /// The three kernels of `p` on `t`: expand, invert, update.
 pub fn generate(t: IsaTarget, p: &Level3Params) -> Result<Vec<AssembledKernel>> {
     let e = Elem::of(p.dtype).ok_or_else(|| {
-        Error::unsupported(format!("Level 3 triangle kernels for {}", p.dtype), t.name())
+        Error::unsupported(
+            format!("Level 3 triangle kernels for {}", p.dtype),
+            t.name(),
+        )
     })?;
     if !matches!(p.invert_block, 16 | 32 | 64) {
         return Err(Error::invalid(
@@ -131,7 +136,11 @@ pub fn generate(t: IsaTarget, p: &Level3Params) -> Result<Vec<AssembledKernel>> 
         ));
     }
     crate::level3::check_invert_block(p)?;
-    Ok(vec![expand(t, e)?, invert(t, e, p.invert_block)?, update(t, e)?])
+    Ok(vec![
+        expand(t, e)?,
+        invert(t, e, p.invert_block)?,
+        update(t, e)?,
+    ])
 }
 
 /// The [`Program`] of `p` for `target`: one code object with the three kernels,
@@ -182,8 +191,14 @@ pub(super) fn test_flag(k: &mut Assembler, scratch: Sgpr, flags: Sgpr, bit: u32)
 
 /// `dst = base + lo/hi` (a 64-bit SGPR add of a 64-bit SGPR offset).
 pub(super) fn add64(k: &mut Assembler, dst: Sgpr, base: Sgpr, off: Sgpr) {
-    k.op(Op::SAddU32, [dst.at(0).op(), base.at(0).op(), off.at(0).op()]);
-    k.op(Op::SAddcU32, [dst.at(1).op(), base.at(1).op(), off.at(1).op()]);
+    k.op(
+        Op::SAddU32,
+        [dst.at(0).op(), base.at(0).op(), off.at(0).op()],
+    );
+    k.op(
+        Op::SAddcU32,
+        [dst.at(1).op(), base.at(1).op(), off.at(1).op()],
+    );
 }
 
 /// `off = a·b` as 64 bits (a, b 32-bit SGPRs or constants).
@@ -193,7 +208,13 @@ pub(super) fn mul64(k: &mut Assembler, off: Sgpr, a: Operand, b: Operand) {
 }
 
 /// `dst = first·(ld + 1)·size + base`: diagonal block z of a matrix at `base`.
-pub(super) fn diagonal_block(k: &mut Assembler, e: Elem, base: Sgpr, first: Sgpr, ld: Sgpr) -> Result<Sgpr> {
+pub(super) fn diagonal_block(
+    k: &mut Assembler,
+    e: Elem,
+    base: Sgpr,
+    first: Sgpr,
+    ld: Sgpr,
+) -> Result<Sgpr> {
     let (step, off, dst) = (k.sgprs(1)?, k.sgprs(2)?, k.sgprs(2)?);
     k.op(Op::SAddU32, [step.op(), ld.op(), Operand::Int(1)]);
     k.op(
@@ -243,10 +264,7 @@ pub(super) fn zero(k: &mut Assembler, v: Vgpr) {
 pub(super) fn one(k: &mut Assembler, e: Elem, v: Vgpr) {
     zero(k, v);
     let hi = v.at(e.real.regs() - 1);
-    k.op(
-        Op::VMovB32,
-        [hi.op(), e.one_bits()],
-    );
+    k.op(Op::VMovB32, [hi.op(), e.one_bits()]);
 }
 
 /// Zeroes the imaginary part of `v` (complex only).
@@ -309,9 +327,15 @@ fn tile_frame(k: &mut Assembler, n: Sgpr, nb: Sgpr, flags: Sgpr) -> Result<Tile>
     k.op(Op::VAddU32, [i.op(), r0.op(), x.op()]);
     let (sgn, thr, scratch) = (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
     test_flag(k, scratch, flags, UPPER);
-    k.op(Op::SCselectB32, [sgn.op(), Operand::Int(1), Operand::Int(-1)]);
+    k.op(
+        Op::SCselectB32,
+        [sgn.op(), Operand::Int(1), Operand::Int(-1)],
+    );
     test_flag(k, scratch, flags, UNIT);
-    k.op(Op::SCselectB32, [thr.op(), Operand::Int(1), Operand::Int(0)]);
+    k.op(
+        Op::SCselectB32,
+        [thr.op(), Operand::Int(1), Operand::Int(0)],
+    );
     let (all, inside) = (k.mask_sgprs()?, k.mask_sgprs()?);
     save_exec(k, all);
     Ok(Tile {
@@ -471,7 +495,14 @@ fn update(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
         k.global_load(e.load(), cv, offc, c, 0);
         k.wait_vm(0);
         // w ← fma(β, c, w) (complex: w + β·c).
-        math::cfma_into(&mut k, e.real, &e.parts(wv), &e.parts(beta), &e.parts(cv), false);
+        math::cfma_into(
+            &mut k,
+            e.real,
+            &e.parts(wv),
+            &e.parts(beta),
+            &e.parts(cv),
+            false,
+        );
         k.bind(no_c);
         k.wait_vm(0);
         let no_herm = k.label(&format!("no_herm{s}"));
@@ -563,15 +594,29 @@ fn invert(t: IsaTarget, e: Elem, nb: u32) -> Result<AssembledKernel> {
     test_flag(&mut k, scratch, flags, UPPER);
     k.op(
         Op::SCselectB32,
-        [sa.op(), Operand::imm32(es.into()), Operand::imm32(row_bytes)],
+        [
+            sa.op(),
+            Operand::imm32(es.into()),
+            Operand::imm32(row_bytes),
+        ],
     );
     k.op(
         Op::SCselectB32,
-        [sb.op(), Operand::imm32(row_bytes), Operand::imm32(es.into())],
+        [
+            sb.op(),
+            Operand::imm32(row_bytes),
+            Operand::imm32(es.into()),
+        ],
     );
-    k.op(Op::SCselectB32, [sgn.op(), Operand::Int(1), Operand::Int(-1)]);
+    k.op(
+        Op::SCselectB32,
+        [sgn.op(), Operand::Int(1), Operand::Int(-1)],
+    );
     test_flag(&mut k, scratch, flags, UNIT);
-    k.op(Op::SCselectB32, [thr.op(), Operand::Int(1), Operand::Int(0)]);
+    k.op(
+        Op::SCselectB32,
+        [thr.op(), Operand::Int(1), Operand::Int(0)],
+    );
     let (tes, ta, off, d, addr) = (
         k.vgprs(1)?,
         k.vgprs(1)?,
@@ -602,7 +647,15 @@ fn invert(t: IsaTarget, e: Elem, nb: u32) -> Result<AssembledKernel> {
     zero(&mut k, v);
     k.op(Op::VCmpEqU32, [vcc, p.op(), tid.op()]);
     let hi = v.at(e.real.regs() - 1);
-    k.op(Op::VCndmaskB32, [hi.op(), Operand::Int(0), one_v.at(e.real.regs() - 1).op(), vcc]);
+    k.op(
+        Op::VCndmaskB32,
+        [
+            hi.op(),
+            Operand::Int(0),
+            one_v.at(e.real.regs() - 1).op(),
+            vcc,
+        ],
+    );
     let skip = k.label("outside");
     k.op(Op::SCmpGeU32, [p.op(), bs.op()]);
     k.cbranch(Op::SCbranchScc1, skip);
@@ -642,7 +695,10 @@ fn invert(t: IsaTarget, e: Elem, nb: u32) -> Result<AssembledKernel> {
     // row_i = lds + i·pitch·es: the start of row i.
     k.op(Op::SMulI32, [row_i.op(), i.op(), Operand::imm32(row_bytes)]);
     if lds != 0 {
-        k.op(Op::SAddU32, [row_i.op(), row_i.op(), Operand::imm32(lds.into())]);
+        k.op(
+            Op::SAddU32,
+            [row_i.op(), row_i.op(), Operand::imm32(lds.into())],
+        );
     }
     let lq = loop_start(&mut k, "dot", i.op())?;
     let q = lq.var;
@@ -653,12 +709,22 @@ fn invert(t: IsaTarget, e: Elem, nb: u32) -> Result<AssembledKernel> {
     k.ds_read(e.ds_read(), lv, addr, 0);
     k.op(Op::SMulI32, [laddr.op(), q.op(), Operand::imm32(row_bytes)]);
     if lds != 0 {
-        k.op(Op::SAddU32, [laddr.op(), laddr.op(), Operand::imm32(lds.into())]);
+        k.op(
+            Op::SAddU32,
+            [laddr.op(), laddr.op(), Operand::imm32(lds.into())],
+        );
     }
     k.op(Op::VAddU32, [off.op(), laddr.op(), tes.op()]);
     k.ds_read(e.ds_read(), xv, off, 0);
     k.wait_lgkm(0);
-    math::cfma_into(&mut k, e.real, &e.parts(acc), &e.parts(lv), &e.parts(xv), false);
+    math::cfma_into(
+        &mut k,
+        e.real,
+        &e.parts(acc),
+        &e.parts(lv),
+        &e.parts(xv),
+        false,
+    );
     loop_end(&mut k, lq);
     // d = l_ii; num = δ_it − acc.
     k.op(Op::SLshlB32, [laddr.op(), i.op(), Operand::Int(e.shift())]);
@@ -668,7 +734,15 @@ fn invert(t: IsaTarget, e: Elem, nb: u32) -> Result<AssembledKernel> {
     zero(&mut k, num);
     k.op(Op::VCmpEqU32, [vcc, i.op(), tid.op()]);
     let hi = num.at(e.real.regs() - 1);
-    k.op(Op::VCndmaskB32, [hi.op(), Operand::Int(0), one_v.at(e.real.regs() - 1).op(), vcc]);
+    k.op(
+        Op::VCndmaskB32,
+        [
+            hi.op(),
+            Operand::Int(0),
+            one_v.at(e.real.regs() - 1).op(),
+            vcc,
+        ],
+    );
     let (np, ap) = (e.parts(num), e.parts(acc));
     for c in 0..e.comps as usize {
         math::add(&mut k, e.real, np[c], np[c], ap[c], 2, 0);

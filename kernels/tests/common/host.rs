@@ -141,4 +141,3 @@ pub fn scalar(args: &mut KernelArgs, t: Ty, v: &[f64]) {
 pub fn random(rng: &mut Rng, t: Ty, len: usize) -> Vec<f64> {
     (0..len * t.comps).map(|_| t.round(rng.unit())).collect()
 }
-
