@@ -35,8 +35,9 @@
 //!   full symmetric matrix in the workspace (`rocm_tri_expand` with the mirror), then
 //!   one GEMM.
 //!
-//! Workspace: the handle's device workspace (`Blas::with_workspace`, kept and grown
-//! across calls): trsm and trmm ⌈ka/nb⌉·nb² + nb·n (left) or m·nb (right) elements
+//! Workspace: the handle's Level 3 block workspace (`Blas::with_blocks_workspace`, kept
+//! and grown across calls; not the general workspace, which the complex GEMM called
+//! inside needs): trsm and trmm ⌈ka/nb⌉·nb² + nb·n (left) or m·nb (right) elements
 //! (nb = [`TRI_BLOCK`] or [`TRMM_BLOCK`]), syrk/syr2k ⌈n/RANK_K_BLOCK⌉·RANK_K_BLOCK², symm ka²
 //! (a dense copy of A: 256 MiB for an 8192² f32, which stays with the handle).
 //!
@@ -424,7 +425,7 @@ pub(crate) fn tri<T: Scalar>(
         Side::Right => s.m * nb,
     };
     let loaded = kernels::<T>(blas)?;
-    blas.with_workspace(f64s::<T>(blocks_len + w_len), |work| {
+    blas.with_blocks_workspace(f64s::<T>(blocks_len + w_len), |work| {
         let base = work.as_slice_mut().address();
         let mut flags = if s.uplo == Uplo::Upper {
             kern::UPPER
@@ -694,7 +695,7 @@ pub(crate) fn rank_k<T: Scalar>(
     let loaded = kernels::<T>(blas)?;
     // Diagonal blocks: full products into the workspace, then their triangles into C.
     let count = n.div_ceil(nb);
-    blas.with_workspace(f64s::<T>(count * nb * nb), |work| {
+    blas.with_blocks_workspace(f64s::<T>(count * nb * nb), |work| {
         let base = work.as_slice_mut().address();
         let w = Mat {
             address: base,
@@ -812,7 +813,7 @@ pub(crate) fn symm<T: Scalar>(
     }
     offsets_fit::<T>(blas, "lda", s.lda.max(ka), ka)?;
     let loaded = kernels::<T>(blas)?;
-    blas.with_workspace(f64s::<T>(ka * ka), |work| {
+    blas.with_blocks_workspace(f64s::<T>(ka * ka), |work| {
         let base = work.as_slice_mut().address();
         let mut flags = kern::MIRROR;
         if s.uplo == Uplo::Upper {
