@@ -14,9 +14,8 @@
 //!   lanes are narrowed by exec masks (inside the block, stored triangle, diagonal);
 //!   uniform flags are scalar branches. "Stored" is `sgn·(j − i) ≥ thr` with `sgn = ±1`
 //!   by [`UPPER`] and `thr = 1` with [`UNIT`] (the diagonal excluded), else 0.
-//!   `rocm_tri_expand` reads the mirrored element `src(j, i)` straight from global
-//!   memory (one strided load per lane; the PTX kernel stages it through shared memory
-//!   for coalescing, which the tests' sizes do not need).
+//!   `rocm_tri_expand` stages the transposed tile through LDS (rows padded to 33, then
+//!   `s_barrier`) as the PTX kernel does, so the mirrored reads are coalesced too.
 //! - `rocm_tri_invert`: NB work-items, the block in LDS row-major with rows padded to
 //!   NB + 1, the PTX kernel's forward substitution (a wave-uniform loop over rows with
 //!   `s_barrier` around each row's write). The division `(δ − Σ)/l_ii` is `q = n·r`
@@ -289,6 +288,9 @@ pub(super) fn conj(k: &mut Assembler, e: Elem, v: Vgpr) {
 
 /// The tile kernels' common state.
 struct Tile {
+    /// x (0..32) of this lane and the tile's first row r0.
+    x: Vgpr,
+    r0: Sgpr,
     /// Row i = r0 + x of this lane.
     i: Vgpr,
     /// y of this lane.
@@ -339,6 +341,8 @@ fn tile_frame(k: &mut Assembler, n: Sgpr, nb: Sgpr, flags: Sgpr) -> Result<Tile>
     let (all, inside) = (k.mask_sgprs()?, k.mask_sgprs()?);
     save_exec(k, all);
     Ok(Tile {
+        x,
+        r0,
         i,
         y,
         c0,
@@ -379,6 +383,107 @@ impl Tile {
     }
 }
 
+/// A 32×32 tile of elements in LDS, rows padded to 33 so that both the staging writes
+/// (along a row) and the transposed reads (down a column) of a wave hit distinct banks
+/// for 4-byte elements.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LdsTile {
+    /// LDS byte offset of the tile.
+    pub(super) base: u32,
+}
+
+const PITCH: u32 = TILE + 1;
+
+impl LdsTile {
+    pub(super) fn new(k: &mut Assembler, e: Elem) -> Result<LdsTile> {
+        Ok(LdsTile {
+            base: k.lds(TILE * PITCH * e.bytes(), 16)?,
+        })
+    }
+
+    /// `addr = ((row·33 + col)·size + base`.
+    fn address(self, k: &mut Assembler, e: Elem, addr: Vgpr, row: Vgpr, col: Operand) {
+        k.op(
+            Op::VMulLoU32,
+            [addr.op(), row.op(), Operand::imm32(PITCH.into())],
+        );
+        k.op(Op::VAddU32, [addr.op(), col, addr.op()]);
+        k.op(
+            Op::VLshlrevB32,
+            [addr.op(), Operand::Int(e.shift()), addr.op()],
+        );
+        if self.base != 0 {
+            k.op(
+                Op::VAddU32,
+                [addr.op(), Operand::imm32(self.base.into()), addr.op()],
+            );
+        }
+    }
+
+    /// Stages the transposed tile: the lane (x, y) reads X(c0 + x, r0 + y + 8s) (X at
+    /// `base` with leading dimension `ld`; only where c0 + x < `rows` and
+    /// r0 + y + 8s < `cols`) into tile row y + 8s, column x, for s = 0..4; exec is
+    /// `all` after each. The caller places the barrier.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn stage(
+        self,
+        k: &mut Assembler,
+        e: Elem,
+        (x, y): (Vgpr, Vgpr),
+        (r0, c0): (Sgpr, Sgpr),
+        (base, ld): (Sgpr, Sgpr),
+        (rows, cols): (Sgpr, Sgpr),
+        all: Sgpr,
+        tag: &str,
+    ) -> Result<()> {
+        let (row, col, ys, off, addr) = (
+            k.vgprs(1)?,
+            k.vgprs(1)?,
+            k.vgprs(1)?,
+            k.vgprs(1)?,
+            k.vgprs(1)?,
+        );
+        let v = k.vgprs(e.words())?;
+        let vcc = k.vcc();
+        k.op(Op::VAddU32, [row.op(), c0.op(), x.op()]);
+        for s in 0..TILE / 8 {
+            let skip = k.label(&format!("{tag}_staged{s}"));
+            k.op(
+                Op::VAddU32,
+                [ys.op(), Operand::imm32(i64::from(8 * s)), y.op()],
+            );
+            k.op(Op::VAddU32, [col.op(), r0.op(), ys.op()]);
+            k.op(Op::VCmpGtU32, [vcc, rows.op(), row.op()]);
+            narrow(k);
+            k.op(Op::VCmpGtU32, [vcc, cols.op(), col.op()]);
+            narrow(k);
+            k.cbranch(Op::SCbranchExecz, skip);
+            offset(k, e, off, row, col, ld);
+            k.global_load(e.load(), v, off, base, 0);
+            self.address(k, e, addr, ys, x.op());
+            k.wait_vm(0);
+            k.ds_write(e.ds_write(), addr, v, 0);
+            k.bind(skip);
+            k.restore_exec(all);
+        }
+        Ok(())
+    }
+
+    /// `v` ← tile row x, column `ys` (= y + 8s): the element X(c0 + y + 8s, r0 + x)
+    /// staged above, i.e. op(X)(r0 + x, c0 + y + 8s) = X(j, i) for this lane.
+    pub(super) fn read(self, k: &mut Assembler, e: Elem, v: Vgpr, x: Vgpr, ys: Vgpr, addr: Vgpr) {
+        self.address(k, e, addr, x, ys.op());
+        k.ds_read(e.ds_read(), v, addr, 0);
+        k.wait_lgkm(0);
+    }
+}
+
+/// `s_waitcnt` on LDS writes, then `s_barrier`: every wave's staging is visible.
+pub(super) fn barrier(k: &mut Assembler) {
+    k.wait_lgkm(0);
+    k.s_barrier();
+}
+
 fn expand(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
     let mut k = Assembler::new(t, EXPAND, crate::level3::TILE_BLOCK, 3)?;
     let dst0 = k.arg_pointer("dst")?;
@@ -392,7 +497,25 @@ fn expand(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
     let f = tile_frame(&mut k, n, nb, flags)?;
     let src = diagonal_block(&mut k, e, src0, f.first, ld_src)?;
     let dst = strided_block(&mut k, e, dst0, f.z, stride)?;
+    let tile = LdsTile::new(&mut k, e)?;
+    // Mirror staging (uniform: every wave passes the barrier either way).
+    let no_stage = k.label("no_stage");
+    test_flag(&mut k, f.scratch, flags, MIRROR);
+    k.cbranch(Op::SCbranchScc0, no_stage);
+    tile.stage(
+        &mut k,
+        e,
+        (f.x, f.y),
+        (f.r0, f.c0),
+        (src, ld_src),
+        (f.bs, f.bs),
+        f.all,
+        "mirror",
+    )?;
+    k.bind(no_stage);
+    barrier(&mut k);
     let (j, d, off, v) = (k.vgprs(1)?, k.vgprs(1)?, k.vgprs(1)?, k.vgprs(e.words())?);
+    let ys = k.vgprs(1)?;
     let vcc = k.vcc();
     for s in 0..TILE / 8 {
         let skip = k.label(&format!("next{s}"));
@@ -419,9 +542,11 @@ fn expand(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
         k.cbranch(Op::SCbranchScc0, no_mirror);
         k.op(Op::VCmpGtI32, [vcc, Operand::Int(0), d.op()]);
         narrow(&mut k);
-        offset(&mut k, e, off, j, f.i, ld_src);
-        k.global_load(e.load(), v, off, src, 0);
-        k.wait_vm(0);
+        k.op(
+            Op::VAddU32,
+            [ys.op(), Operand::imm32(i64::from(8 * s)), f.y.op()],
+        );
+        tile.read(&mut k, e, v, f.x, ys, off);
         test_flag(&mut k, f.scratch, flags, HERM);
         k.cbranch(Op::SCbranchScc0, no_mirror);
         conj(&mut k, e, v);
