@@ -5,9 +5,9 @@
 //! (wave32) target.
 //!
 //! Work-item `(x, y) = (tid & 31, tid >> 5)` computes C(r0 + x, c0 + y + 8s), s = 0..4,
-//! lanes narrowed by exec to the m×n. A transposed operand is read straight from global
-//! memory at X(j, i) (the PTX kernel stages it through shared memory for coalescing);
-//! with [`CONJ_A`] / [`CONJ_B`] its imaginary part is negated. geam is `α·a` then
+//! lanes narrowed by exec to the m×n. A transposed operand that is read is staged through
+//! an LDS tile (rows padded to 33, then `s_barrier`) as in the PTX kernel, and read back
+//! across it; with [`CONJ_A`] / [`CONJ_B`] its imaginary part is negated. geam is `α·a` then
 //! `fma(β, b, ·)` (complex: `cmul` then four fmas, as the Level 1 kernels), dgmm one
 //! product `a·x`: bit for bit the PTX kernels' arithmetic for real types.
 //!
@@ -18,7 +18,10 @@
 //! the lowest address (`x + (len − 1)·incx·size`, len = m or n) and indexes from there.
 
 use super::asm::{AssembledKernel, Assembler};
-use super::level3::{conj, mul64, narrow, offset, save_exec, strided_block, test_flag, zero, Elem};
+use super::level3::{
+    barrier, conj, mul64, narrow, offset, save_exec, strided_block, test_flag, zero, Elem,
+    LdsTile,
+};
 use super::math;
 use crate::extension::{
     ExtensionParams, BLOCK, CONJ_A, CONJ_B, DGMM, GEAM, LEFT, READ_A, READ_B, TILE, TRANS_A,
@@ -86,6 +89,8 @@ fn scalar_vgprs(
 
 /// The frame of both kernels: (x, y), i = r0 + x, c0, the problem z, exec at entry.
 struct Frame {
+    x: super::regs::Vgpr,
+    r0: super::regs::Sgpr,
     i: super::regs::Vgpr,
     y: super::regs::Vgpr,
     c0: super::regs::Sgpr,
@@ -106,7 +111,15 @@ fn frame(k: &mut Assembler) -> Result<Frame> {
     k.op(Op::VAddU32, [i.op(), r0.op(), x.op()]);
     let all = k.mask_sgprs()?;
     save_exec(k, all);
-    Ok(Frame { i, y, c0, z, all })
+    Ok(Frame {
+        x,
+        r0,
+        i,
+        y,
+        c0,
+        z,
+        all,
+    })
 }
 
 impl Frame {
@@ -163,13 +176,39 @@ fn geam(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
         k.vgprs(e.words())?,
     );
     let operands = [
-        (a, lda, av, TRANS_A, CONJ_A, READ_A, "a"),
-        (b, ldb, bv, TRANS_B, CONJ_B, READ_B, "b"),
+        (a, lda, av, TRANS_A, CONJ_A, READ_A, "a", LdsTile::new(&mut k, e)?),
+        (b, ldb, bv, TRANS_B, CONJ_B, READ_B, "b", LdsTile::new(&mut k, e)?),
     ];
+    // Transposed operands that are read: staged through LDS (uniform branches, so every
+    // wave reaches the barrier).
+    for &(base, ld, _, trans, _, read, name, tile) in &operands {
+        let skip = k.label(&format!("{name}_unstaged"));
+        test_flag(&mut k, scratch, flags, trans);
+        k.cbranch(Op::SCbranchScc0, skip);
+        test_flag(&mut k, scratch, flags, read);
+        k.cbranch(Op::SCbranchScc0, skip);
+        tile.stage(
+            &mut k,
+            e,
+            (f.x, f.y),
+            (f.r0, f.c0),
+            (base, ld),
+            (n, m),
+            f.all,
+            name,
+        )?;
+        k.bind(skip);
+    }
+    barrier(&mut k);
+    let ys = k.vgprs(1)?;
     for s in 0..TILE / 8 {
         let skip = k.label(&format!("next{s}"));
         f.element(&mut k, s, j, (m, n), skip);
-        for &(base, ld, val, trans, conj_flag, read, name) in &operands {
+        k.op(
+            Op::VAddU32,
+            [ys.op(), Operand::imm32(i64::from(8 * s)), f.y.op()],
+        );
+        for &(base, ld, val, trans, conj_flag, read, name, tile) in &operands {
             // X(i, j), or X(j, i) transposed; zero (not read) without the read flag.
             zero(&mut k, val);
             let (skip_read, straight, loaded) = (
@@ -181,13 +220,13 @@ fn geam(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
             k.cbranch(Op::SCbranchScc0, skip_read);
             test_flag(&mut k, scratch, flags, trans);
             k.cbranch(Op::SCbranchScc0, straight);
-            offset(&mut k, e, off, j, f.i, ld);
+            tile.read(&mut k, e, val, f.x, ys, off);
             k.branch(loaded);
             k.bind(straight);
             offset(&mut k, e, off, f.i, j, ld);
-            k.bind(loaded);
             k.global_load(e.load(), val, off, base, 0);
             k.wait_vm(0);
+            k.bind(loaded);
             test_flag(&mut k, scratch, flags, conj_flag);
             k.cbranch(Op::SCbranchScc0, skip_read);
             conj(&mut k, e, val);
