@@ -11,12 +11,14 @@
 //! combination runs, rotating over the targets that run the type, so each routine
 //! covers every emulated target in every run. Sizes stay small for the emulator but
 //! cross the 64-blocks trsm inverts (65, 66, 70), with odd sizes, 1, leading dimensions
-//! above the rows, and α/β of 0 (β = 0 over NaN in C), 1 and random values.
+//! above the rows, and α/β of 0 (β = 0 over NaN in C), 1 and random values; proptest
+//! adds random shapes from 0 to 70 (with 0, 1, 2, 31, 64, 65 favoured) and flags.
 
 mod common;
 
 use common::emu::emu_devices;
 use common::level3::*;
+use proptest::prelude::*;
 use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
 use rocm_core::{Complex32, Complex64, Device, Error};
 
@@ -220,4 +222,107 @@ fn level3_c32() {
 #[test]
 fn level3_c64() {
     all::<Complex64>();
+}
+
+/// Orders 0, 1, 2, primes, the 64-block and one past it, and anything up to 70.
+fn dims() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(0usize),
+        Just(1),
+        Just(2),
+        Just(31),
+        Just(64),
+        Just(65),
+        0usize..71
+    ]
+}
+
+/// One random case of routine `routine` (0 trsm, 1 trmm, 2 syrk/herk, 3 syr2k/her2k,
+/// 4 symm/hemm, 5 trtri) on a target whose GEMM runs `T`.
+fn random_case<T: Scalar>(routine: usize, (m, n): (usize, usize), bits: u32, seed: u64) {
+    let (runs, _) = emu_devices::<T>();
+    let Some(dev) = runs.get(seed as usize % runs.len().max(1)) else {
+        return;
+    };
+    let bit = |b: u32| bits >> b & 1 == 1;
+    let side = if bit(0) { Side::Left } else { Side::Right };
+    let uplo = if bit(1) { Uplo::Upper } else { Uplo::Lower };
+    let diag = if bit(2) { Diag::Unit } else { Diag::NonUnit };
+    let tr = Transpose::ALL[(bits >> 3) as usize % 3];
+    let coefs = (
+        COEFS[(bits >> 5) as usize % 3],
+        COEFS[(bits >> 7) as usize % 3],
+    );
+    let pads = ((bits >> 9) as usize % 3, (bits >> 11) as usize % 3);
+    match routine {
+        0 | 1 => check_tri::<T>(
+            dev,
+            KAPPA,
+            routine == 0,
+            (side, uplo, tr, diag),
+            (m, n),
+            pads,
+            coefs.0,
+            seed,
+        ),
+        2 | 3 => {
+            let hermitian = bit(0);
+            let tr = if T::IS_COMPLEX
+                && tr
+                    == if hermitian {
+                        Transpose::T
+                    } else {
+                        Transpose::C
+                    } {
+                Transpose::N
+            } else {
+                tr
+            };
+            check_rank_k::<T>(
+                dev,
+                routine == 3,
+                hermitian,
+                uplo,
+                tr,
+                (m, n),
+                pads,
+                coefs,
+                seed,
+            )
+        }
+        4 => check_symm::<T>(
+            dev,
+            bit(2),
+            side,
+            uplo,
+            (m, n),
+            (pads.0, pads.1, 1),
+            coefs,
+            seed,
+        ),
+        _ => check_trtri::<T>(dev, KAPPA, (uplo, diag), m, pads, seed),
+    }
+}
+
+proptest! {
+    // Few cases: each runs on the emulator (tolerances as in `common/level3.rs`).
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn random_shapes_f32(routine in 0usize..6, m in dims(), n in dims(), bits in any::<u32>(),
+                         seed in any::<u64>()) {
+        random_case::<f32>(routine, (m, n), bits, seed);
+    }
+
+    #[test]
+    fn random_shapes_f64(routine in 0usize..6, m in dims(), n in dims(), bits in any::<u32>(),
+                         seed in any::<u64>()) {
+        random_case::<f64>(routine, (m, n), bits, seed);
+    }
+
+    #[test]
+    fn random_shapes_complex(routine in 0usize..6, m in dims(), n in dims(), bits in any::<u32>(),
+                             seed in any::<u64>()) {
+        random_case::<Complex32>(routine, (m, n), bits, seed);
+        random_case::<Complex64>(routine, (m, n), bits ^ 1, seed ^ 1);
+    }
 }

@@ -19,8 +19,7 @@
 
 use super::asm::{AssembledKernel, Assembler};
 use super::level3::{
-    barrier, conj, mul64, narrow, offset, save_exec, strided_block, test_flag, zero, Elem,
-    LdsTile,
+    barrier, conj, mul64, narrow, offset, save_exec, strided_block, test_flag, zero, Elem, LdsTile,
 };
 use super::math;
 use crate::extension::{
@@ -176,8 +175,26 @@ fn geam(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
         k.vgprs(e.words())?,
     );
     let operands = [
-        (a, lda, av, TRANS_A, CONJ_A, READ_A, "a", LdsTile::new(&mut k, e)?),
-        (b, ldb, bv, TRANS_B, CONJ_B, READ_B, "b", LdsTile::new(&mut k, e)?),
+        (
+            a,
+            lda,
+            av,
+            TRANS_A,
+            CONJ_A,
+            READ_A,
+            "a",
+            LdsTile::new(&mut k, e)?,
+        ),
+        (
+            b,
+            ldb,
+            bv,
+            TRANS_B,
+            CONJ_B,
+            READ_B,
+            "b",
+            LdsTile::new(&mut k, e)?,
+        ),
     ];
     // Transposed operands that are read: staged through LDS (uniform branches, so every
     // wave reaches the barrier).
