@@ -158,7 +158,7 @@ pub fn program(p: &Level3Params, target: &Target) -> Result<Program> {
     })
 }
 
-pub(super) fn mask_op(k: &Assembler, b64: Op, b32: Op) -> Op {
+fn mask_op(k: &Assembler, b64: Op, b32: Op) -> Op {
     if k.wave_size() == 64 {
         b64
     } else {
@@ -189,7 +189,7 @@ pub(super) fn test_flag(k: &mut Assembler, scratch: Sgpr, flags: Sgpr, bit: u32)
 }
 
 /// `dst = base + lo/hi` (a 64-bit SGPR add of a 64-bit SGPR offset).
-pub(super) fn add64(k: &mut Assembler, dst: Sgpr, base: Sgpr, off: Sgpr) {
+fn add64(k: &mut Assembler, dst: Sgpr, base: Sgpr, off: Sgpr) {
     k.op(
         Op::SAddU32,
         [dst.at(0).op(), base.at(0).op(), off.at(0).op()],
@@ -207,7 +207,7 @@ pub(super) fn mul64(k: &mut Assembler, off: Sgpr, a: Operand, b: Operand) {
 }
 
 /// `dst = first·(ld + 1)·size + base`: diagonal block z of a matrix at `base`.
-pub(super) fn diagonal_block(
+fn diagonal_block(
     k: &mut Assembler,
     e: Elem,
     base: Sgpr,
@@ -260,14 +260,14 @@ pub(super) fn zero(k: &mut Assembler, v: Vgpr) {
 }
 
 /// `v = 1` (real part one, the rest zero).
-pub(super) fn one(k: &mut Assembler, e: Elem, v: Vgpr) {
+fn one(k: &mut Assembler, e: Elem, v: Vgpr) {
     zero(k, v);
     let hi = v.at(e.real.regs() - 1);
     k.op(Op::VMovB32, [hi.op(), e.one_bits()]);
 }
 
 /// Zeroes the imaginary part of `v` (complex only).
-pub(super) fn zero_imag(k: &mut Assembler, e: Elem, v: Vgpr) {
+fn zero_imag(k: &mut Assembler, e: Elem, v: Vgpr) {
     if e.comps == 2 {
         let im = e.parts(v)[1];
         zero(k, im);
@@ -647,13 +647,13 @@ fn update(t: IsaTarget, e: Elem) -> Result<AssembledKernel> {
 }
 
 /// A wave-uniform counted loop `for var in 0..limit` on an SGPR.
-pub(super) struct Loop {
+struct Loop {
     var: Sgpr,
     top: super::asm::Label,
     done: super::asm::Label,
 }
 
-pub(super) fn loop_start(k: &mut Assembler, name: &str, limit: Operand) -> Result<Loop> {
+fn loop_start(k: &mut Assembler, name: &str, limit: Operand) -> Result<Loop> {
     let var = k.sgprs(1)?;
     let (top, done) = (k.label(name), k.label(&format!("{name}_done")));
     k.op(Op::SMovB32, [var.op(), Operand::Int(0)]);
@@ -663,7 +663,7 @@ pub(super) fn loop_start(k: &mut Assembler, name: &str, limit: Operand) -> Resul
     Ok(Loop { var, top, done })
 }
 
-pub(super) fn loop_end(k: &mut Assembler, l: Loop) {
+fn loop_end(k: &mut Assembler, l: Loop) {
     k.op(Op::SAddU32, [l.var.op(), l.var.op(), Operand::Int(1)]);
     k.branch(l.top);
     k.bind(l.done);
