@@ -207,13 +207,7 @@ pub(super) fn mul64(k: &mut Assembler, off: Sgpr, a: Operand, b: Operand) {
 }
 
 /// `dst = first·(ld + 1)·size + base`: diagonal block z of a matrix at `base`.
-fn diagonal_block(
-    k: &mut Assembler,
-    e: Elem,
-    base: Sgpr,
-    first: Sgpr,
-    ld: Sgpr,
-) -> Result<Sgpr> {
+fn diagonal_block(k: &mut Assembler, e: Elem, base: Sgpr, first: Sgpr, ld: Sgpr) -> Result<Sgpr> {
     let (step, off, dst) = (k.sgprs(1)?, k.sgprs(2)?, k.sgprs(2)?);
     k.op(Op::SAddU32, [step.op(), ld.op(), Operand::Int(1)]);
     k.op(
