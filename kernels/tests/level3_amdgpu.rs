@@ -376,3 +376,53 @@ fn triangle_kernels_match_llvm_on_every_target() {
         }
     }
 }
+
+#[test]
+fn the_generator_builds_amdgpu_kernels_for_amd_targets() {
+    use rocm_core::Error;
+    use rocm_kernels::generator::Generator;
+    use rocm_kernels::level3::{invert_shared_bytes, Level3};
+    for t in TARGETS {
+        let target: rocm_core::Target = t.name().parse().unwrap();
+        for dtype in DTYPES {
+            let p = Level3Params {
+                dtype,
+                invert_block: 32,
+            };
+            let prog = Level3::generate(&p, &target).unwrap();
+            assert!(
+                matches!(prog.image, ModuleImage::CodeObject(_)),
+                "{t} {dtype}"
+            );
+            assert_eq!(prog.kernels, [l3::EXPAND, l3::INVERT, l3::UPDATE]);
+            // The inversion's LDS is the documented NB·(NB + 1) elements.
+            let ks = generate(t, &p).unwrap();
+            assert_eq!(
+                ks[1].resources.group_segment_bytes,
+                invert_shared_bytes(&p),
+                "{t} {dtype}"
+            );
+        }
+        let bad = |dtype, invert_block| {
+            generate(
+                t,
+                &Level3Params {
+                    dtype,
+                    invert_block,
+                },
+            )
+        };
+        assert!(matches!(
+            bad(DType::F16, 32),
+            Err(Error::Unsupported { .. })
+        ));
+        assert!(matches!(
+            bad(DType::C64, 64),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            bad(DType::F32, 48),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
