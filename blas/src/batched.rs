@@ -498,10 +498,7 @@ impl Blas {
             ("c", c, ec, stride_c),
             batch_count,
             |i, o| s.run(alpha, i[0], beta, o, herm),
-            |i, o| {
-                let op = if herm { "herk" } else { "syrk" };
-                self.rank_k(op, s, alpha, i[0], None, beta, o, herm)
-            },
+            |i, o| self.rank_k(s, alpha, i[0], None, beta, o, herm),
         )
     }
 
@@ -522,10 +519,7 @@ impl Blas {
             ("c", c),
             |l, o| s.check_buffers(l[0], o),
             |i, o| s.run(alpha, i[0], beta, o, herm),
-            |i, o| {
-                let op = if herm { "herk" } else { "syrk" };
-                self.rank_k(op, s, alpha, i[0], None, beta, o, herm)
-            },
+            |i, o| self.rank_k(s, alpha, i[0], None, beta, o, herm),
         )
     }
 

@@ -59,6 +59,10 @@ pub struct Blas {
     /// Device scratch of a routine built from other GPU routines, which hold the two
     /// above while it holds this one (trtri's identity, solved by trsm in place).
     outer: Workspace,
+    /// Device scratch of the blocked GPU Level 3 (inverted or expanded diagonal blocks,
+    /// leaf products). Separate from `workspace` because those routines call GEMMs while
+    /// holding it, and the complex GEMM stages its real-ified operands in `workspace`.
+    blocks: Workspace,
 }
 
 /// A device buffer that grows on demand and lives as long as its handle. Work queued
@@ -106,6 +110,7 @@ impl Blas {
             workspace: Workspace::default(),
             operands: Workspace::default(),
             outer: Workspace::default(),
+            blocks: Workspace::default(),
         }
     }
 
@@ -126,6 +131,16 @@ impl Blas {
         f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
     ) -> Result<R> {
         self.outer.with(&self.device, &self.stream, len, f)
+    }
+
+    /// Runs `f` with at least `len` elements of the blocked Level 3 scratch (held while
+    /// the routine calls GEMMs, real or complex).
+    pub(crate) fn with_blocks_workspace<R>(
+        &self,
+        len: usize,
+        f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
+    ) -> Result<R> {
+        self.blocks.with(&self.device, &self.stream, len, f)
     }
 
     /// Runs `f` with at least `len` elements of the handle's scratch for repacked GEMM
@@ -149,6 +164,7 @@ impl Blas {
         self.workspace = Workspace::default();
         self.operands = Workspace::default();
         self.outer = Workspace::default();
+        self.blocks = Workspace::default();
         Ok(())
     }
 

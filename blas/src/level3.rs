@@ -14,10 +14,11 @@
 //!
 //! In every routine β = 0 never reads C (it may hold NaN).
 //!
-//! On the CPU device the routines run `cpu::*`; on CUDA, trsm, trmm, syrk/herk,
-//! syr2k/her2k, symm/hemm and trtri for f32 and f64 run blocked onto the GPU GEMM
-//! (`gpu::level3`, which describes the algorithms and their workspace); complex types
-//! and AMD devices answer `Unsupported` naming the routine and device.
+//! On the CPU device the routines run `cpu::*`; on GPUs (CUDA and AMD devices), trsm,
+//! trmm, syrk/herk, syr2k/her2k, symm/hemm and trtri for f32, f64, Complex32 and
+//! Complex64 run blocked onto the GPU GEMM (`gpu::level3`, which describes the
+//! algorithms and their workspace); where the GEMM lacks the type (some AMD targets)
+//! they answer the GEMM's `Unsupported`.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -289,7 +290,6 @@ impl Blas {
 
     pub(crate) fn rank_k<T: Scalar>(
         &self,
-        op: &str,
         s: RankKShape,
         alpha: T,
         a: &BufferSlice<'_, T>,
@@ -319,13 +319,13 @@ impl Blas {
         match self.dispatch() {
             Dispatch::Gpu => gpu::rank_k(
                 self,
-                op,
                 &s,
                 alpha,
                 a.address(),
                 b.map(|(b, ldb)| (b.address(), ldb)),
                 beta,
                 c.address(),
+                hermitian,
             ),
             Dispatch::Cpu => {
                 let a = check::host("a", a)?;
@@ -384,7 +384,7 @@ impl Blas {
             lda,
             ldc,
         };
-        self.rank_k("syrk", s, alpha, a, None, beta, c, false)
+        self.rank_k(s, alpha, a, None, beta, c, false)
     }
 
     /// Hermitian rank-k update of the `uplo` triangle: C ← α·op(A)·op(A)ᴴ + β·C with real
@@ -411,7 +411,7 @@ impl Blas {
             ldc,
         };
         let (alpha, beta) = (T::from_real(alpha), T::from_real(beta));
-        self.rank_k("herk", s, alpha, a, None, beta, c, true)
+        self.rank_k(s, alpha, a, None, beta, c, true)
     }
 
     /// Symmetric rank-2k update: C ← α·op(A)·op(B)ᵀ + α·op(B)·op(A)ᵀ + β·C.
@@ -438,7 +438,7 @@ impl Blas {
             lda,
             ldc,
         };
-        self.rank_k("syr2k", s, alpha, a, Some((b, ldb)), beta, c, false)
+        self.rank_k(s, alpha, a, Some((b, ldb)), beta, c, false)
     }
 
     /// Hermitian rank-2k update: C ← α·op(A)·op(B)ᴴ + ᾱ·op(B)·op(A)ᴴ + β·C, real β.
@@ -466,7 +466,7 @@ impl Blas {
             ldc,
         };
         let beta = T::from_real(beta);
-        self.rank_k("her2k", s, alpha, a, Some((b, ldb)), beta, c, true)
+        self.rank_k(s, alpha, a, Some((b, ldb)), beta, c, true)
     }
 
     pub(crate) fn symm_op<T: Scalar>(

@@ -21,10 +21,10 @@
 //!   the CPU; on CUDA (f32, f64, Complex32, Complex64) all of them, through generated
 //!   PTX kernels (`gpu::level2`); AMD devices answer `Unsupported` for Level 2.
 //! - Level 3 ([`level3`]): trsm, trmm, syrk/herk, syr2k/her2k, symm/hemm, trtri — blocked
-//!   onto the CPU GEMM engine; on CUDA, trsm, trmm, syrk, syr2k, symm and trtri (and
-//!   herk, her2k, hemm, which are those on real types) for f32 and f64 are blocked onto
-//!   the GPU GEMM with small triangle kernels (`gpu::level3`); complex types and AMD
-//!   devices answer `Unsupported` there.
+//!   onto the CPU GEMM engine; on GPUs (CUDA and AMD devices) all of them for f32, f64,
+//!   Complex32 and Complex64 are blocked onto the GPU GEMM with small triangle kernels
+//!   (`gpu::level3`; PTX and AMDGPU), answering the GEMM's `Unsupported` where it lacks
+//!   the type (AMD targets without a GEMM for it).
 //! - Extensions ([`extension`]): geam, dgmm.
 //! - Batched (arrays of views) and strided-batched forms of gemv, trsv, trsm, trmm,
 //!   syrk, herk, symm, geam, dgmm (and strided hemm), next to `gemm_batched` /

@@ -13,90 +13,12 @@
 
 mod common;
 
+use common::level3::check_trtri;
 use common::*;
 use proptest::prelude::*;
 use rocm_blas::check::{vector_extent, vector_index};
-use rocm_blas::{reference, Blas, Diag, Real, Scalar, Side, Transpose, Uplo};
+use rocm_blas::{reference, Blas, Diag, Scalar, Side, Transpose, Uplo};
 use rocm_core::{Complex32, Complex64, Device, Error};
-
-fn check_trtri<T: Scalar>(
-    dev: &Device,
-    kappa: f64,
-    (uplo, diag): (Uplo, Diag),
-    n: usize,
-    (pa, pi): (usize, usize),
-    seed: u64,
-) {
-    let blas = Blas::new(dev);
-    let mut r = rng(seed);
-    let (lda, ldi) = (n.max(1) + pa, n.max(1) + pi);
-    let mut a: Vec<T> = random_vec(&mut r, lda * n.max(1));
-    let shrink = T::from_real(real(1.0 / n.max(1) as f64));
-    for j in 0..n {
-        for i in 0..n {
-            let v = a[i + j * lda];
-            a[i + j * lda] = if i == j {
-                T::from_parts(real(2.0 + v.re().as_f64().abs()), v.im())
-            } else {
-                v * shrink
-            };
-        }
-    }
-    let inv0: Vec<T> = random_vec(&mut r, ldi * n.max(1));
-    let ad = dev.upload(&a).unwrap();
-    let mut id = dev.upload(&inv0).unwrap();
-    blas.trtri(
-        uplo,
-        diag,
-        n,
-        &ad.as_slice(),
-        lda,
-        &mut id.as_slice_mut(),
-        ldi,
-    )
-    .unwrap();
-    let got = id.to_vec().unwrap();
-    let what = format!("{}trtri {uplo:?} {diag:?} n={n}", T::PREFIX);
-    for q in 0..got.len() {
-        let (i, j) = (q % ldi, q / ldi);
-        let written = i < n && j < n && uplo.contains(i, j) && !(i == j && diag == Diag::Unit);
-        if !written {
-            assert_eq!(got[q], inv0[q], "{what}: wrote ({i},{j})");
-        }
-    }
-    // X as a dense triangular matrix (unit diagonal filled in), then T·X against I.
-    let mut x = vec![T::zero(); n * n];
-    for j in 0..n {
-        for i in 0..n {
-            x[i + j * n] = reference::tri_at(uplo, diag, &got, ldi, i, j);
-        }
-    }
-    let (tx, mag) = reference::trmm(
-        Side::Left,
-        uplo,
-        Transpose::N,
-        diag,
-        n,
-        n,
-        T::one(),
-        &a,
-        lda,
-        &x,
-        n.max(1),
-    );
-    for j in 0..n {
-        for i in 0..n {
-            let id = if i == j { T::one() } else { T::zero() };
-            assert_close(
-                T::narrow(tx[i + j * n]),
-                id.widen(),
-                mag[i + j * n],
-                kappa * (n + 4) as f64,
-                &format!("{what} ({i},{j})"),
-            );
-        }
-    }
-}
 
 #[allow(clippy::too_many_arguments)]
 fn check_geam<T: Scalar>(
@@ -330,7 +252,7 @@ fn argument_errors_name_the_argument() {
     assert_eq!(name(err), "x");
 }
 
-/// geam and dgmm on CUDA (f32, f64) with the same checks as on the CPU: every
+/// geam and dgmm on CUDA (every type) with the same checks as on the CPU: every
 /// transpose pair, zero coefficients over NaN, edges around the kernels' 32×32 tiles,
 /// padded leading dimensions, negative increments, and random cases.
 #[test]
@@ -345,6 +267,8 @@ fn geam_and_dgmm_on_cuda() {
                         seed += 1;
                         check_geam::<f32>(&dev, (ta, tb), (m, n), (1, 0, 3), z, seed);
                         check_geam::<f64>(&dev, (ta, tb), (m, n), (0, 2, 1), z, seed);
+                        check_geam::<Complex32>(&dev, (ta, tb), (m, n), (2, 1, 0), z, seed);
+                        check_geam::<Complex64>(&dev, (ta, tb), (m, n), (0, 0, 2), z, seed);
                     }
                 }
             }
@@ -353,6 +277,8 @@ fn geam_and_dgmm_on_cuda() {
                     seed += 1;
                     check_dgmm::<f32>(&dev, side, (m, n), (2, 1), incx, seed);
                     check_dgmm::<f64>(&dev, side, (m, n), (0, 3), incx, seed);
+                    check_dgmm::<Complex32>(&dev, side, (m, n), (1, 0), incx, seed);
+                    check_dgmm::<Complex64>(&dev, side, (m, n), (0, 1), incx, seed);
                 }
             }
         }
@@ -371,6 +297,58 @@ fn strided_batched_geam_and_dgmm_on_cuda() {
     for dev in cuda_devices("the GPU geam/dgmm tests") {
         strided_batched_case(&dev);
     }
+}
+
+/// geam and dgmm on the emulated AMD devices, every element type, with the CPU checks
+/// (tolerances as there): every transpose pair including conjugate ones, zero
+/// coefficients over NaN, sizes across the kernels' 32×32 tiles (1, 31, 33, 40),
+/// padded leading dimensions, negative increments; every target runs every type (the
+/// cases rotate over the targets), and the strided batched forms run on two targets.
+#[test]
+fn geam_and_dgmm_on_emulated_amd() {
+    let targets = [
+        "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
+    ];
+    let devs: Vec<Device> = targets
+        .iter()
+        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
+        .collect();
+    let ts = [Transpose::N, Transpose::T, Transpose::C];
+    let zs = [(false, false), (true, false), (false, true), (true, true)];
+    let counter = std::cell::Cell::new(0usize);
+    let next = || {
+        counter.set(counter.get() + 1);
+        (&devs[counter.get() % devs.len()], counter.get() as u64)
+    };
+    for (m, n) in [(1, 1), (31, 33), (40, 7)] {
+        for ta in ts {
+            for tb in ts {
+                let z = zs[counter.get() % zs.len()];
+                let (d, seed) = next();
+                check_geam::<f32>(d, (ta, tb), (m, n), (1, 0, 3), z, seed);
+                let (d, seed) = next();
+                check_geam::<f64>(d, (ta, tb), (m, n), (0, 2, 1), z, seed);
+                let (d, seed) = next();
+                check_geam::<Complex32>(d, (ta, tb), (m, n), (2, 1, 0), z, seed);
+                let (d, seed) = next();
+                check_geam::<Complex64>(d, (ta, tb), (m, n), (0, 0, 2), z, seed);
+            }
+        }
+        for side in [Side::Left, Side::Right] {
+            for incx in [1, 3, -1, -2] {
+                let (d, seed) = next();
+                check_dgmm::<f32>(d, side, (m, n), (2, 1), incx, seed);
+                let (d, seed) = next();
+                check_dgmm::<f64>(d, side, (m, n), (0, 3), incx, seed);
+                let (d, seed) = next();
+                check_dgmm::<Complex32>(d, side, (m, n), (1, 0), incx, seed);
+                let (d, seed) = next();
+                check_dgmm::<Complex64>(d, side, (m, n), (0, 1), incx, seed);
+            }
+        }
+    }
+    strided_batched_case(&devs[1]);
+    strided_batched_case(&devs[4]);
 }
 
 fn strided_batched_case(dev: &Device) {
@@ -453,102 +431,11 @@ fn strided_batched_case(dev: &Device) {
     }
 }
 
-/// Devices without geam/dgmm kernels for a type answer `Unsupported` naming the
-/// routine: complex types on CUDA, every type on the emulated AMD devices.
-#[test]
-fn geam_and_dgmm_without_kernels_are_unsupported() {
-    let mut devs: Vec<(Device, bool)> = vec![(Device::open("emu:gfx90a").unwrap(), false)];
-    devs.extend(
-        cuda_devices("the GPU geam/dgmm tests")
-            .into_iter()
-            .map(|d| (d, true)),
-    );
-    for (dev, real_ok) in devs {
-        let blas = Blas::new(&dev);
-        let a = dev.alloc::<Complex32>(16).unwrap();
-        let mut c = dev.alloc::<Complex32>(16).unwrap();
-        let one = Complex32::new(1.0, 0.0);
-        let err = blas
-            .geam(
-                Transpose::N,
-                Transpose::N,
-                4,
-                4,
-                one,
-                &a.as_slice(),
-                4,
-                one,
-                &a.as_slice(),
-                4,
-                &mut c.as_slice_mut(),
-                4,
-            )
-            .unwrap_err();
-        assert!(
-            matches!(&err, Error::Unsupported { op, .. } if op.contains("geam")),
-            "{err:?}"
-        );
-        let err = blas
-            .dgmm(
-                Side::Left,
-                4,
-                4,
-                &a.as_slice(),
-                4,
-                &a.as_slice(),
-                1,
-                &mut c.as_slice_mut(),
-                4,
-            )
-            .unwrap_err();
-        assert!(
-            matches!(&err, Error::Unsupported { op, .. } if op.contains("dgmm")),
-            "{err:?}"
-        );
-        if !real_ok {
-            let a = dev.alloc::<f32>(16).unwrap();
-            let mut c = dev.alloc::<f32>(16).unwrap();
-            let err = blas
-                .geam(
-                    Transpose::T,
-                    Transpose::N,
-                    4,
-                    4,
-                    1.0,
-                    &a.as_slice(),
-                    4,
-                    0.5,
-                    &a.as_slice(),
-                    4,
-                    &mut c.as_slice_mut(),
-                    4,
-                )
-                .unwrap_err();
-            assert!(matches!(&err, Error::Unsupported { .. }), "{err:?}");
-        }
-    }
-}
-
-/// trtri on CUDA (f32, f64) by residual, every uplo/diag, sizes around the 64-blocks of
-/// the trsm it runs on, padded leading dimensions; complex types answer `Unsupported`.
-/// The emulated AMD devices answer `Unsupported` for every type.
+/// trtri on CUDA (every type) by residual, every uplo/diag, sizes around the 64-blocks of
+/// the trsm it runs on (32-blocks for Complex64), padded leading dimensions.
+/// (The emulated AMD devices: `level3_emu.rs`.)
 #[test]
 fn trtri_on_gpus() {
-    let emu = Device::open("emu:gfx90a").unwrap();
-    let mut c = emu.alloc::<f32>(16).unwrap();
-    let a = emu.alloc::<f32>(16).unwrap();
-    let err = Blas::new(&emu)
-        .trtri(
-            Uplo::Lower,
-            Diag::NonUnit,
-            4,
-            &a.as_slice(),
-            4,
-            &mut c.as_slice_mut(),
-            4,
-        )
-        .unwrap_err();
-    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     for dev in cuda_devices("the GPU trtri tests") {
         let mut seed = 500;
         for uplo in Uplo::ALL {
@@ -565,22 +452,10 @@ fn trtri_on_gpus() {
                     seed += 1;
                     check_trtri::<f32>(&dev, 3.0, (uplo, diag), n, pads, seed);
                     check_trtri::<f64>(&dev, 3.0, (uplo, diag), n, pads, seed + 1000);
+                    check_trtri::<Complex32>(&dev, 3.0, (uplo, diag), n, pads, seed + 2000);
+                    check_trtri::<Complex64>(&dev, 3.0, (uplo, diag), n, pads, seed + 3000);
                 }
             }
         }
-        let a = dev.alloc::<Complex64>(16).unwrap();
-        let mut c = dev.alloc::<Complex64>(16).unwrap();
-        let err = Blas::new(&dev)
-            .trtri(
-                Uplo::Upper,
-                Diag::Unit,
-                4,
-                &a.as_slice(),
-                4,
-                &mut c.as_slice_mut(),
-                4,
-            )
-            .unwrap_err();
-        assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     }
 }

@@ -17,6 +17,7 @@
 
 mod common;
 
+use common::emu::EMU_TARGETS;
 use common::gemm::{self, Call, Case, Coef};
 use common::*;
 use proptest::prelude::*;
@@ -245,10 +246,6 @@ fn emu_cases() -> Vec<Case> {
     }
     out
 }
-
-const EMU_TARGETS: [&str; 7] = [
-    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
-];
 
 #[test]
 fn complex_gemm_on_emulated_amd_targets() {

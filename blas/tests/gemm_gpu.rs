@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::emu::EMU_TARGETS;
 use common::gemm::{self, Call, Case, Coef};
 use common::*;
 use rocm_blas::{Scalar, Transpose};
@@ -329,13 +330,6 @@ fn split_k_gemm_matches_reference() {
 
 // Complex GEMM (CUDA and the emulated AMD targets): `gemm_complex_gpu.rs`.
 
-/// The emulated AMD targets: every one runs f32 and f64 GEMM (MFMA on gfx90a/gfx942,
-/// and f32 on gfx908; the register-tiled FMA kernel for f64 on gfx908 and both on gfx11,
-/// whose WMMA takes only 16-bit inputs).
-const EMU_TARGETS: &[&str] = &[
-    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
-];
-
 /// Small cases for the emulator (its speed: tens of millions of lane-instructions per
 /// second): tile edges of the 128×128 (MFMA, WMMA) and 64×64 (FMA) defaults (exactly
 /// one FMA tile, and m, n up to one row past a tile; k across the 8- and 16-deep slabs),
@@ -401,7 +395,7 @@ fn emu_cases() -> Vec<Case> {
 
 #[test]
 fn gemm_on_emulated_amd_targets() {
-    for &target in EMU_TARGETS {
+    for target in EMU_TARGETS {
         let dev = Device::open(&format!("emu:{target}")).unwrap();
         for (i, c) in emu_cases().into_iter().enumerate() {
             check::<f32>(&dev, c, 7000 + i as u64);

@@ -10,15 +10,12 @@
 
 mod common;
 
+use common::emu::EMU_TARGETS;
+
 use common::level1::{check_routine, Case, Routine, BLAS_DTYPES, DTYPES};
 use proptest::prelude::*;
 use rocm_blas::{Blas, Transpose};
 use rocm_core::{DType, Device, Error};
-
-/// Every emulated target.
-const TARGETS: [&str; 7] = [
-    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
-];
 
 /// The (routine, dtype) pairs the AMDGPU kernels cover today: every BLAS routine on the
 /// four BLAS types, fill, the six conversions, and copy/swap/fill and the `_ex` routines
@@ -195,7 +192,7 @@ emu_props!(gfx1151_level1_matches_reference, "gfx1151");
 /// `Unsupported` naming the routine and the device; n = 0 is a successful no-op.
 #[test]
 fn missing_kernels_are_unsupported() {
-    for target in TARGETS {
+    for target in EMU_TARGETS {
         let Some(dev) = emu(target) else { continue };
         for routine in Routine::ALL {
             for dtype in DTYPES {

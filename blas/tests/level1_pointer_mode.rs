@@ -14,6 +14,8 @@
 
 mod common;
 
+use common::emu::EMU_TARGETS;
+
 use common::{abs, assert_close, eps, random_vec, rng};
 use half::{bf16, f16};
 use rocm_blas::{reference, Blas, Half, PointerMode, Scalar};
@@ -21,11 +23,6 @@ use rocm_core::{
     BackendKind, BufferSliceMut, Complex32, Complex64, Device, Element, Error, Result,
 };
 use std::fmt::Debug;
-
-/// Every emulated target.
-const TARGETS: [&str; 7] = [
-    "gfx908", "gfx90a", "gfx942", "gfx1100", "gfx1101", "gfx1102", "gfx1151",
-];
 
 /// A result type: a value the routine never returns here (to guard the neighbours).
 trait Res: Element + Debug {
@@ -287,7 +284,7 @@ fn pointer_modes_agree_on_the_cpu() {
 
 #[test]
 fn pointer_modes_agree_on_every_emulated_target() {
-    for target in TARGETS {
+    for target in EMU_TARGETS {
         match Device::open(&format!("emu:{target}")) {
             Ok(dev) => check_device(&dev, &[]),
             Err(e @ Error::Unsupported { .. }) => println!("skipped: emu:{target}: {e}"),

@@ -7,17 +7,16 @@
 //! in C, which must not be read) and 1. trsm is checked by residual with κ = 3 (the GPU
 //! multiplies by computed inverses of the diagonal blocks; see the shared module).
 //!
-//! CUDA tests skip with a printed reason without a device. The emulated AMD device has
-//! no triangle kernels yet and must answer `Unsupported`, as must complex types on
-//! CUDA (no complex triangle kernels yet).
+//! Complex32 and Complex64 run the same cases (`complex_on_cuda`). CUDA tests skip with a
+//! printed reason without a device. The emulated AMD devices: `level3_emu.rs`.
 
 mod common;
 
 use common::cuda_devices;
 
 use common::level3::*;
-use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
-use rocm_core::{Complex32, Device, Error};
+use rocm_blas::{Diag, Scalar, Side, Transpose, Uplo};
+use rocm_core::{Complex32, Complex64};
 
 /// The GPU trsm's κ for the diagonally dominant test matrices.
 const KAPPA: f64 = 3.0;
@@ -149,6 +148,17 @@ fn rank_k_all<T: Scalar>(two: bool) {
         for hermitian in [false, true] {
             for uplo in Uplo::ALL {
                 for tr in Transpose::ALL {
+                    // Complex syrk takes N or T, herk N or C.
+                    if T::IS_COMPLEX
+                        && tr
+                            == if hermitian {
+                                Transpose::T
+                            } else {
+                                Transpose::C
+                            }
+                    {
+                        continue;
+                    }
                     for (q, &dims) in RANK_K_DIMS.iter().enumerate() {
                         seed += 1;
                         let coefs = (COEFS[q % 3], COEFS[(q / 3 + hermitian as usize) % 3]);
@@ -211,83 +221,17 @@ fn symm_hemm_f64() {
     symm_all::<f64>();
 }
 
-fn assert_unsupported(r: rocm_core::Result<()>, what: &str) {
-    match r {
-        Err(Error::Unsupported { op, device }) => {
-            eprintln!("{what}: Unsupported {{ op: {op}, device: {device} }}");
-        }
-        other => panic!("{what}: expected Unsupported, got {other:?}"),
-    }
-}
-
-/// Level 3 calls on `dev` that must answer `Unsupported` for `T`.
-fn level3_unsupported<T: Scalar>(dev: &Device, what: &str) {
-    let blas = Blas::new(dev);
-    let n = 4;
-    let a = dev.upload(&vec![T::one(); n * n]).unwrap();
-    let b = dev.upload(&vec![T::one(); n * n]).unwrap();
-    let (av, bv) = (a.as_slice(), b.as_slice());
-    let mut c = dev.upload(&vec![T::one(); n * n]).unwrap();
-    let (l, lo, nt, nu) = (Side::Left, Uplo::Lower, Transpose::N, Diag::NonUnit);
-    let one = T::one();
-    assert_unsupported(
-        blas.trsm(l, lo, nt, nu, n, n, one, &av, n, &mut c.as_slice_mut(), n),
-        &format!("{what} trsm"),
-    );
-    assert_unsupported(
-        blas.trmm(l, lo, nt, nu, n, n, one, &av, n, &mut c.as_slice_mut(), n),
-        &format!("{what} trmm"),
-    );
-    assert_unsupported(
-        blas.syrk(lo, nt, n, n, one, &av, n, one, &mut c.as_slice_mut(), n),
-        &format!("{what} syrk"),
-    );
-    assert_unsupported(
-        blas.syr2k(
-            lo,
-            nt,
-            n,
-            n,
-            one,
-            &av,
-            n,
-            &bv,
-            n,
-            one,
-            &mut c.as_slice_mut(),
-            n,
-        ),
-        &format!("{what} syr2k"),
-    );
-    assert_unsupported(
-        blas.symm(
-            l,
-            lo,
-            n,
-            n,
-            one,
-            &av,
-            n,
-            &bv,
-            n,
-            one,
-            &mut c.as_slice_mut(),
-            n,
-        ),
-        &format!("{what} symm"),
-    );
-}
-
+/// Complex32 and Complex64 on CUDA (complex GEMM through `gemm_complex`, the complex
+/// triangle kernels; hemm/herk/her2k with conjugate products), the same cases as the
+/// real types.
 #[test]
-fn emulated_amd_answers_unsupported() {
-    let dev = Device::open("emu:gfx90a").unwrap();
-    level3_unsupported::<f32>(&dev, "emu:gfx90a f32");
-    level3_unsupported::<f64>(&dev, "emu:gfx90a f64");
-}
-
-#[test]
-fn complex_on_cuda_answers_unsupported() {
-    for dev in cuda_devices("the GPU Level 3 tests") {
-        level3_unsupported::<Complex32>(&dev, "cuda c32");
-    }
+fn complex_on_cuda() {
+    tri_all::<Complex32>(true);
+    tri_all::<Complex64>(false);
+    tri_all::<Complex64>(true);
+    tri_all::<Complex32>(false);
+    rank_k_all::<Complex32>(false);
+    rank_k_all::<Complex64>(true);
+    symm_all::<Complex32>();
+    symm_all::<Complex64>();
 }

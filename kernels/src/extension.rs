@@ -1,5 +1,6 @@
-//! The rocBLAS extension kernels geam and dgmm (PTX, f32 and f64), batched through the
-//! grid's z dimension (strided: problem z at `base + z·stride` elements).
+//! The rocBLAS extension kernels geam and dgmm (f32, f64, Complex32, Complex64; PTX here,
+//! AMDGPU targets in [`crate::amdgpu::extension`] with the same contract), batched
+//! through the grid's z dimension (strided: problem z at `base + z·stride` elements).
 //!
 //! - `rocm_geam` — C = α·op(A) + β·op(B), all m×n. A 32×32 tile of C per workgroup of
 //!   32×8 work-items, four elements each. An operand not transposed is read straight
@@ -14,19 +15,25 @@
 //!
 //! Each element of C is one rounding of a product (dgmm) or of a fused multiply-add
 //! after one product (geam: `fma(β, b, α·a)`), so |error| ≤ 2·u·(|α·a| + |β·b|).
+//! Complex: products as `re = fma(−ai, bi, ar·br)`, `im = fma(ai, br, ar·bi)` and geam's
+//! `β·b` added by four fmas (real-part products first); [`CONJ_A`] / [`CONJ_B`] negate a
+//! transposed operand's imaginary part (a conjugate transpose). Complex scalars are two
+//! parameters of the real type: `alpha`, `alpha_im` (likewise β).
 //!
 //! Kernel parameters, in order (`ty` the element type; strides in elements):
 //! - `rocm_geam(c: u64, a: u64, b: u64, m: u32, n: u32, lda: u32, ldb: u32, ldc: u32,
-//!   stride_a: u64, stride_b: u64, stride_c: u64, alpha: ty, beta: ty, flags: u32)`,
-//!   flags of [`TRANS_A`], [`TRANS_B`], [`READ_A`], [`READ_B`].
+//!   stride_a: u64, stride_b: u64, stride_c: u64, alpha: ty, [alpha_im: ty,] beta: ty,
+//!   [beta_im: ty,] flags: u32)` (`ty` the real type), flags of [`TRANS_A`], [`TRANS_B`],
+//!   [`READ_A`], [`READ_B`], [`CONJ_A`], [`CONJ_B`].
 //! - `rocm_dgmm(c: u64, a: u64, x: u64, m: u32, n: u32, lda: u32, ldc: u32, incx: s32,
 //!   stride_a: u64, stride_x: u64, stride_c: u64, flags: u32)`, flags of [`LEFT`].
 //!
 //! Both launch as [`config`]: grid `(⌈m/32⌉, ⌈n/32⌉, batch)` of [`BLOCK`] work-items.
 
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::level3::{element, flag, imm, strided};
+use crate::level3::{element, flag, ops, strided, El};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const GEAM: &str = "rocm_geam";
@@ -40,6 +47,10 @@ pub const TRANS_B: u32 = 2;
 pub const READ_A: u32 = 4;
 /// Flag (geam): β ≠ 0, so B is read.
 pub const READ_B: u32 = 8;
+/// Flag (geam, complex): A's transpose is the conjugate transpose (with [`TRANS_A`]).
+pub const CONJ_A: u32 = 16;
+/// Flag (geam, complex): B's transpose is the conjugate transpose (with [`TRANS_B`]).
+pub const CONJ_B: u32 = 32;
 /// Flag (dgmm): diag(x)·A (rows scaled), else A·diag(x) (columns).
 pub const LEFT: u32 = 1;
 
@@ -51,7 +62,7 @@ pub const TILE: u32 = 32;
 /// The kernels for one element type.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExtensionParams {
-    /// f32 or f64.
+    /// f32, f64, Complex32 or Complex64.
     pub dtype: DType,
 }
 
@@ -61,22 +72,24 @@ pub struct Extension;
 impl Generator for Extension {
     type Params = ExtensionParams;
     const NAME: &'static str = "extension";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn generate(p: &ExtensionParams, target: &Target) -> Result<Program> {
-        let ty = match p.dtype {
-            DType::F32 => Ty::F32,
-            DType::F64 => Ty::F64,
-            other => {
-                return Err(Error::unsupported(
-                    format!("geam/dgmm kernels for {other}"),
-                    target.to_string(),
-                ))
-            }
-        };
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::extension::program(p, target);
+        }
+        let el = El::of(p.dtype).ok_or_else(|| {
+            Error::unsupported(
+                format!("geam/dgmm kernels for {}", p.dtype),
+                target.to_string(),
+            )
+        })?;
         let mut module = Module::for_kernels(target, "geam/dgmm kernels")?;
-        module.push(&geam(ty));
-        module.push(&dgmm(ty));
+        module.push(&geam(el));
+        module.push(&dgmm(el));
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![GEAM.into(), DGMM.into()],
@@ -120,8 +133,21 @@ fn frame(k: &mut KernelBuilder) -> Frame {
     Frame { x, y, r0, c0, z }
 }
 
-fn geam(ty: Ty) -> KernelBuilder {
-    let es = ty.size();
+/// Scalar parameters of the element type: `name` (and `name_im` for complex).
+fn scalar_params(k: &mut KernelBuilder, el: El, name: &str) -> Vec<crate::ptx::Param> {
+    (0..el.comps)
+        .map(|c| {
+            if c == 0 {
+                k.param(name, el.ty)
+            } else {
+                k.param(&format!("{name}_im"), el.ty)
+            }
+        })
+        .collect()
+}
+
+fn geam(el: El) -> KernelBuilder {
+    let (ty, es) = (el.ty, el.size());
     let mut k = KernelBuilder::new(GEAM);
     let pc = k.param("c", Ty::U64);
     let pa = k.param("a", Ty::U64);
@@ -134,8 +160,8 @@ fn geam(ty: Ty) -> KernelBuilder {
     let psa = k.param("stride_a", Ty::U64);
     let psb = k.param("stride_b", Ty::U64);
     let psc = k.param("stride_c", Ty::U64);
-    let palpha = k.param("alpha", ty);
-    let pbeta = k.param("beta", ty);
+    let palpha = scalar_params(&mut k, el, "alpha");
+    let pbeta = scalar_params(&mut k, el, "beta");
     let pflags = k.param("flags", Ty::U32);
     let (c0p, a0p, b0p) = (
         k.ld_param_global_ptr(&pc),
@@ -145,7 +171,8 @@ fn geam(ty: Ty) -> KernelBuilder {
     let (m, n) = (k.ld_param(&pm), k.ld_param(&pn));
     let (lda, ldb, ldc) = (k.ld_param(&plda), k.ld_param(&pldb), k.ld_param(&pldc));
     let (sa, sb, sc) = (k.ld_param(&psa), k.ld_param(&psb), k.ld_param(&psc));
-    let (alpha, beta) = (k.ld_param(&palpha), k.ld_param(&pbeta));
+    let alpha: Vec<Reg> = palpha.iter().map(|p| k.ld_param(p)).collect();
+    let beta: Vec<Reg> = pbeta.iter().map(|p| k.ld_param(p)).collect();
     let flags = k.ld_param(&pflags);
     let f = frame(&mut k);
     let a = strided(&mut k, a0p, f.z, sa, es);
@@ -154,13 +181,13 @@ fn geam(ty: Ty) -> KernelBuilder {
     // One 32×33 tile per operand.
     let part = TILE * (TILE + 1) * es;
     let smem = k.shared_array("geam_tiles", 2 * part, 16);
-    let zero = imm(ty, 0.0);
     let operands = [
         (
             a,
             lda,
             flag(&mut k, flags, TRANS_A),
             flag(&mut k, flags, READ_A),
+            flag(&mut k, flags, CONJ_A),
             0,
         ),
         (
@@ -168,6 +195,7 @@ fn geam(ty: Ty) -> KernelBuilder {
             ldb,
             flag(&mut k, flags, TRANS_B),
             flag(&mut k, flags, READ_B),
+            flag(&mut k, flags, CONJ_B),
             part,
         ),
     ];
@@ -176,7 +204,7 @@ fn geam(ty: Ty) -> KernelBuilder {
     // y + 8q, column x of the tile.
     let jx = k.add(Ty::U32, f.c0, f.x);
     let jx_in = k.setp(Cmp::Lt, Ty::U32, jx, n);
-    for &(base, ld, trans, read, off) in &operands {
+    for &(base, ld, trans, read, _, off) in &operands {
         let load = k.and_pred(trans, read);
         for q in 0..TILE / 8 {
             let yq = k.add(Ty::U32, f.y, 8 * q);
@@ -185,13 +213,14 @@ fn geam(ty: Ty) -> KernelBuilder {
             let inside = k.and_pred(jx_in, ic_in);
             let inside = k.and_pred(inside, load);
             let addr = element(&mut k, base, jx, ic, ld, es);
-            let v = k.mov(ty, zero);
+            let v = el.constant(&mut k, 0.0);
             k.when(inside, false);
-            k.ld_global_into(&[v], addr, 0, LoadCache::NonCoherent);
+            k.ld_global_into(&v, addr, 0, LoadCache::NonCoherent);
             let at = k.fma(Ty::U32, yq, TILE + 1, f.x);
             let bytes = k.mul(Ty::U32, at, es);
             let s = k.add(Ty::U32, smem, bytes);
-            k.st_shared(s, off as i64, v);
+            let s = k.add(Ty::U32, s, off);
+            el.st_shared(&mut k, s, &v);
         }
     }
     k.bar_sync();
@@ -204,33 +233,42 @@ fn geam(ty: Ty) -> KernelBuilder {
         let j_in = k.setp(Cmp::Lt, Ty::U32, j, n);
         let inside = k.and_pred(i_in, j_in);
         let mut terms = Vec::new();
-        for &(base, ld, trans, read, off) in &operands {
+        for &(base, ld, trans, read, conj, off) in &operands {
             // Straight: X(i, j) from global memory. Transposed: tile row x, column y + 8q.
             let straight = k.not_pred(trans);
             let direct = k.and_pred(inside, straight);
             let direct = k.and_pred(direct, read);
             let addr = element(&mut k, base, i, j, ld, es);
-            let g = k.mov(ty, zero);
+            let g = el.constant(&mut k, 0.0);
             k.when(direct, false);
-            k.ld_global_into(&[g], addr, 0, LoadCache::NonCoherent);
+            k.ld_global_into(&g, addr, 0, LoadCache::NonCoherent);
             let at = k.fma(Ty::U32, f.x, TILE + 1, yq);
             let bytes = k.mul(Ty::U32, at, es);
             let s = k.add(Ty::U32, smem, bytes);
-            let t = k.ld_shared(ty, s, off as i64);
+            let s = k.add(Ty::U32, s, off);
+            let t = el.ld_shared(&mut k, s);
             // An operand not read loaded nothing (here or into the tile): zero.
-            terms.push(k.selp(ty, t, g, trans));
+            let mut v = el.selp(&mut k, &ops(&t), &ops(&g), trans);
+            if el.comps == 2 {
+                // A conjugate transpose: the imaginary part negated (only where read,
+                // so an unread operand stays +0).
+                let flip = k.and_pred(conj, read);
+                let neg = k.neg(ty, v[1]);
+                v[1] = k.selp(ty, neg, v[1], flip);
+            }
+            terms.push(v);
         }
-        let scaled = k.mul(ty, alpha, terms[0]);
-        let v = k.fma(ty, beta, terms[1], scaled);
+        let scaled = el.mul(&mut k, &alpha, &terms[0]);
+        let v = el.fma(&mut k, &beta, &terms[1], &scaled);
         let addr = element(&mut k, c, i, j, ldc, es);
-        k.when(inside, false).st_global(addr, 0, &[v]);
+        k.when(inside, false).st_global(addr, 0, &v);
     }
     k.ret();
     k
 }
 
-fn dgmm(ty: Ty) -> KernelBuilder {
-    let es = ty.size();
+fn dgmm(el: El) -> KernelBuilder {
+    let es = el.size();
     let mut k = KernelBuilder::new(DGMM);
     let pc = k.param("c", Ty::U64);
     let pa = k.param("a", Ty::U64);
@@ -267,7 +305,7 @@ fn dgmm(ty: Ty) -> KernelBuilder {
         let j_in = k.setp(Cmp::Lt, Ty::U32, j, n);
         let inside = k.and_pred(i_in, j_in);
         let a_at = element(&mut k, a, i, j, lda, es);
-        let av = k.ld_global_guarded(ty, a_at, 0, inside);
+        let av = el.load_guarded(&mut k, a_at, inside);
         // x's element: index i (left) or j, at x + index·incx (signed).
         let idx = k.selp(Ty::U32, i, j, left);
         let steps = k.reg(Ty::S64);
@@ -276,10 +314,10 @@ fn dgmm(ty: Ty) -> KernelBuilder {
         k.emit(format!("mul.lo.s64 {bytes}, {steps}, {es}"));
         let xa = k.reg(Ty::U64);
         k.emit(format!("add.s64 {xa}, {x}, {bytes}"));
-        let xv = k.ld_global_guarded(ty, xa, 0, inside);
-        let v = k.mul(ty, av, xv);
+        let xv = el.load_guarded(&mut k, xa, inside);
+        let v = el.mul(&mut k, &av, &xv);
         let addr = element(&mut k, c, i, j, ldc, es);
-        k.when(inside, false).st_global(addr, 0, &[v]);
+        k.when(inside, false).st_global(addr, 0, &v);
     }
     k.ret();
     k
@@ -290,7 +328,7 @@ mod tests {
     use super::*;
 
     fn variants() -> Vec<ExtensionParams> {
-        [DType::F32, DType::F64]
+        [DType::F32, DType::F64, DType::C32, DType::C64]
             .into_iter()
             .map(|dtype| ExtensionParams { dtype })
             .collect()
@@ -306,11 +344,11 @@ mod tests {
         let sm90: Target = "sm_90".parse().unwrap();
         let p = |dtype| ExtensionParams { dtype };
         assert!(matches!(
-            Extension::generate(&p(DType::C64), &sm90),
+            Extension::generate(&p(DType::F16), &sm90),
             Err(Error::Unsupported { .. })
         ));
         assert!(matches!(
-            Extension::generate(&p(DType::F32), &"gfx90a".parse().unwrap()),
+            Extension::generate(&p(DType::F16), &"gfx90a".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

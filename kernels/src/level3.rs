@@ -1,5 +1,7 @@
 //! The small kernels that put BLAS Level 3 on the GEMM kernels: everything a blocked
-//! trsm, trmm, syrk/syr2k or symm does besides the GEMMs themselves (PTX, f32 and f64).
+//! trsm, trmm, syrk/syr2k/herk/her2k or symm/hemm does besides the GEMMs themselves, for
+//! f32, f64, Complex32 and Complex64: PTX here, AMDGPU targets in
+//! [`crate::amdgpu::level3`] (same names, parameters, flags and launches).
 //!
 //! All three work on the *diagonal blocks* of an n×n column-major matrix: block z
 //! (z = 0, 1, ...) is the square of order `bs = min(nb, n − z·nb)` starting at element
@@ -40,12 +42,22 @@
 //! - `rocm_tri_invert(dst: u64, src: u64, n: u32, ld_src: u32, stride_dst: u64,
 //!   flags: u32)`; grid `(blocks, 1, 1)` of NB work-items.
 //! - `rocm_tri_update(c: u64, w: u64, n: u32, nb: u32, ldc: u32, ld_w: u32,
-//!   stride_w: u64, beta: ty, flags: u32)`; grid as `rocm_tri_expand`.
+//!   stride_w: u64, beta: ty, [beta_im: ty,] flags: u32)`; grid as `rocm_tri_expand`
+//!   (`ty` the real type; `beta_im` for complex types only).
+//!
+//! Complex elements are (re, im) pairs moved as one vector access; the arithmetic is
+//! componentwise fmas as the AMDGPU kernels: update `w + β·c` by four fmas (real-part
+//! products first), invert's chain likewise and its division `n·(conj(d)·(1/|d|²))`.
+//! [`HERM`]: expand conjugates mirrored elements and zeroes the diagonal's imaginary part
+//! (hemm); update zeroes the imaginary part of the diagonal it writes (herk/her2k).
+//! Complex64 at `invert_block` 64 needs 65 KiB of shared memory: refused
+//! ([`check_invert_block`]); callers use 32 there.
 //!
 //! [`tile_config`] and [`invert_config`] build the launches.
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const EXPAND: &str = "rocm_tri_expand";
@@ -61,6 +73,10 @@ pub const MIRROR: u32 = 2;
 pub const UNIT: u32 = 4;
 /// Flag (update): β ≠ 0, so C is read.
 pub const READ_C: u32 = 8;
+/// Flag (complex): Hermitian. Expand conjugates the mirrored elements and takes the
+/// diagonal's imaginary part as zero (hemm); update sets the imaginary part of the
+/// diagonal it writes to zero (herk/her2k). Ignored by real kernels.
+pub const HERM: u32 = 16;
 
 /// Work-items of the tile kernels (32 × 8, each handling 4 elements of a 32×32 tile).
 pub const TILE_BLOCK: u32 = 256;
@@ -70,10 +86,11 @@ pub const TILE: u32 = 32;
 /// The kernels for one element type.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Level3Params {
-    /// f32 or f64.
+    /// f32, f64, Complex32 or Complex64.
     pub dtype: DType,
     /// Order NB of the blocks `rocm_tri_invert` inverts: 16, 32 or 64 (the block and
-    /// its inverse share NB·(NB + 1) elements of shared memory: 33 KiB for f64 at 64).
+    /// its inverse share NB·(NB + 1) elements of shared memory: 33 KiB for f64 at 64;
+    /// Complex64 at 64 does not fit).
     pub invert_block: u32,
 }
 
@@ -83,29 +100,26 @@ pub struct Level3;
 impl Generator for Level3 {
     type Params = Level3Params;
     const NAME: &'static str = "level3";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn generate(p: &Level3Params, target: &Target) -> Result<Program> {
-        let ty = match p.dtype {
-            DType::F32 => Ty::F32,
-            DType::F64 => Ty::F64,
-            other => {
-                return Err(Error::unsupported(
-                    format!("Level 3 triangle kernels for {other}"),
-                    target.to_string(),
-                ))
-            }
-        };
-        if !matches!(p.invert_block, 16 | 32 | 64) {
-            return Err(Error::invalid(
-                "invert_block",
-                format!("{}: 16, 32 or 64", p.invert_block),
-            ));
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level3::program(p, target);
         }
+        let el = El::of(p.dtype).ok_or_else(|| {
+            Error::unsupported(
+                format!("Level 3 triangle kernels for {}", p.dtype),
+                target.to_string(),
+            )
+        })?;
+        check_invert_block(p)?;
         let mut module = Module::for_kernels(target, "Level 3 triangle kernels")?;
-        module.push(&expand(ty));
-        module.push(&invert(ty, p.invert_block));
-        module.push(&update(ty));
+        module.push(&expand(el));
+        module.push(&invert(el, p.invert_block));
+        module.push(&update(el));
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![EXPAND.into(), INVERT.into(), UPDATE.into()],
@@ -115,6 +129,29 @@ impl Generator for Level3 {
             },
         })
     }
+}
+
+/// Bytes of shared memory (LDS) `rocm_tri_invert` holds: the block with rows padded.
+pub fn invert_shared_bytes(p: &Level3Params) -> u32 {
+    p.invert_block * (p.invert_block + 1) * p.dtype.size() as u32
+}
+
+/// Static shared memory a kernel may declare on every target (CUDA's 48 KiB).
+pub const SHARED_LIMIT: u32 = 48 * 1024;
+
+/// `invert_block` is 16, 32 or 64 and its block fits [`SHARED_LIMIT`] (Complex64 at 64
+/// does not: 65 KiB).
+pub fn check_invert_block(p: &Level3Params) -> Result<()> {
+    if !matches!(p.invert_block, 16 | 32 | 64) || invert_shared_bytes(p) > SHARED_LIMIT {
+        return Err(Error::invalid(
+            "invert_block",
+            format!(
+                "{} for {}: 16, 32 or 64 with NB·(NB + 1) elements within {SHARED_LIMIT} bytes",
+                p.invert_block, p.dtype
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The launch of a tile kernel over the diagonal blocks of order `nb` of an n×n matrix.
@@ -257,8 +294,136 @@ fn stored(k: &mut KernelBuilder, upper: Reg, i: Reg, j: Reg) -> Reg {
     k.or_pred(up, lo)
 }
 
-fn expand(ty: Ty) -> KernelBuilder {
-    let es = ty.size();
+/// The element type: `comps` (1 real, 2 complex) components of the real type `ty`,
+/// stored consecutively (re, im). A value is one register per component.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct El {
+    pub(crate) ty: Ty,
+    pub(crate) comps: u32,
+}
+
+impl El {
+    /// The element type of `d` (f32, f64, Complex32, Complex64), else None.
+    pub(crate) fn of(d: DType) -> Option<El> {
+        match d {
+            DType::F32 => Some(El::new(Ty::F32, 1)),
+            DType::F64 => Some(El::new(Ty::F64, 1)),
+            DType::C32 => Some(El::new(Ty::F32, 2)),
+            DType::C64 => Some(El::new(Ty::F64, 2)),
+            _ => None,
+        }
+    }
+
+    /// `a·b` (complex: re = fma(−ai, bi, ar·br), im = fma(ai, br, ar·bi)).
+    pub(crate) fn mul(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
+        let ty = self.ty;
+        let rr = k.mul(ty, a[0], b[0]);
+        if self.comps == 1 {
+            return vec![rr];
+        }
+        let ri = k.mul(ty, a[0], b[1]);
+        let nai = k.neg(ty, a[1]);
+        let re = k.fma(ty, nai, b[1], rr);
+        let im = k.fma(ty, a[1], b[0], ri);
+        vec![re, im]
+    }
+
+    fn new(ty: Ty, comps: u32) -> El {
+        El { ty, comps }
+    }
+
+    /// Bytes per element.
+    pub(crate) fn size(self) -> u32 {
+        self.ty.size() * self.comps
+    }
+
+    /// `v` in every component (the real part; imaginary parts zero).
+    pub(crate) fn constant(self, k: &mut KernelBuilder, re: f64) -> Vec<Reg> {
+        (0..self.comps)
+            .map(|c| k.mov(self.ty, imm(self.ty, if c == 0 { re } else { 0.0 })))
+            .collect()
+    }
+
+    /// A global load of one element where `pred` holds (a vector load for complex).
+    pub(crate) fn load_guarded(self, k: &mut KernelBuilder, addr: Reg, pred: Reg) -> Vec<Reg> {
+        k.ld_global_vec_guarded(self.ty, self.comps, addr, pred)
+    }
+
+    pub(crate) fn ld_shared(self, k: &mut KernelBuilder, at: Reg) -> Vec<Reg> {
+        (0..self.comps)
+            .map(|c| k.ld_shared(self.ty, at, i64::from(c * self.ty.size())))
+            .collect()
+    }
+
+    pub(crate) fn ld_shared_guarded(self, k: &mut KernelBuilder, at: Reg, pred: Reg) -> Vec<Reg> {
+        (0..self.comps)
+            .map(|c| k.ld_shared_guarded(self.ty, at, i64::from(c * self.ty.size()), pred))
+            .collect()
+    }
+
+    pub(crate) fn st_shared(self, k: &mut KernelBuilder, at: Reg, v: &[Reg]) {
+        for (c, &r) in v.iter().enumerate() {
+            k.st_shared(at, i64::from(c as u32 * self.ty.size()), r);
+        }
+    }
+
+    pub(crate) fn st_shared_guarded(self, k: &mut KernelBuilder, at: Reg, v: &[Reg], pred: Reg) {
+        for (c, &r) in v.iter().enumerate() {
+            k.when(pred, false)
+                .st_shared(at, i64::from(c as u32 * self.ty.size()), r);
+        }
+    }
+
+    /// Componentwise `p ? a : b`.
+    pub(crate) fn selp(self, k: &mut KernelBuilder, a: &[Op], b: &[Op], p: Reg) -> Vec<Reg> {
+        (0..self.comps as usize)
+            .map(|c| k.selp(self.ty, a[c], b[c], p))
+            .collect()
+    }
+
+    /// `acc + a·b` (complex: four fmas, the real-part products first, as the AMDGPU
+    /// kernels: re = fma(−ai, bi, fma(ar, br, re)), im = fma(ai, br, fma(ar, bi, im))).
+    pub(crate) fn fma(self, k: &mut KernelBuilder, a: &[Reg], b: &[Reg], acc: &[Reg]) -> Vec<Reg> {
+        let ty = self.ty;
+        let re = k.fma(ty, a[0], b[0], acc[0]);
+        if self.comps == 1 {
+            return vec![re];
+        }
+        let im = k.fma(ty, a[0], b[1], acc[1]);
+        let nai = k.neg(ty, a[1]);
+        let re = k.fma(ty, nai, b[1], re);
+        let im = k.fma(ty, a[1], b[0], im);
+        vec![re, im]
+    }
+
+    /// `n / d`: real `div.rn`; complex `n·(conj(d)·(1/|d|²))`, |d|² = fma(di, di, dr·dr),
+    /// the product as re = fma(−ni, vi, nr·vr), im = fma(ni, vr, nr·vi).
+    pub(crate) fn div(self, k: &mut KernelBuilder, n: &[Reg], d: &[Reg]) -> Vec<Reg> {
+        let ty = self.ty;
+        if self.comps == 1 {
+            return vec![k.div(ty, n[0], d[0])];
+        }
+        let sq = k.mul(ty, d[0], d[0]);
+        let sq = k.fma(ty, d[1], d[1], sq);
+        let rs = k.div(ty, imm(ty, 1.0), sq);
+        let vr = k.mul(ty, d[0], rs);
+        let ndi = k.neg(ty, d[1]);
+        let vi = k.mul(ty, ndi, rs);
+        let rr = k.mul(ty, n[0], vr);
+        let nni = k.neg(ty, n[1]);
+        let re = k.fma(ty, nni, vi, rr);
+        let ri = k.mul(ty, n[0], vi);
+        let im = k.fma(ty, n[1], vr, ri);
+        vec![re, im]
+    }
+}
+
+pub(crate) fn ops(v: &[Reg]) -> Vec<Op> {
+    v.iter().map(|&r| Op::R(r)).collect()
+}
+
+fn expand(el: El) -> KernelBuilder {
+    let (ty, es) = (el.ty, el.size());
     let mut k = KernelBuilder::new(EXPAND);
     let pdst = k.param("dst", Ty::U64);
     let psrc = k.param("src", Ty::U64);
@@ -284,6 +449,7 @@ fn expand(ty: Ty) -> KernelBuilder {
     let upper = flag(&mut k, flags, UPPER);
     let mirror = flag(&mut k, flags, MIRROR);
     let unit = flag(&mut k, flags, UNIT);
+    let herm = flag(&mut k, flags, HERM);
 
     // Mirror staging: tile[y + 8s][x] = src(c0 + x, r0 + y + 8s), the transposed tile
     // whose stored elements the mirrored positions of this tile read.
@@ -297,14 +463,16 @@ fn expand(ty: Ty) -> KernelBuilder {
         let mcol_in = k.setp(Cmp::Lt, Ty::U32, mcol, f.bs);
         let inside = k.and_pred(mrow_in, mcol_in);
         let addr = element(&mut k, src, mrow, mcol, ld_src, es);
-        let v = k.ld_global_guarded(ty, addr, 0, inside);
+        let v = el.load_guarded(&mut k, addr, inside);
         let slot = k.fma(Ty::U32, ys, pitch, f.x);
         let slot_bytes = k.mul(Ty::U32, slot, es);
         let at = k.add(Ty::U32, tile, slot_bytes);
-        k.when(inside, false).st_shared(at, 0, v);
+        el.st_shared_guarded(&mut k, at, &v, inside);
     }
     k.bar_sync();
     k.comment("write the dense tile");
+    let zero = ops(&el.constant(&mut k, 0.0));
+    let one = ops(&el.constant(&mut k, 1.0));
     let i = k.add(Ty::U32, f.r0, f.x);
     let i_in = k.setp(Cmp::Lt, Ty::U32, i, f.bs);
     for s in 0..TILE / 8 {
@@ -319,7 +487,7 @@ fn expand(ty: Ty) -> KernelBuilder {
         let not_unit = k.not_pred(unit_diag);
         let read = k.and_pred(read, not_unit);
         let addr = element(&mut k, src, i, j, ld_src, es);
-        let direct = k.ld_global_guarded(ty, addr, 0, read);
+        let mut direct = el.load_guarded(&mut k, addr, read);
         // Mirrored: src(j, i) = tile[x][y + 8s].
         let not_stored = k.not_pred(is_stored);
         let want_mirror = k.and_pred(inside, not_stored);
@@ -327,19 +495,26 @@ fn expand(ty: Ty) -> KernelBuilder {
         let slot = k.fma(Ty::U32, f.x, pitch, ys);
         let slot_bytes = k.mul(Ty::U32, slot, es);
         let at = k.add(Ty::U32, tile, slot_bytes);
-        let mirrored = k.ld_shared_guarded(ty, at, 0, want_mirror);
-        let other = k.selp(ty, mirrored, imm(ty, 0.0), mirror);
-        let v = k.selp(ty, direct, other, is_stored);
-        let v = k.selp(ty, imm(ty, 1.0), v, unit_diag);
+        let mut mirrored = el.ld_shared_guarded(&mut k, at, want_mirror);
+        if el.comps == 2 {
+            // Hermitian: mirrored elements conjugated, the diagonal's imaginary part zero.
+            let conj = k.neg(ty, mirrored[1]);
+            mirrored[1] = k.selp(ty, conj, mirrored[1], herm);
+            let herm_diag = k.and_pred(herm, diag);
+            direct[1] = k.selp(ty, imm(ty, 0.0), direct[1], herm_diag);
+        }
+        let other = el.selp(&mut k, &ops(&mirrored), &zero, mirror);
+        let v = el.selp(&mut k, &ops(&direct), &ops(&other), is_stored);
+        let v = el.selp(&mut k, &one, &ops(&v), unit_diag);
         let out = element(&mut k, dst, i, j, ld_dst, es);
-        k.when(inside, false).st_global(out, 0, &[v]);
+        k.when(inside, false).st_global(out, 0, &v);
     }
     k.ret();
     k
 }
 
-fn invert(ty: Ty, nb: u32) -> KernelBuilder {
-    let es = ty.size();
+fn invert(el: El, nb: u32) -> KernelBuilder {
+    let (ty, es) = (el.ty, el.size());
     let pitch = nb + 1;
     let mut k = KernelBuilder::new(INVERT);
     let pdst = k.param("dst", Ty::U64);
@@ -365,6 +540,8 @@ fn invert(ty: Ty, nb: u32) -> KernelBuilder {
     let upper = flag(&mut k, flags, UPPER);
     let unit = flag(&mut k, flags, UNIT);
     let t_in = k.setp(Cmp::Lt, Ty::U32, t, bs);
+    let zero = ops(&el.constant(&mut k, 0.0));
+    let one = ops(&el.constant(&mut k, 1.0));
     // Byte address of arr[r][c].
     let slot = |k: &mut KernelBuilder, r: Reg, c: Reg| -> Reg {
         let s = k.fma(Ty::U32, r, pitch, c);
@@ -390,39 +567,45 @@ fn invert(ty: Ty, nb: u32) -> KernelBuilder {
     let read_diag = k.and_pred(read_diag, diag);
     let read = k.or_pred(off_diag, read_diag);
     let read = k.and_pred(read, inside);
-    let a = k.ld_global_guarded(ty, addr, 0, read);
-    let zero_or_one = k.selp(ty, imm(ty, 1.0), imm(ty, 0.0), diag);
-    let v = k.selp(ty, a, zero_or_one, read);
+    let a = el.load_guarded(&mut k, addr, read);
+    let zero_or_one = el.selp(&mut k, &one, &zero, diag);
+    let v = el.selp(&mut k, &ops(&a), &ops(&zero_or_one), read);
     // Lower: L[t][p] = A(t, p); upper: L[p][t] = A(t, p).
     let row = k.selp(Ty::U32, p, t, upper);
     let col = k.selp(Ty::U32, t, p, upper);
     let at = slot(&mut k, row, col);
-    k.st_shared(at, 0, v);
+    el.st_shared(&mut k, at, &v);
     loop_end(&mut k, lp);
     k.bar_sync();
 
     k.comment("forward substitution, one row of X = inv(L) at a time, over L's row");
     let li = loop_start(&mut k, nb);
     let i = li.var;
-    let acc = k.mov(ty, imm(ty, 0.0));
+    let acc = el.constant(&mut k, 0.0);
     let lq = loop_start(&mut k, i);
     let q = lq.var;
     let l_at = slot(&mut k, i, q);
-    let l_iq = k.ld_shared(ty, l_at, 0);
+    let l_iq = el.ld_shared(&mut k, l_at);
     let x_at = slot(&mut k, q, t);
-    let x_qt = k.ld_shared(ty, x_at, 0);
-    let next = k.fma(ty, l_iq, x_qt, acc);
-    k.assign(acc, next);
+    let x_qt = el.ld_shared(&mut k, x_at);
+    let next = el.fma(&mut k, &l_iq, &x_qt, &acc);
+    for (&a, &n) in acc.iter().zip(&next) {
+        k.assign(a, n);
+    }
     loop_end(&mut k, lq);
     let d_at = slot(&mut k, i, i);
-    let d = k.ld_shared(ty, d_at, 0);
+    let d = el.ld_shared(&mut k, d_at);
     let own = k.setp(Cmp::Eq, Ty::U32, t, i);
-    let delta = k.selp(ty, imm(ty, 1.0), imm(ty, 0.0), own);
+    let delta = el.selp(&mut k, &one, &zero, own);
     k.bar_sync();
-    let num = k.sub(ty, delta, acc);
-    let x = k.div(ty, num, d);
+    let num: Vec<Reg> = delta
+        .iter()
+        .zip(&acc)
+        .map(|(&dl, &a)| k.sub(ty, dl, a))
+        .collect();
+    let x = el.div(&mut k, &num, &d);
     let out_at = slot(&mut k, i, t);
-    k.st_shared(out_at, 0, x);
+    el.st_shared(&mut k, out_at, &x);
     k.bar_sync();
     loop_end(&mut k, li);
 
@@ -432,17 +615,17 @@ fn invert(ty: Ty, nb: u32) -> KernelBuilder {
     let row = k.selp(Ty::U32, j, t, upper);
     let col = k.selp(Ty::U32, t, j, upper);
     let at = slot(&mut k, row, col);
-    let v = k.ld_shared(ty, at, 0);
+    let v = el.ld_shared(&mut k, at);
     let nb_reg = k.mov(Ty::U32, nb);
     let out = element(&mut k, dst, t, j, nb_reg, es);
-    k.st_global(out, 0, &[v]);
+    k.st_global(out, 0, &v);
     loop_end(&mut k, lj);
     k.ret();
     k
 }
 
-fn update(ty: Ty) -> KernelBuilder {
-    let es = ty.size();
+fn update(el: El) -> KernelBuilder {
+    let (ty, es) = (el.ty, el.size());
     let mut k = KernelBuilder::new(UPDATE);
     let pc = k.param("c", Ty::U64);
     let pw = k.param("w", Ty::U64);
@@ -451,7 +634,9 @@ fn update(ty: Ty) -> KernelBuilder {
     let pldc = k.param("ldc", Ty::U32);
     let pld_w = k.param("ld_w", Ty::U32);
     let pstride = k.param("stride_w", Ty::U64);
-    let pbeta = k.param("beta", ty);
+    let pbeta: Vec<_> = (0..el.comps)
+        .map(|c| k.param(if c == 0 { "beta" } else { "beta_im" }, ty))
+        .collect();
     let pflags = k.param("flags", Ty::U32);
     let c0 = k.ld_param_global_ptr(&pc);
     let w0 = k.ld_param_global_ptr(&pw);
@@ -460,7 +645,7 @@ fn update(ty: Ty) -> KernelBuilder {
     let ldc = k.ld_param(&pldc);
     let ld_w = k.ld_param(&pld_w);
     let stride = k.ld_param(&pstride);
-    let beta = k.ld_param(&pbeta);
+    let beta: Vec<Reg> = pbeta.iter().map(|p| k.ld_param(p)).collect();
     let flags = k.ld_param(&pflags);
     let f = tile_frame(&mut k, n, nb);
     let c = diagonal_block(&mut k, c0, f.first, ldc, es);
@@ -468,6 +653,7 @@ fn update(ty: Ty) -> KernelBuilder {
     let upper = flag(&mut k, flags, UPPER);
     let read_c = flag(&mut k, flags, READ_C);
     let unit = flag(&mut k, flags, UNIT);
+    let herm = flag(&mut k, flags, HERM);
     let not_unit = k.not_pred(unit);
     let i = k.add(Ty::U32, f.r0, f.x);
     let i_in = k.setp(Cmp::Lt, Ty::U32, i, f.bs);
@@ -483,15 +669,21 @@ fn update(ty: Ty) -> KernelBuilder {
         let keep = k.or_pred(off_diagonal, not_unit);
         let inside = k.and_pred(inside, keep);
         let w_addr = element(&mut k, w, i, j, ld_w, es);
-        let wv = k.ld_global_guarded(ty, w_addr, 0, inside);
+        let wv = el.load_guarded(&mut k, w_addr, inside);
         let c_addr = element(&mut k, c, i, j, ldc, es);
         let read = k.and_pred(inside, read_c);
         // C is written by this kernel: the coherent path.
         k.when(read, false);
-        let cv = k.ld_global(ty, 1, c_addr, 0, LoadCache::Default)[0];
-        let scaled = k.fma(ty, beta, cv, wv);
-        let v = k.selp(ty, scaled, wv, read);
-        k.when(inside, false).st_global(c_addr, 0, &[v]);
+        let cv = k.ld_global(ty, el.comps, c_addr, 0, LoadCache::Default);
+        let scaled = el.fma(&mut k, &beta, &cv, &wv);
+        let mut v = el.selp(&mut k, &ops(&scaled), &ops(&wv), read);
+        if el.comps == 2 {
+            // herk/her2k: the diagonal is real.
+            let diag = k.not_pred(off_diagonal);
+            let herm_diag = k.and_pred(herm, diag);
+            v[1] = k.selp(ty, imm(ty, 0.0), v[1], herm_diag);
+        }
+        k.when(inside, false).st_global(c_addr, 0, &v);
     }
     k.ret();
     k
@@ -503,12 +695,15 @@ mod tests {
 
     fn variants() -> Vec<Level3Params> {
         let mut v = Vec::new();
-        for dtype in [DType::F32, DType::F64] {
+        for dtype in [DType::F32, DType::F64, DType::C32, DType::C64] {
             for invert_block in [16, 32, 64] {
-                v.push(Level3Params {
+                let p = Level3Params {
                     dtype,
                     invert_block,
-                });
+                };
+                if check_invert_block(&p).is_ok() {
+                    v.push(p);
+                }
             }
         }
         v
@@ -519,11 +714,8 @@ mod tests {
         for (p, _, report) in crate::ptxas::assert_clean::<Level3>(&variants()) {
             let inv = report.kernel(INVERT).unwrap();
             let nb = p.invert_block;
-            assert_eq!(
-                inv.shared_bytes,
-                nb * (nb + 1) * p.dtype.size() as u32,
-                "{p:?}"
-            );
+            assert_eq!(inv.shared_bytes, invert_shared_bytes(&p), "{p:?}");
+            assert_eq!(inv.shared_bytes, nb * (nb + 1) * p.dtype.size() as u32);
         }
     }
 
@@ -601,15 +793,19 @@ mod tests {
             invert_block,
         };
         assert!(matches!(
-            Level3::generate(&p(DType::C32, 32), &sm90),
+            Level3::generate(&p(DType::F16, 32), &sm90),
             Err(Error::Unsupported { .. })
+        ));
+        assert!(matches!(
+            Level3::generate(&p(DType::C64, 64), &sm90),
+            Err(Error::InvalidArgument { .. })
         ));
         assert!(matches!(
             Level3::generate(&p(DType::F32, 48), &sm90),
             Err(Error::InvalidArgument { .. })
         ));
         assert!(matches!(
-            Level3::generate(&p(DType::F32, 64), &"gfx90a".parse().unwrap()),
+            Level3::generate(&p(DType::F16, 64), &"gfx90a".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

@@ -9,7 +9,8 @@
 //! - [`amdgpu`]: the AMDGPU assembler, resource report and hand-written samples.
 //! - Generators: [`copy`] (the bandwidth copy), [`level1`] (BLAS Level 1, PTX and AMDGPU),
 //!   [`gemm`] (GEMM: SIMT, `mma.sync`, MFMA, WMMA), [`level3`] (the triangle kernels of
-//!   blocked Level 3: expand, invert, update).
+//!   blocked Level 3: expand, invert, update; PTX and AMDGPU, real and complex),
+//!   [`extension`] (geam, dgmm; PTX and AMDGPU, real and complex).
 
 pub mod amdgpu;
 pub mod catalog;

@@ -1,13 +1,16 @@
-//! geam and dgmm on GPUs (f32, f64; NVIDIA): one launch of `rocm_kernels::extension`'s
-//! kernels over every problem of a strided batch (a single call is a batch of one).
-//! Complex types and AMD devices answer `Unsupported` from the generator, named for the
-//! routine and the device.
+//! geam and dgmm on GPUs: one launch of `rocm_kernels::extension`'s kernels over every
+//! problem of a strided batch (a single call is a batch of one). NVIDIA: f32 and f64
+//! (complex types answer `Unsupported` from the generator, named for the routine and
+//! the device); AMD devices: f32, f64, Complex32 and Complex64 (AMDGPU kernels with
+//! 32-bit offsets inside a problem, checked here). Complex scalars are passed as their
+//! real then imaginary part; a conjugate transpose sets the operand's CONJ flag.
 
 #![allow(clippy::too_many_arguments)]
 
 use crate::extension::{DgmmShape, GeamShape};
 use crate::gpu::level2::load;
 use crate::{Blas, Scalar, Side, Transpose};
+use rocm_core::target::Family;
 use rocm_core::{Error, KernelArgs, Result};
 use rocm_kernels::extension::{self as kern, Extension, ExtensionParams};
 
@@ -21,6 +24,38 @@ fn dim(name: &str, v: usize) -> Result<u32> {
             format!("{v} exceeds the geam/dgmm kernels' limit of 2^32 - 1"),
         )
     })
+}
+
+/// A scalar argument: its real part, then for complex types its imaginary part.
+pub(crate) fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
+    args.push(v.re());
+    if T::IS_COMPLEX {
+        args.push(v.im());
+    }
+}
+
+/// The AMDGPU kernels address inside a problem with 32-bit byte offsets: `cols` columns
+/// at leading dimension `ld` must span less than 4 GiB there.
+pub(crate) fn offsets_fit<T: Scalar>(
+    blas: &Blas,
+    what: &str,
+    ld: usize,
+    cols: usize,
+) -> Result<()> {
+    if blas.device().target().family() == Family::Nvidia {
+        return Ok(());
+    }
+    let bytes = (ld as u128 + 1) * cols as u128 * std::mem::size_of::<T>() as u128;
+    if bytes >= 1 << 32 {
+        return Err(Error::invalid(
+            what,
+            format!(
+                "{ld}×{cols} elements span 2^32 bytes or more (the AMDGPU kernels' 32-bit \
+                 offsets)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn params<T: Scalar>() -> ExtensionParams {
@@ -40,17 +75,24 @@ pub(crate) fn geam<T: Scalar>(
     batch: usize,
 ) -> Result<()> {
     let loaded = load::<Extension>(blas, "geam", &params::<T>())?;
+    let (ka, kb) = (
+        if s.transa == Transpose::N { s.n } else { s.m },
+        if s.transb == Transpose::N { s.n } else { s.m },
+    );
+    offsets_fit::<T>(blas, "lda", s.lda, ka)?;
+    offsets_fit::<T>(blas, "ldb", s.ldb, kb)?;
+    offsets_fit::<T>(blas, "ldc", s.ldc, s.n)?;
     let dev = blas.device();
     let zero = T::zero();
-    let flags = if s.transa != Transpose::N {
-        kern::TRANS_A
-    } else {
-        0
-    } | if s.transb != Transpose::N {
-        kern::TRANS_B
-    } else {
-        0
-    } | if alpha != zero { kern::READ_A } else { 0 }
+    let op_flags = |t: Transpose, trans: u32, conj: u32| match t {
+        Transpose::N => 0,
+        Transpose::T => trans,
+        Transpose::C if T::IS_COMPLEX => trans | conj,
+        Transpose::C => trans,
+    };
+    let flags = op_flags(s.transa, kern::TRANS_A, kern::CONJ_A)
+        | op_flags(s.transb, kern::TRANS_B, kern::CONJ_B)
+        | if alpha != zero { kern::READ_A } else { 0 }
         | if beta != zero { kern::READ_B } else { 0 };
     let mut args = KernelArgs::new();
     args.push_pointer(c, dev)
@@ -63,10 +105,10 @@ pub(crate) fn geam<T: Scalar>(
         .push(dim("ldc", s.ldc)?)
         .push(stride_a as u64)
         .push(stride_b as u64)
-        .push(stride_c as u64)
-        .push(alpha.re())
-        .push(beta.re())
-        .push(flags);
+        .push(stride_c as u64);
+    push_scalar(&mut args, alpha);
+    push_scalar(&mut args, beta);
+    args.push(flags);
     let cfg = kern::config(s.m, s.n, batch);
     if cfg.grid[2] as usize != batch {
         return Err(Error::invalid(
@@ -93,6 +135,9 @@ pub(crate) fn dgmm<T: Scalar>(
     batch: usize,
 ) -> Result<()> {
     let loaded = load::<Extension>(blas, "dgmm", &params::<T>())?;
+    offsets_fit::<T>(blas, "lda", s.lda, s.n)?;
+    offsets_fit::<T>(blas, "ldc", s.ldc, s.n)?;
+    offsets_fit::<T>(blas, "incx", s.incx.unsigned_abs(), s.x_len())?;
     let dev = blas.device();
     let incx = i32::try_from(s.incx)
         .map_err(|_| Error::invalid("incx", format!("{} exceeds the kernel's 32 bits", s.incx)))?;

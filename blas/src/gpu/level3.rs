@@ -1,4 +1,4 @@
-//! Level 3 on GPUs (f32, f64 on CUDA): trsm, trmm, syrk/syr2k and symm blocked onto the
+//! Level 3 on GPUs (CUDA and AMD devices): trsm, trmm, syrk/syr2k and symm blocked onto the
 //! GPU GEMM (`gpu::gemm`), with the triangle kernels of `rocm_kernels::level3` for
 //! what a GEMM cannot do. Everything is queued on the handle's stream: no host round
 //! trip inside an operation. Sub-matrices are device addresses with the parent's
@@ -35,8 +35,9 @@
 //!   full symmetric matrix in the workspace (`rocm_tri_expand` with the mirror), then
 //!   one GEMM.
 //!
-//! Workspace: the handle's device workspace (`Blas::with_workspace`, kept and grown
-//! across calls): trsm and trmm ⌈ka/nb⌉·nb² + nb·n (left) or m·nb (right) elements
+//! Workspace: the handle's Level 3 block workspace (`Blas::with_blocks_workspace`, kept
+//! and grown across calls; not the general workspace, which the complex GEMM called
+//! inside needs): trsm and trmm ⌈ka/nb⌉·nb² + nb·n (left) or m·nb (right) elements
 //! (nb = [`TRI_BLOCK`] or [`TRMM_BLOCK`]), syrk/syr2k ⌈n/RANK_K_BLOCK⌉·RANK_K_BLOCK², symm ka²
 //! (a dense copy of A: 256 MiB for an 8192² f32, which stays with the handle).
 //!
@@ -46,17 +47,24 @@
 //! but not for arbitrary ill-conditioned triangles (as rocBLAS's and cuBLAS's blocked
 //! trsm; the tests check residuals on diagonally dominant matrices).
 //!
-//! Complex types (no complex triangle kernels yet) and AMD devices (no AMDGPU triangle kernels
-//! yet) answer `Unsupported` naming the routine, the type or the device.
+//! Types and devices: f32, f64, Complex32 and Complex64. The triangle kernels exist for
+//! NVIDIA (PTX) and every AMD target (AMDGPU; 32-bit byte offsets inside a block,
+//! checked here); each routine runs where the GEMM supports the type, and otherwise
+//! answers the GEMM's `Unsupported` unchanged (AMD targets without a GEMM for the type).
+//! Complex: a conjugate op(A) is the GEMM's C operation (inv(Aᴴ) = inv(A)ᴴ for trsm's
+//! leaves); herk/her2k multiply by op(·)ᴴ (her2k's second product with conj(α)) and zero
+//! the diagonal's imaginary part in the triangle update (`HERM`); hemm expands A with a
+//! conjugated mirror and a real diagonal (`HERM`). Complex64's trsm inverts blocks of 32
+//! (a 64-block needs 65 KiB of shared memory).
 
 #![allow(clippy::too_many_arguments)]
 
 use crate::gemm::GemmShape;
+use crate::gpu::extension::{offsets_fit, push_scalar};
 use crate::gpu::gemm::{self, Operand};
 use crate::level3::{RankKShape, SymmShape, TriShape};
 use crate::{Blas, Diag, Scalar, Side, Transpose, Uplo};
-use rocm_core::target::Family;
-use rocm_core::{DType, Error, KernelArgs, Result};
+use rocm_core::{Error, KernelArgs, Result};
 use rocm_kernels::generator::{self, Loaded};
 use rocm_kernels::level3::{self as kern, Level3, Level3Params};
 
@@ -81,28 +89,30 @@ pub(crate) const TRMM_BLOCK: usize = 512;
 /// the whole k each, which filled a fraction of the device (H100, 8192²: 0.64x cuBLAS).
 pub(crate) const RANK_K_BLOCK: usize = 512;
 
-/// f32 and f64 on NVIDIA devices, else `Unsupported` saying what is missing.
-fn supported<T: Scalar>(blas: &Blas, op: &str) -> Result<()> {
-    let dtype = T::DTYPE;
-    if !matches!(dtype, DType::F32 | DType::F64) {
-        return Err(Error::unsupported(
-            format!("blas {op} for {dtype} (no complex triangle kernels yet)"),
-            blas.device(),
-        ));
+/// The inversion block of trsm for `T`: [`TRI_BLOCK`], or 32 for 16-byte elements
+/// (Complex64), whose 64-block would need 65 KiB of shared memory.
+fn tri_block<T: Scalar>() -> usize {
+    if es::<T>() == 16 {
+        TRI_BLOCK / 2
+    } else {
+        TRI_BLOCK
     }
-    if blas.device().target().family() != Family::Nvidia {
-        return Err(Error::unsupported(
-            format!("blas {op} (no AMDGPU Level 3 triangle kernels yet)"),
-            blas.device(),
-        ));
+}
+
+/// The GEMM operation of a transposed operand: `t` itself for complex types (T or C),
+/// T for real ones (where C means T).
+fn trans_op<T: Scalar>(t: Transpose) -> Transpose {
+    if T::IS_COMPLEX {
+        t
+    } else {
+        Transpose::T
     }
-    Ok(())
 }
 
 fn kernels<T: Scalar>(blas: &Blas) -> Result<Loaded> {
     let p = Level3Params {
         dtype: T::DTYPE,
-        invert_block: TRI_BLOCK as u32,
+        invert_block: tri_block::<T>() as u32,
     };
     generator::load::<Level3>(blas.device(), &p)
 }
@@ -212,6 +222,8 @@ struct Tri<'a> {
     /// Scratch for a leaf's product: nb × n (left, ld nb) or m × nb (right, ld m).
     w: u64,
     solve: bool,
+    /// The GEMM operation of a transposed op(A): T, or C for a complex conjugate one.
+    trans: Transpose,
 }
 
 impl Tri<'_> {
@@ -236,7 +248,7 @@ impl Tri<'_> {
     /// block and its transpose flag.
     fn op_block(&self, r: usize, c: usize) -> (Transpose, Mat) {
         if self.s.trans.is_trans() {
-            (Transpose::T, self.a.at(c, r))
+            (self.trans, self.a.at(c, r))
         } else {
             (Transpose::N, self.a.at(r, c))
         }
@@ -293,8 +305,9 @@ impl Tri<'_> {
             ld: self.nb,
             es,
         };
+        // inv(op(D)) = op(inv(D)) for op = T and C alike.
         let op = if self.s.trans.is_trans() {
-            Transpose::T
+            self.trans
         } else {
             Transpose::N
         };
@@ -392,8 +405,6 @@ pub(crate) fn tri<T: Scalar>(
     a: u64,
     b: u64,
 ) -> Result<()> {
-    let op = if solve { "trsm" } else { "trmm" };
-    supported::<T>(blas, op)?;
     let es = es::<T>();
     let b = Mat {
         address: b,
@@ -405,7 +416,8 @@ pub(crate) fn tri<T: Scalar>(
         return zero::<T>(blas, s.m, s.n, b);
     }
     let ka = s.ka();
-    let nb = if solve { TRI_BLOCK } else { TRMM_BLOCK };
+    let nb = if solve { tri_block::<T>() } else { TRMM_BLOCK };
+    offsets_fit::<T>(blas, "lda", s.lda, nb.min(ka))?;
     let count = ka.div_ceil(nb);
     let blocks_len = count * nb * nb;
     let w_len = match s.side {
@@ -413,7 +425,7 @@ pub(crate) fn tri<T: Scalar>(
         Side::Right => s.m * nb,
     };
     let loaded = kernels::<T>(blas)?;
-    blas.with_workspace(f64s::<T>(blocks_len + w_len), |work| {
+    blas.with_blocks_workspace(f64s::<T>(blocks_len + w_len), |work| {
         let base = work.as_slice_mut().address();
         let mut flags = if s.uplo == Uplo::Upper {
             kern::UPPER
@@ -462,6 +474,7 @@ pub(crate) fn tri<T: Scalar>(
             blocks: base,
             w: base + (blocks_len * es) as u64,
             solve,
+            trans: trans_op::<T>(s.trans),
         };
         t.run(0, count, alpha)
     })
@@ -482,7 +495,7 @@ pub(crate) fn trtri<T: Scalar>(
     (a, lda): (u64, usize),
     (inv, ldinv): (u64, usize),
 ) -> Result<()> {
-    supported::<T>(blas, "trtri")?;
+    offsets_fit::<T>(blas, "ldinv", ldinv.max(n), n)?;
     let loaded = kernels::<T>(blas)?;
     let dev = blas.device();
     let upper = if uplo == Uplo::Upper { kern::UPPER } else { 0 };
@@ -543,7 +556,8 @@ pub(crate) fn trtri<T: Scalar>(
             .push(dim("ldinv_a", ldinv)?)
             .push(dim("n", n)?)
             .push(0u64);
-        args.push(T::zero().re()).push(upper | unit);
+        push_scalar(&mut args, T::zero());
+        args.push(upper | unit);
         let update = loaded.module.kernel(kern::UPDATE)?;
         // SAFETY: the kernel writes the n×n triangle of inv (ldinv ≥ n, checked by the
         // caller against inv's view) and reads X's, inside the workspace.
@@ -558,10 +572,12 @@ pub(crate) fn trtri<T: Scalar>(
 struct RankK<'a, T> {
     blas: &'a Blas,
     s: RankKShape,
-    alpha: T,
-    /// (X, Y) of each product α·op(X)·op(Y)ᵀ: (A, A) for syrk, (A, B) and (B, A) for
-    /// syr2k.
-    pairs: Vec<(Mat, Mat)>,
+    /// (X, Y, α_q) of each product α_q·op(X)·op(Y)ᵀ (ᴴ for herk/her2k): (A, A, α) for
+    /// syrk/herk, (A, B, α) and (B, A, α) for syr2k, (A, B, α) and (B, A, conj(α)) for
+    /// her2k.
+    pairs: Vec<(Mat, Mat, T)>,
+    /// The GEMM operation of the transposed side: T, or C for herk/her2k on complex types.
+    other: Transpose,
 }
 
 impl<T: Scalar> RankK<'_, T> {
@@ -596,11 +612,11 @@ impl<T: Scalar> RankK<'_, T> {
         beta: T,
     ) -> Result<()> {
         let (ta, tb) = if self.s.trans.is_trans() {
-            (Transpose::T, Transpose::N)
+            (self.other, Transpose::N)
         } else {
-            (Transpose::N, Transpose::T)
+            (Transpose::N, self.other)
         };
-        for (q, &(x, y)) in self.pairs.iter().enumerate() {
+        for (q, &(x, y, alpha)) in self.pairs.iter().enumerate() {
             let shape = GemmShape {
                 transa: ta,
                 transb: tb,
@@ -618,7 +634,7 @@ impl<T: Scalar> RankK<'_, T> {
             gemm::gemm(
                 self.blas,
                 &shape,
-                self.alpha,
+                alpha,
                 operand(x, i0),
                 operand(y, j0),
                 if q == 0 { beta } else { T::one() },
@@ -633,19 +649,21 @@ impl<T: Scalar> RankK<'_, T> {
     }
 }
 
-/// syrk (`b` = None) or syr2k (also herk/her2k on real types) on the device; n ≥ 1 and
-/// not a BLAS quick return.
+/// syrk/herk (`b` = None) or syr2k/her2k (`hermitian`) on the device; n ≥ 1 and not a
+/// BLAS quick return. herk/her2k take real α (herk) and β as complex values with a zero
+/// imaginary part; their products use op(·)ᴴ and the diagonal's imaginary part is set
+/// to zero (`HERM` in the triangle update), as BLAS does.
 pub(crate) fn rank_k<T: Scalar>(
     blas: &Blas,
-    op: &str,
     s: &RankKShape,
     alpha: T,
     a: u64,
     b: Option<(u64, usize)>,
     beta: T,
     c: u64,
+    hermitian: bool,
 ) -> Result<()> {
-    supported::<T>(blas, op)?;
+    let herm = hermitian && T::IS_COMPLEX;
     let es = es::<T>();
     let a = Mat {
         address: a,
@@ -658,24 +676,26 @@ pub(crate) fn rank_k<T: Scalar>(
         es,
     };
     let pairs = match b {
-        None => vec![(a, a)],
+        None => vec![(a, a, alpha)],
         Some((address, ld)) => {
             let b = Mat { address, ld, es };
-            vec![(a, b), (b, a)]
+            let second = if herm { alpha.conj() } else { alpha };
+            vec![(a, b, alpha), (b, a, second)]
         }
     };
     let r = RankK {
         blas,
         s: *s,
-        alpha,
         pairs,
+        other: if herm { Transpose::C } else { Transpose::T },
     };
     let (n, nb) = (s.n, RANK_K_BLOCK);
+    offsets_fit::<T>(blas, "ldc", s.ldc, nb.min(n))?;
     let lower = s.uplo == Uplo::Lower;
     let loaded = kernels::<T>(blas)?;
     // Diagonal blocks: full products into the workspace, then their triangles into C.
     let count = n.div_ceil(nb);
-    blas.with_workspace(f64s::<T>(count * nb * nb), |work| {
+    blas.with_blocks_workspace(f64s::<T>(count * nb * nb), |work| {
         let base = work.as_slice_mut().address();
         let w = Mat {
             address: base,
@@ -699,6 +719,9 @@ pub(crate) fn rank_k<T: Scalar>(
         if beta != T::zero() {
             flags |= kern::READ_C;
         }
+        if herm {
+            flags |= kern::HERM;
+        }
         let dev = blas.device();
         let mut args = KernelArgs::new();
         args.push_pointer(c.address, dev)
@@ -707,9 +730,9 @@ pub(crate) fn rank_k<T: Scalar>(
             .push(nb as u32)
             .push(dim("ldc", s.ldc)?)
             .push(nb as u32)
-            .push((nb * nb) as u64)
-            .push(beta.re())
-            .push(flags);
+            .push((nb * nb) as u64);
+        push_scalar(&mut args, beta);
+        args.push(flags);
         let kernel = loaded.module.kernel(kern::UPDATE)?;
         // SAFETY: reads the products just queued in the workspace (count blocks of nb²)
         // and reads/writes only the `uplo` triangles of C's diagonal blocks, inside its
@@ -754,7 +777,8 @@ pub(crate) fn rank_k<T: Scalar>(
 // ---------------------------------------------------------------------------------
 // symm
 
-/// symm (also hemm on real types) on the device; m, n ≥ 1 and not a quick return.
+/// symm or hemm (`op` = "hemm": A's mirror conjugated and its diagonal taken as real)
+/// on the device; m, n ≥ 1 and not a quick return.
 pub(crate) fn symm<T: Scalar>(
     blas: &Blas,
     op: &str,
@@ -765,7 +789,6 @@ pub(crate) fn symm<T: Scalar>(
     beta: T,
     c: u64,
 ) -> Result<()> {
-    supported::<T>(blas, op)?;
     let es = es::<T>();
     let (m, n, ka) = (s.m, s.n, s.ka());
     let b = Mat {
@@ -788,12 +811,16 @@ pub(crate) fn symm<T: Scalar>(
         };
         return gemm1(blas, nn, (m, n, 0), alpha, a, Mat { ld: 1, ..b }, beta, c);
     }
+    offsets_fit::<T>(blas, "lda", s.lda.max(ka), ka)?;
     let loaded = kernels::<T>(blas)?;
-    blas.with_workspace(f64s::<T>(ka * ka), |work| {
+    blas.with_blocks_workspace(f64s::<T>(ka * ka), |work| {
         let base = work.as_slice_mut().address();
         let mut flags = kern::MIRROR;
         if s.uplo == Uplo::Upper {
             flags |= kern::UPPER;
+        }
+        if op == "hemm" && T::IS_COMPLEX {
+            flags |= kern::HERM;
         }
         let dev = blas.device();
         let mut args = KernelArgs::new();

@@ -325,3 +325,85 @@ pub fn check_symm<T: Scalar>(
         }
     }
 }
+
+/// trtri on `dev` by residual T·X − I (tolerance: see `extension.rs`'s module docs:
+/// (n + 4)·κ·ε·(|T||X|)ᵢⱼ, κ = 1 on the CPU, 3 on GPUs); elements outside the written
+/// triangle must be untouched.
+pub fn check_trtri<T: Scalar>(
+    dev: &Device,
+    kappa: f64,
+    (uplo, diag): (Uplo, Diag),
+    n: usize,
+    (pa, pi): (usize, usize),
+    seed: u64,
+) {
+    let blas = Blas::new(dev);
+    let mut r = rng(seed);
+    let (lda, ldi) = (n.max(1) + pa, n.max(1) + pi);
+    let mut a: Vec<T> = random_vec(&mut r, lda * n.max(1));
+    let shrink = T::from_real(real(1.0 / n.max(1) as f64));
+    for j in 0..n {
+        for i in 0..n {
+            let v = a[i + j * lda];
+            a[i + j * lda] = if i == j {
+                T::from_parts(real(2.0 + v.re().as_f64().abs()), v.im())
+            } else {
+                v * shrink
+            };
+        }
+    }
+    let inv0: Vec<T> = random_vec(&mut r, ldi * n.max(1));
+    let ad = dev.upload(&a).unwrap();
+    let mut id = dev.upload(&inv0).unwrap();
+    blas.trtri(
+        uplo,
+        diag,
+        n,
+        &ad.as_slice(),
+        lda,
+        &mut id.as_slice_mut(),
+        ldi,
+    )
+    .unwrap();
+    let got = id.to_vec().unwrap();
+    let what = format!("{}trtri {uplo:?} {diag:?} n={n}", T::PREFIX);
+    for q in 0..got.len() {
+        let (i, j) = (q % ldi, q / ldi);
+        let written = i < n && j < n && uplo.contains(i, j) && !(i == j && diag == Diag::Unit);
+        if !written {
+            assert_eq!(got[q], inv0[q], "{what}: wrote ({i},{j})");
+        }
+    }
+    // X as a dense triangular matrix (unit diagonal filled in), then T·X against I.
+    let mut x = vec![T::zero(); n * n];
+    for j in 0..n {
+        for i in 0..n {
+            x[i + j * n] = reference::tri_at(uplo, diag, &got, ldi, i, j);
+        }
+    }
+    let (tx, mag) = reference::trmm(
+        Side::Left,
+        uplo,
+        Transpose::N,
+        diag,
+        n,
+        n,
+        T::one(),
+        &a,
+        lda,
+        &x,
+        n.max(1),
+    );
+    for j in 0..n {
+        for i in 0..n {
+            let id = if i == j { T::one() } else { T::zero() };
+            assert_close(
+                T::narrow(tx[i + j * n]),
+                id.widen(),
+                mag[i + j * n],
+                kappa * (n + 4) as f64,
+                &format!("{what} ({i},{j})"),
+            );
+        }
+    }
+}

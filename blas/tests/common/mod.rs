@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod emu;
 pub mod gemm;
 pub mod level1;
 pub mod level3;

@@ -16,8 +16,8 @@
 //! lane's loads complete before its stores.
 
 use super::asm::{AssembledKernel, Assembler};
-use super::level1::math;
-use super::level1::Real;
+use super::math;
+use super::math::Real;
 use super::regs::Sgpr;
 use crate::complex::{BLOCK, COLS, CONJ, CPREP, EXPAND, ROWS, SCALE, TRANS};
 use crate::generator::{LaunchRule, Program};

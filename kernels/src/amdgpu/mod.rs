@@ -26,11 +26,17 @@
 //! - [`text`]: the kernel as an `llvm-mc-19` source file.
 //! - [`level1`]: BLAS Level 1 elementwise kernels from [`crate::level1::Level1Params`].
 //! - [`complex`]: complex GEMM's preparation kernel ([`crate::complex`]).
+//! - [`extension`]: geam and dgmm from [`crate::extension::ExtensionParams`].
+//! - [`level3`]: the Level 3 triangle kernels from [`crate::level3::Level3Params`].
+//! - `math`: real and complex VGPR arithmetic shared by the generated kernels.
 //! - [`samples`]: vector add, LDS reduction, MFMA/WMMA tiles, fault samples.
 
 pub mod asm;
 pub mod complex;
+pub mod extension;
 pub mod level1;
+pub mod level3;
+pub(crate) mod math;
 pub mod regs;
 pub mod report;
 pub mod samples;

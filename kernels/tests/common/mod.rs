@@ -2,6 +2,8 @@
 //! assembler's output.
 #![allow(dead_code)]
 
+pub mod host;
+
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_kernels::amdgpu::{llvm_source, AssembledKernel};

@@ -3,8 +3,8 @@
 //! tail or strided elements alike.
 
 use super::super::asm::Assembler;
+use super::super::math::{self, cfma_into, cmul, fma, mul, Val};
 use super::super::regs::{Sgpr, Vgpr};
-use super::math::{self, cfma_into, cmul, fma, mul, Val};
 use super::reduce::Acc;
 use super::{convert, Real, Spec};
 use crate::level1::L1Op;

@@ -68,7 +68,6 @@ mod body;
 mod convert;
 mod driver;
 pub mod finish;
-pub(crate) mod math;
 mod reduce;
 
 use super::asm::AssembledKernel;
@@ -137,22 +136,7 @@ pub fn program(p: &Level1Params, target: &Target) -> Result<Program> {
     })
 }
 
-/// The real type arithmetic runs in, and how one real is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Real {
-    F32,
-    F64,
-}
-
-impl Real {
-    /// VGPRs per value.
-    pub(crate) fn regs(self) -> u8 {
-        match self {
-            Real::F32 => 1,
-            Real::F64 => 2,
-        }
-    }
-}
+pub(crate) use super::math::Real;
 
 /// What one kernel computes, resolved from [`Level1Params`].
 #[derive(Debug, Clone, Copy)]

@@ -21,8 +21,8 @@
 //!   with a smaller index. Index u32::MAX (written as u64::MAX) marks "none".
 
 use super::super::asm::Assembler;
+use super::super::math::{self, add, fma, mul, vop, Val};
 use super::super::regs::{Sgpr, Vgpr};
-use super::math::{self, add, fma, mul, vop, Val};
 use super::{Real, Spec};
 use crate::level1::{L1Op, Level1Params};
 use rocm_core::isa::amdgpu::{InlineFloat, Instr, Op, Operand};

@@ -1,15 +1,32 @@
-//! Real and complex arithmetic on VGPRs: one instruction per IEEE operation, source
-//! negation and absolute value as VOP3 modifiers (so no literal ever meets a VOP3
-//! encoding, which gfx9 forbids: constants live in registers).
+//! Real and complex arithmetic on VGPRs, shared by the generated AMDGPU kernels (Level 1,
+//! Level 3 triangles, geam/dgmm): one instruction per IEEE operation, source negation and
+//! absolute value as VOP3 modifiers (so no literal ever meets a VOP3 encoding, which gfx9
+//! forbids: constants live in registers).
 
-use super::super::asm::Assembler;
-use super::super::regs::Vgpr;
-use super::Real;
+use super::asm::Assembler;
+use super::regs::Vgpr;
 use rocm_core::isa::amdgpu::{Form, Instr, Mods, Op, Operand};
+
+/// The real type arithmetic runs in, and how one real is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Real {
+    F32,
+    F64,
+}
+
+impl Real {
+    /// VGPRs per value.
+    pub(crate) fn regs(self) -> u8 {
+        match self {
+            Real::F32 => 1,
+            Real::F64 => 2,
+        }
+    }
+}
 
 /// A value of the element type: its components (1 real, or re and im), each a VGPR
 /// group of the real type.
-pub(super) type Val = Vec<Vgpr>;
+pub(crate) type Val = Vec<Vgpr>;
 
 /// `op` with `neg`/`abs` source masks, promoted to VOP3 where it has a shorter form and a
 /// modifier is set.
@@ -36,7 +53,7 @@ fn ops(r: Real) -> (Op, Op, Op) {
 }
 
 /// `d = a + b` with source modifiers.
-pub(super) fn add(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, neg: u8, abs: u8) {
+pub(crate) fn add(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, neg: u8, abs: u8) {
     vop(k, ops(r).0, vec![d.op(), a.op(), b.op()], neg, abs);
 }
 
@@ -58,7 +75,7 @@ pub(crate) fn fma(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, c: Vgpr
 
 /// `d = a·b` for element values (complex: `re = fma(−ai, bi, ar·br)`,
 /// `im = fma(ai, br, ar·bi)`; `d` must not overlap `b`).
-pub(super) fn cmul(k: &mut Assembler, r: Real, d: &[Vgpr], a: &[Vgpr], b: &[Vgpr]) {
+pub(crate) fn cmul(k: &mut Assembler, r: Real, d: &[Vgpr], a: &[Vgpr], b: &[Vgpr]) {
     mul(k, r, d[0], a[0], b[0], 0);
     if a.len() == 2 {
         mul(k, r, d[1], a[0], b[1], 0);
@@ -69,7 +86,7 @@ pub(super) fn cmul(k: &mut Assembler, r: Real, d: &[Vgpr], a: &[Vgpr], b: &[Vgpr
 
 /// `acc += op(a)·b`, op = conj when `conj` (complex: four fmas, the real-part products
 /// first, as the PTX generator's `fma_into`).
-pub(super) fn cfma_into(
+pub(crate) fn cfma_into(
     k: &mut Assembler,
     r: Real,
     acc: &[Vgpr],
@@ -93,7 +110,7 @@ pub(crate) fn mov(k: &mut Assembler, dst: Vgpr, src: Vgpr) {
 }
 
 /// The components of element `e` of `block`.
-pub(super) fn comps(block: Vgpr, e: u8, r: Real, comps: u8) -> Val {
+pub(crate) fn comps(block: Vgpr, e: u8, r: Real, comps: u8) -> Val {
     let w = r.regs();
     (0..comps)
         .map(|c| block.sub((e * comps + c) * w, w))
