@@ -35,7 +35,8 @@ pub(crate) fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
 }
 
 /// The AMDGPU kernels address inside a problem with 32-bit byte offsets: `cols` columns
-/// at leading dimension `ld` must span less than 4 GiB there.
+/// at leading dimension `ld` must span less than 4 GiB there; a larger (valid) matrix is
+/// `Unsupported` on that device, naming the argument.
 pub(crate) fn offsets_fit<T: Scalar>(
     blas: &Blas,
     what: &str,
@@ -47,12 +48,12 @@ pub(crate) fn offsets_fit<T: Scalar>(
     }
     let bytes = (ld as u128 + 1) * cols as u128 * std::mem::size_of::<T>() as u128;
     if bytes >= 1 << 32 {
-        return Err(Error::invalid(
-            what,
+        return Err(Error::unsupported(
             format!(
-                "{ld}×{cols} elements span 2^32 bytes or more (the AMDGPU kernels' 32-bit \
-                 offsets)"
+                "{what} = {ld} with {cols} columns: a matrix spanning 2^32 bytes or more \
+                 (the AMDGPU kernels' 32-bit offsets)"
             ),
+            blas.device(),
         ));
     }
     Ok(())
