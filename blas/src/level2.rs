@@ -32,6 +32,7 @@
 
 use crate::cpu::structured::{self as st, Layout, Stored};
 use crate::gpu;
+use crate::gpu::level2::Kernels;
 use crate::handle::Dispatch;
 use crate::level1::element_args;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
@@ -215,7 +216,7 @@ impl Blas {
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule; NaN in A stays out).
             Dispatch::Gpu if alpha == T::zero() => {
-                self.gpu_beta_only("gemv", s.lens().1, beta, (y, incy))
+                self.gpu_beta_only(("gemv", &[Kernels::Gemv]), s.lens().1, beta, (y, incy))
             }
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
@@ -526,7 +527,12 @@ impl Blas {
                 Ok(())
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule).
-            Dispatch::Gpu if alpha == T::zero() => self.gpu_beta_only("gbmv", ly, beta, (y, incy)),
+            Dispatch::Gpu if alpha == T::zero() => self.gpu_beta_only(
+                ("gbmv", &[Kernels::Unpack, Kernels::Gemv]),
+                ly,
+                beta,
+                (y, incy),
+            ),
             // The band unpacked into a dense copy, then the gemv kernel.
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
@@ -551,16 +557,17 @@ impl Blas {
     }
 
     /// y ← β·y on a GPU, for a product with α = 0 (BLAS: A and x are not read): a
-    /// Level 1 fill (β = 0, y not read) or scal, on devices with the Level 2 kernels
+    /// Level 1 fill (β = 0, y not read) or scal, on devices with the Level 2 kernels it
+    /// `needs`
     /// (elsewhere `Unsupported`, as the product itself).
     fn gpu_beta_only<T: Scalar>(
         &self,
-        op: &str,
+        (op, needs): (&str, &[Kernels]),
         len: usize,
         beta: T,
         (y, incy): (&mut BufferSliceMut<'_, T>, isize),
     ) -> Result<()> {
-        gpu::level2::require_ptx(self, op)?;
+        gpu::level2::require(self, op, needs)?;
         if beta == T::zero() {
             self.fill(len, T::zero(), y, incy)
         } else {
@@ -611,7 +618,7 @@ impl Blas {
                 };
                 // α = 0: y ← β·y without reading A or x (BLAS's rule).
                 if alpha == T::zero() {
-                    return self.gpu_beta_only(op, n, beta, (y, incy));
+                    return self.gpu_beta_only((op, &[Kernels::TriMv]), n, beta, (y, incy));
                 }
                 let (mut al, mut be) = (Vec::new(), Vec::new());
                 element_args(alpha, &mut al);

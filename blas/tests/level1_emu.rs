@@ -12,7 +12,7 @@ mod common;
 
 use common::level1::{check_routine, Case, Routine, BLAS_DTYPES, DTYPES};
 use proptest::prelude::*;
-use rocm_blas::{Blas, Transpose};
+use rocm_blas::{Blas, Diag, Transpose, Uplo};
 use rocm_core::{DType, Device, Error};
 
 /// Every emulated target.
@@ -289,26 +289,23 @@ fn routines_without_kernels_stay_unsupported() {
     let Some(dev) = emu("gfx942") else { return };
     let blas = Blas::new(&dev);
     let a = dev.upload(&[1.0f64; 4]).unwrap();
-    let x = dev.upload(&[1.0f64; 2]).unwrap();
-    let mut y = dev.upload(&[0.0f64; 2]).unwrap();
+    let mut x = dev.upload(&[1.0f64; 2]).unwrap();
     let err = blas
-        .gemv(
+        .tbsv(
+            Uplo::Upper,
             Transpose::N,
+            Diag::NonUnit,
             2,
-            2,
-            1.0,
+            1,
             &a.as_slice(),
             2,
-            &x.as_slice(),
-            1,
-            0.0,
-            &mut y.as_slice_mut(),
+            &mut x.as_slice_mut(),
             1,
         )
         .unwrap_err();
     match err {
         Error::Unsupported { op, device } => {
-            assert_eq!(op, "blas gemv");
+            assert_eq!(op, "blas tbsv");
             assert_eq!(device, dev.id());
         }
         other => panic!("{other:?}"),

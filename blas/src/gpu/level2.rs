@@ -1,8 +1,9 @@
 //! Level 2 on GPUs through `rocm_kernels::level2`, PTX kernels on CUDA devices: gemv
 //! here; the rank updates ([`rank`]), the products with a stored triangle ([`trimv`]:
 //! symv/hemv/spmv/hpmv, trmv/tpmv) and the blocked trsv ([`trsv`]) in the submodules.
-//! AMDGPU Level 2 kernels do not exist yet, so HIP and emulated devices answer
-//! `Unsupported` naming the routine and the device.
+//! On AMD devices (HIP and emulated) the same generators build AMDGPU kernels with the
+//! same contract where they have that back end ([`AMDGPU_KERNELS`]); routines needing
+//! another answer `Unsupported` naming the routine and the device.
 //!
 //! gemv:
 //! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
@@ -54,9 +55,31 @@ pub(crate) struct GemvCall<'a> {
     pub read_y: bool,
 }
 
-/// `Unsupported` for `routine` unless the handle's device runs PTX.
-pub(crate) fn require_ptx(blas: &Blas, routine: &str) -> Result<()> {
-    if blas.device().target().family() != Family::Nvidia {
+/// The Level 2 kernel generators a routine launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernels {
+    Gemv,
+    Rank,
+    TriMv,
+    Trsv,
+    Unpack,
+}
+
+/// The generators with an AMDGPU back end (`rocm_kernels::amdgpu::level2`); a routine
+/// needing another answers `Unsupported` on AMD devices before it launches anything.
+const AMDGPU_KERNELS: &[Kernels] = &[Kernels::Gemv];
+
+/// `Unsupported` for `routine` unless the handle's device has every kernel it `needs`:
+/// all of them on CUDA devices, those of [`AMDGPU_KERNELS`] on AMD devices.
+pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<()> {
+    let ok = match blas.device().target().family() {
+        Family::Nvidia => true,
+        Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+            needs.iter().all(|k| AMDGPU_KERNELS.contains(k))
+        }
+        Family::Cpu => false,
+    };
+    if !ok {
         return Err(blas.unsupported(routine));
     }
     Ok(())
@@ -113,12 +136,10 @@ fn chunks_for(n: usize, groups_x: u64) -> u32 {
     by_fill.min(by_cols).clamp(1, 65535) as u32
 }
 
-/// y = α·op(A)·x + β·y on a CUDA device (m, n ≥ 1; views checked by the caller).
+/// y = α·op(A)·x + β·y on a GPU (m, n ≥ 1; views checked by the caller).
 pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Result<()> {
     let routine = "gemv";
-    if blas.device().target().family() != Family::Nvidia {
-        return Err(blas.unsupported(routine));
-    }
+    require(blas, routine, &[Kernels::Gemv])?;
     let (m, n) = (call.m as u64, call.n as u64);
     if i64::try_from(m.saturating_mul(call.lda as u64)).is_err() {
         return Err(Error::invalid(

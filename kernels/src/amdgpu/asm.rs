@@ -28,7 +28,7 @@
 use super::regs::{check_operand, Agpr, RegAllocator, RegFile, Sgpr, Vgpr};
 use super::report::ResourceReport;
 use rocm_core::isa::amdgpu::codeobj::{
-    CodeObject, CodeObjectTarget, Kernel, KernelArg, KernelResources,
+    CodeObject, CodeObjectTarget, Kernel, KernelArg, KernelResources, ValueKind,
 };
 use rocm_core::isa::amdgpu::hazard::HazardTracker;
 use rocm_core::isa::amdgpu::waitcnt::Scoreboard;
@@ -343,6 +343,23 @@ impl Assembler {
         let offset = self.kernarg_bytes.div_ceil(8) * 8;
         let dst = self.sgprs(2)?;
         Ok(self.push_arg(KernelArg::by_value(name, offset, 8), dst, Op::SLoadDwordx2))
+    }
+
+    /// A 32-bit hidden argument the runtime fills from the dispatch (code object v5
+    /// `value_kind`, e.g. `hidden_block_count_y`: the grid's workgroups along y), placed
+    /// after the explicit arguments; the host passes only the explicit ones.
+    pub fn arg_hidden_u32(&mut self, kind: &str) -> Result<Sgpr> {
+        let offset = self.kernarg_bytes.div_ceil(8) * 8;
+        let dst = self.sgprs(1)?;
+        let arg = KernelArg {
+            name: None,
+            offset,
+            size: 4,
+            value_kind: ValueKind::Other(kind.to_string()),
+            address_space: None,
+            actual_access: None,
+        };
+        Ok(self.push_arg(arg, dst, Op::SLoadDword))
     }
 
     /// Declares `bytes` of LDS aligned to `align` (a power of two); returns the offset.

@@ -29,6 +29,7 @@
 
 pub mod asm;
 pub mod level1;
+pub mod level2;
 pub mod regs;
 pub mod report;
 pub mod samples;

@@ -3,7 +3,7 @@
 //! packed one, in one launch: rows over grid x (one work-item per row), column groups
 //! over grid y.
 
-use super::{check_span, load, logical_start, push_scalars, require_ptx};
+use super::{check_span, load, logical_start, push_scalars, require, Kernels};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -33,7 +33,7 @@ pub(crate) struct RankCall<'a> {
 
 /// A ← A + the call's update (m, n ≥ 1, α ≠ 0; views checked by the caller).
 pub(crate) fn update(blas: &Blas, routine: &str, call: &RankCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::Rank])?;
     check_span(call.lda as u128 * call.n as u128 + call.m as u128)?;
     let p = RankParams::fallback(call.dtype, call.op, call.storage);
     let loaded = load::<Rank>(blas, routine, &p)?;

@@ -5,7 +5,7 @@
 //! handle's workspace, then a Level 1 copy back into x (the kernel reads all of x, so it
 //! cannot write x in place).
 
-use super::{check_span, load, logical_start, push_scalars, require_ptx};
+use super::{check_span, load, logical_start, push_scalars, require, Kernels};
 use crate::gpu::level1::{self, ScalarArg, Vector};
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -38,7 +38,7 @@ pub(crate) struct TriMvCall<'a> {
 
 /// y ← α·op(A)·x + β·y (n ≥ 1; views checked by the caller; y must not overlap x).
 pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::TriMv])?;
     check_span(call.lda as u128 * call.n as u128 + call.n as u128)?;
     let p = TriMvParams::fallback(call.dtype, call.op, call.storage, call.read_y);
     let loaded = load::<TriMv>(blas, routine, &p)?;
@@ -73,7 +73,7 @@ pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Resul
 
 /// x ← op(A)·x for a triangular A (n ≥ 1): the product into the workspace, copied back.
 pub(crate) fn trmv(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::TriMv])?;
     let es = call.dtype.size();
     let words = (call.n * es).div_ceil(8);
     blas.with_workspace(words, |work| {

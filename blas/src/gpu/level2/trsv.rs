@@ -10,7 +10,7 @@
 //! stream; the host only walks the blocks. This is the right-looking blocked
 //! substitution, backward stable like the unblocked one (Higham, §8.3).
 
-use super::{gemv, load, logical_start, require_ptx, GemvCall};
+use super::{gemv, load, logical_start, require, GemvCall, Kernels};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -103,7 +103,7 @@ fn sub_vector(x0: u64, inc: isize, start: usize, len: usize, es: u64) -> u64 {
 
 /// x ← op(A)⁻¹·x (n ≥ 1; views checked by the caller).
 pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::Trsv, Kernels::Gemv])?;
     super::check_span(call.lda as u128 * call.n as u128)?;
     let p = TrsvParams::fallback(call.dtype);
     let nb = p.block as usize;

@@ -7,7 +7,7 @@
 //! and matrices large).
 
 use super::trsv::{trsv, TrsvCall};
-use super::{gemv, load, require_ptx, GemvCall};
+use super::{gemv, load, require, GemvCall, Kernels};
 use crate::Blas;
 use rocm_core::{KernelArgs, Result};
 use rocm_kernels::level2::gemv::GemvTuning;
@@ -23,7 +23,11 @@ pub(crate) fn solve(
     (storage, a, lda, band): (Storage, u64, usize, usize),
     call: &TrsvCall<'_>,
 ) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(
+        blas,
+        routine,
+        &[Kernels::Unpack, Kernels::Trsv, Kernels::Gemv],
+    )?;
     let n = call.n;
     let cfg = unpack::launch_config(n)?;
     let p = UnpackParams {
@@ -68,7 +72,7 @@ pub(crate) fn gbmv(
     call: &GemvCall<'_>,
 ) -> Result<()> {
     let routine = "gbmv";
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::Unpack, Kernels::Gemv])?;
     let (m, n) = (call.m, call.n);
     let cfg = unpack::general_launch_config(m, n)?;
     let p = UnpackParams {

@@ -9,11 +9,11 @@ use rocm_core::isa::amdgpu::{Form, Instr, Mods, Op, Operand};
 
 /// A value of the element type: its components (1 real, or re and im), each a VGPR
 /// group of the real type.
-pub(super) type Val = Vec<Vgpr>;
+pub(crate) type Val = Vec<Vgpr>;
 
 /// `op` with `neg`/`abs` source masks, promoted to VOP3 where it has a shorter form and a
 /// modifier is set.
-pub(super) fn vop(k: &mut Assembler, op: Op, operands: Vec<Operand>, neg: u8, abs: u8) {
+pub(crate) fn vop(k: &mut Assembler, op: Op, operands: Vec<Operand>, neg: u8, abs: u8) {
     let mut i = Instr::new(op, operands);
     if neg | abs != 0 {
         if matches!(op.info().form, Form::Vop1 | Form::Vop2 | Form::Vopc) {
@@ -36,17 +36,17 @@ fn ops(r: Real) -> (Op, Op, Op) {
 }
 
 /// `d = a + b` with source modifiers.
-pub(super) fn add(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, neg: u8, abs: u8) {
+pub(crate) fn add(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, neg: u8, abs: u8) {
     vop(k, ops(r).0, vec![d.op(), a.op(), b.op()], neg, abs);
 }
 
 /// `d = a · b` (`neg` bit 0 negates a); `b` may be an SGPR (one per VOP3 on gfx9).
-pub(super) fn mul(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: impl Into<Operand>, neg: u8) {
+pub(crate) fn mul(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: impl Into<Operand>, neg: u8) {
     vop(k, ops(r).1, vec![d.op(), a.op(), b.into()], neg, 0);
 }
 
 /// `d = fma(±a, b, c)`, a negated when `neg_a`.
-pub(super) fn fma(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, c: Vgpr, neg_a: bool) {
+pub(crate) fn fma(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, c: Vgpr, neg_a: bool) {
     vop(
         k,
         ops(r).2,
@@ -58,7 +58,7 @@ pub(super) fn fma(k: &mut Assembler, r: Real, d: Vgpr, a: Vgpr, b: Vgpr, c: Vgpr
 
 /// `d = a·b` for element values (complex: `re = fma(−ai, bi, ar·br)`,
 /// `im = fma(ai, br, ar·bi)`; `d` must not overlap `b`).
-pub(super) fn cmul(k: &mut Assembler, r: Real, d: &[Vgpr], a: &[Vgpr], b: &[Vgpr]) {
+pub(crate) fn cmul(k: &mut Assembler, r: Real, d: &[Vgpr], a: &[Vgpr], b: &[Vgpr]) {
     mul(k, r, d[0], a[0], b[0], 0);
     if a.len() == 2 {
         mul(k, r, d[1], a[0], b[1], 0);
@@ -69,7 +69,7 @@ pub(super) fn cmul(k: &mut Assembler, r: Real, d: &[Vgpr], a: &[Vgpr], b: &[Vgpr
 
 /// `acc += op(a)·b`, op = conj when `conj` (complex: four fmas, the real-part products
 /// first, as the PTX generator's `fma_into`).
-pub(super) fn cfma_into(
+pub(crate) fn cfma_into(
     k: &mut Assembler,
     r: Real,
     acc: &[Vgpr],
@@ -86,14 +86,14 @@ pub(super) fn cfma_into(
 }
 
 /// Moves `src` into `dst` (same size), register by register.
-pub(super) fn mov(k: &mut Assembler, dst: Vgpr, src: Vgpr) {
+pub(crate) fn mov(k: &mut Assembler, dst: Vgpr, src: Vgpr) {
     for i in 0..dst.count() {
         k.op(Op::VMovB32, [dst.at(i).op(), src.at(i).op()]);
     }
 }
 
 /// The components of element `e` of `block`.
-pub(super) fn comps(block: Vgpr, e: u8, r: Real, comps: u8) -> Val {
+pub(crate) fn comps(block: Vgpr, e: u8, r: Real, comps: u8) -> Val {
     let w = r.regs();
     (0..comps)
         .map(|c| block.sub((e * comps + c) * w, w))

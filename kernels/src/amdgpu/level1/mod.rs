@@ -68,7 +68,7 @@ mod body;
 mod convert;
 mod driver;
 pub mod finish;
-mod math;
+pub(crate) mod math;
 mod reduce;
 
 use super::asm::AssembledKernel;
