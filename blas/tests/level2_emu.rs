@@ -5,14 +5,17 @@
 //! Each case runs on one target, the targets taken in turn, so every routine meets every
 //! target in each run while the emulator time stays small.
 //!
-//! Tolerances: those of the shared checks (gemv: (k + 2)·u·(|α|·Σ|a||x| + |β||y|),
-//! k the dot length, ×4 for complex; see `common/level2.rs`).
+//! Tolerances: those of the shared checks (`common/level2.rs`, stated in
+//! `level2_gpu.rs` and `level2_more_gpu.rs`): gemv (k + 2)·u·(|α|·Σ|a||x| + |β||y|), k
+//! the dot length; symv/hemv/spmv/hpmv/sbmv/hbmv and trmv/tpmv/tbmv
+//! (n + 66)·u·(|α|·Σ|a||x| + |β||y|) (the AMDGPU kernels sum in column order, n + 2);
+//! ×4 for complex.
 
 mod common;
 
-use common::level2::{check, Case};
-use rocm_blas::Transpose;
-use rocm_core::{Complex32, Complex64, Device};
+use common::level2::*;
+use rocm_blas::{Blas, Diag, Scalar, Transpose, Uplo};
+use rocm_core::{Complex32, Complex64, Device, Error};
 
 /// Every emulated AMD target: gfx9 (wave64) and gfx11 (wave32).
 const TARGETS: [&str; 7] = [
@@ -81,5 +84,148 @@ fn gemv_on_every_emulated_target() {
         check::<f64>(&devs[(i + 1) % 7], *c, seed);
         check::<Complex32>(&devs[(i + 2) % 7], *c, seed);
         check::<Complex64>(&devs[(i + 3) % 7], *c, seed);
+    }
+}
+
+/// Sizes for the triangle routines: 0, 1, 2, across 32 and 64 (the rows of a
+/// workgroup, the wave sizes), primes.
+const TRI_SIZES: [usize; 8] = [0, 1, 2, 31, 33, 37, 65, 97];
+
+/// The next device in turn (every routine meets every target once the case count
+/// passes seven).
+struct Turn(usize);
+impl Turn {
+    fn next<'a>(&mut self, devs: &'a [Device]) -> &'a Device {
+        self.0 += 1;
+        &devs[self.0 % devs.len()]
+    }
+}
+
+fn sym_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
+    let mut turn = Turn(seed as usize);
+    let mut s = seed;
+    for routine in [
+        SymRoutine::Symv,
+        SymRoutine::Hemv,
+        SymRoutine::Spmv,
+        SymRoutine::Hpmv,
+        SymRoutine::Sbmv,
+        SymRoutine::Hbmv,
+    ] {
+        for uplo in Uplo::ALL {
+            for (k, &n) in TRI_SIZES.iter().enumerate() {
+                // β = 0 (NaN y), α = β = random, α = 0, α = 1 with β = 1, in turn.
+                let coefs = [(2, 0), (2, 2), (0, 2), (1, 1)][(k + s as usize) % 4];
+                s += 1;
+                let incs = (INCS[(k + 2) % 4], INCS[k % 4]);
+                check_sym::<T>(turn.next(devs), routine, uplo, n, k % 3, incs, coefs, s);
+            }
+        }
+    }
+}
+
+fn trmv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
+    let mut turn = Turn(seed as usize);
+    let mut s = seed;
+    for routine in [TriRoutine::Trmv, TriRoutine::Tpmv, TriRoutine::Tbmv] {
+        for uplo in Uplo::ALL {
+            for trans in Transpose::ALL {
+                for diag in [Diag::NonUnit, Diag::Unit] {
+                    for (k, &n) in TRI_SIZES.iter().enumerate().skip(s as usize % 2).step_by(2) {
+                        s += 1;
+                        let inc = INCS[(k + s as usize) % 4];
+                        check_tri::<T>(
+                            turn.next(devs),
+                            routine,
+                            (uplo, trans, diag),
+                            n,
+                            k % 3,
+                            inc,
+                            s,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn symmetric_products_on_every_emulated_target() {
+    let devs = devices();
+    sym_on_emu::<f32>(&devs, 1);
+    sym_on_emu::<f64>(&devs, 2);
+    sym_on_emu::<Complex32>(&devs, 3);
+    sym_on_emu::<Complex64>(&devs, 4);
+}
+
+#[test]
+fn triangular_products_on_every_emulated_target() {
+    let devs = devices();
+    trmv_on_emu::<f32>(&devs, 11);
+    trmv_on_emu::<f64>(&devs, 12);
+    trmv_on_emu::<Complex32>(&devs, 13);
+    trmv_on_emu::<Complex64>(&devs, 14);
+}
+
+type Call<'a> = dyn Fn(&mut rocm_core::BufferSliceMut<'_, f32>) -> rocm_core::Result<()> + 'a;
+
+/// The Level 2 routines without AMDGPU kernels yet answer `Unsupported` naming the
+/// device on every emulated target, and leave their output untouched.
+#[test]
+fn routines_without_amdgpu_kernels_are_unsupported() {
+    for target in ["emu:gfx90a", "emu:gfx1100"] {
+        let dev = Device::open(target).unwrap();
+        let blas = Blas::new(&dev);
+        let n = 3;
+        let a = dev.upload(&[1.0f32; 9]).unwrap();
+        let x = dev.upload(&[1.0f32; 3]).unwrap();
+        let mut out = dev.upload(&[5.0f32; 9]).unwrap();
+        let (av, xv) = (a.as_slice(), x.as_slice());
+        let (u, t, d) = (Uplo::Upper, Transpose::N, Diag::NonUnit);
+        let calls: Vec<(&str, Box<Call<'_>>)> = vec![
+            (
+                "ger",
+                Box::new(|o| blas.ger(n, n, 1.0, &xv, 1, &xv, 1, o, n)),
+            ),
+            (
+                "gerc",
+                Box::new(|o| blas.gerc(n, n, 1.0, &xv, 1, &xv, 1, o, n)),
+            ),
+            ("syr", Box::new(|o| blas.syr(u, n, 1.0, &xv, 1, o, n))),
+            ("her", Box::new(|o| blas.her(u, n, 1.0, &xv, 1, o, n))),
+            (
+                "syr2",
+                Box::new(|o| blas.syr2(u, n, 1.0, &xv, 1, &xv, 1, o, n)),
+            ),
+            (
+                "her2",
+                Box::new(|o| blas.her2(u, n, 1.0, &xv, 1, &xv, 1, o, n)),
+            ),
+            ("spr", Box::new(|o| blas.spr(u, n, 1.0, &xv, 1, o))),
+            (
+                "spr2",
+                Box::new(|o| blas.spr2(u, n, 1.0, &xv, 1, &xv, 1, o)),
+            ),
+            ("trsv", Box::new(|o| blas.trsv(u, t, d, n, &av, n, o, 1))),
+            ("tpsv", Box::new(|o| blas.tpsv(u, t, d, n, &av, o, 1))),
+        ];
+        for (name, call) in &calls {
+            let e = call(&mut out.as_slice_mut()).unwrap_err();
+            assert!(
+                matches!(e, Error::Unsupported { .. }),
+                "{target} {name}: {e}"
+            );
+            let text = e.to_string();
+            assert!(
+                text.contains("gfx"),
+                "{target} {name}: {text} does not name the device"
+            );
+        }
+        assert_eq!(
+            out.to_vec().unwrap(),
+            vec![5.0; 9],
+            "{target}: output written"
+        );
     }
 }

@@ -14,11 +14,9 @@ mod common;
 
 use common::level2::{check, check_tuned, Case};
 use common::*;
-use num_complex::Complex64;
 use rand::Rng;
-use rocm_blas::reference::to_c64;
 use rocm_blas::{Blas, Scalar, Transpose};
-use rocm_core::{Complex32, Device, Error};
+use rocm_core::{Complex32, Device};
 use rocm_kernels::level2::gemv::GemvTuning;
 
 /// Edge shapes plus random ones.

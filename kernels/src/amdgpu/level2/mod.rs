@@ -23,12 +23,14 @@
 //!   products as four fmas (`cfma_into` of the Level 1 kernels' `math`); every sum in a fixed order.
 
 pub mod gemv;
+pub mod trimv;
 
 use super::asm::Assembler;
 use super::level1::math::{self, Val};
 use super::level1::Real;
 use super::regs::{Sgpr, Vgpr};
-use rocm_core::isa::amdgpu::{Instr, Op, Operand};
+use crate::level2::Storage;
+use rocm_core::isa::amdgpu::{InlineFloat, Instr, Op, Operand};
 use rocm_core::{DType, Error, Result};
 
 /// The element type of a kernel: its real type and components (1 real, 2 complex).
@@ -304,4 +306,141 @@ pub(crate) fn epilogue(
     }
     el.store(k, addr, out);
     Ok(())
+}
+
+/// The index of column `c`'s start in A's storage (`A(r, c)` lives at `r + start`), as
+/// [`crate::level2::Storage`] lays it out, on scalars: dense `c·lda`; packed upper
+/// `c(c+1)/2`, lower `c·n − c(c+1)/2`; band `c·lda − c (+ k when upper)`. `upper` is
+/// nonzero for the upper triangle; `n_or_k` is n (packed) or the bandwidth k (band).
+pub(crate) fn column_start(
+    k: &mut Assembler,
+    storage: Storage,
+    upper: Sgpr,
+    c: Sgpr,
+    lda: Sgpr,
+    n_or_k: Sgpr,
+) -> Result<Sgpr> {
+    let st = k.sgprs(1)?;
+    match storage {
+        Storage::Dense => {
+            k.op(Op::SMulI32, [st.op(), c.op(), lda.op()]);
+        }
+        Storage::Packed => {
+            let (t, low) = (k.sgprs(1)?, k.sgprs(1)?);
+            k.op(Op::SAddU32, [t.op(), c.op(), Operand::Int(1)]);
+            k.op(Op::SMulI32, [t.op(), t.op(), c.op()]);
+            k.op(Op::SLshrB32, [t.op(), t.op(), Operand::Int(1)]);
+            k.op(Op::SMulI32, [low.op(), c.op(), n_or_k.op()]);
+            k.op(Op::SSubU32, [low.op(), low.op(), t.op()]);
+            k.op(Op::SCmpLgU32, [upper.op(), Operand::Int(0)]);
+            k.op(Op::SCselectB32, [st.op(), t.op(), low.op()]);
+        }
+        Storage::Band => {
+            let up = k.sgprs(1)?;
+            k.op(Op::SMulI32, [st.op(), c.op(), lda.op()]);
+            k.op(Op::SSubU32, [st.op(), st.op(), c.op()]);
+            k.op(Op::SAddU32, [up.op(), st.op(), n_or_k.op()]);
+            k.op(Op::SCmpLgU32, [upper.op(), Operand::Int(0)]);
+            k.op(Op::SCselectB32, [st.op(), up.op(), st.op()]);
+        }
+    }
+    Ok(st)
+}
+
+/// [`column_start`] for a column index per lane (`c` a VGPR).
+pub(crate) fn lane_column_start(
+    k: &mut Assembler,
+    storage: Storage,
+    upper: Sgpr,
+    c: Vgpr,
+    lda: Sgpr,
+    n_or_k: Sgpr,
+) -> Result<Vgpr> {
+    let st = k.vgprs(1)?;
+    let vcc = k.vcc();
+    match storage {
+        Storage::Dense => {
+            k.op(Op::VMulLoU32, [st.op(), c.op(), lda.op()]);
+        }
+        Storage::Packed => {
+            let (t, low) = (k.vgprs(1)?, k.vgprs(1)?);
+            k.op(Op::VAddU32, [t.op(), Operand::Int(1), c.op()]);
+            k.op(Op::VMulLoU32, [t.op(), t.op(), c.op()]);
+            k.op(Op::VLshrrevB32, [t.op(), Operand::Int(1), t.op()]);
+            k.op(Op::VMulLoU32, [low.op(), c.op(), n_or_k.op()]);
+            k.op(Op::VSubU32, [low.op(), low.op(), t.op()]);
+            upper_vcc(k, upper)?;
+            k.op(Op::VCndmaskB32, [st.op(), low.op(), t.op(), vcc]);
+        }
+        Storage::Band => {
+            let up = k.vgprs(1)?;
+            k.op(Op::VMulLoU32, [st.op(), c.op(), lda.op()]);
+            k.op(Op::VSubU32, [st.op(), st.op(), c.op()]);
+            k.op(Op::VAddU32, [up.op(), n_or_k.op(), st.op()]);
+            upper_vcc(k, upper)?;
+            k.op(Op::VCndmaskB32, [st.op(), st.op(), up.op(), vcc]);
+        }
+    }
+    Ok(st)
+}
+
+/// vcc = every lane when `upper` is nonzero, else none.
+fn upper_vcc(k: &mut Assembler, upper: Sgpr) -> Result<()> {
+    let zero = k.vgprs(1)?;
+    k.op(Op::VMovB32, [zero.op(), Operand::Int(0)]);
+    let vcc = k.vcc();
+    k.op(Op::VCmpNeU32, [vcc, upper.op(), zero.op()]);
+    Ok(())
+}
+
+/// Negates the imaginary part of a complex element (its sign bit), in place.
+pub(crate) fn conj_in_place(k: &mut Assembler, el: Elem, v: Vgpr) {
+    if el.comps == 2 {
+        let im = el.val(v)[1];
+        let sign_word = im.at(im.count() - 1);
+        k.op(
+            Op::VXorB32,
+            [
+                sign_word.op(),
+                Operand::Literal(0x8000_0000),
+                sign_word.op(),
+            ],
+        );
+    }
+}
+
+/// Sets a complex element's imaginary part to zero (Hermitian diagonals).
+pub(crate) fn clear_imag(k: &mut Assembler, el: Elem, v: Vgpr) {
+    if el.comps == 2 {
+        let im = el.val(v)[1];
+        for i in 0..im.count() {
+            k.op(Op::VMovB32, [im.at(i).op(), Operand::Int(0)]);
+        }
+    }
+}
+
+/// Sets an element to one.
+pub(crate) fn set_one(k: &mut Assembler, el: Elem, v: Vgpr) {
+    for i in 0..v.count() {
+        k.op(Op::VMovB32, [v.at(i).op(), Operand::Int(0)]);
+    }
+    match el.real {
+        Real::F32 => k.op(
+            Op::VMovB32,
+            [v.at(0).op(), Operand::Float(InlineFloat::One)],
+        ),
+        // 1.0f64's high word (not an f32 inline constant, so LLVM keeps the literal).
+        Real::F64 => k.op(Op::VMovB32, [v.at(1).op(), Operand::Literal(0x3ff0_0000)]),
+    };
+}
+
+/// `exec &= vcc` (a further condition inside a masked region).
+pub(crate) fn and_exec_vcc(k: &mut Assembler) {
+    let (vcc, exec) = (k.vcc(), k.exec());
+    let op = if k.wave_size() == 64 {
+        Op::SAndB64
+    } else {
+        Op::SAndB32
+    };
+    k.op(op, [exec, exec, vcc]);
 }
