@@ -168,6 +168,7 @@ fn triangular_products_on_every_emulated_target() {
     trmv_on_emu::<Complex64>(&devs, 14);
 }
 
+/// One routine writing into the output view.
 type Call<'a> = dyn Fn(&mut rocm_core::BufferSliceMut<'_, f32>) -> rocm_core::Result<()> + 'a;
 
 /// The Level 2 routines without AMDGPU kernels yet answer `Unsupported` naming the

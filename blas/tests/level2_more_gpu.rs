@@ -91,6 +91,3 @@ fn harness_accepts_the_cpu_path() {
     all_cases::<Complex32>(&dev, 22);
     tri_cases::<f64>(&dev, 23, &[300]);
 }
-
-/// One routine writing into the output view.
-
