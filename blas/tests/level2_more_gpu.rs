@@ -26,7 +26,7 @@ mod common;
 
 use common::level2::*;
 use common::*;
-use rocm_blas::{Blas, Diag, Transpose, Uplo};
+use rocm_blas::Uplo;
 use rocm_core::{Complex32, Device};
 
 #[test]

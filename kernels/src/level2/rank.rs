@@ -33,6 +33,7 @@
 use super::element::{element_at, flag, scalar_params, stored, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -163,6 +164,12 @@ impl Generator for Rank {
 
     fn generate(p: &RankParams, target: &Target) -> Result<Program> {
         p.validate()?;
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::rank::program(p, target);
+        }
         let mut module =
             Module::for_kernels(target, format!("rank-update kernels for {}", p.dtype))?;
         module.push(&build(p));

@@ -3,10 +3,15 @@
 //! names, argument order and types, grid and workgroup meaning, workspace layout), so the
 //! host launches them exactly as it launches the PTX kernels:
 //!
-//! - [`gemv`]: `rocm_blas_gemv` (N, T, C) and `rocm_blas_gemv_finish`, f32/f64/c32/c64.
+//! - [`gemv`]: `rocm_blas_gemv` (N, T, C) and `rocm_blas_gemv_finish`.
+//! - [`trimv`]: `rocm_blas_tri_mv` (symv/hemv, trmv N/T/C; dense, packed, band).
+//! - [`rank`]: `rocm_blas_rank_update` (ger/gerc, syr/her, syr2/her2; dense, packed).
 //!
-//! The generators hand AMD targets here (`Gemv::generate`); the routines without an
-//! AMDGPU kernel stay `Unsupported` on AMD devices.
+//! All for f32, f64, Complex32 and Complex64 on every gfx9 (wave64) and gfx11 (wave32)
+//! target.
+//!
+//! The generators hand AMD targets here (`Gemv::generate`, …); the routines needing a
+//! generator without an AMDGPU back end stay `Unsupported` on AMD devices.
 //!
 //! Conventions shared by the kernels (the PTX contract, restated for registers):
 //! - `u64` arguments (sizes, leading dimensions) are read as their low 32 bits; `i64`
@@ -23,6 +28,7 @@
 //!   products as four fmas (`cfma_into` of the Level 1 kernels' `math`); every sum in a fixed order.
 
 pub mod gemv;
+pub mod rank;
 pub mod trimv;
 
 use super::asm::Assembler;
