@@ -12,7 +12,7 @@ mod common;
 
 use common::level1::{check_routine, Case, Routine, BLAS_DTYPES, DTYPES};
 use proptest::prelude::*;
-use rocm_blas::{Blas, Diag, Transpose, Uplo};
+use rocm_blas::{Blas, Transpose};
 use rocm_core::{DType, Device, Error};
 
 /// Every emulated target.
@@ -288,24 +288,29 @@ fn offsets_beyond_32_bits_are_refused() {
 fn routines_without_kernels_stay_unsupported() {
     let Some(dev) = emu("gfx942") else { return };
     let blas = Blas::new(&dev);
-    let a = dev.upload(&[1.0f64; 4]).unwrap();
-    let mut x = dev.upload(&[1.0f64; 2]).unwrap();
+    // Integer GEMM has kernels on no GPU (every Level 2 routine now runs on AMD).
+    let a = dev.upload(&[1i8; 4]).unwrap();
+    let mut c = dev.upload(&[0i32; 4]).unwrap();
     let err = blas
-        .tbsv(
-            Uplo::Upper,
+        .gemm_ex::<i8, i32>(
             Transpose::N,
-            Diag::NonUnit,
+            Transpose::N,
+            2,
+            2,
             2,
             1,
             &a.as_slice(),
             2,
-            &mut x.as_slice_mut(),
-            1,
+            &a.as_slice(),
+            2,
+            0,
+            &mut c.as_slice_mut(),
+            2,
         )
         .unwrap_err();
     match err {
         Error::Unsupported { op, device } => {
-            assert_eq!(op, "blas tbsv");
+            assert!(op.contains("gemm_ex with i8"), "{op}");
             assert_eq!(device, dev.id());
         }
         other => panic!("{other:?}"),

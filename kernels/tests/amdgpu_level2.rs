@@ -6,11 +6,13 @@
 
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::DType;
-use rocm_kernels::amdgpu::level2::{gemv, rank, trimv};
+use rocm_kernels::amdgpu::level2::{gemv, rank, trimv, trsv, unpack};
 use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::level2::gemv::{GemvParams, GemvTrans};
 use rocm_kernels::level2::rank::{RankOp, RankParams};
 use rocm_kernels::level2::trimv::{TriMvOp, TriMvParams};
+use rocm_kernels::level2::trsv::TrsvParams;
+use rocm_kernels::level2::unpack::UnpackParams;
 use rocm_kernels::level2::Storage;
 mod common;
 
@@ -98,6 +100,19 @@ fn programs(t: IsaTarget) -> Vec<(String, Vec<AssembledKernel>)> {
     for p in gemv_variants() {
         let ks = gemv::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
         out.push((format!("{p:?}"), ks));
+    }
+    for dtype in DTYPES {
+        // The host's block (64; Complex64 32) and the smaller ones the generator takes.
+        for block in [16, 32, 64] {
+            let p = TrsvParams { dtype, block };
+            let k = trsv::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
+            out.push((format!("{p:?}"), vec![k]));
+        }
+        for storage in [Storage::Packed, Storage::Band] {
+            let p = UnpackParams { dtype, storage };
+            let ks = unpack::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
+            out.push((format!("{p:?}"), ks));
+        }
     }
     for p in rank_variants() {
         let k = rank::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));

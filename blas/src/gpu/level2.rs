@@ -67,7 +67,13 @@ pub(crate) enum Kernels {
 
 /// The generators with an AMDGPU back end (`rocm_kernels::amdgpu::level2`); a routine
 /// needing another answers `Unsupported` on AMD devices before it launches anything.
-const AMDGPU_KERNELS: &[Kernels] = &[Kernels::Gemv, Kernels::TriMv, Kernels::Rank];
+const AMDGPU_KERNELS: &[Kernels] = &[
+    Kernels::Gemv,
+    Kernels::TriMv,
+    Kernels::Rank,
+    Kernels::Unpack,
+    Kernels::Trsv,
+];
 
 /// `Unsupported` for `routine` unless the handle's device has every kernel it `needs`:
 /// all of them on CUDA devices, those of [`AMDGPU_KERNELS`] on AMD devices.

@@ -23,6 +23,7 @@
 use super::element::{flag, vector_at, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -90,6 +91,12 @@ impl Generator for TrsvBlock {
 
     fn generate(p: &TrsvParams, target: &Target) -> Result<Program> {
         p.validate()?;
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::trsv::program(p, target);
+        }
         let mut module = Module::for_kernels(target, format!("trsv kernels for {}", p.dtype))?;
         module.push(&build(p));
         Ok(Program {

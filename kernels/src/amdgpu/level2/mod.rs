@@ -6,6 +6,9 @@
 //! - [`gemv`]: `rocm_blas_gemv` (N, T, C) and `rocm_blas_gemv_finish`.
 //! - [`trimv`]: `rocm_blas_tri_mv` (symv/hemv, trmv N/T/C; dense, packed, band).
 //! - [`rank`]: `rocm_blas_rank_update` (ger/gerc, syr/her, syr2/her2; dense, packed).
+//! - [`trsv`]: `rocm_blas_trsv_block` (the diagonal-block solve of the blocked trsv).
+//! - [`unpack`]: `rocm_blas_unpack` (packed/band triangle → dense) and
+//!   `rocm_blas_unpack_general` (gbmv's band → dense).
 //!
 //! All for f32, f64, Complex32 and Complex64 on every gfx9 (wave64) and gfx11 (wave32)
 //! target.
@@ -30,6 +33,8 @@
 pub mod gemv;
 pub mod rank;
 pub mod trimv;
+pub mod trsv;
+pub mod unpack;
 
 use super::asm::Assembler;
 use super::level1::math::{self, Val};
