@@ -14,6 +14,7 @@
 mod common;
 
 use common::level2::*;
+use proptest::prelude::*;
 use rocm_blas::{Diag, Scalar, Transpose, Uplo};
 use rocm_core::{Complex32, Complex64, Device};
 
@@ -266,4 +267,49 @@ fn triangular_products_on_every_emulated_target() {
     trmv_on_emu::<f64>(&devs, 12);
     trmv_on_emu::<Complex32>(&devs, 13);
     trmv_on_emu::<Complex64>(&devs, 14);
+}
+
+/// gemv shapes: 0, 1, 2, across 32 and 64, primes, and past gemv's split point.
+fn gemv_sizes() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(0usize),
+        Just(1),
+        Just(2),
+        Just(31),
+        Just(33),
+        Just(63),
+        Just(65),
+        Just(97),
+        Just(131),
+        2usize..140,
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// Random gemv problems on a random target and dtype: shapes, lda > m, increments
+    /// ±1..3, views at offsets, every coefficient case.
+    #[test]
+    fn gemv_random_problems_on_emulated_targets(
+        target in 0usize..7,
+        dtype in 0usize..4,
+        trans in 0usize..3,
+        m in gemv_sizes(),
+        n in gemv_sizes(),
+        pad in 0usize..4,
+        incx in prop::sample::select(vec![1isize, 2, 3, -1, -2, -3]),
+        incy in prop::sample::select(vec![1isize, 2, 3, -1, -2, -3]),
+        coefs in 0u8..3,
+        offset in 0usize..3,
+        seed in any::<u64>(),
+    ) {
+        let dev = Device::open(TARGETS[target]).unwrap();
+        let c = Case { trans: Transpose::ALL[trans], m, n, pad, incx, incy, coefs, offset };
+        match dtype {
+            0 => check::<f32>(&dev, c, seed),
+            1 => check::<f64>(&dev, c, seed),
+            2 => check::<Complex32>(&dev, c, seed),
+            _ => check::<Complex64>(&dev, c, seed),
+        }
+    }
 }
