@@ -15,8 +15,8 @@ mod common;
 
 use common::level2::*;
 use proptest::prelude::*;
-use rocm_blas::{Diag, Scalar, Transpose, Uplo};
-use rocm_core::{Complex32, Complex64, Device};
+use rocm_blas::{Blas, Diag, Scalar, Transpose, Uplo};
+use rocm_core::{Complex32, Complex64, Device, Error};
 
 /// Every emulated AMD target: gfx9 (wave64) and gfx11 (wave32).
 const TARGETS: [&str; 7] = [
@@ -312,4 +312,56 @@ proptest! {
             _ => check::<Complex64>(&dev, c, seed),
         }
     }
+}
+
+/// Strides of 2³¹ bytes or more pass the AMDGPU kernels' 32-bit indexing: a clear
+/// `Unsupported` naming the device, y untouched (a one-element x with a huge increment
+/// needs no memory, so the guard is reachable here).
+#[test]
+fn strides_beyond_32_bit_indexing_are_unsupported() {
+    let dev = Device::open("emu:gfx942").unwrap();
+    let blas = Blas::new(&dev);
+    let (a, x) = (
+        dev.upload(&[1.0f32; 2]).unwrap(),
+        dev.upload(&[1.0f32; 1]).unwrap(),
+    );
+    let mut y = dev.upload(&[5.0f32; 2]).unwrap();
+    for incx in [1isize << 29, -(1isize << 29)] {
+        let e = blas
+            .gemv(
+                Transpose::T,
+                1,
+                2,
+                1.0,
+                &a.as_slice(),
+                1,
+                &x.as_slice(),
+                incx,
+                0.0,
+                &mut y.as_slice_mut(),
+                1,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Unsupported { op, .. } if op.contains("2³¹")),
+            "{e}"
+        );
+    }
+    assert_eq!(y.to_vec().unwrap(), vec![5.0; 2]);
+    // Just below the limit runs: 2²⁸ f32 = 2³⁰ bytes.
+    blas.gemv(
+        Transpose::T,
+        1,
+        2,
+        1.0,
+        &a.as_slice(),
+        1,
+        &x.as_slice(),
+        1 << 28,
+        0.0,
+        &mut y.as_slice_mut(),
+        1,
+    )
+    .unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![1.0; 2]);
 }

@@ -91,6 +91,33 @@ pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<(
     Ok(())
 }
 
+/// The AMDGPU Level 2 kernels form element indices and byte strides in 32 bits (module
+/// doc of `rocm_kernels::amdgpu::level2`): on AMD devices every span of elements a
+/// kernel indexes (`elements`) and every stride in bytes (`strides` in elements, times
+/// the element size `es`) must stay below 2³¹; larger problems answer `Unsupported`
+/// there. CUDA devices take any size.
+pub(crate) fn check_amdgpu_extent(
+    blas: &Blas,
+    routine: &str,
+    es: usize,
+    elements: &[u128],
+    strides: &[u128],
+) -> Result<()> {
+    if blas.device().target().family() == Family::Nvidia {
+        return Ok(());
+    }
+    let limit = 1u128 << 31;
+    let fits =
+        elements.iter().all(|&e| e < limit) && strides.iter().all(|&s| s * (es as u128) < limit);
+    if !fits {
+        return Err(Error::unsupported(
+            format!("blas {routine} indexing 2³¹ or more elements or bytes per stride (AMDGPU Level 2 kernels index in 32 bits)"),
+            blas.device(),
+        ));
+    }
+    Ok(())
+}
+
 /// `G`'s program for `params` on the handle's device; a generator's `Unsupported`
 /// becomes one naming the routine and the device.
 pub(crate) fn load<G: generator::Generator>(
@@ -146,6 +173,18 @@ fn chunks_for(n: usize, groups_x: u64) -> u32 {
 pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Result<()> {
     let routine = "gemv";
     require(blas, routine, &[Kernels::Gemv])?;
+    let (ix, iy) = (
+        call.x.1.unsigned_abs() as u128,
+        call.y.1.unsigned_abs() as u128,
+    );
+    let (m128, n128, lda) = (call.m as u128, call.n as u128, call.lda as u128);
+    check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n128 + m128, ix * n128.max(m128), iy * n128.max(m128)],
+        &[lda, ix, iy],
+    )?;
     let (m, n) = (call.m as u64, call.n as u64);
     if i64::try_from(m.saturating_mul(call.lda as u64)).is_err() {
         return Err(Error::invalid(

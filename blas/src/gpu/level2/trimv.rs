@@ -5,7 +5,7 @@
 //! handle's workspace, then a Level 1 copy back into x (the kernel reads all of x, so it
 //! cannot write x in place).
 
-use super::{check_span, load, logical_start, push_scalars, require, Kernels};
+use super::{check_amdgpu_extent, check_span, load, logical_start, push_scalars, require, Kernels};
 use crate::gpu::level1::{self, ScalarArg, Vector};
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -40,6 +40,18 @@ pub(crate) struct TriMvCall<'a> {
 pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
     require(blas, routine, &[Kernels::TriMv])?;
     check_span(call.lda as u128 * call.n as u128 + call.n as u128)?;
+    let (n, lda) = (call.n as u128, call.lda as u128);
+    let (ix, iy) = (
+        call.x.1.unsigned_abs() as u128,
+        call.y.1.unsigned_abs() as u128,
+    );
+    check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n + n, n * (n + 1) / 2, ix * n, iy * n],
+        &[lda, ix, iy],
+    )?;
     let p = TriMvParams::fallback(call.dtype, call.op, call.storage, call.read_y);
     let loaded = load::<TriMv>(blas, routine, &p)?;
     let es = call.dtype.size() as u64;

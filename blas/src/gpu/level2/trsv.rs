@@ -105,6 +105,18 @@ fn sub_vector(x0: u64, inc: isize, start: usize, len: usize, es: u64) -> u64 {
 pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()> {
     require(blas, routine, &[Kernels::Trsv, Kernels::Gemv])?;
     super::check_span(call.lda as u128 * call.n as u128)?;
+    let (n, lda, ix) = (
+        call.n as u128,
+        call.lda as u128,
+        call.x.1.unsigned_abs() as u128,
+    );
+    super::check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n + n, ix * n],
+        &[lda, ix],
+    )?;
     let p = TrsvParams::fallback(call.dtype);
     let nb = p.block as usize;
     let loaded = load::<TrsvBlock>(blas, routine, &p)?;

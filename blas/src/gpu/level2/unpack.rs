@@ -29,6 +29,15 @@ pub(crate) fn solve(
         &[Kernels::Unpack, Kernels::Trsv, Kernels::Gemv],
     )?;
     let n = call.n;
+    let (n128, lda128) = (n as u128, lda as u128);
+    // The dense copy (n×n) and A's band or packed storage.
+    super::check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[n128 * n128, lda128 * n128 + n128, n128 * (n128 + 1) / 2],
+        &[lda128],
+    )?;
     let cfg = unpack::launch_config(n)?;
     let p = UnpackParams {
         dtype: call.dtype,
@@ -74,6 +83,15 @@ pub(crate) fn gbmv(
     let routine = "gbmv";
     require(blas, routine, &[Kernels::Unpack, Kernels::Gemv])?;
     let (m, n) = (call.m, call.n);
+    let (m128, n128, lda128) = (m as u128, n as u128, lda as u128);
+    // The dense copy (m×n) and the band storage.
+    super::check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[m128 * n128, lda128 * n128 + m128],
+        &[lda128],
+    )?;
     let cfg = unpack::general_launch_config(m, n)?;
     let p = UnpackParams {
         dtype: call.dtype,

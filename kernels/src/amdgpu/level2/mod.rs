@@ -18,8 +18,10 @@
 //!
 //! Conventions shared by the kernels (the PTX contract, restated for registers):
 //! - `u64` arguments (sizes, leading dimensions) are read as their low 32 bits; `i64`
-//!   increments likewise as `i32`. Element indices, `m`, `n`, `lda`, and byte strides
-//!   (`lda·size`, `inc·size`) must be below 2³¹ — far above what an emulated device holds.
+//!   increments likewise as `i32`. Element indices (every span a kernel indexes, the
+//!   dense copies of `unpack` included) and byte strides (`lda·size`, `inc·size`) must be
+//!   below 2³¹; rocm-blas checks this before launching on AMD devices
+//!   (`check_amdgpu_extent`) and answers `Unsupported` beyond.
 //! - Addresses are 64-bit: a lane's element address is `base + index·stride` computed by
 //!   `v_mad_u64_u32` with a sign fix for negative strides ([`lane_address`]), so negative
 //!   increments (x and y passed at their logical element 0, the far end) need no
