@@ -760,8 +760,13 @@ mod tests {
             Gemv::generate(&p, &sm90),
             Err(Error::Unsupported { .. })
         ));
-        let p = GemvParams::fallback(DType::F32, GemvTrans::T, true);
+        // AMD targets get the AMDGPU kernels of the same contract.
+        let p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
         let gfx: Target = "gfx90a".parse().unwrap();
+        let prog = Gemv::generate(&p, &gfx).unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string(), FINISH.to_string()]);
+        let p = GemvParams::fallback(DType::F16, GemvTrans::T, true);
         assert!(matches!(
             Gemv::generate(&p, &gfx),
             Err(Error::Unsupported { .. })

@@ -379,9 +379,14 @@ mod tests {
             Rank::generate(&p, &sm90),
             Err(Error::Unsupported { .. })
         ));
+        // AMD targets get the AMDGPU kernel of the same contract.
         let p = RankParams::fallback(DType::F32, RankOp::Syr, Storage::Dense);
+        let prog = Rank::generate(&p, &"gfx90a".parse().unwrap()).unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
+        let p = RankParams::fallback(DType::F16, RankOp::Syr, Storage::Dense);
         assert!(matches!(
-            Rank::generate(&p, &"gfx90a".parse().unwrap()),
+            Rank::generate(&p, &"gfx1100".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

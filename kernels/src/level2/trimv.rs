@@ -556,8 +556,12 @@ mod tests {
             TriMv::generate(&p, &sm90),
             Err(Error::Unsupported { .. })
         ));
+        // AMD targets get the AMDGPU kernel of the same contract.
+        let prog = TriMv::generate(&f, &"gfx942".parse().unwrap()).unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
         assert!(matches!(
-            TriMv::generate(&f, &"gfx942".parse().unwrap()),
+            TriMv::generate(&p, &"gfx942".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
         assert_eq!(TriMvParams::groups(0), 1);

@@ -315,10 +315,18 @@ mod tests {
             TrsvBlock::generate(&TrsvParams::fallback(DType::F16), &sm90),
             Err(Error::Unsupported { .. })
         ));
+        // AMD targets get the AMDGPU kernel of the same contract.
+        let prog = TrsvBlock::generate(
+            &TrsvParams::fallback(DType::F32),
+            &"gfx90a".parse().unwrap(),
+        )
+        .unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
         assert!(matches!(
             TrsvBlock::generate(
-                &TrsvParams::fallback(DType::F32),
-                &"gfx90a".parse().unwrap()
+                &TrsvParams::fallback(DType::F16),
+                &"gfx1100".parse().unwrap()
             ),
             Err(Error::Unsupported { .. })
         ));
