@@ -92,18 +92,39 @@ fn gemv_on_every_emulated_target() {
 /// workgroup, the wave sizes), primes.
 const TRI_SIZES: [usize; 8] = [0, 1, 2, 31, 33, 37, 65, 97];
 
-/// The next device in turn (every routine meets every target once the case count
-/// passes seven).
-struct Turn(usize);
+/// The next device in turn, remembering which targets a routine has met.
+struct Turn {
+    at: usize,
+    met: [bool; 7],
+}
+
 impl Turn {
+    fn new(seed: u64) -> Turn {
+        Turn {
+            at: seed as usize,
+            met: [false; 7],
+        }
+    }
+
     fn next<'a>(&mut self, devs: &'a [Device]) -> &'a Device {
-        self.0 += 1;
-        &devs[self.0 % devs.len()]
+        self.at += 1;
+        self.met[self.at % devs.len()] = true;
+        &devs[self.at % devs.len()]
+    }
+
+    /// Every target met since the last call (the coverage this file promises).
+    fn all_met(&mut self, routine: &str) {
+        assert!(
+            self.met.iter().all(|&m| m),
+            "{routine} did not meet every target: {:?}",
+            self.met
+        );
+        self.met = [false; 7];
     }
 }
 
 fn sym_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
-    let mut turn = Turn(seed as usize);
+    let mut turn = Turn::new(seed);
     let mut s = seed;
     for routine in [
         SymRoutine::Symv,
@@ -122,6 +143,7 @@ fn sym_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
                 check_sym::<T>(turn.next(devs), routine, uplo, n, k % 3, incs, coefs, s);
             }
         }
+        turn.all_met(&format!("{routine:?}"));
     }
 }
 
@@ -130,7 +152,7 @@ fn sym_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
 const SOLVE_SIZES: [usize; 8] = [0, 1, 2, 31, 33, 65, 97, 131];
 
 fn trsv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
-    let mut turn = Turn(seed as usize);
+    let mut turn = Turn::new(seed);
     let mut s = seed;
     for routine in [TriRoutine::Trsv, TriRoutine::Tpsv, TriRoutine::Tbsv] {
         for uplo in Uplo::ALL {
@@ -157,11 +179,12 @@ fn trsv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
                 }
             }
         }
+        turn.all_met(&format!("{routine:?}"));
     }
 }
 
 fn trmv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
-    let mut turn = Turn(seed as usize);
+    let mut turn = Turn::new(seed);
     let mut s = seed;
     for routine in [TriRoutine::Trmv, TriRoutine::Tpmv, TriRoutine::Tbmv] {
         for uplo in Uplo::ALL {
@@ -183,11 +206,12 @@ fn trmv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
                 }
             }
         }
+        turn.all_met(&format!("{routine:?}"));
     }
 }
 
 fn rank_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
-    let mut turn = Turn(seed as usize);
+    let mut turn = Turn::new(seed);
     let mut s = seed;
     for routine in RANK_ROUTINES {
         for uplo in Uplo::ALL {
@@ -198,6 +222,7 @@ fn rank_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
                 check_rank::<T>(turn.next(devs), routine, uplo, (m, n), k % 4, incs, s);
             }
         }
+        turn.all_met(&format!("{routine:?}"));
     }
 }
 
@@ -213,7 +238,7 @@ fn rank_updates_on_every_emulated_target() {
 /// gbmv: band shapes (kl, ku from 0 to past the matrix), every trans, all coefficient
 /// cases, each on the next target.
 fn gbmv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
-    let mut turn = Turn(seed as usize);
+    let mut turn = Turn::new(seed);
     let mut s = seed;
     let shapes = [
         (0, 5, 1, 1),
@@ -231,6 +256,7 @@ fn gbmv_on_emu<T: Scalar>(devs: &[Device], seed: u64) {
             check_gbmv::<T>(turn.next(devs), trans, shape, k % 3, incs, coefs, s);
         }
     }
+    turn.all_met("gbmv");
 }
 
 #[test]
