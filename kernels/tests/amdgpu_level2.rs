@@ -156,3 +156,34 @@ fn every_kernel_matches_llvm() {
         }
     }
 }
+
+/// The assembler's hidden arguments (the grid's y count of the split gemv and the rank
+/// update): placed after the explicit ones at an 8-byte boundary, named by kind in the
+/// metadata; an explicit argument after one is an error.
+#[test]
+fn hidden_arguments_follow_the_explicit_ones() {
+    use rocm_core::isa::amdgpu::codeobj::ValueKind;
+    use rocm_kernels::amdgpu::Assembler;
+    let t = IsaTarget::Gfx90a;
+    let mut k = Assembler::new(t, "hidden", 64, 2).unwrap();
+    k.arg_pointer("p").unwrap();
+    k.arg_u32("n").unwrap();
+    k.arg_hidden_u32("hidden_block_count_y").unwrap();
+    k.wait_lgkm(0);
+    k.s_endpgm();
+    let built = k.finish().unwrap();
+    let args = &built.kernel.metadata.args;
+    assert_eq!(args.len(), 3);
+    assert_eq!((args[2].offset, args[2].size), (16, 4));
+    assert_eq!(
+        args[2].value_kind,
+        ValueKind::Other("hidden_block_count_y".into())
+    );
+    assert_eq!(built.resources.kernarg_bytes, 20);
+    let mut k = Assembler::new(t, "late", 64, 1).unwrap();
+    k.arg_hidden_u32("hidden_block_count_y").unwrap();
+    k.arg_u32("n").unwrap();
+    k.s_endpgm();
+    let e = k.finish().unwrap_err();
+    assert!(e.to_string().contains("follows a hidden argument"), "{e}");
+}
