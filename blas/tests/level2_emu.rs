@@ -3,7 +3,8 @@
 //! odd and prime sizes (0, 1, across the wave sizes 32 and 64, across gemv's split
 //! point of 128 columns), lda > rows, negative increments, α = 0 and β = 0 over NaN.
 //! Each case runs on one target, the targets taken in turn, so every routine meets every
-//! target in each run while the emulator time stays small.
+//! target in each run (asserted) while the emulator time stays small; two property
+//! tests add random problems on random targets.
 //!
 //! Tolerances: those of the shared checks (`common/level2.rs`, stated in
 //! `level2_gpu.rs` and `level2_more_gpu.rs`): gemv (k + 2)·u·(|α|·Σ|a||x| + |β||y|), k
@@ -390,4 +391,83 @@ fn strides_beyond_32_bit_indexing_are_unsupported() {
     )
     .unwrap();
     assert_eq!(y.to_vec().unwrap(), vec![1.0; 2]);
+}
+
+/// One structured routine on one target and dtype (the property test below).
+#[allow(clippy::too_many_arguments)]
+fn structured_case<T: Scalar>(
+    dev: &Device,
+    family: usize,
+    pick: usize,
+    (uplo, trans, diag): (Uplo, Transpose, Diag),
+    (m, n): (usize, usize),
+    pad: usize,
+    incs: (isize, isize),
+    coefs: (u8, u8),
+    seed: u64,
+) {
+    match family {
+        0 => check_rank::<T>(dev, RANK_ROUTINES[pick % 10], uplo, (m, n), pad, incs, seed),
+        1 => {
+            let routine = [
+                SymRoutine::Symv,
+                SymRoutine::Hemv,
+                SymRoutine::Spmv,
+                SymRoutine::Hpmv,
+                SymRoutine::Sbmv,
+                SymRoutine::Hbmv,
+            ][pick % 6];
+            check_sym::<T>(dev, routine, uplo, n, pad, incs, coefs, seed)
+        }
+        _ => {
+            let routine = [
+                TriRoutine::Trmv,
+                TriRoutine::Tpmv,
+                TriRoutine::Tbmv,
+                TriRoutine::Trsv,
+                TriRoutine::Tpsv,
+                TriRoutine::Tbsv,
+            ][pick % 6];
+            check_tri::<T>(dev, routine, (uplo, trans, diag), n, pad, incs.0, seed)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// Random rank updates, symmetric/triangular products and solves on a random target
+    /// and dtype: every uplo/trans/diag, sizes 0..140 (across 32, 64 and the trsv
+    /// block), padding, increments ±1, ±3, every coefficient case, bandwidths by seed.
+    #[test]
+    fn structured_random_problems_on_emulated_targets(
+        target in 0usize..7,
+        dtype in 0usize..4,
+        family in 0usize..3,
+        pick in 0usize..60,
+        uplo in 0usize..2,
+        trans in 0usize..3,
+        unit in any::<bool>(),
+        m in gemv_sizes(),
+        n in gemv_sizes(),
+        pad in 0usize..3,
+        incx in prop::sample::select(INCS.to_vec()),
+        incy in prop::sample::select(INCS.to_vec()),
+        ca in 0u8..3,
+        cb in 0u8..3,
+        seed in any::<u64>(),
+    ) {
+        let dev = Device::open(TARGETS[target]).unwrap();
+        let ops = (
+            Uplo::ALL[uplo],
+            Transpose::ALL[trans],
+            if unit { Diag::Unit } else { Diag::NonUnit },
+        );
+        let (shape, incs, coefs) = ((m, n), (incx, incy), (ca, cb));
+        match dtype {
+            0 => structured_case::<f32>(&dev, family, pick, ops, shape, pad, incs, coefs, seed),
+            1 => structured_case::<f64>(&dev, family, pick, ops, shape, pad, incs, coefs, seed),
+            2 => structured_case::<Complex32>(&dev, family, pick, ops, shape, pad, incs, coefs, seed),
+            _ => structured_case::<Complex64>(&dev, family, pick, ops, shape, pad, incs, coefs, seed),
+        }
+    }
 }
