@@ -4,8 +4,8 @@
 //! with BLAS's increment rule (non-zero; a negative increment walks the vector from its
 //! far end). Arguments are checked in reference-BLAS order, each violation an error
 //! naming the argument.
-//! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y); on CUDA devices through the
-//!   generated kernels of `rocm_kernels::level2::gemv` (see `gpu::level2`).
+//! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y); on GPUs through the generated
+//!   kernels of `rocm_kernels::level2::gemv` (see `gpu::level2`).
 //! - ger/geru: A ← α·x·yᵀ + A; gerc: A ← α·x·yᴴ + A.
 //! - trmv: x ← op(A)·x; trsv: x ← op(A)⁻¹·x, A triangular.
 //! - gbmv: gemv on a band matrix (kl sub-, ku super-diagonals, lda ≥ kl + ku + 1).
@@ -15,12 +15,13 @@
 //!   (' = ᵀ, or ᴴ with α' = ᾱ for the Hermitian forms; her/hpr take real α).
 //! - tbmv/tbsv, tpmv/tpsv: trmv/trsv on band and packed triangles.
 //!
-//! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
+//! GPU paths (PTX on CUDA, AMDGPU code objects on HIP and emulated AMD devices, one
+//! host path; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
 //! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, sbmv/hbmv, trmv,
 //! tpmv, tbmv (one triangle-product kernel over dense, packed or band storage; trmv
 //! through the workspace); trsv (diagonal-block solves and gemv updates); tpsv/tbsv and
-//! gbmv as trsv and gemv on a dense copy (`gpu::level2::unpack`). Every Level 2 routine
-//! on AMD devices answers `Unsupported` naming the device. The
+//! gbmv as trsv and gemv on a dense copy (`gpu::level2::unpack`). On AMD devices the
+//! kernels index in 32 bits: larger problems answer `Unsupported` naming the device. The
 //! argument checks and quick returns are the same on every device.
 //!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +

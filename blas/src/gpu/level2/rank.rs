@@ -1,4 +1,4 @@
-//! The rank-1/2 updates on CUDA devices (`rocm_kernels::level2::rank`): ger/geru/gerc on
+//! The rank-1/2 updates on GPUs (`rocm_kernels::level2::rank`): ger/geru/gerc on
 //! an m×n matrix, syr/her/syr2/her2 on a dense triangle and spr/hpr/spr2/hpr2 on a
 //! packed one, in one launch: rows over grid x (one work-item per row), column groups
 //! over grid y.

@@ -1,4 +1,4 @@
-//! Products with a stored triangle on CUDA devices (`rocm_kernels::level2::trimv`):
+//! Products with a stored triangle on GPUs (`rocm_kernels::level2::trimv`):
 //! symv/hemv (dense), spmv/hpmv (packed) and sbmv/hbmv (band) as y ← α·A·x + β·y in one
 //! launch of ⌈n/32⌉ workgroups; trmv/tpmv/tbmv as the same kernel with α = 1, β = 0
 //! writing op(A)·x into the

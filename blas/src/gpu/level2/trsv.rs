@@ -1,4 +1,4 @@
-//! The blocked trsv on CUDA devices: x ← op(A)⁻¹·x with A triangular, every uplo, trans
+//! The blocked trsv on GPUs: x ← op(A)⁻¹·x with A triangular, every uplo, trans
 //! and diag.
 //!
 //! M = op(A) is lower (forward substitution) for (Lower, N) and (Upper, T/C), upper

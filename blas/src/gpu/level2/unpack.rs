@@ -1,4 +1,4 @@
-//! tpsv, tbsv and gbmv on CUDA devices: the packed or band matrix is unpacked into a
+//! tpsv, tbsv and gbmv on GPUs: the packed or band matrix is unpacked into a
 //! dense one in the handle's outer workspace (`rocm_kernels::level2::unpack`, an exact
 //! copy with zeros elsewhere), on which the blocked trsv solves (tpsv, tbsv) or the gemv
 //! kernel multiplies (gbmv). The copy costs a dense matrix of workspace and one pass;

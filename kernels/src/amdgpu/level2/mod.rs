@@ -23,7 +23,7 @@
 //!   below 2³¹; rocm-blas checks this before launching on AMD devices
 //!   (`check_amdgpu_extent`) and answers `Unsupported` beyond.
 //! - Addresses are 64-bit: a lane's element address is `base + index·stride` computed by
-//!   `v_mad_u64_u32` with a sign fix for negative strides ([`lane_address`]), so negative
+//!   `v_mad_u64_u32` with a sign fix for negative strides (`lane_address`), so negative
 //!   increments (x and y passed at their logical element 0, the far end) need no
 //!   special casing; column pointers that are uniform over a wave stay in SGPR pairs and
 //!   the lane adds a 32-bit unsigned offset (`global_load … saddr`).
