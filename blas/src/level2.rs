@@ -4,8 +4,8 @@
 //! with BLAS's increment rule (non-zero; a negative increment walks the vector from its
 //! far end). Arguments are checked in reference-BLAS order, each violation an error
 //! naming the argument.
-//! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y); on CUDA devices through the
-//!   generated kernels of `rocm_kernels::level2::gemv` (see `gpu::level2`).
+//! - gemv: y ← α·op(A)·x + β·y (β = 0 never reads y); on GPUs through the generated
+//!   kernels of `rocm_kernels::level2::gemv` (see `gpu::level2`).
 //! - ger/geru: A ← α·x·yᵀ + A; gerc: A ← α·x·yᴴ + A.
 //! - trmv: x ← op(A)·x; trsv: x ← op(A)⁻¹·x, A triangular.
 //! - gbmv: gemv on a band matrix (kl sub-, ku super-diagonals, lda ≥ kl + ku + 1).
@@ -15,12 +15,13 @@
 //!   (' = ᵀ, or ᴴ with α' = ᾱ for the Hermitian forms; her/hpr take real α).
 //! - tbmv/tbsv, tpmv/tpsv: trmv/trsv on band and packed triangles.
 //!
-//! GPU paths (CUDA, PTX; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
+//! GPU paths (PTX on CUDA, AMDGPU code objects on HIP and emulated AMD devices, one
+//! host path; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
 //! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, sbmv/hbmv, trmv,
 //! tpmv, tbmv (one triangle-product kernel over dense, packed or band storage; trmv
 //! through the workspace); trsv (diagonal-block solves and gemv updates); tpsv/tbsv and
-//! gbmv as trsv and gemv on a dense copy (`gpu::level2::unpack`). Every Level 2 routine
-//! on AMD devices answers `Unsupported` naming the device. The
+//! gbmv as trsv and gemv on a dense copy (`gpu::level2::unpack`). On AMD devices the
+//! kernels index in 32 bits: larger problems answer `Unsupported` naming the device. The
 //! argument checks and quick returns are the same on every device.
 //!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
@@ -32,6 +33,7 @@
 
 use crate::cpu::structured::{self as st, Layout, Stored};
 use crate::gpu;
+use crate::gpu::level2::Kernels;
 use crate::handle::Dispatch;
 use crate::level1::element_args;
 use crate::{check, cpu, Blas, Diag, Scalar, Transpose, Uplo};
@@ -215,7 +217,7 @@ impl Blas {
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule; NaN in A stays out).
             Dispatch::Gpu if alpha == T::zero() => {
-                self.gpu_beta_only("gemv", s.lens().1, beta, (y, incy))
+                self.gpu_beta_only(("gemv", &[Kernels::Gemv]), s.lens().1, beta, (y, incy))
             }
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
@@ -526,7 +528,12 @@ impl Blas {
                 Ok(())
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule).
-            Dispatch::Gpu if alpha == T::zero() => self.gpu_beta_only("gbmv", ly, beta, (y, incy)),
+            Dispatch::Gpu if alpha == T::zero() => self.gpu_beta_only(
+                ("gbmv", &[Kernels::Unpack, Kernels::Gemv]),
+                ly,
+                beta,
+                (y, incy),
+            ),
             // The band unpacked into a dense copy, then the gemv kernel.
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
@@ -551,16 +558,17 @@ impl Blas {
     }
 
     /// y ← β·y on a GPU, for a product with α = 0 (BLAS: A and x are not read): a
-    /// Level 1 fill (β = 0, y not read) or scal, on devices with the Level 2 kernels
+    /// Level 1 fill (β = 0, y not read) or scal, on devices with the Level 2 kernels it
+    /// `needs`
     /// (elsewhere `Unsupported`, as the product itself).
     fn gpu_beta_only<T: Scalar>(
         &self,
-        op: &str,
+        (op, needs): (&str, &[Kernels]),
         len: usize,
         beta: T,
         (y, incy): (&mut BufferSliceMut<'_, T>, isize),
     ) -> Result<()> {
-        gpu::level2::require_ptx(self, op)?;
+        gpu::level2::require(self, op, needs)?;
         if beta == T::zero() {
             self.fill(len, T::zero(), y, incy)
         } else {
@@ -611,7 +619,7 @@ impl Blas {
                 };
                 // α = 0: y ← β·y without reading A or x (BLAS's rule).
                 if alpha == T::zero() {
-                    return self.gpu_beta_only(op, n, beta, (y, incy));
+                    return self.gpu_beta_only((op, &[Kernels::TriMv]), n, beta, (y, incy));
                 }
                 let (mut al, mut be) = (Vec::new(), Vec::new());
                 element_args(alpha, &mut al);

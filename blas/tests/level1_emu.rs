@@ -285,27 +285,29 @@ fn offsets_beyond_32_bits_are_refused() {
 fn routines_without_kernels_stay_unsupported() {
     let Some(dev) = emu("gfx942") else { return };
     let blas = Blas::new(&dev);
-    let a = dev.upload(&[1.0f64; 4]).unwrap();
-    let x = dev.upload(&[1.0f64; 2]).unwrap();
-    let mut y = dev.upload(&[0.0f64; 2]).unwrap();
+    // Integer GEMM has kernels on no GPU (every Level 2 routine now runs on AMD).
+    let a = dev.upload(&[1i8; 4]).unwrap();
+    let mut c = dev.upload(&[0i32; 4]).unwrap();
     let err = blas
-        .gemv(
+        .gemm_ex::<i8, i32>(
+            Transpose::N,
             Transpose::N,
             2,
             2,
-            1.0,
+            2,
+            1,
             &a.as_slice(),
             2,
-            &x.as_slice(),
-            1,
-            0.0,
-            &mut y.as_slice_mut(),
-            1,
+            &a.as_slice(),
+            2,
+            0,
+            &mut c.as_slice_mut(),
+            2,
         )
         .unwrap_err();
     match err {
         Error::Unsupported { op, device } => {
-            assert_eq!(op, "blas gemv");
+            assert!(op.contains("gemm_ex with i8"), "{op}");
             assert_eq!(device, dev.id());
         }
         other => panic!("{other:?}"),

@@ -1,8 +1,9 @@
 //! Level 2 on GPUs through `rocm_kernels::level2`, PTX kernels on CUDA devices: gemv
 //! here; the rank updates ([`rank`]), the products with a stored triangle ([`trimv`]:
 //! symv/hemv/spmv/hpmv, trmv/tpmv) and the blocked trsv ([`trsv`]) in the submodules.
-//! AMDGPU Level 2 kernels do not exist yet, so HIP and emulated devices answer
-//! `Unsupported` naming the routine and the device.
+//! On AMD devices (HIP and emulated) the same generators build AMDGPU kernels with the
+//! same contract where they have that back end ([`AMDGPU_KERNELS`]); routines needing
+//! another answer `Unsupported` naming the routine and the device.
 //!
 //! gemv:
 //! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
@@ -54,10 +55,65 @@ pub(crate) struct GemvCall<'a> {
     pub read_y: bool,
 }
 
-/// `Unsupported` for `routine` unless the handle's device runs PTX.
-pub(crate) fn require_ptx(blas: &Blas, routine: &str) -> Result<()> {
-    if blas.device().target().family() != Family::Nvidia {
+/// The Level 2 kernel generators a routine launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernels {
+    Gemv,
+    Rank,
+    TriMv,
+    Trsv,
+    Unpack,
+}
+
+/// The generators with an AMDGPU back end (`rocm_kernels::amdgpu::level2`); a routine
+/// needing another answers `Unsupported` on AMD devices before it launches anything.
+const AMDGPU_KERNELS: &[Kernels] = &[
+    Kernels::Gemv,
+    Kernels::TriMv,
+    Kernels::Rank,
+    Kernels::Unpack,
+    Kernels::Trsv,
+];
+
+/// `Unsupported` for `routine` unless the handle's device has every kernel it `needs`:
+/// all of them on CUDA devices, those of [`AMDGPU_KERNELS`] on AMD devices.
+pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<()> {
+    let ok = match blas.device().target().family() {
+        Family::Nvidia => true,
+        Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+            needs.iter().all(|k| AMDGPU_KERNELS.contains(k))
+        }
+        Family::Cpu => false,
+    };
+    if !ok {
         return Err(blas.unsupported(routine));
+    }
+    Ok(())
+}
+
+/// The AMDGPU Level 2 kernels form element indices and byte strides in 32 bits (module
+/// doc of `rocm_kernels::amdgpu::level2`): on AMD devices every span of elements a
+/// kernel indexes (`elements`) and every stride in bytes (`strides` in elements, times
+/// the element size `es`) must stay below 2³¹; larger problems answer `Unsupported`
+/// there. CUDA devices take any size.
+pub(crate) fn check_amdgpu_extent(
+    blas: &Blas,
+    routine: &str,
+    es: usize,
+    elements: &[u128],
+    strides: &[u128],
+) -> Result<()> {
+    if blas.device().target().family() == Family::Nvidia {
+        return Ok(());
+    }
+    let limit = 1u128 << 31;
+    let fits =
+        elements.iter().all(|&e| e < limit) && strides.iter().all(|&s| s * (es as u128) < limit);
+    if !fits {
+        return Err(Error::unsupported(
+            format!("blas {routine} indexing 2³¹ or more elements or bytes per stride (AMDGPU Level 2 kernels index in 32 bits)"),
+            blas.device(),
+        ));
     }
     Ok(())
 }
@@ -113,12 +169,22 @@ fn chunks_for(n: usize, groups_x: u64) -> u32 {
     by_fill.min(by_cols).clamp(1, 65535) as u32
 }
 
-/// y = α·op(A)·x + β·y on a CUDA device (m, n ≥ 1; views checked by the caller).
+/// y = α·op(A)·x + β·y on a GPU (m, n ≥ 1; views checked by the caller).
 pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Result<()> {
     let routine = "gemv";
-    if blas.device().target().family() != Family::Nvidia {
-        return Err(blas.unsupported(routine));
-    }
+    require(blas, routine, &[Kernels::Gemv])?;
+    let (ix, iy) = (
+        call.x.1.unsigned_abs() as u128,
+        call.y.1.unsigned_abs() as u128,
+    );
+    let (m128, n128, lda) = (call.m as u128, call.n as u128, call.lda as u128);
+    check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n128 + m128, ix * n128.max(m128), iy * n128.max(m128)],
+        &[lda, ix, iy],
+    )?;
     let (m, n) = (call.m as u64, call.n as u64);
     if i64::try_from(m.saturating_mul(call.lda as u64)).is_err() {
         return Err(Error::invalid(

@@ -5,6 +5,7 @@
 pub mod emu;
 pub mod gemm;
 pub mod level1;
+pub mod level2;
 pub mod level3;
 
 use num_complex::Complex64;

@@ -28,7 +28,7 @@
 use super::regs::{check_operand, Agpr, RegAllocator, RegFile, Sgpr, Vgpr};
 use super::report::ResourceReport;
 use rocm_core::isa::amdgpu::codeobj::{
-    CodeObject, CodeObjectTarget, Kernel, KernelArg, KernelResources,
+    CodeObject, CodeObjectTarget, Kernel, KernelArg, KernelResources, ValueKind,
 };
 use rocm_core::isa::amdgpu::hazard::HazardTracker;
 use rocm_core::isa::amdgpu::waitcnt::Scoreboard;
@@ -160,6 +160,9 @@ pub struct Assembler {
     label_bound: Vec<bool>,
     args: Vec<KernelArg>,
     kernarg_bytes: u32,
+    /// A hidden argument was declared: explicit ones may no longer follow (the host
+    /// packs only the explicit arguments, from offset 0).
+    hidden_args: bool,
     lds_bytes: u32,
     workgroup_size: u32,
     dims: u8,
@@ -199,6 +202,7 @@ impl Assembler {
             label_bound: Vec::new(),
             args: Vec::new(),
             kernarg_bytes: 0,
+            hidden_args: false,
             lds_bytes: 0,
             workgroup_size,
             dims,
@@ -313,6 +317,17 @@ impl Assembler {
     // ---- arguments and LDS --------------------------------------------------------
 
     fn push_arg(&mut self, arg: KernelArg, dst: Sgpr, load: Op) -> Sgpr {
+        let hidden = matches!(arg.value_kind, ValueKind::Other(_));
+        if self.hidden_args && !hidden {
+            self.fail(Error::invalid(
+                "kernel argument",
+                format!(
+                    "`{}` follows a hidden argument: explicit arguments come first",
+                    arg.name.as_deref().unwrap_or("?")
+                ),
+            ));
+        }
+        self.hidden_args |= hidden;
         self.kernarg_bytes = arg.offset + arg.size;
         self.emit(Instr::new(load, [dst.op(), self.kernarg_ptr().op()]).offset(arg.offset as i32));
         self.args.push(arg);
@@ -343,6 +358,24 @@ impl Assembler {
         let offset = self.kernarg_bytes.div_ceil(8) * 8;
         let dst = self.sgprs(2)?;
         Ok(self.push_arg(KernelArg::by_value(name, offset, 8), dst, Op::SLoadDwordx2))
+    }
+
+    /// A 32-bit hidden argument the runtime fills from the dispatch (code object v5
+    /// `value_kind`, e.g. `hidden_block_count_y`: the grid's workgroups along y), placed
+    /// after the explicit arguments (declaring an explicit one after it is an error at
+    /// `finish`); the host passes only the explicit ones.
+    pub fn arg_hidden_u32(&mut self, kind: &str) -> Result<Sgpr> {
+        let offset = self.kernarg_bytes.div_ceil(8) * 8;
+        let dst = self.sgprs(1)?;
+        let arg = KernelArg {
+            name: None,
+            offset,
+            size: 4,
+            value_kind: ValueKind::Other(kind.to_string()),
+            address_space: None,
+            actual_access: None,
+        };
+        Ok(self.push_arg(arg, dst, Op::SLoadDword))
     }
 
     /// Declares `bytes` of LDS aligned to `align` (a power of two); returns the offset.

@@ -35,6 +35,7 @@ pub mod asm;
 pub mod complex;
 pub mod extension;
 pub mod level1;
+pub mod level2;
 pub mod level3;
 pub(crate) mod math;
 pub mod regs;

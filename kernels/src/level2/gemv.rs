@@ -39,6 +39,7 @@
 use super::element::{ctaid_y, epilogue, nctaid_y, scalar_params, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// op(A).
@@ -177,6 +178,12 @@ impl Generator for Gemv {
 
     fn generate(p: &GemvParams, target: &Target) -> Result<Program> {
         p.validate()?;
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::gemv::program(p, target);
+        }
         let mut module = Module::for_kernels(target, format!("gemv kernels for {}", p.dtype))?;
         let mut kernels = vec![KERNEL.to_string()];
         module.push(&match p.trans {
@@ -753,8 +760,13 @@ mod tests {
             Gemv::generate(&p, &sm90),
             Err(Error::Unsupported { .. })
         ));
-        let p = GemvParams::fallback(DType::F32, GemvTrans::T, true);
+        // AMD targets get the AMDGPU kernels of the same contract.
+        let p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
         let gfx: Target = "gfx90a".parse().unwrap();
+        let prog = Gemv::generate(&p, &gfx).unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string(), FINISH.to_string()]);
+        let p = GemvParams::fallback(DType::F16, GemvTrans::T, true);
         assert!(matches!(
             Gemv::generate(&p, &gfx),
             Err(Error::Unsupported { .. })

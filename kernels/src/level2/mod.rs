@@ -1,4 +1,5 @@
-//! BLAS Level 2 generators (PTX):
+//! BLAS Level 2 generators (PTX; AMD targets handed to [`crate::amdgpu::level2`], same
+//! kernel contracts):
 //! - [`gemv`]: y = α·op(A)·x + β·y.
 //! - [`rank`]: rank-1 and rank-2 updates (ger/geru/gerc, syr/her, syr2/her2 and their
 //!   packed forms spr/hpr, spr2/hpr2).

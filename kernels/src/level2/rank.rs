@@ -33,6 +33,7 @@
 use super::element::{element_at, flag, scalar_params, stored, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -163,6 +164,12 @@ impl Generator for Rank {
 
     fn generate(p: &RankParams, target: &Target) -> Result<Program> {
         p.validate()?;
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::rank::program(p, target);
+        }
         let mut module =
             Module::for_kernels(target, format!("rank-update kernels for {}", p.dtype))?;
         module.push(&build(p));
@@ -372,9 +379,14 @@ mod tests {
             Rank::generate(&p, &sm90),
             Err(Error::Unsupported { .. })
         ));
+        // AMD targets get the AMDGPU kernel of the same contract.
         let p = RankParams::fallback(DType::F32, RankOp::Syr, Storage::Dense);
+        let prog = Rank::generate(&p, &"gfx90a".parse().unwrap()).unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
+        let p = RankParams::fallback(DType::F16, RankOp::Syr, Storage::Dense);
         assert!(matches!(
-            Rank::generate(&p, &"gfx90a".parse().unwrap()),
+            Rank::generate(&p, &"gfx1100".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
     }

@@ -42,6 +42,7 @@ use super::element::{
 };
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -172,6 +173,12 @@ impl Generator for TriMv {
 
     fn generate(p: &TriMvParams, target: &Target) -> Result<Program> {
         p.validate()?;
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::trimv::program(p, target);
+        }
         let mut module =
             Module::for_kernels(target, format!("triangle-product kernels for {}", p.dtype))?;
         module.push(&build(p));
@@ -549,8 +556,12 @@ mod tests {
             TriMv::generate(&p, &sm90),
             Err(Error::Unsupported { .. })
         ));
+        // AMD targets get the AMDGPU kernel of the same contract.
+        let prog = TriMv::generate(&f, &"gfx942".parse().unwrap()).unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
         assert!(matches!(
-            TriMv::generate(&f, &"gfx942".parse().unwrap()),
+            TriMv::generate(&p, &"gfx942".parse().unwrap()),
             Err(Error::Unsupported { .. })
         ));
         assert_eq!(TriMvParams::groups(0), 1);

@@ -23,6 +23,7 @@
 use super::element::{flag, vector_at, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -90,6 +91,12 @@ impl Generator for TrsvBlock {
 
     fn generate(p: &TrsvParams, target: &Target) -> Result<Program> {
         p.validate()?;
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::trsv::program(p, target);
+        }
         let mut module = Module::for_kernels(target, format!("trsv kernels for {}", p.dtype))?;
         module.push(&build(p));
         Ok(Program {
@@ -308,10 +315,18 @@ mod tests {
             TrsvBlock::generate(&TrsvParams::fallback(DType::F16), &sm90),
             Err(Error::Unsupported { .. })
         ));
+        // AMD targets get the AMDGPU kernel of the same contract.
+        let prog = TrsvBlock::generate(
+            &TrsvParams::fallback(DType::F32),
+            &"gfx90a".parse().unwrap(),
+        )
+        .unwrap();
+        assert!(matches!(prog.image, ModuleImage::CodeObject(_)));
+        assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
         assert!(matches!(
             TrsvBlock::generate(
-                &TrsvParams::fallback(DType::F32),
-                &"gfx90a".parse().unwrap()
+                &TrsvParams::fallback(DType::F16),
+                &"gfx1100".parse().unwrap()
             ),
             Err(Error::Unsupported { .. })
         ));

@@ -17,6 +17,7 @@
 use super::element::{element_at, flag, stored_in_band, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -26,7 +27,7 @@ pub const GENERAL: &str = "rocm_blas_unpack_general";
 /// Flag: the upper triangle is stored.
 pub const UPPER: u32 = 1;
 /// Work-items per workgroup: 32 rows × 8 columns.
-const BLOCK: u32 = 256;
+pub const BLOCK: u32 = 256;
 
 /// One unpack variant.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -76,6 +77,12 @@ impl Generator for Unpack {
                 "storage",
                 "dense storage needs no unpacking",
             ));
+        }
+        if matches!(
+            target.family(),
+            Family::Cdna | Family::Rdna3 | Family::Rdna4
+        ) {
+            return crate::amdgpu::level2::unpack::program(p, target);
         }
         let mut module = Module::for_kernels(target, format!("unpack kernels for {}", p.dtype))?;
         module.push(&build(p));

@@ -1,9 +1,9 @@
-//! The rank-1/2 updates on CUDA devices (`rocm_kernels::level2::rank`): ger/geru/gerc on
+//! The rank-1/2 updates on GPUs (`rocm_kernels::level2::rank`): ger/geru/gerc on
 //! an m×n matrix, syr/her/syr2/her2 on a dense triangle and spr/hpr/spr2/hpr2 on a
 //! packed one, in one launch: rows over grid x (one work-item per row), column groups
 //! over grid y.
 
-use super::{check_span, load, logical_start, push_scalars, require_ptx};
+use super::{check_amdgpu_extent, check_span, load, logical_start, push_scalars, require, Kernels};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -33,8 +33,20 @@ pub(crate) struct RankCall<'a> {
 
 /// A ← A + the call's update (m, n ≥ 1, α ≠ 0; views checked by the caller).
 pub(crate) fn update(blas: &Blas, routine: &str, call: &RankCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::Rank])?;
     check_span(call.lda as u128 * call.n as u128 + call.m as u128)?;
+    let (m, n, lda) = (call.m as u128, call.n as u128, call.lda as u128);
+    let (ix, iy) = (
+        call.x.1.unsigned_abs() as u128,
+        call.y.1.unsigned_abs() as u128,
+    );
+    check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n + m, n * (n + 1) / 2, ix * m, iy * n],
+        &[lda, ix, iy],
+    )?;
     let p = RankParams::fallback(call.dtype, call.op, call.storage);
     let loaded = load::<Rank>(blas, routine, &p)?;
     let es = call.dtype.size() as u64;

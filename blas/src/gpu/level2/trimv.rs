@@ -1,11 +1,11 @@
-//! Products with a stored triangle on CUDA devices (`rocm_kernels::level2::trimv`):
+//! Products with a stored triangle on GPUs (`rocm_kernels::level2::trimv`):
 //! symv/hemv (dense), spmv/hpmv (packed) and sbmv/hbmv (band) as y ← α·A·x + β·y in one
 //! launch of ⌈n/32⌉ workgroups; trmv/tpmv/tbmv as the same kernel with α = 1, β = 0
 //! writing op(A)·x into the
 //! handle's workspace, then a Level 1 copy back into x (the kernel reads all of x, so it
 //! cannot write x in place).
 
-use super::{check_span, load, logical_start, push_scalars, require_ptx};
+use super::{check_amdgpu_extent, check_span, load, logical_start, push_scalars, require, Kernels};
 use crate::gpu::level1::{self, ScalarArg, Vector};
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -38,8 +38,20 @@ pub(crate) struct TriMvCall<'a> {
 
 /// y ← α·op(A)·x + β·y (n ≥ 1; views checked by the caller; y must not overlap x).
 pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::TriMv])?;
     check_span(call.lda as u128 * call.n as u128 + call.n as u128)?;
+    let (n, lda) = (call.n as u128, call.lda as u128);
+    let (ix, iy) = (
+        call.x.1.unsigned_abs() as u128,
+        call.y.1.unsigned_abs() as u128,
+    );
+    check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n + n, n * (n + 1) / 2, ix * n, iy * n],
+        &[lda, ix, iy],
+    )?;
     let p = TriMvParams::fallback(call.dtype, call.op, call.storage, call.read_y);
     let loaded = load::<TriMv>(blas, routine, &p)?;
     let es = call.dtype.size() as u64;
@@ -73,7 +85,7 @@ pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Resul
 
 /// x ← op(A)·x for a triangular A (n ≥ 1): the product into the workspace, copied back.
 pub(crate) fn trmv(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::TriMv])?;
     let es = call.dtype.size();
     let words = (call.n * es).div_ceil(8);
     blas.with_workspace(words, |work| {

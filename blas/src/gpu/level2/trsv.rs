@@ -1,4 +1,4 @@
-//! The blocked trsv on CUDA devices: x ← op(A)⁻¹·x with A triangular, every uplo, trans
+//! The blocked trsv on GPUs: x ← op(A)⁻¹·x with A triangular, every uplo, trans
 //! and diag.
 //!
 //! M = op(A) is lower (forward substitution) for (Lower, N) and (Upper, T/C), upper
@@ -10,7 +10,7 @@
 //! stream; the host only walks the blocks. This is the right-looking blocked
 //! substitution, backward stable like the unblocked one (Higham, §8.3).
 
-use super::{gemv, load, logical_start, require_ptx, GemvCall};
+use super::{gemv, load, logical_start, require, GemvCall, Kernels};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
@@ -103,8 +103,20 @@ fn sub_vector(x0: u64, inc: isize, start: usize, len: usize, es: u64) -> u64 {
 
 /// x ← op(A)⁻¹·x (n ≥ 1; views checked by the caller).
 pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::Trsv, Kernels::Gemv])?;
     super::check_span(call.lda as u128 * call.n as u128)?;
+    let (n, lda, ix) = (
+        call.n as u128,
+        call.lda as u128,
+        call.x.1.unsigned_abs() as u128,
+    );
+    super::check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[lda * n + n, ix * n],
+        &[lda, ix],
+    )?;
     let p = TrsvParams::fallback(call.dtype);
     let nb = p.block as usize;
     let loaded = load::<TrsvBlock>(blas, routine, &p)?;

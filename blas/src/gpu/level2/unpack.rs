@@ -1,4 +1,4 @@
-//! tpsv, tbsv and gbmv on CUDA devices: the packed or band matrix is unpacked into a
+//! tpsv, tbsv and gbmv on GPUs: the packed or band matrix is unpacked into a
 //! dense one in the handle's outer workspace (`rocm_kernels::level2::unpack`, an exact
 //! copy with zeros elsewhere), on which the blocked trsv solves (tpsv, tbsv) or the gemv
 //! kernel multiplies (gbmv). The copy costs a dense matrix of workspace and one pass;
@@ -7,7 +7,7 @@
 //! and matrices large).
 
 use super::trsv::{trsv, TrsvCall};
-use super::{gemv, load, require_ptx, GemvCall};
+use super::{gemv, load, require, GemvCall, Kernels};
 use crate::Blas;
 use rocm_core::{KernelArgs, Result};
 use rocm_kernels::level2::gemv::GemvTuning;
@@ -23,8 +23,21 @@ pub(crate) fn solve(
     (storage, a, lda, band): (Storage, u64, usize, usize),
     call: &TrsvCall<'_>,
 ) -> Result<()> {
-    require_ptx(blas, routine)?;
+    require(
+        blas,
+        routine,
+        &[Kernels::Unpack, Kernels::Trsv, Kernels::Gemv],
+    )?;
     let n = call.n;
+    let (n128, lda128) = (n as u128, lda as u128);
+    // The dense copy (n×n) and A's band or packed storage.
+    super::check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[n128 * n128, lda128 * n128 + n128, n128 * (n128 + 1) / 2],
+        &[lda128],
+    )?;
     let cfg = unpack::launch_config(n)?;
     let p = UnpackParams {
         dtype: call.dtype,
@@ -68,8 +81,17 @@ pub(crate) fn gbmv(
     call: &GemvCall<'_>,
 ) -> Result<()> {
     let routine = "gbmv";
-    require_ptx(blas, routine)?;
+    require(blas, routine, &[Kernels::Unpack, Kernels::Gemv])?;
     let (m, n) = (call.m, call.n);
+    let (m128, n128, lda128) = (m as u128, n as u128, lda as u128);
+    // The dense copy (m×n) and the band storage.
+    super::check_amdgpu_extent(
+        blas,
+        routine,
+        call.dtype.size(),
+        &[m128 * n128, lda128 * n128 + m128],
+        &[lda128],
+    )?;
     let cfg = unpack::general_launch_config(m, n)?;
     let p = UnpackParams {
         dtype: call.dtype,
