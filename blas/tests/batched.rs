@@ -529,17 +529,17 @@ fn batched_match_singles_on_cuda() {
     }
 }
 
-/// The batched Level 3 forms (trsm/trmm, syrk/herk, symm/hemm) and geam/dgmm on the
-/// emulated AMD devices (`common/emu.rs`), every type, against the singles as on CUDA: ops 2..=8, seeded shapes up to
-/// 40, batch counts 0..4.
+/// Every batched form (gemv, trsv, trsm/trmm, syrk/herk, symm/hemm, geam/dgmm) on the
+/// emulated AMD devices (`common/emu.rs`), every type, against the singles as on CUDA:
+/// all nine ops on rotating targets, seeded shapes up to 40, batch counts 0..4.
 #[test]
 fn batched_match_singles_on_emulated_amd() {
     fn on<T: Scalar>(seed0: u64) {
         let runs = common::emu::emu_devices();
         let mut r = rng(seed0);
-        for case in 0..28u64 {
+        for case in 0..36u64 {
             let dev = &runs[case as usize % runs.len()];
-            let op = 2 + (case % 7) as usize;
+            let op = (case % 9) as usize;
             let mut dim = || match r.random_range(0..4) {
                 0 => r.random_range(0..2usize),
                 1 => 5,
@@ -547,7 +547,7 @@ fn batched_match_singles_on_emulated_amd() {
             };
             let dims = (dim(), dim(), dim());
             let flags = (case % 2 == 0, case % 4 < 2, case % 8 < 4);
-            let batch = (case as usize / 7) % 4;
+            let batch = (case as usize / 9) % 4;
             all_ops::<T>(dev, op, dims, flags, batch, seed0 + case);
         }
     }
