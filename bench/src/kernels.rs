@@ -3,11 +3,75 @@
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::catalog::Catalog;
+use rocm_kernels::complex::ComplexPrep;
+use rocm_kernels::extension::Extension;
+use rocm_kernels::gemm::splitk::SplitKFinish;
 use rocm_kernels::gemm::Gemm;
 use rocm_kernels::generator::Generator;
+use rocm_kernels::level1::finish::Finish;
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, DTYPES};
 use rocm_kernels::level2::gemv::Gemv;
+use rocm_kernels::level2::rank::Rank;
+use rocm_kernels::level2::trimv::TriMv;
+use rocm_kernels::level2::trsv::TrsvBlock;
+use rocm_kernels::level2::unpack::Unpack;
+use rocm_kernels::level3::Level3;
 use rocm_kernels::ptxas::Ptxas;
+use rocm_kernels::transpose::Transpose;
+
+/// Every generator besides Level 1 (listed above with its ops): name, version, and what
+/// it builds. Each has a PTX and an AMDGPU back end (gfx908, gfx90a, gfx942 wave64;
+/// gfx1100, gfx1101, gfx1102, gfx1151 wave32) unless the line says otherwise.
+const GENERATORS: &[(&str, u32, &str)] = &[
+    (
+        Gemm::NAME,
+        Gemm::VERSION,
+        "GEMM (Tensile-style GemmParams): PTX SIMT/mma.sync/DMMA, sm_90a wgmma; AMDGPU MFMA (gfx9), WMMA (gfx11) and FMA",
+    ),
+    (
+        SplitKFinish::NAME,
+        SplitKFinish::VERSION,
+        "GEMM split-K finish (PTX only)",
+    ),
+    (
+        ComplexPrep::NAME,
+        ComplexPrep::VERSION,
+        "complex GEMM preparation (expand, copy, scale)",
+    ),
+    (
+        Transpose::NAME,
+        Transpose::VERSION,
+        "tiled batched transpose (PTX only)",
+    ),
+    (
+        Finish::NAME,
+        Finish::VERSION,
+        "Level 1 reduction finish (AMDGPU: all but nrm2)",
+    ),
+    (Gemv::NAME, Gemv::VERSION, "BLAS Level 2 gemv N/T/C and its split finish"),
+    (
+        Rank::NAME,
+        Rank::VERSION,
+        "BLAS Level 2 rank updates (ger, syr/her, syr2/her2; dense and packed)",
+    ),
+    (
+        TriMv::NAME,
+        TriMv::VERSION,
+        "BLAS Level 2 symmetric/Hermitian and triangular products (dense, packed, band)",
+    ),
+    (TrsvBlock::NAME, TrsvBlock::VERSION, "BLAS Level 2 trsv diagonal-block solve"),
+    (
+        Unpack::NAME,
+        Unpack::VERSION,
+        "BLAS Level 2 packed/band unpack to dense",
+    ),
+    (
+        Level3::NAME,
+        Level3::VERSION,
+        "BLAS Level 3 triangle kernels (expand, invert, update)",
+    ),
+    (Extension::NAME, Extension::VERSION, "geam and dgmm"),
+];
 
 #[derive(clap::Subcommand)]
 pub enum KernelsCommand {
@@ -71,16 +135,9 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
             println!(
                 "  AMDGPU code objects for gfx908, gfx90a, gfx942 (wave64), gfx1100, gfx1101, gfx1102, gfx1151 (wave32)"
             );
-            println!(
-                "generator {} (version {}): GEMM (Tensile-style GemmParams): PTX SIMT/mma.sync/DMMA, sm_90a wgmma; AMDGPU MFMA (gfx9) and WMMA (gfx11)",
-                Gemm::NAME,
-                Gemm::VERSION
-            );
-            println!(
-                "generator {} (version {}): BLAS Level 2 gemv, PTX (f32, f64, c32, c64)",
-                Gemv::NAME,
-                Gemv::VERSION
-            );
+            for (name, version, what) in GENERATORS {
+                println!("generator {name} (version {version}): {what}");
+            }
             println!("generator copy: device-to-device copy (hand-written PTX)");
             Ok(())
         }
