@@ -530,6 +530,13 @@ mod tests {
         quick(Some("cpu")).unwrap();
     }
 
+    /// Every routine of the section runs on the emulated AMD devices (one per family).
+    #[test]
+    fn the_section_passes_on_emulated_amd_devices() {
+        quick(Some("emu:gfx90a")).unwrap();
+        quick(Some("emu:gfx1100")).unwrap();
+    }
+
     #[test]
     fn a_wrong_result_exceeds_its_bound() {
         // One ulp-scale error passes, a 1e-3 relative error in f32 does not.
