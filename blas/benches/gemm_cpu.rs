@@ -1,5 +1,5 @@
 //! CPU sgemm and dgemm at n = 1024 and 2048 (C = A·B, column-major, all threads): ours
-//! (`Blas::gemm` on the CPU device, the `gemm` crate) next to OpenBLAS's `cblas_?gemm`
+//! (`Blas::gemm` on the CPU device, faer's matmul) next to OpenBLAS's `cblas_?gemm`
 //! on the same matrices, in one criterion run. Criterion reports flop/s (elements =
 //! 2n³ flops per call); a closing table gives GFLOP/s (best of several calls) and the
 //! ratio ours / OpenBLAS.

@@ -19,7 +19,7 @@
 //!
 //! Devices:
 //! - CPU: A and B widened to the compute type, f32 through the CPU GEMM engine
-//!   (the `gemm` crate), i32 through a column-parallel integer loop; C rounded once.
+//!   (faer's matmul), i32 through a column-parallel integer loop; C rounded once.
 //! - CUDA: the generated kernels: sm_90 `wgmma` for the classes in the target's
 //!   catalog where A and B meet its 16-byte copy rule (it writes f32, f16 or bf16),
 //!   else `mma.sync` m16n8k16 with f32 output. 16-bit C on the `mma.sync` path is

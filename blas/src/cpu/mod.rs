@@ -1,4 +1,4 @@
-//! The CPU path: host slices in, rayon and the `gemm` crate underneath.
+//! The CPU path: host slices in, rayon and faer's matmul underneath.
 
 pub mod elementwise;
 pub mod gemm;
