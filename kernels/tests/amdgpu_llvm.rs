@@ -67,7 +67,7 @@ fn branch_offsets_forward_and_backward() {
     let mut k = Assembler::new(t, "branches", 64, 1).unwrap();
     let s = k.sgprs(1).unwrap();
     let top = k.label("top");
-    let end = k.label("end");
+    let end = k.label("done");
     k.op(Op::SMovB32, [s.op(), Operand::Int(3)]); // 0: 1 dword
     k.bind(top);
     k.op(Op::SSubU32, [s.op(), s.op(), Operand::Int(1)]); // 1: pc 4
@@ -99,6 +99,24 @@ fn unbound_and_twice_bound_labels_are_errors() {
     k.s_endpgm();
     k.bind(l);
     assert!(k.finish().is_err());
+}
+
+#[test]
+fn duplicate_and_reserved_label_names_are_errors() {
+    // `end` is the printer's own `.L<kernel>_end`; two labels of one name print the same
+    // `.L` label twice. Either would make llvm-mc reject or misplace our text.
+    for names in [["end", "other"], ["again", "again"]] {
+        let mut k = Assembler::new(IsaTarget::Gfx90a, "labels", 64, 1).unwrap();
+        let first = k.label(names[0]);
+        let second = k.label(names[1]);
+        k.cbranch(Op::SCbranchScc1, first);
+        k.bind(first);
+        k.branch(second);
+        k.bind(second);
+        k.s_endpgm();
+        let e = k.finish().unwrap_err().to_string();
+        assert!(e.contains(&format!("`{}`", names[0])), "{e}");
+    }
 }
 
 #[test]

@@ -404,7 +404,22 @@ impl Assembler {
     // ---- labels and branches -------------------------------------------------------
 
     /// A new, unbound label; `name` shows in listings and the LLVM text.
+    ///
+    /// A name used twice in one kernel, or the name the text printer gives the kernel's
+    /// end (`end`), fails `finish`: the printed `.L<kernel>_<name>` labels must be
+    /// distinct for llvm-mc to assemble our text to our bytes.
     pub fn label(&mut self, name: &str) -> Label {
+        if name == super::text::END_LABEL {
+            self.fail(Error::invalid(
+                "label",
+                format!("label `{name}` is reserved for the end of the kernel's text"),
+            ));
+        } else if self.label_names.iter().any(|n| n == name) {
+            self.fail(Error::invalid(
+                "label",
+                format!("label `{name}` is defined twice in this kernel"),
+            ));
+        }
         self.label_names.push(name.to_string());
         self.label_bound.push(false);
         Label(self.label_names.len() - 1)

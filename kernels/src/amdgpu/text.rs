@@ -35,6 +35,10 @@ pub fn llvm_source(kernels: &[AssembledKernel]) -> String {
     s
 }
 
+/// The label name the printer uses for the end of a kernel's code (for `.size`); the
+/// assembler refuses it as a user label so the printed labels stay distinct.
+pub(crate) const END_LABEL: &str = "end";
+
 /// A label name unique to a kernel (LLVM's `.L` prefix keeps it out of the symbols).
 fn label(kernel: &str, name: &str) -> String {
     format!(".L{kernel}_{name}")
@@ -61,7 +65,8 @@ fn write_code(s: &mut String, k: &AssembledKernel) {
             }
         }
     }
-    let _ = writeln!(s, ".L{name}_end:\n.size {name}, .L{name}_end-{name}");
+    let end = label(name, END_LABEL);
+    let _ = writeln!(s, "{end}:\n.size {name}, {end}-{name}");
 }
 
 fn write_descriptor(s: &mut String, k: &AssembledKernel) {

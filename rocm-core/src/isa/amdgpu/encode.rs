@@ -192,6 +192,15 @@ impl Ctx<'_> {
 
     /// A scalar source/destination code (SGPRs, specials, constants, literal).
     fn scalar(&mut self, o: &Operand, width: u8, dst: bool) -> Result<u16> {
+        // A 32-bit literal whose bits are an inline constant is encoded as that constant,
+        // as LLVM's assembler does (`Operand::inline32`), so the printed `0x…` text and
+        // our bytes agree with llvm-mc. Literals elsewhere are refused below.
+        let o = &match *o {
+            Operand::Literal(x) if width == 1 && matches!(self.info.ty, Ty::B32 | Ty::F32) => {
+                Operand::inline32(x).unwrap_or(*o)
+            }
+            _ => *o,
+        };
         if let Operand::Sgpr(r) = o {
             self.check_range(*r, width, 's')?;
         } else if let Some(w) = o.width() {

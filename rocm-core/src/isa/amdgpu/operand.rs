@@ -71,6 +71,11 @@ impl InlineFloat {
         }
     }
 
+    /// The value's f32 bit pattern (`0x3e22f983` for 1/(2π)).
+    pub fn f32_bits(self) -> u32 {
+        (self.value() as f32).to_bits()
+    }
+
     /// The value as f64 (the operand's type decides how hardware reads it).
     pub fn value(self) -> f64 {
         match self {
@@ -207,6 +212,22 @@ pub fn ar(first: u16, count: u8) -> Operand {
 }
 
 impl Operand {
+    /// The inline constant whose 32-bit pattern is `x`, if there is one: an integer
+    /// -16..=64 or the f32 bits of an [`InlineFloat`]. This is LLVM's
+    /// `isInlinableLiteral32` (AMDGPUBaseInfo.cpp), which ignores whether the operand is
+    /// integer or float: llvm-mc encodes `v_add_u32 v1, 0x3f800000, v2` with source 242
+    /// (1.0), so a 32-bit literal with such bits must be encoded inline to match it.
+    pub fn inline32(x: u32) -> Option<Operand> {
+        let signed = x as i32;
+        if (-16..=64).contains(&signed) {
+            return Some(Operand::Int(signed as i8));
+        }
+        InlineFloat::ALL
+            .into_iter()
+            .find(|f| f.f32_bits() == x)
+            .map(Operand::Float)
+    }
+
     /// The integer `x` as an inline constant if it is one, else a literal.
     pub fn imm32(x: i64) -> Operand {
         if (-16..=64).contains(&x) {
