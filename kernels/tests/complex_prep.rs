@@ -30,15 +30,7 @@ enum Runner {
 /// Every emulated AMD target, and the PTX interpreter.
 fn runners() -> Vec<Runner> {
     let mut v = vec![Runner::Ptx];
-    for t in [
-        IsaTarget::Gfx908,
-        IsaTarget::Gfx90a,
-        IsaTarget::Gfx942,
-        IsaTarget::Gfx1100,
-        IsaTarget::Gfx1101,
-        IsaTarget::Gfx1102,
-        IsaTarget::Gfx1151,
-    ] {
+    for t in common::host::TARGETS {
         v.push(Runner::Amd(common::emu(t)));
     }
     v

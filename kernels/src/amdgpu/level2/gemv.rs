@@ -28,22 +28,19 @@ use super::{
 use crate::generator::{LaunchRule, Program};
 use crate::level2::gemv::{GemvParams, GemvTrans, FINISH, KERNEL};
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
-use rocm_core::{Error, ModuleImage, Result, Target};
+use rocm_core::{Error, Result, Target};
 
 /// The gemv program of `p` for an AMD `target`: the kernels of [`generate`] in one code
 /// object, launched as the PTX program.
 pub fn program(p: &GemvParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
-    let kernels = generate(t, p)?;
-    let co = super::super::asm::code_object(&kernels)?;
-    Ok(Program {
-        image: ModuleImage::CodeObject(co.to_elf()?),
-        kernels: kernels.iter().map(|k| k.name().to_string()).collect(),
-        launch: LaunchRule::Cover {
+    super::program_of(
+        &generate(t, p)?,
+        LaunchRule::Cover {
             block: p.block,
             units_per_item: 1,
         },
-    })
+    )
 }
 
 /// The kernels of `p` on `t`: the main kernel, and the finish kernel when `N` splits.

@@ -38,6 +38,20 @@ pub mod trimv;
 pub mod trsv;
 pub mod unpack;
 
+/// The launchable program of the assembled `kernels` (one code object; each kernel by
+/// its name, which is the PTX kernel's), launched by the PTX program's `launch` rule:
+/// every Level 2 back end ends here, so they differ only in what they assemble.
+fn program_of(
+    kernels: &[super::asm::AssembledKernel],
+    launch: crate::generator::LaunchRule,
+) -> rocm_core::Result<crate::generator::Program> {
+    Ok(crate::generator::Program {
+        image: rocm_core::ModuleImage::CodeObject(super::asm::code_object(kernels)?.to_elf()?),
+        kernels: kernels.iter().map(|k| k.name().to_string()).collect(),
+        launch,
+    })
+}
+
 use super::asm::Assembler;
 use super::math::Real;
 use super::math::{self, Val};

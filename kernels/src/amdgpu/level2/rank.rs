@@ -22,20 +22,18 @@ use crate::generator::{LaunchRule, Program};
 use crate::level2::rank::{RankOp, RankParams, KERNEL, UPPER};
 use crate::level2::Storage;
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
-use rocm_core::{Error, ModuleImage, Result, Target};
+use rocm_core::{Error, Result, Target};
 
 /// The program of `p` for an AMD `target`, launched as the PTX program.
 pub fn program(p: &RankParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
-    let k = generate(t, p)?;
-    Ok(Program {
-        image: ModuleImage::CodeObject(k.to_elf()?),
-        kernels: vec![KERNEL.into()],
-        launch: LaunchRule::Cover {
+    super::program_of(
+        &[generate(t, p)?],
+        LaunchRule::Cover {
             block: p.block,
             units_per_item: 1,
         },
-    })
+    )
 }
 
 /// (triangle, rank 2, conj, hermitian) of an op.

@@ -26,20 +26,18 @@ use crate::generator::{LaunchRule, Program};
 use crate::level2::trimv::{TriMvOp, TriMvParams, KERNEL, ROWS, UNIT, UPPER};
 use crate::level2::Storage;
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
-use rocm_core::{ModuleImage, Result, Target};
+use rocm_core::{Result, Target};
 
 /// The program of `p` for an AMD `target`, launched as the PTX program.
 pub fn program(p: &TriMvParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
-    let k = generate(t, p)?;
-    Ok(Program {
-        image: ModuleImage::CodeObject(k.to_elf()?),
-        kernels: vec![KERNEL.into()],
-        launch: LaunchRule::Fixed {
+    super::program_of(
+        &[generate(t, p)?],
+        LaunchRule::Fixed {
             grid: 1,
             block: p.block(),
         },
-    })
+    )
 }
 
 /// Which parts an op reads: (direct, mirrored with (diagonal, conj)), real diagonal,

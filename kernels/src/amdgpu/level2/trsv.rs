@@ -26,20 +26,18 @@ use super::{and_exec_vcc, conj_in_place, element_address, lane_address, stride, 
 use crate::generator::{LaunchRule, Program};
 use crate::level2::trsv::{TrsvParams, CONJ, KERNEL, TRANS, UNIT, UPPER};
 use rocm_core::isa::amdgpu::{InlineFloat, IsaTarget, Op, Operand};
-use rocm_core::{Error, ModuleImage, Result, Target};
+use rocm_core::{Error, Result, Target};
 
 /// The program of `p` for an AMD `target`, launched as the PTX program.
 pub fn program(p: &TrsvParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
-    let k = generate(t, p)?;
-    Ok(Program {
-        image: ModuleImage::CodeObject(k.to_elf()?),
-        kernels: vec![KERNEL.into()],
-        launch: LaunchRule::Fixed {
+    super::program_of(
+        &[generate(t, p)?],
+        LaunchRule::Fixed {
             grid: 1,
             block: p.block,
         },
-    })
+    )
 }
 
 /// `q = a / b` on reals (module docs); `r`, `e` are scratch of the real's size.

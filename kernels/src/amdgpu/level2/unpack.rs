@@ -11,22 +11,19 @@ use crate::generator::{LaunchRule, Program};
 use crate::level2::unpack::{UnpackParams, BLOCK, GENERAL, KERNEL, UPPER};
 use crate::level2::Storage;
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
-use rocm_core::{Error, ModuleImage, Result, Target};
+use rocm_core::{Error, Result, Target};
 
 /// The program of `p` for an AMD `target`: the kernels of [`generate`] in one code
 /// object, launched as the PTX program.
 pub fn program(p: &UnpackParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
-    let kernels = generate(t, p)?;
-    let co = super::super::asm::code_object(&kernels)?;
-    Ok(Program {
-        image: ModuleImage::CodeObject(co.to_elf()?),
-        kernels: kernels.iter().map(|k| k.name().to_string()).collect(),
-        launch: LaunchRule::Fixed {
+    super::program_of(
+        &generate(t, p)?,
+        LaunchRule::Fixed {
             grid: 1,
             block: BLOCK,
         },
-    })
+    )
 }
 
 /// `rocm_blas_unpack`, and `rocm_blas_unpack_general` for band storage.
