@@ -17,7 +17,6 @@
 
 mod common;
 
-use common::emu::EMU_TARGETS;
 use common::gemm::{self, Call, Case, Coef};
 use common::*;
 use proptest::prelude::*;
@@ -249,8 +248,7 @@ fn emu_cases() -> Vec<Case> {
 
 #[test]
 fn complex_gemm_on_emulated_amd_targets() {
-    for target in EMU_TARGETS {
-        let dev = Device::open(&format!("emu:{target}")).unwrap();
+    for dev in common::emu::emu_devices() {
         for (i, c) in emu_cases().into_iter().enumerate() {
             check::<Complex32>(&dev, c, 9000 + i as u64);
             check::<Complex64>(&dev, c, 9500 + i as u64);
@@ -262,10 +260,7 @@ fn complex_gemm_on_emulated_amd_targets() {
 /// batches and arrays), each on a random emulated target.
 #[test]
 fn random_complex_gemm_on_emulated_amd_targets() {
-    let devs: Vec<Device> = EMU_TARGETS
-        .iter()
-        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
-        .collect();
+    let devs = common::emu::emu_devices();
     let mut runner = TestRunner::new(Config::with_cases(32));
     runner
         .run(

@@ -12,7 +12,6 @@
 
 mod common;
 
-use common::emu::EMU_TARGETS;
 use common::gemm::{self, Call, Case, Coef};
 use common::*;
 use rocm_blas::{Scalar, Transpose};
@@ -395,8 +394,7 @@ fn emu_cases() -> Vec<Case> {
 
 #[test]
 fn gemm_on_emulated_amd_targets() {
-    for target in EMU_TARGETS {
-        let dev = Device::open(&format!("emu:{target}")).unwrap();
+    for dev in common::emu::emu_devices() {
         for (i, c) in emu_cases().into_iter().enumerate() {
             check::<f32>(&dev, c, 7000 + i as u64);
             check::<f64>(&dev, c, 8000 + i as u64);
@@ -408,10 +406,7 @@ fn gemm_on_emulated_amd_targets() {
 /// 70 (a 64-wide FMA tile and its edge), on every emulated target in turn.
 #[test]
 fn random_gemm_on_emulated_amd_targets() {
-    let devs: Vec<Device> = EMU_TARGETS
-        .iter()
-        .map(|t| Device::open(&format!("emu:{t}")).unwrap())
-        .collect();
+    let devs = common::emu::emu_devices();
     for (i, c) in random_cases(28, 3).into_iter().enumerate() {
         let c = Case {
             m: c.m.min(70),
