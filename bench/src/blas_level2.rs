@@ -83,8 +83,8 @@ fn shapes(trans: Transpose, esize: usize) -> Vec<GemvTuning> {
             }
         }
     } else {
-        for block in [128, 256, 512] {
-            for rows in [2, 4, 8] {
+        for block in [64, 128, 256, 512, 1024] {
+            for rows in [1, 2, 3, 4, 6, 8] {
                 // A lane load is at most 16 bytes.
                 for vector in [1u32, 2, 4]
                     .into_iter()
