@@ -485,9 +485,22 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     g.k.bind(epilogue_start);
 
     // ---- epilogue -------------------------------------------------------------------
-    let lane_row_q = g.k.vgprs(1)?;
-    let erow = g.k.vgprs(1)?;
-    let ecol = g.k.vgprs(1)?;
+    // The FMA kernel's operand registers are dead here (its last k waited for every LDS
+    // read, and VALU instructions issue in order): the epilogue's registers come from
+    // them first. (MFMA operands are left alone: a VALU write after an MFMA read of its
+    // sources is a hazard class the kernels need not meet.)
+    let mut pool = Pool {
+        free: match p.fma {
+            Some(_) => sides
+                .iter()
+                .flat_map(|s| s.ops.iter().flatten().copied())
+                .collect(),
+            None => Vec::new(),
+        },
+    };
+    let lane_row_q = pool.take(&mut g, 1)?;
+    let erow = pool.take(&mut g, 1)?;
+    let ecol = pool.take(&mut g, 1)?;
     let max_run = 16 / p.es_c.max(4);
     let (cd, blocks) = match p.fma {
         Some(f) => {
@@ -567,7 +580,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
             )
         }
     };
-    let scratch = Scratch::new(&mut g, &cd)?;
+    let scratch = Scratch::new(&mut g, &mut pool, &cd)?;
     let ep = Epi {
         scratch,
         c_ptr,
@@ -832,8 +845,8 @@ fn fma_reads(
     Ok(vec![vec![g.k.vgprs(regs)?, g.k.vgprs(regs)?]])
 }
 
-/// The FMA kernel's tile: for each k, one LDS read of the lane's A run and B run (at
-/// most 16 bytes each), issued one k ahead into the other register set, then
+/// The FMA kernel's tile: for each k, the LDS reads of the lane's A run and B run (one
+/// per 16 bytes, the widest LDS access), issued one k ahead into the other register set, then
 /// `thread_m × thread_n` FMAs; each k waits only for its own reads.
 fn fma_compute(g: &mut Gen, f: FmaTile, sides: &[Side], acc: &[Acc]) {
     let p = g.p;
@@ -1150,19 +1163,45 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(g: &mut Gen, cd: &CdMap) -> Result<Scratch> {
+    fn new(g: &mut Gen, pool: &mut Pool, cd: &CdMap) -> Result<Scratch> {
         let es_c = g.p.es_c;
         let elem_regs = cd.elem_regs;
         let max_run = cd.runs.iter().map(|r| r.1).max().unwrap_or(1);
         let buf = ((max_run * es_c).div_ceil(4)).max(elem_regs) as u8;
         Ok(Scratch {
-            addr: g.k.vgprs(1)?,
-            cbuf: g.k.vgprs(buf)?,
-            obuf: g.k.vgprs(buf)?,
-            x: g.k.vgprs(elem_regs as u8)?,
-            av: g.k.vgprs(elem_regs as u8)?,
-            h: g.k.vgprs(1)?,
+            addr: pool.take(g, 1)?,
+            cbuf: pool.take(g, buf)?,
+            obuf: pool.take(g, buf)?,
+            x: pool.take(g, elem_regs as u8)?,
+            av: pool.take(g, elem_regs as u8)?,
+            h: pool.take(g, 1)?,
         })
+    }
+}
+
+/// VGPRs free again after the main loop, handed out before fresh ones.
+struct Pool {
+    free: Vec<Vgpr>,
+}
+
+impl Pool {
+    /// `n` registers from the first free range that holds them at the target's tuple
+    /// alignment (even for 2+ on gfx90a/gfx942), else fresh ones.
+    fn take(&mut self, g: &mut Gen, n: u8) -> Result<Vgpr> {
+        let align = if n >= 2 && g.p.target.aligned_vector_tuples() {
+            2
+        } else {
+            1
+        };
+        for r in &mut self.free {
+            let skip = ((align - r.first() % align) % align) as u8;
+            if r.count() >= skip + n {
+                let v = r.sub(skip, n);
+                *r = r.sub(skip + n, r.count() - skip - n);
+                return Ok(v);
+            }
+        }
+        g.k.vgprs(n)
     }
 }
 

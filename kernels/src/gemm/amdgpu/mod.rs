@@ -47,7 +47,9 @@
 //! tile, rows `(l % lanes_m)·thread_m ..` and columns `(l / lanes_m)·thread_n ..`
 //! (`lanes_m · lanes_n` = the wave size, 64 on gfx9, 32 on gfx11). For each k of the
 //! slice it reads its `thread_m` consecutive A values and `thread_n` B values of row k
-//! (one `ds_read_b64/b128` each, two for 32 bytes) into one of two register sets, the
+//! (`ds_read_b64` for 8 bytes, else one `ds_read_b128` per 16 bytes: at most 64 bytes,
+//! so 16 f32 or 8 f64 per side; accumulators at most 128 VGPRs) into one of two
+//! register sets, the
 //! next k's reads issued before this k's `thread_m · thread_n` `v_fma_f32/f64` (each k
 //! waits only for its own reads), accumulating in VGPRs in k order. The epilogue stores
 //! each of the lane's columns as runs of consecutive rows, under the same edge masks.

@@ -217,9 +217,9 @@ fn fma_tile(
     pow2("instruction", thread_m)?;
     pow2("instruction", thread_n)?;
     let er = u32::from(ty.bits()) / 32;
-    // A lane's operand run is read as at most two 16-byte LDS words, and its column of
-    // accumulators is stored as runs of rows.
-    if thread_m * thread_n * er > 64 || thread_m * er > 8 || thread_n * er > 8 {
+    // A lane's operand run is read as at most four 16-byte LDS words, and its
+    // accumulators take at most half of the 256 VGPRs a wave may address.
+    if thread_m * thread_n * er > 128 || thread_m * er > 16 || thread_n * er > 16 {
         return Err(Error::invalid(
             "instruction",
             format!(
