@@ -661,6 +661,11 @@ fn default_tiles_resources_and_issue_model() {
                     // The FMA kernel's intended occupancy, stated with its defaults
                     // (`FMA_DEFAULTS`: 8-10 waves per SIMD for gfx11 f32, 4 for gfx11
                     // f64, 1 for gfx908 f64 at about 230 of its 256 VGPRs).
+                    // Its lanes read consecutive 16-byte chunks: no LDS bank conflicts in
+                    // the bank model, for writes (the chosen pitch) and reads alike.
+                    if default {
+                        assert_eq!((ca, cb), (ia, ib), "{}", kernel_name(&p));
+                    }
                     let want = fma_default(t, ab).map_or(1, |d| d.occupancy);
                     assert!(
                         report.occupancy >= want,
