@@ -403,15 +403,15 @@ fn gemm_on_emulated_amd_targets() {
 }
 
 /// The random cases of the CUDA tests (fixed seed) with every dimension cut to at most
-/// 70 (a 64-wide FMA tile and its edge), on every emulated target in turn.
+/// 140 (a 128-wide FMA tile and its edge), on every emulated target in turn.
 #[test]
 fn random_gemm_on_emulated_amd_targets() {
     let devs = common::emu::emu_devices();
     for (i, c) in random_cases(28, 3).into_iter().enumerate() {
         let c = Case {
-            m: c.m.min(70),
-            n: c.n.min(70),
-            k: c.k.min(70),
+            m: c.m.min(140),
+            n: c.n.min(140),
+            k: c.k.min(140),
             ..c
         };
         let dev = &devs[i % devs.len()];

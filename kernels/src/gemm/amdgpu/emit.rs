@@ -485,14 +485,27 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
     g.k.bind(epilogue_start);
 
     // ---- epilogue -------------------------------------------------------------------
-    let lane_row_q = g.k.vgprs(1)?;
-    let erow = g.k.vgprs(1)?;
-    let ecol = g.k.vgprs(1)?;
+    // The FMA kernel's operand registers are dead here (its last k waited for every LDS
+    // read, and VALU instructions issue in order): the epilogue's registers come from
+    // them first. (MFMA operands are left alone: a VALU write after an MFMA read of its
+    // sources is a hazard class the kernels need not meet.)
+    let mut pool = Pool {
+        free: match p.fma {
+            Some(_) => sides
+                .iter()
+                .flat_map(|s| s.ops.iter().flatten().copied())
+                .collect(),
+            None => Vec::new(),
+        },
+    };
+    let lane_row_q = pool.take(&mut g, 1)?;
+    let erow = pool.take(&mut g, 1)?;
+    let ecol = pool.take(&mut g, 1)?;
     let max_run = 16 / p.es_c.max(4);
     let (cd, blocks) = match p.fma {
         Some(f) => {
-            // erow = wm * wave_tile_m + (lane % lanes_m) * thread_m,
-            // ecol = wn * wave_tile_n + (lane / lanes_m) * thread_n.
+            // erow = wm * wave_tile_m + (lane % lanes_m) * chunk_m,
+            // ecol = wn * wave_tile_n + (lane / lanes_m) * chunk_n.
             g.op(Op::VAndB32, [vt.op(), imm(f.lanes_m - 1), lane.op()]);
             g.op(
                 Op::SLshlB32,
@@ -503,7 +516,7 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
                 [
                     erow.op(),
                     vt.op(),
-                    Operand::Int(log2(f.thread_m)),
+                    Operand::Int(log2(f.chunk_m)),
                     tmp.at(0).op(),
                 ],
             );
@@ -520,15 +533,16 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
                 [
                     ecol.op(),
                     vt.op(),
-                    Operand::Int(log2(f.thread_n)),
+                    Operand::Int(log2(f.chunk_n)),
                     tmp.at(0).op(),
                 ],
             );
             (
-                CdMap::fma(f.thread_m, p.es_c, max_run),
+                CdMap::fma(&f, p.es_c, max_run),
                 EpiBlocks {
                     cols: f.thread_n,
                     col_step: 1,
+                    col_chunk: (f.chunk_n, f.lanes_n * f.chunk_n),
                     rows: 1,
                     row_step: 0,
                 },
@@ -561,13 +575,14 @@ pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
                 EpiBlocks {
                     cols: p.blocks_n,
                     col_step: p.shape.n,
+                    col_chunk: (p.blocks_n, 0),
                     rows: p.blocks_m,
                     row_step: p.shape.m,
                 },
             )
         }
     };
-    let scratch = Scratch::new(&mut g, &cd)?;
+    let scratch = Scratch::new(&mut g, &mut pool, &cd)?;
     let ep = Epi {
         scratch,
         c_ptr,
@@ -786,8 +801,8 @@ fn side(
 
 /// The FMA kernel's LDS read address and operand registers of one side: lane
 /// `(l % lanes_m, l / lanes_m)` reads its `thread_m` rows (A) or `thread_n` columns (B) of
-/// a k row; two register sets, so one k's reads are in flight while the previous k's
-/// FMAs issue.
+/// a k row, chunk by chunk ([`FmaTile`]); the address is that of its first chunk. Two
+/// register sets, so one k's reads are in flight while the previous k's FMAs issue.
 #[allow(clippy::too_many_arguments)]
 fn fma_reads(
     g: &mut Gen,
@@ -801,17 +816,17 @@ fn fma_reads(
 ) -> Result<Vec<Vec<Vgpr>>> {
     let p = g.p;
     let vt = g.vt;
-    let per = if name == 'a' {
+    let (per, chunk) = if name == 'a' {
         g.op(Op::VAndB32, [vt.op(), imm(f.lanes_m - 1), lane.op()]);
-        f.thread_m
+        (f.thread_m, f.chunk_m)
     } else {
         g.op(
             Op::VLshrrevB32,
             [vt.op(), Operand::Int(log2(f.lanes_m)), lane.op()],
         );
-        f.thread_n
+        (f.thread_n, f.chunk_n)
     };
-    // read = (wave_coord * wave_tile + lane index * per) * es + lds_base
+    // read = (wave_coord * wave_tile + lane index * chunk) * es + lds_base
     g.op(
         Op::SLshlB32,
         [
@@ -822,7 +837,12 @@ fn fma_reads(
     );
     g.op(
         Op::VLshlAddU32,
-        [vt.op(), vt.op(), Operand::Int(log2(per)), g.tmp.at(0).op()],
+        [
+            vt.op(),
+            vt.op(),
+            Operand::Int(log2(chunk)),
+            g.tmp.at(0).op(),
+        ],
     );
     g.vshl(read, vt, p.es.trailing_zeros());
     if lds_base > 0 {
@@ -832,8 +852,9 @@ fn fma_reads(
     Ok(vec![vec![g.k.vgprs(regs)?, g.k.vgprs(regs)?]])
 }
 
-/// The FMA kernel's tile: for each k, one LDS read of the lane's A run and B run (at
-/// most 16 bytes each), issued one k ahead into the other register set, then
+/// The FMA kernel's tile: for each k, the LDS reads of the lane's A and B chunks (one
+/// per chunk of at most 16 bytes, the widest LDS access; chunk `c` is `c·lanes·chunk`
+/// elements from the first), issued one k ahead into the other register set, then
 /// `thread_m × thread_n` FMAs; each k waits only for its own reads.
 fn fma_compute(g: &mut Gen, f: FmaTile, sides: &[Side], acc: &[Acc]) {
     let p = g.p;
@@ -845,12 +866,13 @@ fn fma_compute(g: &mut Gen, f: FmaTile, sides: &[Side], acc: &[Acc]) {
             let regs = s.ops[0][set];
             let bytes = u32::from(regs.count()) * 4;
             let chunk = bytes.min(16);
+            let lanes = if s.name == 'a' { f.lanes_m } else { f.lanes_n };
             for i in 0..bytes / chunk {
                 g.k.ds_read(
                     Gen::ds_read_op(chunk),
                     regs.sub((i * chunk / 4) as u8, (chunk / 4) as u8),
                     s.read,
-                    (kstep * s.plan.pitch + i * chunk) as u16,
+                    (kstep * s.plan.pitch + i * lanes * chunk) as u16,
                 );
                 count += 1;
             }
@@ -1150,19 +1172,45 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(g: &mut Gen, cd: &CdMap) -> Result<Scratch> {
+    fn new(g: &mut Gen, pool: &mut Pool, cd: &CdMap) -> Result<Scratch> {
         let es_c = g.p.es_c;
         let elem_regs = cd.elem_regs;
         let max_run = cd.runs.iter().map(|r| r.1).max().unwrap_or(1);
         let buf = ((max_run * es_c).div_ceil(4)).max(elem_regs) as u8;
         Ok(Scratch {
-            addr: g.k.vgprs(1)?,
-            cbuf: g.k.vgprs(buf)?,
-            obuf: g.k.vgprs(buf)?,
-            x: g.k.vgprs(elem_regs as u8)?,
-            av: g.k.vgprs(elem_regs as u8)?,
-            h: g.k.vgprs(1)?,
+            addr: pool.take(g, 1)?,
+            cbuf: pool.take(g, buf)?,
+            obuf: pool.take(g, buf)?,
+            x: pool.take(g, elem_regs as u8)?,
+            av: pool.take(g, elem_regs as u8)?,
+            h: pool.take(g, 1)?,
         })
+    }
+}
+
+/// VGPRs free again after the main loop, handed out before fresh ones.
+struct Pool {
+    free: Vec<Vgpr>,
+}
+
+impl Pool {
+    /// `n` registers from the first free range that holds them at the target's tuple
+    /// alignment (even for 2+ on gfx90a/gfx942), else fresh ones.
+    fn take(&mut self, g: &mut Gen, n: u8) -> Result<Vgpr> {
+        let align = if n >= 2 && g.p.target.aligned_vector_tuples() {
+            2
+        } else {
+            1
+        };
+        for r in &mut self.free {
+            let skip = ((align - r.first() % align) % align) as u8;
+            if r.count() >= skip + n {
+                let v = r.sub(skip, n);
+                *r = r.sub(skip + n, r.count() - skip - n);
+                return Ok(v);
+            }
+        }
+        g.k.vgprs(n)
     }
 }
 
@@ -1182,13 +1230,23 @@ struct Epi {
 }
 
 /// How the accumulator tuples tile the lane's part of C: `cols` tuples along n,
-/// `col_step` columns apart, each `rows` tuples along m, `row_step` rows apart
-/// (tuple `row · cols + col`); inside a tuple, rows by [`CdMap`].
+/// `col_step` columns apart inside groups of `col_chunk.0` tuples whose starts are
+/// `col_chunk.1` columns apart ([`EpiBlocks::col`]), each `rows` tuples along m,
+/// `row_step` rows apart (tuple `row · cols + col`); inside a tuple, rows by [`CdMap`].
 struct EpiBlocks {
     cols: u32,
     col_step: u32,
+    col_chunk: (u32, u32),
     rows: u32,
     row_step: u32,
+}
+
+impl EpiBlocks {
+    /// Column offset of tuple column `bn` from the lane's first column.
+    fn col(&self, bn: u32) -> u32 {
+        let (chunk, stride) = self.col_chunk;
+        (bn / chunk) * stride + (bn % chunk) * self.col_step
+    }
 }
 
 /// D = α·acc + β·C for every accumulator element: `edge` masks each element by
@@ -1211,23 +1269,21 @@ fn epilogue(g: &mut Gen, e: &Epi, acc: &[Acc], edge: bool, read_c: bool) -> Resu
     let one = es_c.div_ceil(4) as u8;
     let EpiBlocks {
         cols,
-        col_step,
         rows,
         row_step,
+        ..
     } = e.blocks;
     for bn in 0..cols {
-        // addr = (erow + (ecol + bn * col_step) * ldc) * es_c
-        g.vadd_const(vt, e.ecol, bn * col_step);
+        let col = e.blocks.col(bn);
+        // addr = (erow + (ecol + col) * ldc) * es_c
+        g.vadd_const(vt, e.ecol, col);
         g.op(Op::VMulLoU32, [vt.op(), e.ldc.op(), vt.op()]);
         g.op(
             Op::VAddLshlU32,
             [addr.op(), vt.op(), e.erow.op(), Operand::Int(log2(es_c))],
         );
         if edge {
-            g.op(
-                Op::SSubI32,
-                [tmp.at(1).op(), e.n_rem.op(), imm(bn * col_step)],
-            );
+            g.op(Op::SSubI32, [tmp.at(1).op(), e.n_rem.op(), imm(col)]);
         }
         for bm in 0..rows {
             let a = acc[(bm * cols + bn) as usize];

@@ -43,14 +43,19 @@
 //! # The FMA kernel (`GemmInstruction::Simt { thread_m, thread_n }`)
 //!
 //! Steps 1 and 2 are the same with words of one element (`word_k = 1`): LDS holds
-//! `[k][mn]` rows. Lane `l` of a wave owns a `thread_m × thread_n` block of the wave's
-//! tile, rows `(l % lanes_m)·thread_m ..` and columns `(l / lanes_m)·thread_n ..`
-//! (`lanes_m · lanes_n` = the wave size, 64 on gfx9, 32 on gfx11). For each k of the
-//! slice it reads its `thread_m` consecutive A values and `thread_n` B values of row k
-//! (one `ds_read_b64/b128` each, two for 32 bytes) into one of two register sets, the
-//! next k's reads issued before this k's `thread_m · thread_n` `v_fma_f32/f64` (each k
-//! waits only for its own reads), accumulating in VGPRs in k order. The epilogue stores
-//! each of the lane's columns as runs of consecutive rows, under the same edge masks.
+//! `[k][mn]` rows. Lane `l` of a wave owns `thread_m × thread_n` results of the wave's
+//! tile (`lanes_m · lanes_n` lanes = the wave size, 64 on gfx9, 32 on gfx11), in chunks
+//! of at most 16 bytes of consecutive rows (columns): chunk `c` of its rows starts at
+//! row `c·lanes_m·chunk_m + (l % lanes_m)·chunk_m`, of its columns at
+//! `c·lanes_n·chunk_n + (l / lanes_m)·chunk_n` ([`plan::FmaTile`]), so one read's lanes
+//! take consecutive 16-byte pieces of an LDS row. For each k of the slice it reads its
+//! A and B chunks of row k (`ds_read_b64` for an 8-byte run, else one `ds_read_b128`
+//! per chunk: at most 64 bytes, so 16 f32 or 8 f64 per side; accumulators at most 128
+//! VGPRs) into one of two register sets, the next k's reads issued before this k's
+//! `thread_m · thread_n` `v_fma_f32/f64` (each k waits only for its own reads),
+//! accumulating in VGPRs in k order. The epilogue stores each of the lane's columns as
+//! runs of consecutive rows (one per chunk at most), under the same edge masks; its
+//! registers come from the dead operand sets.
 //!
 //! # Edges
 //!

@@ -54,15 +54,33 @@ impl OperandPlan {
     }
 }
 
-/// The register-tiled FMA ("SIMT") kernel's lanes: lane `l` of a wave owns rows
-/// `(l % lanes_m)·thread_m ..` and columns `(l / lanes_m)·thread_n ..` of the wave's tile
-/// (`thread_m × thread_n` accumulators, one `v_fma` each per k).
+/// The register-tiled FMA ("SIMT") kernel's lanes: lane `l` of a wave owns `thread_m ×
+/// thread_n` results of the wave's tile, one `v_fma` each per k. Its rows come in chunks
+/// of `chunk_m` consecutive rows (one LDS read of at most 16 bytes each): chunk `c` is
+/// rows `c·lanes_m·chunk_m + (l % lanes_m)·chunk_m ..`, so the lanes of one read take
+/// consecutive 16-byte pieces of the LDS row (no bank conflicts) instead of each lane
+/// striding over its whole run. Columns likewise: chunk `c` of `chunk_n` columns at
+/// `c·lanes_n·chunk_n + (l / lanes_m)·chunk_n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FmaTile {
     pub thread_m: u32,
     pub thread_n: u32,
     pub lanes_m: u32,
     pub lanes_n: u32,
+    pub chunk_m: u32,
+    pub chunk_n: u32,
+}
+
+impl FmaTile {
+    /// Row (relative to the lane's first) of the lane's `i`-th row.
+    pub fn row(&self, i: u32) -> u32 {
+        (i / self.chunk_m) * self.lanes_m * self.chunk_m + i % self.chunk_m
+    }
+
+    /// Column (relative to the lane's first) of the lane's `j`-th column.
+    pub fn col(&self, j: u32) -> u32 {
+        (j / self.chunk_n) * self.lanes_n * self.chunk_n + j % self.chunk_n
+    }
 }
 
 /// Everything the emitter needs.
@@ -217,9 +235,9 @@ fn fma_tile(
     pow2("instruction", thread_m)?;
     pow2("instruction", thread_n)?;
     let er = u32::from(ty.bits()) / 32;
-    // A lane's operand run is read as at most two 16-byte LDS words, and its column of
-    // accumulators is stored as runs of rows.
-    if thread_m * thread_n * er > 64 || thread_m * er > 8 || thread_n * er > 8 {
+    // A lane's operand run is read as at most four 16-byte LDS words, and its
+    // accumulators take at most half of the 256 VGPRs a wave may address.
+    if thread_m * thread_n * er > 128 || thread_m * er > 16 || thread_n * er > 16 {
         return Err(Error::invalid(
             "instruction",
             format!(
@@ -250,11 +268,14 @@ fn fma_tile(
         input: ty,
         output: ty,
     };
+    let chunk = MAX_VECTOR_BYTES / (4 * er);
     let tile = FmaTile {
         thread_m,
         thread_n,
         lanes_m: wt_m / thread_m,
         lanes_n: wt_n / thread_n,
+        chunk_m: thread_m.min(chunk),
+        chunk_n: thread_n.min(chunk),
     };
     Ok((op, shape, tile))
 }
@@ -537,16 +558,16 @@ pub struct CdMap {
 }
 
 impl CdMap {
-    /// The FMA kernel's column of `thread_m` accumulators (consecutive rows, one element
-    /// after another) in runs of at most `max_run` rows.
-    pub fn fma(thread_m: u32, es_c: u32, max_run: u32) -> CdMap {
-        let run = thread_m.min(max_run.max(1));
+    /// The FMA kernel's column of `thread_m` accumulators (one element after another,
+    /// rows by [`FmaTile::row`]) in runs of at most `max_run` consecutive rows.
+    pub fn fma(f: &FmaTile, es_c: u32, max_run: u32) -> CdMap {
+        let run = f.chunk_m.min(max_run.max(1));
         CdMap {
             lane_row_stride: 0,
             elem_regs: es_c.div_ceil(4),
-            runs: (0..thread_m)
+            runs: (0..f.thread_m)
                 .step_by(run as usize)
-                .map(|r| (r, run, r))
+                .map(|r| (r, run, f.row(r)))
                 .collect(),
         }
     }
@@ -644,8 +665,8 @@ pub fn lds_cycles(addrs: &[u32], width: u32) -> u32 {
 }
 
 /// LDS cycles of one wave's writes of a k slice (first unit) and reads of one k step's
-/// words for one block, for an operand at row pitch `pitch`.
-fn operand_lds_cycles(o: &OperandPlan, l: &Lanes, inst_mn: u32, pitch: u32) -> u32 {
+/// words for one block, for an operand at row pitch `pitch`: `(writes, reads)`.
+fn operand_lds_cycles(o: &OperandPlan, l: &Lanes, inst_mn: u32, pitch: u32) -> (u32, u32) {
     let lanes = 0..l.wave;
     let mut cycles = 0;
     if o.mn_contig {
@@ -679,7 +700,30 @@ fn operand_lds_cycles(o: &OperandPlan, l: &Lanes, inst_mn: u32, pitch: u32) -> u
             h * l.wpl * pitch + (t % lanes_mn) * l.wbytes
         })
         .collect();
-    cycles + l.wpl * lds_cycles(&addrs, l.wbytes)
+    (cycles, l.wpl * lds_cycles(&addrs, l.wbytes))
+}
+
+/// LDS cycles of one k step's reads of the FMA kernel's operand `o` (0 = A, 1 = B) and
+/// their conflict-free ideal: per chunk, lane `l` reads `chunk` bytes at
+/// `(l % lanes_m)·chunk` (A) or `(l / lanes_m)·chunk` (B) from the chunk's start; every
+/// chunk has the same pattern. (The row is the same for all lanes, so the pitch does not
+/// matter.)
+pub fn fma_read_cycles(f: &FmaTile, es: u32, wave: u32, o: usize) -> (u32, u32) {
+    let (elems, chunk) = if o == 0 {
+        (f.thread_m, f.chunk_m)
+    } else {
+        (f.thread_n, f.chunk_n)
+    };
+    let width = chunk * es;
+    let addrs: Vec<u32> = (0..wave)
+        .map(|t| {
+            let idx = if o == 0 { t % f.lanes_m } else { t / f.lanes_m };
+            idx * width
+        })
+        .collect();
+    let chunks = elems / chunk;
+    let ideal = wave.div_ceil((LDS_BANKS * 4 / width).max(1));
+    (chunks * lds_cycles(&addrs, width), chunks * ideal)
 }
 
 /// The row pitch with the fewest LDS cycles over [`LDS_PADS`] (the first on ties).
@@ -688,13 +732,16 @@ fn best_pitch(o: &OperandPlan, l: &Lanes, inst_mn: u32) -> u32 {
     LDS_PADS
         .iter()
         .map(|pad| row + pad)
-        .min_by_key(|&pitch| operand_lds_cycles(o, l, inst_mn, pitch))
+        .min_by_key(|&pitch| {
+            let (w, r) = operand_lds_cycles(o, l, inst_mn, pitch);
+            w + r
+        })
         .unwrap_or(row)
 }
 
 /// LDS cycles and the conflict-free ideal (one phase per cycle) of `p`'s operand `o`
 /// (0 = A, 1 = B) at its chosen pitch: writes of a k slice's first unit and one step's
-/// reads for one block.
+/// reads for one block (for the FMA kernel, one k step's reads, [`fma_read_cycles`]).
 pub fn lds_conflicts(p: &Plan, o: usize) -> (u32, u32) {
     let (op, inst_mn) = if o == 0 {
         (&p.a, p.shape.m)
@@ -708,17 +755,22 @@ pub fn lds_conflicts(p: &Plan, o: usize) -> (u32, u32) {
         wpl: p.wpl,
         one_row: p.wmma || p.fma.is_some(),
     };
-    let cycles = operand_lds_cycles(op, &l, inst_mn, op.pitch);
+    let (writes, reads) = operand_lds_cycles(op, &l, inst_mn, op.pitch);
     // Ideal: the same accesses with every phase conflict-free.
     let phases = |width: u32| l.wave.div_ceil((LDS_BANKS * 4 / width).max(1));
-    let writes = if op.mn_contig {
+    let ideal_writes = if op.mn_contig {
         let total = op.vw * l.wbytes;
         let chunk = total.min(16);
         (total / chunk) * phases(chunk)
     } else {
         (op.vw / l.word_k) * phases(l.wbytes)
     };
-    (cycles, writes + l.wpl * phases(l.wbytes))
+    // The FMA kernel's reads follow its lane chunks, not the word model.
+    let (reads, ideal_reads) = match &p.fma {
+        Some(f) => fma_read_cycles(f, p.es, p.wave, o),
+        None => (reads, l.wpl * phases(l.wbytes)),
+    };
+    (writes + reads, ideal_writes + ideal_reads)
 }
 
 #[cfg(test)]
@@ -747,5 +799,19 @@ mod tests {
             2,
             "rows 2048 bytes apart share banks"
         );
+        // The FMA kernel's 8×8 f64 lanes (8 lanes along m): chunks of 16 bytes, so the
+        // 8 lanes of a phase read 128 consecutive bytes; a lane's whole 64-byte run
+        // would put lanes 0, 2, 4, 6 (and 1, 3, 5, 7) in the same banks.
+        let f = FmaTile {
+            thread_m: 8,
+            thread_n: 8,
+            lanes_m: 8,
+            lanes_n: 8,
+            chunk_m: 2,
+            chunk_n: 2,
+        };
+        assert_eq!(fma_read_cycles(&f, 8, 64, 0), (4 * 8, 4 * 8));
+        let runs: Vec<u32> = (0..8).map(|l| 64 * l).collect();
+        assert_eq!(lds_cycles(&runs, 16), 4);
     }
 }
