@@ -33,12 +33,16 @@ pub const RADICES: [usize; 10] = [2, 3, 4, 5, 7, 8, 9, 11, 13, 16];
 /// Largest prime done by a direct (generic, O(r) per point) radix pass; larger prime
 /// factors go through Bluestein.
 pub const MAX_DIRECT_PRIME: usize = 61;
-/// Lengths above this (in complex elements) use the four-step decomposition when they
-/// split into two factors; up to it a Stockham sequence of radix-4 passes, whose
+/// Lengths whose data passes this many bytes use the four-step decomposition when
+/// they split into two factors; up to it a Stockham sequence of radix-4 passes, whose
 /// streaming passes measured faster on the CPU than the four-step's strided blocks
-/// up to 2^20 (2^18: 0.7 ms against 1.25 ms; 2^20: 11.6 ms against 15 ms, best of 5,
-/// one thread).
-pub const FOUR_STEP_MIN: usize = 1 << 20;
+/// up to 8 MiB (`f32` 2^18: 0.7 ms against 1.25 ms; `f32` 2^20: 11.6 ms against 15
+/// ms, best of 5, one thread). Above it every Stockham pass streams the whole array
+/// from main memory (ten passes for 2^20), against two round trips for the four-step:
+/// `f64` 2^20 (16 MiB) measured 15-25 ms as Stockham against 14.6-14.8 ms as four-step,
+/// `f64` 10^6 17-21 against 10.6-15.7 ms (5 alternated processes each, one thread,
+/// on the shared 2-vCPU VM at load average 4; session 14).
+pub const FOUR_STEP_MIN_BYTES: usize = 8 << 20;
 
 /// What a plan computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -223,15 +227,26 @@ pub struct PlanTree {
 }
 
 impl PlanTree {
-    /// Plans a transform. `lengths` must be non-empty with every length non-zero
-    /// (checked by the API).
-    pub fn new(kind: TransformType, lengths: &[usize], batch: usize) -> PlanTree {
+    /// Plans a transform computed in complex values of `complex_bytes` bytes (8 for
+    /// `f32`, 16 for `f64`; the decomposition of large lengths depends on their size
+    /// in bytes). `lengths` must be non-empty with every length non-zero (checked by
+    /// the API).
+    pub fn new(
+        kind: TransformType,
+        lengths: &[usize],
+        batch: usize,
+        complex_bytes: usize,
+    ) -> PlanTree {
         let mut steps: Vec<AxisStep> = Vec::with_capacity(lengths.len());
         for (axis, &len) in lengths.iter().enumerate() {
             let op = match (kind, axis) {
-                (TransformType::RealForward, 0) => AxisOp::RealForward(plan_real(len)),
-                (TransformType::RealInverse, 0) => AxisOp::RealInverse(plan_real(len)),
-                _ => AxisOp::Complex(plan_complex(len)),
+                (TransformType::RealForward, 0) => {
+                    AxisOp::RealForward(plan_real(len, complex_bytes))
+                }
+                (TransformType::RealInverse, 0) => {
+                    AxisOp::RealInverse(plan_real(len, complex_bytes))
+                }
+                _ => AxisOp::Complex(plan_complex(len, complex_bytes)),
             };
             steps.push(AxisStep { axis, op });
         }
@@ -420,8 +435,8 @@ pub fn radix_passes(n: usize) -> Vec<usize> {
     out
 }
 
-/// The planner for one complex length.
-pub fn plan_complex(n: usize) -> Node {
+/// The planner for one complex length computed in values of `complex_bytes` bytes.
+pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
     if n <= 1 {
         return Node::Stockham {
             n,
@@ -433,25 +448,25 @@ pub fn plan_complex(n: usize) -> Node {
             return Node::Rader {
                 n,
                 g,
-                conv: Box::new(plan_complex(n - 1)),
+                conv: Box::new(plan_complex(n - 1, complex_bytes)),
             };
         }
         let m = bluestein_length(n);
         return Node::Bluestein {
             n,
             m,
-            conv: Box::new(plan_complex(m)),
+            conv: Box::new(plan_complex(m, complex_bytes)),
         };
     }
-    if n > FOUR_STEP_MIN {
+    if n.saturating_mul(complex_bytes) > FOUR_STEP_MIN_BYTES {
         if let Some(rows) = four_step_split(n) {
             let cols = n / rows;
             return Node::FourStep {
                 n,
                 rows,
                 cols,
-                first: Box::new(plan_complex(rows)),
-                second: Box::new(plan_complex(cols)),
+                first: Box::new(plan_complex(rows, complex_bytes)),
+                second: Box::new(plan_complex(cols, complex_bytes)),
             };
         }
     }
@@ -461,17 +476,17 @@ pub fn plan_complex(n: usize) -> Node {
     }
 }
 
-/// The planner for one real length.
-pub fn plan_real(n: usize) -> RealNode {
+/// The planner for one real length (complex values of `complex_bytes` bytes).
+pub fn plan_real(n: usize, complex_bytes: usize) -> RealNode {
     if n % 2 == 0 {
         RealNode::Even {
             n,
-            half: plan_complex(n / 2),
+            half: plan_complex(n / 2, complex_bytes),
         }
     } else {
         RealNode::ViaComplex {
             n,
-            full: plan_complex(n),
+            full: plan_complex(n, complex_bytes),
         }
     }
 }
@@ -563,6 +578,9 @@ mod tests {
 
     #[test]
     fn decomposition_choices() {
+        // Complex f32 (8 bytes) unless stated.
+        let plan_complex = |n| super::plan_complex(n, 8);
+        let plan_real = |n| super::plan_real(n, 8);
         assert!(matches!(
             plan_complex(1 << 22),
             Node::FourStep {
@@ -572,6 +590,19 @@ mod tests {
             }
         ));
         assert!(matches!(plan_complex(1 << 20), Node::Stockham { .. }));
+        // The same length in f64 is 16 MiB: four-step.
+        assert!(matches!(
+            super::plan_complex(1 << 20, 16),
+            Node::FourStep {
+                rows: 1024,
+                cols: 1024,
+                ..
+            }
+        ));
+        assert!(matches!(
+            super::plan_complex(1 << 19, 16),
+            Node::Stockham { .. }
+        ));
         // 2^5·5^7: both factors multiples of 4 rather than the nearest divisor.
         assert!(matches!(
             plan_complex(2_500_000),
@@ -593,7 +624,7 @@ mod tests {
         assert_eq!(bluestein_length(2), 3);
         assert!(matches!(plan_real(10), RealNode::Even { n: 10, .. }));
         assert!(matches!(plan_real(9), RealNode::ViaComplex { n: 9, .. }));
-        let t = PlanTree::new(TransformType::RealInverse, &[8, 4, 2], 3);
+        let t = PlanTree::new(TransformType::RealInverse, &[8, 4, 2], 3, 8);
         assert_eq!(
             t.steps.iter().map(|s| s.axis).collect::<Vec<_>>(),
             vec![1, 2, 0]
