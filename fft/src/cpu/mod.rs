@@ -701,7 +701,19 @@ impl<T: Real> CpuPlan<T> {
                 let Some(out) = out_at(b, count) else {
                     return;
                 };
-                if columns > 0 {
+                // Stockham out of place: the end passes read and write the rows.
+                let rows_done = match (st, in_place, columns > 0) {
+                    (Some(st), false, true) => {
+                        let Some(inp) = in_at(b, count) else {
+                            return;
+                        };
+                        st.run_rows_via_tile(inp, out, w1, w2, count)
+                    }
+                    _ => false,
+                };
+                if rows_done {
+                    // Done by the end passes.
+                } else if columns > 0 {
                     // Transforms as the columns of an n × count tile.
                     let tile = &mut w1[..len];
                     if in_place {
