@@ -247,7 +247,12 @@ impl PlanBuilder {
                 );
             }
         }
-        let tree = PlanTree::new(kind, &self.lengths, self.batch);
+        let tree = PlanTree::new(
+            kind,
+            &self.lengths,
+            self.batch,
+            2 * self.precision.compute_bytes(),
+        );
         let exec = match self.precision {
             Precision::F64 => ExecKind::F64(CpuPlan::new(&tree)),
             _ => ExecKind::F32(CpuPlan::new(&tree)),

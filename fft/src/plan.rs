@@ -33,12 +33,16 @@ pub const RADICES: [usize; 10] = [2, 3, 4, 5, 7, 8, 9, 11, 13, 16];
 /// Largest prime done by a direct (generic, O(r) per point) radix pass; larger prime
 /// factors go through Bluestein.
 pub const MAX_DIRECT_PRIME: usize = 61;
-/// Lengths above this (in complex elements) use the four-step decomposition when they
-/// split into two factors; up to it a Stockham sequence of radix-4 passes, whose
+/// Lengths whose data passes this many bytes use the four-step decomposition when
+/// they split into two factors; up to it a Stockham sequence of radix-4 passes, whose
 /// streaming passes measured faster on the CPU than the four-step's strided blocks
-/// up to 2^20 (2^18: 0.7 ms against 1.25 ms; 2^20: 11.6 ms against 15 ms, best of 5,
-/// one thread).
-pub const FOUR_STEP_MIN: usize = 1 << 20;
+/// up to 8 MiB (`f32` 2^18: 0.7 ms against 1.25 ms; `f32` 2^20: 11.6 ms against 15
+/// ms, best of 5, one thread). Above it every Stockham pass streams the whole array
+/// from main memory (ten passes for 2^20), against two round trips for the four-step:
+/// `f64` 2^20 (16 MiB) measured 15-25 ms as Stockham against 14.6-14.8 ms as four-step,
+/// `f64` 10^6 17-21 against 10.6-15.7 ms (5 alternated processes each, one thread,
+/// on the shared 2-vCPU VM at load average 4; session 14).
+pub const FOUR_STEP_MIN_BYTES: usize = 8 << 20;
 
 /// What a plan computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -223,15 +227,26 @@ pub struct PlanTree {
 }
 
 impl PlanTree {
-    /// Plans a transform. `lengths` must be non-empty with every length non-zero
-    /// (checked by the API).
-    pub fn new(kind: TransformType, lengths: &[usize], batch: usize) -> PlanTree {
+    /// Plans a transform computed in complex values of `complex_bytes` bytes (8 for
+    /// `f32`, 16 for `f64`; the decomposition of large lengths depends on their size
+    /// in bytes). `lengths` must be non-empty with every length non-zero (checked by
+    /// the API).
+    pub fn new(
+        kind: TransformType,
+        lengths: &[usize],
+        batch: usize,
+        complex_bytes: usize,
+    ) -> PlanTree {
         let mut steps: Vec<AxisStep> = Vec::with_capacity(lengths.len());
         for (axis, &len) in lengths.iter().enumerate() {
             let op = match (kind, axis) {
-                (TransformType::RealForward, 0) => AxisOp::RealForward(plan_real(len)),
-                (TransformType::RealInverse, 0) => AxisOp::RealInverse(plan_real(len)),
-                _ => AxisOp::Complex(plan_complex(len)),
+                (TransformType::RealForward, 0) => {
+                    AxisOp::RealForward(plan_real(len, complex_bytes))
+                }
+                (TransformType::RealInverse, 0) => {
+                    AxisOp::RealInverse(plan_real(len, complex_bytes))
+                }
+                _ => AxisOp::Complex(plan_complex(len, complex_bytes)),
             };
             steps.push(AxisStep { axis, op });
         }
@@ -396,8 +411,16 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
 /// `r − 1` twiddle rows in the first pass) at power-of-two distances, which fall in
 /// one cache set; radix 8 and 16 (and 9) passes overflow an 8-way L1 set from
 /// `N ≈ 4096` on and measured up to 1.7x slower than radix 4 there, while radix 4
-/// fits. For the same reason 3s stay 3s (radix 9 has 18 streams).
-pub fn radix_passes(n: usize) -> Vec<usize> {
+/// fits. For the same reason 3s stay 3s (radix 9 has 18 streams), except in `f64`
+/// (`complex_bytes ≥ 16`) for lengths with at least [`NINES_FROM`] of them: there
+/// they pair up into 9s, an odd one out just before the last 9 (`3^7 = 9·9·3·9`).
+/// Measured on the 2-vCPU VM (batches of 2^16 elements, best of 300 calls, three
+/// processes, session 14): `f64` 2187 219 -> 177 us (`9·9·9·3` 197, `3·9·9·9` 197),
+/// 729 184 -> 163 us, 6561 250 -> 177 us, 19683 895 -> 285-300 us; the two-vector
+/// `f64` butterflies spill less than 3 passes' worth of loads and stores cost. Not
+/// for fewer 3s (243: 145 us as 3s, 146-150 as 9s; 81: 3s faster) nor in `f32`
+/// (2187: 108 us as 3s, 135-187 us with 9s, whose four-lane vectors spill more).
+pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     let factors = prime_factors(n);
     let twos = factors.iter().filter(|&&p| p == 2).count();
     let mut out = Vec::new();
@@ -414,14 +437,27 @@ pub fn radix_passes(n: usize) -> Vec<usize> {
             }
         }
     }
-    let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p > 2).collect();
+    let threes = factors.iter().filter(|&&p| p == 3).count();
+    let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p > 3).collect();
     odd.reverse();
     out.extend(odd);
+    if complex_bytes >= 16 && threes >= NINES_FROM {
+        out.extend(std::iter::repeat_n(9, threes / 2));
+        if threes % 2 == 1 {
+            let last = out.len() - 1;
+            out.insert(last, 3);
+        }
+    } else {
+        out.extend(std::iter::repeat_n(3, threes));
+    }
     out
 }
 
-/// The planner for one complex length.
-pub fn plan_complex(n: usize) -> Node {
+/// Powers of 3 from which `f64` plans pair their 3s into 9s (see [`radix_passes`]).
+pub const NINES_FROM: usize = 6;
+
+/// The planner for one complex length computed in values of `complex_bytes` bytes.
+pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
     if n <= 1 {
         return Node::Stockham {
             n,
@@ -433,45 +469,45 @@ pub fn plan_complex(n: usize) -> Node {
             return Node::Rader {
                 n,
                 g,
-                conv: Box::new(plan_complex(n - 1)),
+                conv: Box::new(plan_complex(n - 1, complex_bytes)),
             };
         }
         let m = bluestein_length(n);
         return Node::Bluestein {
             n,
             m,
-            conv: Box::new(plan_complex(m)),
+            conv: Box::new(plan_complex(m, complex_bytes)),
         };
     }
-    if n > FOUR_STEP_MIN {
+    if n.saturating_mul(complex_bytes) > FOUR_STEP_MIN_BYTES {
         if let Some(rows) = four_step_split(n) {
             let cols = n / rows;
             return Node::FourStep {
                 n,
                 rows,
                 cols,
-                first: Box::new(plan_complex(rows)),
-                second: Box::new(plan_complex(cols)),
+                first: Box::new(plan_complex(rows, complex_bytes)),
+                second: Box::new(plan_complex(cols, complex_bytes)),
             };
         }
     }
     Node::Stockham {
         n,
-        radices: radix_passes(n),
+        radices: radix_passes(n, complex_bytes),
     }
 }
 
-/// The planner for one real length.
-pub fn plan_real(n: usize) -> RealNode {
+/// The planner for one real length (complex values of `complex_bytes` bytes).
+pub fn plan_real(n: usize, complex_bytes: usize) -> RealNode {
     if n % 2 == 0 {
         RealNode::Even {
             n,
-            half: plan_complex(n / 2),
+            half: plan_complex(n / 2, complex_bytes),
         }
     } else {
         RealNode::ViaComplex {
             n,
-            full: plan_complex(n),
+            full: plan_complex(n, complex_bytes),
         }
     }
 }
@@ -543,12 +579,15 @@ mod tests {
 
     #[test]
     fn radix_passes_multiply_to_n() {
-        for n in 1..2000usize {
+        for n in 1..20000usize {
             if is_smooth(n, MAX_DIRECT_PRIME) {
-                let p: usize = radix_passes(n).iter().product();
-                assert_eq!(p, n);
+                for bytes in [8, 16] {
+                    let p: usize = super::radix_passes(n, bytes).iter().product();
+                    assert_eq!(p, n);
+                }
             }
         }
+        let radix_passes = |n| super::radix_passes(n, 8);
         assert_eq!(radix_passes(1024), vec![4, 4, 4, 4, 4]);
         assert_eq!(radix_passes(2048), vec![4, 4, 4, 4, 8]);
         assert_eq!(radix_passes(32), vec![4, 8]);
@@ -559,10 +598,22 @@ mod tests {
         assert_eq!(radix_passes(60), vec![4, 5, 3]);
         assert_eq!(radix_passes(2187), vec![3; 7]);
         assert_eq!(radix_passes(360), vec![8, 5, 3, 3]);
+        // f64: 3s paired into 9s from 3^6 on, an odd one before the last 9.
+        assert_eq!(super::radix_passes(2187, 16), vec![9, 9, 3, 9]);
+        assert_eq!(super::radix_passes(729, 16), vec![9, 9, 9]);
+        assert_eq!(super::radix_passes(243, 16), vec![3; 5]);
+        assert_eq!(super::radix_passes(360, 16), vec![8, 5, 3, 3]);
+        assert_eq!(
+            super::radix_passes(4 * 5 * 2187, 16),
+            vec![4, 5, 9, 9, 3, 9]
+        );
     }
 
     #[test]
     fn decomposition_choices() {
+        // Complex f32 (8 bytes) unless stated.
+        let plan_complex = |n| super::plan_complex(n, 8);
+        let plan_real = |n| super::plan_real(n, 8);
         assert!(matches!(
             plan_complex(1 << 22),
             Node::FourStep {
@@ -572,6 +623,19 @@ mod tests {
             }
         ));
         assert!(matches!(plan_complex(1 << 20), Node::Stockham { .. }));
+        // The same length in f64 is 16 MiB: four-step.
+        assert!(matches!(
+            super::plan_complex(1 << 20, 16),
+            Node::FourStep {
+                rows: 1024,
+                cols: 1024,
+                ..
+            }
+        ));
+        assert!(matches!(
+            super::plan_complex(1 << 19, 16),
+            Node::Stockham { .. }
+        ));
         // 2^5·5^7: both factors multiples of 4 rather than the nearest divisor.
         assert!(matches!(
             plan_complex(2_500_000),
@@ -593,7 +657,7 @@ mod tests {
         assert_eq!(bluestein_length(2), 3);
         assert!(matches!(plan_real(10), RealNode::Even { n: 10, .. }));
         assert!(matches!(plan_real(9), RealNode::ViaComplex { n: 9, .. }));
-        let t = PlanTree::new(TransformType::RealInverse, &[8, 4, 2], 3);
+        let t = PlanTree::new(TransformType::RealInverse, &[8, 4, 2], 3, 8);
         assert_eq!(
             t.steps.iter().map(|s| s.axis).collect::<Vec<_>>(),
             vec![1, 2, 0]

@@ -134,6 +134,10 @@ fn multi_dimensional() {
 /// Batched 1-D transforms on contiguous data run through shapes that batch 1 does not
 /// reach: in-register two-pass kernels (16, 32, 64), batch tiles for single-pass, odd
 /// and prime lengths, Rader and Bluestein on tiles, four-step in and out of place.
+/// Out of place, `f64` tiles of odd Stockham lengths skip the transposes (the end
+/// passes read and write the rows: 15 with no middle pass, 243, 729, 2187 = 9·9·3·9,
+/// 3125, 6561 = 9^4, with row tails of one lane and a last tile narrower than the
+/// others); lengths up to 8192 run both directions both in and out of place.
 /// Every transform of the batch is checked; the rule is [`check`]'s on the root mean
 /// square over the batch.
 #[test]
@@ -157,12 +161,19 @@ fn batched_paths() {
         (128, 5),
         (1019, 3),
         (2187, 6),
+        (15, 11),
+        (243, 9),
+        (729, 5),
+        (3125, 3),
+        (6561, 3),
         (4096, 3),
         (1 << 17, 2),
     ];
     for &(n, batch) in cases {
         for p in [Precision::F32, Precision::F64] {
-            for (fwd, in_place) in [(true, false), (false, true)] {
+            let both = [(true, false), (false, true), (false, false), (true, true)];
+            let combos = if n <= 8192 { &both[..] } else { &both[..2] };
+            for &(fwd, in_place) in combos {
                 let kind = if fwd {
                     TransformType::ComplexForward
                 } else {

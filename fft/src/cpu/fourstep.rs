@@ -479,7 +479,7 @@ mod tests {
     fn stockham(n: usize) -> Box<Node> {
         Box::new(Node::Stockham {
             n,
-            radices: radix_passes(n),
+            radices: radix_passes(n, 8),
         })
     }
 

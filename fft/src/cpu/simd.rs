@@ -59,6 +59,38 @@ pub trait Cv: Copy + Add<Output = Self> + Sub<Output = Self> {
         scatter_lanes(o, y, l, s)
     }
 
+    /// Lane `i` from `p[i·stride]`.
+    ///
+    /// # Safety
+    /// `p[i·stride]` readable for every lane `i`.
+    #[inline(always)]
+    unsafe fn load_strided(p: *const C<Self::T>, stride: usize) -> Self {
+        let zero = C::new(Self::T::zero(), Self::T::zero());
+        let mut t = [zero; 4];
+        for (i, z) in t.iter_mut().enumerate().take(Self::LANES) {
+            // SAFETY: readable by the caller's contract.
+            *z = unsafe { *p.add(i * stride) };
+        }
+        // SAFETY: `t` holds 4 ≥ LANES values.
+        unsafe { Self::load(t.as_ptr()) }
+    }
+
+    /// Lane `i` to `p[i·stride]`.
+    ///
+    /// # Safety
+    /// `p[i·stride]` writable for every lane `i`.
+    #[inline(always)]
+    unsafe fn store_strided(self, p: *mut C<Self::T>, stride: usize) {
+        let zero = C::new(Self::T::zero(), Self::T::zero());
+        let mut t = [zero; 4];
+        // SAFETY: `t` holds 4 ≥ LANES values.
+        unsafe { self.store(t.as_mut_ptr()) };
+        for (i, z) in t.iter().enumerate().take(Self::LANES) {
+            // SAFETY: writable by the caller's contract.
+            unsafe { *p.add(i * stride) = *z };
+        }
+    }
+
     /// Transposes `LANES` registers as a square matrix of complex values: lane `j` of
     /// `r[i]` becomes lane `i` of `r[j]`. (One lane: nothing to do.)
     #[inline(always)]
@@ -403,6 +435,33 @@ mod avx {
             }
         }
         #[inline(always)]
+        unsafe fn load_strided(p: *const C<f32>, stride: usize) -> Self {
+            // SAFETY: the four 8-byte values are readable (caller); a complex f32 is
+            // one 64-bit lane.
+            unsafe {
+                let at = |i: usize| p.add(i * stride) as *const f64;
+                let lo = _mm_loadh_pd(_mm_load_sd(at(0)), at(1));
+                let hi = _mm_loadh_pd(_mm_load_sd(at(2)), at(3));
+                F32x4(_mm256_castpd_ps(_mm256_insertf128_pd::<1>(
+                    _mm256_castpd128_pd256(lo),
+                    hi,
+                )))
+            }
+        }
+        #[inline(always)]
+        unsafe fn store_strided(self, p: *mut C<f32>, stride: usize) {
+            // SAFETY: the four 8-byte places are writable (caller).
+            unsafe {
+                let at = |i: usize| p.add(i * stride) as *mut f64;
+                let v = _mm256_castps_pd(self.0);
+                let (lo, hi) = (_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
+                _mm_store_sd(at(0), lo);
+                _mm_storeh_pd(at(1), lo);
+                _mm_store_sd(at(2), hi);
+                _mm_storeh_pd(at(3), hi);
+            }
+        }
+        #[inline(always)]
         unsafe fn transpose_block(src: *const C<f32>, ss: usize, dst: *mut C<f32>, ds: usize) {
             // SAFETY: rows in bounds by the caller's contract; a complex f32 is one
             // 64-bit lane, so this is a 4×4 transpose of doubles.
@@ -543,6 +602,21 @@ mod avx {
                 r[0] = F64x2(_mm256_permute2f128_pd::<0x20>(a, b));
                 r[1] = F64x2(_mm256_permute2f128_pd::<0x31>(a, b));
             }
+        }
+        #[inline(always)]
+        unsafe fn load_strided(p: *const C<f64>, stride: usize) -> Self {
+            // SAFETY: both 16-byte values are readable (caller).
+            unsafe {
+                F64x2(_mm256_loadu2_m128d(
+                    p.add(stride) as *const f64,
+                    p as *const f64,
+                ))
+            }
+        }
+        #[inline(always)]
+        unsafe fn store_strided(self, p: *mut C<f64>, stride: usize) {
+            // SAFETY: both 16-byte places are writable (caller).
+            unsafe { _mm256_storeu2_m128d(p.add(stride) as *mut f64, p as *mut f64, self.0) }
         }
         #[inline(always)]
         unsafe fn transpose_block(src: *const C<f64>, ss: usize, dst: *mut C<f64>, ds: usize) {

@@ -601,6 +601,74 @@ impl<T: Real> Stockham<T> {
         loc
     }
 
+    /// `width` transforms stored one after another in `src` (`n` each) into `dst` (the
+    /// same layout) through the interleaved layout of [`Self::run_columns`] in `a` and
+    /// `b` (`n·width` each), without transposing in or out: the first pass reads the
+    /// transforms' rows (vectors along `p` of one transform, its stride 1) and writes
+    /// the interleaved layout lane by lane; the middle passes run on the interleaved
+    /// columns; the last (`m = 1`, no twiddles) gathers the interleaved values lane by
+    /// lane and writes whole vectors of each transform's row. Returns false (nothing
+    /// done) for fewer than two passes, a split first pass or a generic radix.
+    pub fn run_rows_via_tile(
+        &self,
+        src: &[C<T>],
+        dst: &mut [C<T>],
+        a: &mut [C<T>],
+        b: &mut [C<T>],
+        width: usize,
+    ) -> bool {
+        // Four-lane vectors (f32) would store and gather 8-byte lanes one by one: more
+        // instructions than the transposes they save (measured: f32 729 121 -> 130 us,
+        // 243 84 -> 90 us, against f64 243 163 -> 144 us, 6561 283 -> 250 us).
+        let lanes = if super::simd::has_avx2_fma() {
+            <T::Vector as Cv>::LANES
+        } else {
+            1
+        };
+        if lanes > 2 {
+            return false;
+        }
+        let passes = &self.passes[..];
+        let fixed = |r: usize| crate::plan::RADICES.contains(&r);
+        let (Some(first), Some(last)) = (passes.first(), passes.last()) else {
+            return false;
+        };
+        if passes.len() < 2 || first.split.is_some() || !fixed(first.radix) || !fixed(last.radix) {
+            return false;
+        }
+        let len = self.n * width;
+        let (src, dst, a, b) = (&src[..len], &mut dst[..len], &mut a[..len], &mut b[..len]);
+        let fwd = self.forward;
+        super::simd::dispatch(RowsEnd::<T, true> {
+            pass: first,
+            x: src,
+            y: a,
+            width,
+            fwd,
+        });
+        let mut loc = Loc::A;
+        for pass in &passes[1..passes.len() - 1] {
+            let (x, y) = match loc {
+                Loc::A => (&*a, &mut *b),
+                Loc::B => (&*b, &mut *a),
+            };
+            exec_pass(pass, x, y, fwd, 1, width, 1);
+            loc = loc.other();
+        }
+        let x = match loc {
+            Loc::A => &*a,
+            Loc::B => &*b,
+        };
+        super::simd::dispatch(RowsEnd::<T, false> {
+            pass: last,
+            x,
+            y: dst,
+            width,
+            fwd,
+        });
+        true
+    }
+
     /// Whether a batch runs better as interleaved columns ([`Self::run_columns`] on
     /// transposed groups of transforms) than transform by transform: when the first
     /// pass cannot fill whole vectors (a single pass, or a first radix that is not a
@@ -847,6 +915,140 @@ fn run_pass<V: Cv>(
     }
 }
 
+/// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
+/// pass of [`Stockham::run_rows_via_tile`].
+struct RowsEnd<'a, T, const FIRST: bool> {
+    pass: &'a Pass<T>,
+    x: &'a [C<T>],
+    y: &'a mut [C<T>],
+    width: usize,
+    fwd: bool,
+}
+
+impl<T: Real, const FIRST: bool> SimdFn<T> for RowsEnd<'_, T, FIRST> {
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let p = self.pass;
+        macro_rules! go {
+            ($r:literal, $bf:expr) => {
+                rows_end::<V, $r, _, FIRST>(p, self.x, self.y, self.width, &$bf)
+            };
+        }
+        match (p.radix, self.fwd, &p.odd) {
+            (2, _, _) => go!(2, Dir::<true>),
+            (3, true, _) => go!(3, Dir::<true>),
+            (3, false, _) => go!(3, Dir::<false>),
+            (4, true, _) => go!(4, Dir::<true>),
+            (4, false, _) => go!(4, Dir::<false>),
+            (8, true, _) => go!(8, Dir::<true>),
+            (8, false, _) => go!(8, Dir::<false>),
+            (9, true, _) => go!(9, Dir::<true>),
+            (9, false, _) => go!(9, Dir::<false>),
+            (16, true, _) => go!(16, Dir::<true>),
+            (16, false, _) => go!(16, Dir::<false>),
+            (5, _, Some(k)) => go!(5, Odd(k)),
+            (7, _, Some(k)) => go!(7, Odd(k)),
+            (11, _, Some(k)) => go!(11, Odd(k)),
+            (13, _, Some(k)) => go!(13, Odd(k)),
+            // Checked by the caller.
+            (r, _, _) => unreachable!("no fixed butterfly for radix {r}"),
+        }
+    }
+}
+
+/// One end pass of [`Stockham::run_rows_via_tile`] over `width` transforms of `n =
+/// R·m·s`: whole vectors along the row, one lane for the rest.
+///
+/// * `FIRST` (`s = 1`): transform `c`'s inputs `x[c·n + p + k·m]` are contiguous in
+///   `p`; output `j` of `p` goes to the interleaved `y[c + width·(R·p + j)]`.
+/// * last (`m = 1`): input `k` of `t` is the interleaved `x[c + width·(t + s·k)]`;
+///   output `j` goes to `y[c·n + t + s·j]`, contiguous in `t`.
+#[inline(always)]
+fn rows_end<V: Cv, const R: usize, B: Butterfly<V::T, R>, const FIRST: bool>(
+    pass: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    width: usize,
+    bf: &B,
+) {
+    let (m, s) = (pass.m, pass.s);
+    let n = R * m * s;
+    assert!(x.len() >= n * width && y.len() >= n * width);
+    // The row runs along p (first pass) or t (last pass).
+    let run = if FIRST {
+        assert!(s == 1 && pass.split.is_none() && pass.tw.len() >= (R - 1) * m);
+        m
+    } else {
+        assert!(m == 1);
+        s
+    };
+    let whole = run - run % V::LANES;
+    for c in 0..width {
+        let mut t = 0;
+        while t < whole {
+            // SAFETY: t + LANES ≤ run (whole vectors) and c < width: see `rows_end_at`.
+            unsafe { rows_end_at::<V, R, B, FIRST>(pass, x, y, width, bf, c, t) };
+            t += V::LANES;
+        }
+        while t < run {
+            // SAFETY: t < run and c < width, one lane.
+            unsafe { rows_end_at::<C<V::T>, R, B, FIRST>(pass, x, y, width, bf, c, t) };
+            t += 1;
+        }
+    }
+}
+
+/// The butterflies of [`rows_end`] at lanes `t..t + LANES` of transform `c`.
+///
+/// # Safety
+/// `t + LANES ≤ m` (first pass) or `≤ s` (last), `c < width`, and `x`, `y` at least
+/// `n·width` long (`n = R·m·s`), the first pass's table `(R − 1)·m`: every index
+/// below is then in bounds (first: reads `c·n + t + i + k·m < (c + 1)·n`, twiddles
+/// `(j − 1)·m + t + i < (R − 1)·m`, writes `c + width·(R·(t + i) + j) < width·n`;
+/// last: reads `c + width·(t + i + s·k) < width·n`, writes `c·n + t + i + s·j <
+/// (c + 1)·n`).
+#[inline(always)]
+unsafe fn rows_end_at<V: Cv, const R: usize, B: Butterfly<V::T, R>, const FIRST: bool>(
+    pass: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    width: usize,
+    bf: &B,
+    c: usize,
+    t: usize,
+) {
+    let (m, s) = (pass.m, pass.s);
+    let n = R * m * s;
+    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
+    // SAFETY: in bounds by the contract above.
+    unsafe {
+        if FIRST {
+            let xc = xp.add(c * n + t);
+            let a: [V; R] = from_fn(|k| V::load(xc.add(k * m)));
+            let b = bf.apply(a);
+            let tw = pass.tw.as_ptr().add(t);
+            let yc = yp.add(c + width * R * t);
+            for (j, &bj) in b.iter().enumerate() {
+                let v = if j > 0 {
+                    bj.mul(V::load(tw.add((j - 1) * m)))
+                } else {
+                    bj
+                };
+                v.store_strided(yc.add(width * j), width * R);
+            }
+        } else {
+            let xc = xp.add(c + width * t);
+            let a: [V; R] = from_fn(|k| V::load_strided(xc.add(width * s * k), width));
+            let b = bf.apply(a);
+            let yc = yp.add(c * n + t);
+            for (j, &bj) in b.iter().enumerate() {
+                bj.store(yc.add(s * j));
+            }
+        }
+    }
+}
+
 struct InRegisters<'a, T> {
     st: &'a Stockham<T>,
     x: &'a [C<T>],
@@ -865,7 +1067,11 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
             return false;
         }
         let l = V::LANES;
-        if l == 1 || p1.radix % l != 0 || p2.radix % l != 0 || p1.radix * p2.radix / l > 16 {
+        if l == 1
+            || p1.radix % l != 0
+            || p2.radix % l != 0
+            || p1.radix * p2.radix / l > IN_REGISTERS_MAX
+        {
             return false;
         }
         let (x, y, count) = (self.x, self.y, self.count);
@@ -889,6 +1095,14 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
     }
 }
 
+/// Vectors one transform of [`in_registers`] may take. AVX2 has 16 registers, so 32
+/// (`f64` 64 = 8 × 8, two complex values a vector) spills half of them to the stack;
+/// the spills stay in the L1 cache, and the transform still skips the second pass's
+/// dispatch and its round trip through the buffers: measured on the 2-vCPU VM, `f64`
+/// 64 in batches of 1024, best of 500 calls, three alternated processes: 80-81 us as
+/// two passes, 71 us here (session 14).
+const IN_REGISTERS_MAX: usize = 32;
+
 /// A two-pass plan `[R1, R2]` (both multiples of the lane count `L`), one transform at
 /// a time in registers: the first pass loads rows `x[k·R2 + L·g ..][..L]` (lanes are
 /// `L` consecutive `p`), applies the radix-`R1` butterfly across registers and the
@@ -908,7 +1122,7 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     B1: Butterfly<V::T, R1>,
     B2: Butterfly<V::T, R2>,
 {
-    const MAX_REGS: usize = 16;
+    const MAX_REGS: usize = IN_REGISTERS_MAX;
     let l = V::LANES;
     let n = R1 * R2;
     let (pgs, jgs) = (R2 / l, R1 / l);
@@ -1026,6 +1240,10 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     let lanes = V::LANES;
     let blocks = (count, n);
     let last = part.0 + 1 == part.1;
+    // Interleaved transforms (a batch tile) take the short loop nests of `columns`
+    // (measured there); plain passes keep the general one (with the short nests,
+    // `f64` 100000 measured 367 -> 446-510 us).
+    let tile = inner > 1;
     if s >= lanes {
         let whole = s - s % lanes;
         // Shares of p, or of the columns when p is too short to share.
@@ -1037,19 +1255,29 @@ fn pass<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
         let ps = within(ps, win);
         // The last pass (m = 1) has only unit twiddles.
         if m == 1 {
-            columns::<V, R, B, false>(x, y, tw, (m, s), ps, qs, &bf, blocks);
+            columns::<V, R, B, false>(x, y, tw, (m, s), ps, qs, &bf, blocks, tile);
             if tail {
-                columns::<C<V::T>, R, B, false>(x, y, tw, (m, s), ps, (whole, s), &bf, blocks);
+                columns::<C<V::T>, R, B, false>(
+                    x,
+                    y,
+                    tw,
+                    (m, s),
+                    ps,
+                    (whole, s),
+                    &bf,
+                    blocks,
+                    tile,
+                );
             }
         } else {
-            columns::<V, R, B, true>(x, y, tw, (m, s), ps, qs, &bf, blocks);
+            columns::<V, R, B, true>(x, y, tw, (m, s), ps, qs, &bf, blocks, tile);
             if tail {
-                columns::<C<V::T>, R, B, true>(x, y, tw, (m, s), ps, (whole, s), &bf, blocks);
+                columns::<C<V::T>, R, B, true>(x, y, tw, (m, s), ps, (whole, s), &bf, blocks, tile);
             }
         }
     } else if inner > 1 {
         let ps = within(share(m, part, 1), win);
-        columns::<C<V::T>, R, B, true>(x, y, tw, (m, s), ps, (0, s), &bf, blocks);
+        columns::<C<V::T>, R, B, true>(x, y, tw, (m, s), ps, (0, s), &bf, blocks, tile);
     } else {
         // Flat indices l = s·p + q of the window's p; window boundaries (multiples of
         // CHUNK in p, so of 4 in l, or the share's) keep whole vectors.
@@ -1089,9 +1317,55 @@ fn columns<V: Cv, const R: usize, B: Butterfly<V::T, R>, const TW: bool>(
     (q0, q1): (usize, usize),
     bf: &B,
     (count, n): (usize, usize),
+    tile: bool,
 ) {
     let (xp, yp) = (x.as_ptr(), y.ptr);
     let one = C::new(V::T::one(), V::T::zero());
+    if tile && count == 1 && q1 - q0 == V::LANES {
+        // One vector per p (the first passes of a narrow batch tile): one loop, so
+        // that its few counters stay in registers beside a large butterfly's values.
+        // With only the general nest below, `f32` 2401 = 7^4 in tiles of 4 measured
+        // 117 or 196 us from one build to the next, depending on whether the register
+        // allocator spilled a loop counter (an add to the stack on every iteration);
+        // with this loop and the one-block nest below 115 us, and 2187 108 -> 95,
+        // 729 100 -> 87, 343 103 -> 80 us (session 14).
+        for p in p0..p1 {
+            // SAFETY: as below with blk = 0 and q = q0 (q0 + LANES = q1 ≤ s).
+            unsafe {
+                let a: [V; R] = from_fn(|k| V::load(xp.add(q0 + s * (p + k * m))));
+                let b = bf.apply(a);
+                for (j, &bj) in b.iter().enumerate() {
+                    let v = if TW && j > 0 {
+                        bj.mul(V::splat(tw.get(p, j)))
+                    } else {
+                        bj
+                    };
+                    v.store(yp.add(q0 + s * (R * p + j)));
+                }
+            }
+        }
+        return;
+    }
+    if tile && count == 1 {
+        // One block (a batch tile): the same without the block loop's counters.
+        for p in p0..p1 {
+            let w: [V; R] = from_fn(|j| V::splat(if TW && j > 0 { tw.get(p, j) } else { one }));
+            let mut q = q0;
+            while q < q1 {
+                // SAFETY: as below with blk = 0.
+                unsafe {
+                    let a: [V; R] = from_fn(|k| V::load(xp.add(q + s * (p + k * m))));
+                    let b = bf.apply(a);
+                    for (j, &bj) in b.iter().enumerate() {
+                        let v = if TW && j > 0 { bj.mul(w[j]) } else { bj };
+                        v.store(yp.add(q + s * (R * p + j)));
+                    }
+                }
+                q += V::LANES;
+            }
+        }
+        return;
+    }
     for p in p0..p1 {
         let w: [V; R] = from_fn(|j| V::splat(if TW && j > 0 { tw.get(p, j) } else { one }));
         for blk in 0..count {
