@@ -1039,15 +1039,21 @@ impl Gen<'_> {
         self.multiply(acc, a_rd, b_rd, 0);
         self.k.add_to(k_cur, bk);
         for slot in [read, write] {
-            let next = self.k.add(Ty::U32, slot, stage);
-            let wrap = self.k.setp(Cmp::Eq, Ty::U32, next, stages * stage);
-            let v = self.k.selp(Ty::U32, 0u32, next, wrap);
+            let v = self.next_stage(slot);
             self.k.assign(slot, v);
         }
         self.k.bra(top);
         self.k.place(done);
         // Nothing may be in flight when the block exits.
         self.k.cp_async_wait(0);
+    }
+
+    /// The byte offset of the ring stage after the one at `slot` (wrapping).
+    fn next_stage(&mut self, slot: Reg) -> Reg {
+        let (stages, stage) = (self.plan.stages, self.plan.stage);
+        let next = self.k.add(Ty::U32, slot, stage);
+        let wrap = self.k.setp(Cmp::Eq, Ty::U32, next, stages * stage);
+        self.k.selp(Ty::U32, 0u32, next, wrap)
     }
 
     /// The ring's main loop for the m16n8 instructions, with the operand fragments
@@ -1096,11 +1102,7 @@ impl Gen<'_> {
         self.k.add_to(k_load, bk);
         let a_rd = self.k.add(Ty::U32, rd.0, read);
         let b_rd = self.k.add(Ty::U32, rd.1, read);
-        let next_read = {
-            let next = self.k.add(Ty::U32, read, stage);
-            let wrap = self.k.setp(Cmp::Eq, Ty::U32, next, stages * stage);
-            self.k.selp(Ty::U32, 0u32, next, wrap)
-        };
+        let next_read = self.next_stage(read);
         let mut current = Fragments {
             a: first.a.clone(),
             b: first.b.clone(),
@@ -1131,9 +1133,7 @@ impl Gen<'_> {
         }
         self.k.add_to(k_cur, bk);
         self.k.assign(read, next_read);
-        let next = self.k.add(Ty::U32, write, stage);
-        let wrap = self.k.setp(Cmp::Eq, Ty::U32, next, stages * stage);
-        let v = self.k.selp(Ty::U32, 0u32, next, wrap);
+        let v = self.next_stage(write);
         self.k.assign(write, v);
         self.k.bra(top);
         self.k.place(done);
