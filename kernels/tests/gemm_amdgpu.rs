@@ -491,30 +491,10 @@ fn other_gfx11_targets() {
     }
 }
 
-const FMA4X4: GemmInstruction = GemmInstruction::Simt {
-    thread_m: 4,
-    thread_n: 4,
-};
-const FMA4X2: GemmInstruction = GemmInstruction::Simt {
-    thread_m: 4,
-    thread_n: 2,
-};
-const FMA2X4: GemmInstruction = GemmInstruction::Simt {
-    thread_m: 2,
-    thread_n: 4,
-};
-const FMA8X8: GemmInstruction = GemmInstruction::Simt {
-    thread_m: 8,
-    thread_n: 8,
-};
-const FMA8X4: GemmInstruction = GemmInstruction::Simt {
-    thread_m: 8,
-    thread_n: 4,
-};
-const FMA4X8: GemmInstruction = GemmInstruction::Simt {
-    thread_m: 4,
-    thread_n: 8,
-};
+/// The register-tiled FMA kernel's instruction with `m × n` results per lane.
+const fn fma(thread_m: u32, thread_n: u32) -> GemmInstruction {
+    GemmInstruction::Simt { thread_m, thread_n }
+}
 
 /// The register-tiled FMA kernel on gfx11 (wave32): f32 and f64, one and two LDS stages,
 /// lane tiles of 4×4, 4×2 and 2×4, and the defaults' 8×8 (two 16-byte LDS reads per
@@ -525,10 +505,10 @@ fn gfx1100_fma() {
         IsaTarget::Gfx1100,
         31,
         &[
-            (DType::F32, DType::F32, [64, 64, 16], (2, 4), FMA4X4, 2),
-            (DType::F32, DType::F32, [32, 32, 8], (2, 2), FMA4X2, 1),
-            (DType::F64, DType::F64, [32, 32, 8], (2, 2), FMA4X2, 2),
-            (DType::F64, DType::F64, [32, 32, 4], (1, 4), FMA2X4, 1),
+            (DType::F32, DType::F32, [64, 64, 16], (2, 4), fma(4, 4), 2),
+            (DType::F32, DType::F32, [32, 32, 8], (2, 2), fma(4, 2), 1),
+            (DType::F64, DType::F64, [32, 32, 8], (2, 2), fma(4, 2), 2),
+            (DType::F64, DType::F64, [32, 32, 4], (1, 4), fma(2, 4), 1),
         ],
     );
 }
@@ -539,9 +519,9 @@ fn gfx1100_fma_large_lane_tiles() {
         IsaTarget::Gfx1100,
         35,
         &[
-            (DType::F32, DType::F32, [64, 64, 8], (2, 1), FMA8X8, 2),
-            (DType::F64, DType::F64, [64, 64, 8], (1, 2), FMA8X8, 2),
-            (DType::F64, DType::F64, [64, 32, 4], (2, 1), FMA8X4, 1),
+            (DType::F32, DType::F32, [64, 64, 8], (2, 1), fma(8, 8), 2),
+            (DType::F64, DType::F64, [64, 64, 8], (1, 2), fma(8, 8), 2),
+            (DType::F64, DType::F64, [64, 32, 4], (2, 1), fma(8, 4), 1),
         ],
     );
 }
@@ -554,30 +534,30 @@ fn gfx9_fma() {
         IsaTarget::Gfx908,
         32,
         &[
-            (DType::F64, DType::F64, [64, 64, 8], (2, 2), FMA4X4, 2),
-            (DType::F64, DType::F64, [32, 32, 4], (1, 1), FMA4X4, 1),
+            (DType::F64, DType::F64, [64, 64, 8], (2, 2), fma(4, 4), 2),
+            (DType::F64, DType::F64, [32, 32, 4], (1, 1), fma(4, 4), 1),
         ],
     );
     run_family(
         IsaTarget::Gfx90a,
         33,
-        &[(DType::F32, DType::F32, [32, 64, 8], (2, 2), FMA2X4, 2)],
+        &[(DType::F32, DType::F32, [32, 64, 8], (2, 2), fma(2, 4), 2)],
     );
     // The gfx908 f64 default's 8×8 lanes, one wave; 4×8 f32.
     run_family(
         IsaTarget::Gfx908,
         36,
-        &[(DType::F64, DType::F64, [64, 64, 8], (1, 1), FMA8X8, 2)],
+        &[(DType::F64, DType::F64, [64, 64, 8], (1, 1), fma(8, 8), 2)],
     );
     run_family(
         IsaTarget::Gfx942,
         37,
-        &[(DType::F32, DType::F32, [32, 64, 8], (1, 1), FMA4X8, 2)],
+        &[(DType::F32, DType::F32, [32, 64, 8], (1, 1), fma(4, 8), 2)],
     );
     run_family(
         IsaTarget::Gfx942,
         34,
-        &[(DType::F64, DType::F64, [64, 32, 8], (2, 2), FMA4X2, 2)],
+        &[(DType::F64, DType::F64, [64, 32, 8], (2, 2), fma(4, 2), 2)],
     );
 }
 
@@ -889,7 +869,7 @@ fn refusals_name_the_field() {
         DType::F32,
         [64, 64, 16],
         (2, 2),
-        FMA4X4,
+        fma(4, 4),
         2,
         (false, false),
     );

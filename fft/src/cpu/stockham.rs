@@ -861,6 +861,32 @@ fn share(len: usize, (i, parts): (usize, usize), align: usize) -> (usize, usize)
     (at(i), at(i + 1))
 }
 
+/// Expands to a `match` over a pass's (radix, direction, odd-radix constants) that
+/// calls `$go!(RADIX, butterfly)` for every fixed-size butterfly, followed by the
+/// caller's remaining arms.
+macro_rules! fixed_butterflies {
+    ($go:ident, $p:expr, $fwd:expr, { $($rest:tt)* }) => {
+        match ($p.radix, $fwd, &$p.odd) {
+            (2, _, _) => $go!(2, Dir::<true>),
+            (3, true, _) => $go!(3, Dir::<true>),
+            (3, false, _) => $go!(3, Dir::<false>),
+            (4, true, _) => $go!(4, Dir::<true>),
+            (4, false, _) => $go!(4, Dir::<false>),
+            (8, true, _) => $go!(8, Dir::<true>),
+            (8, false, _) => $go!(8, Dir::<false>),
+            (9, true, _) => $go!(9, Dir::<true>),
+            (9, false, _) => $go!(9, Dir::<false>),
+            (16, true, _) => $go!(16, Dir::<true>),
+            (16, false, _) => $go!(16, Dir::<false>),
+            (5, _, Some(k)) => $go!(5, Odd(k)),
+            (7, _, Some(k)) => $go!(7, Odd(k)),
+            (11, _, Some(k)) => $go!(11, Odd(k)),
+            (13, _, Some(k)) => $go!(13, Odd(k)),
+            $($rest)*
+        }
+    };
+}
+
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run_pass<V: Cv>(
@@ -879,22 +905,7 @@ fn run_pass<V: Cv>(
             pass::<V, $r, _>(x, y, p, $bf, count, inner, part, tw, win)
         };
     }
-    match (p.radix, fwd, &p.odd) {
-        (2, _, _) => go!(2, Dir::<true>),
-        (3, true, _) => go!(3, Dir::<true>),
-        (3, false, _) => go!(3, Dir::<false>),
-        (4, true, _) => go!(4, Dir::<true>),
-        (4, false, _) => go!(4, Dir::<false>),
-        (8, true, _) => go!(8, Dir::<true>),
-        (8, false, _) => go!(8, Dir::<false>),
-        (9, true, _) => go!(9, Dir::<true>),
-        (9, false, _) => go!(9, Dir::<false>),
-        (16, true, _) => go!(16, Dir::<true>),
-        (16, false, _) => go!(16, Dir::<false>),
-        (5, _, Some(k)) => go!(5, Odd(k)),
-        (7, _, Some(k)) => go!(7, Odd(k)),
-        (11, _, Some(k)) => go!(11, Odd(k)),
-        (13, _, Some(k)) => go!(13, Odd(k)),
+    fixed_butterflies!(go, p, fwd, {
         (r, _, Some(k)) => {
             let s = p.s * inner;
             let n = r * p.m * s;
@@ -912,7 +923,7 @@ fn run_pass<V: Cv>(
         }
         // Even radices other than the above are never planned.
         (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
-    }
+    })
 }
 
 /// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
@@ -935,25 +946,10 @@ impl<T: Real, const FIRST: bool> SimdFn<T> for RowsEnd<'_, T, FIRST> {
                 rows_end::<V, $r, _, FIRST>(p, self.x, self.y, self.width, &$bf)
             };
         }
-        match (p.radix, self.fwd, &p.odd) {
-            (2, _, _) => go!(2, Dir::<true>),
-            (3, true, _) => go!(3, Dir::<true>),
-            (3, false, _) => go!(3, Dir::<false>),
-            (4, true, _) => go!(4, Dir::<true>),
-            (4, false, _) => go!(4, Dir::<false>),
-            (8, true, _) => go!(8, Dir::<true>),
-            (8, false, _) => go!(8, Dir::<false>),
-            (9, true, _) => go!(9, Dir::<true>),
-            (9, false, _) => go!(9, Dir::<false>),
-            (16, true, _) => go!(16, Dir::<true>),
-            (16, false, _) => go!(16, Dir::<false>),
-            (5, _, Some(k)) => go!(5, Odd(k)),
-            (7, _, Some(k)) => go!(7, Odd(k)),
-            (11, _, Some(k)) => go!(11, Odd(k)),
-            (13, _, Some(k)) => go!(13, Odd(k)),
+        fixed_butterflies!(go, p, self.fwd, {
             // Checked by the caller.
             (r, _, _) => unreachable!("no fixed butterfly for radix {r}"),
-        }
+        })
     }
 }
 

@@ -509,6 +509,7 @@ struct Coordinates {
 
 /// One k step's operand fragments of a lane (m16n8 instructions): per 16-row block of
 /// A and per 8-column block of B, the registers in the instruction's operand order.
+#[derive(Clone)]
 struct Fragments {
     a: Vec<Vec<Reg>>,
     b: Vec<Vec<Reg>>,
@@ -1011,10 +1012,15 @@ impl Gen<'_> {
             self.k.cp_async_commit();
             self.k.add_to(k_load, bk);
         }
-        if self.m16n8_k().is_some() {
-            self.ring_pipelined_m16n8(acc, la, lb, rd, kdim, k_load);
-            return;
-        }
+        // The m16n8 instructions read their fragments a step ahead (see
+        // `multiply_ahead`): slab 0's first ones before the loop, and each iteration's
+        // wait and barrier come after its slab's instructions instead of before them.
+        let first = self.m16n8_k().map(|_| {
+            self.k.comment("slab 0 landed; its first fragments");
+            self.k.cp_async_wait(stages - 2);
+            self.k.bar_sync();
+            self.m16n8_fragments(rd.0, rd.1, 0, 0)
+        });
         // The first k index of the slab being multiplied, and the byte offsets of its
         // stage and of the stage the copies fill.
         let k_cur = self.k.mov(Ty::U32, 0u32);
@@ -1025,18 +1031,23 @@ impl Gen<'_> {
         self.k.place(top);
         let finished = self.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
         self.k.bra_if(finished, false, done);
-        // This thread's copies of the current slab have landed; after the barrier
-        // everyone's have, and everyone has finished the previous slab, whose stage
-        // the copies below refill.
-        self.k.cp_async_wait(stages - 2);
-        self.k.bar_sync();
+        if first.is_none() {
+            // This thread's copies of the current slab have landed; after the barrier
+            // everyone's have, and everyone has finished the previous slab, whose stage
+            // the copies below refill.
+            self.k.cp_async_wait(stages - 2);
+            self.k.bar_sync();
+        }
         self.copy_slab(la, write, 0, k_load, kdim);
         self.copy_slab(lb, write, a_stage, k_load, kdim);
         self.k.cp_async_commit();
         self.k.add_to(k_load, bk);
         let a_rd = self.k.add(Ty::U32, rd.0, read);
         let b_rd = self.k.add(Ty::U32, rd.1, read);
-        self.multiply(acc, a_rd, b_rd, 0);
+        match &first {
+            Some(first) => self.multiply_ahead(acc, first, (a_rd, b_rd), rd, read),
+            None => self.multiply(acc, a_rd, b_rd, 0),
+        }
         self.k.add_to(k_cur, bk);
         for slot in [read, write] {
             let v = self.next_stage(slot);
@@ -1056,89 +1067,52 @@ impl Gen<'_> {
         self.k.selp(Ty::U32, 0u32, next, wrap)
     }
 
-    /// The ring's main loop for the m16n8 instructions, with the operand fragments
-    /// loaded one k step ahead of the instructions that use them, across slabs too.
+    /// One slab of m16n8 instructions with the operand fragments loaded one k step
+    /// ahead of the instructions that use them, across slabs too: `first` holds this
+    /// slab's first fragments on entry and the next slab's (at `rd` + the stage after
+    /// `read`) on exit.
     ///
-    /// Each slab's last instructions are issued before the step's wait and barrier, and
-    /// the next slab's first fragments are read right after it, so the tensor pipe
-    /// works through the barrier instead of draining at it (as CUTLASS's multistage
-    /// main loop does). The barrier is still the one per slab: after it every thread's
-    /// copies of slab s + 1 are visible and every thread has read all of slab s − 1
-    /// (its last fragments were read before the previous barrier), whose stage the
-    /// copies at the top of the next iteration refill.
-    fn ring_pipelined_m16n8(
+    /// The slab's last instructions are issued before the wait and barrier, and the
+    /// next slab's first fragments are read right after it, so the tensor pipe works
+    /// through the barrier instead of draining at it (as CUTLASS's multistage main loop
+    /// does). It is still one barrier per slab: after it every thread's copies of slab
+    /// s + 1 are visible and every thread has read all of slab s (its last fragments
+    /// were read before it), whose stage the copies of the next iteration refill.
+    fn multiply_ahead(
         &mut self,
         acc: &[Vec<Reg>],
-        la: &Loader,
-        lb: &Loader,
+        first: &Fragments,
+        (a_rd, b_rd): (Reg, Reg),
         rd: (Reg, Reg),
-        kdim: Reg,
-        k_load: Reg,
+        read: Reg,
     ) {
-        let (stages, stage, a_stage, bk) = (
-            self.plan.stages,
-            self.plan.stage,
-            self.plan.a_stage,
-            self.plan.bk,
-        );
+        let stages = self.plan.stages;
         let k = self.m16n8_k().unwrap_or(8);
-        let steps = bk / k;
-        self.k.comment("slab 0 landed; its first fragments");
+        let steps = self.plan.bk / k;
+        let mut current = first.clone();
+        for step in 1..steps {
+            let next = self.m16n8_fragments(a_rd, b_rd, 0, step * k);
+            self.m16n8_mma(acc, &current);
+            current = next;
+        }
+        self.m16n8_mma(acc, &current);
         self.k.cp_async_wait(stages - 2);
         self.k.bar_sync();
-        // Loop-carried: the fragments of the current slab's first step.
-        let first = self.m16n8_fragments(rd.0, rd.1, 0, 0);
-        let k_cur = self.k.mov(Ty::U32, 0u32);
-        let read = self.k.mov(Ty::U32, 0u32);
-        let write = self.k.mov(Ty::U32, (stages - 1) * stage);
-        let top = self.k.label();
-        let done = self.k.label();
-        self.k.place(top);
-        let finished = self.k.setp(Cmp::Ge, Ty::U32, k_cur, kdim);
-        self.k.bra_if(finished, false, done);
-        self.copy_slab(la, write, 0, k_load, kdim);
-        self.copy_slab(lb, write, a_stage, k_load, kdim);
-        self.k.cp_async_commit();
-        self.k.add_to(k_load, bk);
-        let a_rd = self.k.add(Ty::U32, rd.0, read);
-        let b_rd = self.k.add(Ty::U32, rd.1, read);
         let next_read = self.next_stage(read);
-        let mut current = Fragments {
-            a: first.a.clone(),
-            b: first.b.clone(),
-        };
-        for step in 0..steps {
-            if step + 1 < steps {
-                let next = self.m16n8_fragments(a_rd, b_rd, 0, (step + 1) * k);
-                self.m16n8_mma(acc, &current);
-                current = next;
-            } else {
-                self.m16n8_mma(acc, &current);
-                self.k.cp_async_wait(stages - 2);
-                self.k.bar_sync();
-                let na = self.k.add(Ty::U32, rd.0, next_read);
-                let nb = self.k.add(Ty::U32, rd.1, next_read);
-                let next = self.m16n8_fragments(na, nb, 0, 0);
-                for (dst, src) in first
-                    .a
-                    .iter()
-                    .zip(&next.a)
-                    .chain(first.b.iter().zip(&next.b))
-                {
-                    for (&d, &r) in dst.iter().zip(src) {
-                        self.k.assign(d, r);
-                    }
-                }
+        let na = self.k.add(Ty::U32, rd.0, next_read);
+        let nb = self.k.add(Ty::U32, rd.1, next_read);
+        let next = self.m16n8_fragments(na, nb, 0, 0);
+        // Into the loop-carried registers.
+        for (dst, src) in first
+            .a
+            .iter()
+            .zip(&next.a)
+            .chain(first.b.iter().zip(&next.b))
+        {
+            for (&d, &r) in dst.iter().zip(src) {
+                self.k.assign(d, r);
             }
         }
-        self.k.add_to(k_cur, bk);
-        self.k.assign(read, next_read);
-        let v = self.next_stage(write);
-        self.k.assign(write, v);
-        self.k.bra(top);
-        self.k.place(done);
-        // Nothing may be in flight when the block exits.
-        self.k.cp_async_wait(0);
     }
 
     /// Stores the staged slab into shared memory, `part` bytes into the shared array.
