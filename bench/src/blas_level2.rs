@@ -78,24 +78,31 @@ fn shapes(trans: Transpose, esize: usize) -> Vec<GemvTuning> {
                         cols: Some(cols),
                         chunks,
                         vector: None,
+                        warps_per_column: None,
                     });
                 }
             }
         }
     } else {
         for block in [64, 128, 256, 512, 1024] {
-            for rows in [1, 2, 3, 4, 6, 8] {
+            for rows in [1, 2, 4, 8] {
                 // A lane load is at most 16 bytes.
                 for vector in [1u32, 2, 4]
                     .into_iter()
                     .filter(|&v| v as usize * esize <= 16)
                 {
-                    v.push(GemvTuning {
-                        block: Some(block),
-                        rows: Some(rows),
-                        vector: Some(vector),
-                        ..GemvTuning::default()
-                    });
+                    // One warp per column, two, or the whole workgroup on one column.
+                    let mut groups = vec![1, 2, block / 32];
+                    groups.dedup();
+                    for warps_per_column in groups {
+                        v.push(GemvTuning {
+                            block: Some(block),
+                            rows: Some(rows),
+                            vector: Some(vector),
+                            warps_per_column: Some(warps_per_column),
+                            ..GemvTuning::default()
+                        });
+                    }
                 }
             }
         }
@@ -202,8 +209,17 @@ fn bench<T: Scalar>(
         );
     }
     println!(
-        "{:<6} {:<6} {:<6} {:<8} {:<6} {:>10} {:>10} {:>9} {:>11}",
-        "block", "rows", "cols", "chunks", "vector", "ms", "GB/s", "of copy", "ours/cuBLAS"
+        "{:<6} {:<6} {:<6} {:<8} {:<6} {:<6} {:>10} {:>10} {:>9} {:>11}",
+        "block",
+        "rows",
+        "cols",
+        "chunks",
+        "vector",
+        "warps",
+        "ms",
+        "GB/s",
+        "of copy",
+        "ours/cuBLAS"
     );
     let list = if a.sweep {
         shapes(trans, esize)
@@ -215,16 +231,17 @@ fn bench<T: Scalar>(
         let secs = run(t)?;
         let gbs = bytes / secs / 1e9;
         println!(
-            "{:<6} {:<6} {:<6} {:<8} {:<6} {:>10.3} {:>10.1} {:>8.1}% {:>11}",
+            "{:<6} {:<6} {:<6} {:<8} {:<6} {:<6} {:>10.3} {:>10.1} {:>8.1}% {:>11}",
             opt(t.block),
             opt(t.rows),
             opt(t.cols),
             opt(t.chunks),
             opt(t.vector),
+            opt(t.warps_per_column),
             secs * 1e3,
             gbs,
             100.0 * gbs / copy_gbs,
-            vendor.map_or("-".to_string(), |v| format!("{:.2}x", v / secs))
+            vendor.map_or("-".to_string(), |v| format!("{:.3}x", v / secs))
         );
     }
     Ok(())

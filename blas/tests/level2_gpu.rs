@@ -222,8 +222,9 @@ fn batched_harness_accepts_the_cpu() {
 }
 
 /// Non-default kernel shapes (the bench's sweep): rows, columns per step, chunk counts
-/// (1 = no split, more than the columns), blocks, and T/C wide loads (used where the
-/// views are aligned: lda a multiple of 4, offset 0; the odd lda/offset cases fall back).
+/// (1 = no split, more than the columns), blocks, T/C wide loads (used where the
+/// views are aligned: lda a multiple of 4, offset 0; the odd lda/offset cases fall back)
+/// and T/C groups of warps sharing a column (ignored by N).
 #[test]
 fn tuned_gemv_cuda_matches_reference() {
     let tunings = [
@@ -233,6 +234,7 @@ fn tuned_gemv_cuda_matches_reference() {
             cols: Some(1),
             chunks: Some(1),
             vector: None,
+            warps_per_column: None,
         },
         GemvTuning {
             block: Some(128),
@@ -240,6 +242,7 @@ fn tuned_gemv_cuda_matches_reference() {
             cols: Some(8),
             chunks: Some(7),
             vector: None,
+            warps_per_column: None,
         },
         GemvTuning {
             block: Some(256),
@@ -247,6 +250,7 @@ fn tuned_gemv_cuda_matches_reference() {
             cols: Some(4),
             chunks: Some(5000),
             vector: None,
+            warps_per_column: None,
         },
         GemvTuning {
             block: Some(256),
@@ -258,6 +262,20 @@ fn tuned_gemv_cuda_matches_reference() {
             block: Some(128),
             rows: Some(2),
             vector: Some(2),
+            ..GemvTuning::default()
+        },
+        // T/C: two warps per column, and a 16-warp group reading one column.
+        GemvTuning {
+            block: Some(128),
+            rows: Some(3),
+            warps_per_column: Some(2),
+            ..GemvTuning::default()
+        },
+        GemvTuning {
+            block: Some(512),
+            rows: Some(2),
+            vector: Some(2),
+            warps_per_column: Some(16),
             ..GemvTuning::default()
         },
     ];

@@ -1,5 +1,5 @@
-//! The Level 2 generators beyond gemv (`rocm_kernels::level2::{rank, trimv, trsv}`)
-//! executed by the PTX interpreter against host computations in f64, for f32, f64,
+//! The Level 2 generators (`rocm_kernels::level2::{gemv, rank, trimv, trsv}`; gemv's
+//! `T`/`C` shapes here, its `N` split on CUDA in rocm-blas) executed by the PTX interpreter against host computations in f64, for f32, f64,
 //! Complex32 and Complex64, every op, storage, uplo, unit flag and β, on odd sizes that
 //! leave partial workgroups and column groups, with leading dimensions above the rows and
 //! negative and non-unit increments. Memory a kernel must not touch (the other triangle,
@@ -7,6 +7,9 @@
 //! that are compared exactly afterwards (or that would poison the result if read).
 //!
 //! Tolerances (u = the dtype's epsilon, c = 4 for complex arithmetic, else 1):
+//! - gemv `T`/`C`: each y(j) a sum of m products along a tree of depth at most
+//!   m + 5 + warps_per_column (see `level2::gemv`), then α and β:
+//!   (m + 40)·c·u·(|α|·Σ|a||x| + |β||y|).
 //! - rank updates: one product and one or two fused additions per element:
 //!   4c·u·(|a| + |α x y| (+ |α y x|)).
 //! - triangle products: (n + 66)·c·u·(|α|·Σ|a||x| + |β||y|) (the kernel's addition tree
@@ -19,6 +22,7 @@ mod ptx_sim;
 
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::generator::Generator;
+use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans};
 use rocm_kernels::level2::rank::{self, Rank, RankOp, RankParams};
 use rocm_kernels::level2::trimv::{self, TriMv, TriMvOp, TriMvParams};
 use rocm_kernels::level2::trsv::{self, TrsvBlock, TrsvParams};
@@ -762,6 +766,118 @@ fn general_band_unpack_in_the_ptx_interpreter() {
                         ty.dtype,
                         got[i + j * m]
                     );
+                }
+            }
+        }
+    }
+}
+
+/// One gemv `T`/`C` launch of `p` on an m×n matrix (lda = m + pad) against the host sum.
+fn gemv_t_case(ty: Ty, p: &GemvParams, (m, n, pad): (usize, usize, usize), incx: isize) {
+    let lda = m + pad;
+    let incy = -2isize;
+    let conj = p.trans == GemvTrans::C;
+    let mut rng = Rng(3 + m as u64 * 7 + n as u64 * 11 + p.warps_per_column as u64);
+    // The padding below each column holds NaN: a kernel reading past row m − 1 fails.
+    let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
+    for j in 0..n {
+        for i in 0..m {
+            a[i + j * lda] = rng.value(ty);
+        }
+    }
+    let x: Vec<C> = (0..extent(m, incx)).map(|_| rng.value(ty)).collect();
+    let y0: Vec<C> = (0..extent(n, incy)).map(|_| rng.value(ty)).collect();
+    let (alpha, beta) = (rng.value(ty), rng.value(ty));
+    let kernel = parse(Gemv::generate(p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(&a));
+    let px = mem.alloc(ty.bytes(&x));
+    let py = mem.alloc(ty.bytes(&y0));
+    let e = es(ty);
+    let mut args = vec![
+        m as u64,
+        n as u64,
+        pa,
+        lda as u64,
+        logical0(px, m, incx, e),
+        incx as i64 as u64,
+        logical0(py, n, incy, e),
+        incy as i64 as u64,
+    ];
+    args.extend(ty.scalar(alpha));
+    if p.read_y {
+        args.extend(ty.scalar(beta));
+    }
+    let groups = n.div_ceil(p.outputs_per_group() as usize);
+    kernel.run([groups as u32, 1, 1], p.block, &args, &mut mem);
+    let got = ty.values(mem.bytes(py));
+    for j in 0..n {
+        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
+        for i in 0..m {
+            let v = a[i + j * lda];
+            let v = if conj { v.conj() } else { v };
+            let xi = x[at(i, m, incx)];
+            s = s.add(v.mul(xi));
+            mag += v.abs() * xi.abs();
+        }
+        let yj = at(j, n, incy);
+        let mut want = alpha.mul(s);
+        mag *= alpha.abs();
+        if p.read_y {
+            want = want.add(beta.mul(y0[yj]));
+            mag += beta.abs() * y0[yj].abs();
+        }
+        let c = if ty.complex { 4.0 } else { 1.0 };
+        let bound = (m as f64 + 40.0) * c * ty.eps() * mag + f64::MIN_POSITIVE;
+        let err = got[yj].sub(want).abs();
+        assert!(
+            err <= bound,
+            "{:?} {p:?} m {m} n {n}: y[{j}] = {:?}, want {want:?} (bound {bound:e})",
+            ty.dtype,
+            got[yj]
+        );
+    }
+    for q in 0..y0.len() {
+        if q % incy.unsigned_abs() != 0 {
+            assert!(got[q].same(y0[q]), "y gap {q} written");
+        }
+    }
+}
+
+/// gemv `T`/`C` with one warp per column and with groups of 2 and 16 warps sharing a
+/// column (the named-barrier reduction), element and wide loads, on sizes that leave
+/// partial load steps, partial spans and a partial last workgroup.
+#[test]
+fn gemv_t_column_groups_in_the_ptx_interpreter() {
+    for ty in TYPES {
+        for trans in [GemvTrans::T, GemvTrans::C] {
+            for (block, warps_per_column, rows, vector) in [
+                (64, 1, 3, 1),
+                (128, 2, 2, 1),
+                (512, 16, 2, 2),
+                (256, 2, 3, 4),
+            ] {
+                let p = GemvParams {
+                    block,
+                    warps_per_column,
+                    rows,
+                    vector,
+                    read_y: warps_per_column != 2,
+                    ..GemvParams::fallback(ty.dtype, trans, true)
+                };
+                // Wide loads need 16 bytes at most (the host picks them only then).
+                if p.vector as usize * es(ty) > 16 {
+                    continue;
+                }
+                for (m, n) in [(1, 3), (37, 5), (1100, 3)] {
+                    // Wide loads: x contiguous, lda a multiple of the load.
+                    let v = vector as usize;
+                    let (pad, incx) = if v > 1 {
+                        ((v - m % v) % v + v, 1)
+                    } else {
+                        (3, -3)
+                    };
+                    gemv_t_case(ty, &p, (m, n, pad), incx);
                 }
             }
         }

@@ -207,6 +207,11 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
     p.block = tuning.block.unwrap_or(p.block);
     p.rows = tuning.rows.unwrap_or(p.rows);
     p.cols = tuning.cols.unwrap_or(p.cols);
+    if call.trans == GemvTrans::N {
+        p.warps_per_column = 1;
+    } else {
+        p.warps_per_column = tuning.warps_per_column.unwrap_or(p.warps_per_column);
+    }
     // Wide T/C loads only where every lane load is aligned: x contiguous, A, x and each
     // column start (lda) multiples of the load.
     let esize = call.dtype.size() as u64;
@@ -299,7 +304,8 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
             tail(&mut args);
             let groups = n.div_ceil(p.outputs_per_group() as u64);
             let cfg = LaunchConfig::linear(groups as u32, p.block);
-            // SAFETY: one warp per column of A (whole warps past n leave); reads A, x
+            // SAFETY: one group of warps per column of A (whole groups past n leave, and
+            // each group's barrier counts only its own warps); reads A, x
             // within the checked views and writes y's n elements.
             unsafe { main.launch(blas.stream(), &cfg, &args) }
         }

@@ -1,10 +1,13 @@
 //! A small PTX interpreter for the instruction subset our GEMM generator emits, so the
 //! generated kernels can be executed (slowly, exactly) without a GPU.
 //!
-//! Threads of a block run one after another up to each `bar.sync` (the kernels use no
-//! shuffles or votes, so this order is one the hardware may also produce); the one
-//! warp-collective instruction known, f64 `mma.sync.m8n8k4`, runs when all 32 lanes of
-//! the warp have reached it, with the PTX ISA's fragment layout; the warpgroup MMA
+//! Threads of a block run one after another up to each `bar.sync` (this order is one the
+//! hardware may also produce); a named barrier `bar.sync id, count` releases once
+//! `count` threads wait at `id`, a plain one once every thread of the block does. The
+//! warp-collective instructions run when every live lane of the warp has reached them:
+//! `shfl.sync.down.b32` (full mask) and the matrix instructions, f64
+//! `mma.sync.m8n8k4` and the others in [`Kernel::mma`], with the PTX ISA's fragment
+//! layout; the warpgroup MMA
 //! (`wgmma.mma_async`, [`wgmma`]) runs when all 128 threads of the warpgroup have.
 //! Asynchronous copies (`cp.async`) complete at once (one order the hardware may
 //! produce; a missing wait cannot be caught, a wrong address or layout can). Global
@@ -333,6 +336,44 @@ impl Kernel {
                     progressed = true;
                 }
             }
+            // Shuffles (full mask): all 32 lanes of the warp at the same instruction.
+            for warp in threads.chunks_mut(32) {
+                if warp.iter().any(|t| t.stop == Some(Stop::Shuffle)) {
+                    let pc = warp[0].pc;
+                    assert!(
+                        warp.len() == 32
+                            && warp
+                                .iter()
+                                .all(|t| t.stop == Some(Stop::Shuffle) && t.pc == pc),
+                        "shfl.sync reached by part of a warp"
+                    );
+                    self.shuffle(&self.insts[pc], warp);
+                    for t in warp.iter_mut() {
+                        t.pc += 1;
+                        t.stop = None;
+                    }
+                    progressed = true;
+                }
+            }
+            // Named barriers: released once their count of threads waits.
+            let mut waiting: HashMap<u64, (u64, Option<u64>)> = HashMap::new();
+            for t in &threads {
+                if let Some(Stop::Barrier(id, count)) = t.stop {
+                    let e = waiting.entry(id).or_insert((0, count));
+                    assert_eq!(e.1, count, "barrier {id} with different counts");
+                    e.0 += 1;
+                }
+            }
+            for (id, (arrived, count)) in waiting {
+                if Some(arrived) == count {
+                    for t in threads.iter_mut() {
+                        if t.stop == Some(Stop::Barrier(id, count)) {
+                            t.stop = None;
+                        }
+                    }
+                    progressed = true;
+                }
+            }
             if progressed {
                 continue;
             }
@@ -342,7 +383,9 @@ impl Kernel {
                 "some threads exited while others wait at a barrier"
             );
             assert!(
-                threads.iter().all(|t| t.stop == Some(Stop::Barrier)),
+                threads
+                    .iter()
+                    .all(|t| matches!(t.stop, Some(Stop::Barrier(_, None)))),
                 "threads diverged at a barrier"
             );
             for t in threads.iter_mut() {
@@ -463,7 +506,22 @@ impl Kernel {
             }
             let op0 = inst.op[0].as_str();
             match op0 {
-                "bar" => return Some(Stop::Barrier),
+                "bar" => {
+                    let id = match &inst.args[0] {
+                        Arg::Reg(r) => t.regs[*r],
+                        Arg::Imm(v) => *v,
+                        a => panic!("barrier id {a:?} in `{}`", inst.text),
+                    };
+                    let count = inst.args.get(1).map(|a| match a {
+                        Arg::Imm(v) => *v,
+                        a => panic!("barrier count {a:?} in `{}`", inst.text),
+                    });
+                    return Some(Stop::Barrier(id, count));
+                }
+                "shfl" => {
+                    t.pc -= 1;
+                    return Some(Stop::Shuffle);
+                }
                 "mma" => {
                     t.pc -= 1;
                     return Some(Stop::Mma);
@@ -614,12 +672,21 @@ impl Kernel {
                 }
                 return;
             }
-            "mov" => match &args[1] {
-                // mov.b32 r, {lo, hi}: two 16-bit halves, lo in the low bits.
-                Arg::List(l) if l.len() == 2 => {
-                    (t.regs[l[0]] & 0xFFFF) | ((t.regs[l[1]] & 0xFFFF) << 16)
+            "mov" => match (&args[0], &args[1]) {
+                // mov.b64 {lo, hi}, r: the two 32-bit halves of r.
+                (Arg::List(l), a) if l.len() == 2 && ty == "b64" => {
+                    let v = val(a, t);
+                    t.regs[l[0]] = v & 0xFFFF_FFFF;
+                    t.regs[l[1]] = v >> 32;
+                    return;
                 }
-                a => val(a, t),
+                // mov.bN r, {lo, hi}: two N/2-bit halves, lo in the low bits.
+                (_, Arg::List(l)) if l.len() == 2 => {
+                    let h = width(ty) / 2;
+                    let m = (1u64 << h) - 1;
+                    (t.regs[l[0]] & m) | ((t.regs[l[1]] & m) << h)
+                }
+                (_, a) => val(a, t),
             },
             "cvta" => val(&args[1], t),
             "cvt" if op[1..] == ["rna", "tf32", "f32"] => {
@@ -816,6 +883,31 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// `shfl.sync.down.b32 d, a, delta, 31, 0xffffffff`: lane l takes lane l + delta's
+    /// `a` where that lane exists (l + delta ≤ 31), else its own.
+    fn shuffle(&self, inst: &Inst, warp: &mut [Thread]) {
+        assert_eq!(
+            inst.op.join("."),
+            "shfl.sync.down.b32",
+            "unknown shuffle `{}`",
+            inst.text
+        );
+        let (Arg::Reg(d), Arg::Reg(a), Arg::Imm(delta), Arg::Imm(31), Arg::Imm(0xffff_ffff)) = (
+            &inst.args[0],
+            &inst.args[1],
+            &inst.args[2],
+            &inst.args[3],
+            &inst.args[4],
+        ) else {
+            panic!("shuffle operands in `{}`", inst.text)
+        };
+        let src: Vec<u64> = warp.iter().map(|t| t.regs[*a] & 0xFFFF_FFFF).collect();
+        for (l, t) in warp.iter_mut().enumerate() {
+            let from = l + *delta as usize;
+            t.regs[*d] = src[if from < 32 { from } else { l }];
+        }
+    }
+
     /// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0..d3}, {a0..a3}, {b0, b1},
     /// {c0..c3}`: lane l (g = l >> 2, t = l % 4) holds A[g][t], A[g+8][t], A[g][t+4],
     /// A[g+8][t+4]; B[t][g], B[t+4][g]; C[g][2t+i], C[g+8][2t+i]. Products of tf32 values
@@ -916,7 +1008,9 @@ impl Kernel {
 /// Why a thread stopped before the others caught up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
-    Barrier,
+    /// `bar.sync id[, count]`: the barrier and, for a named one, its thread count.
+    Barrier(u64, Option<u64>),
+    Shuffle,
     Mma,
     Wgmma,
 }

@@ -54,6 +54,14 @@ pub fn generate(t: IsaTarget, p: &GemvParams) -> Result<Vec<AssembledKernel>> {
             ),
         ));
     }
+    if p.warps_per_column != 1 {
+        // The shared-column groups are a PTX variant (tuned on an H100); the AMDGPU
+        // kernel keeps one wave-slice of 32 work-items per column.
+        return Err(Error::unsupported(
+            format!("gemv with {} warps per column", p.warps_per_column),
+            "AMDGPU",
+        ));
+    }
     let el = Elem::of(p.dtype)?;
     Ok(match p.trans {
         GemvTrans::N if p.splits() => vec![build_n(t, p, el)?, build_finish(t, p, el)?],
