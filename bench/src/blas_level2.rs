@@ -56,30 +56,28 @@ pub fn run(a: &GemvArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
     }
 }
 
-/// The sweep's shapes: N over rows × cols × chunks (None = the host's rule), T over
-/// block × loads per lane.
+/// The sweep's shapes: N over block × rows × cols × chunks (None = the host's rule) ×
+/// lane load width, T over block × loads per lane × lane load width × warps per column.
 fn shapes(trans: Transpose, esize: usize) -> Vec<GemvTuning> {
     let mut v = vec![GemvTuning::default()];
     if trans == Transpose::N {
-        for rows in [1, 2, 4] {
+        for (block, rows) in [(128, 2), (128, 4), (256, 1), (256, 2), (512, 1), (512, 2)] {
             for cols in [2, 4, 8] {
-                for chunks in [
-                    None,
-                    Some(1),
-                    Some(8),
-                    Some(16),
-                    Some(17),
-                    Some(32),
-                    Some(64),
-                ] {
-                    v.push(GemvTuning {
-                        block: Some(256),
-                        rows: Some(rows),
-                        cols: Some(cols),
-                        chunks,
-                        vector: None,
-                        warps_per_column: None,
-                    });
+                for chunks in [None, Some(17), Some(32)] {
+                    // A lane load is at most 16 bytes.
+                    for vector in [1u32, 2, 4]
+                        .into_iter()
+                        .filter(|&v| v as usize * esize <= 16)
+                    {
+                        v.push(GemvTuning {
+                            block: Some(block),
+                            rows: Some(rows),
+                            cols: Some(cols),
+                            chunks,
+                            vector: Some(vector),
+                            warps_per_column: None,
+                        });
+                    }
                 }
             }
         }

@@ -222,8 +222,9 @@ fn batched_harness_accepts_the_cpu() {
 }
 
 /// Non-default kernel shapes (the bench's sweep): rows, columns per step, chunk counts
-/// (1 = no split, more than the columns), blocks, T/C wide loads (used where the
-/// views are aligned: lda a multiple of 4, offset 0; the odd lda/offset cases fall back)
+/// (1 = no split, more than the columns), blocks, wide loads (used where the views are
+/// aligned: lda a multiple of 4, offset 0, and for N m a multiple of the load; the odd
+/// m/lda/offset cases fall back)
 /// and T/C groups of warps sharing a column (ignored by N).
 #[test]
 fn tuned_gemv_cuda_matches_reference() {
@@ -286,6 +287,7 @@ fn tuned_gemv_cuda_matches_reference() {
                 (1029, 131, 3, 0),
                 (1029, 131, 0, 1),
                 (4096, 67, 0, 0),
+                (1028, 45, 4, 0),
                 (33, 2, 0, 0),
             ] {
                 for coefs in [0, 1] {

@@ -1,5 +1,5 @@
-//! The Level 2 generators (`rocm_kernels::level2::{gemv, rank, trimv, trsv}`; gemv's
-//! `T`/`C` shapes here, its `N` split on CUDA in rocm-blas) executed by the PTX interpreter against host computations in f64, for f32, f64,
+//! The Level 2 generators (`rocm_kernels::level2::{gemv, rank, trimv, trsv}`)
+//! executed by the PTX interpreter against host computations in f64, for f32, f64,
 //! Complex32 and Complex64, every op, storage, uplo, unit flag and β, on odd sizes that
 //! leave partial workgroups and column groups, with leading dimensions above the rows and
 //! negative and non-unit increments. Memory a kernel must not touch (the other triangle,
@@ -7,9 +7,9 @@
 //! that are compared exactly afterwards (or that would poison the result if read).
 //!
 //! Tolerances (u = the dtype's epsilon, c = 4 for complex arithmetic, else 1):
-//! - gemv `T`/`C`: each y(j) a sum of m products along a tree of depth at most
-//!   m + 5 + warps_per_column (see `level2::gemv`), then α and β:
-//!   (m + 40)·c·u·(|α|·Σ|a||x| + |β||y|).
+//! - gemv: each y entry a sum of k products (k = n for `N`, m for `T`/`C`) along a tree
+//!   of depth at most k + 5 + chunks or warps per column (see `level2::gemv`), then α
+//!   and β: (k + 40)·c·u·(|α|·Σ|a||x| + |β||y|).
 //! - rank updates: one product and one or two fused additions per element:
 //!   4c·u·(|a| + |α x y| (+ |α y x|)).
 //! - triangle products: (n + 66)·c·u·(|α|·Σ|a||x| + |β||y|) (the kernel's addition tree
@@ -22,7 +22,7 @@ mod ptx_sim;
 
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::generator::Generator;
-use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans};
+use rocm_kernels::level2::gemv::{self, Gemv, GemvParams, GemvTrans};
 use rocm_kernels::level2::rank::{self, Rank, RankOp, RankParams};
 use rocm_kernels::level2::trimv::{self, TriMv, TriMvOp, TriMvParams};
 use rocm_kernels::level2::trsv::{self, TrsvBlock, TrsvParams};
@@ -772,11 +772,17 @@ fn general_band_unpack_in_the_ptx_interpreter() {
     }
 }
 
-/// One gemv `T`/`C` launch of `p` on an m×n matrix (lda = m + pad) against the host sum.
-fn gemv_t_case(ty: Ty, p: &GemvParams, (m, n, pad): (usize, usize, usize), incx: isize) {
+/// One gemv of `p` on an m×n matrix (lda = m + pad) against the host sum: `T`/`C` one
+/// launch; `N` split over `chunks` column chunks (the partials in a workspace, then the
+/// finish kernel) when `p.split`, else one launch.
+fn gemv_case(ty: Ty, p: &GemvParams, (m, n, pad): (usize, usize, usize), incx: isize, chunks: u32) {
     let lda = m + pad;
     let incy = -2isize;
     let conj = p.trans == GemvTrans::C;
+    let (lx, ly) = match p.trans {
+        GemvTrans::N => (n, m),
+        _ => (m, n),
+    };
     let mut rng = Rng(3 + m as u64 * 7 + n as u64 * 11 + p.warps_per_column as u64);
     // The padding below each column holds NaN: a kernel reading past row m − 1 fails.
     let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
@@ -785,56 +791,81 @@ fn gemv_t_case(ty: Ty, p: &GemvParams, (m, n, pad): (usize, usize, usize), incx:
             a[i + j * lda] = rng.value(ty);
         }
     }
-    let x: Vec<C> = (0..extent(m, incx)).map(|_| rng.value(ty)).collect();
-    let y0: Vec<C> = (0..extent(n, incy)).map(|_| rng.value(ty)).collect();
+    let x: Vec<C> = (0..extent(lx, incx)).map(|_| rng.value(ty)).collect();
+    let y0: Vec<C> = (0..extent(ly, incy)).map(|_| rng.value(ty)).collect();
     let (alpha, beta) = (rng.value(ty), rng.value(ty));
-    let kernel = parse(Gemv::generate(p, &target()).unwrap().image);
+    let ModuleImage::Ptx(text) = Gemv::generate(p, &target()).unwrap().image else {
+        panic!("not PTX")
+    };
     let mut mem = ptx_sim::Memory::default();
     let pa = mem.alloc(ty.bytes(&a));
     let px = mem.alloc(ty.bytes(&x));
     let py = mem.alloc(ty.bytes(&y0));
     let e = es(ty);
-    let mut args = vec![
+    let head = vec![
         m as u64,
         n as u64,
         pa,
         lda as u64,
-        logical0(px, m, incx, e),
+        logical0(px, lx, incx, e),
         incx as i64 as u64,
-        logical0(py, n, incy, e),
-        incy as i64 as u64,
     ];
-    args.extend(ty.scalar(alpha));
+    let mut tail = vec![logical0(py, ly, incy, e), incy as i64 as u64];
+    tail.extend(ty.scalar(alpha));
     if p.read_y {
-        args.extend(ty.scalar(beta));
+        tail.extend(ty.scalar(beta));
     }
-    let groups = n.div_ceil(p.outputs_per_group() as usize);
-    kernel.run([groups as u32, 1, 1], p.block, &args, &mut mem);
+    let groups = ly.div_ceil(p.outputs_per_group() as usize) as u32;
+    let main = ptx_sim::host::entry(&text, gemv::KERNEL);
+    if p.split {
+        // Compute-type partials, chunk-major; unwritten ones would stay NaN.
+        let work = mem.alloc(ty.bytes(&vec![C(f64::NAN, f64::NAN); chunks as usize * m]));
+        let mut args = head.clone();
+        args.push(work);
+        main.run([groups, chunks, 1], p.block, &args, &mut mem);
+        let mut args = vec![m as u64, chunks as u64, work];
+        args.extend(&tail);
+        let finish = ptx_sim::host::entry(&text, gemv::FINISH);
+        finish.run(
+            [m.div_ceil(p.block as usize) as u32, 1, 1],
+            p.block,
+            &args,
+            &mut mem,
+        );
+    } else {
+        let mut args = head.clone();
+        args.extend(&tail);
+        main.run([groups, 1, 1], p.block, &args, &mut mem);
+    }
     let got = ty.values(mem.bytes(py));
-    for j in 0..n {
+    for o in 0..ly {
         let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
-        for i in 0..m {
+        for q in 0..lx {
+            let (i, j) = match p.trans {
+                GemvTrans::N => (o, q),
+                _ => (q, o),
+            };
             let v = a[i + j * lda];
             let v = if conj { v.conj() } else { v };
-            let xi = x[at(i, m, incx)];
-            s = s.add(v.mul(xi));
-            mag += v.abs() * xi.abs();
+            let xq = x[at(q, lx, incx)];
+            s = s.add(v.mul(xq));
+            mag += v.abs() * xq.abs();
         }
-        let yj = at(j, n, incy);
+        let yo = at(o, ly, incy);
         let mut want = alpha.mul(s);
         mag *= alpha.abs();
         if p.read_y {
-            want = want.add(beta.mul(y0[yj]));
-            mag += beta.abs() * y0[yj].abs();
+            want = want.add(beta.mul(y0[yo]));
+            mag += beta.abs() * y0[yo].abs();
         }
         let c = if ty.complex { 4.0 } else { 1.0 };
-        let bound = (m as f64 + 40.0) * c * ty.eps() * mag + f64::MIN_POSITIVE;
-        let err = got[yj].sub(want).abs();
+        let bound = (lx as f64 + 40.0) * c * ty.eps() * mag + f64::MIN_POSITIVE;
+        let err = got[yo].sub(want).abs();
         assert!(
             err <= bound,
-            "{:?} {p:?} m {m} n {n}: y[{j}] = {:?}, want {want:?} (bound {bound:e})",
+            "{:?} {p:?} m {m} n {n} chunks {chunks}: y[{o}] = {:?}, want {want:?} (bound {bound:e})",
             ty.dtype,
-            got[yj]
+            got[yo]
         );
     }
     for q in 0..y0.len() {
@@ -877,7 +908,37 @@ fn gemv_t_column_groups_in_the_ptx_interpreter() {
                     } else {
                         (3, -3)
                     };
-                    gemv_t_case(ty, &p, (m, n, pad), incx);
+                    gemv_case(ty, &p, (m, n, pad), incx, 1);
+                }
+            }
+        }
+    }
+}
+
+/// gemv `N`, one launch and split over column chunks (including more chunks than
+/// columns), with element and wide loads (m a multiple of the load, as the host
+/// requires), rows and columns that leave partial slots and steps.
+#[test]
+fn gemv_n_in_the_ptx_interpreter() {
+    for ty in TYPES {
+        for (block, rows, cols, vector) in [(64, 3, 2, 1), (128, 2, 4, 2), (64, 2, 3, 4)] {
+            if vector as usize * es(ty) > 16 {
+                continue;
+            }
+            for (split, chunks) in [(false, 1), (true, 3), (true, 9)] {
+                let p = GemvParams {
+                    block,
+                    rows,
+                    cols,
+                    vector,
+                    split,
+                    read_y: chunks != 3,
+                    ..GemvParams::fallback(ty.dtype, GemvTrans::N, true)
+                };
+                for (m, n) in [(4, 1), (36, 7), (1100, 5)] {
+                    let v = vector as usize;
+                    let pad = if v > 1 { v } else { 3 };
+                    gemv_case(ty, &p, (m, n, pad), -2, chunks);
                 }
             }
         }

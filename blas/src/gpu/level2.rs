@@ -212,23 +212,25 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
     } else {
         p.warps_per_column = tuning.warps_per_column.unwrap_or(p.warps_per_column);
     }
-    // Wide T/C loads only where every lane load is aligned: x contiguous, A, x and each
-    // column start (lda) multiples of the load.
+    // Wide loads only where every lane load is aligned: A and each column start (lda)
+    // multiples of the load; for N m a multiple of its rows (a load never crosses the
+    // column's end), for T/C x contiguous and aligned.
     let esize = call.dtype.size() as u64;
     let wanted = tuning.vector.unwrap_or(p.vector);
     p.vector = 1;
-    if let Some(w) = Some(wanted).filter(|_| call.trans != GemvTrans::N) {
-        let bytes = w as u64 * esize;
-        let aligned = call.x.1 == 1
-            && bytes.is_power_of_two()
-            && call.a % bytes == 0
-            && call.x.0 % bytes == 0
-            && (call.lda as u64 * esize) % bytes == 0;
-        if aligned {
-            p.vector = w;
-        }
+    let bytes = wanted as u64 * esize;
+    let operands = match call.trans {
+        GemvTrans::N => m.checked_rem(wanted as u64) == Some(0),
+        _ => call.x.1 == 1 && call.x.0 % bytes == 0,
+    };
+    if operands
+        && bytes.is_power_of_two()
+        && call.a % bytes == 0
+        && (call.lda as u64 * esize) % bytes == 0
+    {
+        p.vector = wanted;
     }
-    let groups_x = m.div_ceil(p.block as u64 * p.rows as u64);
+    let groups_x = m.div_ceil(p.outputs_per_group() as u64);
     let chunks = match call.trans {
         GemvTrans::N => tuning
             .chunks

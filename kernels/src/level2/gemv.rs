@@ -70,8 +70,10 @@ pub struct GemvParams {
     pub split: bool,
     /// Whether β ≠ 0 (y is read).
     pub read_y: bool,
-    /// `T`/`C` only: elements per lane load (1, 2 or 4; at most 16 bytes). Above 1 the
-    /// host guarantees incx = 1, and A, x and every column start aligned to the load.
+    /// Elements per lane load (1, 2 or 4; at most 16 bytes): `N` consecutive rows of a
+    /// column (above 1 the host guarantees m a multiple of it and A and every column
+    /// start aligned to the load), `T`/`C` consecutive rows of A and x (above 1 the host
+    /// guarantees incx = 1, and A, x and every column start aligned to the load).
     #[serde(default = "one")]
     pub vector: u32,
     /// `T`/`C` only: warps that share one column (1, 2, 4, 8, 16 or 32; `block` a
@@ -95,8 +97,8 @@ pub struct GemvTuning {
     pub cols: Option<u32>,
     /// `N`: column chunks (1 = no split); default: the fill rule above.
     pub chunks: Option<u32>,
-    /// `T`/`C`: elements per lane load; used only where the views allow it (incx = 1,
-    /// A, x and lda aligned), otherwise 1.
+    /// Elements per lane load; used only where the views allow it (A and lda aligned;
+    /// `N`: m a multiple of it; `T`/`C`: incx = 1 and x aligned), otherwise 1.
     pub vector: Option<u32>,
     /// `T`/`C`: warps per column.
     pub warps_per_column: Option<u32>,
@@ -135,7 +137,7 @@ impl GemvParams {
     /// Rows (`N`) or columns (`T`/`C`) of y one workgroup produces.
     pub fn outputs_per_group(&self) -> u32 {
         match self.trans {
-            GemvTrans::N => self.block * self.rows,
+            GemvTrans::N => self.block * self.rows * self.vector,
             _ => self.block / (32 * self.warps_per_column),
         }
     }
@@ -160,15 +162,11 @@ impl GemvParams {
         }
         let el = El::of(self.dtype);
         let w = self.vector;
-        if !matches!(w, 1 | 2 | 4)
-            || (w > 1 && self.trans == GemvTrans::N)
-            || w * el.comps > 4
-            || w as i64 * el.bytes() > 16
-        {
+        if !matches!(w, 1 | 2 | 4) || w * el.comps > 4 || w as i64 * el.bytes() > 16 {
             return Err(Error::invalid(
                 "vector",
                 format!(
-                    "{w} elements of {} per load (1, 2 or 4, at most 16 bytes, T/C only)",
+                    "{w} elements of {} per load (1, 2 or 4, at most 16 bytes)",
                     self.dtype
                 ),
             ));
@@ -275,16 +273,19 @@ fn build_n(p: &GemvParams) -> KernelBuilder {
     let j1 = k.add(Ty::U64, j0, chunk);
     let j1 = k.min(Ty::U64, j1, n);
 
-    // Rows of this work-item: base + i·block + tid; loads use rows clamped to m − 1 (only
-    // rows < m are stored, so a clamped row's sum is simply discarded).
+    // Rows of this work-item: w = `vector` consecutive rows from base + (i·block + tid)·w
+    // for each of its `rows` slots i; loads start at rows clamped to m − w (only rows
+    // < m are stored, so a clamped slot's sums are simply discarded; the host passes m
+    // a multiple of w).
+    let w = p.vector;
     let tid = k.special(Special::TidX);
     let cx = k.special(Special::CtaidX);
-    let base = k.mul_wide_u32(cx, p.block * p.rows);
+    let base = k.mul_wide_u32(cx, p.block * p.rows * w);
     let tid64 = k.cvt(Ty::U64, tid);
-    let row0 = k.add(Ty::U64, base, tid64);
-    let last = k.sub(Ty::U64, m, 1i64);
+    let row0 = k.fma(Ty::U64, tid64, w as i64, base);
+    let last = k.sub(Ty::U64, m, w as i64);
     let rows: Vec<Reg> = (0..p.rows)
-        .map(|i| k.add(Ty::U64, row0, (i * p.block) as i64))
+        .map(|i| k.add(Ty::U64, row0, (i * p.block * w) as i64))
         .collect();
     let row_addr: Vec<Reg> = rows
         .iter()
@@ -301,8 +302,10 @@ fn build_n(p: &GemvParams) -> KernelBuilder {
     let coff = k.mul(Ty::U64, j0, ldab);
     let xj_off = k.mul(Ty::S64, j0, incxb);
     let pxj = k.add(Ty::U64, x, xj_off);
-    // Loop-carried accumulators (`el.zero` gives each its own register).
-    let acc: Vec<Vec<Reg>> = (0..p.rows).map(|_| el.zero(&mut k)).collect();
+    // Loop-carried accumulators, slot-major then row within the slot (`el.zero` gives
+    // each its own register).
+    let acc: Vec<Vec<Reg>> = (0..p.rows * w).map(|_| el.zero(&mut k)).collect();
+    let c = el.comps as usize;
 
     let step = |k: &mut KernelBuilder, ncols: u32| {
         let xs: Vec<Vec<Reg>> = (0..ncols)
@@ -315,24 +318,28 @@ fn build_n(p: &GemvParams) -> KernelBuilder {
         let cols: Vec<Reg> = (0..ncols)
             .map(|c| k.fma(Ty::U64, ldab, c as i64, coff))
             .collect();
+        // One load of w·comps values per (slot, column).
         let avs: Vec<Vec<Vec<Reg>>> = row_addr
             .iter()
             .map(|ra| {
                 cols.iter()
                     .map(|co| {
                         let addr = k.add(Ty::U64, *ra, *co);
-                        el.load(k, addr)
+                        k.ld_global(el.rt, w * el.comps, addr, 0, LoadCache::NonCoherent)
                     })
                     .collect()
             })
             .collect();
-        for (i, row) in avs.iter().enumerate() {
-            let mut s = acc[i].clone();
-            for (c, av) in row.iter().enumerate() {
-                s = el.fma(k, av, &xs[c], &s, false);
-            }
-            for (dst, v) in acc[i].iter().zip(&s) {
-                k.assign(*dst, *v);
+        for (i, slot) in avs.iter().enumerate() {
+            for e in 0..w as usize {
+                let a = &acc[i * w as usize + e];
+                let mut s = a.clone();
+                for (col, av) in slot.iter().enumerate() {
+                    s = el.fma(k, &av[e * c..(e + 1) * c], &xs[col], &s, false);
+                }
+                for (dst, v) in a.iter().zip(&s) {
+                    k.assign(*dst, *v);
+                }
             }
         }
         let adv = k.mul(Ty::U64, ldab, ncols as i64);
@@ -382,24 +389,29 @@ fn build_n(p: &GemvParams) -> KernelBuilder {
             Out::Work { wbase }
         }
     };
-    for (i, r) in rows.iter().enumerate() {
+    for (i, r0) in rows.iter().enumerate() {
         let skip = k.label();
-        let outside = k.setp(Cmp::Ge, Ty::U64, *r, m);
+        // The slot's w rows are all below m or all past it (m a multiple of w).
+        let outside = k.setp(Cmp::Ge, Ty::U64, *r0, m);
         k.bra_if(outside, false, skip);
-        match &out {
-            Out::Y {
-                y,
-                incyb,
-                alpha,
-                beta,
-            } => {
-                let off = k.mul(Ty::S64, *r, *incyb);
-                let py = k.add(Ty::U64, *y, off);
-                epilogue(&mut k, el, &acc[i], py, alpha, beta.as_deref());
-            }
-            Out::Work { wbase } => {
-                let addr = k.fma(Ty::U64, *r, eb, *wbase);
-                k.st_global(addr, 0, &acc[i]);
+        for e in 0..w as usize {
+            let r = &k.add(Ty::U64, *r0, e as i64);
+            let acc_i = &acc[i * w as usize + e];
+            match &out {
+                Out::Y {
+                    y,
+                    incyb,
+                    alpha,
+                    beta,
+                } => {
+                    let off = k.mul(Ty::S64, *r, *incyb);
+                    let py = k.add(Ty::U64, *y, off);
+                    epilogue(&mut k, el, acc_i, py, alpha, beta.as_deref());
+                }
+                Out::Work { wbase } => {
+                    let addr = k.fma(Ty::U64, *r, eb, *wbase);
+                    k.st_global(addr, 0, acc_i);
+                }
             }
         }
         k.place(skip);
@@ -703,15 +715,15 @@ pub fn test_variants() -> Vec<GemvParams> {
                             ..f.clone()
                         });
                     }
-                    for vector in [2, 4] {
-                        let p = GemvParams {
-                            vector,
-                            rows: 8,
-                            ..f.clone()
-                        };
-                        if p.validate().is_ok() {
-                            v.push(p);
-                        }
+                }
+                for vector in [2, 4] {
+                    let p = GemvParams {
+                        vector,
+                        rows: 8,
+                        ..f.clone()
+                    };
+                    if p.validate().is_ok() {
+                        v.push(p);
                     }
                 }
             }
@@ -822,7 +834,20 @@ mod tests {
             Err(Error::InvalidArgument { .. })
         ));
         let mut p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
-        p.vector = 4;
+        p.vector = 3;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        // Groups of warps per column are T/C only, and must divide the block.
+        let mut p = GemvParams::fallback(DType::F32, GemvTrans::N, true);
+        p.warps_per_column = 2;
+        assert!(matches!(
+            Gemv::generate(&p, &sm90),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let mut p = GemvParams::fallback(DType::F32, GemvTrans::T, true);
+        p.warps_per_column = 16;
         assert!(matches!(
             Gemv::generate(&p, &sm90),
             Err(Error::InvalidArgument { .. })
