@@ -534,6 +534,7 @@ proptest! {
 /// substitution orders) by residual, (4k + 16)·ε·(|op(A)||x̂| + |b|) on a diagonally
 /// dominant band (each row's sums have at most k + 1 terms).
 #[test]
+#[allow(clippy::needless_range_loop)] // the loops follow the band's index formulas
 fn band_routines_need_no_dense_copy() {
     let dev = Device::open("emu:gfx90a").unwrap();
     let blas = Blas::new(&dev);

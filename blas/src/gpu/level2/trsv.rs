@@ -354,6 +354,24 @@ mod tests {
     }
 
     #[test]
+    fn band_updates_touch_only_the_k_nearest_rows() {
+        // Forward: the rows after the block, at most k of them.
+        assert_eq!(
+            update_rows(Storage::Band, 3, (64, 64), (128, 500)),
+            (128, 3)
+        );
+        assert_eq!(
+            update_rows(Storage::Band, 900, (64, 64), (128, 500)),
+            (128, 500)
+        );
+        // Backward: the rows just before the block.
+        assert_eq!(update_rows(Storage::Band, 3, (64, 64), (0, 64)), (61, 3));
+        assert_eq!(update_rows(Storage::Band, 0, (64, 64), (0, 64)), (64, 0));
+        // Dense and packed: every row.
+        assert_eq!(update_rows(Storage::Packed, 3, (64, 64), (0, 64)), (0, 64));
+    }
+
+    #[test]
     fn sub_vectors_start_at_their_lowest_element() {
         // Logical element 0 at 1000, 8-byte elements.
         assert_eq!(sub_vector(1000, 2, 3, 4, 8), 1000 + 3 * 2 * 8);
