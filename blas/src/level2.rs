@@ -19,10 +19,14 @@
 //! host path; `gpu::level2`): gemv; ger/geru/gerc, syr/her, syr2/her2,
 //! spr/hpr, spr2/hpr2 (one rank-update kernel); symv/hemv, spmv/hpmv, sbmv/hbmv, trmv,
 //! tpmv, tbmv (one triangle-product kernel over dense, packed or band storage; trmv
-//! through the workspace); trsv (diagonal-block solves and gemv updates); tpsv/tbsv and
-//! gbmv as trsv and gemv on a dense copy (`gpu::level2::unpack`). On AMD devices the
-//! kernels index in 32 bits: larger problems answer `Unsupported` naming the device. The
-//! argument checks and quick returns are the same on every device.
+//! through the workspace); gbmv (the same kernel's general band ops: reads only the
+//! band, O(len(y)·(kl + ku + 1)), no workspace); trsv (diagonal-block solves and gemv
+//! updates); tpsv/tbsv (the same blocked trsv on the packed or band storage itself: the
+//! block solves read the triangle in place and the updates are the triangle kernel's
+//! windowed products, n²/2 reads of A packed and O(n·k) work for a band, no
+//! workspace). On AMD devices the kernels index in 32 bits: larger problems answer
+//! `Unsupported` naming the device. The argument checks and quick returns are the same
+//! on every device.
 //!
 //! Band storage is BLAS's: A(i, j) at `a[ku + i − j + j·lda]` (general), `a[k + i − j +
 //! j·lda]` (upper triangle) or `a[i − j + j·lda]` (lower). Packed storage holds the
@@ -376,6 +380,8 @@ impl Blas {
                     unit: s.diag == Diag::Unit,
                     dtype: T::DTYPE,
                     n: s.n,
+                    storage: Storage::Dense,
+                    band: 0,
                     a: a.address(),
                     lda: s.lda,
                     x: (x.address(), s.incx),
@@ -414,6 +420,8 @@ impl Blas {
             op: op_kind,
             storage,
             band,
+            band_lower: 0,
+            window: None,
             upper: uplo == Uplo::Upper,
             unit: diag == Diag::Unit,
             dtype: T::DTYPE,
@@ -493,7 +501,8 @@ impl Blas {
         y: &mut BufferSliceMut<'_, T>,
         incy: isize,
     ) -> Result<()> {
-        let band = kl + ku + 1;
+        // Saturating: absurd bandwidths fail the lda check instead of overflowing.
+        let band = kl.saturating_add(ku).saturating_add(1);
         let s = GemvShape {
             trans,
             m,
@@ -528,31 +537,28 @@ impl Blas {
                 Ok(())
             }
             // α = 0: y ← β·y without reading A or x (BLAS's rule).
-            Dispatch::Gpu if alpha == T::zero() => self.gpu_beta_only(
-                ("gbmv", &[Kernels::Unpack, Kernels::Gemv]),
-                ly,
-                beta,
-                (y, incy),
-            ),
-            // The band unpacked into a dense copy, then the gemv kernel.
+            Dispatch::Gpu if alpha == T::zero() => {
+                self.gpu_beta_only(("gbmv", &[Kernels::TriMv]), ly, beta, (y, incy))
+            }
+            // The band kernel: reads only the band, no workspace.
             Dispatch::Gpu => {
                 let (mut al, mut be) = (Vec::new(), Vec::new());
                 element_args(alpha, &mut al);
                 element_args(beta, &mut be);
-                let call = gpu::level2::GemvCall {
-                    trans: gemv_trans::<T>(trans),
+                let call = gpu::level2::trimv::GemvLike {
                     dtype: T::DTYPE,
-                    m,
-                    n,
-                    a: a.address(),
-                    lda: m,
                     x: (x.address(), incx),
                     y: (y.address(), incy),
                     alpha: &al,
                     beta: &be,
                     read_y: beta != T::zero(),
                 };
-                gpu::level2::unpack::gbmv(self, (a.address(), lda, kl, ku), &call)
+                gpu::level2::trimv::gbmv(
+                    self,
+                    (gemv_trans::<T>(trans), m, n),
+                    (a.address(), lda, kl, ku),
+                    &call,
+                )
             }
         }
     }
@@ -634,6 +640,8 @@ impl Blas {
                     op: op_kind,
                     storage,
                     band: st.kl.max(st.ku),
+                    band_lower: 0,
+                    window: None,
                     upper: uplo == Uplo::Upper,
                     unit: false,
                     dtype: T::DTYPE,
@@ -723,10 +731,10 @@ impl Blas {
         y: &mut BufferSliceMut<'_, T>,
         incy: isize,
     ) -> Result<()> {
-        check::leading_dimension("lda", lda, k + 1)?;
+        check::leading_dimension("lda", lda, k.saturating_add(1))?;
         check::vector("x", "incx", x.len(), n, incx)?;
         check::vector("y", "incy", y.len(), n, incy)?;
-        check::matrix("a", "lda", a.len(), k + 1, n, lda)?;
+        check::matrix("a", "lda", a.len(), k.saturating_add(1), n, lda)?;
         let st = Stored::triangle(uplo, n, k, Layout::Band(lda));
         let herm = op == "hbmv";
         self.sym_mv(op, (uplo, st), alpha, a, (x, incx), beta, (y, incy), herm)
@@ -1063,7 +1071,7 @@ impl Blas {
                 Ok(())
             }
             // tpmv and tbmv: the trmv kernel on packed and band storage; tpsv and tbsv:
-            // the triangle unpacked to dense, then the blocked trsv.
+            // the blocked trsv on that storage (block solves and windowed products).
             Dispatch::Gpu => {
                 let tri = (uplo, trans, diag);
                 let Some((storage, lda)) = gpu_storage(st.layout) else {
@@ -1082,14 +1090,15 @@ impl Blas {
                     unit: diag == Diag::Unit,
                     dtype: T::DTYPE,
                     n: st.n,
+                    storage,
+                    band,
                     a: a.address(),
-                    lda: st.n,
+                    lda,
                     x: (x.address(), incx),
                     minus_one: &minus_one,
                     one: &one,
                 };
-                let stored = (storage, a.address(), lda, band);
-                gpu::level2::unpack::solve(self, op, stored, &call)
+                gpu::level2::trsv::trsv(self, op, &call)
             }
         }
     }
@@ -1105,9 +1114,9 @@ impl Blas {
         x: &mut BufferSliceMut<'_, T>,
         incx: isize,
     ) -> Result<()> {
-        check::leading_dimension("lda", lda, k + 1)?;
+        check::leading_dimension("lda", lda, k.saturating_add(1))?;
         check::vector("x", "incx", x.len(), n, incx)?;
-        check::matrix("a", "lda", a.len(), k + 1, n, lda)?;
+        check::matrix("a", "lda", a.len(), k.saturating_add(1), n, lda)?;
         let st = Stored::triangle(uplo, n, k, Layout::Band(lda));
         self.structured_tri(op, (uplo, st), (trans, diag), a, (x, incx))
     }

@@ -16,7 +16,7 @@
 //! - symv/hemv/spmv/hpmv/sbmv/hbmv/trmv/tpmv/tbmv: (n + 66)·ε·(|α|·Σ|a||x| + |β||y|): the kernel adds
 //!   each output's n products in a tree of depth at most n + 64 (`rocm_kernels::level2::
 //!   trimv`), plus the α and β roundings.
-//! - trsv/tpsv/tbsv (the last two solve a dense copy of the triangle), by residual on
+//! - trsv/tpsv/tbsv (the last two on the packed or band storage itself), by residual on
 //!   diagonally dominant A:
 //!   |op(A)·x̂ − b| ≤ (2n + 8)·ε·(|op(A)||x̂| + |b|): blocked substitution (each block
 //!   one forward substitution, each later row one gemv update per block) is backward

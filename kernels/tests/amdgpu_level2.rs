@@ -6,13 +6,12 @@
 
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::DType;
-use rocm_kernels::amdgpu::level2::{gemv, rank, trimv, trsv, unpack};
+use rocm_kernels::amdgpu::level2::{gemv, rank, trimv, trsv};
 use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::level2::gemv::{GemvParams, GemvTrans};
 use rocm_kernels::level2::rank::{RankOp, RankParams};
 use rocm_kernels::level2::trimv::{TriMvOp, TriMvParams};
 use rocm_kernels::level2::trsv::TrsvParams;
-use rocm_kernels::level2::unpack::UnpackParams;
 use rocm_kernels::level2::Storage;
 mod common;
 
@@ -41,7 +40,8 @@ fn gemv_variants() -> Vec<GemvParams> {
     v
 }
 
-/// Every triangle-product variant: each op, storage, dtype, β read or not.
+/// Every triangle-product variant: each op, storage, dtype, β read or not; the general
+/// band ops (gbmv) and the windowed trmv of the blocked trsv's updates.
 fn trimv_variants() -> Vec<TriMvParams> {
     let mut v = Vec::new();
     for dtype in DTYPES {
@@ -51,10 +51,24 @@ fn trimv_variants() -> Vec<TriMvParams> {
             TriMvOp::TrmvN,
             TriMvOp::TrmvT,
             TriMvOp::TrmvC,
+            TriMvOp::GeneralN,
+            TriMvOp::GeneralT,
+            TriMvOp::GeneralC,
         ] {
             for storage in [Storage::Dense, Storage::Packed, Storage::Band] {
+                if op.is_general() && storage != Storage::Band {
+                    continue;
+                }
                 for read_y in [false, true] {
-                    v.push(TriMvParams::fallback(dtype, op, storage, read_y));
+                    let f = TriMvParams::fallback(dtype, op, storage, read_y);
+                    let triangular = matches!(op, TriMvOp::TrmvN | TriMvOp::TrmvT | TriMvOp::TrmvC);
+                    if triangular && read_y && storage != Storage::Dense {
+                        v.push(TriMvParams {
+                            window: true,
+                            ..f.clone()
+                        });
+                    }
+                    v.push(f);
                 }
             }
         }
@@ -103,15 +117,16 @@ fn programs(t: IsaTarget) -> Vec<(String, Vec<AssembledKernel>)> {
     }
     for dtype in DTYPES {
         // The host's block (64; Complex64 32) and the smaller ones the generator takes.
-        for block in [16, 32, 64] {
-            let p = TrsvParams { dtype, block };
-            let k = trsv::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
-            out.push((format!("{p:?}"), vec![k]));
-        }
-        for storage in [Storage::Packed, Storage::Band] {
-            let p = UnpackParams { dtype, storage };
-            let ks = unpack::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
-            out.push((format!("{p:?}"), ks));
+        for storage in [Storage::Dense, Storage::Packed, Storage::Band] {
+            for block in [16, 32, 64] {
+                let p = TrsvParams {
+                    dtype,
+                    storage,
+                    block,
+                };
+                let k = trsv::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
+                out.push((format!("{p:?}"), vec![k]));
+            }
         }
     }
     for p in rank_variants() {

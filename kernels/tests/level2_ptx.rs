@@ -14,7 +14,9 @@
 //!   4c·u·(|a| + |α x y| (+ |α y x|)).
 //! - triangle products: (n + 66)·c·u·(|α|·Σ|a||x| + |β||y|) (the kernel's addition tree
 //!   has depth at most n + 64, see `level2::trimv`).
-//! - block solve: by residual, |op(A)·x̂ − b| ≤ (bs + 4)·c·u·(|op(A)||x̂| + |b|) on
+//! - general band products (gbmv) and windowed products (the trsv updates): the same
+//!   bound with n replaced by the columns summed.
+//! - block solve (dense, packed and band storage): by residual, |op(A)·x̂ − b| ≤ (bs + 4)·c·u·(|op(A)||x̂| + |b|) on
 //!   diagonally dominant blocks.
 
 #[allow(dead_code)]
@@ -389,6 +391,10 @@ fn full_at(
         TriMvOp::TrmvN => tri(i, j),
         TriMvOp::TrmvT => tri(j, i),
         TriMvOp::TrmvC => tri(j, i).conj(),
+        // A general band: `a` is A itself (zero outside the band).
+        TriMvOp::GeneralN => a(i, j),
+        TriMvOp::GeneralT => a(j, i),
+        TriMvOp::GeneralC => a(j, i).conj(),
     }
 }
 
@@ -541,29 +547,45 @@ fn triangle_products_in_the_ptx_interpreter() {
     }
 }
 
-fn trsv_case(ty: Ty, upper: bool, trans: u8, unit: bool, k0: usize) {
+fn trsv_case(
+    ty: Ty,
+    (storage, kb): (Storage, usize),
+    upper: bool,
+    trans: u8,
+    unit: bool,
+    k0: usize,
+) {
     let n = 45;
     let nb = 16;
-    let lda = n + 3;
+    let band = storage == Storage::Band;
+    let lda = if band { kb + 3 } else { n + 3 };
+    let shape = if band { kb } else { n };
+    let len = match storage {
+        Storage::Dense | Storage::Band => lda * n,
+        Storage::Packed => n * (n + 1) / 2,
+    };
+    let held = |i: usize, j: usize| stored(upper, i, j) && (!band || i.abs_diff(j) <= kb);
     let incx = -3isize;
     let mut rng = Rng(3 + upper as u64 * 5 + trans as u64 * 7 + unit as u64 * 11 + k0 as u64);
-    // Diagonally dominant stored triangle; NaN in the other triangle, the padding and a
-    // unit diagonal (none of them may be read).
-    let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
+    // Diagonally dominant stored triangle; NaN in the other triangle, the padding, the
+    // band's unused corners and a unit diagonal (none of them may be read).
+    let mut a = vec![C(f64::NAN, f64::NAN); len];
     for j in 0..n {
         for i in 0..n {
+            let at_ij = index(storage, upper, shape, lda, i, j);
             if i == j && !unit {
                 let d = rng.value(ty);
-                a[i + j * lda] = ty.round(C(2.0 + d.0.abs(), d.1));
-            } else if i != j && stored(upper, i, j) {
+                a[at_ij] = ty.round(C(2.0 + d.0.abs(), d.1));
+            } else if i != j && held(i, j) {
                 let v = rng.value(ty);
-                a[i + j * lda] = ty.round(C(v.0 / nb as f64, v.1 / nb as f64));
+                a[at_ij] = ty.round(C(v.0 / nb as f64, v.1 / nb as f64));
             }
         }
     }
     let b: Vec<C> = (0..extent(n, incx)).map(|_| rng.value(ty)).collect();
     let p = TrsvParams {
         dtype: ty.dtype,
+        storage,
         block: nb as u32,
     };
     let kernel = parse(TrsvBlock::generate(&p, &target()).unwrap().image);
@@ -574,7 +596,7 @@ fn trsv_case(ty: Ty, upper: bool, trans: u8, unit: bool, k0: usize) {
         | if unit { trsv::UNIT } else { 0 }
         | if trans > 0 { trsv::TRANS } else { 0 }
         | if trans > 1 { trsv::CONJ } else { 0 };
-    let args = vec![
+    let mut args = vec![
         n as u64,
         k0 as u64,
         pa,
@@ -583,6 +605,9 @@ fn trsv_case(ty: Ty, upper: bool, trans: u8, unit: bool, k0: usize) {
         incx as i64 as u64,
         flags as u64,
     ];
+    if band {
+        args.push(kb as u64);
+    }
     kernel.run([1, 1, 1], nb as u32, &args, &mut mem);
     let got = ty.values(mem.bytes(px));
     let bs = nb.min(n - k0);
@@ -591,8 +616,8 @@ fn trsv_case(ty: Ty, upper: bool, trans: u8, unit: bool, k0: usize) {
         let (i, j) = if trans > 0 { (c, r) } else { (r, c) };
         let v = if i == j && unit {
             C(1.0, 0.0)
-        } else if stored(upper, i, j) {
-            a[k0 + i + (k0 + j) * lda]
+        } else if held(k0 + i, k0 + j) {
+            a[index(storage, upper, shape, lda, k0 + i, k0 + j)]
         } else {
             C(0.0, 0.0)
         };
@@ -615,7 +640,7 @@ fn trsv_case(ty: Ty, upper: bool, trans: u8, unit: bool, k0: usize) {
         let res = s.sub(br).abs();
         assert!(
             res <= bound,
-            "{:?} upper {upper} trans {trans} unit {unit} k0 {k0}: residual {res:e} > {bound:e} in row {r}",
+            "{:?} {storage:?} k {kb} upper {upper} trans {trans} unit {unit} k0 {k0}: residual {res:e} > {bound:e} in row {r}",
             ty.dtype
         );
     }
@@ -636,76 +661,160 @@ fn trsv_block_solve_in_the_ptx_interpreter() {
                 for unit in [false, true] {
                     // A whole inner block and the partial last one (45 = 2·16 + 13).
                     for k0 in [16, 32] {
-                        trsv_case(ty, upper, trans, unit, k0);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The unpack kernel copies a packed or band triangle into a dense n×n matrix exactly,
-/// zeros elsewhere (the padding and the other triangle of the source hold NaN, which
-/// must not be read), in every dtype, both triangles, bandwidths 0, 7 and n − 1.
-#[test]
-fn unpack_in_the_ptx_interpreter() {
-    use rocm_kernels::level2::unpack::{self, Unpack, UnpackParams};
-    let n = 45;
-    for ty in TYPES {
-        for (storage, kb) in [
-            (Storage::Packed, 0),
-            (Storage::Band, 0),
-            (Storage::Band, 7),
-            (Storage::Band, 44),
-        ] {
-            for upper in [false, true] {
-                let band = storage == Storage::Band;
-                let lda = if band { kb + 2 } else { 0 };
-                let shape = if band { kb } else { n };
-                let len = if band { lda * n } else { n * (n + 1) / 2 };
-                let held =
-                    |i: usize, j: usize| stored(upper, i, j) && (!band || i.abs_diff(j) <= kb);
-                let mut rng = Rng(5 + kb as u64 + upper as u64 * 3 + storage as u64 * 11);
-                let mut a = vec![C(f64::NAN, f64::NAN); len];
-                for j in 0..n {
-                    for i in 0..n {
-                        if held(i, j) {
-                            a[index(storage, upper, shape, lda, i, j)] = rng.value(ty);
+                        for storage in [
+                            (Storage::Dense, 0),
+                            (Storage::Packed, 0),
+                            (Storage::Band, 0),
+                            (Storage::Band, 3),
+                            (Storage::Band, 60),
+                        ] {
+                            trsv_case(ty, storage, upper, trans, unit, k0);
                         }
                     }
                 }
-                let p = UnpackParams {
-                    dtype: ty.dtype,
-                    storage,
-                };
-                let ModuleImage::Ptx(text) = Unpack::generate(&p, &target()).unwrap().image else {
-                    panic!("not PTX")
-                };
-                let kernel = ptx_sim::host::entry(&text, unpack::KERNEL);
-                let mut mem = ptx_sim::Memory::default();
-                let pa = mem.alloc(ty.bytes(&a));
-                // Sentinels in D: every element must be written.
-                let pd = mem.alloc(ty.bytes(&vec![C(7.0, 7.0); n * n]));
-                let mut args = vec![n as u64, pa, lda as u64, pd, upper as u64];
-                if band {
-                    args.push(kb as u64);
+            }
+        }
+    }
+}
+
+/// gbmv's band kernel (the general ops) against the dense product: wide and tall
+/// matrices, bands from the diagonal alone to beyond the matrix, lda above kl + ku + 1,
+/// negative increments; NaN in the band storage's unused corners and padding, and in y
+/// when β = 0 (none may be read). Tolerance: the triangle products' (c + 66)·u bound with
+/// c = the columns summed.
+#[test]
+fn general_band_products_in_the_ptx_interpreter() {
+    for ty in TYPES {
+        for op in [TriMvOp::GeneralN, TriMvOp::GeneralT, TriMvOp::GeneralC] {
+            for (m, n, kl, ku) in [
+                (45, 37, 0, 0),
+                (45, 37, 3, 8),
+                (20, 70, 2, 1),
+                (70, 20, 69, 19),
+                (33, 33, 40, 50),
+            ] {
+                for read_y in [false, true] {
+                    general_case(ty, op, (m, n, kl, ku), read_y);
                 }
-                let cfg = unpack::launch_config(n).unwrap();
-                kernel.run(cfg.grid, cfg.block[0], &args, &mut mem);
-                let got = ty.values(mem.bytes(pd));
-                for j in 0..n {
-                    for i in 0..n {
-                        let want = if held(i, j) {
-                            a[index(storage, upper, shape, lda, i, j)]
-                        } else {
-                            C(0.0, 0.0)
-                        };
-                        assert!(
-                            got[i + j * n].same(want),
-                            "{:?} {storage:?} k {kb} upper {upper} ({i},{j}): {:?} != {want:?}",
-                            ty.dtype,
-                            got[i + j * n]
-                        );
+            }
+        }
+    }
+}
+
+fn general_case(ty: Ty, op: TriMvOp, (m, n, kl, ku): (usize, usize, usize, usize), read_y: bool) {
+    let lda = kl + ku + 3;
+    let (incx, incy) = (-2isize, 3isize);
+    let held = |i: usize, j: usize| i < m && j < n && i + ku >= j && i <= j + kl;
+    let mut rng = Rng(3 + m as u64 + kl as u64 * 7 + ku as u64 * 11 + op as u64 * 5);
+    let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
+    for j in 0..n {
+        for i in 0..m {
+            if held(i, j) {
+                a[ku + i - j + j * lda] = rng.value(ty);
+            }
+        }
+    }
+    let (lx, ly) = if op == TriMvOp::GeneralN {
+        (n, m)
+    } else {
+        (m, n)
+    };
+    let x: Vec<C> = (0..extent(lx, incx)).map(|_| rng.value(ty)).collect();
+    let y0: Vec<C> = (0..extent(ly, incy))
+        .map(|_| {
+            if read_y {
+                rng.value(ty)
+            } else {
+                C(f64::NAN, f64::NAN)
+            }
+        })
+        .collect();
+    let alpha = rng.value(ty);
+    let beta = if read_y { rng.value(ty) } else { C(0.0, 0.0) };
+    let p = TriMvParams {
+        warps: 4,
+        unroll: 3,
+        ..TriMvParams::fallback(ty.dtype, op, Storage::Band, read_y)
+    };
+    let kernel = parse(TriMv::generate(&p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(&a));
+    let px = mem.alloc(ty.bytes(&x));
+    let py = mem.alloc(ty.bytes(&y0));
+    let e = es(ty);
+    let mut args = vec![
+        n as u64,
+        pa,
+        lda as u64,
+        logical0(px, lx, incx, e),
+        incx as i64 as u64,
+        logical0(py, ly, incy, e),
+        incy as i64 as u64,
+    ];
+    args.extend(ty.scalar(alpha));
+    if read_y {
+        args.extend(ty.scalar(beta));
+    }
+    args.extend([0, ku as u64, kl as u64, 0, ly as u64, 0, lx as u64]);
+    kernel.run([TriMvParams::groups(ly), 1, 1], p.block(), &args, &mut mem);
+    let got = ty.values(mem.bytes(py));
+    let av = |r: usize, c: usize| {
+        if held(r, c) {
+            a[ku + r - c + c * lda]
+        } else {
+            C(0.0, 0.0)
+        }
+    };
+    for i in 0..ly {
+        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
+        for j in 0..lx {
+            let v = full_at(op, &av, true, false, i, j);
+            let xj = x[at(j, lx, incx)];
+            s = s.add(v.mul(xj));
+            mag += v.abs() * xj.abs();
+        }
+        let yi = at(i, ly, incy);
+        let mut want = alpha.mul(s);
+        mag *= alpha.abs();
+        if read_y {
+            want = want.add(beta.mul(y0[yi]));
+            mag += beta.abs() * y0[yi].abs();
+        }
+        let bound = (lx as f64 + 66.0) * ty.eps() * mag + f64::MIN_POSITIVE;
+        let err = got[yi].sub(want).abs();
+        assert!(
+            err <= bound,
+            "{:?} {op:?} {m}x{n} kl {kl} ku {ku} read_y {read_y}: y[{i}] = {:?}, want {want:?}",
+            ty.dtype,
+            got[yi]
+        );
+    }
+    for q in 0..y0.len() {
+        if q % incy.unsigned_abs() != 0 {
+            assert!(got[q].same(y0[q]), "y gap {q} written");
+        }
+    }
+}
+
+/// The blocked trsv's updates on packed and band storage: trmv N/T/C with a window of
+/// rows and columns (α = −1, β = 1 in the solve; any α, β here). Rows outside the
+/// window are untouched; the sum covers exactly the window's columns.
+#[test]
+fn windowed_triangle_products_in_the_ptx_interpreter() {
+    let n = 45;
+    for ty in TYPES {
+        for op in [TriMvOp::TrmvN, TriMvOp::TrmvT, TriMvOp::TrmvC] {
+            for (storage, kb) in [
+                (Storage::Dense, 0),
+                (Storage::Packed, 0),
+                (Storage::Band, 5),
+                (Storage::Band, 50),
+            ] {
+                for upper in [false, true] {
+                    // Rows after the columns and before them (forward and backward
+                    // substitution), and a window narrower than a block.
+                    for window in [(16, 45, 0, 16), (0, 16, 16, 32), (33, 40, 20, 30)] {
+                        windowed_case(ty, op, (storage, kb), upper, window, n);
                     }
                 }
             }
@@ -713,62 +822,98 @@ fn unpack_in_the_ptx_interpreter() {
     }
 }
 
-/// The general band kernel copies gbmv's band storage into a dense m×n matrix exactly,
-/// zeros elsewhere (NaN in the band storage's unused corners must not be read), in every
-/// dtype, for wide and tall matrices and bands from the diagonal alone to all of it.
-#[test]
-fn general_band_unpack_in_the_ptx_interpreter() {
-    use rocm_kernels::level2::unpack::{self, Unpack, UnpackParams};
-    for ty in TYPES {
-        for (m, n, kl, ku) in [
-            (45, 37, 0, 0),
-            (45, 37, 3, 8),
-            (20, 70, 2, 1),
-            (70, 20, 69, 19),
-        ] {
-            let lda = kl + ku + 2;
-            let held = |i: usize, j: usize| i + ku >= j && i <= j + kl;
-            let mut rng = Rng(3 + m as u64 + kl as u64 * 7 + ku as u64 * 11);
-            let mut a = vec![C(f64::NAN, f64::NAN); lda * n];
-            for j in 0..n {
-                for i in 0..m {
-                    if held(i, j) {
-                        a[ku + i - j + j * lda] = rng.value(ty);
-                    }
-                }
-            }
-            let p = UnpackParams {
-                dtype: ty.dtype,
-                storage: Storage::Band,
-            };
-            let image = Unpack::generate(&p, &target()).unwrap().image;
-            let ModuleImage::Ptx(text) = image else {
-                panic!("not PTX")
-            };
-            let kernel = ptx_sim::host::entry(&text, unpack::GENERAL);
-            let mut mem = ptx_sim::Memory::default();
-            let pa = mem.alloc(ty.bytes(&a));
-            let pd = mem.alloc(ty.bytes(&vec![C(7.0, 7.0); m * n]));
-            let args = [m as u64, n as u64, pa, lda as u64, pd, kl as u64, ku as u64];
-            let cfg = unpack::general_launch_config(m, n).unwrap();
-            kernel.run(cfg.grid, cfg.block[0], &args, &mut mem);
-            let got = ty.values(mem.bytes(pd));
-            for j in 0..n {
-                for i in 0..m {
-                    let want = if held(i, j) {
-                        a[ku + i - j + j * lda]
-                    } else {
-                        C(0.0, 0.0)
-                    };
-                    assert!(
-                        got[i + j * m].same(want),
-                        "{:?} {m}x{n} kl {kl} ku {ku} ({i},{j}): {:?} != {want:?}",
-                        ty.dtype,
-                        got[i + j * m]
-                    );
-                }
+fn windowed_case(
+    ty: Ty,
+    op: TriMvOp,
+    (storage, kb): (Storage, usize),
+    upper: bool,
+    (r0, r1, c0, c1): (usize, usize, usize, usize),
+    n: usize,
+) {
+    let band = storage == Storage::Band;
+    let lda = if band { kb + 2 } else { n + 1 };
+    let shape = if band { kb } else { n };
+    let (incx, incy) = (-1isize, 2isize);
+    let len = match storage {
+        Storage::Dense | Storage::Band => lda * n,
+        Storage::Packed => n * (n + 1) / 2,
+    };
+    let held = |i: usize, j: usize| stored(upper, i, j) && (!band || i.abs_diff(j) <= kb);
+    let mut rng = Rng(7 + op as u64 * 3 + storage as u64 * 5 + upper as u64 + r0 as u64);
+    let mut a = vec![C(f64::NAN, f64::NAN); len];
+    for j in 0..n {
+        for i in 0..n {
+            if held(i, j) {
+                a[index(storage, upper, shape, lda, i, j)] = rng.value(ty);
             }
         }
+    }
+    let x: Vec<C> = (0..extent(n, incx)).map(|_| rng.value(ty)).collect();
+    let y0: Vec<C> = (0..extent(n, incy)).map(|_| rng.value(ty)).collect();
+    let (alpha, beta) = (rng.value(ty), rng.value(ty));
+    let p = TriMvParams {
+        window: true,
+        ..TriMvParams::fallback(ty.dtype, op, storage, true)
+    };
+    let kernel = parse(TriMv::generate(&p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(&a));
+    let px = mem.alloc(ty.bytes(&x));
+    let py = mem.alloc(ty.bytes(&y0));
+    let e = es(ty);
+    let mut args = vec![
+        n as u64,
+        pa,
+        lda as u64,
+        logical0(px, n, incx, e),
+        incx as i64 as u64,
+        logical0(py, n, incy, e),
+        incy as i64 as u64,
+    ];
+    args.extend(ty.scalar(alpha));
+    args.extend(ty.scalar(beta));
+    args.push(if upper { trimv::UPPER } else { 0 } as u64);
+    if band {
+        args.push(kb as u64);
+    }
+    args.extend([r0, r1, c0, c1].map(|v| v as u64));
+    kernel.run(
+        [TriMvParams::groups(r1 - r0), 1, 1],
+        p.block(),
+        &args,
+        &mut mem,
+    );
+    let got = ty.values(mem.bytes(py));
+    let av = |r: usize, c: usize| {
+        if held(r, c) {
+            a[index(storage, upper, shape, lda, r, c)]
+        } else {
+            C(0.0, 0.0)
+        }
+    };
+    for i in 0..n {
+        let yi = at(i, n, incy);
+        if !(r0..r1).contains(&i) {
+            assert!(got[yi].same(y0[yi]), "y({i}) outside the window written");
+            continue;
+        }
+        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
+        for j in c0..c1 {
+            let v = full_at(op, &av, upper, false, i, j);
+            let xj = x[at(j, n, incx)];
+            s = s.add(v.mul(xj));
+            mag += v.abs() * xj.abs();
+        }
+        let want = alpha.mul(s).add(beta.mul(y0[yi]));
+        mag = mag * alpha.abs() + beta.abs() * y0[yi].abs();
+        let bound = ((c1 - c0) as f64 + 66.0) * ty.eps() * mag + f64::MIN_POSITIVE;
+        let err = got[yi].sub(want).abs();
+        assert!(
+            err <= bound,
+            "{:?} {op:?} {storage:?} k {kb} upper {upper} window {r0}..{r1} x {c0}..{c1}: y({i}) = {:?}, want {want:?}",
+            ty.dtype,
+            got[yi]
+        );
     }
 }
 

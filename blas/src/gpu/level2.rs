@@ -1,6 +1,9 @@
 //! Level 2 on GPUs through `rocm_kernels::level2`, PTX kernels on CUDA devices: gemv
-//! here; the rank updates ([`rank`]), the products with a stored triangle ([`trimv`]:
-//! symv/hemv/spmv/hpmv, trmv/tpmv) and the blocked trsv ([`trsv`]) in the submodules.
+//! here; the rank updates ([`rank`]), the products with a stored triangle or a band
+//! ([`trimv`]: symv/hemv/spmv/hpmv/sbmv/hbmv, trmv/tpmv/tbmv, gbmv) and the blocked
+//! trsv on dense, packed and band storage ([`trsv`]: trsv, tpsv, tbsv) in the
+//! submodules. No routine copies a packed or band matrix into a dense one: each kernel
+//! reads the storage it is given.
 //! On AMD devices (HIP and emulated) the same generators build AMDGPU kernels with the
 //! same contract where they have that back end ([`AMDGPU_KERNELS`]); routines needing
 //! another answer `Unsupported` naming the routine and the device.
@@ -27,7 +30,6 @@ use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH
 pub(crate) mod rank;
 pub(crate) mod trimv;
 pub(crate) mod trsv;
-pub(crate) mod unpack;
 
 /// Workgroups for `N`: 4 per SM of a 132-SM GPU. At 16384² f32 (rows 2: 32 row groups,
 /// so 17 chunks) this runs at 0.354 ms against the 8-per-SM rule's 0.376 ms (H100,
@@ -62,18 +64,11 @@ pub(crate) enum Kernels {
     Rank,
     TriMv,
     Trsv,
-    Unpack,
 }
 
 /// The generators with an AMDGPU back end (`rocm_kernels::amdgpu::level2`); a routine
 /// needing another answers `Unsupported` on AMD devices before it launches anything.
-const AMDGPU_KERNELS: &[Kernels] = &[
-    Kernels::Gemv,
-    Kernels::TriMv,
-    Kernels::Rank,
-    Kernels::Unpack,
-    Kernels::Trsv,
-];
+const AMDGPU_KERNELS: &[Kernels] = &[Kernels::Gemv, Kernels::TriMv, Kernels::Rank, Kernels::Trsv];
 
 /// `Unsupported` for `routine` unless the handle's device has every kernel it `needs`:
 /// all of them on CUDA devices, those of [`AMDGPU_KERNELS`] on AMD devices.

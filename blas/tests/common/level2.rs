@@ -604,6 +604,19 @@ pub fn check_tri<T: Scalar>(
         }
         _ => Store::Dense(n.max(1) + pad),
     };
+    check_tri_stored::<T>(dev, routine, store, (uplo, trans, diag), n, incx, seed)
+}
+
+/// [`check_tri`] with the storage given (a band's k and lda chosen by the caller).
+pub fn check_tri_stored<T: Scalar>(
+    dev: &Device,
+    routine: TriRoutine,
+    store: Store,
+    (uplo, trans, diag): (Uplo, Transpose, Diag),
+    n: usize,
+    incx: isize,
+    seed: u64,
+) {
     let solve = matches!(
         routine,
         TriRoutine::Trsv | TriRoutine::Tpsv | TriRoutine::Tbsv

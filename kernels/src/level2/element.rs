@@ -220,27 +220,6 @@ pub(crate) fn stored(k: &mut KernelBuilder, upper: Reg, i: Reg, j: Reg) -> Reg {
     k.or_pred(up, lo)
 }
 
-/// Whether (r, c) is in the stored triangle and, for band storage, within k of the
-/// diagonal.
-pub(crate) fn stored_in_band(
-    k: &mut KernelBuilder,
-    upper: Reg,
-    band: Option<Reg>,
-    r: Reg,
-    c: Reg,
-) -> Reg {
-    let st = stored(k, upper, r, c);
-    let Some(kb) = band else {
-        return st;
-    };
-    // |r − c| from the stored side (only meaningful where `st` holds).
-    let up = k.sub(Ty::U64, c, r);
-    let down = k.sub(Ty::U64, r, c);
-    let dist = k.selp(Ty::U64, up, down, upper);
-    let near = k.setp(crate::ptx::Cmp::Le, Ty::U64, dist, kb);
-    k.and_pred(st, near)
-}
-
 /// `base + i·inc·es` for a vector passed as the address of its logical element 0 with a
 /// signed increment (so a negative increment walks down from the far end).
 pub(crate) fn vector_at(k: &mut KernelBuilder, base: Reg, i: Reg, incb: Reg) -> Reg {

@@ -5,8 +5,9 @@
 //!   packed forms spr/hpr, spr2/hpr2).
 //! - [`trimv`]: products with a stored triangle: symv/hemv, spmv/hpmv (the triangle and
 //!   its mirror) and trmv/tpmv (the triangle alone), over dense, packed or band storage.
-//! - [`trsv`]: the diagonal-block solve of the blocked trsv.
-//! - [`unpack`]: a packed or band triangle into a dense matrix (tpsv, tbsv).
+//! - [`trimv`] also serves gbmv (a general band) and, with a window of rows and columns,
+//!   the updates of the blocked trsv on packed and band storage.
+//! - [`trsv`]: the diagonal-block solve of the blocked trsv (dense, packed or band).
 
 pub(crate) mod element;
 pub use element::Storage;
@@ -14,4 +15,3 @@ pub mod gemv;
 pub mod rank;
 pub mod trimv;
 pub mod trsv;
-pub mod unpack;

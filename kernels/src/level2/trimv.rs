@@ -1,4 +1,5 @@
-//! Products with a stored triangle (PTX, f32, f64, Complex32, Complex64):
+//! Products with a stored triangle or a general band matrix (PTX, f32, f64, Complex32,
+//! Complex64):
 //!
 //! | op | result | direct part | mirrored part |
 //! | --- | --- | --- | --- |
@@ -7,8 +8,13 @@
 //! | `TrmvN` (tpmv) | y ← α·A·x + β·y, A triangular | triangle (unit: diagonal 1, not read) | — |
 //! | `TrmvT` | y ← α·Aᵀ·x + β·y | — | triangle with diagonal, transposed |
 //! | `TrmvC` | y ← α·Aᴴ·x + β·y | — | triangle with diagonal, conjugate transposed |
+//! | `GeneralN` (gbmv) | y ← α·A·x + β·y, A m×n with kl sub- and ku super-diagonals | band | — |
+//! | `GeneralT` | y ← α·Aᵀ·x + β·y | — | band, transposed |
+//! | `GeneralC` | y ← α·Aᴴ·x + β·y | — | band, conjugate transposed |
 //!
-//! (trmv itself is the case α = 1, β = 0 with y a scratch vector the host copies back.)
+//! (trmv itself is the case α = 1, β = 0 with y a scratch vector the host copies back;
+//! the blocked trsv's updates on packed and band storage are trmv N/T/C with α = −1,
+//! β = 1 on a window of rows and columns, see `window` below.)
 //!
 //! A workgroup of 32·`warps` work-items produces 32 consecutive entries y(i0..i0 + 32)
 //! and reads the stored elements that contribute to them, keeping every warp access to A
@@ -25,21 +31,34 @@
 //! atomics and no workspace. The partials meet in shared memory and the first warp adds
 //! them in a fixed order (warps' direct partials, then the 32 lanes' mirrored ones) and
 //! applies α and β (β = 0, `read_y` false, never reads y). Error bound (u the unit
-//! roundoff): every y(i) is a sum of at most n products whose addition tree has depth at
-//! most ⌈n/warps⌉ + ⌈n/32⌉ + warps + 32 ≤ n + 64, so
-//! |error| ≤ (n + 66)·u·(|α|·Σ|a||x| + |β||y|) (complex: products of four fmas, ×4).
+//! roundoff): every y(i) is a sum of at most c products (c the entries of x it covers:
+//! n, or cols_to − cols_from; at most kl + ku + 1 for a band) whose addition tree has
+//! depth at most ⌈c/warps⌉ + ⌈c/32⌉ + warps + 32 ≤ c + 64, so
+//! |error| ≤ (c + 66)·u·(|α|·Σ|a||x| + |β||y|) (complex: products of four fmas, ×4).
 //!
 //! Kernel `rocm_blas_tri_mv(n: u64, a: u64, lda: u64, x: u64, incx: s64, y: u64,
-//! incy: s64, alpha.., [beta..], flags: u32)`: x and y are the addresses of their logical
-//! element 0; scalars the reals of α then β (β only with `read_y`); flags [`UPPER`],
-//! [`UNIT`] (trmv); band storage adds `band: u64` (k, the off-diagonals) after the
-//! flags, and its loops stay within k of the block's rows (sbmv/hbmv/tbmv read
-//! O(n·k) elements). Packed storage ignores `lda`. Launch: ⌈n/32⌉ workgroups of
-//! 32·`warps` work-items ([`TriMvParams::groups`]).
+//! incy: s64, alpha.., [beta..], flags: u32, [band: u64], [band_lower: u64],
+//! [rows_from: u64, rows_to: u64, cols_from: u64, cols_to: u64])`: x and y are the
+//! addresses of their logical element 0; scalars the reals of α then β (β only with
+//! `read_y`); flags [`UPPER`], [`UNIT`] (trmv). Band storage adds `band` (k, the
+//! off-diagonals; ku for the general ops, which add `band_lower`, kl, and ignore the
+//! flags and n). With `window` (always for the general ops) the kernel computes the
+//! rows i ∈ [rows_from, rows_to) of y from the entries j ∈ [cols_from, cols_to) of x:
+//! y(i) ← α·Σ_j op(A)(i, j)·x(j) + β·y(i), i and j indexing A itself (gbmv: rows
+//! [0, m) or [0, n) of y, columns the other). Without it both ranges are [0, n).
+//!
+//! Every loop stays within the stored part of A: A(r, c) is stored when
+//! r ≤ c + below and c ≤ r + above, with (below, above) = (kl, ku) for a general band,
+//! (0, k) for an upper band triangle, (k, 0) for a lower one (k = n when the triangle
+//! is dense or packed); the direct loop of a block of rows [i0, e) runs over columns
+//! [i0 − below, e + above) and the mirrored loop over rows [i0 − above, e + below),
+//! clipped to the window, so sbmv/hbmv/tbmv and gbmv read O(rows·(kl + ku + 1))
+//! elements of A and band storage at most k + 1 consecutive ones per column access
+//! (consecutive rows of one column are consecutive addresses). Packed storage ignores
+//! `lda`. Launch: ⌈rows/32⌉ workgroups of 32·`warps` work-items
+//! ([`TriMvParams::groups`]; rows = n, or rows_to − rows_from with a window).
 
-use super::element::{
-    element_at, epilogue, flag, scalar_params, stored_in_band, vector_at, El, Storage,
-};
+use super::element::{element_at, epilogue, flag, scalar_params, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
 use rocm_core::target::Family;
@@ -62,6 +81,22 @@ pub enum TriMvOp {
     TrmvN,
     TrmvT,
     TrmvC,
+    /// gbmv N: y ← α·A·x + β·y, A a general band matrix (kl sub-, ku super-diagonals).
+    GeneralN,
+    /// gbmv T: y ← α·Aᵀ·x + β·y.
+    GeneralT,
+    /// gbmv C: y ← α·Aᴴ·x + β·y.
+    GeneralC,
+}
+
+impl TriMvOp {
+    /// A general band matrix (gbmv) rather than a stored triangle.
+    pub fn is_general(self) -> bool {
+        matches!(
+            self,
+            TriMvOp::GeneralN | TriMvOp::GeneralT | TriMvOp::GeneralC
+        )
+    }
 }
 
 /// The mirrored part of an op.
@@ -98,6 +133,9 @@ impl TriMvOp {
             TriMvOp::TrmvN => t(true, None, false, true),
             TriMvOp::TrmvT => t(false, m(true, false), false, true),
             TriMvOp::TrmvC => t(false, m(true, true), false, true),
+            TriMvOp::GeneralN => t(true, None, false, false),
+            TriMvOp::GeneralT => t(false, m(true, false), false, false),
+            TriMvOp::GeneralC => t(false, m(true, true), false, false),
         }
     }
 }
@@ -115,6 +153,11 @@ pub struct TriMvParams {
     pub unroll: u32,
     /// β ≠ 0: y is read.
     pub read_y: bool,
+    /// The rows of y and the columns (entries of x) the product covers are kernel
+    /// arguments (`rows_from, rows_to, cols_from, cols_to`) instead of `0..n` each:
+    /// the blocked trsv's updates on packed and band storage, and every general op.
+    #[serde(default)]
+    pub window: bool,
 }
 
 impl TriMvParams {
@@ -127,10 +170,11 @@ impl TriMvParams {
             warps: 8,
             unroll: 4,
             read_y,
+            window: op.is_general(),
         }
     }
 
-    /// Workgroups for an n×n matrix.
+    /// Workgroups for `n` rows of y.
     pub fn groups(n: usize) -> u32 {
         n.div_ceil(ROWS as usize).clamp(1, i32::MAX as usize) as u32
     }
@@ -157,6 +201,15 @@ impl TriMvParams {
             return Err(Error::invalid(
                 "unroll",
                 format!("{} is not in 1..=8", self.unroll),
+            ));
+        }
+        if self.op.is_general() && (self.storage != Storage::Band || !self.window) {
+            return Err(Error::invalid(
+                "op",
+                format!(
+                    "{:?} is a general band product: band storage with a window",
+                    self.op
+                ),
             ));
         }
         Ok(())
@@ -193,7 +246,7 @@ impl Generator for TriMv {
     }
 }
 
-/// A's operands for [`element_at`]: base, lda, n.
+/// A's operands for [`element_at`]: base, lda, n (or the band's k).
 type Matrix = (Reg, Reg, Reg);
 
 fn build(p: &TriMvParams) -> KernelBuilder {
@@ -213,6 +266,11 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
     let pflags = k.param("flags", Ty::U32);
     let pband = (p.storage == Storage::Band).then(|| k.param("band", Ty::U64));
+    let general = p.op.is_general();
+    let plower = general.then(|| k.param("band_lower", Ty::U64));
+    let pwindow = p
+        .window
+        .then(|| ["rows_from", "rows_to", "cols_from", "cols_to"].map(|q| k.param(q, Ty::U64)));
 
     let n = k.ld_param(&pn);
     let a = k.ld_param_global_ptr(&pa);
@@ -220,17 +278,51 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     let x = k.ld_param_global_ptr(&px);
     let incx = k.ld_param(&pincx);
     let flags = k.ld_param(&pflags);
-    let upper = flag(&mut k, flags, UPPER);
+    // A general band matrix is addressed as an upper band triangle with k = ku.
+    let upper = if general {
+        let zero = k.mov(Ty::U32, 0u32);
+        k.setp(Cmp::Eq, Ty::U32, zero, 0u32)
+    } else {
+        flag(&mut k, flags, UPPER)
+    };
     let unit = if tr.triangular {
         Some(flag(&mut k, flags, UNIT))
     } else {
         None
     };
     let incxb = k.mul(Ty::S64, incx, eb);
-    // Band storage: the bandwidth takes n's place in the element formula, and the
-    // loops below stay within k of the block's rows.
+    // Band storage: the bandwidth takes n's place in the element formula.
     let band = pband.map(|q| k.ld_param(&q));
     let mat: Matrix = (a, lda, band.unwrap_or(n));
+    // The stored part of A: (r, c) with r ≤ c + below and c ≤ r + above (a general band:
+    // kl and ku; an upper triangle: 0 and k, or n without a band; a lower one the
+    // mirror), so every loop below stays within the band of the block's rows.
+    let (below, above) = match plower {
+        Some(q) => (k.ld_param(&q), band.unwrap_or(n)),
+        None => {
+            let zero = k.mov(Ty::U64, 0i64);
+            let reach = band.unwrap_or(n);
+            let below = k.selp(Ty::U64, zero, reach, upper);
+            let above = k.selp(Ty::U64, reach, zero, upper);
+            (below, above)
+        }
+    };
+    // The rows of y [rows_from, rows_to) and the entries of x [cols_from, cols_to).
+    let (rows_from, rows_to, cols_from, cols_to) = match pwindow {
+        Some(w) => {
+            let [a0, a1, b0, b1] = w.map(|q| k.ld_param(&q));
+            (a0, a1, b0, b1)
+        }
+        None => {
+            let zero = k.mov(Ty::U64, 0i64);
+            (zero, n, zero, n)
+        }
+    };
+    let reach = Reach {
+        below,
+        above,
+        cols: (cols_from, cols_to),
+    };
 
     // Shared: the warps' direct partials D[w][lane], then the mirrored ones M[c][lane]
     // with rows padded to 33 (the final sum reads a row per lane).
@@ -246,21 +338,19 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     let warp = k.shr(Ty::U32, tid, 5);
     let cx = k.special(Special::CtaidX);
     let i0 = k.mul_wide_u32(cx, ROWS);
+    let i0 = k.add(Ty::U64, i0, rows_from);
     let lane64 = k.cvt(Ty::U64, lane);
     let warp64 = k.cvt(Ty::U64, warp);
     let i = k.add(Ty::U64, i0, lane64);
-    let row_in = k.setp(Cmp::Lt, Ty::U64, i, n);
+    let row_in = k.setp(Cmp::Lt, Ty::U64, i, rows_to);
     let block_end = k.add(Ty::U64, i0, ROWS as i64);
-    let block_end = k.min(Ty::U64, block_end, n);
+    let block_end = k.min(Ty::U64, block_end, rows_to);
 
     let direct = el.zero(&mut k);
     if tr.direct {
         k.comment("direct part: A(i, j), lane = row, warp = columns mod warps");
-        // Stored columns of the block's rows: upper [i0, n), lower [0, block_end);
-        // band: upper [i0, block_end + k), lower [i0 − k, block_end).
-        let (below, above) = band_reach(&mut k, band, (i0, block_end), n);
-        let lo = k.selp(Ty::U64, i0, below, upper);
-        let hi = k.selp(Ty::U64, above, block_end, upper);
+        // Stored columns of the block's rows: [i0 − below, block_end + above).
+        let (lo, hi) = reach.span(&mut k, (i0, block_end), (reach.below, reach.above));
         let j = k.add(Ty::U64, lo, warp64);
         let (top, done) = (k.label(), k.label());
         k.place(top);
@@ -271,7 +361,7 @@ fn build(p: &TriMvParams) -> KernelBuilder {
             let ju = k.add(Ty::U64, j, (u * w_count) as i64);
             let col_in = k.setp(Cmp::Lt, Ty::U64, ju, hi);
             let inside = k.and_pred(row_in, col_in);
-            let st = stored_in_band(&mut k, upper, band, i, ju);
+            let st = reach.holds(&mut k, i, ju);
             let inside = k.and_pred(inside, st);
             let diag = k.setp(Cmp::Eq, Ty::U64, i, ju);
             let av = load_a(
@@ -316,16 +406,13 @@ fn build(p: &TriMvParams) -> KernelBuilder {
             .map(|q| {
                 let c = k.add(Ty::U64, warp64, (q * w_count) as i64);
                 let ic = k.add(Ty::U64, i0, c);
-                let ic_in = k.setp(Cmp::Lt, Ty::U64, ic, n);
+                let ic_in = k.setp(Cmp::Lt, Ty::U64, ic, rows_to);
                 (ic, ic_in)
             })
             .collect();
         let accs: Vec<Vec<Reg>> = (0..per).map(|_| el.zero(&mut k)).collect();
-        // Stored rows of the block's columns: upper [0, block_end), lower [i0, n);
-        // band: upper [i0 − k, block_end), lower [i0, block_end + k).
-        let (below, above) = band_reach(&mut k, band, (i0, block_end), n);
-        let lo = k.selp(Ty::U64, below, i0, upper);
-        let hi = k.selp(Ty::U64, block_end, above, upper);
+        // Stored rows of the block's columns: [i0 − above, block_end + below).
+        let (lo, hi) = reach.span(&mut k, (i0, block_end), (reach.above, reach.below));
         let j = k.add(Ty::U64, lo, lane64);
         let (top, done) = (k.label(), k.label());
         k.place(top);
@@ -339,7 +426,7 @@ fn build(p: &TriMvParams) -> KernelBuilder {
         let mut loads = Vec::new();
         for (ic, ic_in) in &cols {
             let inside = k.and_pred(j_in, *ic_in);
-            let st = stored_in_band(&mut k, upper, band, j, *ic);
+            let st = reach.holds(&mut k, j, *ic);
             let inside = k.and_pred(inside, st);
             let diag = k.setp(Cmp::Eq, Ty::U64, j, *ic);
             let inside = if mirror.diagonal {
@@ -411,25 +498,44 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     k
 }
 
-/// The index range the stored part of rows (or columns) `[i0, end)` reaches: below to
-/// `i0 − k` (at least 0) and above to `end + k` (at most n); without a band, 0 and n.
-fn band_reach(
-    k: &mut KernelBuilder,
-    band: Option<Reg>,
-    (i0, end): (Reg, Reg),
-    n: Reg,
-) -> (Reg, Reg) {
-    let Some(kb) = band else {
+/// Where A is stored, relative to the diagonal, and the window's entries of x.
+struct Reach {
+    /// (r, c) is stored when r ≤ c + below ...
+    below: Reg,
+    /// ... and c ≤ r + above.
+    above: Reg,
+    /// The entries of x the product covers: [from, to).
+    cols: (Reg, Reg),
+}
+
+impl Reach {
+    /// The indices j within `back` before and `ahead` after the rows (or columns)
+    /// `[i0, end)`, clipped to the window's columns: `[max(from, i0 − back),
+    /// min(to, end + ahead))` (the subtraction saturating at 0).
+    fn span(
+        &self,
+        k: &mut KernelBuilder,
+        (i0, end): (Reg, Reg),
+        (back, ahead): (Reg, Reg),
+    ) -> (Reg, Reg) {
         let zero = k.mov(Ty::U64, 0i64);
-        return (zero, n);
-    };
-    let zero = k.mov(Ty::U64, 0i64);
-    let under = k.setp(Cmp::Lt, Ty::U64, i0, kb);
-    let down = k.sub(Ty::U64, i0, kb);
-    let below = k.selp(Ty::U64, zero, down, under);
-    let up = k.add(Ty::U64, end, kb);
-    let above = k.min(Ty::U64, up, n);
-    (below, above)
+        let under = k.setp(Cmp::Lt, Ty::U64, i0, back);
+        let down = k.sub(Ty::U64, i0, back);
+        let lo = k.selp(Ty::U64, zero, down, under);
+        let lo = k.max(Ty::U64, lo, self.cols.0);
+        let up = k.add(Ty::U64, end, ahead);
+        let hi = k.min(Ty::U64, up, self.cols.1);
+        (lo, hi)
+    }
+
+    /// Whether A(r, c) is stored: r ≤ c + below and c ≤ r + above.
+    fn holds(&self, k: &mut KernelBuilder, r: Reg, c: Reg) -> Reg {
+        let c_below = k.add(Ty::U64, c, self.below);
+        let ok_below = k.setp(Cmp::Le, Ty::U64, r, c_below);
+        let r_above = k.add(Ty::U64, r, self.above);
+        let ok_above = k.setp(Cmp::Le, Ty::U64, c, r_above);
+        k.and_pred(ok_below, ok_above)
+    }
 }
 
 /// A(r, c) where `inside` holds, zero elsewhere; with `unit` set, a diagonal element is
@@ -462,12 +568,15 @@ fn load_a(
 mod tests {
     use super::*;
 
-    const OPS: [TriMvOp; 5] = [
+    const OPS: [TriMvOp; 8] = [
         TriMvOp::Symv,
         TriMvOp::Hemv,
         TriMvOp::TrmvN,
         TriMvOp::TrmvT,
         TriMvOp::TrmvC,
+        TriMvOp::GeneralN,
+        TriMvOp::GeneralT,
+        TriMvOp::GeneralC,
     ];
 
     fn variants() -> Vec<TriMvParams> {
@@ -475,8 +584,13 @@ mod tests {
         for dtype in super::super::gemv::DTYPES {
             for op in OPS {
                 for storage in [Storage::Dense, Storage::Packed, Storage::Band] {
+                    if op.is_general() && storage != Storage::Band {
+                        continue;
+                    }
                     for read_y in [false, true] {
-                        let f = TriMvParams::fallback(dtype, op, storage, read_y);
+                        let mut f = TriMvParams::fallback(dtype, op, storage, read_y);
+                        // The trsv updates: trmv with a window.
+                        f.window |= read_y && storage != Storage::Dense;
                         v.push(f.clone());
                         v.push(TriMvParams {
                             warps: 4,
@@ -527,6 +641,34 @@ mod tests {
             "u32 p_flags",
         ];
         assert_eq!(params, want);
+        // gbmv: the band's ku and kl, then the window.
+        let p = TriMvParams::fallback(DType::F64, TriMvOp::GeneralT, Storage::Band, false);
+        let ModuleImage::Ptx(text) = TriMv::generate(&p, &target).unwrap().image else {
+            unreachable!()
+        };
+        let params: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix(".param ."))
+            .map(|l| l.trim_end_matches(',').to_string())
+            .collect();
+        let want = [
+            "u64 p_n",
+            "u64 p_a",
+            "u64 p_lda",
+            "u64 p_x",
+            "s64 p_incx",
+            "u64 p_y",
+            "s64 p_incy",
+            "f64 p_alpha0",
+            "u32 p_flags",
+            "u64 p_band",
+            "u64 p_band_lower",
+            "u64 p_rows_from",
+            "u64 p_rows_to",
+            "u64 p_cols_from",
+            "u64 p_cols_to",
+        ];
+        assert_eq!(params, want);
     }
 
     #[test]
@@ -541,6 +683,11 @@ mod tests {
             TriMvParams {
                 unroll: 0,
                 ..f.clone()
+            },
+            TriMvParams::fallback(DType::F32, TriMvOp::GeneralN, Storage::Dense, true),
+            TriMvParams {
+                window: false,
+                ..TriMvParams::fallback(DType::F32, TriMvOp::GeneralT, Storage::Band, true)
             },
         ] {
             assert!(matches!(

@@ -16,11 +16,14 @@
 //! textbook |ΔL| ≤ γ_{bs+1}·|L| (complex division: a few u more) (Higham, §8.1).
 //!
 //! Kernel `rocm_blas_trsv_block(n: u64, k0: u64, a: u64, lda: u64, x: u64, incx: s64,
-//! flags: u32)`: x is the address of logical element 0 (the far end for a negative
-//! increment); flags [`UPPER`], [`UNIT`], [`TRANS`], [`CONJ`] (with TRANS: Aᴴ). Launch:
-//! one workgroup of `block` work-items.
+//! flags: u32, [band: u64])`: x is the address of logical element 0 (the far end for a
+//! negative increment); flags [`UPPER`], [`UNIT`], [`TRANS`], [`CONJ`] (with TRANS: Aᴴ).
+//! A's triangle is stored as [`TrsvParams::storage`] says ([`Storage`]: dense at lda,
+//! packed (lda unused), or band with `band` = k off-diagonals, whose block elements
+//! beyond k of the diagonal are zeros that are never read). Launch: one workgroup of
+//! `block` work-items.
 
-use super::element::{flag, vector_at, El};
+use super::element::{element_at, flag, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
 use rocm_core::target::Family;
@@ -44,6 +47,8 @@ const SHARED_LIMIT: i64 = 48 * 1024;
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrsvParams {
     pub dtype: DType,
+    /// How A's triangle is stored (tpsv: packed, tbsv: band).
+    pub storage: Storage,
     /// Order NB of the diagonal blocks = work-items: 16, 32 or 64 (the block takes
     /// NB·(NB + 1) elements of shared memory: Complex64 at most 32).
     pub block: u32,
@@ -51,9 +56,13 @@ pub struct TrsvParams {
 
 impl TrsvParams {
     /// 64 (Complex64: 32, whose 64-block would exceed 48 KiB of shared memory).
-    pub fn fallback(dtype: DType) -> Self {
+    pub fn fallback(dtype: DType, storage: Storage) -> Self {
         let block = if dtype == DType::C64 { 32 } else { 64 };
-        TrsvParams { dtype, block }
+        TrsvParams {
+            dtype,
+            storage,
+            block,
+        }
     }
 
     fn shared_bytes(&self) -> i64 {
@@ -136,6 +145,7 @@ fn build(p: &TrsvParams) -> KernelBuilder {
     let px = k.param("x", Ty::U64);
     let pincx = k.param("incx", Ty::S64);
     let pflags = k.param("flags", Ty::U32);
+    let pband = (p.storage == Storage::Band).then(|| k.param("band", Ty::U64));
     let n = k.ld_param(&pn);
     let k0 = k.ld_param(&pk0);
     let a = k.ld_param_global_ptr(&pa);
@@ -170,15 +180,16 @@ fn build(p: &TrsvParams) -> KernelBuilder {
         let rev = k.sub(Ty::U32, last, v);
         k.selp(Ty::U32, rev, v, reversed)
     };
-    let ldab = k.mul(Ty::U64, lda, eb);
-    // A(k0 + r, k0 + c).
+    let band = pband.map(|q| k.ld_param(&q));
+    // A(k0 + r, k0 + c) in A's storage (the band's k, or n for packed, as the third
+    // operand of the element formula).
+    let mat = (a, lda, band.unwrap_or(n));
     let a_at = |k: &mut KernelBuilder, r: Reg, c: Reg| -> Reg {
         let r64 = k.cvt(Ty::U64, r);
         let c64 = k.cvt(Ty::U64, c);
         let row = k.add(Ty::U64, k0, r64);
         let col = k.add(Ty::U64, k0, c64);
-        let at = k.fma(Ty::U64, row, eb, a);
-        k.fma(Ty::U64, col, ldab, at)
+        element_at(k, p.storage, mat, upper, (row, col), eb)
     };
     let slot = |k: &mut KernelBuilder, r: Reg, c: Reg| -> Reg {
         let s = k.fma(Ty::U32, r, pitch, c);
@@ -192,6 +203,16 @@ fn build(p: &TrsvParams) -> KernelBuilder {
         let inside = k.and_pred(t_in, c_in);
         let lower = k.setp(Cmp::Ge, Ty::U32, t, c);
         let inside = k.and_pred(inside, lower);
+        // Band storage: only |M-row − M-column| = t − c ≤ k is stored (zero beyond).
+        let inside = match band {
+            Some(kb) => {
+                let dist = k.sub(Ty::U32, t, c);
+                let dist = k.cvt(Ty::U64, dist);
+                let near = k.setp(Cmp::Le, Ty::U64, dist, kb);
+                k.and_pred(inside, near)
+            }
+            None => inside,
+        };
         let diag = k.setp(Cmp::Eq, Ty::U32, t, c);
         let unit_diag = k.and_pred(diag, unit);
         let not_unit = k.not_pred(unit_diag);
@@ -260,7 +281,16 @@ mod tests {
     fn variants_pass_ptxas_without_spills_or_warnings() {
         let variants: Vec<TrsvParams> = super::super::gemv::DTYPES
             .into_iter()
-            .flat_map(|dtype| [16, 32, 64].map(|block| TrsvParams { dtype, block }))
+            .flat_map(|dtype| {
+                [Storage::Dense, Storage::Packed, Storage::Band].map(|storage| {
+                    [16, 32, 64].map(move |block| TrsvParams {
+                        dtype,
+                        storage,
+                        block,
+                    })
+                })
+            })
+            .flatten()
             .filter(|p| p.validate().is_ok())
             .collect();
         for (p, _, report) in crate::ptxas::assert_clean::<TrsvBlock>(&variants) {
@@ -272,7 +302,7 @@ mod tests {
     #[test]
     fn parameters_follow_the_documented_order() {
         let target: Target = "sm_90".parse().unwrap();
-        let p = TrsvParams::fallback(DType::F64);
+        let p = TrsvParams::fallback(DType::F64, Storage::Band);
         let ModuleImage::Ptx(text) = TrsvBlock::generate(&p, &target).unwrap().image else {
             unreachable!()
         };
@@ -289,6 +319,7 @@ mod tests {
             "u64 p_x",
             "s64 p_incx",
             "u32 p_flags",
+            "u64 p_band",
         ];
         assert_eq!(params, want);
     }
@@ -299,10 +330,12 @@ mod tests {
         for bad in [
             TrsvParams {
                 dtype: DType::C64,
+                storage: Storage::Dense,
                 block: 64,
             },
             TrsvParams {
                 dtype: DType::F32,
+                storage: Storage::Packed,
                 block: 48,
             },
         ] {
@@ -312,12 +345,12 @@ mod tests {
             ));
         }
         assert!(matches!(
-            TrsvBlock::generate(&TrsvParams::fallback(DType::F16), &sm90),
+            TrsvBlock::generate(&TrsvParams::fallback(DType::F16, Storage::Dense), &sm90),
             Err(Error::Unsupported { .. })
         ));
         // AMD targets get the AMDGPU kernel of the same contract.
         let prog = TrsvBlock::generate(
-            &TrsvParams::fallback(DType::F32),
+            &TrsvParams::fallback(DType::F32, Storage::Packed),
             &"gfx90a".parse().unwrap(),
         )
         .unwrap();
@@ -325,7 +358,7 @@ mod tests {
         assert_eq!(prog.kernels, vec![KERNEL.to_string()]);
         assert!(matches!(
             TrsvBlock::generate(
-                &TrsvParams::fallback(DType::F16),
+                &TrsvParams::fallback(DType::F16, Storage::Dense),
                 &"gfx1100".parse().unwrap()
             ),
             Err(Error::Unsupported { .. })

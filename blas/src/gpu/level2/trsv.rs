@@ -9,13 +9,24 @@
 //! A's sub-block (R, K) with N, (K, R) with T/C. Everything is queued on the handle's
 //! stream; the host only walks the blocks. This is the right-looking blocked
 //! substitution, backward stable like the unblocked one (Higham, §8.3).
+//!
+//! tpsv and tbsv run the same plan on A's packed or band storage itself (no dense copy,
+//! no workspace): the block kernel reads the diagonal block in place (a band's elements
+//! beyond k are the zeros they are), and each update is the triangle kernel's windowed
+//! trmv (`rocm_blas_tri_mv`, op N/T/C, α = −1, β = 1, rows R, columns K) on that
+//! storage, whose loops stay within the stored part. For a band only the k rows of R
+//! nearest K are touched ([`update_rows`]), so a solve reads O(n·k) elements of A in
+//! 2⌈n/NB⌉ launches; packed storage reads each stored element once (n²/2).
 
+use super::trimv::{product, TriMvCall, Window};
 use super::{gemv, load, logical_start, require, GemvCall, Kernels};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
 use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
+use rocm_kernels::level2::trimv::TriMvOp;
 use rocm_kernels::level2::trsv::{TrsvBlock, TrsvParams, CONJ, KERNEL, TRANS, UNIT, UPPER};
+use rocm_kernels::level2::Storage;
 
 /// One solve on device addresses.
 pub(crate) struct TrsvCall<'a> {
@@ -24,7 +35,10 @@ pub(crate) struct TrsvCall<'a> {
     pub unit: bool,
     pub dtype: DType,
     pub n: usize,
-    /// Lowest address of A and its leading dimension.
+    /// How A's triangle is stored, and the band's off-diagonals k (band only).
+    pub storage: Storage,
+    pub band: usize,
+    /// Lowest address of A and its leading dimension (unused when packed).
     pub a: u64,
     pub lda: usize,
     /// Lowest address of x and its increment.
@@ -101,23 +115,50 @@ fn sub_vector(x0: u64, inc: isize, start: usize, len: usize, es: u64) -> u64 {
     }
 }
 
+/// The rows an update must touch: all of `(r0, rows)` for dense and packed storage; for
+/// band storage with k off-diagonals only the k nearest the block `[k0, k0 + bs)`
+/// (M(R, K) is zero beyond), so the updates of a band solve do O(n·k) work.
+fn update_rows(
+    storage: Storage,
+    band: usize,
+    (k0, bs): (usize, usize),
+    (r0, rows): (usize, usize),
+) -> (usize, usize) {
+    if storage != Storage::Band {
+        return (r0, rows);
+    }
+    if r0 >= k0 + bs {
+        (r0, rows.min(band))
+    } else {
+        let kept = rows.min(band);
+        (r0 + rows - kept, kept)
+    }
+}
+
 /// x ← op(A)⁻¹·x (n ≥ 1; views checked by the caller).
 pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()> {
-    require(blas, routine, &[Kernels::Trsv, Kernels::Gemv])?;
-    super::check_span(call.lda as u128 * call.n as u128)?;
+    let dense = call.storage == Storage::Dense;
+    let update_kernels = if dense { Kernels::Gemv } else { Kernels::TriMv };
+    require(blas, routine, &[Kernels::Trsv, update_kernels])?;
     let (n, lda, ix) = (
         call.n as u128,
         call.lda as u128,
         call.x.1.unsigned_abs() as u128,
     );
+    // Indices into A's storage: dense or band at lda, or the packed triangle.
+    let span = match call.storage {
+        Storage::Packed => n * (n + 1) / 2,
+        _ => lda * n + n,
+    };
+    super::check_span(span)?;
     super::check_amdgpu_extent(
         blas,
         routine,
         call.dtype.size(),
-        &[lda * n + n, ix * n],
+        &[span, ix * n],
         &[lda, ix],
     )?;
-    let p = TrsvParams::fallback(call.dtype);
+    let p = TrsvParams::fallback(call.dtype, call.storage);
     let nb = p.block as usize;
     let loaded = load::<TrsvBlock>(blas, routine, &p)?;
     let kernel = loaded.module.kernel(KERNEL)?;
@@ -140,10 +181,13 @@ pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()
                     .push_pointer(x0, dev)
                     .push(call.x.1 as i64)
                     .push(flags);
+                if call.storage == Storage::Band {
+                    args.push(call.band as u64);
+                }
                 let cfg = LaunchConfig::linear(1, p.block);
-                // SAFETY: the caller checked A (n×n at lda) and x (n at incx); the
-                // kernel reads the stored triangle of the diagonal block at k0 and reads
-                // and writes x there.
+                // SAFETY: the caller checked A (n×n at lda, packed, or band at lda) and x
+                // (n at incx); the kernel reads the stored triangle of the diagonal block
+                // at k0 (within the band) and reads and writes x there.
                 unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
             }
             Step::Update {
@@ -155,7 +199,7 @@ pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()
                 bs,
                 r0,
                 rows,
-            } => {
+            } if dense => {
                 let update = GemvCall {
                     trans: call.trans,
                     dtype: call.dtype,
@@ -170,6 +214,45 @@ pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()
                     read_y: true,
                 };
                 gemv(blas, &update, GemvTuning::default())?;
+            }
+            Step::Update {
+                k0, bs, r0, rows, ..
+            } => {
+                // x(R) −= M(R, K)·x(K) on A's own storage: the triangle kernel's trmv
+                // with α = −1, β = 1 on the window rows R, columns K (disjoint, so x is
+                // read at K and written at R by one launch).
+                let (r0, rows) = update_rows(call.storage, call.band, (k0, bs), (r0, rows));
+                if rows == 0 {
+                    continue;
+                }
+                let op = match call.trans {
+                    GemvTrans::N => TriMvOp::TrmvN,
+                    GemvTrans::T => TriMvOp::TrmvT,
+                    GemvTrans::C => TriMvOp::TrmvC,
+                };
+                let update = TriMvCall {
+                    op,
+                    storage: call.storage,
+                    band: call.band,
+                    band_lower: 0,
+                    window: Some(Window {
+                        rows: (r0, r0 + rows),
+                        cols: (k0, k0 + bs),
+                        lens: (n, n),
+                    }),
+                    upper: call.upper,
+                    unit: false,
+                    dtype: call.dtype,
+                    n,
+                    a: call.a,
+                    lda: call.lda,
+                    x: call.x,
+                    y: call.x,
+                    alpha: call.minus_one,
+                    beta: call.one,
+                    read_y: true,
+                };
+                product(blas, routine, &update)?;
             }
         }
     }
@@ -268,6 +351,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn band_updates_touch_only_the_k_nearest_rows() {
+        // Forward: the rows after the block, at most k of them.
+        assert_eq!(
+            update_rows(Storage::Band, 3, (64, 64), (128, 500)),
+            (128, 3)
+        );
+        assert_eq!(
+            update_rows(Storage::Band, 900, (64, 64), (128, 500)),
+            (128, 500)
+        );
+        // Backward: the rows just before the block.
+        assert_eq!(update_rows(Storage::Band, 3, (64, 64), (0, 64)), (61, 3));
+        assert_eq!(update_rows(Storage::Band, 0, (64, 64), (0, 64)), (64, 0));
+        // Dense and packed: every row.
+        assert_eq!(update_rows(Storage::Packed, 3, (64, 64), (0, 64)), (0, 64));
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! host launches them exactly as it launches the PTX kernels:
 //!
 //! - [`gemv`]: `rocm_blas_gemv` (N, T, C) and `rocm_blas_gemv_finish`.
-//! - [`trimv`]: `rocm_blas_tri_mv` (symv/hemv, trmv N/T/C; dense, packed, band).
+//! - [`trimv`]: `rocm_blas_tri_mv` (symv/hemv, trmv N/T/C; dense, packed, band; gbmv
+//!   N/T/C on a general band; the windowed products of the blocked trsv).
 //! - [`rank`]: `rocm_blas_rank_update` (ger/gerc, syr/her, syr2/her2; dense, packed).
-//! - [`trsv`]: `rocm_blas_trsv_block` (the diagonal-block solve of the blocked trsv).
-//! - [`unpack`]: `rocm_blas_unpack` (packed/band triangle → dense) and
-//!   `rocm_blas_unpack_general` (gbmv's band → dense).
+//! - [`trsv`]: `rocm_blas_trsv_block` (the diagonal-block solve of the blocked trsv;
+//!   dense, packed, band).
 //!
 //! All for f32, f64, Complex32 and Complex64 on every gfx9 (wave64) and gfx11 (wave32)
 //! target.
@@ -18,8 +18,8 @@
 //!
 //! Conventions shared by the kernels (the PTX contract, restated for registers):
 //! - `u64` arguments (sizes, leading dimensions) are read as their low 32 bits; `i64`
-//!   increments likewise as `i32`. Element indices (every span a kernel indexes, the
-//!   dense copies of `unpack` included) and byte strides (`lda·size`, `inc·size`) must be
+//!   increments likewise as `i32`. Element indices (every span a kernel indexes) and
+//!   byte strides (`lda·size`, `inc·size`) must be
 //!   below 2³¹; rocm-blas checks this before launching on AMD devices
 //!   (`check_amdgpu_extent`) and answers `Unsupported` beyond.
 //! - Addresses are 64-bit: a lane's element address is `base + index·stride` computed by
@@ -36,7 +36,6 @@ pub mod gemv;
 pub mod rank;
 pub mod trimv;
 pub mod trsv;
-pub mod unpack;
 
 /// The launchable program of the assembled `kernels` (one code object; each kernel by
 /// its name, which is the PTX kernel's), launched by the PTX program's `launch` rule:

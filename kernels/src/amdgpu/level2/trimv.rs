@@ -1,20 +1,25 @@
-//! Products with a stored triangle on AMDGPU (`rocm_blas_tri_mv`): symv/hemv, trmv N/T/C
-//! over dense, packed and band storage, with the PTX kernel's arguments and launch
-//! ([`crate::level2::trimv`]: ⌈n/32⌉ workgroups of 32·warps work-items, 32 rows of y
-//! each).
+//! Products with a stored triangle or a general band on AMDGPU (`rocm_blas_tri_mv`):
+//! symv/hemv, trmv N/T/C over dense, packed and band storage, gbmv N/T/C (the general
+//! ops) and the windowed products of the blocked trsv, with the PTX kernel's arguments
+//! and launch ([`crate::level2::trimv`]: ⌈rows/32⌉ workgroups of 32·warps work-items,
+//! 32 rows of y each).
 //!
-//! Mapping: work-item `l < 32` of workgroup `g` computes y(i), i = 32g + l, alone: it
-//! walks the columns j of the workgroup's reach (all of 0..n; band storage
-//! max(0, 32g − k) .. min(n, 32g + 32 + k)) in increasing order and adds
-//! op(A)(i, j)·x(j), where op(A)(i, j) is read from the stored triangle directly
+//! Mapping: work-item `l < 32` of workgroup `g` computes y(i), i = rows_from + 32g + l
+//! (rows_from = 0 without a window), alone: it walks the columns j of the workgroup's
+//! reach (the window's columns, 0..n without one; band storage only those within the
+//! band of the block's rows: k either way for a triangle, kl before and ku after for
+//! gbmv N, ku before and kl after for gbmv T/C) in increasing order and adds
+//! op(A)(i, j)·x(j), where op(A)(i, j) is read from the stored part directly
 //! (A(i, j): a wave's loads are consecutive rows of one column) or mirrored (A(j, i),
-//! conjugated for hemv and trmv C), the diagonal one for `UNIT` and real for hemv. The
-//! other work-items have nothing to do (the grid is the PTX kernel's). With
-//! `d = ±(j − i)` (+ for the upper triangle) the stored side is `0 ≤ d ≤ k` (k = 2³¹ − 1
-//! without a band), so every case is one signed range test per part.
+//! conjugated for hemv, trmv C and gbmv C), the diagonal one for `UNIT` and real for
+//! hemv. The other work-items have nothing to do (the grid is the PTX kernel's). With
+//! `d = ±(j − i)` (+ for the upper triangle and a general band) the stored side is
+//! `lo ≤ d ≤ hi`: directly 0 (1 for `UNIT`) ≤ d ≤ k for a triangle (k = 2³¹ − 1
+//! without a band), −kl ≤ d ≤ ku for a general band; mirrored −k ≤ d ≤ −1 (0 with the
+//! diagonal) and −ku ≤ d ≤ kl, so every case is one signed range test per part.
 //!
-//! Each y(i) is a sum in column order: |error| ≤ (n + 2)·u·(|α|·Σ|a||x| + |β||y|)
-//! (complex ×4), inside the PTX kernel's (n + 66) bound.
+//! Each y(i) is a sum in column order: |error| ≤ (c + 2)·u·(|α|·Σ|a||x| + |β||y|)
+//! (c the columns summed, complex ×4), inside the PTX kernel's (c + 66) bound.
 
 use super::super::asm::{AssembledKernel, Assembler};
 use super::super::math::cfma_into;
@@ -49,6 +54,9 @@ fn parts(op: TriMvOp) -> (bool, Option<(bool, bool)>, bool, bool) {
         TriMvOp::TrmvN => (true, None, false, true),
         TriMvOp::TrmvT => (false, Some((true, false)), false, true),
         TriMvOp::TrmvC => (false, Some((true, true)), false, true),
+        TriMvOp::GeneralN => (true, None, false, false),
+        TriMvOp::GeneralT => (false, Some((true, false)), false, false),
+        TriMvOp::GeneralC => (false, Some((true, true)), false, false),
     }
 }
 
@@ -74,12 +82,29 @@ pub fn generate(t: IsaTarget, p: &TriMvParams) -> Result<AssembledKernel> {
     };
     let flags = k.arg_u32("flags")?;
     let kband = if band { Some(k.arg_u64("band")?) } else { None };
+    let general = p.op.is_general();
+    let kl = if general {
+        Some(k.arg_u64("band_lower")?)
+    } else {
+        None
+    };
+    let window = if p.window {
+        Some([
+            k.arg_u64("rows_from")?,
+            k.arg_u64("rows_to")?,
+            k.arg_u64("cols_from")?,
+            k.arg_u64("cols_to")?,
+        ])
+    } else {
+        None
+    };
     let tid = k.workitem_id(0)?;
     let wg = k.workgroup_id(0)?;
     k.wait_lgkm(0);
     let carry = k.mask_sgprs()?;
 
-    // Flags: upper (and its sign ±1), unit (triangular ops only).
+    // Flags: upper (and its sign ±1), unit (triangular ops only). A general band is
+    // addressed as an upper band triangle with k = ku.
     let (upper, sign, unit, lo_d, kk) = (
         k.sgprs(1)?,
         k.sgprs(1)?,
@@ -87,15 +112,20 @@ pub fn generate(t: IsaTarget, p: &TriMvParams) -> Result<AssembledKernel> {
         k.sgprs(1)?,
         k.sgprs(1)?,
     );
-    k.op(
-        Op::SAndB32,
-        [upper.op(), flags.op(), Operand::imm32(UPPER.into())],
-    );
-    k.op(Op::SCmpLgU32, [upper.op(), Operand::Int(0)]);
-    k.op(
-        Op::SCselectB32,
-        [sign.op(), Operand::Int(1), Operand::Int(-1)],
-    );
+    if general {
+        k.op(Op::SMovB32, [upper.op(), Operand::Int(1)]);
+        k.op(Op::SMovB32, [sign.op(), Operand::Int(1)]);
+    } else {
+        k.op(
+            Op::SAndB32,
+            [upper.op(), flags.op(), Operand::imm32(UPPER.into())],
+        );
+        k.op(Op::SCmpLgU32, [upper.op(), Operand::Int(0)]);
+        k.op(
+            Op::SCselectB32,
+            [sign.op(), Operand::Int(1), Operand::Int(-1)],
+        );
+    }
     if triangular {
         k.op(
             Op::SAndB32,
@@ -108,7 +138,11 @@ pub fn generate(t: IsaTarget, p: &TriMvParams) -> Result<AssembledKernel> {
         );
     } else {
         k.op(Op::SMovB32, [unit.op(), Operand::Int(0)]);
-        k.op(Op::SMovB32, [lo_d.op(), Operand::Int(0)]);
+        match kl {
+            // The direct part of a general band reaches kl below the diagonal.
+            Some(kl) => k.op(Op::SSubI32, [lo_d.op(), Operand::Int(0), kl.at(0).op()]),
+            None => k.op(Op::SMovB32, [lo_d.op(), Operand::Int(0)]),
+        };
     }
     match kband {
         Some(b) => k.op(Op::SMovB32, [kk.op(), b.at(0).op()]),
@@ -122,27 +156,60 @@ pub fn generate(t: IsaTarget, p: &TriMvParams) -> Result<AssembledKernel> {
         _ => k.op(Op::SMovB32, [hi_m.op(), Operand::Int(-1)]),
     };
 
-    // Row i = 32g + tid for tid < 32; columns [jlo, jhi).
+    // The window: rows [rows_from, rows_to) of y, columns [cols_from, cols_to) of x
+    // (without one, both 0..n).
+    let (rows_from, rows_to, cols_from, cols_to) =
+        (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
+    match window {
+        Some([r0, r1, c0, c1]) => {
+            for (dst, src) in [
+                (rows_from, r0),
+                (rows_to, r1),
+                (cols_from, c0),
+                (cols_to, c1),
+            ] {
+                k.op(Op::SMovB32, [dst.op(), src.at(0).op()]);
+            }
+        }
+        None => {
+            for dst in [rows_from, cols_from] {
+                k.op(Op::SMovB32, [dst.op(), Operand::Int(0)]);
+            }
+            for dst in [rows_to, cols_to] {
+                k.op(Op::SMovB32, [dst.op(), n.at(0).op()]);
+            }
+        }
+    }
+    // Row i = rows_from + 32g + tid for tid < 32; columns [j, jhi): within `back`
+    // before and `ahead` after the block's rows (a triangle's band: k both ways; a
+    // general band's direct part kl and ku, its mirrored part ku and kl), clipped to
+    // the window.
     let (i0, i) = (k.sgprs(1)?, k.vgprs(1)?);
     k.op(Op::SMulI32, [i0.op(), wg.op(), Operand::imm32(ROWS.into())]);
+    k.op(Op::SAddU32, [i0.op(), i0.op(), rows_from.op()]);
     k.op(Op::VAddU32, [i.op(), i0.op(), tid.op()]);
     let (j, jhi) = (k.sgprs(1)?, k.sgprs(1)?);
     if band {
-        k.op(Op::SSubI32, [j.op(), i0.op(), kk.op()]);
-        k.op(Op::SMaxI32, [j.op(), j.op(), Operand::Int(0)]);
-        k.op(Op::SAddU32, [jhi.op(), i0.op(), kk.op()]);
+        let (back, ahead) = match kl {
+            Some(kl) if direct => (kl.at(0), kk),
+            Some(kl) => (kk, kl.at(0)),
+            None => (kk, kk),
+        };
+        k.op(Op::SSubI32, [j.op(), i0.op(), back.op()]);
+        k.op(Op::SMaxI32, [j.op(), j.op(), cols_from.op()]);
+        k.op(Op::SAddU32, [jhi.op(), i0.op(), ahead.op()]);
         k.op(Op::SAddU32, [jhi.op(), jhi.op(), Operand::Int(ROWS as i8)]);
-        k.op(Op::SMinU32, [jhi.op(), jhi.op(), n.at(0).op()]);
+        k.op(Op::SMinU32, [jhi.op(), jhi.op(), cols_to.op()]);
     } else {
-        k.op(Op::SMovB32, [j.op(), Operand::Int(0)]);
-        k.op(Op::SMovB32, [jhi.op(), n.at(0).op()]);
+        k.op(Op::SMovB32, [j.op(), cols_from.op()]);
+        k.op(Op::SMovB32, [jhi.op(), cols_to.op()]);
     }
     let (outer, inner) = (k.mask_sgprs()?, k.mask_sgprs()?);
     let rows = k.sgprs(1)?;
     k.op(Op::SMovB32, [rows.op(), Operand::Int(ROWS as i8)]);
     lanes_below(&mut k, outer, tid, rows);
     let vcc = k.vcc();
-    k.op(Op::VCmpGtU32, [vcc, n.at(0).op(), i.op()]);
+    k.op(Op::VCmpGtU32, [vcc, rows_to.op(), i.op()]);
     and_exec_vcc(&mut k);
 
     let n_or_k = match kband {

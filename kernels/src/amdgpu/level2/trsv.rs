@@ -9,7 +9,8 @@
 //! diagonal (skipped for `UNIT`, which is not read) and publishes x_i through one LDS
 //! slot (the same wave reads it back after `s_waitcnt`), then every row ρ > i does
 //! s_ρ ← s_ρ + M(ρ, i)·(−x_i), M's element read from A (transposed, conjugated per the
-//! flags). That is the PTX kernel's column-oriented forward substitution in the same
+//! flags; dense, packed and band storage each addressed by their column starts, a
+//! band's elements beyond k of the diagonal skipped as the zeros they are). That is the PTX kernel's column-oriented forward substitution in the same
 //! order, so the same backward error: |ΔL| ≤ γ_{bs+1}·|L| plus the division's.
 //!
 //! Division q = a / b: `v_rcp` refined by Newton steps (f32 one, f64 two) to r ≈ 1/b,
@@ -22,9 +23,13 @@ use super::super::asm::{AssembledKernel, Assembler};
 use super::super::math::Real;
 use super::super::math::{self, cfma_into, fma, mul, vop};
 use super::super::regs::Vgpr;
-use super::{and_exec_vcc, conj_in_place, element_address, lane_address, stride, vgpr_pair, Elem};
+use super::{
+    and_exec_vcc, column_start, conj_in_place, element_address, lane_address, lane_column_start,
+    stride, vgpr_pair, Elem,
+};
 use crate::generator::{LaunchRule, Program};
 use crate::level2::trsv::{TrsvParams, CONJ, KERNEL, TRANS, UNIT, UPPER};
+use crate::level2::Storage;
 use rocm_core::isa::amdgpu::{InlineFloat, IsaTarget, Op, Operand};
 use rocm_core::{Error, Result, Target};
 
@@ -121,6 +126,11 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
     let x = k.arg_pointer("x")?;
     let incx = k.arg_u64("incx")?;
     let flags = k.arg_u32("flags")?;
+    let band = if p.storage == Storage::Band {
+        Some(k.arg_u64("band")?)
+    } else {
+        None
+    };
     let slot = k.lds(es, 16)?;
     let tid = k.workitem_id(0)?;
     k.wait_lgkm(0);
@@ -158,13 +168,18 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
     );
     k.op(Op::SSubU32, [last.op(), bs.op(), Operand::Int(1)]);
 
+    // The third operand of the storage formulas: the band's k, or n (packed); and 2k,
+    // the band test's bound.
+    let n_or_k = band.map_or(n.at(0), |b| b.at(0));
+    let two_k = k.sgprs(1)?;
+    k.op(Op::SAddU32, [two_k.op(), n_or_k.op(), n_or_k.op()]);
     let zero = k.vgprs(1)?;
     k.op(Op::VMovB32, [zero.op(), Operand::Int(0)]);
     let sx = stride(&mut k, incx, es)?;
     let (xbase, abase) = (vgpr_pair(&mut k, x)?, vgpr_pair(&mut k, a)?);
     let addr = k.vgprs(2)?;
-    // Per row set: ρ, the absolute row k0 + M-row, its column start (k0 + mrow)·lda,
-    // and s.
+    // Per row set: ρ, the absolute row k0 + M-row, the start of A's column of that
+    // index in A's storage (for the transposed reads), and s.
     struct Set {
         rho: Vgpr,
         row: Vgpr,
@@ -173,7 +188,7 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
     }
     let mut rows = Vec::new();
     for r in 0..sets {
-        let (rho, row, row_start, rev_v) = (k.vgprs(1)?, k.vgprs(1)?, k.vgprs(1)?, k.vgprs(1)?);
+        let (rho, row, rev_v) = (k.vgprs(1)?, k.vgprs(1)?, k.vgprs(1)?);
         let s = el.alloc(&mut k)?;
         let add = k.sgprs(1)?;
         k.op(
@@ -185,7 +200,7 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
         flag_vcc(&mut k, rev, zero);
         k.op(Op::VCndmaskB32, [row.op(), rho.op(), rev_v.op(), vcc]);
         k.op(Op::VAddU32, [row.op(), k0.at(0).op(), row.op()]);
-        k.op(Op::VMulLoU32, [row_start.op(), row.op(), lda.at(0).op()]);
+        let row_start = lane_column_start(&mut k, p.storage, upper, row, lda.at(0), n_or_k)?;
         // s = x(row) for ρ < bs.
         k.op(Op::VCmpGtU32, [vcc, bs.op(), rho.op()]);
         k.and_saveexec(inner, vcc);
@@ -201,7 +216,7 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
     }
     k.wait_vm(0);
 
-    let (i, mcol, cstart, sidx) = (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
+    let (i, mcol, sidx) = (k.sgprs(1)?, k.sgprs(1)?, k.sgprs(1)?);
     let (idx, idx_t, lds_at) = (k.vgprs(1)?, k.vgprs(1)?, k.vgprs(1)?);
     let (dv, xi, mv) = (el.alloc(&mut k)?, el.alloc(&mut k)?, el.alloc(&mut k)?);
     k.op(Op::VMovB32, [lds_at.op(), Operand::imm32(slot.into())]);
@@ -210,12 +225,12 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
     k.bind(top);
     k.op(Op::SCmpGeU32, [i.op(), bs.op()]);
     k.cbranch(Op::SCbranchScc1, done);
-    // mcol = k0 + (reversed ? last − i : i); its column start mcol·lda.
+    // mcol = k0 + (reversed ? last − i : i); the start of A's column mcol.
     k.op(Op::SSubU32, [mcol.op(), last.op(), i.op()]);
     k.op(Op::SCmpLgU32, [rev.op(), Operand::Int(0)]);
     k.op(Op::SCselectB32, [mcol.op(), mcol.op(), i.op()]);
     k.op(Op::SAddU32, [mcol.op(), mcol.op(), k0.at(0).op()]);
-    k.op(Op::SMulI32, [cstart.op(), mcol.op(), lda.at(0).op()]);
+    let cstart = column_start(&mut k, p.storage, upper, mcol, lda.at(0), n_or_k)?;
     // The owner of ρ = i: s ← s / M(i, i) unless UNIT; x_i to the LDS slot.
     for (r, set) in rows.iter().enumerate() {
         k.op(Op::VCmpEqU32, [vcc, i.op(), set.rho.op()]);
@@ -256,6 +271,13 @@ pub fn generate(t: IsaTarget, p: &TrsvParams) -> Result<AssembledKernel> {
         k.and_saveexec(inner, vcc);
         k.op(Op::VCmpGtU32, [vcc, bs.op(), set.rho.op()]);
         and_exec_vcc(&mut k);
+        if band.is_some() {
+            // Only |mcol − row| ≤ k is stored: mcol − row + k ≤ 2k (unsigned).
+            k.op(Op::VSubU32, [idx.op(), mcol.op(), set.row.op()]);
+            k.op(Op::VAddU32, [idx.op(), n_or_k.op(), idx.op()]);
+            k.op(Op::VCmpGeU32, [vcc, two_k.op(), idx.op()]);
+            and_exec_vcc(&mut k);
+        }
         k.op(Op::VAddU32, [idx.op(), cstart.op(), set.row.op()]);
         k.op(Op::VAddU32, [idx_t.op(), mcol.op(), set.row_start.op()]);
         flag_vcc(&mut k, trans, zero);
