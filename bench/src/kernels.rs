@@ -14,7 +14,6 @@ use rocm_kernels::level2::gemv::Gemv;
 use rocm_kernels::level2::rank::Rank;
 use rocm_kernels::level2::trimv::TriMv;
 use rocm_kernels::level2::trsv::TrsvBlock;
-use rocm_kernels::level2::unpack::Unpack;
 use rocm_kernels::level3::Level3;
 use rocm_kernels::ptxas::Ptxas;
 use rocm_kernels::transpose::Transpose;
@@ -57,13 +56,12 @@ const GENERATORS: &[(&str, u32, &str)] = &[
     (
         TriMv::NAME,
         TriMv::VERSION,
-        "BLAS Level 2 symmetric/Hermitian and triangular products (dense, packed, band)",
+        "BLAS Level 2 symmetric/Hermitian, triangular and general band products (dense, packed, band)",
     ),
-    (TrsvBlock::NAME, TrsvBlock::VERSION, "BLAS Level 2 trsv diagonal-block solve"),
     (
-        Unpack::NAME,
-        Unpack::VERSION,
-        "BLAS Level 2 packed/band unpack to dense",
+        TrsvBlock::NAME,
+        TrsvBlock::VERSION,
+        "BLAS Level 2 trsv/tpsv/tbsv diagonal-block solve (dense, packed, band)",
     ),
     (
         Level3::NAME,

@@ -652,3 +652,64 @@ fn band_routines_need_no_dense_copy() {
         }
     }
 }
+
+/// Kernel shapes a tuning cannot have (a column group larger than the block, zero or
+/// three warps per column) are errors naming the field on every emulated target, never a
+/// panic in the launch arithmetic. (A load width the views do not allow is a hint that
+/// falls back to element loads, as `GemvTuning` documents.)
+#[test]
+fn impossible_gemv_tunings_are_errors() {
+    use rocm_kernels::level2::gemv::GemvTuning;
+    let bad = [
+        (
+            Transpose::T,
+            GemvTuning {
+                block: Some(64),
+                warps_per_column: Some(16),
+                ..GemvTuning::default()
+            },
+        ),
+        (
+            Transpose::T,
+            GemvTuning {
+                warps_per_column: Some(0),
+                ..GemvTuning::default()
+            },
+        ),
+        (
+            Transpose::C,
+            GemvTuning {
+                warps_per_column: Some(3),
+                ..GemvTuning::default()
+            },
+        ),
+    ];
+    for dev in devices() {
+        let blas = Blas::new(&dev);
+        let (m, n) = (12, 5);
+        let a = dev.upload(&vec![1.0f32; m * n]).unwrap();
+        let x = dev.upload(&vec![1.0f32; m]).unwrap();
+        let mut y = dev.upload(&vec![1.0f32; m]).unwrap();
+        for (trans, tuning) in bad {
+            let r = blas.gemv_tuned(
+                trans,
+                m,
+                n,
+                2.0,
+                &a.as_slice(),
+                m,
+                &x.as_slice(),
+                1,
+                0.5,
+                &mut y.as_slice_mut(),
+                1,
+                tuning,
+            );
+            assert!(
+                matches!(r, Err(Error::InvalidArgument { .. })),
+                "{} {trans:?} {tuning:?}: {r:?}",
+                dev.id()
+            );
+        }
+    }
+}

@@ -202,11 +202,18 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
     p.block = tuning.block.unwrap_or(p.block);
     p.rows = tuning.rows.unwrap_or(p.rows);
     p.cols = tuning.cols.unwrap_or(p.cols);
-    if call.trans == GemvTrans::N {
-        p.warps_per_column = 1;
-    } else {
-        p.warps_per_column = tuning.warps_per_column.unwrap_or(p.warps_per_column);
-    }
+    p.warps_per_column = match (call.trans, tuning.warps_per_column) {
+        (GemvTrans::N, _) => 1,
+        (_, Some(w)) => w,
+        // The catalog's groups, halved until they divide a tuned block.
+        (_, None) => {
+            let mut w = p.warps_per_column.max(1);
+            while w > 1 && p.block % (32 * w) != 0 {
+                w /= 2;
+            }
+            w
+        }
+    };
     // Wide loads only where every lane load is aligned: A and each column start (lda)
     // multiples of the load; for N m a multiple of its rows (a load never crosses the
     // column's end), for T/C x contiguous and aligned.
@@ -225,7 +232,9 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
     {
         p.vector = wanted;
     }
-    let groups_x = m.div_ceil(p.outputs_per_group() as u64);
+    // (At least 1: shapes that produce no output per group fail validation at the load
+    // below, with an error naming the field.)
+    let groups_x = m.div_ceil(p.outputs_per_group().max(1) as u64);
     let chunks = match call.trans {
         GemvTrans::N => tuning
             .chunks
@@ -299,7 +308,7 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
         _ => {
             let mut args = head;
             tail(&mut args);
-            let groups = n.div_ceil(p.outputs_per_group() as u64);
+            let groups = n.div_ceil(p.outputs_per_group().max(1) as u64);
             let cfg = LaunchConfig::linear(groups as u32, p.block);
             // SAFETY: one group of warps per column of A (whole groups past n leave, and
             // each group's barrier counts only its own warps); reads A, x

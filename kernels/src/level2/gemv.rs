@@ -134,11 +134,15 @@ impl GemvParams {
         format!("gemv/{dtype}/{}", format!("{trans:?}").to_lowercase())
     }
 
-    /// Rows (`N`) or columns (`T`/`C`) of y one workgroup produces.
+    /// Rows (`N`) or columns (`T`/`C`) of y one workgroup produces (0 for shapes that
+    /// fail validation, e.g. a block smaller than its column group).
     pub fn outputs_per_group(&self) -> u32 {
         match self.trans {
-            GemvTrans::N => self.block * self.rows * self.vector,
-            _ => self.block / (32 * self.warps_per_column),
+            GemvTrans::N => self
+                .block
+                .saturating_mul(self.rows)
+                .saturating_mul(self.vector),
+            _ => self.block / 32u32.saturating_mul(self.warps_per_column).max(1),
         }
     }
 
