@@ -61,9 +61,21 @@ pub fn run(a: &GemvArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
 fn shapes(trans: Transpose, esize: usize) -> Vec<GemvTuning> {
     let mut v = vec![GemvTuning::default()];
     if trans == Transpose::N {
-        for (block, rows) in [(128, 2), (128, 4), (256, 1), (256, 2), (512, 1), (512, 2)] {
+        // Workgroups covering 256 to 8192 rows (with the load width): longer column
+        // segments per workgroup, fewer row groups.
+        let blocks = [
+            (128, 2),
+            (256, 1),
+            (256, 2),
+            (256, 8),
+            (512, 2),
+            (512, 8),
+            (1024, 4),
+            (1024, 8),
+        ];
+        for (block, rows) in blocks {
             for cols in [2, 4, 8] {
-                for chunks in [None, Some(17), Some(32)] {
+                for chunks in [None, Some(17), Some(32), Some(64)] {
                     // A lane load is at most 16 bytes.
                     for vector in [1u32, 2, 4]
                         .into_iter()
@@ -225,8 +237,17 @@ fn bench<T: Scalar>(
         vec![GemvTuning::default()]
     };
     let opt = |v: Option<u32>| v.map_or("auto".to_string(), |v| v.to_string());
+    let sweep = a.sweep;
     for t in list {
-        let secs = run(t)?;
+        let secs = match run(t) {
+            Ok(s) => s,
+            // A sweep shape the device cannot run is reported and skipped.
+            Err(e) if sweep => {
+                eprintln!("{t:?}: {e}");
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let gbs = bytes / secs / 1e9;
         println!(
             "{:<6} {:<6} {:<6} {:<8} {:<6} {:<6} {:>10.3} {:>10.1} {:>8.1}% {:>11}",

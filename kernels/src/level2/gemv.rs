@@ -76,6 +76,10 @@ pub struct GemvParams {
     /// guarantees incx = 1, and A, x and every column start aligned to the load).
     #[serde(default = "one")]
     pub vector: u32,
+    /// `N` only: column chunks (the split's gridDim.y); 0 = the host's rule (enough
+    /// workgroups to fill the device). Fewer workgroups can read DRAM in longer runs.
+    #[serde(default)]
+    pub chunks: u32,
     /// `T`/`C` only: warps that share one column (1, 2, 4, 8, 16 or 32; `block` a
     /// multiple of 32 × this). Above 1 the group's work-items read the column as one
     /// stream, each step 32·warps·vector consecutive rows, and the warps' partial sums
@@ -125,6 +129,7 @@ impl GemvParams {
             split: trans == GemvTrans::N,
             read_y,
             vector: 1,
+            chunks: 0,
             warps_per_column: 1,
         }
     }
@@ -236,11 +241,26 @@ impl Generator for Gemv {
     }
 }
 
+/// Above 256 threads a block gets fewer than ptxas's default 255 registers per thread
+/// (65536 / block), and `N`'s rows × columns of loads in flight can need more: there
+/// `.maxntid` makes ptxas keep within the limit, so every shape launches (512 × 8 rows ×
+/// 8 columns of f64 failed with too many resources without it). `T`/`C` keep at most
+/// 32 registers of loads in flight and take the limit only at 1024 threads (64
+/// registers): declared at 512 it changed ptxas's schedule, f64 T 512 × 8 rows ran
+/// 0.682 ms against 0.676 ms (H100, bench/results/2026-11-27-h100-session15.txt).
+fn register_limit(k: &mut KernelBuilder, p: &GemvParams) {
+    let above = if p.trans == GemvTrans::N { 256 } else { 512 };
+    if p.block > above {
+        k.max_threads(p.block);
+    }
+}
+
 /// `N`: rows per work-item, columns per step, chunks over gridDim.y.
 fn build_n(p: &GemvParams) -> KernelBuilder {
     let el = El::of(p.dtype);
     let eb = el.bytes();
     let mut k = KernelBuilder::new(KERNEL);
+    register_limit(&mut k, p);
     let pm = k.param("m", Ty::U64);
     let pn = k.param("n", Ty::U64);
     let pa = k.param("a", Ty::U64);
@@ -441,6 +461,7 @@ fn build_finish(p: &GemvParams) -> KernelBuilder {
     let el = El::of(p.dtype);
     let eb = el.bytes();
     let mut k = KernelBuilder::new(FINISH);
+    register_limit(&mut k, p);
     let pm = k.param("m", Ty::U64);
     let pchunks = k.param("chunks", Ty::U64);
     let pwork = k.param("work", Ty::U64);
@@ -500,6 +521,7 @@ fn build_t(p: &GemvParams) -> KernelBuilder {
     let eb = el.bytes();
     let conj = p.trans == GemvTrans::C;
     let mut k = KernelBuilder::new(KERNEL);
+    register_limit(&mut k, p);
     let pm = k.param("m", Ty::U64);
     let pn = k.param("n", Ty::U64);
     let pa = k.param("a", Ty::U64);
