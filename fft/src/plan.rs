@@ -404,7 +404,8 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
 }
 
 /// Radix passes for a smooth `n`: powers of two as 4s (one 8, last, for an odd
-/// exponent; `64` as `8 × 8`, one in-register kernel on the CPU), then the other
+/// exponent; `64` as `8 × 8` and `f32` 256 as `16 × 16`, each one in-register kernel
+/// on the CPU), then the other
 /// primes, largest first.
 ///
 /// Why 4s: a Stockham pass of radix `r` streams `r` inputs and `r` outputs (plus
@@ -419,13 +420,20 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
 /// 729 184 -> 163 us, 6561 250 -> 177 us, 19683 895 -> 285-300 us; the two-vector
 /// `f64` butterflies spill less than 3 passes' worth of loads and stores cost. Not
 /// for fewer 3s (243: 145 us as 3s, 146-150 as 9s; 81: 3s faster) nor in `f32`
-/// (2187: 108 us as 3s, 135-187 us with 9s, whose four-lane vectors spill more).
+/// (2187: 108 us as 3s, 135-187 us with 9s, whose four-lane vectors spill more),
+/// except past [`F32_NINES_ABOVE`] with at most one 2.
 pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     let factors = prime_factors(n);
     let twos = factors.iter().filter(|&&p| p == 2).count();
     let mut out = Vec::new();
-    if n == 64 {
-        return vec![8, 8];
+    // Two passes that the CPU runs as one in-register kernel (see
+    // `cpu::stockham::in_registers`).
+    match (n, complex_bytes >= 16) {
+        (64, _) => return vec![8, 8],
+        // (Not f64 128 as 8 × 16: 85 -> 77 us in 1-D batches, but a 128^3 transform,
+        // whose other axes run the radix-16 pass on columns, 21.7 -> 23.3 ms.)
+        (256, false) => return vec![16, 16],
+        _ => {}
     }
     match twos {
         0 => {}
@@ -441,7 +449,10 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p > 3).collect();
     odd.reverse();
     out.extend(odd);
-    if complex_bytes >= 16 && threes >= NINES_FROM {
+    // f32 pairs them too when the length is past the batch tiles and has at most one
+    // 2, so that the first passes are odd radices or 2 (see [`F32_NINES_ABOVE`]).
+    let nines = threes >= NINES_FROM && (complex_bytes >= 16 || (n > F32_NINES_ABOVE && twos <= 1));
+    if nines {
         out.extend(std::iter::repeat_n(9, threes / 2));
         if threes % 2 == 1 {
             let last = out.len() - 1;
@@ -455,6 +466,18 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
 
 /// Powers of 3 from which `f64` plans pair their 3s into 9s (see [`radix_passes`]).
 pub const NINES_FROM: usize = 6;
+
+/// Lengths above which `f32` plans with at least [`NINES_FROM`] 3s and at most one 2
+/// pair their 3s into 9s as `f64` does. Up to here the CPU path runs such lengths as
+/// batch tiles (interleaved transforms, `f32` 2187 faster as 3s: see
+/// [`radix_passes`]); past it they run transform by transform, and a first pass of
+/// radix 3 scatters its outputs lane by lane. Measured on the 2-vCPU VM (session 15,
+/// quick bench, batches of 2^16 elements, best of 3 alternated runs, us):
+/// 19683 254 -> 151, 59049 281 -> 163, 177147 961 -> 530, 531441 3110 -> 1723,
+/// 13122 = 2·3^8 266 -> 117, 18225 = 3^6·5^2 173 -> 142; with two or more 2s the 3s
+/// come late, in the columns shape, and 9s do not help (46656 = 4^3·3^6 82 -> 83,
+/// 746496 = 4^5·3^6 1983 -> 2719).
+pub const F32_NINES_ABOVE: usize = 8192;
 
 /// The planner for one complex length computed in values of `complex_bytes` bytes.
 pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
@@ -592,12 +615,20 @@ mod tests {
         assert_eq!(radix_passes(2048), vec![4, 4, 4, 4, 8]);
         assert_eq!(radix_passes(32), vec![4, 8]);
         assert_eq!(radix_passes(16), vec![4, 4]);
+        assert_eq!(radix_passes(256), vec![16, 16]);
+        assert_eq!(super::radix_passes(256, 16), vec![4; 4]);
+        assert_eq!(super::radix_passes(128, 16), vec![4, 4, 8]);
         assert_eq!(radix_passes(64), vec![8, 8]);
         assert_eq!(radix_passes(8), vec![8]);
         assert_eq!(radix_passes(2), vec![2]);
         assert_eq!(radix_passes(60), vec![4, 5, 3]);
         assert_eq!(radix_passes(2187), vec![3; 7]);
         assert_eq!(radix_passes(360), vec![8, 5, 3, 3]);
+        // f32 past the batch tiles with at most one 2: 9s as in f64.
+        assert_eq!(radix_passes(19683), vec![9, 9, 9, 3, 9]);
+        assert_eq!(radix_passes(2 * 6561), vec![2, 9, 9, 9, 9]);
+        assert_eq!(radix_passes(6561), vec![3; 8]);
+        assert_eq!(radix_passes(64 * 729), vec![4, 4, 4, 3, 3, 3, 3, 3, 3]);
         // f64: 3s paired into 9s from 3^6 on, an odd one before the last 9.
         assert_eq!(super::radix_passes(2187, 16), vec![9, 9, 3, 9]);
         assert_eq!(super::radix_passes(729, 16), vec![9, 9, 9]);
