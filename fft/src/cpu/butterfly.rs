@@ -77,16 +77,13 @@ pub fn bf16<V: Cv, const FWD: bool>(a: [V; 16]) -> [V; 16] {
         w8_3::<V, FWD>(o[6]),
         o[7].mul(w(-c1, s1)),
     ];
-    // A loop rather than `array::from_fn`: the compiler did not inline a 16-value
-    // `from_fn` into the vector kernels, and its closure, compiled without AVX,
-    // called every vector add and subtract out of line (a radix-16 pass or 8 × 16
-    // in-register kernel ran 3x slower than 4s; session 15).
-    let mut out = [e[0]; 16];
-    for k in 0..8 {
-        out[k] = e[k] + t[k];
-        out[k + 8] = e[k] - t[k];
-    }
-    out
+    std::array::from_fn(|k| {
+        if k < 8 {
+            e[k] + t[k]
+        } else {
+            e[k - 8] - t[k - 8]
+        }
+    })
 }
 
 /// Cosines and signed sines of 2πt/p for t < p: the constants of an odd radix.

@@ -902,6 +902,12 @@ macro_rules! fixed_butterflies {
     };
 }
 
+/// First radices [`ShortFirstJob`] takes: those with constant butterflies. (With the
+/// odd primes too, `f32` 15625 = 5^6, whose radix-5 first pass has m = 3125, measured
+/// 138 -> 151 us and `f64` 16807 = 7^5 193 -> 220 us; the tail is a negligible part
+/// of such passes, and lengths with an odd first radix up to 8192 run as batch tiles.)
+const SHORT_FIRST_RADICES: [usize; 6] = [2, 3, 4, 8, 9, 16];
+
 /// A first pass (`s = 1`) whose `m` is not a multiple of the lane count but at least
 /// one vector, over `count` whole transforms on one thread: the flat lane shape of
 /// [`pass`] with the last, partial vector of each transform done as a whole vector
@@ -935,7 +941,7 @@ impl<T: Real> ShortFirstJob<'_, T> {
             && p.split.is_none()
             && p.m % lanes != 0
             && p.m >= lanes
-            && crate::plan::RADICES.contains(&p.radix)
+            && SHORT_FIRST_RADICES.contains(&p.radix)
     }
 }
 
@@ -945,14 +951,25 @@ impl<T: Real> SimdFn<T> for ShortFirstJob<'_, T> {
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) -> bool {
         let p = self.pass;
+        let (x, y, count) = (self.x, self.y, self.count);
         macro_rules! go {
-            ($r:literal, $bf:expr) => {
-                short_first::<V, $r, _>(p, self.x, self.y, &$bf, self.count)
+            ($r:literal) => {
+                if self.fwd {
+                    short_first::<V, $r, _>(p, x, y, &Dir::<true>, count)
+                } else {
+                    short_first::<V, $r, _>(p, x, y, &Dir::<false>, count)
+                }
             };
         }
-        fixed_butterflies!(go, p, self.fwd, {
-            (_, _, _) => return false,
-        });
+        match p.radix {
+            2 => go!(2),
+            3 => go!(3),
+            4 => go!(4),
+            8 => go!(8),
+            9 => go!(9),
+            16 => go!(16),
+            _ => return false,
+        }
         true
     }
 }
@@ -1175,44 +1192,28 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
             return false;
         }
         let l = V::LANES;
-        if l == 1 || p1.radix % l != 0 || p2.radix % l != 0 {
+        if l == 1
+            || p1.radix % l != 0
+            || p2.radix % l != 0
+            || p1.radix * p2.radix / l > IN_REGISTERS_MAX
+        {
             return false;
         }
         let (x, y, count) = (self.x, self.y, self.count);
-        // `$regs`: the vectors the transform may take (see [`IN_REGISTERS_MAX`]).
         macro_rules! go {
-            ($r1:literal, $r2:literal, $regs:expr) => {{
-                if $r1 * $r2 / l > $regs {
-                    return false;
-                }
+            ($r1:literal, $r2:literal) => {
                 if self.st.forward {
-                    in_registers::<V, $r1, $r2, { $regs }, _, _>(
-                        p1,
-                        x,
-                        y,
-                        count,
-                        &Dir::<true>,
-                        &Dir::<true>,
-                    )
+                    in_registers::<V, $r1, $r2, _, _>(p1, x, y, count, &Dir::<true>, &Dir::<true>)
                 } else {
-                    in_registers::<V, $r1, $r2, { $regs }, _, _>(
-                        p1,
-                        x,
-                        y,
-                        count,
-                        &Dir::<false>,
-                        &Dir::<false>,
-                    )
+                    in_registers::<V, $r1, $r2, _, _>(p1, x, y, count, &Dir::<false>, &Dir::<false>)
                 }
-            }};
+            };
         }
         match (p1.radix, p2.radix) {
-            (4, 4) => go!(4, 4, IN_REGISTERS_MAX),
-            (8, 4) => go!(8, 4, IN_REGISTERS_MAX),
-            (4, 8) => go!(4, 8, IN_REGISTERS_MAX),
-            (8, 8) => go!(8, 8, IN_REGISTERS_MAX),
-            // f32 256 (see `radix_passes`).
-            (16, 16) => go!(16, 16, IN_REGISTERS_LARGE),
+            (4, 4) => go!(4, 4),
+            (8, 4) => go!(8, 4),
+            (4, 8) => go!(4, 8),
+            (8, 8) => go!(8, 8),
             _ => return false,
         }
         true
@@ -1227,13 +1228,6 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
 /// two passes, 71 us here (session 14).
 const IN_REGISTERS_MAX: usize = 32;
 
-/// The same for `f32` 256 = 16 × 16: 64 vectors, three quarters of them on the
-/// stack. Measured on the 2-vCPU VM (quick bench, batches of 2^16 elements, best of
-/// 3 alternated runs, session 15): as 4^4 50.4-51.3 us, here 48.6 us; a 256 × 256
-/// transform 134 -> 132 us. (Not for every shape: with every kernel's stack array 64
-/// vectors long, `f64` 64 = 8 × 8 went 63.6 -> 73.8 us.)
-const IN_REGISTERS_LARGE: usize = 64;
-
 /// A two-pass plan `[R1, R2]` (both multiples of the lane count `L`), one transform at
 /// a time in registers: the first pass loads rows `x[k·R2 + L·g ..][..L]` (lanes are
 /// `L` consecutive `p`), applies the radix-`R1` butterfly across registers and the
@@ -1242,7 +1236,7 @@ const IN_REGISTERS_LARGE: usize = 64;
 /// too and its outputs `X[j + R1·k2]` are stored as whole vectors. The same
 /// arithmetic as the two passes, without the round trip through memory.
 #[inline(always)]
-fn in_registers<V: Cv, const R1: usize, const R2: usize, const MAX_REGS: usize, B1, B2>(
+fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     first: &Pass<V::T>,
     x: &[C<V::T>],
     y: &mut [C<V::T>],
@@ -1253,6 +1247,7 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, const MAX_REGS: usize, 
     B1: Butterfly<V::T, R1>,
     B2: Butterfly<V::T, R2>,
 {
+    const MAX_REGS: usize = IN_REGISTERS_MAX;
     let l = V::LANES;
     let n = R1 * R2;
     let (pgs, jgs) = (R2 / l, R1 / l);
@@ -1940,7 +1935,8 @@ mod tests {
             let e = rel_l2(&widen(&got), &fft_f64(&widen(&x), fwd));
             assert!(e < bound, "{n} {radices:?} fwd {fwd} run: {e:e}");
         }
-        // m = n / first radix: 5, 15, 9, 27, 45, 11, 13, 3 (f64 only: f32 needs 4).
+        // m = n / first radix (5 to 729; 3, f64 only: f32 needs at least 4), first
+        // radices 2, 4, 8, 9 and 16.
         for (n, radices, f32_too) in [
             (40, &[8, 5][..], true),
             (120, &[8, 5, 3], true),
@@ -1950,8 +1946,10 @@ mod tests {
             (44, &[4, 11], true),
             (26, &[2, 13], true),
             (20, &[4, 5], true),
-            (63, &[7, 9], true),
-            (135, &[5, 9, 3], true),
+            (63, &[9, 7], true),
+            (135, &[9, 5, 3], true),
+            (48, &[16, 3], false),
+            (18, &[2, 9], true),
             (6561, &[9, 9, 3, 3, 9], true),
             (12, &[4, 3], false),
             (24, &[8, 3], false),
