@@ -403,9 +403,9 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
     prime_factors(n).last().is_none_or(|&p| p <= limit)
 }
 
-/// Radix passes for a smooth `n`: powers of two as 4s (one 8, last, for an odd
-/// exponent; `64` as `8 × 8`, one in-register kernel on the CPU), then the other
-/// primes, largest first.
+/// Radix passes for a smooth `n`: powers of two as 4s (one 8 for an odd exponent:
+/// last for a power of two, first with other factors; `64` as `8 × 8`, one
+/// in-register kernel on the CPU), then the other primes, largest first.
 ///
 /// Why 4s: a Stockham pass of radix `r` streams `r` inputs and `r` outputs (plus
 /// `r − 1` twiddle rows in the first pass) at power-of-two distances, which fall in
@@ -419,7 +419,16 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
 /// 729 184 -> 163 us, 6561 250 -> 177 us, 19683 895 -> 285-300 us; the two-vector
 /// `f64` butterflies spill less than 3 passes' worth of loads and stores cost. Not
 /// for fewer 3s (243: 145 us as 3s, 146-150 as 9s; 81: 3s faster) nor in `f32`
-/// (2187: 108 us as 3s, 135-187 us with 9s, whose four-lane vectors spill more).
+/// (2187: 108 us as 3s, 135-187 us with 9s, whose four-lane vectors spill more),
+/// except past [`F32_NINES_ABOVE`] with at most one 2.
+///
+/// Why the 8 first when there are other factors (a power of two keeps it last: its
+/// last pass has no twiddles): measured on the 2-vCPU VM (quick bench, batches of
+/// 2^16 elements, best of 3 alternated runs, session 15; `4·8·…` -> `8·4·…`), us:
+/// `f32` 1440 83.0 -> 73.4, 2400 85.1 -> 76.7, 4000 85.5 -> 77.3, 288 61.7 -> 56.9,
+/// 800 68.1 -> 64.4, 100000 189.5 -> 176.3, 163840 474 -> 419, 497664 1751 -> 1518;
+/// `f64` 4000 208.6 -> 143.3, 640 126.3 -> 120.1, 1440 145.5 -> 137.1, 497664 3406
+/// -> 2756; 96, 160, 384, 480 and 320000 within 3 % (none slower).
 pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     let factors = prime_factors(n);
     let twos = factors.iter().filter(|&&p| p == 2).count();
@@ -431,8 +440,15 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
         0 => {}
         1 => out.push(2),
         t => {
-            out.extend(std::iter::repeat_n(4, (t - t % 2 * 3) / 2));
-            if t % 2 == 1 {
+            let fours = std::iter::repeat_n(4, (t - t % 2 * 3) / 2);
+            if t % 2 == 0 {
+                out.extend(fours);
+            } else if n >> t > 1 {
+                // With other factors the 8 goes first (see above).
+                out.push(8);
+                out.extend(fours);
+            } else {
+                out.extend(fours);
                 out.push(8);
             }
         }
@@ -441,7 +457,10 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     let mut odd: Vec<usize> = factors.into_iter().filter(|&p| p > 3).collect();
     odd.reverse();
     out.extend(odd);
-    if complex_bytes >= 16 && threes >= NINES_FROM {
+    // f32 pairs them too when the length is past the batch tiles and has at most one
+    // 2, so that the first passes are odd radices or 2 (see [`F32_NINES_ABOVE`]).
+    let nines = threes >= NINES_FROM && (complex_bytes >= 16 || (n > F32_NINES_ABOVE && twos <= 1));
+    if nines {
         out.extend(std::iter::repeat_n(9, threes / 2));
         if threes % 2 == 1 {
             let last = out.len() - 1;
@@ -455,6 +474,18 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
 
 /// Powers of 3 from which `f64` plans pair their 3s into 9s (see [`radix_passes`]).
 pub const NINES_FROM: usize = 6;
+
+/// Lengths above which `f32` plans with at least [`NINES_FROM`] 3s and at most one 2
+/// pair their 3s into 9s as `f64` does. Up to here the CPU path runs such lengths as
+/// batch tiles (interleaved transforms, `f32` 2187 faster as 3s: see
+/// [`radix_passes`]); past it they run transform by transform, and a first pass of
+/// radix 3 scatters its outputs lane by lane. Measured on the 2-vCPU VM (session 15,
+/// quick bench, batches of 2^16 elements, best of 3 alternated runs, us):
+/// 19683 254 -> 151, 59049 281 -> 163, 177147 961 -> 530, 531441 3110 -> 1723,
+/// 13122 = 2·3^8 266 -> 117, 18225 = 3^6·5^2 173 -> 142; with two or more 2s the 3s
+/// come late, in the columns shape, and 9s do not help (46656 = 4^3·3^6 82 -> 83,
+/// 746496 = 4^5·3^6 1983 -> 2719).
+pub const F32_NINES_ABOVE: usize = 8192;
 
 /// The planner for one complex length computed in values of `complex_bytes` bytes.
 pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
@@ -598,6 +629,14 @@ mod tests {
         assert_eq!(radix_passes(60), vec![4, 5, 3]);
         assert_eq!(radix_passes(2187), vec![3; 7]);
         assert_eq!(radix_passes(360), vec![8, 5, 3, 3]);
+        // An odd power of two with other factors: the 8 first.
+        assert_eq!(radix_passes(1440), vec![8, 4, 5, 3, 3]);
+        assert_eq!(super::radix_passes(100_000, 16), vec![8, 4, 5, 5, 5, 5, 5]);
+        // f32 past the batch tiles with at most one 2: 9s as in f64.
+        assert_eq!(radix_passes(19683), vec![9, 9, 9, 3, 9]);
+        assert_eq!(radix_passes(2 * 6561), vec![2, 9, 9, 9, 9]);
+        assert_eq!(radix_passes(6561), vec![3; 8]);
+        assert_eq!(radix_passes(64 * 729), vec![4, 4, 4, 3, 3, 3, 3, 3, 3]);
         // f64: 3s paired into 9s from 3^6 on, an odd one before the last 9.
         assert_eq!(super::radix_passes(2187, 16), vec![9, 9, 3, 9]);
         assert_eq!(super::radix_passes(729, 16), vec![9, 9, 9]);

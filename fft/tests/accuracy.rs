@@ -59,6 +59,9 @@ fn larger_sizes_sample() {
         1 << 15,
         1 << 16,
         2187,
+        // f32 past the batch tiles: 3s paired into 9s (an odd first 9, and after a 2).
+        19683,
+        2 * 6561,
         3125,
         2401,
         1031,

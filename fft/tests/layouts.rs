@@ -67,6 +67,48 @@ fn every_kind_rank_and_placement_with_defaults() {
     }
 }
 
+/// 1-D lengths whose first Stockham pass has a number of values per transform that
+/// is not a multiple of the vector lanes (the short first pass, whose last vector
+/// overlaps the one before), with batches, inner strides and gaps between batches,
+/// in and out of place, both directions and precisions.
+#[test]
+fn short_first_pass_layouts() {
+    for &n in &[20usize, 40, 44, 72, 120, 216, 360, 12, 24] {
+        for &batch in &[1usize, 3, 7] {
+            for &(stride, gap) in &[(1usize, 0usize), (2, 3), (1, 5)] {
+                for placement in [Placement::NotInPlace, Placement::InPlace] {
+                    for kind in [TransformType::ComplexForward, TransformType::ComplexInverse] {
+                        let l = padded(&[n], stride, 0, gap, 1);
+                        let outl = match placement {
+                            Placement::InPlace => None,
+                            Placement::NotInPlace => Some(padded(&[n], 1, 0, 0, 0)),
+                        };
+                        let seed = (n * 31 + batch) as u64;
+                        let e32 = layout_case::<f32>(
+                            kind,
+                            &[n],
+                            batch,
+                            Some(l.clone()),
+                            outl.clone(),
+                            placement,
+                            seed,
+                        )
+                        .expect("f32 case");
+                        let e64 =
+                            layout_case::<f64>(kind, &[n], batch, Some(l), outl, placement, seed)
+                                .expect("f64 case");
+                        let what = format!(
+                            "{kind:?} {n} batch {batch} stride {stride} gap {gap} {placement:?}"
+                        );
+                        assert!(e32 <= tol(Precision::F32, &[n]), "{what}: f32 {e32:e}");
+                        assert!(e64 <= tol(Precision::F64, &[n]), "{what}: f64 {e64:e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 

@@ -671,8 +671,9 @@ impl<T: Real> Stockham<T> {
 
     /// Whether a batch runs better as interleaved columns ([`Self::run_columns`] on
     /// transposed groups of transforms) than transform by transform: when the first
-    /// pass cannot fill whole vectors (a single pass, or a first radix that is not a
-    /// multiple of the vector's lane count).
+    /// pass cannot fill whole vectors (a single pass, a first radix that is not a
+    /// multiple of the vector's lane count, or fewer values of `p` in the first pass
+    /// than lanes: `f32` 24 = 8·3 ran its radix-8 pass lane by lane at 0.17x rustfft).
     pub fn prefers_columns(&self) -> bool {
         let lanes = if super::simd::has_avx2_fma() {
             <T::Vector as Cv>::LANES
@@ -681,7 +682,9 @@ impl<T: Real> Stockham<T> {
         };
         match self.passes.first() {
             None => false,
-            Some(first) => lanes > 1 && (self.passes.len() == 1 || first.radix % lanes != 0),
+            Some(first) => {
+                lanes > 1 && (self.passes.len() == 1 || first.radix % lanes != 0 || first.m < lanes)
+            }
         }
     }
 
@@ -761,6 +764,18 @@ fn exec_pass<T: Real>(
             win,
         })
     };
+    if parts == 1 && inner == 1 && pass.split.is_none() {
+        let short = ShortFirstJob {
+            pass,
+            x,
+            y: out,
+            fwd,
+            count,
+        };
+        if short.fits() && super::simd::dispatch(short) {
+            return;
+        }
+    }
     let job = |i: usize| {
         let part = (i, parts);
         let Some(sp) = &pass.split else {
@@ -885,6 +900,120 @@ macro_rules! fixed_butterflies {
             $($rest)*
         }
     };
+}
+
+/// First radices [`ShortFirstJob`] takes: those with constant butterflies. (With the
+/// odd primes too, `f32` 15625 = 5^6, whose radix-5 first pass has m = 3125, measured
+/// 138 -> 151 us and `f64` 16807 = 7^5 193 -> 220 us; the tail is a negligible part
+/// of such passes, and lengths with an odd first radix up to 8192 run as batch tiles.)
+const SHORT_FIRST_RADICES: [usize; 6] = [2, 3, 4, 8, 9, 16];
+
+/// A first pass (`s = 1`) whose `m` is not a multiple of the lane count but at least
+/// one vector, over `count` whole transforms on one thread: the flat lane shape of
+/// [`pass`] with the last, partial vector of each transform done as a whole vector
+/// ending at `m` ([`short_first`]) instead of lane by lane.
+///
+/// Its own dispatch entry (a separate `SimdFn` type, so a separate vector function):
+/// the overlapped tail written into [`flat_lanes`] itself lifted `f32` 120 = 8·5·3 75
+/// -> 54 us but changed the code the compiler made for the other passes, which are
+/// all inlined into [`PassJob`]'s one function (`f32` 256 0.83 -> 0.79x rustfft,
+/// 30030 205 -> 221 us; bench/results/2026-11-27-fft-overlap-tail-NOT-APPLIED.patch).
+struct ShortFirstJob<'a, T> {
+    pass: &'a Pass<T>,
+    x: &'a [C<T>],
+    /// The output: every place of the `count` transforms is written.
+    y: Raw<C<T>>,
+    fwd: bool,
+    count: usize,
+}
+
+impl<T: Real> ShortFirstJob<'_, T> {
+    /// Whether the pass has this shape with the widest vectors the CPU has. (A
+    /// table pass only: split passes are the long ones.)
+    fn fits(&self) -> bool {
+        let lanes = if super::simd::has_avx2_fma() {
+            <T::Vector as Cv>::LANES
+        } else {
+            1
+        };
+        let p = self.pass;
+        p.s == 1
+            && p.split.is_none()
+            && p.m % lanes != 0
+            && p.m >= lanes
+            && SHORT_FIRST_RADICES.contains(&p.radix)
+    }
+}
+
+impl<T: Real> SimdFn<T> for ShortFirstJob<'_, T> {
+    /// False when nothing was done (no fixed butterfly for the radix).
+    type Out = bool;
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) -> bool {
+        let p = self.pass;
+        let (x, y, count) = (self.x, self.y, self.count);
+        macro_rules! go {
+            ($r:literal) => {
+                if self.fwd {
+                    short_first::<V, $r, _>(p, x, y, &Dir::<true>, count)
+                } else {
+                    short_first::<V, $r, _>(p, x, y, &Dir::<false>, count)
+                }
+            };
+        }
+        match p.radix {
+            2 => go!(2),
+            3 => go!(3),
+            4 => go!(4),
+            8 => go!(8),
+            9 => go!(9),
+            16 => go!(16),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The first pass (`s = 1`, so the flat index is `p`) of `count` consecutive
+/// transforms of `n = R·m` (`m ≥ LANES`): whole vectors of `p`, the last one ending
+/// at `m` and so overlapping the one before when `m` is not a multiple of the lanes.
+/// The overlapped lanes are computed and stored again with the same values (the pass
+/// reads `x` and writes `y`, never in place).
+#[inline(always)]
+fn short_first<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
+    pass: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: Raw<C<V::T>>,
+    bf: &B,
+    count: usize,
+) {
+    let m = pass.m;
+    let n = R * m;
+    let tw = &pass.tw[..];
+    assert!(pass.s == 1 && m >= V::LANES && tw.len() >= (R - 1) * m);
+    assert!(x.len() >= n * count && y.len >= n * count);
+    let last = m - V::LANES;
+    let tp = tw.as_ptr();
+    for blk in 0..count {
+        // SAFETY: blk·n + n ≤ count·n ≤ both lengths (asserted above).
+        let (xp, yp) = unsafe { (x.as_ptr().add(blk * n), y.ptr.add(blk * n)) };
+        let mut l = 0;
+        while l < m {
+            let at = l.min(last);
+            // SAFETY: at + LANES ≤ m and k, j < R: loads below R·m = n past the block
+            // start, stores (s = 1: at `R·(at + i) + j`) below n past it; twiddle loads
+            // below (R − 2)·m + at + LANES ≤ (R − 1)·m ≤ the table's length.
+            unsafe {
+                let a: [V; R] = from_fn(|k| V::load(xp.add(at + k * m)));
+                let mut b = bf.apply(a);
+                for (j, bj) in b.iter_mut().enumerate().skip(1) {
+                    *bj = bj.mul(V::load(tp.add((j - 1) * m + at)));
+                }
+                V::scatter(&b, yp, at, 1);
+            }
+            l += V::LANES;
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1732,6 +1861,106 @@ mod tests {
         ] {
             assert_eq!(radices.iter().product::<usize>(), n);
             check(&Stockham::<f64>::once(n, radices, true), radices);
+        }
+    }
+
+    /// First passes whose `m` is not a multiple of the lane count but at least one
+    /// vector ([`ShortFirstJob`]: the last vector of each transform overlaps the one
+    /// before), through [`Stockham::run_batch`] with 1 to 7 transforms and through
+    /// [`Stockham::run`], both precisions and directions, against the reference; the
+    /// places after the batch stay untouched. Bound as in
+    /// `split_passes_match_the_reference`; a lane stored at the wrong place or with
+    /// the wrong twiddle costs O(1/√N) or more.
+    #[test]
+    fn short_first_passes_match_the_reference() {
+        use crate::reference::{fft_f64, rel_l2};
+        fn check<T: Real>(n: usize, radices: &[usize], fwd: bool) {
+            let st = Stockham::<T>::new(n, radices, fwd);
+            let first = &st.passes[0];
+            let job = ShortFirstJob {
+                pass: first,
+                x: &[],
+                // SAFETY: never dereferenced (only `fits` is called).
+                y: unsafe { Raw::new(std::ptr::null_mut(), 0) },
+                fwd,
+                count: 0,
+            };
+            if super::super::simd::has_avx2_fma() {
+                // The cases are chosen to take the short first pass with AVX2.
+                assert!(job.fits(), "{n} {radices:?} {}", std::any::type_name::<T>());
+            }
+            let widen = |v: &[C<T>]| -> Vec<C<f64>> {
+                v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+            };
+            let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
+            let guard = C::new(T::of(7.0), T::of(-3.0));
+            for count in [1, 2, 3, 7] {
+                let x: Vec<C<T>> = (0..count * n)
+                    .map(|i| {
+                        cast(C::new(
+                            (i as f64 * 0.37).sin(),
+                            (i as f64 * 0.91).cos() - 0.3,
+                        ))
+                    })
+                    .collect();
+                let mut dst = vec![guard; count * n + 8];
+                let mut sc = vec![guard; count * n + 8];
+                st.run_batch(&x, &mut dst, &mut sc, count, 1);
+                for b in 0..count {
+                    let want = fft_f64(&widen(&x[b * n..(b + 1) * n]), fwd);
+                    let e = rel_l2(&widen(&dst[b * n..(b + 1) * n]), &want);
+                    assert!(
+                        e < bound,
+                        "{n} {radices:?} fwd {fwd} count {count} #{b}: {e:e}"
+                    );
+                }
+                assert!(
+                    dst[count * n..].iter().all(|&z| z == guard),
+                    "{n} {radices:?}"
+                );
+                assert!(
+                    sc[count * n..].iter().all(|&z| z == guard),
+                    "{n} {radices:?}"
+                );
+            }
+            // One transform through `run` (ping-pong, result in either buffer).
+            let x: Vec<C<T>> = (0..n)
+                .map(|i| cast(C::new((i as f64).cos(), 0.5)))
+                .collect();
+            let (mut a, mut b) = (x.clone(), vec![guard; n]);
+            let got = match st.run(&mut a, &mut b) {
+                Loc::A => a,
+                Loc::B => b,
+            };
+            let e = rel_l2(&widen(&got), &fft_f64(&widen(&x), fwd));
+            assert!(e < bound, "{n} {radices:?} fwd {fwd} run: {e:e}");
+        }
+        // m = n / first radix (5 to 729; 3, f64 only: f32 needs at least 4), first
+        // radices 2, 4, 8, 9 and 16.
+        for (n, radices, f32_too) in [
+            (40, &[8, 5][..], true),
+            (120, &[8, 5, 3], true),
+            (72, &[8, 3, 3], true),
+            (216, &[8, 3, 3, 3], true),
+            (360, &[8, 5, 3, 3], true),
+            (44, &[4, 11], true),
+            (26, &[2, 13], true),
+            (20, &[4, 5], true),
+            (63, &[9, 7], true),
+            (135, &[9, 5, 3], true),
+            (48, &[16, 3], false),
+            (18, &[2, 9], true),
+            (6561, &[9, 9, 3, 3, 9], true),
+            (12, &[4, 3], false),
+            (24, &[8, 3], false),
+        ] {
+            assert_eq!(radices.iter().product::<usize>(), n);
+            for fwd in [true, false] {
+                check::<f64>(n, radices, fwd);
+                if f32_too {
+                    check::<f32>(n, radices, fwd);
+                }
+            }
         }
     }
 }
