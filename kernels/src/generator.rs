@@ -63,6 +63,22 @@ pub trait Generator: 'static {
     fn generate(params: &Self::Params, target: &Target) -> Result<Program>;
 }
 
+/// The `.param` declarations of the PTX that `G` generates for `p` on sm_90, in order,
+/// as `"<type> <name>"` (every kernel of the module; the parameter-order tests compare
+/// them with the documented kernel signatures).
+#[cfg(test)]
+pub(crate) fn declared_params<G: Generator>(p: &G::Params) -> Vec<String> {
+    let target: Target = "sm_90".parse().expect("a known target");
+    let rocm_core::ModuleImage::Ptx(text) = G::generate(p, &target).expect("generates").image
+    else {
+        panic!("{} on sm_90 is not PTX", G::NAME)
+    };
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix(".param ."))
+        .map(|l| l.trim_end_matches(',').to_string())
+        .collect()
+}
+
 /// A program loaded on a device.
 #[derive(Debug, Clone)]
 pub struct Loaded {

@@ -1392,11 +1392,7 @@ mod tests {
     #[test]
     fn parameters_follow_the_documented_order() {
         let names = |op, dtype| -> Vec<String> {
-            let text = ptx(&Level1Params::fallback(op, dtype, true), "sm_90");
-            text.lines()
-                .filter_map(|l| l.trim().strip_prefix(".param ."))
-                .map(|l| l.trim_end_matches(',').to_string())
-                .collect()
+            crate::generator::declared_params::<Level1>(&Level1Params::fallback(op, dtype, true))
         };
         let head = ["u64 p_n", "u64 p_x", "s64 p_incx"];
         let with_y = [&head[..], &["u64 p_y", "s64 p_incy"]].concat();

@@ -769,17 +769,7 @@ mod tests {
 
     #[test]
     fn parameters_follow_the_documented_order() {
-        let target: Target = "sm_90".parse().unwrap();
-        let params = |p: &GemvParams| -> Vec<String> {
-            let prog = Gemv::generate(p, &target).unwrap();
-            let ModuleImage::Ptx(text) = prog.image else {
-                unreachable!()
-            };
-            text.lines()
-                .filter_map(|l| l.trim().strip_prefix(".param ."))
-                .map(|l| l.trim_end_matches(',').to_string())
-                .collect()
-        };
+        let params = crate::generator::declared_params::<Gemv>;
         let head = [
             "u64 p_m",
             "u64 p_n",

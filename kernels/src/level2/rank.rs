@@ -332,16 +332,8 @@ mod tests {
 
     #[test]
     fn parameters_follow_the_documented_order() {
-        let target: Target = "sm_90".parse().unwrap();
         let p = RankParams::fallback(DType::C64, RankOp::Her2, Storage::Packed);
-        let ModuleImage::Ptx(text) = Rank::generate(&p, &target).unwrap().image else {
-            unreachable!()
-        };
-        let params: Vec<String> = text
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix(".param ."))
-            .map(|l| l.trim_end_matches(',').to_string())
-            .collect();
+        let params = crate::generator::declared_params::<Rank>(&p);
         let want = [
             "u64 p_m",
             "u64 p_n",

@@ -616,16 +616,8 @@ mod tests {
 
     #[test]
     fn parameters_follow_the_documented_order() {
-        let target: Target = "sm_90".parse().unwrap();
         let p = TriMvParams::fallback(DType::C32, TriMvOp::Hemv, Storage::Dense, true);
-        let ModuleImage::Ptx(text) = TriMv::generate(&p, &target).unwrap().image else {
-            unreachable!()
-        };
-        let params: Vec<String> = text
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix(".param ."))
-            .map(|l| l.trim_end_matches(',').to_string())
-            .collect();
+        let params = crate::generator::declared_params::<TriMv>(&p);
         let want = [
             "u64 p_n",
             "u64 p_a",
@@ -643,14 +635,7 @@ mod tests {
         assert_eq!(params, want);
         // gbmv: the band's ku and kl, then the window.
         let p = TriMvParams::fallback(DType::F64, TriMvOp::GeneralT, Storage::Band, false);
-        let ModuleImage::Ptx(text) = TriMv::generate(&p, &target).unwrap().image else {
-            unreachable!()
-        };
-        let params: Vec<String> = text
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix(".param ."))
-            .map(|l| l.trim_end_matches(',').to_string())
-            .collect();
+        let params = crate::generator::declared_params::<TriMv>(&p);
         let want = [
             "u64 p_n",
             "u64 p_a",

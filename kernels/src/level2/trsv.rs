@@ -301,16 +301,8 @@ mod tests {
 
     #[test]
     fn parameters_follow_the_documented_order() {
-        let target: Target = "sm_90".parse().unwrap();
         let p = TrsvParams::fallback(DType::F64, Storage::Band);
-        let ModuleImage::Ptx(text) = TrsvBlock::generate(&p, &target).unwrap().image else {
-            unreachable!()
-        };
-        let params: Vec<String> = text
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix(".param ."))
-            .map(|l| l.trim_end_matches(',').to_string())
-            .collect();
+        let params = crate::generator::declared_params::<TrsvBlock>(&p);
         let want = [
             "u64 p_n",
             "u64 p_k0",
