@@ -223,6 +223,103 @@ fn es(ty: Ty) -> usize {
     (if ty.wide { 8 } else { 4 }) * if ty.complex { 2 } else { 1 }
 }
 
+/// Runs the tri_mv kernel of `p` on `a` (its `n` and `lda` the kernel's first operands),
+/// x (lx entries at incx) and y0 (ly entries at incy) with α and β (β when `p.read_y`),
+/// then `flags` and the trailing operands `tail` (band, band_lower, window); `rows`
+/// workgroup rows. Returns y's storage afterwards.
+#[allow(clippy::too_many_arguments)]
+fn run_tri_mv(
+    ty: Ty,
+    p: &TriMvParams,
+    (a, n, lda): (&[C], usize, usize),
+    (x, lx, incx): (&[C], usize, isize),
+    (y0, ly, incy): (&[C], usize, isize),
+    (alpha, beta): (C, C),
+    (flags, tail): (u32, &[u64]),
+    rows: usize,
+) -> Vec<C> {
+    let kernel = parse(TriMv::generate(p, &target()).unwrap().image);
+    let mut mem = ptx_sim::Memory::default();
+    let pa = mem.alloc(ty.bytes(a));
+    let px = mem.alloc(ty.bytes(x));
+    let py = mem.alloc(ty.bytes(y0));
+    let e = es(ty);
+    let mut args = vec![
+        n as u64,
+        pa,
+        lda as u64,
+        logical0(px, lx, incx, e),
+        incx as i64 as u64,
+        logical0(py, ly, incy, e),
+        incy as i64 as u64,
+    ];
+    args.extend(ty.scalar(alpha));
+    if p.read_y {
+        args.extend(ty.scalar(beta));
+    }
+    args.push(flags as u64);
+    args.extend(tail);
+    kernel.run(
+        [TriMvParams::groups(rows), 1, 1],
+        p.block(),
+        &args,
+        &mut mem,
+    );
+    ty.values(mem.bytes(py))
+}
+
+/// What a matrix-vector kernel must leave in y (ly entries at incy, y0 before, `got`
+/// after): for each logical i in `rows`, y(i) = α·Σ_{j ∈ cols} M(i, j)·x(j) + β·y0(i)
+/// (β when given) within `terms`·u·(|α|·Σ|M||x| + |β||y0|) + the smallest normal;
+/// every other entry, and the gaps between entries, as they were.
+#[allow(clippy::too_many_arguments)]
+fn check_mv(
+    ty: Ty,
+    (alpha, beta): (C, Option<C>),
+    (x, lx, incx): (&[C], usize, isize),
+    (y0, got, ly, incy): (&[C], &[C], usize, isize),
+    (rows, cols): (std::ops::Range<usize>, std::ops::Range<usize>),
+    m: impl Fn(usize, usize) -> C,
+    terms: f64,
+    what: &str,
+) {
+    for i in 0..ly {
+        let yi = at(i, ly, incy);
+        if !rows.contains(&i) {
+            assert!(
+                got[yi].same(y0[yi]),
+                "{what}: y({i}) outside the rows written"
+            );
+            continue;
+        }
+        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
+        for j in cols.clone() {
+            let v = m(i, j);
+            let xj = x[at(j, lx, incx)];
+            s = s.add(v.mul(xj));
+            mag += v.abs() * xj.abs();
+        }
+        let mut want = alpha.mul(s);
+        mag *= alpha.abs();
+        if let Some(beta) = beta {
+            want = want.add(beta.mul(y0[yi]));
+            mag += beta.abs() * y0[yi].abs();
+        }
+        let bound = terms * ty.eps() * mag + f64::MIN_POSITIVE;
+        let err = got[yi].sub(want).abs();
+        assert!(
+            err <= bound,
+            "{what}: y({i}) = {:?}, want {want:?} (bound {bound:e})",
+            got[yi]
+        );
+    }
+    for q in 0..y0.len() {
+        if q % incy.unsigned_abs() != 0 {
+            assert!(got[q].same(y0[q]), "{what}: y gap {q} written");
+        }
+    }
+}
+
 fn rank_case(ty: Ty, op: RankOp, storage: Storage, upper: bool) {
     let triangle = !matches!(op, RankOp::Ger | RankOp::Gerc);
     let (m, n) = if triangle { (37, 37) } else { (37, 19) };
@@ -448,32 +545,18 @@ fn trimv_case(
         unroll: 3,
         ..TriMvParams::fallback(ty.dtype, op, storage, read_y)
     };
-    let kernel = parse(TriMv::generate(&p, &target()).unwrap().image);
-    let mut mem = ptx_sim::Memory::default();
-    let pa = mem.alloc(ty.bytes(&a));
-    let px = mem.alloc(ty.bytes(&x));
-    let py = mem.alloc(ty.bytes(&y0));
-    let e = es(ty);
-    let mut args = vec![
-        n as u64,
-        pa,
-        lda as u64,
-        logical0(px, n, incx, e),
-        incx as i64 as u64,
-        logical0(py, n, incy, e),
-        incy as i64 as u64,
-    ];
-    args.extend(ty.scalar(alpha));
-    if read_y {
-        args.extend(ty.scalar(beta));
-    }
     let flags = if upper { trimv::UPPER } else { 0 } | if unit { trimv::UNIT } else { 0 };
-    args.push(flags as u64);
-    if band {
-        args.push(kb as u64);
-    }
-    kernel.run([TriMvParams::groups(n), 1, 1], p.block(), &args, &mut mem);
-    let got = ty.values(mem.bytes(py));
+    let tail: &[u64] = if band { &[kb as u64] } else { &[] };
+    let got = run_tri_mv(
+        ty,
+        &p,
+        (&a, n, lda),
+        (&x, n, incx),
+        (&y0, n, incy),
+        (alpha, beta),
+        (flags, tail),
+        n,
+    );
     let av = |r: usize, c: usize| {
         if in_band(r, c) {
             a[index(storage, upper, shape, lda, r, c)]
@@ -481,35 +564,19 @@ fn trimv_case(
             C(0.0, 0.0)
         }
     };
-    for i in 0..n {
-        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
-        for j in 0..n {
-            let v = full_at(op, &av, upper, unit, i, j);
-            let xj = x[at(j, n, incx)];
-            s = s.add(v.mul(xj));
-            mag += v.abs() * xj.abs();
-        }
-        let yi = at(i, n, incy);
-        let mut want = alpha.mul(s);
-        mag *= alpha.abs();
-        if read_y {
-            want = want.add(beta.mul(y0[yi]));
-            mag += beta.abs() * y0[yi].abs();
-        }
-        let bound = (n as f64 + 66.0) * ty.eps() * mag + f64::MIN_POSITIVE;
-        let err = got[yi].sub(want).abs();
-        assert!(
-            err <= bound,
-            "{:?} {op:?} {storage:?} upper {upper} unit {unit} read_y {read_y}: y[{i}] = {:?}, want {want:?}",
-            ty.dtype,
-            got[yi]
-        );
-    }
-    for q in 0..y0.len() {
-        if q % incy.unsigned_abs() != 0 {
-            assert!(got[q].same(y0[q]), "y gap {q} written");
-        }
-    }
+    check_mv(
+        ty,
+        (alpha, read_y.then_some(beta)),
+        (&x, n, incx),
+        (&y0, &got, n, incy),
+        (0..n, 0..n),
+        |i, j| full_at(op, &av, upper, unit, i, j),
+        n as f64 + 66.0,
+        &format!(
+            "{:?} {op:?} {storage:?} upper {upper} unit {unit} read_y {read_y}",
+            ty.dtype
+        ),
+    );
 }
 
 #[test]
@@ -736,28 +803,18 @@ fn general_case(ty: Ty, op: TriMvOp, (m, n, kl, ku): (usize, usize, usize, usize
         unroll: 3,
         ..TriMvParams::fallback(ty.dtype, op, Storage::Band, read_y)
     };
-    let kernel = parse(TriMv::generate(&p, &target()).unwrap().image);
-    let mut mem = ptx_sim::Memory::default();
-    let pa = mem.alloc(ty.bytes(&a));
-    let px = mem.alloc(ty.bytes(&x));
-    let py = mem.alloc(ty.bytes(&y0));
-    let e = es(ty);
-    let mut args = vec![
-        n as u64,
-        pa,
-        lda as u64,
-        logical0(px, lx, incx, e),
-        incx as i64 as u64,
-        logical0(py, ly, incy, e),
-        incy as i64 as u64,
-    ];
-    args.extend(ty.scalar(alpha));
-    if read_y {
-        args.extend(ty.scalar(beta));
-    }
-    args.extend([0, ku as u64, kl as u64, 0, ly as u64, 0, lx as u64]);
-    kernel.run([TriMvParams::groups(ly), 1, 1], p.block(), &args, &mut mem);
-    let got = ty.values(mem.bytes(py));
+    // flags 0, band ku, band_lower kl, the window all of y and x.
+    let tail = [ku as u64, kl as u64, 0, ly as u64, 0, lx as u64];
+    let got = run_tri_mv(
+        ty,
+        &p,
+        (&a, n, lda),
+        (&x, lx, incx),
+        (&y0, ly, incy),
+        (alpha, beta),
+        (0, &tail),
+        ly,
+    );
     let av = |r: usize, c: usize| {
         if held(r, c) {
             a[ku + r - c + c * lda]
@@ -765,35 +822,19 @@ fn general_case(ty: Ty, op: TriMvOp, (m, n, kl, ku): (usize, usize, usize, usize
             C(0.0, 0.0)
         }
     };
-    for i in 0..ly {
-        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
-        for j in 0..lx {
-            let v = full_at(op, &av, true, false, i, j);
-            let xj = x[at(j, lx, incx)];
-            s = s.add(v.mul(xj));
-            mag += v.abs() * xj.abs();
-        }
-        let yi = at(i, ly, incy);
-        let mut want = alpha.mul(s);
-        mag *= alpha.abs();
-        if read_y {
-            want = want.add(beta.mul(y0[yi]));
-            mag += beta.abs() * y0[yi].abs();
-        }
-        let bound = (lx as f64 + 66.0) * ty.eps() * mag + f64::MIN_POSITIVE;
-        let err = got[yi].sub(want).abs();
-        assert!(
-            err <= bound,
-            "{:?} {op:?} {m}x{n} kl {kl} ku {ku} read_y {read_y}: y[{i}] = {:?}, want {want:?}",
-            ty.dtype,
-            got[yi]
-        );
-    }
-    for q in 0..y0.len() {
-        if q % incy.unsigned_abs() != 0 {
-            assert!(got[q].same(y0[q]), "y gap {q} written");
-        }
-    }
+    check_mv(
+        ty,
+        (alpha, read_y.then_some(beta)),
+        (&x, lx, incx),
+        (&y0, &got, ly, incy),
+        (0..ly, 0..lx),
+        |i, j| full_at(op, &av, true, false, i, j),
+        lx as f64 + 66.0,
+        &format!(
+            "{:?} {op:?} {m}x{n} kl {kl} ku {ku} read_y {read_y}",
+            ty.dtype
+        ),
+    );
 }
 
 /// The blocked trsv's updates on packed and band storage: trmv N/T/C with a window of
@@ -855,35 +896,23 @@ fn windowed_case(
         window: true,
         ..TriMvParams::fallback(ty.dtype, op, storage, true)
     };
-    let kernel = parse(TriMv::generate(&p, &target()).unwrap().image);
-    let mut mem = ptx_sim::Memory::default();
-    let pa = mem.alloc(ty.bytes(&a));
-    let px = mem.alloc(ty.bytes(&x));
-    let py = mem.alloc(ty.bytes(&y0));
-    let e = es(ty);
-    let mut args = vec![
-        n as u64,
-        pa,
-        lda as u64,
-        logical0(px, n, incx, e),
-        incx as i64 as u64,
-        logical0(py, n, incy, e),
-        incy as i64 as u64,
-    ];
-    args.extend(ty.scalar(alpha));
-    args.extend(ty.scalar(beta));
-    args.push(if upper { trimv::UPPER } else { 0 } as u64);
-    if band {
-        args.push(kb as u64);
-    }
-    args.extend([r0, r1, c0, c1].map(|v| v as u64));
-    kernel.run(
-        [TriMvParams::groups(r1 - r0), 1, 1],
-        p.block(),
-        &args,
-        &mut mem,
+    let flags = if upper { trimv::UPPER } else { 0 };
+    let window = [r0, r1, c0, c1].map(|v| v as u64);
+    let tail: Vec<u64> = band
+        .then_some(kb as u64)
+        .into_iter()
+        .chain(window)
+        .collect();
+    let got = run_tri_mv(
+        ty,
+        &p,
+        (&a, n, lda),
+        (&x, n, incx),
+        (&y0, n, incy),
+        (alpha, beta),
+        (flags, &tail),
+        r1 - r0,
     );
-    let got = ty.values(mem.bytes(py));
     let av = |r: usize, c: usize| {
         if held(r, c) {
             a[index(storage, upper, shape, lda, r, c)]
@@ -891,30 +920,19 @@ fn windowed_case(
             C(0.0, 0.0)
         }
     };
-    for i in 0..n {
-        let yi = at(i, n, incy);
-        if !(r0..r1).contains(&i) {
-            assert!(got[yi].same(y0[yi]), "y({i}) outside the window written");
-            continue;
-        }
-        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
-        for j in c0..c1 {
-            let v = full_at(op, &av, upper, false, i, j);
-            let xj = x[at(j, n, incx)];
-            s = s.add(v.mul(xj));
-            mag += v.abs() * xj.abs();
-        }
-        let want = alpha.mul(s).add(beta.mul(y0[yi]));
-        mag = mag * alpha.abs() + beta.abs() * y0[yi].abs();
-        let bound = ((c1 - c0) as f64 + 66.0) * ty.eps() * mag + f64::MIN_POSITIVE;
-        let err = got[yi].sub(want).abs();
-        assert!(
-            err <= bound,
-            "{:?} {op:?} {storage:?} k {kb} upper {upper} window {r0}..{r1} x {c0}..{c1}: y({i}) = {:?}, want {want:?}",
-            ty.dtype,
-            got[yi]
-        );
-    }
+    check_mv(
+        ty,
+        (alpha, Some(beta)),
+        (&x, n, incx),
+        (&y0, &got, n, incy),
+        (r0..r1, c0..c1),
+        |i, j| full_at(op, &av, upper, false, i, j),
+        (c1 - c0) as f64 + 66.0,
+        &format!(
+            "{:?} {op:?} {storage:?} k {kb} upper {upper} window {r0}..{r1} x {c0}..{c1}",
+            ty.dtype
+        ),
+    );
 }
 
 /// One gemv of `p` on an m×n matrix (lda = m + pad) against the host sum: `T`/`C` one
@@ -983,41 +1001,23 @@ fn gemv_case(ty: Ty, p: &GemvParams, (m, n, pad): (usize, usize, usize), incx: i
         main.run([groups, 1, 1], p.block, &args, &mut mem);
     }
     let got = ty.values(mem.bytes(py));
-    for o in 0..ly {
-        let (mut s, mut mag) = (C(0.0, 0.0), 0.0);
-        for q in 0..lx {
-            let (i, j) = match p.trans {
-                GemvTrans::N => (o, q),
-                _ => (q, o),
-            };
-            let v = a[i + j * lda];
-            let v = if conj { v.conj() } else { v };
-            let xq = x[at(q, lx, incx)];
-            s = s.add(v.mul(xq));
-            mag += v.abs() * xq.abs();
-        }
-        let yo = at(o, ly, incy);
-        let mut want = alpha.mul(s);
-        mag *= alpha.abs();
-        if p.read_y {
-            want = want.add(beta.mul(y0[yo]));
-            mag += beta.abs() * y0[yo].abs();
-        }
-        let c = if ty.complex { 4.0 } else { 1.0 };
-        let bound = (lx as f64 + 40.0) * c * ty.eps() * mag + f64::MIN_POSITIVE;
-        let err = got[yo].sub(want).abs();
-        assert!(
-            err <= bound,
-            "{:?} {p:?} m {m} n {n} chunks {chunks}: y[{o}] = {:?}, want {want:?} (bound {bound:e})",
-            ty.dtype,
-            got[yo]
-        );
-    }
-    for q in 0..y0.len() {
-        if q % incy.unsigned_abs() != 0 {
-            assert!(got[q].same(y0[q]), "y gap {q} written");
-        }
-    }
+    // op(A)(o, q): A(o, q) for N, A(q, o) (conjugated for C) for T/C.
+    let op_a = |o: usize, q: usize| match p.trans {
+        GemvTrans::N => a[o + q * lda],
+        _ if conj => a[q + o * lda].conj(),
+        _ => a[q + o * lda],
+    };
+    let c = if ty.complex { 4.0 } else { 1.0 };
+    check_mv(
+        ty,
+        (alpha, p.read_y.then_some(beta)),
+        (&x, lx, incx),
+        (&y0, &got, ly, incy),
+        (0..ly, 0..lx),
+        op_a,
+        (lx as f64 + 40.0) * c,
+        &format!("{:?} {p:?} m {m} n {n} chunks {chunks}", ty.dtype),
+    );
 }
 
 /// gemv `T`/`C` with one warp per column and with groups of 2 and 16 warps sharing a
