@@ -11,9 +11,9 @@
 //! gemv:
 //! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
 //! [`GemvParams::fallback`]; a [`GemvTuning`] overrides single fields), passes x and y as the address of their *logical* element 0 (the far
-//! end for a negative increment), and for `N` chooses the column chunks: the variant's
-//! tuned `chunks`, else enough workgroups to fill the device (`TARGET_GROUPS`, 4 per SM
-//! of a 132-SM H100), each chunk at least `MIN_CHUNK_COLS` columns. One chunk runs the variant without split (α and β
+//! end for a negative increment), and for `N` chooses the column chunks: enough
+//! workgroups to fill the device (`TARGET_GROUPS`, 4 per SM of a 132-SM H100), each chunk
+//! at least `MIN_CHUNK_COLS` columns. One chunk runs the variant without split (α and β
 //! applied in place); more write compute-type partials to the handle's workspace
 //! (chunks × m elements) and the finish kernel sums them in chunk order. `T`/`C` use
 //! wide lane loads only when a [`GemvTuning`] asks and the views are aligned (the
@@ -157,14 +157,9 @@ pub(crate) fn push_scalars(args: &mut KernelArgs, s: &[ScalarArg]) {
     }
 }
 
-/// Column chunks of an `N` launch with `groups_x` row groups: the variant's tuned count
-/// (`tuned` > 0) or enough workgroups to fill the device, either at most one chunk per
-/// `MIN_CHUNK_COLS` columns.
-fn chunks_for(n: usize, groups_x: u64, tuned: u32) -> u32 {
-    let by_fill = match tuned {
-        0 => TARGET_GROUPS.div_ceil(groups_x.max(1)),
-        t => t as u64,
-    };
+/// Column chunks of an `N` launch with `groups_x` row groups.
+fn chunks_for(n: usize, groups_x: u64) -> u32 {
+    let by_fill = TARGET_GROUPS.div_ceil(groups_x.max(1));
     let by_cols = (n as u64 / MIN_CHUNK_COLS).max(1);
     by_fill.min(by_cols).clamp(1, 65535) as u32
 }
@@ -243,7 +238,7 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
     let chunks = match call.trans {
         GemvTrans::N => tuning
             .chunks
-            .unwrap_or_else(|| chunks_for(call.n, groups_x, p.chunks))
+            .unwrap_or_else(|| chunks_for(call.n, groups_x))
             .clamp(1, 65535),
         _ => 1,
     };
@@ -330,16 +325,13 @@ mod tests {
     #[test]
     fn chunks_fill_the_device_but_keep_columns() {
         // 16384²: 32 row groups of 512 rows, ⌈528 / 32⌉ = 17 chunks of ≥ 64 columns.
-        assert_eq!(chunks_for(16384, 32, 0), 17);
+        assert_eq!(chunks_for(16384, 32), 17);
         // Columns cap the split: 640 columns allow 10 chunks of 64.
-        assert_eq!(chunks_for(640, 32, 0), 10);
+        assert_eq!(chunks_for(640, 32), 10);
         // Few columns: no split.
-        assert_eq!(chunks_for(100, 32, 0), 1);
+        assert_eq!(chunks_for(100, 32), 1);
         // Many row groups already fill the device.
-        assert_eq!(chunks_for(1 << 20, 5000, 0), 1);
-        // A tuned count, capped by the columns the same way.
-        assert_eq!(chunks_for(16384, 4, 17), 17);
-        assert_eq!(chunks_for(640, 4, 17), 10);
+        assert_eq!(chunks_for(1 << 20, 5000), 1);
     }
 
     #[test]

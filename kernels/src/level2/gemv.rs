@@ -76,10 +76,6 @@ pub struct GemvParams {
     /// guarantees incx = 1, and A, x and every column start aligned to the load).
     #[serde(default = "one")]
     pub vector: u32,
-    /// `N` only: column chunks (the split's gridDim.y); 0 = the host's rule (enough
-    /// workgroups to fill the device). Fewer workgroups can read DRAM in longer runs.
-    #[serde(default)]
-    pub chunks: u32,
     /// `T`/`C` only: warps that share one column (1, 2, 4, 8, 16 or 32; `block` a
     /// multiple of 32 × this). Above 1 the group's work-items read the column as one
     /// stream, each step 32·warps·vector consecutive rows, and the warps' partial sums
@@ -129,7 +125,6 @@ impl GemvParams {
             split: trans == GemvTrans::N,
             read_y,
             vector: 1,
-            chunks: 0,
             warps_per_column: 1,
         }
     }
