@@ -8,7 +8,8 @@
 //! problem on the same A and x into its own y; the last column is cuBLAS time / ours.
 //! `--sweep` runs a grid of kernel shapes (rows per thread, columns per step, column
 //! chunks for N; block, loads per lane and elements per load for T) and prints one row
-//! each, for tuning.
+//! each, for tuning; `--shape block,rows,cols,chunks,vector[,warps]` (repeatable) adds
+//! chosen shapes.
 
 use crate::blas::time;
 use rocm_blas::{Blas, Scalar, Transpose};
@@ -35,6 +36,10 @@ pub struct GemvArgs {
     /// Run a grid of kernel shapes instead of the default one.
     #[arg(long)]
     pub sweep: bool,
+    /// Also run this kernel shape (repeatable): `block,rows,cols,chunks,vector[,warps]`,
+    /// each a number or `auto` (the catalog's or the host's choice).
+    #[arg(long = "shape")]
+    pub shapes: Vec<String>,
     #[arg(long, default_value_t = 50)]
     pub iters: u32,
 }
@@ -118,6 +123,34 @@ fn shapes(trans: Transpose, esize: usize) -> Vec<GemvTuning> {
         }
     }
     v
+}
+
+/// `block,rows,cols,chunks,vector[,warps]` with `auto` for the default of a field.
+fn parse_shape(s: &str) -> Result<GemvTuning> {
+    let bad = || {
+        Error::invalid(
+            "--shape",
+            format!("`{s}`: block,rows,cols,chunks,vector[,warps], each a number or auto"),
+        )
+    };
+    let fields = s
+        .split(',')
+        .map(|f| match f.trim() {
+            "auto" => Ok(None),
+            v => v.parse::<u32>().map(Some).map_err(|_| bad()),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !(5..=6).contains(&fields.len()) {
+        return Err(bad());
+    }
+    Ok(GemvTuning {
+        block: fields[0],
+        rows: fields[1],
+        cols: fields[2],
+        chunks: fields[3],
+        vector: fields[4],
+        warps_per_column: fields.get(5).copied().flatten(),
+    })
 }
 
 fn bench<T: Scalar>(
@@ -231,13 +264,16 @@ fn bench<T: Scalar>(
         "of copy",
         "ours/cuBLAS"
     );
-    let list = if a.sweep {
+    let mut list = if a.sweep {
         shapes(trans, esize)
     } else {
         vec![GemvTuning::default()]
     };
+    for s in &a.shapes {
+        list.push(parse_shape(s)?);
+    }
     let opt = |v: Option<u32>| v.map_or("auto".to_string(), |v| v.to_string());
-    let sweep = a.sweep;
+    let sweep = a.sweep || !a.shapes.is_empty();
     for t in list {
         let secs = match run(t) {
             Ok(s) => s,

@@ -1070,7 +1070,8 @@ fn gemv_n_in_the_ptx_interpreter() {
             if vector as usize * es(ty) > 16 {
                 continue;
             }
-            for (split, chunks) in [(false, 1), (true, 3), (true, 9)] {
+            // 9 and 17 chunks: the finish kernel's batches of 8 loads and its single tail.
+            for (split, chunks) in [(false, 1), (true, 3), (true, 9), (true, 17)] {
                 let p = GemvParams {
                     block,
                     rows,
@@ -1080,7 +1081,8 @@ fn gemv_n_in_the_ptx_interpreter() {
                     read_y: chunks != 3,
                     ..GemvParams::fallback(ty.dtype, GemvTrans::N, true)
                 };
-                for (m, n) in [(4, 1), (36, 7), (1100, 5)] {
+                // (36, 50): every chunk of 9 and 17 holds columns.
+                for (m, n) in [(4, 1), (36, 7), (1100, 5), (36, 50)] {
                     let v = vector as usize;
                     let pad = if v > 1 { v } else { 3 };
                     gemv_case(ty, &p, (m, n, pad), -2, chunks);

@@ -291,6 +291,41 @@ impl Kernel {
         config: &LaunchConfig,
         args: &KernelArgs,
     ) -> Result<()> {
+        self.check_launch(stream, config, args)?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.inner.launch(stream.raw(), config, args) }
+    }
+
+    /// As [`Kernel::launch`], but where the target has dependent launches
+    /// ([`crate::target::Caps::dependent_launch`]: CUDA programmatic dependent launch)
+    /// the kernel may be scheduled while the previous kernel on `stream` still runs.
+    /// Everywhere else this is [`Kernel::launch`].
+    ///
+    /// # Safety
+    /// As [`Kernel::launch`], and the kernel must execute `griddepcontrol.wait` before
+    /// its first access to memory the previous kernel writes (that instruction returns
+    /// once the previous kernel has completed and its writes are visible).
+    pub unsafe fn launch_dependent(
+        &self,
+        stream: &Stream,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        self.check_launch(stream, config, args)?;
+        if !self.device.target().caps().dependent_launch {
+            // SAFETY: forwarded from this function's contract.
+            return unsafe { self.inner.launch(stream.raw(), config, args) };
+        }
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.inner.launch_dependent(stream.raw(), config, args) }
+    }
+
+    fn check_launch(
+        &self,
+        stream: &Stream,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
         if stream.device() != &self.device {
             return Err(Error::DeviceMismatch {
                 what: "stream".into(),
@@ -299,9 +334,7 @@ impl Kernel {
             });
         }
         config.validate(&self.device)?;
-        args.check_device(&self.device)?;
-        // SAFETY: forwarded from this function's contract.
-        unsafe { self.inner.launch(stream.raw(), config, args) }
+        args.check_device(&self.device)
     }
 }
 

@@ -148,6 +148,10 @@ pub struct Caps {
     pub matrix: &'static [MatrixInstr],
     /// Whether f64 matrix products run on matrix hardware at full rate.
     pub fp64_matrix: bool,
+    /// NVIDIA programmatic dependent launch (sm_90+): a kernel launched with
+    /// [`crate::Kernel::launch_dependent`] may start while the previous kernel on its
+    /// stream still runs, and waits for its results with `griddepcontrol.wait`.
+    pub dependent_launch: bool,
     /// Target-ID features this processor accepts.
     pub features: &'static [Feature],
     /// Compute-unit (AMD) or SM (NVIDIA) counts of common parts.
@@ -528,6 +532,7 @@ const CDNA: Caps = Caps {
     simds_per_cu: 4,
     matrix: MFMA_GFX908,
     fp64_matrix: false,
+    dependent_launch: false,
     features: GFX9_FEATURES,
     parts: &[],
 };
@@ -548,6 +553,7 @@ const RDNA3: Caps = Caps {
     simds_per_cu: 2,
     matrix: WMMA_GFX11,
     fp64_matrix: false,
+    dependent_launch: false,
     features: &[],
     parts: &[],
 };
@@ -568,6 +574,7 @@ const NVIDIA: Caps = Caps {
     simds_per_cu: 4,
     matrix: MMA_SM80,
     fp64_matrix: true,
+    dependent_launch: false,
     features: &[],
     parts: &[],
 };
@@ -590,6 +597,7 @@ pub static TABLE: &[Caps] = &[
         simds_per_cu: 1,
         matrix: &[],
         fp64_matrix: false,
+        dependent_launch: false,
         features: &[],
         parts: &[],
     },
@@ -698,6 +706,7 @@ pub static TABLE: &[Caps] = &[
         arch: Arch::Sm90,
         name: "sm_90",
         lds_bytes_per_workgroup: 227 * 1024,
+        dependent_launch: true,
         matrix: MMA_SM89,
         parts: &[("H100 SXM", 132), ("H100 PCIe", 114), ("H200", 132)],
         ..NVIDIA
@@ -706,6 +715,7 @@ pub static TABLE: &[Caps] = &[
         arch: Arch::Sm90a,
         name: "sm_90a",
         lds_bytes_per_workgroup: 227 * 1024,
+        dependent_launch: true,
         matrix: MMA_SM90A,
         parts: &[("H100 SXM", 132), ("H100 PCIe", 114), ("H200", 132)],
         ..NVIDIA

@@ -293,9 +293,10 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
                     .push_pointer(work.address(), dev);
                 tail(&mut args);
                 let cfg = LaunchConfig::linear(m.div_ceil(p.block as u64) as u32, p.block);
-                // SAFETY: reads the partials just written (same stream) and writes y's m
-                // elements, which the caller checked.
-                unsafe { finish.launch(blas.stream(), &cfg, &args) }
+                // SAFETY: reads the partials just written (same stream; as a dependent
+                // launch it waits for them with griddepcontrol.wait before any access)
+                // and writes y's m elements, which the caller checked.
+                unsafe { finish.launch_dependent(blas.stream(), &cfg, &args) }
             })
         }
         GemvTrans::N => {

@@ -680,6 +680,19 @@ impl KernelBuilder {
         self.emit("bar.sync 0");
     }
 
+    /// `griddepcontrol.launch_dependents` (sm_90+): the kernel launched after this one
+    /// with [`rocm_core::Kernel::launch_dependent`] may be scheduled once every workgroup
+    /// of this one has executed this (or exited).
+    pub fn griddep_launch_dependents(&mut self) {
+        self.emit("griddepcontrol.launch_dependents");
+    }
+
+    /// `griddepcontrol.wait` (sm_90+): returns once the kernels this one depends on have
+    /// completed and their writes are visible (at once for an ordinary launch).
+    pub fn griddep_wait(&mut self) {
+        self.emit("griddepcontrol.wait");
+    }
+
     pub fn label(&mut self) -> Label {
         self.labels += 1;
         Label(self.labels)

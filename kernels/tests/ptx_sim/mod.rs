@@ -530,8 +530,9 @@ impl Kernel {
                     t.pc -= 1;
                     return Some(Stop::Wgmma);
                 }
-                // Fences and groups order asynchronous work, which here is already done.
-                "wgmma" | "fence" => {}
+                // Fences and groups order asynchronous work, which here is already done;
+                // kernels run one after another, so dependent launches wait for nothing.
+                "wgmma" | "fence" | "griddepcontrol" => {}
                 "cp" => self.cp_async(inst, t, mem, shared),
                 "ret" => {
                     t.done = true;

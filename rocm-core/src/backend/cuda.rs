@@ -508,6 +508,35 @@ impl BackendKernel for CudaKernel {
         config: &LaunchConfig,
         args: &KernelArgs,
     ) -> Result<()> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_with(stream, config, args, false) }
+    }
+
+    unsafe fn launch_dependent(
+        &self,
+        stream: &dyn BackendStream,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_with(stream, config, args, true) }
+    }
+}
+
+impl CudaKernel {
+    /// cuLaunchKernel, or with `dependent` cuLaunchKernelEx with programmatic stream
+    /// serialisation allowed (the kernel may start before the stream's previous kernel
+    /// ends, and waits for it with `griddepcontrol.wait`).
+    ///
+    /// # Safety
+    /// As [`BackendKernel::launch`].
+    unsafe fn launch_with(
+        &self,
+        stream: &dyn BackendStream,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+        dependent: bool,
+    ) -> Result<()> {
         let s = downcast_stream::<CudaStreamHandle>(stream, "a CUDA device")?;
         self.module
             .ctx
@@ -535,6 +564,37 @@ impl BackendKernel for CudaKernel {
                 )
             }
             .map_err(|e| err("cuFuncSetAttribute", e))?;
+        }
+        if dependent {
+            // SAFETY: an all-zero launch attribute is a valid value of the C union.
+            let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            attr.id =
+                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let cfg = sys::CUlaunchConfig {
+                gridDimX: gx,
+                gridDimY: gy,
+                gridDimZ: gz,
+                blockDimX: bx,
+                blockDimY: by,
+                blockDimZ: bz,
+                sharedMemBytes: config.shared_bytes,
+                hStream: s.stream.cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: as cuLaunchKernel below; `cfg` and `attr` outlive the call, which
+            // copies them.
+            return unsafe {
+                sys::cuLaunchKernelEx(
+                    &cfg,
+                    self.function,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .map_err(|e| err("cuLaunchKernelEx", e));
         }
         // SAFETY: `params` points at correctly laid out values that outlive the call (the
         // driver copies them during cuLaunchKernel); the caller guarantees the argument

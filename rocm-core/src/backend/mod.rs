@@ -133,6 +133,22 @@ pub trait BackendKernel: Send + Sync + Debug {
         config: &LaunchConfig,
         args: &KernelArgs,
     ) -> Result<()>;
+
+    /// Queues a launch that may start before the previous kernel on `stream` finishes
+    /// (see [`crate::Kernel::launch_dependent`]); backends without such launches order
+    /// it as [`BackendKernel::launch`] does.
+    ///
+    /// # Safety
+    /// As [`BackendKernel::launch`].
+    unsafe fn launch_dependent(
+        &self,
+        stream: &dyn BackendStream,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch(stream, config, args) }
+    }
 }
 
 /// Downcasts a stream to the backend's concrete type, or reports a device mismatch.
