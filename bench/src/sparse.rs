@@ -318,15 +318,25 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             (t, 2.0 * products as f64 * flop_mul, bytes, err)
         }
         "spsv" => {
-            // Lower triangle with the diagonal made dominant so the solve is well posed.
-            let mut l = a.clone();
-            for i in 0..m.min(n) {
-                let s: f64 = l.row_range(i).map(|k| l.values()[k].abs()).sum();
-                let d = l.row_range(i).find(|&k| l.col_idx()[k].to_usize() == i);
-                if let Some(k) = d {
-                    l.values_mut()[k] = T::from_f64(s + 1.0);
+            // L: A's strict lower triangle and in every row a stored diagonal larger than
+            // the row's absolute sum, so the solve is well posed. (Rows of a power-law
+            // matrix often store no diagonal; the solve rejects such a zero pivot.)
+            let (mut ptr, mut cols, mut vals) = (vec![I::from_usize(0)], vec![], vec![]);
+            for i in 0..m {
+                let s: f64 = a.row_range(i).map(|k| a.values()[k].abs()).sum();
+                for k in a.row_range(i) {
+                    if a.col_idx()[k].to_usize() < i {
+                        cols.push(a.col_idx()[k]);
+                        vals.push(a.values()[k]);
+                    }
                 }
+                if i < n {
+                    cols.push(I::from_usize(i));
+                    vals.push(T::from_f64(s + 1.0));
+                }
+                ptr.push(I::from_usize(cols.len()));
             }
+            let l = Csr::new(m, n, ptr, cols, vals)?;
             let x = vec_of::<T>(m, 5);
             let xb = DeviceBuffer::from_slice(&dev, &x)?;
             let mut yb = DeviceBuffer::<T>::zeros(&dev, m)?;
@@ -379,4 +389,15 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
         err
     );
     Ok(err)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The suite's sparse section runs to the end: every operation on both generated
+    /// matrices within its error bound. (Its triangular solve once stopped the suite: the
+    /// power-law matrix stores no diagonal in some rows.)
+    #[test]
+    fn suite_section_passes() {
+        super::quick().unwrap();
+    }
 }

@@ -862,7 +862,10 @@ mod tests {
             let wait = finish.find("griddepcontrol.wait");
             let first_load = finish.find("ld.global").unwrap();
             assert_eq!(wait.is_some(), overlaps, "{target}");
-            assert!(wait.is_none_or(|w| w < first_load), "{target}: wait after a load");
+            assert!(
+                wait.is_none_or(|w| w < first_load),
+                "{target}: wait after a load"
+            );
             assert_eq!(
                 main.contains("griddepcontrol.launch_dependents"),
                 overlaps,
