@@ -39,6 +39,8 @@ pub enum BlasCommand {
     Syrk(crate::blas_level3::Level3Args),
     /// symm TFLOP/s, ours and (with --vendor) cuBLAS's.
     Symm(crate::blas_level3::Level3Args),
+    /// gbmv, tbsv or tpsv on band/packed storage, ours and (with --vendor) cuBLAS's.
+    Band(crate::blas_band::BandArgs),
 }
 
 #[derive(clap::Args)]
@@ -99,6 +101,7 @@ pub fn run(cmd: &BlasCommand) -> Result<(), Box<dyn std::error::Error>> {
         BlasCommand::Trmm(a) => crate::blas_level3::run(crate::blas_level3::Op::Trmm, a),
         BlasCommand::Syrk(a) => crate::blas_level3::run(crate::blas_level3::Op::Syrk, a),
         BlasCommand::Symm(a) => crate::blas_level3::run(crate::blas_level3::Op::Symm, a),
+        BlasCommand::Band(a) => crate::blas_band::run(a),
     }
 }
 

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod bandwidth;
 mod blas;
+mod blas_band;
 mod blas_gemm;
 mod blas_level2;
 mod blas_level3;

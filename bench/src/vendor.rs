@@ -46,13 +46,16 @@ impl Cublas {
         }
     }
 
+    /// Waits for every call queued so far.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx
+            .synchronize()
+            .map_err(|e| Error::backend("cuCtxSynchronize", 0, e.to_string()))
+    }
+
     /// Mean seconds per call over `iters` calls after 2 warm-ups.
     pub fn time(&self, iters: u32, mut f: impl FnMut(&Cublas) -> Result<()>) -> Result<f64> {
-        let sync = || {
-            self.ctx
-                .synchronize()
-                .map_err(|e| Error::backend("cuCtxSynchronize", 0, e.to_string()))
-        };
+        let sync = || self.synchronize();
         for _ in 0..2 {
             f(self)?;
         }
@@ -528,3 +531,126 @@ impl Cublas {
         Self::check("cuBLAS Level 3", status)
     }
 }
+
+/// The band and packed routines of `rocm-bench blas band` by cuBLAS's S/D names: lower
+/// triangles, non-unit diagonals, unit increments, host scalars.
+pub trait CublasBand: Copy {
+    /// `cublas?gbmv_v2` on an n×n band matrix with kl = ku = `k`.
+    ///
+    /// # Safety
+    /// A (band storage, lda = 2k + 1, n columns), x and y (n each) are live device
+    /// buffers of `Self`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gbmv(
+        h: &Cublas,
+        trans: bool,
+        n: c_int,
+        k: c_int,
+        alpha: Self,
+        a: u64,
+        x: u64,
+        beta: Self,
+        y: u64,
+    ) -> Result<()>;
+    /// `cublas?tbsv_v2`, lower band of `k` subdiagonals (lda = k + 1).
+    ///
+    /// # Safety
+    /// A ((k + 1)·n) and x (n) are live device buffers of `Self`.
+    unsafe fn tbsv(h: &Cublas, trans: bool, n: c_int, k: c_int, a: u64, x: u64) -> Result<()>;
+    /// `cublas?tpsv_v2`, lower packed.
+    ///
+    /// # Safety
+    /// AP (n(n + 1)/2) and x (n) are live device buffers of `Self`.
+    unsafe fn tpsv(h: &Cublas, trans: bool, n: c_int, ap: u64, x: u64) -> Result<()>;
+}
+
+macro_rules! cublas_band {
+    ($t:ty, $gbmv:ident, $tbsv:ident, $tpsv:ident) => {
+        impl CublasBand for $t {
+            unsafe fn gbmv(
+                h: &Cublas,
+                trans: bool,
+                n: c_int,
+                k: c_int,
+                alpha: $t,
+                a: u64,
+                x: u64,
+                beta: $t,
+                y: u64,
+            ) -> Result<()> {
+                // SAFETY: the caller's contract; α and β are host scalars.
+                let s = unsafe {
+                    sys::$gbmv(
+                        h.handle,
+                        band_op(trans),
+                        n,
+                        n,
+                        k,
+                        k,
+                        &alpha,
+                        a as *const $t,
+                        2 * k + 1,
+                        x as *const $t,
+                        1,
+                        &beta,
+                        y as *mut $t,
+                        1,
+                    )
+                };
+                Cublas::check(stringify!($gbmv), s)
+            }
+            unsafe fn tbsv(
+                h: &Cublas,
+                trans: bool,
+                n: c_int,
+                k: c_int,
+                a: u64,
+                x: u64,
+            ) -> Result<()> {
+                // SAFETY: the caller's contract.
+                let s = unsafe {
+                    sys::$tbsv(
+                        h.handle,
+                        sys::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+                        band_op(trans),
+                        sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT,
+                        n,
+                        k,
+                        a as *const $t,
+                        k + 1,
+                        x as *mut $t,
+                        1,
+                    )
+                };
+                Cublas::check(stringify!($tbsv), s)
+            }
+            unsafe fn tpsv(h: &Cublas, trans: bool, n: c_int, ap: u64, x: u64) -> Result<()> {
+                // SAFETY: the caller's contract.
+                let s = unsafe {
+                    sys::$tpsv(
+                        h.handle,
+                        sys::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+                        band_op(trans),
+                        sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT,
+                        n,
+                        ap as *const $t,
+                        x as *mut $t,
+                        1,
+                    )
+                };
+                Cublas::check(stringify!($tpsv), s)
+            }
+        }
+    };
+}
+
+fn band_op(trans: bool) -> sys::cublasOperation_t {
+    if trans {
+        sys::cublasOperation_t::CUBLAS_OP_T
+    } else {
+        sys::cublasOperation_t::CUBLAS_OP_N
+    }
+}
+
+cublas_band!(f32, cublasSgbmv_v2, cublasStbsv_v2, cublasStpsv_v2);
+cublas_band!(f64, cublasDgbmv_v2, cublasDtbsv_v2, cublasDtpsv_v2);
