@@ -12,7 +12,7 @@
 
 use crate::blas::time;
 use rocm_blas::{Blas, Diag, Scalar, Transpose, Uplo};
-use rocm_core::{BackendKind, Device, DeviceBuffer, Error, Result};
+use rocm_core::{Device, DeviceBuffer, Error, Result};
 
 #[derive(clap::Args)]
 pub struct BandArgs {
@@ -282,7 +282,7 @@ impl<T: Scalar + crate::vendor::CublasBand> Peer for T {
         iters: u32,
     ) -> Result<(f64, Vec<T>)> {
         use crate::vendor::Cublas;
-        if dev.kind() != BackendKind::Cuda {
+        if dev.kind() != rocm_core::BackendKind::Cuda {
             return Err(Error::unsupported("the cuBLAS peer", dev.id()));
         }
         let ordinal = dev
