@@ -32,6 +32,32 @@ use std::sync::Arc;
 
 type C<T> = Complex<T>;
 
+/// Expands to a `match` over a pass's (radix, direction, odd-radix constants) that
+/// calls `$go!(RADIX, butterfly)` for every fixed-size butterfly, followed by the
+/// caller's remaining arms.
+macro_rules! fixed_butterflies {
+    ($go:ident, $p:expr, $fwd:expr, { $($rest:tt)* }) => {
+        match ($p.radix, $fwd, &$p.odd) {
+            (2, _, _) => $go!(2, Dir::<true>),
+            (3, true, _) => $go!(3, Dir::<true>),
+            (3, false, _) => $go!(3, Dir::<false>),
+            (4, true, _) => $go!(4, Dir::<true>),
+            (4, false, _) => $go!(4, Dir::<false>),
+            (8, true, _) => $go!(8, Dir::<true>),
+            (8, false, _) => $go!(8, Dir::<false>),
+            (9, true, _) => $go!(9, Dir::<true>),
+            (9, false, _) => $go!(9, Dir::<false>),
+            (16, true, _) => $go!(16, Dir::<true>),
+            (16, false, _) => $go!(16, Dir::<false>),
+            (5, _, Some(k)) => $go!(5, Odd(k)),
+            (7, _, Some(k)) => $go!(7, Odd(k)),
+            (11, _, Some(k)) => $go!(11, Odd(k)),
+            (13, _, Some(k)) => $go!(13, Odd(k)),
+            $($rest)*
+        }
+    };
+}
+
 /// Strides below this use the lane-expanded twiddle table (the widest vector has 4 lanes).
 const LANE_TABLE_BELOW: usize = 4;
 
@@ -639,13 +665,7 @@ impl<T: Real> Stockham<T> {
         let len = self.n * width;
         let (src, dst, a, b) = (&src[..len], &mut dst[..len], &mut a[..len], &mut b[..len]);
         let fwd = self.forward;
-        super::simd::dispatch(RowsEnd::<T, true> {
-            pass: first,
-            x: src,
-            y: a,
-            width,
-            fwd,
-        });
+        rows_end_job::<T, true>(first, src, a, width, fwd);
         let mut loc = Loc::A;
         for pass in &passes[1..passes.len() - 1] {
             let (x, y) = match loc {
@@ -659,13 +679,7 @@ impl<T: Real> Stockham<T> {
             Loc::A => &*a,
             Loc::B => &*b,
         };
-        super::simd::dispatch(RowsEnd::<T, false> {
-            pass: last,
-            x,
-            y: dst,
-            width,
-            fwd,
-        });
+        rows_end_job::<T, false>(last, x, dst, width, fwd);
         true
     }
 
@@ -751,17 +765,37 @@ fn exec_pass<T: Real>(
     // SAFETY: `y` is borrowed mutably for this call; the shares write disjoint places
     // (see `pass`) and nothing else touches `y` meanwhile.
     let out = unsafe { Raw::new(y.as_mut_ptr(), y.len()) };
+    // One vector function per radix and butterfly (see [`PassJob`]).
     let run = |tw: &Tw<'_, T>, win: (usize, usize), part: (usize, usize)| {
-        super::simd::dispatch(PassJob {
-            pass,
-            x,
-            y: out,
-            fwd,
-            count,
-            inner,
-            part,
-            tw,
-            win,
+        macro_rules! go {
+            ($r:literal, $bf:expr) => {
+                super::simd::dispatch(PassJob::<T, $r, _> {
+                    pass,
+                    x,
+                    y: out,
+                    count,
+                    inner,
+                    part,
+                    tw,
+                    win,
+                    bf: $bf,
+                })
+            };
+        }
+        fixed_butterflies!(go, pass, fwd, {
+            (_, _, Some(k)) => super::simd::dispatch(GenericJob {
+                pass,
+                x,
+                y: out,
+                count,
+                inner,
+                part,
+                tw,
+                win,
+                k,
+            }),
+            // Even radices other than the fixed ones are never planned.
+            (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
         })
     };
     if parts == 1 && inner == 1 && pass.split.is_none() {
@@ -834,12 +868,16 @@ fn share_of_p<T>(
     }
 }
 
-struct PassJob<'a, T> {
+/// One pass of a fixed radix `R` with butterfly `B` (see [`pass`]). Each `(R, B)` is
+/// its own `SimdFn` type, so its own vector function: a change to one radix's kernel
+/// does not change the code the compiler makes for the others. (With every radix
+/// inlined into one function, changing the radix-16 butterfly slowed the untouched
+/// radix-7 passes of `f64` 16807 193 -> 237 us, session 15.)
+struct PassJob<'a, T, const R: usize, B> {
     pass: &'a Pass<T>,
     x: &'a [C<T>],
     /// The output: written only at this part's places (see [`pass`]).
     y: Raw<C<T>>,
-    fwd: bool,
     count: usize,
     inner: usize,
     /// `(i, parts)`: this job does the `i`-th of `parts` disjoint shares of the pass.
@@ -849,16 +887,53 @@ struct PassJob<'a, T> {
     tw: &'a Tw<'a, T>,
     /// The window of `p` this job does (its share's part inside it).
     win: (usize, usize),
+    bf: B,
 }
 
-impl<T: Real> SimdFn<T> for PassJob<'_, T> {
+impl<T: Real, const R: usize, B: Butterfly<T, R>> SimdFn<T> for PassJob<'_, T, R, B> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
-        run_pass::<V>(
-            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part, self.tw,
+        pass::<V, R, B>(
+            self.x, self.y, self.pass, self.bf, self.count, self.inner, self.part, self.tw,
             self.win,
         )
+    }
+}
+
+/// One pass of a generic odd prime radix (see [`generic_columns`]), its own vector
+/// function as [`PassJob`]'s are.
+struct GenericJob<'a, T> {
+    pass: &'a Pass<T>,
+    x: &'a [C<T>],
+    y: Raw<C<T>>,
+    count: usize,
+    inner: usize,
+    part: (usize, usize),
+    tw: &'a Tw<'a, T>,
+    win: (usize, usize),
+    k: &'a OddConsts<T>,
+}
+
+impl<T: Real> SimdFn<T> for GenericJob<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let (p, x, y, count, tw, k) = (self.pass, self.x, self.y, self.count, self.tw, self.k);
+        let r = p.radix;
+        let s = p.s * self.inner;
+        let n = r * p.m * s;
+        assert!(x.len() >= n * count && y.len >= n * count);
+        let ps = within(share(p.m, self.part, 1), self.win);
+        if s >= V::LANES {
+            let whole = s - s % V::LANES;
+            generic_columns::<V>(x, y, p, tw, k, s, ps, (0, whole), (count, n));
+            if whole < s {
+                generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (whole, s), (count, n));
+            }
+        } else {
+            generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (0, s), (count, n));
+        }
     }
 }
 
@@ -874,32 +949,6 @@ fn share(len: usize, (i, parts): (usize, usize), align: usize) -> (usize, usize)
         }
     };
     (at(i), at(i + 1))
-}
-
-/// Expands to a `match` over a pass's (radix, direction, odd-radix constants) that
-/// calls `$go!(RADIX, butterfly)` for every fixed-size butterfly, followed by the
-/// caller's remaining arms.
-macro_rules! fixed_butterflies {
-    ($go:ident, $p:expr, $fwd:expr, { $($rest:tt)* }) => {
-        match ($p.radix, $fwd, &$p.odd) {
-            (2, _, _) => $go!(2, Dir::<true>),
-            (3, true, _) => $go!(3, Dir::<true>),
-            (3, false, _) => $go!(3, Dir::<false>),
-            (4, true, _) => $go!(4, Dir::<true>),
-            (4, false, _) => $go!(4, Dir::<false>),
-            (8, true, _) => $go!(8, Dir::<true>),
-            (8, false, _) => $go!(8, Dir::<false>),
-            (9, true, _) => $go!(9, Dir::<true>),
-            (9, false, _) => $go!(9, Dir::<false>),
-            (16, true, _) => $go!(16, Dir::<true>),
-            (16, false, _) => $go!(16, Dir::<false>),
-            (5, _, Some(k)) => $go!(5, Odd(k)),
-            (7, _, Some(k)) => $go!(7, Odd(k)),
-            (11, _, Some(k)) => $go!(11, Odd(k)),
-            (13, _, Some(k)) => $go!(13, Odd(k)),
-            $($rest)*
-        }
-    };
 }
 
 /// First radices [`ShortFirstJob`] takes: those with constant butterflies. (With the
@@ -1016,69 +1065,48 @@ fn short_first<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn run_pass<V: Cv>(
-    p: &Pass<V::T>,
-    x: &[C<V::T>],
-    y: Raw<C<V::T>>,
+/// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
+/// pass of [`Stockham::run_rows_via_tile`], one vector function per radix and
+/// butterfly (as [`PassJob`]).
+fn rows_end_job<T: Real, const FIRST: bool>(
+    p: &Pass<T>,
+    x: &[C<T>],
+    y: &mut [C<T>],
+    width: usize,
     fwd: bool,
-    count: usize,
-    inner: usize,
-    part: (usize, usize),
-    tw: &Tw<'_, V::T>,
-    win: (usize, usize),
 ) {
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<V, $r, _>(x, y, p, $bf, count, inner, part, tw, win)
+            super::simd::dispatch(RowsEnd::<T, FIRST, $r, _> {
+                pass: p,
+                x,
+                y,
+                width,
+                bf: $bf,
+            })
         };
     }
     fixed_butterflies!(go, p, fwd, {
-        (r, _, Some(k)) => {
-            let s = p.s * inner;
-            let n = r * p.m * s;
-            assert!(x.len() >= n * count && y.len >= n * count);
-            let ps = within(share(p.m, part, 1), win);
-            if s >= V::LANES {
-                let whole = s - s % V::LANES;
-                generic_columns::<V>(x, y, p, tw, k, s, ps, (0, whole), (count, n));
-                if whole < s {
-                    generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (whole, s), (count, n));
-                }
-            } else {
-                generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (0, s), (count, n));
-            }
-        }
-        // Even radices other than the above are never planned.
-        (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
+        // Checked by the caller.
+        (r, _, _) => unreachable!("no fixed butterfly for radix {r}"),
     })
 }
 
-/// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
-/// pass of [`Stockham::run_rows_via_tile`].
-struct RowsEnd<'a, T, const FIRST: bool> {
+struct RowsEnd<'a, T, const FIRST: bool, const R: usize, B> {
     pass: &'a Pass<T>,
     x: &'a [C<T>],
     y: &'a mut [C<T>],
     width: usize,
-    fwd: bool,
+    bf: B,
 }
 
-impl<T: Real, const FIRST: bool> SimdFn<T> for RowsEnd<'_, T, FIRST> {
+impl<T: Real, const FIRST: bool, const R: usize, B: Butterfly<T, R>> SimdFn<T>
+    for RowsEnd<'_, T, FIRST, R, B>
+{
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
-        let p = self.pass;
-        macro_rules! go {
-            ($r:literal, $bf:expr) => {
-                rows_end::<V, $r, _, FIRST>(p, self.x, self.y, self.width, &$bf)
-            };
-        }
-        fixed_butterflies!(go, p, self.fwd, {
-            // Checked by the caller.
-            (r, _, _) => unreachable!("no fixed butterfly for radix {r}"),
-        })
+        rows_end::<V, R, B, FIRST>(self.pass, self.x, self.y, self.width, &self.bf)
     }
 }
 
