@@ -85,11 +85,30 @@ impl TransformType {
     }
 }
 
+/// A kernel that runs whole contiguous transforms of a [`Node::Stockham`] one at a
+/// time (see [`whole_kernel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whole {
+    /// A radix-`.0` and a radix-`.1` pass with the output as the only scratch
+    /// between them (`cpu::stockham::through_output`).
+    TwoPass(usize, usize),
+    /// The transforms of one vector's lanes together (lane `b` holds transform `b`),
+    /// all `r1·r2` values in registers or the stack: radix-`.0` butterflies, constant
+    /// twiddles, radix-`.1` butterflies (`cpu::stockham::lanes_codelet`).
+    Lanes(usize, usize),
+}
+
 /// One complex 1-D transform of length `n` on contiguous data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     /// Stockham radix passes; the product of `radices` is `n` (empty for `n <= 1`).
-    Stockham { n: usize, radices: Vec<usize> },
+    /// With `whole`, contiguous transforms (alone or in batches) run one at a time
+    /// by that kernel instead ([`Whole`]); other layouts keep the passes.
+    Stockham {
+        n: usize,
+        radices: Vec<usize>,
+        whole: Option<Whole>,
+    },
     /// `n = rows·cols`: `cols` transforms of length `rows` (`first`), twiddles, then
     /// `rows` transforms of length `cols` (`second`).
     FourStep {
@@ -336,7 +355,7 @@ impl fmt::Display for PlanTree {
 fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
     let pad = "  ".repeat(depth);
     match node {
-        Node::Stockham { n, radices } => {
+        Node::Stockham { n, radices, whole } => {
             let r: Vec<String> = radices.iter().map(|r| r.to_string()).collect();
             writeln!(
                 s,
@@ -347,7 +366,18 @@ fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
                     r.join("x")
                 },
                 radices.len()
-            )
+            )?;
+            match whole {
+                None => Ok(()),
+                Some(Whole::TwoPass(r1, r2)) => writeln!(
+                    s,
+                    "{pad}  contiguous transforms whole: {r1}x{r2} through the output"
+                ),
+                Some(Whole::Lanes(r1, r2)) => writeln!(
+                    s,
+                    "{pad}  contiguous transforms whole: {r1}x{r2} codelet, one transform a lane"
+                ),
+            }
         }
         Node::FourStep {
             n,
@@ -487,12 +517,43 @@ pub const NINES_FROM: usize = 6;
 /// 746496 = 4^5·3^6 1983 -> 2719).
 pub const F32_NINES_ABOVE: usize = 8192;
 
+/// The kernel with which the CPU path runs whole contiguous transforms of `n` (alone
+/// or in batches) instead of the [`radix_passes`], where that measured faster; every
+/// other layout keeps the passes (the interleaved columns of a batch tile or of an
+/// N-D axis, where radix-16 passes run slower than radix 4: `f32` 256 as 16·16
+/// passes 67 us against 52 as 4·4·4·4).
+///
+/// * [`Whole::TwoPass`], one transform at a time with the output as the scratch.
+///   Measured on the 2-vCPU VM (quick bench, batches of 2^16 elements, best of 3
+///   alternated runs, session 15), us: `f32` 256 as 16 × 16 51.2 -> 45.6, `f32` 128
+///   as 8 × 16 44.0 -> 38.5, `f64` 128 as 8 × 16 87.1 -> 75.6; not `f64` 256 as
+///   16 × 16 (96.0 -> 96.7).
+/// * [`Whole::Lanes`], a vector's lanes of transforms at a time. Measured the same
+///   way (session 16, 3 rounds), us, passes -> codelet: `f32` 24 45.0 -> 33.1, 27
+///   58.0 -> 47.4; `f64` 24 74.2 -> 54.2, 27 84.9 -> 70.0, 72 87.7 -> 78.3. Not
+///   `f32` 48 (16 × 3 44.0, 3 × 16 45.1 against 37.0), `f32` 72 (8 × 9 46.6, 9 × 8
+///   46.4 against 47.0), `f64` 48 (77.0 / 75.1 against 74.8), `f64` 144 (16 × 9
+///   117.9 / 9 × 16 122.2 against 98.3): two stages of 16 or 72 values spill more
+///   than the passes cost. (Also measured: 3 × 8 for 24 and 9 × 3 for 27, 1-5 %
+///   slower than 8 × 3 and 3 × 9.)
+pub fn whole_kernel(n: usize, complex_bytes: usize) -> Option<Whole> {
+    match (n, complex_bytes) {
+        (128, 8) | (128, 16) => Some(Whole::TwoPass(8, 16)),
+        (256, 8) => Some(Whole::TwoPass(16, 16)),
+        (24, _) => Some(Whole::Lanes(8, 3)),
+        (27, _) => Some(Whole::Lanes(3, 9)),
+        (72, 16) => Some(Whole::Lanes(8, 9)),
+        _ => None,
+    }
+}
+
 /// The planner for one complex length computed in values of `complex_bytes` bytes.
 pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
     if n <= 1 {
         return Node::Stockham {
             n,
             radices: Vec::new(),
+            whole: None,
         };
     }
     if !is_smooth(n, MAX_DIRECT_PRIME) {
@@ -525,6 +586,7 @@ pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
     Node::Stockham {
         n,
         radices: radix_passes(n, complex_bytes),
+        whole: whole_kernel(n, complex_bytes),
     }
 }
 
@@ -681,6 +743,24 @@ mod tests {
             Node::FourStep { rows: 1000, .. }
         ));
         assert!(matches!(plan_complex(4096), Node::Stockham { .. }));
+        // Whole-transform kernels, named in the tree.
+        let whole = |n, bytes| match super::plan_complex(n, bytes) {
+            Node::Stockham { whole, .. } => whole,
+            _ => None,
+        };
+        assert_eq!(whole(24, 8), Some(Whole::Lanes(8, 3)));
+        assert_eq!(whole(27, 16), Some(Whole::Lanes(3, 9)));
+        assert_eq!(whole(72, 16), Some(Whole::Lanes(8, 9)));
+        assert_eq!(whole(72, 8), None);
+        assert_eq!(whole(128, 16), Some(Whole::TwoPass(8, 16)));
+        assert_eq!(whole(256, 8), Some(Whole::TwoPass(16, 16)));
+        assert_eq!(whole(256, 16), None);
+        let tree = PlanTree::new(TransformType::ComplexForward, &[24], 5, 8);
+        assert!(
+            tree.describe().contains("8x3 codelet"),
+            "{}",
+            tree.describe()
+        );
         // 1009 − 1 = 2^4·3^2·7: Rader; 1019 − 1 = 2·509: Bluestein.
         let r = plan_complex(1009);
         assert!(matches!(r, Node::Rader { n: 1009, g: 11, .. }));

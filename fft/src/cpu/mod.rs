@@ -56,7 +56,9 @@ pub enum Exec<T> {
 impl<T: Real> Exec<T> {
     pub fn new(node: &Node, forward: bool) -> Self {
         match node {
-            Node::Stockham { n, radices } => Exec::Stockham(Stockham::new(*n, radices, forward)),
+            Node::Stockham { n, radices, whole } => {
+                Exec::Stockham(Stockham::with_whole(*n, radices, *whole, forward))
+            }
             Node::FourStep {
                 n,
                 rows,
@@ -216,7 +218,7 @@ pub(crate) fn kernel_exec<T: Real>(node: &Node) -> Exec<f64> {
         return Exec::new(node, true);
     }
     match node {
-        Node::Stockham { n, radices } => Exec::Stockham(Stockham::once(*n, radices, true)),
+        Node::Stockham { n, radices, .. } => Exec::Stockham(Stockham::once(*n, radices, true)),
         other => Exec::new(other, true),
     }
 }
