@@ -529,8 +529,9 @@ pub const F32_NINES_ABOVE: usize = 8192;
 ///   as 8 × 16 44.0 -> 38.5, `f64` 128 as 8 × 16 87.1 -> 75.6; not `f64` 256 as
 ///   16 × 16 (96.0 -> 96.7).
 /// * [`Whole::Lanes`], a vector's lanes of transforms at a time. Measured the same
-///   way (session 16, 3 rounds), us, passes -> codelet: `f32` 24 45.0 -> 33.1, 27
-///   58.0 -> 47.4; `f64` 24 74.2 -> 54.2, 27 84.9 -> 70.0, 72 87.7 -> 78.3. Not
+///   way (session 16, 3 rounds), us, passes -> codelet: `f32` 24 45.0 -> 33.1 (29
+///   with its stages unrolled, see `cpu::stockham::UNROLL_MAX`), 27 58.0 -> 47.4
+///   (44); `f64` 24 74.2 -> 54.2 (48), 27 84.9 -> 70.0 (67), 72 87.7 -> 78.3. Not
 ///   `f32` 48 (16 × 3 44.0, 3 × 16 45.1 against 37.0), `f32` 72 (8 × 9 46.6, 9 × 8
 ///   46.4 against 47.0), `f64` 48 (77.0 / 75.1 against 74.8), `f64` 144 (16 × 9
 ///   117.9 / 9 × 16 122.2 against 98.3): two stages of 16 or 72 values spill more
