@@ -43,6 +43,14 @@ pub const MAX_DIRECT_PRIME: usize = 61;
 /// `f64` 10^6 17-21 against 10.6-15.7 ms (5 alternated processes each, one thread,
 /// on the shared 2-vCPU VM at load average 4; session 14).
 pub const FOUR_STEP_MIN_BYTES: usize = 8 << 20;
+/// The same for odd lengths, whose Stockham passes (radix 9, 5, 7, ...) are fewer
+/// and the four-step's blocks of odd sizes less regular. Measured on the 2-vCPU VM
+/// (quick bench, best of 4 alternated processes, session 16), four-step -> Stockham,
+/// ms: `f64` 531441 = 3^12 (8.5 MB) 5.2 -> 3.8, 823543 = 7^7 (13 MB) 9.8 -> 8.7; on
+/// all threads 2.4 -> 1.8 and 4.6 -> 3.5; `f32` 3^13 (12.8 MB) 15.1 -> 8.6, 5^9
+/// (15.6 MB) 12.2 -> 11.6. (Even lengths keep the 8 MiB bound: `f64` 10^6 8.6 ->
+/// 10.6, 2^20 9.8 -> 11.8 as Stockham.) Larger odd lengths are not measured.
+pub const ODD_FOUR_STEP_MIN_BYTES: usize = 16 << 20;
 
 /// What a plan computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -572,7 +580,12 @@ pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
             conv: Box::new(plan_complex(m, complex_bytes)),
         };
     }
-    if n.saturating_mul(complex_bytes) > FOUR_STEP_MIN_BYTES {
+    let four_step_min = if n % 2 == 1 {
+        ODD_FOUR_STEP_MIN_BYTES
+    } else {
+        FOUR_STEP_MIN_BYTES
+    };
+    if n.saturating_mul(complex_bytes) > four_step_min {
         if let Some(rows) = four_step_split(n) {
             let cols = n / rows;
             return Node::FourStep {
@@ -744,6 +757,24 @@ mod tests {
             Node::FourStep { rows: 1000, .. }
         ));
         assert!(matches!(plan_complex(4096), Node::Stockham { .. }));
+        // Odd lengths up to 16 MiB: Stockham.
+        assert!(matches!(
+            super::plan_complex(531441, 16),
+            Node::Stockham { .. }
+        ));
+        assert!(matches!(
+            super::plan_complex(823543, 16),
+            Node::Stockham { .. }
+        ));
+        assert!(matches!(plan_complex(1594323), Node::Stockham { .. }));
+        assert!(matches!(
+            super::plan_complex(1594323, 16),
+            Node::FourStep { .. }
+        ));
+        assert!(matches!(
+            super::plan_complex(1_000_000, 16),
+            Node::FourStep { .. }
+        ));
         // Whole-transform kernels, named in the tree.
         let whole = |n, bytes| match super::plan_complex(n, bytes) {
             Node::Stockham { whole, .. } => whole,
