@@ -43,6 +43,14 @@ pub const MAX_DIRECT_PRIME: usize = 61;
 /// `f64` 10^6 17-21 against 10.6-15.7 ms (5 alternated processes each, one thread,
 /// on the shared 2-vCPU VM at load average 4; session 14).
 pub const FOUR_STEP_MIN_BYTES: usize = 8 << 20;
+/// The same for odd lengths, whose Stockham passes (radix 9, 5, 7, ...) are fewer
+/// and the four-step's blocks of odd sizes less regular. Measured on the 2-vCPU VM
+/// (quick bench, best of 4 alternated processes, session 16), four-step -> Stockham,
+/// ms: `f64` 531441 = 3^12 (8.5 MB) 5.2 -> 3.8, 823543 = 7^7 (13 MB) 9.8 -> 8.7; on
+/// all threads 2.4 -> 1.8 and 4.6 -> 3.5; `f32` 3^13 (12.8 MB) 15.1 -> 8.6, 5^9
+/// (15.6 MB) 12.2 -> 11.6. (Even lengths keep the 8 MiB bound: `f64` 10^6 8.6 ->
+/// 10.6, 2^20 9.8 -> 11.8 as Stockham.) Larger odd lengths are not measured.
+pub const ODD_FOUR_STEP_MIN_BYTES: usize = 16 << 20;
 
 /// What a plan computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,11 +93,30 @@ impl TransformType {
     }
 }
 
+/// A kernel that runs whole contiguous transforms of a [`Node::Stockham`] one at a
+/// time (see [`whole_kernel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whole {
+    /// A radix-`.0` and a radix-`.1` pass with the output as the only scratch
+    /// between them (`cpu::stockham::through_output`).
+    TwoPass(usize, usize),
+    /// The transforms of one vector's lanes together (lane `b` holds transform `b`),
+    /// all `r1·r2` values in registers or the stack: radix-`.0` butterflies, constant
+    /// twiddles, radix-`.1` butterflies (`cpu::stockham::lanes_codelet`).
+    Lanes(usize, usize),
+}
+
 /// One complex 1-D transform of length `n` on contiguous data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     /// Stockham radix passes; the product of `radices` is `n` (empty for `n <= 1`).
-    Stockham { n: usize, radices: Vec<usize> },
+    /// With `whole`, contiguous transforms (alone or in batches) run one at a time
+    /// by that kernel instead ([`Whole`]); other layouts keep the passes.
+    Stockham {
+        n: usize,
+        radices: Vec<usize>,
+        whole: Option<Whole>,
+    },
     /// `n = rows·cols`: `cols` transforms of length `rows` (`first`), twiddles, then
     /// `rows` transforms of length `cols` (`second`).
     FourStep {
@@ -336,7 +363,7 @@ impl fmt::Display for PlanTree {
 fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
     let pad = "  ".repeat(depth);
     match node {
-        Node::Stockham { n, radices } => {
+        Node::Stockham { n, radices, whole } => {
             let r: Vec<String> = radices.iter().map(|r| r.to_string()).collect();
             writeln!(
                 s,
@@ -347,7 +374,18 @@ fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
                     r.join("x")
                 },
                 radices.len()
-            )
+            )?;
+            match whole {
+                None => Ok(()),
+                Some(Whole::TwoPass(r1, r2)) => writeln!(
+                    s,
+                    "{pad}  contiguous transforms whole: {r1}x{r2} through the output"
+                ),
+                Some(Whole::Lanes(r1, r2)) => writeln!(
+                    s,
+                    "{pad}  contiguous transforms whole: {r1}x{r2} codelet, one transform a lane"
+                ),
+            }
         }
         Node::FourStep {
             n,
@@ -487,12 +525,44 @@ pub const NINES_FROM: usize = 6;
 /// 746496 = 4^5·3^6 1983 -> 2719).
 pub const F32_NINES_ABOVE: usize = 8192;
 
+/// The kernel with which the CPU path runs whole contiguous transforms of `n` (alone
+/// or in batches) instead of the [`radix_passes`], where that measured faster; every
+/// other layout keeps the passes (the interleaved columns of a batch tile or of an
+/// N-D axis, where radix-16 passes run slower than radix 4: `f32` 256 as 16·16
+/// passes 67 us against 52 as 4·4·4·4).
+///
+/// * [`Whole::TwoPass`], one transform at a time with the output as the scratch.
+///   Measured on the 2-vCPU VM (quick bench, batches of 2^16 elements, best of 3
+///   alternated runs, session 15), us: `f32` 256 as 16 × 16 51.2 -> 45.6, `f32` 128
+///   as 8 × 16 44.0 -> 38.5, `f64` 128 as 8 × 16 87.1 -> 75.6; not `f64` 256 as
+///   16 × 16 (96.0 -> 96.7).
+/// * [`Whole::Lanes`], a vector's lanes of transforms at a time. Measured the same
+///   way (session 16, 3 rounds), us, passes -> codelet: `f32` 24 45.0 -> 33.1 (29
+///   with its stages unrolled, see `cpu::stockham::UNROLL_MAX`), 27 58.0 -> 47.4
+///   (44); `f64` 24 74.2 -> 54.2 (48), 27 84.9 -> 70.0 (67), 72 87.7 -> 78.3. Not
+///   `f32` 48 (16 × 3 44.0, 3 × 16 45.1 against 37.0), `f32` 72 (8 × 9 46.6, 9 × 8
+///   46.4 against 47.0), `f64` 48 (77.0 / 75.1 against 74.8), `f64` 144 (16 × 9
+///   117.9 / 9 × 16 122.2 against 98.3): two stages of 16 or 72 values spill more
+///   than the passes cost. (Also measured: 3 × 8 for 24 and 9 × 3 for 27, 1-5 %
+///   slower than 8 × 3 and 3 × 9.)
+pub fn whole_kernel(n: usize, complex_bytes: usize) -> Option<Whole> {
+    match (n, complex_bytes) {
+        (128, 8) | (128, 16) => Some(Whole::TwoPass(8, 16)),
+        (256, 8) => Some(Whole::TwoPass(16, 16)),
+        (24, _) => Some(Whole::Lanes(8, 3)),
+        (27, _) => Some(Whole::Lanes(3, 9)),
+        (72, 16) => Some(Whole::Lanes(8, 9)),
+        _ => None,
+    }
+}
+
 /// The planner for one complex length computed in values of `complex_bytes` bytes.
 pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
     if n <= 1 {
         return Node::Stockham {
             n,
             radices: Vec::new(),
+            whole: None,
         };
     }
     if !is_smooth(n, MAX_DIRECT_PRIME) {
@@ -510,7 +580,12 @@ pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
             conv: Box::new(plan_complex(m, complex_bytes)),
         };
     }
-    if n.saturating_mul(complex_bytes) > FOUR_STEP_MIN_BYTES {
+    let four_step_min = if n % 2 == 1 {
+        ODD_FOUR_STEP_MIN_BYTES
+    } else {
+        FOUR_STEP_MIN_BYTES
+    };
+    if n.saturating_mul(complex_bytes) > four_step_min {
         if let Some(rows) = four_step_split(n) {
             let cols = n / rows;
             return Node::FourStep {
@@ -525,6 +600,7 @@ pub fn plan_complex(n: usize, complex_bytes: usize) -> Node {
     Node::Stockham {
         n,
         radices: radix_passes(n, complex_bytes),
+        whole: whole_kernel(n, complex_bytes),
     }
 }
 
@@ -681,6 +757,42 @@ mod tests {
             Node::FourStep { rows: 1000, .. }
         ));
         assert!(matches!(plan_complex(4096), Node::Stockham { .. }));
+        // Odd lengths up to 16 MiB: Stockham.
+        assert!(matches!(
+            super::plan_complex(531441, 16),
+            Node::Stockham { .. }
+        ));
+        assert!(matches!(
+            super::plan_complex(823543, 16),
+            Node::Stockham { .. }
+        ));
+        assert!(matches!(plan_complex(1594323), Node::Stockham { .. }));
+        assert!(matches!(
+            super::plan_complex(1594323, 16),
+            Node::FourStep { .. }
+        ));
+        assert!(matches!(
+            super::plan_complex(1_000_000, 16),
+            Node::FourStep { .. }
+        ));
+        // Whole-transform kernels, named in the tree.
+        let whole = |n, bytes| match super::plan_complex(n, bytes) {
+            Node::Stockham { whole, .. } => whole,
+            _ => None,
+        };
+        assert_eq!(whole(24, 8), Some(Whole::Lanes(8, 3)));
+        assert_eq!(whole(27, 16), Some(Whole::Lanes(3, 9)));
+        assert_eq!(whole(72, 16), Some(Whole::Lanes(8, 9)));
+        assert_eq!(whole(72, 8), None);
+        assert_eq!(whole(128, 16), Some(Whole::TwoPass(8, 16)));
+        assert_eq!(whole(256, 8), Some(Whole::TwoPass(16, 16)));
+        assert_eq!(whole(256, 16), None);
+        let tree = PlanTree::new(TransformType::ComplexForward, &[24], 5, 8);
+        assert!(
+            tree.describe().contains("8x3 codelet"),
+            "{}",
+            tree.describe()
+        );
         // 1009 − 1 = 2^4·3^2·7: Rader; 1019 − 1 = 2·509: Bluestein.
         let r = plan_complex(1009);
         assert!(matches!(r, Node::Rader { n: 1009, g: 11, .. }));

@@ -69,6 +69,8 @@ fn larger_sizes_sample() {
         6000,
         30030,
         100_000,
+        // An odd length past 8 MiB in f64: Stockham, not four-step (7^7 in full()).
+        3usize.pow(12),
     ];
     if full() {
         sizes.extend([

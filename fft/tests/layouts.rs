@@ -73,8 +73,24 @@ fn every_kind_rank_and_placement_with_defaults() {
 /// in and out of place, both directions and precisions.
 #[test]
 fn short_first_pass_layouts() {
-    for &n in &[20usize, 40, 44, 72, 120, 216, 360, 12, 24] {
-        for &batch in &[1usize, 3, 7] {
+    layouts_1d(&[20, 40, 44, 72, 120, 216, 360, 12, 24], &[1, 3, 7]);
+}
+
+/// 1-D lengths whose transforms run whole, one at a time, with two passes in
+/// registers or through the output (64 = 8 × 8, 128 = 8 × 16, 256 = 16 × 16, with
+/// 32 and 512 around them), or a vector's lanes of them at a time (24, 27, 72), in
+/// the same layouts; 40 transforms span several of the
+/// chunks that the direct path runs together.
+#[test]
+fn whole_transform_layouts() {
+    layouts_1d(&[32, 64, 128, 256, 512, 24, 27, 72], &[1, 3, 7, 40]);
+}
+
+/// Every length of `lens` in `batches` transforms, with inner strides and gaps
+/// between batches, in and out of place, both directions and precisions.
+fn layouts_1d(lens: &[usize], batches: &[usize]) {
+    for &n in lens {
+        for &batch in batches {
             for &(stride, gap) in &[(1usize, 0usize), (2, 3), (1, 5)] {
                 for placement in [Placement::NotInPlace, Placement::InPlace] {
                     for kind in [TransformType::ComplexForward, TransformType::ComplexInverse] {

@@ -480,6 +480,7 @@ mod tests {
         Box::new(Node::Stockham {
             n,
             radices: radix_passes(n, 8),
+            whole: None,
         })
     }
 

@@ -56,7 +56,9 @@ pub enum Exec<T> {
 impl<T: Real> Exec<T> {
     pub fn new(node: &Node, forward: bool) -> Self {
         match node {
-            Node::Stockham { n, radices } => Exec::Stockham(Stockham::new(*n, radices, forward)),
+            Node::Stockham { n, radices, whole } => {
+                Exec::Stockham(Stockham::with_whole(*n, radices, *whole, forward))
+            }
             Node::FourStep {
                 n,
                 rows,
@@ -216,7 +218,7 @@ pub(crate) fn kernel_exec<T: Real>(node: &Node) -> Exec<f64> {
         return Exec::new(node, true);
     }
     match node {
-        Node::Stockham { n, radices } => Exec::Stockham(Stockham::once(*n, radices, true)),
+        Node::Stockham { n, radices, .. } => Exec::Stockham(Stockham::once(*n, radices, true)),
         other => Exec::new(other, true),
     }
 }
@@ -412,6 +414,25 @@ const PAR_PASS_MIN: usize = 1 << 16;
 /// elements, best of 3 rounds: f32 256 55 -> 50 us and 1024 65 -> 61 us, f64 256
 /// 102-118 -> 95 us and 1024 131 -> 125 us, against 32 KiB.)
 const DIRECT_CHUNK_BYTES: usize = 16 << 10;
+
+/// `len` values of `w` (at least `len` long) starting half a page from `other` in
+/// the address bits below 4096 where `w` has the room, else its first `len`. The
+/// Stockham passes read one buffer while writing the other; with the two at nearly
+/// the same address modulo 4096 the loads wait on unrelated stores (4K aliasing):
+/// measured on the 2-vCPU VM, `f64` 131072 (quick bench, one transform) with the
+/// scratch 64 bytes after the output modulo 4096 ran 550 us, 64 bytes before it 632
+/// us, 2432 bytes after it 463 us (session 16).
+fn scratch_apart<T>(w: &mut [C<T>], other: *const C<T>, len: usize) -> &mut [C<T>] {
+    let size = std::mem::size_of::<C<T>>();
+    let want = (other as usize + 2048) % 4096;
+    let have = w.as_ptr() as usize % 4096;
+    let skip = ((want + 4096 - have) % 4096) / size;
+    if skip + len <= w.len() {
+        &mut w[skip..skip + len]
+    } else {
+        &mut w[..len]
+    }
+}
 
 /// Complex elements of [`DIRECT_CHUNK_BYTES`].
 const fn direct_chunk<T>() -> usize {
@@ -692,7 +713,6 @@ impl<T: Real> CpuPlan<T> {
         };
         let task = |(l, lw): (usize, &mut [C<T>])| {
             let split = if columns > 0 { n * columns } else { lane / 2 };
-            let (w1, w2) = lw.split_at_mut(split);
             let end = batch.min((l + 1) * per_lane);
             let mut b = l * per_lane;
             while b < end {
@@ -701,6 +721,7 @@ impl<T: Real> CpuPlan<T> {
                 let Some(out) = out_at(b, count) else {
                     return;
                 };
+                let (w1, w2) = lw.split_at_mut(split);
                 // Stockham out of place: the end passes read and write the rows.
                 let rows_done = match (st, in_place, columns > 0) {
                     (Some(st), false, true) => {
@@ -736,7 +757,8 @@ impl<T: Real> CpuPlan<T> {
                     let Some(inp) = in_at(b, count) else {
                         return;
                     };
-                    st.run_batch(inp, out, w1, count, parts);
+                    let scratch = scratch_apart(&mut *lw, out.as_ptr(), len);
+                    st.run_batch(inp, out, scratch, count, parts);
                 }
                 rescale(out);
                 b += count;
@@ -1098,6 +1120,26 @@ fn scatter_c<S: Storage>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scratch starts half a page (less under one value) from the other buffer
+    /// modulo 4096 bytes when there is room, else at the start of the work.
+    #[test]
+    fn scratch_apart_is_half_a_page_away() {
+        let mut w = vec![C::new(0.0f64, 0.0); 1000 + 256];
+        let other = vec![C::new(0.0f64, 0.0); 64];
+        for k in 0..64 {
+            let o = other[k..].as_ptr();
+            let s = scratch_apart(&mut w, o, 1000);
+            assert_eq!(s.len(), 1000);
+            let d = (s.as_ptr() as usize + 4096 - o as usize % 4096) % 4096;
+            assert!((2048 - 15..=2048).contains(&d), "{k}: {d}");
+        }
+        let start = w.as_ptr();
+        assert_eq!(
+            scratch_apart(&mut w[..1000], other.as_ptr(), 1000).as_ptr(),
+            start
+        );
+    }
     use crate::scalar::cast;
 
     /// In-place rounding gives exactly the values rounded one by one (including odd

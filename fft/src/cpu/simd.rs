@@ -168,6 +168,13 @@ pub fn dispatch<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
         // SAFETY: the CPU supports AVX2 and FMA (checked just above).
         return unsafe { dispatch_avx2(f) };
     }
+    dispatch_scalar(f)
+}
+
+/// The one-lane form of [`dispatch`], out of line so that the callers of `dispatch`
+/// hold only the two calls.
+#[inline(never)]
+fn dispatch_scalar<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
     f.call::<C<T>>()
 }
 

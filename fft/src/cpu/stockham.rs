@@ -18,10 +18,13 @@
 //! On x86-64 with AVX2 and FMA the vector type is an AVX register (4 `f32` or 2 `f64`
 //! complex values; chosen at run time), elsewhere a single complex value.
 
-use super::butterfly::{bf16, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts};
+use super::butterfly::{
+    bf16, bf16_looped, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts,
+};
 use super::cache::Table;
 use super::simd::{Cv, SimdFn};
 use super::{Loc, Raw};
+use crate::plan::Whole;
 use crate::scalar::{cast, Real};
 use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
@@ -31,6 +34,32 @@ use std::array::from_fn;
 use std::sync::Arc;
 
 type C<T> = Complex<T>;
+
+/// Expands to a `match` over a pass's (radix, direction, odd-radix constants) that
+/// calls `$go!(RADIX, butterfly)` for every fixed-size butterfly, followed by the
+/// caller's remaining arms.
+macro_rules! fixed_butterflies {
+    ($go:ident, $p:expr, $fwd:expr, { $($rest:tt)* }) => {
+        match ($p.radix, $fwd, &$p.odd) {
+            (2, _, _) => $go!(2, Dir::<true>),
+            (3, true, _) => $go!(3, Dir::<true>),
+            (3, false, _) => $go!(3, Dir::<false>),
+            (4, true, _) => $go!(4, Dir::<true>),
+            (4, false, _) => $go!(4, Dir::<false>),
+            (8, true, _) => $go!(8, Dir::<true>),
+            (8, false, _) => $go!(8, Dir::<false>),
+            (9, true, _) => $go!(9, Dir::<true>),
+            (9, false, _) => $go!(9, Dir::<false>),
+            (16, true, _) => $go!(16, Dir::<true>),
+            (16, false, _) => $go!(16, Dir::<false>),
+            (5, _, Some(k)) => $go!(5, Odd(k)),
+            (7, _, Some(k)) => $go!(7, Odd(k)),
+            (11, _, Some(k)) => $go!(11, Odd(k)),
+            (13, _, Some(k)) => $go!(13, Odd(k)),
+            $($rest)*
+        }
+    };
+}
 
 /// Strides below this use the lane-expanded twiddle table (the widest vector has 4 lanes).
 const LANE_TABLE_BELOW: usize = 4;
@@ -143,6 +172,13 @@ pub struct Stockham<T> {
     /// The passes and their tables, shared by every plan of this length, radices,
     /// precision and direction (see [`super::cache`]).
     passes: Arc<Vec<Pass<T>>>,
+    /// Two passes of other radices for whole transforms one at a time (see
+    /// [`crate::plan::whole_kernel`] and [`Self::in_registers`]), where the
+    /// planner names them; the layouts that run pass by pass keep `passes`.
+    registers: Option<Arc<Vec<Pass<T>>>>,
+    /// The planner's kernel for whole contiguous transforms (`registers` holds its
+    /// two passes' tables).
+    whole: Option<Whole>,
 }
 
 /// Table entries above which a table is filled by several rayon tasks. (Below it
@@ -537,14 +573,31 @@ impl<T: Real> SimdFn<T> for FillChunk<'_, T> {
 
 impl<T: Real> Stockham<T> {
     pub fn new(n: usize, radices: &[usize], forward: bool) -> Self {
-        let mut params = vec![n, forward as usize];
-        params.extend_from_slice(radices);
-        let passes = super::cache::get_or_make(
-            super::cache::Key::new::<T>("stockham", params),
-            |p: &Vec<Pass<T>>| p.iter().map(Pass::bytes).sum(),
-            || build_passes(n, radices, forward, TABLE_MAX),
-        );
-        Stockham { n, forward, passes }
+        Self::with_whole(n, radices, None, forward)
+    }
+
+    /// [`Self::new`] with the planner's kernel for whole contiguous transforms.
+    pub fn with_whole(n: usize, radices: &[usize], whole: Option<Whole>, forward: bool) -> Self {
+        let cached = |radices: &[usize]| {
+            let mut params = vec![n, forward as usize];
+            params.extend_from_slice(radices);
+            super::cache::get_or_make(
+                super::cache::Key::new::<T>("stockham", params),
+                |p: &Vec<Pass<T>>| p.iter().map(Pass::bytes).sum(),
+                || build_passes(n, radices, forward, TABLE_MAX),
+            )
+        };
+        let passes = cached(radices);
+        let registers = whole.map(|w| match w {
+            Whole::TwoPass(r1, r2) | Whole::Lanes(r1, r2) => cached(&[r1, r2]),
+        });
+        Stockham {
+            n,
+            forward,
+            passes,
+            registers,
+            whole,
+        }
     }
 
     /// A plan for one transform when a table is built (a convolution kernel): every pass
@@ -555,6 +608,8 @@ impl<T: Real> Stockham<T> {
             n,
             forward,
             passes: Arc::new(build_passes(n, radices, forward, 0)),
+            registers: None,
+            whole: None,
         }
     }
 
@@ -570,17 +625,40 @@ impl<T: Real> Stockham<T> {
         self.run_columns(a, b, 1)
     }
 
-    /// Runs `count` consecutive transforms of `x` into `y` one at a time entirely in
-    /// registers when the plan has two passes whose radices are both multiples of the
-    /// lane count (see [`in_registers`]); returns false (nothing done) otherwise.
+    /// Runs `count` consecutive transforms of `x` into `y` one at a time, in
+    /// registers ([`in_registers`]) or with `y` as the scratch ([`through_output`]),
+    /// when the plan has two passes (its `registers` if it has them) whose radices are
+    /// both multiples of the lane count and have a kernel; returns false (nothing
+    /// done) otherwise.
     fn in_registers(&self, x: &[C<T>], y: &mut [C<T>], count: usize) -> bool {
-        self.passes.len() == 2
-            && super::simd::dispatch(InRegisters {
+        if let (Some(Whole::Lanes(..)), Some(regs)) = (self.whole, &self.registers) {
+            return lanes_whole(&regs[0], self.forward, x, y, count);
+        }
+        let passes = self.registers.as_deref().unwrap_or(&self.passes);
+        let [p1, p2] = &passes[..] else {
+            return false;
+        };
+        let lanes = if super::simd::has_avx2_fma() {
+            <T::Vector as Cv>::LANES
+        } else {
+            1
+        };
+        if p1.radix * p2.radix > REGISTERS * lanes {
+            super::simd::dispatch(ThroughOutput {
+                passes,
+                forward: self.forward,
+                x,
+                y,
+                count,
+            })
+        } else {
+            super::simd::dispatch(InRegisters {
                 st: self,
                 x,
                 y,
                 count,
             })
+        }
     }
 
     /// Transforms the `width` interleaved columns of `a` (element `t` of column `c` at
@@ -639,13 +717,7 @@ impl<T: Real> Stockham<T> {
         let len = self.n * width;
         let (src, dst, a, b) = (&src[..len], &mut dst[..len], &mut a[..len], &mut b[..len]);
         let fwd = self.forward;
-        super::simd::dispatch(RowsEnd::<T, true> {
-            pass: first,
-            x: src,
-            y: a,
-            width,
-            fwd,
-        });
+        rows_end_job::<T, true>(first, src, a, width, fwd);
         let mut loc = Loc::A;
         for pass in &passes[1..passes.len() - 1] {
             let (x, y) = match loc {
@@ -659,13 +731,7 @@ impl<T: Real> Stockham<T> {
             Loc::A => &*a,
             Loc::B => &*b,
         };
-        super::simd::dispatch(RowsEnd::<T, false> {
-            pass: last,
-            x,
-            y: dst,
-            width,
-            fwd,
-        });
+        rows_end_job::<T, false>(last, x, dst, width, fwd);
         true
     }
 
@@ -680,6 +746,10 @@ impl<T: Real> Stockham<T> {
         } else {
             1
         };
+        if matches!(self.whole, Some(Whole::Lanes(..))) {
+            // Batches run whole, a vector of transforms at a time.
+            return false;
+        }
         match self.passes.first() {
             None => false,
             Some(first) => {
@@ -751,17 +821,37 @@ fn exec_pass<T: Real>(
     // SAFETY: `y` is borrowed mutably for this call; the shares write disjoint places
     // (see `pass`) and nothing else touches `y` meanwhile.
     let out = unsafe { Raw::new(y.as_mut_ptr(), y.len()) };
+    // One vector function per radix and butterfly (see [`PassJob`]).
     let run = |tw: &Tw<'_, T>, win: (usize, usize), part: (usize, usize)| {
-        super::simd::dispatch(PassJob {
-            pass,
-            x,
-            y: out,
-            fwd,
-            count,
-            inner,
-            part,
-            tw,
-            win,
+        macro_rules! go {
+            ($r:literal, $bf:expr) => {
+                super::simd::dispatch(PassJob::<T, $r, _> {
+                    pass,
+                    x,
+                    y: out,
+                    count,
+                    inner,
+                    part,
+                    tw,
+                    win,
+                    bf: $bf,
+                })
+            };
+        }
+        fixed_butterflies!(go, pass, fwd, {
+            (_, _, Some(k)) => super::simd::dispatch(GenericJob {
+                pass,
+                x,
+                y: out,
+                count,
+                inner,
+                part,
+                tw,
+                win,
+                k,
+            }),
+            // Even radices other than the fixed ones are never planned.
+            (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
         })
     };
     if parts == 1 && inner == 1 && pass.split.is_none() {
@@ -834,12 +924,16 @@ fn share_of_p<T>(
     }
 }
 
-struct PassJob<'a, T> {
+/// One pass of a fixed radix `R` with butterfly `B` (see [`pass`]). Each `(R, B)` is
+/// its own `SimdFn` type, so its own vector function: a change to one radix's kernel
+/// does not change the code the compiler makes for the others. (With every radix
+/// inlined into one function, changing the radix-16 butterfly slowed the untouched
+/// radix-7 passes of `f64` 16807 193 -> 237 us, session 15.)
+struct PassJob<'a, T, const R: usize, B> {
     pass: &'a Pass<T>,
     x: &'a [C<T>],
     /// The output: written only at this part's places (see [`pass`]).
     y: Raw<C<T>>,
-    fwd: bool,
     count: usize,
     inner: usize,
     /// `(i, parts)`: this job does the `i`-th of `parts` disjoint shares of the pass.
@@ -849,16 +943,53 @@ struct PassJob<'a, T> {
     tw: &'a Tw<'a, T>,
     /// The window of `p` this job does (its share's part inside it).
     win: (usize, usize),
+    bf: B,
 }
 
-impl<T: Real> SimdFn<T> for PassJob<'_, T> {
+impl<T: Real, const R: usize, B: Butterfly<T, R>> SimdFn<T> for PassJob<'_, T, R, B> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
-        run_pass::<V>(
-            self.pass, self.x, self.y, self.fwd, self.count, self.inner, self.part, self.tw,
+        pass::<V, R, B>(
+            self.x, self.y, self.pass, self.bf, self.count, self.inner, self.part, self.tw,
             self.win,
         )
+    }
+}
+
+/// One pass of a generic odd prime radix (see [`generic_columns`]), its own vector
+/// function as [`PassJob`]'s are.
+struct GenericJob<'a, T> {
+    pass: &'a Pass<T>,
+    x: &'a [C<T>],
+    y: Raw<C<T>>,
+    count: usize,
+    inner: usize,
+    part: (usize, usize),
+    tw: &'a Tw<'a, T>,
+    win: (usize, usize),
+    k: &'a OddConsts<T>,
+}
+
+impl<T: Real> SimdFn<T> for GenericJob<'_, T> {
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let (p, x, y, count, tw, k) = (self.pass, self.x, self.y, self.count, self.tw, self.k);
+        let r = p.radix;
+        let s = p.s * self.inner;
+        let n = r * p.m * s;
+        assert!(x.len() >= n * count && y.len >= n * count);
+        let ps = within(share(p.m, self.part, 1), self.win);
+        if s >= V::LANES {
+            let whole = s - s % V::LANES;
+            generic_columns::<V>(x, y, p, tw, k, s, ps, (0, whole), (count, n));
+            if whole < s {
+                generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (whole, s), (count, n));
+            }
+        } else {
+            generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (0, s), (count, n));
+        }
     }
 }
 
@@ -874,32 +1005,6 @@ fn share(len: usize, (i, parts): (usize, usize), align: usize) -> (usize, usize)
         }
     };
     (at(i), at(i + 1))
-}
-
-/// Expands to a `match` over a pass's (radix, direction, odd-radix constants) that
-/// calls `$go!(RADIX, butterfly)` for every fixed-size butterfly, followed by the
-/// caller's remaining arms.
-macro_rules! fixed_butterflies {
-    ($go:ident, $p:expr, $fwd:expr, { $($rest:tt)* }) => {
-        match ($p.radix, $fwd, &$p.odd) {
-            (2, _, _) => $go!(2, Dir::<true>),
-            (3, true, _) => $go!(3, Dir::<true>),
-            (3, false, _) => $go!(3, Dir::<false>),
-            (4, true, _) => $go!(4, Dir::<true>),
-            (4, false, _) => $go!(4, Dir::<false>),
-            (8, true, _) => $go!(8, Dir::<true>),
-            (8, false, _) => $go!(8, Dir::<false>),
-            (9, true, _) => $go!(9, Dir::<true>),
-            (9, false, _) => $go!(9, Dir::<false>),
-            (16, true, _) => $go!(16, Dir::<true>),
-            (16, false, _) => $go!(16, Dir::<false>),
-            (5, _, Some(k)) => $go!(5, Odd(k)),
-            (7, _, Some(k)) => $go!(7, Odd(k)),
-            (11, _, Some(k)) => $go!(11, Odd(k)),
-            (13, _, Some(k)) => $go!(13, Odd(k)),
-            $($rest)*
-        }
-    };
 }
 
 /// First radices [`ShortFirstJob`] takes: those with constant butterflies. (With the
@@ -1016,69 +1121,48 @@ fn short_first<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn run_pass<V: Cv>(
-    p: &Pass<V::T>,
-    x: &[C<V::T>],
-    y: Raw<C<V::T>>,
+/// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
+/// pass of [`Stockham::run_rows_via_tile`], one vector function per radix and
+/// butterfly (as [`PassJob`]).
+fn rows_end_job<T: Real, const FIRST: bool>(
+    p: &Pass<T>,
+    x: &[C<T>],
+    y: &mut [C<T>],
+    width: usize,
     fwd: bool,
-    count: usize,
-    inner: usize,
-    part: (usize, usize),
-    tw: &Tw<'_, V::T>,
-    win: (usize, usize),
 ) {
     macro_rules! go {
         ($r:literal, $bf:expr) => {
-            pass::<V, $r, _>(x, y, p, $bf, count, inner, part, tw, win)
+            super::simd::dispatch(RowsEnd::<T, FIRST, $r, _> {
+                pass: p,
+                x,
+                y,
+                width,
+                bf: $bf,
+            })
         };
     }
     fixed_butterflies!(go, p, fwd, {
-        (r, _, Some(k)) => {
-            let s = p.s * inner;
-            let n = r * p.m * s;
-            assert!(x.len() >= n * count && y.len >= n * count);
-            let ps = within(share(p.m, part, 1), win);
-            if s >= V::LANES {
-                let whole = s - s % V::LANES;
-                generic_columns::<V>(x, y, p, tw, k, s, ps, (0, whole), (count, n));
-                if whole < s {
-                    generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (whole, s), (count, n));
-                }
-            } else {
-                generic_columns::<C<V::T>>(x, y, p, tw, k, s, ps, (0, s), (count, n));
-            }
-        }
-        // Even radices other than the above are never planned.
-        (r, _, None) => debug_assert!(false, "no butterfly for radix {r}"),
+        // Checked by the caller.
+        (r, _, _) => unreachable!("no fixed butterfly for radix {r}"),
     })
 }
 
-/// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
-/// pass of [`Stockham::run_rows_via_tile`].
-struct RowsEnd<'a, T, const FIRST: bool> {
+struct RowsEnd<'a, T, const FIRST: bool, const R: usize, B> {
     pass: &'a Pass<T>,
     x: &'a [C<T>],
     y: &'a mut [C<T>],
     width: usize,
-    fwd: bool,
+    bf: B,
 }
 
-impl<T: Real, const FIRST: bool> SimdFn<T> for RowsEnd<'_, T, FIRST> {
+impl<T: Real, const FIRST: bool, const R: usize, B: Butterfly<T, R>> SimdFn<T>
+    for RowsEnd<'_, T, FIRST, R, B>
+{
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
-        let p = self.pass;
-        macro_rules! go {
-            ($r:literal, $bf:expr) => {
-                rows_end::<V, $r, _, FIRST>(p, self.x, self.y, self.width, &$bf)
-            };
-        }
-        fixed_butterflies!(go, p, self.fwd, {
-            // Checked by the caller.
-            (r, _, _) => unreachable!("no fixed butterfly for radix {r}"),
-        })
+        rows_end::<V, R, B, FIRST>(self.pass, self.x, self.y, self.width, &self.bf)
     }
 }
 
@@ -1294,6 +1378,390 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     }
 }
 
+/// Shapes with more vectors than the CPU has registers (see [`REGISTERS`]), or a
+/// radix 16: [`through_output`]. Its own dispatch entry (a separate `SimdFn` type,
+/// so a separate vector function), so that [`InRegisters`]'s code stays as it was.
+struct ThroughOutput<'a, T> {
+    passes: &'a [Pass<T>],
+    forward: bool,
+    x: &'a [C<T>],
+    y: &'a mut [C<T>],
+    count: usize,
+}
+
+impl<T: Real> SimdFn<T> for ThroughOutput<'_, T> {
+    type Out = bool;
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) -> bool {
+        let [p1, p2] = self.passes else {
+            return false;
+        };
+        let l = V::LANES;
+        if p1.split.is_some() || l == 1 || p1.radix % l != 0 || p2.radix % l != 0 {
+            return false;
+        }
+        let (x, y, count) = (self.x, self.y, self.count);
+        macro_rules! go {
+            ($r1:literal, $r2:literal, $b1:ident, $b2:ident) => {
+                if self.forward {
+                    through_output::<V, $r1, $r2, _, _>(p1, x, y, count, &$b1::<true>, &$b2::<true>)
+                } else {
+                    through_output::<V, $r1, $r2, _, _>(
+                        p1,
+                        x,
+                        y,
+                        count,
+                        &$b1::<false>,
+                        &$b2::<false>,
+                    )
+                }
+            };
+        }
+        match (p1.radix, p2.radix) {
+            (8, 8) => go!(8, 8, Dir, Dir),
+            (8, 16) => go!(8, 16, Dir, Looped16),
+            (16, 16) => go!(16, 16, Looped16, Looped16),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// Vectors of a two-pass shape from which it goes [`through_output`] rather than
+/// [`in_registers`]: more than AVX2's 16 registers. (Session 14 ran `f64` 64 = 8 ×
+/// 8, 32 vectors, in registers with half of them spilled to the stack: 80-81 us as
+/// two passes, 71 us so. Through the output, measured on the 2-vCPU VM, quick bench,
+/// batches of 2^16 elements, best of 3 alternated runs, session 15: `f64` 64 68.0 ->
+/// 60.1 us, `f32` 128 as 8 × 16 44.0 (three passes) -> 38.5 us; but `f32` 64, 16
+/// vectors, 31.4 -> 34.0 us and `f64` 32 46.2 -> 49.5 us, so not those.)
+const REGISTERS: usize = 16;
+
+/// The transform of [`in_registers`] with the output as the scratch between its two
+/// passes instead of an array of registers, for shapes of more vectors than the CPU
+/// has registers (there the compiler spills the array and more besides): the same
+/// loads, stores and arithmetic as rustfft's whole-transform AVX butterflies (its
+/// `Butterfly256Avx`, `Butterfly128Avx64`). The first pass stores each `p`'s `R1` values as a row
+/// `y[R1·p ..][..R1]` (transposed in registers, lanes `j`), the second loads the
+/// column of `L` consecutive `j` over all `p` (`y[R1·p + L·g ..][..L]`) and stores
+/// its outputs `X[j + R1·k2]` over the same places, which it has all read first.
+#[inline(always)]
+fn through_output<V: Cv, const R1: usize, const R2: usize, B1, B2>(
+    first: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    count: usize,
+    b1: &B1,
+    b2: &B2,
+) where
+    B1: Butterfly<V::T, R1>,
+    B2: Butterfly<V::T, R2>,
+{
+    let l = V::LANES;
+    let n = R1 * R2;
+    let (pgs, jgs) = (R2 / l, R1 / l);
+    assert!(l > 1 && l <= 4 && R1 % l == 0 && R2 % l == 0);
+    assert!(x.len() >= n * count && y.len() >= n * count);
+    let lane_tw = first.table_view().lanes;
+    assert!(first.s == 1 && lane_tw.len() >= (R1 - 1) * R2);
+    let z = V::splat(C::new(V::T::zero(), V::T::zero()));
+    let tp = lane_tw.as_ptr();
+    for blk in 0..count {
+        // SAFETY: loads of x below blk·n + (R1 − 1)·R2 + R2 = (blk + 1)·n; every
+        // place of y touched is `R1·p + j` or `j + R1·k2` (p, k2 < R2, j < R1) past
+        // blk·n, below (blk + 1)·n ≤ count·n (asserted); twiddle loads below
+        // (R1 − 2)·R2 + R2 ≤ lane_tw.len().
+        unsafe {
+            let (xb, yb) = (x.as_ptr().add(blk * n), y.as_mut_ptr().add(blk * n));
+            for pg in 0..pgs {
+                let mut a = [z; R1];
+                for (k, ak) in a.iter_mut().enumerate() {
+                    *ak = V::load(xb.add(k * R2 + pg * l));
+                }
+                let mut b = b1.apply(a);
+                for (j, bj) in b.iter_mut().enumerate().skip(1) {
+                    *bj = bj.mul(V::load(tp.add((j - 1) * R2 + pg * l)));
+                }
+                for jg in 0..jgs {
+                    let mut sq = [z; 4];
+                    sq[..l].copy_from_slice(&b[jg * l..jg * l + l]);
+                    V::transpose_regs(&mut sq[..l]);
+                    for (u, v) in sq[..l].iter().enumerate() {
+                        v.store(yb.add(R1 * (pg * l + u) + jg * l));
+                    }
+                }
+            }
+            for jg in 0..jgs {
+                let mut t = [z; R2];
+                for (p, tv) in t.iter_mut().enumerate() {
+                    *tv = V::load(yb.add(R1 * p + jg * l));
+                }
+                let o = b2.apply(t);
+                for (k2, &ok) in o.iter().enumerate() {
+                    ok.store(yb.add(jg * l + R1 * k2));
+                }
+            }
+        }
+    }
+}
+
+/// Runs `$body` for each `$i` of `0..$n` (`$n` ≤ 16, a constant) written out once
+/// per value, so that the compiler sees constant indices (it does not unroll loops
+/// whose bodies hold a whole butterfly), for lengths up to [`UNROLL_MAX`]; a loop
+/// for longer ones.
+macro_rules! stage_loop {
+    ($i:ident < $n:expr, $len:expr, $body:block) => {
+        if $len <= UNROLL_MAX {
+            unrolled!($i < $n, $body)
+        } else {
+            for $i in 0..$n $body
+        }
+    };
+}
+
+/// Lengths whose [`lanes_codelet`] stages are written out value by value. Measured
+/// on the 2-vCPU VM (quick bench, 3 alternated rounds, session 16), loops ->
+/// unrolled, us: `f32` 24 33.0 -> 29.2, 27 47.5 -> 44.1; `f64` 24 54.0 -> 48.0, 27
+/// 70.1 -> 67.0; but `f64` 72 (8 × 9) 78.5 -> 84.4.
+const UNROLL_MAX: usize = 32;
+
+macro_rules! unrolled {
+    ($i:ident < $n:expr, $body:block) => {
+        unrolled!(@ $i < $n, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@ $i:ident < $n:expr, $body:block, $($v:literal)*) => {{
+        $(
+            if $v < $n {
+                let $i: usize = $v;
+                $body
+            }
+        )*
+    }};
+}
+
+/// Runs `count` transforms of `x` into `y` by [`lanes_codelet`] with the first pass
+/// `first` of the two (its table holds the constant twiddles); false (nothing done)
+/// for a shape without a codelet.
+fn lanes_whole<T: Real>(
+    first: &Pass<T>,
+    fwd: bool,
+    x: &[C<T>],
+    y: &mut [C<T>],
+    count: usize,
+) -> bool {
+    macro_rules! go {
+        ($n:literal, $r1:literal, $r2:literal, $b1:ident, $b2:ident) => {
+            if fwd {
+                super::simd::dispatch(LanesJob::<T, $n, $r1, $r2, _, _> {
+                    first,
+                    x,
+                    y,
+                    count,
+                    b1: $b1::<true>,
+                    b2: $b2::<true>,
+                })
+            } else {
+                super::simd::dispatch(LanesJob::<T, $n, $r1, $r2, _, _> {
+                    first,
+                    x,
+                    y,
+                    count,
+                    b1: $b1::<false>,
+                    b2: $b2::<false>,
+                })
+            }
+        };
+    }
+    match (first.radix, first.m) {
+        (8, 3) => go!(24, 8, 3, Dir, Dir),
+        (3, 9) => go!(27, 3, 9, Dir, Dir),
+        (8, 9) => go!(72, 8, 9, Dir, Dir),
+        _ => return false,
+    }
+    true
+}
+
+/// One [`lanes_codelet`] shape: its own `SimdFn` type, so its own vector function.
+struct LanesJob<'a, T, const N: usize, const R1: usize, const R2: usize, B1, B2> {
+    first: &'a Pass<T>,
+    x: &'a [C<T>],
+    y: &'a mut [C<T>],
+    count: usize,
+    b1: B1,
+    b2: B2,
+}
+
+impl<T: Real, const N: usize, const R1: usize, const R2: usize, B1, B2> SimdFn<T>
+    for LanesJob<'_, T, N, R1, R2, B1, B2>
+where
+    B1: Butterfly<T, R1>,
+    B2: Butterfly<T, R2>,
+{
+    type Out = ();
+    #[inline(always)]
+    fn call<V: Cv<T = T>>(self) {
+        let (first, x, y, count) = (self.first, self.x, self.y, self.count);
+        let whole = count - count % V::LANES;
+        lanes_codelet::<V, N, R1, R2, B1, B2>(first, x, y, whole, &self.b1, &self.b2);
+        if whole < count {
+            // The last transforms one at a time.
+            lanes_codelet::<C<T>, N, R1, R2, B1, B2>(
+                first,
+                &x[whole * N..],
+                &mut y[whole * N..],
+                count - whole,
+                &self.b1,
+                &self.b2,
+            );
+        }
+    }
+}
+
+/// Whole transforms of `N = R1·R2` (`count` of them, a multiple of the lane count),
+/// the `L` transforms of each group of `L` together, one per lane (lane `b` holds
+/// transform `g + b`), as straight code over vectors: for each `p < R2` the
+/// radix-`R1` butterfly over the values `p + R2·k` (each vector gathered lane by
+/// lane from `x[(g + b)·N + p + R2·k]`) times the twiddles `ω_N^{p·j}` (broadcast
+/// constants from `first`'s table, whose first pass is this one), then for each
+/// `j < R1` the radix-`R2` butterfly over `p`, whose output `k2` is `X[j + R1·k2]`,
+/// scattered lane by lane. No pass through a buffer and no twiddle table per lane;
+/// the values that do not fit the 16 registers stay on the stack, in the L1 cache.
+/// (`f32` lengths that are multiples of 4 go through [`lanes_codelet_blocks`].)
+#[inline(always)]
+fn lanes_codelet<V: Cv, const N: usize, const R1: usize, const R2: usize, B1, B2>(
+    first: &Pass<V::T>,
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    count: usize,
+    b1: &B1,
+    b2: &B2,
+) where
+    B1: Butterfly<V::T, R1>,
+    B2: Butterfly<V::T, R2>,
+{
+    let l = V::LANES;
+    assert!(N == R1 * R2 && count % l == 0);
+    assert!(x.len() >= N * count && y.len() >= N * count);
+    let tw = &first.tw[..];
+    assert!(first.s == 1 && first.radix == R1 && first.m == R2 && tw.len() >= (R1 - 1) * R2);
+    let z = V::splat(C::new(V::T::zero(), V::T::zero()));
+    let one = V::splat(C::new(V::T::one(), V::T::zero()));
+    // w[j·R2 + p] = ω_N^{p·j} (1 for j = 0 or p = 0), broadcast once per call.
+    let mut w = [one; N];
+    for j in 1..R1 {
+        for p in 1..R2 {
+            w[j * R2 + p] = V::splat(tw[(j - 1) * R2 + p]);
+        }
+    }
+    // Four-lane vectors (`f32`) of a length that is a multiple of 4 go in and out as
+    // 4 × 4 blocks transposed in registers; otherwise each vector is gathered and
+    // scattered lane by lane. (Measured on the 2-vCPU VM, quick bench, 3 alternated
+    // rounds: `f32` 24 blocks 33.7 us, gathers 38.9; `f64` 24 gathers 53.7, blocks
+    // 62.0 us.)
+    if l == 4 && N % 4 == 0 {
+        lanes_codelet_blocks::<V, N, R1, R2, B1, B2>(&w, x, y, count, b1, b2);
+        return;
+    }
+    let mut u = [z; N];
+    let mut g = 0;
+    while g < count {
+        // SAFETY: the group's transforms g..g + L are below count (a multiple of L):
+        // every load reads x[(g + b)·N + t] and every store writes y[(g + b)·N + t]
+        // for b < L, t < N, below count·N ≤ both lengths (asserted).
+        unsafe {
+            let (xg, yg) = (x.as_ptr().add(g * N), y.as_mut_ptr().add(g * N));
+            stage_loop!(p < R2, N, {
+                let mut a = [z; R1];
+                for (k, ak) in a.iter_mut().enumerate() {
+                    *ak = V::load_strided(xg.add(p + R2 * k), N);
+                }
+                let b = b1.apply(a);
+                for (j, &bj) in b.iter().enumerate() {
+                    u[j * R2 + p] = if p > 0 { bj.mul(w[j * R2 + p]) } else { bj };
+                }
+            });
+            stage_loop!(j < R1, N, {
+                let mut a = [z; R2];
+                a.copy_from_slice(&u[j * R2..j * R2 + R2]);
+                let r = b2.apply(a);
+                for (k2, &rk) in r.iter().enumerate() {
+                    rk.store_strided(yg.add(j + R1 * k2), N);
+                }
+            });
+        }
+        g += l;
+    }
+}
+
+/// [`lanes_codelet`] with the group's values loaded and stored as `L × L` blocks
+/// transposed in registers (`N` a multiple of `L`, `L ≤ 4`); `w` its twiddles.
+#[inline(always)]
+fn lanes_codelet_blocks<V: Cv, const N: usize, const R1: usize, const R2: usize, B1, B2>(
+    w: &[V; N],
+    x: &[C<V::T>],
+    y: &mut [C<V::T>],
+    count: usize,
+    b1: &B1,
+    b2: &B2,
+) where
+    B1: Butterfly<V::T, R1>,
+    B2: Butterfly<V::T, R2>,
+{
+    let l = V::LANES;
+    assert!(N == R1 * R2 && count % l == 0 && N % l == 0 && l <= 4);
+    assert!(x.len() >= N * count && y.len() >= N * count);
+    let z = V::splat(C::new(V::T::zero(), V::T::zero()));
+    let (mut d, mut u, mut o) = ([z; N], [z; N], [z; N]);
+    let mut g = 0;
+    while g < count {
+        // SAFETY: the group's transforms g..g + L are below count (a multiple of L):
+        // every load reads x[(g + b)·N + t] and every store writes y[(g + b)·N + t]
+        // for b < L, t = t0 + i (t0 a multiple of L below N, a multiple of L, and
+        // i < L), below count·N ≤ both lengths (asserted).
+        unsafe {
+            let (xg, yg) = (x.as_ptr().add(g * N), y.as_mut_ptr().add(g * N));
+            let mut t0 = 0;
+            while t0 < N {
+                let mut sq = [z; 4];
+                for (b, v) in sq.iter_mut().enumerate().take(l) {
+                    *v = V::load(xg.add(b * N + t0));
+                }
+                V::transpose_regs(&mut sq[..l]);
+                d[t0..t0 + l].copy_from_slice(&sq[..l]);
+                t0 += l;
+            }
+            stage_loop!(p < R2, N, {
+                let mut a = [z; R1];
+                for (k, ak) in a.iter_mut().enumerate() {
+                    *ak = d[p + R2 * k];
+                }
+                let b = b1.apply(a);
+                for (j, &bj) in b.iter().enumerate() {
+                    u[j * R2 + p] = if p > 0 { bj.mul(w[j * R2 + p]) } else { bj };
+                }
+            });
+            stage_loop!(j < R1, N, {
+                let mut a = [z; R2];
+                a.copy_from_slice(&u[j * R2..j * R2 + R2]);
+                let r = b2.apply(a);
+                for (k2, &rk) in r.iter().enumerate() {
+                    o[j + R1 * k2] = rk;
+                }
+            });
+            let mut t0 = 0;
+            while t0 < N {
+                let mut sq = [z; 4];
+                sq[..l].copy_from_slice(&o[t0..t0 + l]);
+                V::transpose_regs(&mut sq[..l]);
+                for (b, v) in sq.iter().enumerate().take(l) {
+                    v.store(yg.add(b * N + t0));
+                }
+                t0 += l;
+            }
+        }
+        g += l;
+    }
+}
+
 /// A radix-`R` butterfly over any vector type of precision `T`, always inlined.
 trait Butterfly<T, const R: usize> {
     fn apply<V: Cv<T = T>>(&self, a: [V; R]) -> [V; R];
@@ -1318,6 +1786,16 @@ fixed!(4, bf4);
 fixed!(8, bf8);
 fixed!(9, bf9);
 fixed!(16, bf16);
+
+/// The radix-16 butterfly of [`in_registers`] in direction `F` (see [`bf16_looped`]).
+struct Looped16<const F: bool>;
+
+impl<T: Real, const F: bool> Butterfly<T, 16> for Looped16<F> {
+    #[inline(always)]
+    fn apply<V: Cv<T = T>>(&self, a: [V; 16]) -> [V; 16] {
+        bf16_looped::<V, F>(a)
+    }
+}
 
 impl<T: Real, const F: bool> Butterfly<T, 2> for Dir<F> {
     #[inline(always)]
@@ -1861,6 +2339,76 @@ mod tests {
         ] {
             assert_eq!(radices.iter().product::<usize>(), n);
             check(&Stockham::<f64>::once(n, radices, true), radices);
+        }
+    }
+
+    /// The planner's whole-transform kernels ([`Whole`]: two passes in registers or
+    /// through the output) against the reference, through [`Stockham::run_batch`]
+    /// with 1 to 17 transforms and through [`Stockham::run`], both precisions and
+    /// directions, asserting that each case does run whole; the places after the
+    /// batch stay untouched. Bound as in `split_passes_match_the_reference`.
+    #[test]
+    fn whole_transforms_match_the_reference() {
+        use crate::reference::{fft_f64, rel_l2};
+        fn check<T: Real>(n: usize, fwd: bool) {
+            let bytes = std::mem::size_of::<C<T>>();
+            let radices = crate::plan::radix_passes(n, bytes);
+            let whole = crate::plan::whole_kernel(n, bytes);
+            let st = Stockham::<T>::with_whole(n, &radices, whole, fwd);
+            let widen = |v: &[C<T>]| -> Vec<C<f64>> {
+                v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+            };
+            let what = format!("{n} {}", std::any::type_name::<T>());
+            let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
+            let guard = C::new(T::of(7.0), T::of(-3.0));
+            for count in [1, 2, 3, 5, 7, 17] {
+                let x: Vec<C<T>> = (0..count * n)
+                    .map(|i| {
+                        cast(C::new(
+                            (i as f64 * 0.37).sin(),
+                            (i as f64 * 0.91).cos() - 0.3,
+                        ))
+                    })
+                    .collect();
+                let mut dst = vec![guard; count * n + 8];
+                if super::super::simd::has_avx2_fma() {
+                    // The cases are chosen to run whole with AVX2.
+                    assert!(st.in_registers(&x, &mut dst, count), "{what}");
+                    dst.fill(guard);
+                }
+                let mut sc = vec![guard; count * n + 8];
+                st.run_batch(&x, &mut dst, &mut sc, count, 1);
+                for b in 0..count {
+                    let want = fft_f64(&widen(&x[b * n..(b + 1) * n]), fwd);
+                    let e = rel_l2(&widen(&dst[b * n..(b + 1) * n]), &want);
+                    assert!(e < bound, "{what} fwd {fwd} count {count} #{b}: {e:e}");
+                }
+                assert!(dst[count * n..].iter().all(|&z| z == guard), "{what}");
+            }
+            // One transform through `run` (result in either buffer).
+            let x: Vec<C<T>> = (0..n)
+                .map(|i| cast(C::new((i as f64).cos(), 0.5)))
+                .collect();
+            let (mut a, mut b) = (x.clone(), vec![guard; n]);
+            let got = match st.run(&mut a, &mut b) {
+                Loc::A => a,
+                Loc::B => b,
+            };
+            let e = rel_l2(&widen(&got), &fft_f64(&widen(&x), fwd));
+            assert!(e < bound, "{what} fwd {fwd} run: {e:e}");
+        }
+        for fwd in [true, false] {
+            // In registers: f32 16, 32, 64, f64 16, 32; through the output: f64 64
+            // (8 × 8), both 128 (8 × 16), f32 256 (16 × 16); lanes of transforms
+            // (`Whole::Lanes`, whole groups of 4 or 2 and the last one to three one at
+            // a time): both 24 (8 × 3, f32 through 4 × 4 blocks) and 27 (3 × 9,
+            // gathered), f64 72 (8 × 9).
+            for n in [16, 32, 64, 128, 256, 24, 27] {
+                check::<f32>(n, fwd);
+            }
+            for n in [16, 32, 64, 128, 24, 27, 72] {
+                check::<f64>(n, fwd);
+            }
         }
     }
 
