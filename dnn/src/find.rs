@@ -81,7 +81,8 @@ fn host_name() -> String {
         .unwrap_or_default()
 }
 
-/// An exclusive lock: `<db>.lock` created with O_EXCL, holding "<pid> <host> <nonce>".
+/// An exclusive lock: `<db>.lock`, holding "<pid> <host> <nonce>" from the moment it exists
+/// (a private file with the token, hard-linked to the lock's name, which fails if it exists).
 /// A writer that finds the lock taken breaks it at once when the holder is a process of
 /// this host that no longer exists (it crashed or was killed), else after
 /// [`STALE_LOCK`]. The lock only prevents lost updates (the db itself is always replaced
@@ -100,20 +101,31 @@ impl LockFile {
             std::process::id(),
             TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         );
+        // The lock appears with its holder already in it: the token goes to a private
+        // file, which is then hard-linked to the lock's name (the link fails if the lock
+        // exists, as O_EXCL would). Creating the lock and writing the token afterwards
+        // left an empty lock when the writer was killed in between, which only the
+        // STALE_LOCK age could break (seen in CI under load: 10 s).
+        let private = path.with_extension(format!(
+            "lock.{}.{}",
+            std::process::id(),
+            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&private, token.as_bytes())?;
+        let taken = Self::link_until_taken(&path, &private, &host);
+        let _ = std::fs::remove_file(&private);
+        taken.map(|()| LockFile { path, token })
+    }
+
+    /// Links `private` to `path` once the lock is free (or abandoned).
+    fn link_until_taken(path: &Path, private: &Path, host: &str) -> std::io::Result<()> {
         let start = std::time::Instant::now();
         loop {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    f.write_all(token.as_bytes())?;
-                    return Ok(LockFile { path, token });
-                }
+            match std::fs::hard_link(private, path) {
+                Ok(()) => return Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    if Self::abandoned(&path, &host) {
-                        let _ = std::fs::remove_file(&path);
+                    if Self::abandoned(path, host) {
+                        let _ = std::fs::remove_file(path);
                         continue;
                     }
                     if start.elapsed() > LOCK_TIMEOUT {

@@ -407,3 +407,56 @@ fn heuristic_choices() {
         assert_eq!(p.heuristic(), Im2colGemm);
     }
 }
+
+/// The lock file holds its holder's "<pid> <host> <nonce>" from the moment it exists: a
+/// process watching it never reads it empty or cut short. (A writer killed between
+/// creating the lock and writing into it once left an empty lock that only the stale age
+/// broke, 10 s later.)
+#[test]
+fn the_lock_is_never_seen_without_its_holder() {
+    let path = tmp("holder");
+    let mut lock = path.clone().into_os_string();
+    lock.push(".lock");
+    let lock = PathBuf::from(lock);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (lock, done) = (lock.clone(), done.clone());
+        std::thread::spawn(move || {
+            let (mut seen, mut bad) = (0u32, Vec::new());
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(text) = std::fs::read_to_string(&lock) {
+                    seen += 1;
+                    let fields: Vec<&str> = text.split(' ').collect();
+                    if fields.len() != 3 || fields[0].parse::<u32>().is_err() {
+                        bad.push(text);
+                    }
+                }
+            }
+            (seen, bad)
+        })
+    };
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                for i in 0..300 {
+                    FindDb::new(&path)
+                        .record(&format!("w{w}-k{i}"), &perf(i as f64))
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (seen, bad) = watcher.join().unwrap();
+    assert!(seen > 0, "the watcher never saw the lock");
+    assert!(
+        bad.is_empty(),
+        "{} of {seen} reads: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(3)]
+    );
+}
