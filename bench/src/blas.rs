@@ -240,15 +240,7 @@ fn vendor_rows<T: Scalar + Peer>(
     y: u64,
 ) -> Result<Vec<Timing>> {
     use crate::vendor::Cublas;
-    if dev.kind() != BackendKind::Cuda {
-        return Err(rocm_core::Error::unsupported("the cuBLAS peer", dev.id()));
-    }
-    let ordinal = dev
-        .id()
-        .strip_prefix("cuda:")
-        .and_then(|o| o.parse().ok())
-        .unwrap_or(0);
-    let h = Cublas::new(dev, ordinal)?;
+    let h = Cublas::for_device(dev)?;
     let m = i32::try_from(n).map_err(|_| rocm_core::Error::invalid("n", "above i32::MAX"))?;
     let esize = std::mem::size_of::<T>() as f64;
     let bytes = |vectors: f64| vectors * n as f64 * esize;

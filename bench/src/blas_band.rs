@@ -282,19 +282,8 @@ impl<T: Scalar + crate::vendor::CublasBand> Peer for T {
         iters: u32,
     ) -> Result<(f64, Vec<T>)> {
         use crate::vendor::Cublas;
-        if dev.kind() != rocm_core::BackendKind::Cuda {
-            return Err(Error::unsupported("the cuBLAS peer", dev.id()));
-        }
-        let ordinal = dev
-            .id()
-            .strip_prefix("cuda:")
-            .and_then(|o| o.parse().ok())
-            .unwrap_or(0);
-        let h = Cublas::new(dev, ordinal)?;
-        let int = |name: &str, v: usize| {
-            i32::try_from(v).map_err(|_| Error::invalid(name, format!("{v} exceeds cuBLAS's int")))
-        };
-        let (n, k) = (int("n", p.n)?, int("k", p.k)?);
+        let h = Cublas::for_device(dev)?;
+        let (n, k) = (crate::vendor::int("n", p.n)?, crate::vendor::int("k", p.k)?);
         let half = T::from_real(num_traits::cast(0.5).unwrap_or_else(num_traits::Zero::zero));
         let one = T::one();
         let aa = a.as_slice().address();

@@ -315,15 +315,7 @@ fn vendor_time<T: Scalar>(
     iters: u32,
 ) -> Result<f64> {
     use crate::vendor::{Cublas, GemvCall};
-    if dev.kind() != BackendKind::Cuda {
-        return Err(Error::unsupported("the cuBLAS peer", dev.id()));
-    }
-    let ordinal = dev
-        .id()
-        .strip_prefix("cuda:")
-        .and_then(|o| o.parse().ok())
-        .unwrap_or(0);
-    let h = Cublas::new(dev, ordinal)?;
+    let h = Cublas::for_device(dev)?;
     let yv = DeviceBuffer::from_slice(dev, y0)?;
     let g = GemvCall {
         f64: std::mem::size_of::<T>() == 8,

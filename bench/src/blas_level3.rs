@@ -310,19 +310,6 @@ mod vendor {
     }
 
     #[cfg(feature = "vendor")]
-    fn handle(dev: &Device) -> Result<crate::vendor::Cublas> {
-        if dev.kind() != rocm_core::BackendKind::Cuda {
-            return Err(rocm_core::Error::unsupported("the cuBLAS peer", dev.id()));
-        }
-        let ordinal = dev
-            .id()
-            .strip_prefix("cuda:")
-            .and_then(|o| o.parse().ok())
-            .unwrap_or(0);
-        crate::vendor::Cublas::new(dev, ordinal)
-    }
-
-    #[cfg(feature = "vendor")]
     fn cublas_call(c: &Call) -> crate::vendor::L3Call {
         use crate::vendor::{L3Call, L3Op};
         L3Call {
@@ -353,7 +340,7 @@ mod vendor {
 
     #[cfg(feature = "vendor")]
     pub fn once(dev: &Device, c: &Call) -> Result<()> {
-        let h = handle(dev)?;
+        let h = crate::vendor::Cublas::for_device(dev)?;
         let g = cublas_call(c);
         // SAFETY: the caller passes addresses of live device buffers sized for the
         // problem (`bench` keeps them alive across this call).
@@ -363,7 +350,7 @@ mod vendor {
 
     #[cfg(feature = "vendor")]
     pub fn time(dev: &Device, c: &Call, iters: u32) -> Result<f64> {
-        let h = handle(dev)?;
+        let h = crate::vendor::Cublas::for_device(dev)?;
         let g = cublas_call(c);
         // SAFETY: as in `once`.
         h.time(iters, |h| unsafe { h.level3(&g) })

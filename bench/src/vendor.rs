@@ -20,6 +20,19 @@ pub struct Cublas {
 }
 
 impl Cublas {
+    /// The cuBLAS peer of `dev`: `Unsupported` unless it is a CUDA device.
+    pub fn for_device(dev: &Device) -> Result<Cublas> {
+        if dev.kind() != rocm_core::BackendKind::Cuda {
+            return Err(Error::unsupported("the cuBLAS peer", dev.id()));
+        }
+        let ordinal = dev
+            .id()
+            .strip_prefix("cuda:")
+            .and_then(|o| o.parse().ok())
+            .unwrap_or(0);
+        Cublas::new(dev, ordinal)
+    }
+
     /// The cuBLAS peer for a CUDA device, or why there is none.
     pub fn new(dev: &Device, ordinal: usize) -> Result<Cublas> {
         // SAFETY: probing the library only dlopens it.
@@ -207,7 +220,8 @@ pub struct GemmCall {
     pub batch: usize,
 }
 
-fn int(name: &str, v: usize) -> Result<c_int> {
+/// `v` as cuBLAS's `int`, or an error naming the argument.
+pub(crate) fn int(name: &str, v: usize) -> Result<c_int> {
     c_int::try_from(v).map_err(|_| Error::invalid(name, format!("{v} exceeds cuBLAS's int")))
 }
 

@@ -31,15 +31,7 @@ pub struct Call {
 #[cfg(feature = "vendor")]
 pub fn time(dev: &Device, call: &Call, iters: u32) -> Result<f64> {
     use crate::vendor::{Cublas, GemmCall, GemmType};
-    if dev.kind() != rocm_core::BackendKind::Cuda {
-        return Err(rocm_core::Error::unsupported("the cuBLAS peer", dev.id()));
-    }
-    let ordinal = dev
-        .id()
-        .strip_prefix("cuda:")
-        .and_then(|o| o.parse().ok())
-        .unwrap_or(0);
-    let h = Cublas::new(dev, ordinal)?;
+    let h = Cublas::for_device(dev)?;
     let g = GemmCall {
         dtype: match call.dtype {
             Dtype::F32 => GemmType::F32,

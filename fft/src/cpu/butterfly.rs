@@ -57,42 +57,12 @@ pub fn bf8<V: Cv, const FWD: bool>(a: [V; 8]) -> [V; 8] {
     ]
 }
 
+/// Radix 16 as two radix-8 butterflies. The inputs are split and the outputs formed in
+/// loops, not with `array::from_fn`: a 16-value `from_fn` is not inlined, and its
+/// closure, compiled without AVX, called every vector add out of line (plans with a
+/// radix-16 pass ran 3x slower, session 15).
 #[inline(always)]
 pub fn bf16<V: Cv, const FWD: bool>(a: [V; 16]) -> [V; 16] {
-    let e = bf8::<V, FWD>(std::array::from_fn(|k| a[2 * k]));
-    let o = bf8::<V, FWD>(std::array::from_fn(|k| a[2 * k + 1]));
-    // ω_16^k for k = 1, 3, 5, 7 (forward sign; conjugated for backward); the even
-    // ones are exact (ω_8 multiples).
-    let c1 = V::T::of(0.923_879_532_511_286_7);
-    let s1 = V::T::of(0.382_683_432_365_089_8);
-    let sg = if FWD { -V::T::one() } else { V::T::one() };
-    let w = |re: V::T, im: V::T| V::splat(C::new(re, sg * im));
-    let t = [
-        o[0],
-        o[1].mul(w(c1, s1)),
-        w8_1::<V, FWD>(o[2]),
-        o[3].mul(w(s1, c1)),
-        o[4].rot::<FWD>(),
-        o[5].mul(w(-s1, c1)),
-        w8_3::<V, FWD>(o[6]),
-        o[7].mul(w(-c1, s1)),
-    ];
-    std::array::from_fn(|k| {
-        if k < 8 {
-            e[k] + t[k]
-        } else {
-            e[k - 8] - t[k - 8]
-        }
-    })
-}
-
-/// [`bf16`] with its inputs split and its outputs formed in loops instead of
-/// `array::from_fn`: the 16-value `from_fn` in [`bf16`] is not inlined (its closure,
-/// compiled without AVX, calls every vector add out of line: plans with a radix-16
-/// pass ran 3x slower). Used only by the radix-16 pass's own vector function, so that
-/// the function holding the other pass kernels compiles as before.
-#[inline(always)]
-pub fn bf16_looped<V: Cv, const FWD: bool>(a: [V; 16]) -> [V; 16] {
     let mut ev = [a[0]; 8];
     let mut od = [a[1]; 8];
     for k in 0..8 {

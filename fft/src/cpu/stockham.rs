@@ -18,9 +18,7 @@
 //! On x86-64 with AVX2 and FMA the vector type is an AVX register (4 `f32` or 2 `f64`
 //! complex values; chosen at run time), elsewhere a single complex value.
 
-use super::butterfly::{
-    bf16, bf16_looped, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts,
-};
+use super::butterfly::{bf16, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts};
 use super::cache::Table;
 use super::simd::{Cv, SimdFn};
 use super::{Loc, Raw};
@@ -1419,8 +1417,8 @@ impl<T: Real> SimdFn<T> for ThroughOutput<'_, T> {
         }
         match (p1.radix, p2.radix) {
             (8, 8) => go!(8, 8, Dir, Dir),
-            (8, 16) => go!(8, 16, Dir, Looped16),
-            (16, 16) => go!(16, 16, Looped16, Looped16),
+            (8, 16) => go!(8, 16, Dir, Dir),
+            (16, 16) => go!(16, 16, Dir, Dir),
             _ => return false,
         }
         true
@@ -1786,16 +1784,6 @@ fixed!(4, bf4);
 fixed!(8, bf8);
 fixed!(9, bf9);
 fixed!(16, bf16);
-
-/// The radix-16 butterfly of [`in_registers`] in direction `F` (see [`bf16_looped`]).
-struct Looped16<const F: bool>;
-
-impl<T: Real, const F: bool> Butterfly<T, 16> for Looped16<F> {
-    #[inline(always)]
-    fn apply<V: Cv<T = T>>(&self, a: [V; 16]) -> [V; 16] {
-        bf16_looped::<V, F>(a)
-    }
-}
 
 impl<T: Real, const F: bool> Butterfly<T, 2> for Dir<F> {
     #[inline(always)]
