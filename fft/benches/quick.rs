@@ -1,5 +1,6 @@
 //! Quick ratio check (not criterion):
-//! `cargo bench -p rocm-fft --bench quick -- [f32|f64] [all] [sizes...]`.
+//! `cargo bench -p rocm-fft --bench quick -- [f32|f64] [all] [avx2|scalar] [sizes...]`
+//! (`avx2`, `scalar`: cap the SIMD level, see `rocm_fft::cpu::simd::set_simd_limit`).
 //! `cargo bench -p rocm-fft --bench quick -- plan [f64] [sizes...]` times plan creation
 //! instead: the first creation of each size in the process (cold: run one size per
 //! process for a cold table cache) and the best of later ones (warm).
@@ -284,6 +285,13 @@ where
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let f64p = args.iter().any(|a| a == "f64");
+    // `avx2` or `scalar`: cap the SIMD level (compare the code paths on one CPU).
+    use rocm_fft::cpu::simd::{set_simd_limit, SimdLevel};
+    if args.iter().any(|a| a == "avx2") {
+        set_simd_limit(SimdLevel::Avx2);
+    } else if args.iter().any(|a| a == "scalar") {
+        set_simd_limit(SimdLevel::Scalar);
+    }
     if args.iter().any(|a| a == "nd") {
         if f64p {
             nd::<f64>();

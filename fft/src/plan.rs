@@ -104,6 +104,11 @@ pub enum Whole {
     /// all `r1·r2` values in registers or the stack: radix-`.0` butterflies, constant
     /// twiddles, radix-`.1` butterflies (`cpu::stockham::lanes_codelet`).
     Lanes(usize, usize),
+    /// One transform at a time in registers, vectors across it
+    /// (`cpu::stockham::in_registers`): radix-`.0` butterflies across registers
+    /// (lanes are consecutive inputs), twiddles, lane-by-register transposes,
+    /// radix-`.1` butterflies across registers. `.1` is a multiple of the lane count.
+    Registers(usize, usize),
 }
 
 /// One complex 1-D transform of length `n` on contiguous data.
@@ -385,6 +390,10 @@ fn write_node(s: &mut String, node: &Node, depth: usize) -> fmt::Result {
                     s,
                     "{pad}  contiguous transforms whole: {r1}x{r2} codelet, one transform a lane"
                 ),
+                Some(Whole::Registers(r1, r2)) => writeln!(
+                    s,
+                    "{pad}  contiguous transforms whole: {r1}x{r2} in registers, vectors across a transform"
+                ),
             }
         }
         Node::FourStep {
@@ -442,8 +451,8 @@ pub fn is_smooth(n: usize, limit: usize) -> bool {
 }
 
 /// Radix passes for a smooth `n`: powers of two as 4s (one 8 for an odd exponent:
-/// last for a power of two, first with other factors; `64` as `8 × 8`, one
-/// in-register kernel on the CPU), then the other primes, largest first.
+/// last for a power of two, first with other factors), then the other primes,
+/// largest first; a few lengths as measured (`MEASURED_PASSES`).
 ///
 /// Why 4s: a Stockham pass of radix `r` streams `r` inputs and `r` outputs (plus
 /// `r − 1` twiddle rows in the first pass) at power-of-two distances, which fall in
@@ -471,8 +480,11 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     let factors = prime_factors(n);
     let twos = factors.iter().filter(|&&p| p == 2).count();
     let mut out = Vec::new();
-    if n == 64 {
-        return vec![8, 8];
+    if let Some((.., r)) = MEASURED_PASSES
+        .iter()
+        .find(|&&(len, bytes, _)| len == n && (bytes == 0 || bytes == complex_bytes))
+    {
+        return r.to_vec();
     }
     match twos {
         0 => {}
@@ -510,6 +522,17 @@ pub fn radix_passes(n: usize, complex_bytes: usize) -> Vec<usize> {
     out
 }
 
+/// Lengths whose passes were measured better than [`radix_passes`]' rule:
+/// `(n, complex bytes or 0 for both, radices)`.
+///
+/// * 64 as `8 × 8`: one in-register kernel on the CPU.
+/// * `f32` 2048 with its 8 first: 70.2-71.4 -> 66.9-67.7 us (2-vCPU VM, quick bench,
+///   batches of 2^16 elements, 3 alternated runs, AVX-512 registers, session 17).
+///   Not the other odd powers of two: `f32` 8192 77 -> 96 us, `f64` 512 101 -> 105,
+///   8192 144 -> 161; 512, 32768, 2^17, 2^19 level.
+const MEASURED_PASSES: &[(usize, usize, &[usize])] =
+    &[(64, 0, &[8, 8]), (2048, 8, &[8, 4, 4, 4, 4])];
+
 /// Powers of 3 from which `f64` plans pair their 3s into 9s (see [`radix_passes`]).
 pub const NINES_FROM: usize = 6;
 
@@ -545,6 +568,12 @@ pub const F32_NINES_ABOVE: usize = 8192;
 ///   117.9 / 9 × 16 122.2 against 98.3): two stages of 16 or 72 values spill more
 ///   than the passes cost. (Also measured: 3 × 8 for 24 and 9 × 3 for 27, 1-5 %
 ///   slower than 8 × 3 and 3 × 9.)
+/// * [`Whole::Registers`], vectors across one transform, for `f32` 48 as 12 × 4 and
+///   72 as 18 × 4 (radix-12 and radix-18 butterflies by the prime-factor map). The
+///   same way (session 17, 3 rounds, AVX-512 registers), us, passes -> kernel: 48
+///   36.7 -> 26.3 (6 × 8: 31.8), 72 47.3 -> 34.2 (9 × 8: 42.1); with AVX2's 16
+///   registers 72 ran 40.7.
+/// * `f64` 144 as [`Whole::TwoPass`] 12 × 12: 97.0 -> 63.4 us (session 17).
 pub fn whole_kernel(n: usize, complex_bytes: usize) -> Option<Whole> {
     match (n, complex_bytes) {
         (128, 8) | (128, 16) => Some(Whole::TwoPass(8, 16)),
@@ -552,6 +581,9 @@ pub fn whole_kernel(n: usize, complex_bytes: usize) -> Option<Whole> {
         (24, _) => Some(Whole::Lanes(8, 3)),
         (27, _) => Some(Whole::Lanes(3, 9)),
         (72, 16) => Some(Whole::Lanes(8, 9)),
+        (48, 8) => Some(Whole::Registers(12, 4)),
+        (72, 8) => Some(Whole::Registers(18, 4)),
+        (144, 16) => Some(Whole::TwoPass(12, 12)),
         _ => None,
     }
 }
@@ -696,7 +728,9 @@ mod tests {
         }
         let radix_passes = |n| super::radix_passes(n, 8);
         assert_eq!(radix_passes(1024), vec![4, 4, 4, 4, 4]);
-        assert_eq!(radix_passes(2048), vec![4, 4, 4, 4, 8]);
+        assert_eq!(radix_passes(2048), vec![8, 4, 4, 4, 4]);
+        assert_eq!(super::radix_passes(2048, 16), vec![4, 4, 4, 4, 8]);
+        assert_eq!(radix_passes(8192), vec![4, 4, 4, 4, 4, 8]);
         assert_eq!(radix_passes(32), vec![4, 8]);
         assert_eq!(radix_passes(16), vec![4, 4]);
         assert_eq!(radix_passes(64), vec![8, 8]);
@@ -783,7 +817,11 @@ mod tests {
         assert_eq!(whole(24, 8), Some(Whole::Lanes(8, 3)));
         assert_eq!(whole(27, 16), Some(Whole::Lanes(3, 9)));
         assert_eq!(whole(72, 16), Some(Whole::Lanes(8, 9)));
-        assert_eq!(whole(72, 8), None);
+        assert_eq!(whole(72, 8), Some(Whole::Registers(18, 4)));
+        assert_eq!(whole(48, 8), Some(Whole::Registers(12, 4)));
+        assert_eq!(whole(48, 16), None);
+        assert_eq!(whole(144, 16), Some(Whole::TwoPass(12, 12)));
+        assert_eq!(whole(144, 8), None);
         assert_eq!(whole(128, 16), Some(Whole::TwoPass(8, 16)));
         assert_eq!(whole(256, 8), Some(Whole::TwoPass(16, 16)));
         assert_eq!(whole(256, 16), None);

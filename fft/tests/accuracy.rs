@@ -9,7 +9,7 @@
 
 mod common;
 use common::*;
-use rocm_core::{Complex32, Complex64, Device, DeviceBuffer};
+use rocm_core::Device;
 use rocm_fft::{Placement, PlanBuilder, Precision, TransformType};
 
 fn full() -> bool {
@@ -219,38 +219,6 @@ fn batched_paths() {
                 );
             }
         }
-    }
-}
-
-/// Runs a batched contiguous c2c plan on `x` (rounded to the plan's precision).
-fn run_batched(plan: &rocm_fft::Plan, x: &[C64], p: Precision, in_place: bool) -> Vec<C64> {
-    let dev = Device::cpu();
-    let s = dev.default_stream();
-    macro_rules! go {
-        ($t:ty, $r:ty) => {{
-            let xi: Vec<$t> = x
-                .iter()
-                .map(|z| <$t>::new(z.re as $r, z.im as $r))
-                .collect();
-            let mut o = DeviceBuffer::from_slice(&dev, &xi).unwrap();
-            if in_place {
-                plan.execute_in_place(s, &mut o.as_slice_mut(), None)
-                    .unwrap();
-            } else {
-                let i = DeviceBuffer::from_slice(&dev, &xi).unwrap();
-                plan.execute(s, &i.as_slice(), &mut o.as_slice_mut(), None)
-                    .unwrap();
-            }
-            o.to_vec()
-                .unwrap()
-                .iter()
-                .map(|z| C64::new(z.re as f64, z.im as f64))
-                .collect()
-        }};
-    }
-    match p {
-        Precision::F64 => go!(Complex64, f64),
-        _ => go!(Complex32, f32),
     }
 }
 

@@ -179,6 +179,66 @@ pub fn bf9<V: Cv, const FWD: bool>(a: [V; 9]) -> [V; 9] {
     ]
 }
 
+/// A DFT of `N = N1·N2` for coprime `N1`, `N2` by the prime-factor (Good–Thomas) map,
+/// which needs no twiddles: input `n = (N2·n1 + N1·n2) mod N` is `(n1, n2)`, and
+/// output `k` is the one with `k ≡ k1 (mod N1)`, `k ≡ k2 (mod N2)`, that is
+/// `k = (E1·k1 + E2·k2) mod N` with `E1 ≡ 1 (mod N1)`, `E1 ≡ 0 (mod N2)` and `E2` the
+/// other way round; then `X_k = Σ_{n1} ω_{N1}^{n1·k1} Σ_{n2} ω_{N2}^{n2·k2} x_n`.
+/// Radix-`N1` butterflies over `n1` for each `n2`, then radix-`N2` ones over `n2`.
+/// Written out in loops over constant bounds (no closures: see [`bf16`]).
+macro_rules! prime_factor {
+    ($(#[$doc:meta])* $name:ident, $n:literal = $n1:literal ($f1:ident) x $n2:literal ($f2:ident), $e1:literal, $e2:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name<V: Cv, const FWD: bool>(a: [V; $n]) -> [V; $n] {
+            const _: () = assert!($e1 % $n1 == 1 && $e1 % $n2 == 0);
+            const _: () = assert!($e2 % $n2 == 1 && $e2 % $n1 == 0);
+            // mid[n2·N1 + k1]
+            let mut mid = a;
+            for n2 in 0..$n2 {
+                let mut col = [a[0]; $n1];
+                for n1 in 0..$n1 {
+                    col[n1] = a[($n2 * n1 + $n1 * n2) % $n];
+                }
+                let col = $f1::<V, FWD>(col);
+                for k1 in 0..$n1 {
+                    mid[n2 * $n1 + k1] = col[k1];
+                }
+            }
+            let mut out = a;
+            for k1 in 0..$n1 {
+                let mut row = [a[0]; $n2];
+                for n2 in 0..$n2 {
+                    row[n2] = mid[n2 * $n1 + k1];
+                }
+                let row = $f2::<V, FWD>(row);
+                for k2 in 0..$n2 {
+                    out[($e1 * k1 + $e2 * k2) % $n] = row[k2];
+                }
+            }
+            out
+        }
+    };
+}
+
+#[inline(always)]
+fn bf2_<V: Cv, const FWD: bool>(a: [V; 2]) -> [V; 2] {
+    bf2(a)
+}
+
+prime_factor!(
+    /// A radix-6 DFT as 2 × 3 (prime-factor map).
+    bf6, 6 = 2 (bf2_) x 3 (bf3), 3, 4
+);
+prime_factor!(
+    /// A radix-12 DFT as 3 × 4 (prime-factor map).
+    bf12, 12 = 3 (bf3) x 4 (bf4), 4, 9
+);
+prime_factor!(
+    /// A radix-18 DFT as 2 × 9 (prime-factor map).
+    bf18, 18 = 2 (bf2_) x 9 (bf9), 9, 10
+);
+
 /// An odd prime DFT of runtime length `p = a.len()` over vectors (the generic radix):
 /// the symmetric form of [`bf_odd`] with `sp`, `sm` (at least `(p + 1)/2` long) as
 /// scratch.
@@ -247,6 +307,19 @@ mod tests {
         check::<3>(bf3::<Z, false>, false);
         check::<9>(bf9::<Z, true>, true);
         check::<9>(bf9::<Z, false>, false);
+        for (fwd, f6, f12, f18) in [
+            (
+                true,
+                bf6::<Z, true> as fn(_) -> _,
+                bf12::<Z, true> as fn(_) -> _,
+                bf18::<Z, true> as fn(_) -> _,
+            ),
+            (false, bf6::<Z, false>, bf12::<Z, false>, bf18::<Z, false>),
+        ] {
+            check::<6>(f6, fwd);
+            check::<12>(f12, fwd);
+            check::<18>(f18, fwd);
+        }
         for fwd in [true, false] {
             let k3 = OddConsts::new(3, fwd);
             check::<3>(|a| bf_odd(a, &k3), fwd);

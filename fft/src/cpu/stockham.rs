@@ -18,7 +18,9 @@
 //! On x86-64 with AVX2 and FMA the vector type is an AVX register (4 `f32` or 2 `f64`
 //! complex values; chosen at run time), elsewhere a single complex value.
 
-use super::butterfly::{bf16, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts};
+use super::butterfly::{
+    bf12, bf16, bf18, bf2, bf3, bf4, bf6, bf8, bf9, bf_generic_v, bf_odd, OddConsts,
+};
 use super::cache::Table;
 use super::simd::{Cv, SimdFn};
 use super::{Loc, Raw};
@@ -587,7 +589,9 @@ impl<T: Real> Stockham<T> {
         };
         let passes = cached(radices);
         let registers = whole.map(|w| match w {
-            Whole::TwoPass(r1, r2) | Whole::Lanes(r1, r2) => cached(&[r1, r2]),
+            Whole::TwoPass(r1, r2) | Whole::Lanes(r1, r2) | Whole::Registers(r1, r2) => {
+                cached(&[r1, r2])
+            }
         });
         Stockham {
             n,
@@ -629,8 +633,20 @@ impl<T: Real> Stockham<T> {
     /// both multiples of the lane count and have a kernel; returns false (nothing
     /// done) otherwise.
     fn in_registers(&self, x: &[C<T>], y: &mut [C<T>], count: usize) -> bool {
-        if let (Some(Whole::Lanes(..)), Some(regs)) = (self.whole, &self.registers) {
-            return lanes_whole(&regs[0], self.forward, x, y, count);
+        match (self.whole, &self.registers) {
+            (Some(Whole::Lanes(..)), Some(regs)) => {
+                return lanes_whole(&regs[0], self.forward, x, y, count)
+            }
+            (Some(Whole::Registers(..)), Some(regs)) => {
+                return super::simd::dispatch(InRegisters {
+                    passes: regs,
+                    forward: self.forward,
+                    x,
+                    y,
+                    count,
+                })
+            }
+            _ => {}
         }
         let passes = self.registers.as_deref().unwrap_or(&self.passes);
         let [p1, p2] = &passes[..] else {
@@ -651,7 +667,8 @@ impl<T: Real> Stockham<T> {
             })
         } else {
             super::simd::dispatch(InRegisters {
-                st: self,
+                passes,
+                forward: self.forward,
                 x,
                 y,
                 count,
@@ -744,8 +761,8 @@ impl<T: Real> Stockham<T> {
         } else {
             1
         };
-        if matches!(self.whole, Some(Whole::Lanes(..))) {
-            // Batches run whole, a vector of transforms at a time.
+        if matches!(self.whole, Some(Whole::Lanes(..) | Whole::Registers(..))) {
+            // Batches run whole, a vector of transforms (or one transform) at a time.
             return false;
         }
         match self.passes.first() {
@@ -1257,7 +1274,8 @@ unsafe fn rows_end_at<V: Cv, const R: usize, B: Butterfly<V::T, R>, const FIRST:
 }
 
 struct InRegisters<'a, T> {
-    st: &'a Stockham<T>,
+    passes: &'a [Pass<T>],
+    forward: bool,
     x: &'a [C<T>],
     y: &'a mut [C<T>],
     count: usize,
@@ -1267,24 +1285,20 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
     type Out = bool;
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) -> bool {
-        let [p1, p2] = &self.st.passes[..] else {
+        let [p1, p2] = self.passes else {
             return false;
         };
         if p1.split.is_some() {
             return false;
         }
         let l = V::LANES;
-        if l == 1
-            || p1.radix % l != 0
-            || p2.radix % l != 0
-            || p1.radix * p2.radix / l > IN_REGISTERS_MAX
-        {
+        if l == 1 || p2.radix % l != 0 || p1.radix * p2.radix / l > IN_REGISTERS_MAX {
             return false;
         }
         let (x, y, count) = (self.x, self.y, self.count);
         macro_rules! go {
             ($r1:literal, $r2:literal) => {
-                if self.st.forward {
+                if self.forward {
                     in_registers::<V, $r1, $r2, _, _>(p1, x, y, count, &Dir::<true>, &Dir::<true>)
                 } else {
                     in_registers::<V, $r1, $r2, _, _>(p1, x, y, count, &Dir::<false>, &Dir::<false>)
@@ -1296,6 +1310,8 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
             (8, 4) => go!(8, 4),
             (4, 8) => go!(4, 8),
             (8, 8) => go!(8, 8),
+            (12, 4) => go!(12, 4),
+            (18, 4) => go!(18, 4),
             _ => return false,
         }
         true
@@ -1310,13 +1326,15 @@ impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
 /// two passes, 71 us here (session 14).
 const IN_REGISTERS_MAX: usize = 32;
 
-/// A two-pass plan `[R1, R2]` (both multiples of the lane count `L`), one transform at
-/// a time in registers: the first pass loads rows `x[k·R2 + L·g ..][..L]` (lanes are
-/// `L` consecutive `p`), applies the radix-`R1` butterfly across registers and the
+/// A two-pass plan `[R1, R2]` (`R2` a multiple of the lane count `L`), one transform
+/// at a time in registers: the first pass loads rows `x[k·R2 + L·g ..][..L]` (lanes
+/// are `L` consecutive `p`), applies the radix-`R1` butterfly across registers and the
 /// twiddles `ω_N^{p·j}`; `L × L` register transposes then put `L` consecutive `j` in
 /// the lanes, so the radix-`R2` butterfly of the second pass runs across registers
 /// too and its outputs `X[j + R1·k2]` are stored as whole vectors. The same
-/// arithmetic as the two passes, without the round trip through memory.
+/// arithmetic as the two passes, without the round trip through memory. When `L`
+/// does not divide `R1`, the last group of `j` has fewer than `L` (the other lanes
+/// are zeros) and stores only those lanes.
 #[inline(always)]
 fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     first: &Pass<V::T>,
@@ -1332,8 +1350,8 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     const MAX_REGS: usize = IN_REGISTERS_MAX;
     let l = V::LANES;
     let n = R1 * R2;
-    let (pgs, jgs) = (R2 / l, R1 / l);
-    assert!(l > 1 && l <= 4 && R1 % l == 0 && R2 % l == 0 && R1 * pgs <= MAX_REGS);
+    let (pgs, jgs) = (R2 / l, R1.div_ceil(l));
+    assert!(l > 1 && l <= 4 && R2 % l == 0 && R1 * pgs <= MAX_REGS);
     assert!(x.len() >= n * count && y.len() >= n * count);
     let lane_tw = first.table_view().lanes;
     assert!(first.s == 1 && lane_tw.len() >= (R1 - 1) * R2);
@@ -1341,13 +1359,18 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
     let tp = lane_tw.as_ptr();
     for blk in 0..count {
         // SAFETY: loads stay below blk·n + (R1 − 1)·R2 + R2 = (blk + 1)·n and stores
-        // below blk·n + (R1 − L) + R1·(R2 − 1) + L = (blk + 1)·n, within count·n (asserted);
-        // twiddle loads below (R1 − 2)·R2 + R2 ≤ lane_tw().len().
+        // below blk·n + (R1 − lanes) + R1·(R2 − 1) + lanes = (blk + 1)·n (`lanes` the
+        // ones a group stores), within count·n (asserted); twiddle loads below
+        // (R1 − 2)·R2 + R2 ≤ lane_tw().len().
         unsafe {
             let (xb, yb) = (x.as_ptr().add(blk * n), y.as_mut_ptr().add(blk * n));
             let mut regs = [z; MAX_REGS];
             for pg in 0..pgs {
-                let a: [V; R1] = from_fn(|k| V::load(xb.add(k * R2 + pg * l)));
+                // A loop, not `from_fn` (see `bf16`).
+                let mut a = [z; R1];
+                for (k, ak) in a.iter_mut().enumerate() {
+                    *ak = V::load(xb.add(k * R2 + pg * l));
+                }
                 let b = b1.apply(a);
                 for (j, &bj) in b.iter().enumerate() {
                     regs[j * pgs + pg] = if j > 0 {
@@ -1358,10 +1381,11 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
                 }
             }
             for jg in 0..jgs {
+                let lanes = (R1 - jg * l).min(l);
                 let mut t = [z; R2];
                 for pg in 0..pgs {
                     let mut sq = [z; 4];
-                    for (u, v) in sq.iter_mut().enumerate().take(l) {
+                    for (u, v) in sq.iter_mut().enumerate().take(lanes) {
                         *v = regs[(jg * l + u) * pgs + pg];
                     }
                     V::transpose_regs(&mut sq[..l]);
@@ -1369,7 +1393,11 @@ fn in_registers<V: Cv, const R1: usize, const R2: usize, B1, B2>(
                 }
                 let o = b2.apply(t);
                 for (k2, &ok) in o.iter().enumerate() {
-                    ok.store(yb.add(jg * l + R1 * k2));
+                    if lanes == l {
+                        ok.store(yb.add(jg * l + R1 * k2));
+                    } else {
+                        ok.store_first(yb.add(jg * l + R1 * k2), lanes);
+                    }
                 }
             }
         }
@@ -1419,6 +1447,7 @@ impl<T: Real> SimdFn<T> for ThroughOutput<'_, T> {
             (8, 8) => go!(8, 8, Dir, Dir),
             (8, 16) => go!(8, 16, Dir, Dir),
             (16, 16) => go!(16, 16, Dir, Dir),
+            (12, 12) => go!(12, 12, Dir, Dir),
             _ => return false,
         }
         true
@@ -1595,6 +1624,10 @@ where
     B2: Butterfly<T, R2>,
 {
     type Out = ();
+    /// `f32` codelets ran slower in the AVX-512 build, `f64` ones faster (2-vCPU VM,
+    /// quick bench, best of 3 alternated runs, session 17, us, AVX2 -> AVX-512):
+    /// `f32` 24 29.1 -> 32.4, 27 43.9 -> 45.3; `f64` 27 69.0 -> 62.0, 72 78.1 -> 75.1.
+    const AVX512: bool = std::mem::size_of::<T>() == 8;
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
         let (first, x, y, count) = (self.first, self.x, self.y, self.count);
@@ -1784,6 +1817,9 @@ fixed!(4, bf4);
 fixed!(8, bf8);
 fixed!(9, bf9);
 fixed!(16, bf16);
+fixed!(6, bf6);
+fixed!(12, bf12);
+fixed!(18, bf18);
 
 impl<T: Real, const F: bool> Butterfly<T, 2> for Dir<F> {
     #[inline(always)]
@@ -2387,14 +2423,16 @@ mod tests {
         }
         for fwd in [true, false] {
             // In registers: f32 16, 32, 64, f64 16, 32; through the output: f64 64
-            // (8 × 8), both 128 (8 × 16), f32 256 (16 × 16); lanes of transforms
+            // (8 × 8), both 128 (8 × 16), f32 256 (16 × 16), f64 144 (12 × 12); lanes of transforms
             // (`Whole::Lanes`, whole groups of 4 or 2 and the last one to three one at
             // a time): both 24 (8 × 3, f32 through 4 × 4 blocks) and 27 (3 × 9,
-            // gathered), f64 72 (8 × 9).
-            for n in [16, 32, 64, 128, 256, 24, 27] {
+            // gathered), f64 72 (8 × 9); vectors across one transform
+            // (`Whole::Registers`): f32 48 (12 × 4) and 72 (18 × 4, whose last group of
+            // `j` fills two of the four lanes).
+            for n in [16, 32, 64, 128, 256, 24, 27, 48, 72] {
                 check::<f32>(n, fwd);
             }
-            for n in [16, 32, 64, 128, 24, 27, 72] {
+            for n in [16, 32, 64, 128, 24, 27, 72, 144] {
                 check::<f64>(n, fwd);
             }
         }
