@@ -227,10 +227,6 @@ fn bf2_<V: Cv, const FWD: bool>(a: [V; 2]) -> [V; 2] {
 }
 
 prime_factor!(
-    /// A radix-6 DFT as 2 × 3 (prime-factor map).
-    bf6, 6 = 2 (bf2_) x 3 (bf3), 3, 4
-);
-prime_factor!(
     /// A radix-12 DFT as 3 × 4 (prime-factor map).
     bf12, 12 = 3 (bf3) x 4 (bf4), 4, 9
 );
@@ -307,19 +303,10 @@ mod tests {
         check::<3>(bf3::<Z, false>, false);
         check::<9>(bf9::<Z, true>, true);
         check::<9>(bf9::<Z, false>, false);
-        for (fwd, f6, f12, f18) in [
-            (
-                true,
-                bf6::<Z, true> as fn(_) -> _,
-                bf12::<Z, true> as fn(_) -> _,
-                bf18::<Z, true> as fn(_) -> _,
-            ),
-            (false, bf6::<Z, false>, bf12::<Z, false>, bf18::<Z, false>),
-        ] {
-            check::<6>(f6, fwd);
-            check::<12>(f12, fwd);
-            check::<18>(f18, fwd);
-        }
+        check::<12>(bf12::<Z, true>, true);
+        check::<12>(bf12::<Z, false>, false);
+        check::<18>(bf18::<Z, true>, true);
+        check::<18>(bf18::<Z, false>, false);
         for fwd in [true, false] {
             let k3 = OddConsts::new(3, fwd);
             check::<3>(|a| bf_odd(a, &k3), fwd);

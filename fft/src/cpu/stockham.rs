@@ -19,7 +19,7 @@
 //! complex values; chosen at run time), elsewhere a single complex value.
 
 use super::butterfly::{
-    bf12, bf16, bf18, bf2, bf3, bf4, bf6, bf8, bf9, bf_generic_v, bf_odd, OddConsts,
+    bf12, bf16, bf18, bf2, bf3, bf4, bf8, bf9, bf_generic_v, bf_odd, OddConsts,
 };
 use super::cache::Table;
 use super::simd::{Cv, SimdFn};
@@ -1817,7 +1817,6 @@ fixed!(4, bf4);
 fixed!(8, bf8);
 fixed!(9, bf9);
 fixed!(16, bf16);
-fixed!(6, bf6);
 fixed!(12, bf12);
 fixed!(18, bf18);
 
