@@ -159,9 +159,12 @@ pub fn prefetch<T, const WRITE: bool>(p: *const T) {
 /// with the vector instructions enabled.
 pub trait SimdFn<T: Real> {
     type Out;
-    /// Whether the kernel takes the [`SimdLevel::Avx512`] build where the CPU has it
+    /// Whether this call takes the [`SimdLevel::Avx512`] build where the CPU has it
     /// (else the AVX2 one): false where that measured slower.
-    const AVX512: bool = true;
+    #[inline(always)]
+    fn avx512(&self) -> bool {
+        true
+    }
     fn call<V: Cv<T = T>>(self) -> Self::Out;
 }
 
@@ -234,7 +237,7 @@ pub fn dispatch<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
     match simd_level() {
         // SAFETY: the CPU supports AVX-512F/VL, AVX2 and FMA (`simd_level`).
         #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx512 if F::AVX512 => unsafe { dispatch_avx512(f) },
+        SimdLevel::Avx512 if f.avx512() => unsafe { dispatch_avx512(f) },
         // SAFETY: the CPU supports AVX2 and FMA (`simd_level`).
         #[cfg(target_arch = "x86_64")]
         SimdLevel::Avx2 | SimdLevel::Avx512 => unsafe { dispatch_avx2(f) },

@@ -1175,6 +1175,15 @@ impl<T: Real, const FIRST: bool, const R: usize, B: Butterfly<T, R>> SimdFn<T>
     for RowsEnd<'_, T, FIRST, R, B>
 {
     type Out = ();
+    /// AVX2: in the AVX-512 build these kernels ran 6-8 % slower (2-vCPU VM, quick
+    /// bench, 3 alternated runs, session 17, us, AVX-512 -> AVX2: `f64` 25 96.1 ->
+    /// 88.5, 49 101.4 -> 94.6, 81 109.2 -> 102.0, 125 120.6 -> 113.6; 2187 and 6561
+    /// level). A likely cause: with AVX-512 the compiler turns lane-by-lane loads into
+    /// gather instructions (140 in the AVX-512 build's binary against 10).
+    #[inline(always)]
+    fn avx512(&self) -> bool {
+        false
+    }
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
         rows_end::<V, R, B, FIRST>(self.pass, self.x, self.y, self.width, &self.bf)
@@ -1627,7 +1636,10 @@ where
     /// `f32` codelets ran slower in the AVX-512 build, `f64` ones faster (2-vCPU VM,
     /// quick bench, best of 3 alternated runs, session 17, us, AVX2 -> AVX-512):
     /// `f32` 24 29.1 -> 32.4, 27 43.9 -> 45.3; `f64` 27 69.0 -> 62.0, 72 78.1 -> 75.1.
-    const AVX512: bool = std::mem::size_of::<T>() == 8;
+    #[inline(always)]
+    fn avx512(&self) -> bool {
+        std::mem::size_of::<T>() == 8
+    }
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
         let (first, x, y, count) = (self.first, self.x, self.y, self.count);
