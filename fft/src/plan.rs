@@ -831,6 +831,12 @@ mod tests {
             "{}",
             tree.describe()
         );
+        let tree = PlanTree::new(TransformType::ComplexForward, &[48], 5, 8);
+        assert!(
+            tree.describe().contains("12x4 in registers"),
+            "{}",
+            tree.describe()
+        );
         // 1009 − 1 = 2^4·3^2·7: Rader; 1019 − 1 = 2·509: Bluestein.
         let r = plan_complex(1009);
         assert!(matches!(r, Node::Rader { n: 1009, g: 11, .. }));
