@@ -197,17 +197,7 @@ fn batched_paths() {
                     .unwrap();
                 let x = random_c(n * batch, (n * 31 + batch) as u64);
                 let x = if p == Precision::F64 { x } else { round32(&x) };
-                let y = run_batched(&plan, &x, p, in_place);
-                let (mut ours, mut peer) = (0.0, 0.0);
-                for b in 0..batch {
-                    let xb = &x[b * n..][..n];
-                    let refv = reference_c2c(&[n], xb, fwd, p);
-                    let e = rocm_fft::reference::rel_l2(&y[b * n..][..n], &refv);
-                    let f = rocm_fft::reference::rel_l2(&rustfft_c2c(&[n], xb, fwd, p), &refv);
-                    ours += e * e;
-                    peer += f * f;
-                }
-                let (ours, peer) = ((ours / batch as f64).sqrt(), (peer / batch as f64).sqrt());
+                let (ours, peer) = batched_errors(&plan, &x, n, batch, fwd, p, in_place);
                 let conv = plan.tree().uses_convolution();
                 check(
                     &format!("n {n} batch {batch} {p} fwd {fwd} in place {in_place}"),

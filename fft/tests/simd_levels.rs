@@ -66,17 +66,7 @@ fn every_simd_level_matches_the_reference() {
                         .unwrap();
                     let x = random_c(n * batch, (n * 7 + batch) as u64);
                     let x = if p == Precision::F64 { x } else { round32(&x) };
-                    let y = run_batched(&plan, &x, p, false);
-                    let (mut ours, mut peer) = (0.0, 0.0);
-                    for b in 0..batch {
-                        let xb = &x[b * n..][..n];
-                        let want = reference_c2c(&[n], xb, fwd, p);
-                        let e = rocm_fft::reference::rel_l2(&y[b * n..][..n], &want);
-                        let f = rocm_fft::reference::rel_l2(&rustfft_c2c(&[n], xb, fwd, p), &want);
-                        ours += e * e;
-                        peer += f * f;
-                    }
-                    let (ours, peer) = ((ours / batch as f64).sqrt(), (peer / batch as f64).sqrt());
+                    let (ours, peer) = batched_errors(&plan, &x, n, batch, fwd, p, false);
                     let what = format!("{level:?} n {n} batch {batch} {p} fwd {fwd}");
                     check(&what, ours, peer, p, n, plan.tree().uses_convolution());
                 }

@@ -533,3 +533,28 @@ pub fn run_batched(plan: &rocm_fft::Plan, x: &[C64], p: Precision, in_place: boo
         _ => go!(Complex32, f32),
     }
 }
+
+/// Runs a batched contiguous c2c plan of `batch` transforms of `n` on `x` (already in
+/// the plan's precision) and returns the root mean square over the transforms of ours
+/// and rustfft's relative L2 errors against the reference.
+pub fn batched_errors(
+    plan: &rocm_fft::Plan,
+    x: &[C64],
+    n: usize,
+    batch: usize,
+    forward: bool,
+    p: Precision,
+    in_place: bool,
+) -> (f64, f64) {
+    let y = run_batched(plan, x, p, in_place);
+    let (mut ours, mut peer) = (0.0, 0.0);
+    for b in 0..batch {
+        let xb = &x[b * n..][..n];
+        let want = reference_c2c(&[n], xb, forward, p);
+        let e = rel_l2(&y[b * n..][..n], &want);
+        let f = rel_l2(&rustfft_c2c(&[n], xb, forward, p), &want);
+        ours += e * e;
+        peer += f * f;
+    }
+    ((ours / batch as f64).sqrt(), (peer / batch as f64).sqrt())
+}
