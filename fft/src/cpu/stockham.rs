@@ -627,11 +627,12 @@ impl<T: Real> Stockham<T> {
         self.run_columns(a, b, 1)
     }
 
-    /// Runs `count` consecutive transforms of `x` into `y` one at a time, in
-    /// registers ([`in_registers`]) or with `y` as the scratch ([`through_output`]),
-    /// when the plan has two passes (its `registers` if it has them) whose radices are
-    /// both multiples of the lane count and have a kernel; returns false (nothing
-    /// done) otherwise.
+    /// Runs `count` consecutive transforms of `x` into `y` by a whole-transform kernel:
+    /// the planner's [`Whole::Lanes`] codelet or [`Whole::Registers`] kernel, or, for
+    /// a plan of two passes (its `registers` if it has them) whose radices are both
+    /// multiples of the lane count and have a kernel, one transform at a time in
+    /// registers ([`in_registers`]) or with `y` as the scratch ([`through_output`]).
+    /// Returns false (nothing done) when no kernel applies at this SIMD level.
     fn in_registers(&self, x: &[C<T>], y: &mut [C<T>], count: usize) -> bool {
         match (self.whole, &self.registers) {
             (Some(Whole::Lanes(..)), Some(regs)) => {
