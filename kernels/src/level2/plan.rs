@@ -1,4 +1,4 @@
-//! Level 2 selection: gemv's plan.
+//! Level 2 selection: the plans of gemv and the rank updates.
 //!
 //! The variant is the target's catalog entry `gemv/<dtype>/<n|t|c>` (else
 //! [`GemvParams::fallback`]), with a [`GemvTuning`] overriding single fields. x and y are
@@ -14,7 +14,9 @@
 //! [`crate::amdgpu::level2`]); larger problems answer `Unsupported`.
 
 use super::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning};
+use super::rank::{Rank, RankOp, RankParams, UPPER as RANK_UPPER};
 use super::signatures;
+use super::Storage;
 use crate::catalog::Catalog;
 use crate::generator::Generator;
 use crate::level1::plan::ScalarArg;
@@ -143,17 +145,11 @@ fn step(
     Step::bind(program, sig, config, named)
 }
 
-/// Rejects problems the AMDGPU kernels cannot index (spans and byte strides ≥ 2³¹).
-fn check_amdgpu_extent(p: &GemvProblem<'_>) -> Result<()> {
-    let (ix, iy) = (
-        p.x.inc.unsigned_abs() as u128,
-        p.y.inc.unsigned_abs() as u128,
-    );
-    let (m, n, lda) = (p.m as u128, p.n as u128, p.a.lda as u128);
-    let es = p.dtype.size() as u128;
+/// Rejects problems the AMDGPU kernels cannot index: every span of elements a kernel
+/// indexes and every stride in bytes below 2³¹.
+fn check_extent(dtype: DType, elements: &[u128], strides: &[u128]) -> Result<()> {
+    let es = dtype.size() as u128;
     let limit = 1u128 << 31;
-    let elements = [lda * n + m, ix * n.max(m), iy * n.max(m)];
-    let strides = [lda, ix, iy];
     if elements.iter().all(|&e| e < limit) && strides.iter().all(|&s| s * es < limit) {
         return Ok(());
     }
@@ -161,6 +157,20 @@ fn check_amdgpu_extent(p: &GemvProblem<'_>) -> Result<()> {
         "indexing 2³¹ or more elements or bytes per stride (AMDGPU Level 2 kernels index in 32 bits)",
         "AMDGPU",
     ))
+}
+
+/// gemv's spans and strides for [`check_extent`].
+fn check_amdgpu_extent(p: &GemvProblem<'_>) -> Result<()> {
+    let (ix, iy) = (
+        p.x.inc.unsigned_abs() as u128,
+        p.y.inc.unsigned_abs() as u128,
+    );
+    let (m, n, lda) = (p.m as u128, p.n as u128, p.a.lda as u128);
+    check_extent(
+        p.dtype,
+        &[lda * n + m, ix * n.max(m), iy * n.max(m)],
+        &[lda, ix, iy],
+    )
 }
 
 /// The variant for `p` on `target`: catalog, tuning, alignment, chunks.
@@ -317,6 +327,90 @@ pub fn plan(
     Ok(Plan {
         steps,
         workspace_bytes: work_bytes,
+    })
+}
+
+/// A ← A + α·x·op(y) (+ the second term): ger/geru/gerc on an m×n matrix,
+/// syr/her/syr2/her2 on a dense triangle, spr/hpr/spr2/hpr2 on a packed one (m, n ≥ 1;
+/// the caller checked the views).
+#[derive(Debug, Clone, Copy)]
+pub struct RankProblem<'a> {
+    pub op: RankOp,
+    pub storage: Storage,
+    /// The upper triangle is stored (triangle ops).
+    pub upper: bool,
+    pub dtype: DType,
+    /// A is m×n (n×n for the triangle ops).
+    pub m: u64,
+    pub n: u64,
+    /// A (or AP); `lda` unused when packed.
+    pub a: Matrix,
+    /// x (m elements) and y (n elements); syr/her pass x again as y.
+    pub x: Vector,
+    pub y: Vector,
+    pub alpha: &'a [ScalarArg],
+}
+
+/// The rank update's plan: one launch, rows over grid x (one work-item per row), column
+/// groups over grid y.
+pub fn plan_rank(p: &RankProblem<'_>, target: &Target) -> Result<Plan> {
+    let amdgpu = signatures::amdgpu(target);
+    let (m, n, lda) = (p.m as u128, p.n as u128, p.a.lda as u128);
+    if lda * n + m > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    let (ix, iy) = (
+        p.x.inc.unsigned_abs() as u128,
+        p.y.inc.unsigned_abs() as u128,
+    );
+    if amdgpu {
+        check_extent(
+            p.dtype,
+            &[lda * n + m, n * (n + 1) / 2, ix * m, iy * n],
+            &[lda, ix, iy],
+        )?;
+    }
+    let g = RankParams::fallback(p.dtype, p.op, p.storage);
+    let es = p.dtype.size() as u64;
+    let a_elements = match p.storage {
+        Storage::Packed => p.n * (p.n + 1) / 2,
+        _ => (p.n - 1) * p.a.lda + p.m,
+    };
+    let mut b: Vec<(String, Arg)> = vec![
+        ("m".into(), Arg::Value(Value::U64(p.m))),
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..a_elements * es,
+                access: Access::ReadWrite,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(p.m, es, Access::Read)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("y".into(), p.y.arg(p.n, es, Access::Read)),
+        ("incy".into(), Arg::Value(Value::I64(p.y.inc))),
+        (
+            "flags".into(),
+            Arg::Value(Value::U32(if p.upper { RANK_UPPER } else { 0 })),
+        ),
+    ];
+    bind_scalars(&mut b, p.dtype, "alpha", amdgpu, p.alpha)?;
+    let config = LaunchConfig {
+        grid: g.grid(p.m as usize, p.n as usize),
+        block: [g.block, 1, 1],
+        shared_bytes: 0,
+    };
+    let sig = signatures::rank(&g, amdgpu);
+    Ok(Plan {
+        steps: vec![step(ProgramRef::of::<Rank>(g), sig, config, &b)?],
+        workspace_bytes: 0,
     })
 }
 
