@@ -40,10 +40,6 @@ impl GemmShape {
         let (r, c) = self.b_dims();
         check::matrix_extent(r, c, self.ldb)
     }
-    /// (m, n, k) as catalog selection measures them (k = 0 counts as 1).
-    pub(crate) fn dims(&self) -> [u64; 3] {
-        [self.m as u64, self.n as u64, self.k.max(1) as u64]
-    }
     pub(crate) fn c_extent(&self) -> usize {
         check::matrix_extent(self.m, self.n, self.ldc)
     }

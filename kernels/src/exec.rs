@@ -10,7 +10,7 @@
 //! the call, and the plan's ranges are checked against them before any launch.
 
 use crate::plan::{Arg, Plan};
-use crate::signature::{Packed, ParamType};
+use crate::signature::{Packed, ParamType, Value};
 use rocm_core::{
     BufferSlice, BufferSliceMut, Device, DeviceBuffer, Element, Error, Result, Stream,
 };
@@ -158,16 +158,15 @@ pub fn execute(
                 format!("step {}: {} arguments for {sig}", i + 1, step.args.len()),
             ));
         }
-        let mut values = Vec::with_capacity(step.args.len());
-        for (p, arg) in sig.params.iter().zip(&step.args) {
-            crate::plan::check_arg(sig, &p.name, p.ty, arg)?;
-            let bad = |why: String| {
-                Err(Error::invalid(
-                    "plan",
-                    format!("step {} ({}), `{}`: {why}", i + 1, sig.kernel, p.name),
-                ))
-            };
-            values.push(match arg {
+        let bad = |name: &str, why: String| {
+            Error::invalid(
+                "plan",
+                format!("step {} ({}), `{name}`: {why}", i + 1, sig.kernel),
+            )
+        };
+        // The device address of a buffer or workspace argument, its range checked.
+        let address = |name: &str, arg: &Arg| -> Result<u64> {
+            match arg {
                 Arg::Buffer {
                     slot,
                     offset_bytes,
@@ -175,43 +174,132 @@ pub fn execute(
                     access,
                 } => {
                     let Some(v) = buffers.get(*slot) else {
-                        return bad(format!("no view {slot} ({} given)", buffers.len()));
+                        return Err(bad(
+                            name,
+                            format!("no view {slot} ({} given)", buffers.len()),
+                        ));
                     };
-                    view_device(&p.name, v)?;
+                    view_device(name, v)?;
                     if touched.start > touched.end || touched.end > v.bytes {
-                        return bad(format!(
-                            "bytes {}..{} lie outside the view's {}",
-                            touched.start, touched.end, v.bytes
+                        return Err(bad(
+                            name,
+                            format!(
+                                "bytes {}..{} lie outside the view's {}",
+                                touched.start, touched.end, v.bytes
+                            ),
                         ));
                     }
                     if *offset_bytes > v.bytes {
-                        return bad(format!(
-                            "offset {offset_bytes} lies outside the view's {} bytes",
-                            v.bytes
+                        return Err(bad(
+                            name,
+                            format!(
+                                "offset {offset_bytes} lies outside the view's {} bytes",
+                                v.bytes
+                            ),
                         ));
                     }
                     if access.writes() && !v.writable {
-                        return bad("the kernel writes a read-only view".into());
+                        return Err(bad(name, "the kernel writes a read-only view".into()));
                     }
-                    Packed::Pointer(v.address + offset_bytes)
+                    Ok(v.address + offset_bytes)
                 }
                 Arg::Workspace { offset, bytes } => {
                     let Some(ws) = workspace else {
-                        return bad("no workspace given".into());
+                        return Err(bad(name, "no workspace given".into()));
                     };
                     view_device("workspace", ws)?;
                     if offset.checked_add(*bytes).is_none_or(|end| end > ws.bytes) {
-                        return bad(format!(
-                            "workspace bytes {offset}..+{bytes} exceed its {}",
-                            ws.bytes
+                        return Err(bad(
+                            name,
+                            format!("workspace bytes {offset}..+{bytes} exceed its {}", ws.bytes),
                         ));
                     }
-                    Packed::Pointer(ws.address + offset)
+                    Ok(ws.address + offset)
                 }
+                other => Err(bad(name, format!("{other} is not device memory"))),
+            }
+        };
+        // The bytes a buffer or workspace argument may touch, from its address.
+        let reach = |arg: &Arg| -> u64 {
+            match arg {
+                Arg::Buffer {
+                    offset_bytes,
+                    touched,
+                    ..
+                } => touched.end.saturating_sub(*offset_bytes),
+                Arg::Workspace { bytes, .. } => *bytes,
+                _ => 0,
+            }
+        };
+        for copy in &step.copies {
+            let dst = address("copy destination", &copy.dst)?;
+            let src = address("copy source", &copy.src)?;
+            let writable = match &copy.dst {
+                Arg::Buffer { access, .. } => access.writes(),
+                _ => true,
+            };
+            let starts_inside = |arg: &Arg| match arg {
+                Arg::Buffer {
+                    offset_bytes,
+                    touched,
+                    ..
+                } => touched.start <= *offset_bytes,
+                _ => true,
+            };
+            if !writable
+                || !starts_inside(&copy.dst)
+                || !starts_inside(&copy.src)
+                || copy.extent(copy.dst_pitch) > reach(&copy.dst)
+                || copy.extent(copy.src_pitch) > reach(&copy.src)
+            {
+                return Err(bad(
+                    "copy",
+                    format!("{copy} reaches outside its arguments' ranges"),
+                ));
+            }
+            // SAFETY: both rows' ranges lie inside checked views or the workspace
+            // (checked above), the destination is writable, and the views outlive the
+            // queued copy as any other queued work on them.
+            unsafe {
+                stream.copy_2d_raw(
+                    dst,
+                    copy.dst_pitch as usize,
+                    src,
+                    copy.src_pitch as usize,
+                    copy.width as usize,
+                    copy.height as usize,
+                )?
+            };
+        }
+        let mut values = Vec::with_capacity(step.args.len());
+        for (p, arg) in sig.params.iter().zip(&step.args) {
+            crate::plan::check_arg(sig, &p.name, p.ty, arg)?;
+            values.push(match arg {
                 Arg::Value(v) => {
                     debug_assert!(!matches!(p.ty, ParamType::Pointer { .. }));
                     Packed::Value(v.clone())
                 }
+                Arg::TensorMap { base, desc } => {
+                    // The tensor copy engine reads only inside the map's dimensions.
+                    let inner = desc.dims.first().copied().unwrap_or(0) * desc.dtype.size() as u64;
+                    let extent = desc
+                        .dims
+                        .iter()
+                        .skip(1)
+                        .zip(&desc.strides)
+                        .fold(inner, |e, (d, s)| e + d.saturating_sub(1) * s);
+                    if extent > reach(base) {
+                        return Err(bad(
+                            &p.name,
+                            format!("the tensor map reaches {extent} bytes past {base}"),
+                        ));
+                    }
+                    let mut desc = desc.clone();
+                    desc.address = address(&p.name, base)?;
+                    let map = device.encode_tensor_map(&desc)?;
+                    Packed::Value(Value::Bytes(map.0.to_vec()))
+                }
+                buffer => Packed::Pointer(address(&p.name, buffer)?),
             });
         }
         let args = sig.pack(&values, device)?;

@@ -22,6 +22,7 @@
 
 use crate::generator::{self, Generator, Loaded};
 use crate::signature::{Access, ParamType, Signature, Value};
+use rocm_core::tensor_map::TensorMapDesc;
 use rocm_core::{Device, Error, LaunchConfig, Result, Target};
 use std::fmt;
 use std::ops::Range;
@@ -112,6 +113,11 @@ pub enum Arg {
     Workspace { offset: u64, bytes: u64 },
     /// A value passed by value.
     Value(Value),
+    /// A tensor map passed by value (a 128-byte parameter): `desc` describes the tensor
+    /// starting at `base`'s address (a `Buffer` or `Workspace` argument, whose touched
+    /// range covers what the map reaches); the executor sets `desc.address` and encodes
+    /// the map for the device (`Device::encode_tensor_map`).
+    TensorMap { base: Box<Arg>, desc: TensorMapDesc },
 }
 
 impl fmt::Display for Arg {
@@ -133,7 +139,48 @@ impl fmt::Display for Arg {
                 write!(f, "workspace+{offset} [{bytes} bytes]")
             }
             Arg::Value(v) => write!(f, "{v}"),
+            Arg::TensorMap { base, desc } => write!(
+                f,
+                "tensor map of {base} dims {:?} box {:?}",
+                desc.dims, desc.box_dims
+            ),
         }
+    }
+}
+
+/// A pitched device copy queued before a step's kernel (an operand repacked into the
+/// workspace): `height` rows of `width` bytes, row `r` from `src + r·src_pitch` to
+/// `dst + r·dst_pitch`. `src` and `dst` are `Buffer` or `Workspace` arguments whose
+/// ranges cover the rows (the executor checks it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PitchedCopy {
+    pub dst: Arg,
+    pub dst_pitch: u64,
+    pub src: Arg,
+    pub src_pitch: u64,
+    pub width: u64,
+    pub height: u64,
+}
+
+impl PitchedCopy {
+    /// Bytes from the first row's start to the last row's end, with `pitch` between
+    /// rows (0 when the copy is empty).
+    pub fn extent(&self, pitch: u64) -> u64 {
+        if self.width == 0 || self.height == 0 {
+            0
+        } else {
+            (self.height - 1) * pitch + self.width
+        }
+    }
+}
+
+impl fmt::Display for PitchedCopy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "copy {} rows of {} bytes: {} (pitch {}) -> {} (pitch {})",
+            self.height, self.width, self.src, self.src_pitch, self.dst, self.dst_pitch
+        )
     }
 }
 
@@ -147,6 +194,8 @@ pub struct Step {
     pub args: Vec<Arg>,
     /// May be scheduled while the previous step runs (its kernel waits for it).
     pub dependent: bool,
+    /// Device copies queued before the kernel, in order.
+    pub copies: Vec<PitchedCopy>,
 }
 
 impl Step {
@@ -190,7 +239,14 @@ impl Step {
             config,
             args,
             dependent: false,
+            copies: Vec::new(),
         })
+    }
+
+    /// This step with `copies` queued before its kernel.
+    pub fn after_copies(mut self, copies: Vec<PitchedCopy>) -> Step {
+        self.copies = copies;
+        self
     }
 
     /// This step, marked dependent on the previous one.
@@ -206,6 +262,9 @@ pub(crate) fn check_arg(sig: &Signature, name: &str, ty: ParamType, arg: &Arg) -
         (ParamType::Pointer { access, .. }, Arg::Buffer { access: a, .. }) => access == *a,
         (ParamType::Pointer { .. }, Arg::Workspace { .. }) => true,
         (ParamType::Scalar(_) | ParamType::Bytes { .. }, Arg::Value(v)) => v.fits(ty),
+        (ParamType::Bytes { size: 128, .. }, Arg::TensorMap { base, .. }) => {
+            matches!(**base, Arg::Buffer { .. } | Arg::Workspace { .. })
+        }
         _ => false,
     };
     if ok {
@@ -262,6 +321,9 @@ impl fmt::Display for Plan {
             self.workspace_bytes
         )?;
         for (i, s) in self.steps.iter().enumerate() {
+            for copy in &s.copies {
+                writeln!(f, "  {}. {copy}", i + 1)?;
+            }
             let c = &s.config;
             write!(
                 f,

@@ -5,9 +5,7 @@
 //! The GEMM host uses it to hand a kernel whose operand layouts are fixed (the sm_90a
 //! tf32 `wgmma` kernel reads K-major A and B only) the transposed copies it needs.
 //!
-//! Kernel `rocm_transpose` (PTX), parameters in order: `dst: u64, src: u64, rows: u32,
-//! cols: u32, ld_src: u32, ld_dst: u32, stride_src: u64, stride_dst: u64` (strides in
-//! elements between batches). Launch: grid `(⌈rows / 32⌉, ⌈cols / 32⌉, batch)` of
+//! Kernel `rocm_transpose` (PTX), arguments as [`signature`] declares them. Launch: grid `(⌈rows / 32⌉, ⌈cols / 32⌉, batch)` of
 //! [`BLOCK`] work-items. A block moves one 32 × 32 tile through shared memory (rows
 //! padded to 33 elements, so the column-wise reads hit 32 different banks): work-item
 //! (x = tid mod 32, y = tid / 32) loads source rows `x` of columns `y + 8s` and stores
@@ -17,8 +15,9 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Module, Special, Ty};
+use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::target::Family;
-use rocm_core::{Error, ModuleImage, Result, Target};
+use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// The kernel's entry name.
 pub const KERNEL: &str = "rocm_transpose";
@@ -57,12 +56,13 @@ impl Generator for Transpose {
                 ))
             }
         };
+        let sig = signature(p)?;
         let mut module = Module::new(target)?;
-        module.push(&build(ty));
+        module.push(&build(ty, &sig)?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
-            signatures: Vec::new(),
+            signatures: vec![sig],
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: BLOCK,
@@ -71,17 +71,44 @@ impl Generator for Transpose {
     }
 }
 
-fn build(ty: Ty) -> KernelBuilder {
+/// The transpose's arguments: `dst` (written), `src` (read), `rows, cols, ld_src,
+/// ld_dst` (u32; `src` is `rows × cols`), `stride_src, stride_dst` (u64, elements
+/// between batch entries). The kernel moves bits: the pointers' element type names the
+/// element size only (f16 for any 2-byte element, f32 for 4, f64 for 8).
+pub fn signature(p: &TransposeParams) -> Result<Signature> {
+    let elem = match p.element_bytes {
+        2 => DType::F16,
+        4 => DType::F32,
+        8 => DType::F64,
+        other => {
+            return Err(Error::invalid(
+                "element_bytes",
+                format!("{other}: transposes move 2-, 4- or 8-byte elements"),
+            ))
+        }
+    };
+    Ok(Signature::new(KERNEL)
+        .pointer("dst", elem, Access::Write)
+        .pointer("src", elem, Access::Read)
+        .scalar("rows", ScalarType::U32)
+        .scalar("cols", ScalarType::U32)
+        .scalar("ld_src", ScalarType::U32)
+        .scalar("ld_dst", ScalarType::U32)
+        .scalar("stride_src", ScalarType::U64)
+        .scalar("stride_dst", ScalarType::U64))
+}
+
+fn build(ty: Ty, sig: &Signature) -> Result<KernelBuilder> {
     let es = ty.size();
-    let mut k = KernelBuilder::new(KERNEL);
-    let pdst = k.param("dst", Ty::U64);
-    let psrc = k.param("src", Ty::U64);
-    let prows = k.param("rows", Ty::U32);
-    let pcols = k.param("cols", Ty::U32);
-    let pld_src = k.param("ld_src", Ty::U32);
-    let pld_dst = k.param("ld_dst", Ty::U32);
-    let pstride_src = k.param("stride_src", Ty::U64);
-    let pstride_dst = k.param("stride_dst", Ty::U64);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pdst = params.get("dst")?.clone();
+    let psrc = params.get("src")?.clone();
+    let prows = params.get("rows")?.clone();
+    let pcols = params.get("cols")?.clone();
+    let pld_src = params.get("ld_src")?.clone();
+    let pld_dst = params.get("ld_dst")?.clone();
+    let pstride_src = params.get("stride_src")?.clone();
+    let pstride_dst = params.get("stride_dst")?.clone();
     let dst0 = k.ld_param_global_ptr(&pdst);
     let src0 = k.ld_param_global_ptr(&psrc);
     let rows = k.ld_param(&prows);
@@ -162,7 +189,7 @@ fn build(ty: Ty) -> KernelBuilder {
         k.when(inside, false).st_global(addr, 0, &[v]);
     }
     k.ret();
-    k
+    Ok(k)
 }
 
 /// The launch of a `rows × cols` transpose of `batch` matrices.

@@ -9,28 +9,30 @@
 //!   register-tiled FMA kernel (f32, f64) where the target has no matrix instruction.
 //!
 //! ## The kernel contract (every family)
-//! Arguments, in order (PTX `.param`s / AMDGPU kernarg, natural alignment):
-//!
-//! | name | type | meaning |
-//! |---|---|---|
-//! | `a`, `b`, `c` | pointer | element (0, 0) of the first batch's A, B, C |
-//! | `m`, `n`, `k` | u32 | op(A) is m×k, op(B) is k×n, C is m×n |
-//! | `lda`, `ldb`, `ldc` | u32 | leading dimensions, in elements |
-//! | `stride_a`, `stride_b`, `stride_c` | u64 | elements between batches |
-//! | `alpha`, `beta` | compute type | f32 for f32/f16/bf16/tf32 inputs, f64 for f64, i32 for i8 |
+//! Arguments: [`signature`] declares them, once, for every family and variant (the PTX
+//! emitters declare their `.param`s from it, the AMDGPU emitter its kernarg metadata,
+//! and plans bind them by name): A, B and C's first batch entries, `m, n, k` (op(A) is
+//! m×k, op(B) k×n, C m×n), the leading dimensions and batch strides in elements, α and
+//! β in the compute type, and for `tma` variants the two tensor maps.
 //!
 //! - Launch: `grid = (⌈m/tile_m⌉, ⌈n/tile_n⌉, batch)` workgroups of
-//!   [`GemmParams::threads`] work-items (the host, `rocm-blas`, computes it; a
-//!   program's `LaunchRule` is not used for GEMM).
-//! - β = 0 must not read C (it may hold NaN); the host handles m, n = 0 and α = 0 / k = 0.
+//!   [`GemmParams::threads`] work-items ([`plan`] computes it; a program's `LaunchRule`
+//!   is not used for GEMM).
+//! - β = 0 must not read C (it may hold NaN); the plan handles m, n = 0 and α = 0 / k = 0.
 //! - Any m, n, k ≥ 1 and any leading dimensions ≥ the stored rows are correct; aligned
-//!   shapes are merely faster (the host picks parameters that fit the alignment).
+//!   shapes are merely faster (the plan picks parameters that fit the alignment).
 
 pub mod amdgpu;
 pub mod ptx;
+mod select;
 pub mod splitk;
 
+pub use select::{
+    can_implement, plan, select, GemmClass, GemmOperand, GemmProblem, SplitK, MAX_REPACK_COPIES,
+};
+
 use crate::generator::{Generator, Program};
+use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, Result, Target};
 
@@ -136,4 +138,60 @@ impl Generator for Gemm {
             Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
         }
     }
+
+    fn signatures(p: &GemmParams, target: &Target) -> Result<Vec<Signature>> {
+        Ok(vec![signature(p, target)?])
+    }
+}
+
+/// The kernel's name on `target`: [`ptx::KERNEL`] in every PTX program, the variant's
+/// [`amdgpu::kernel_name`] in a code object.
+pub fn kernel_name(p: &GemmParams, target: &Target) -> Result<String> {
+    match target.family() {
+        Family::Nvidia => Ok(ptx::KERNEL.to_string()),
+        Family::Cdna | Family::Rdna3 | Family::Rdna4 => Ok(amdgpu::kernel_name(p)),
+        Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
+    }
+}
+
+/// The scalar type of α and β: the compute type.
+fn coefficient_type(compute: DType) -> Result<ScalarType> {
+    match compute {
+        DType::F32 => Ok(ScalarType::F32),
+        DType::F64 => Ok(ScalarType::F64),
+        DType::I32 => Ok(ScalarType::I32),
+        other => Err(Error::invalid(
+            "compute",
+            format!("GEMM kernels accumulate in f32, f64 or i32, not {other}"),
+        )),
+    }
+}
+
+/// Every GEMM kernel's arguments, in order: `a`, `b` (read), `c` (read and written:
+/// D = α·op(A)·op(B) + β·C in place), `m, n, k, lda, ldb, ldc` (u32), `stride_a,
+/// stride_b, stride_c` (u64, elements between batch entries), `alpha, beta` (compute
+/// type), and for `tma` variants `tmap_a, tmap_b` (128-byte tensor maps aligned to 64,
+/// [`ptx::wgmma::tma_operand`]).
+pub fn signature(p: &GemmParams, target: &Target) -> Result<Signature> {
+    signature_named(p, kernel_name(p, target)?)
+}
+
+/// [`signature`] for a kernel called `kernel`.
+pub(crate) fn signature_named(p: &GemmParams, kernel: String) -> Result<Signature> {
+    let coefficient = coefficient_type(p.compute)?;
+    let mut sig = Signature::new(kernel)
+        .pointer("a", p.ab, Access::Read)
+        .pointer("b", p.ab, Access::Read)
+        .pointer("c", p.c, Access::ReadWrite);
+    for dim in ["m", "n", "k", "lda", "ldb", "ldc"] {
+        sig = sig.scalar(dim, ScalarType::U32);
+    }
+    for stride in ["stride_a", "stride_b", "stride_c"] {
+        sig = sig.scalar(stride, ScalarType::U64);
+    }
+    sig = sig.scalar("alpha", coefficient).scalar("beta", coefficient);
+    if p.tma {
+        sig = sig.bytes("tmap_a", 128, 64).bytes("tmap_b", 128, 64);
+    }
+    Ok(sig)
 }

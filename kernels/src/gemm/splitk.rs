@@ -9,15 +9,15 @@
 //! so results are the same run to run; each output gains at most `splits − 1` additions
 //! over the unsplit sum (error ≤ (k + splits)·u·Σ|a||b| + u·|β·c|).
 //!
-//! Kernel `rocm_gemm_splitk_finish` (PTX), parameters in order: `m: u32, n: u32,
-//! splits: u32, work: u64` (P, compute type, `P_s[i + j·m]` at element `s·m·n + j·m +
-//! i`), `c: u64, ldc: u32, alpha, beta` (compute type; β only with `read_c`). Launch:
+//! Kernel `rocm_gemm_splitk_finish` (PTX), arguments as [`signature`] declares them;
+//! P (compute type) holds `P_s[i + j·m]` at element `s·m·n + j·m + i`. Launch:
 //! grid (n, ⌈m / block⌉), one work-item per row of a column, so consecutive work-items
 //! read consecutive P elements and write consecutive C elements. β = 0 (`read_c =
 //! false`) never reads C.
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Special, Ty};
+use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -59,6 +59,36 @@ impl SplitKParams {
     }
 }
 
+/// The finish kernel's arguments: `m, n, splits` (u32), `work` (the partials, read),
+/// `c` (written; also read with `read_c`), `ldc` (u32), `alpha` and, with `read_c`,
+/// `beta` (compute type).
+pub fn signature(p: &SplitKParams) -> Result<Signature> {
+    p.validate()?;
+    let coefficient = if p.compute == DType::F64 {
+        ScalarType::F64
+    } else {
+        ScalarType::F32
+    };
+    let c_access = if p.read_c {
+        Access::ReadWrite
+    } else {
+        Access::Write
+    };
+    let sig = Signature::new(KERNEL)
+        .scalar("m", ScalarType::U32)
+        .scalar("n", ScalarType::U32)
+        .scalar("splits", ScalarType::U32)
+        .pointer("work", p.compute, Access::Read)
+        .pointer("c", p.c, c_access)
+        .scalar("ldc", ScalarType::U32)
+        .scalar("alpha", coefficient);
+    Ok(if p.read_c {
+        sig.scalar("beta", coefficient)
+    } else {
+        sig
+    })
+}
+
 /// The split-K finish generator.
 pub struct SplitKFinish;
 
@@ -74,13 +104,13 @@ impl Generator for SplitKFinish {
                 target.to_string(),
             ));
         }
-        p.validate()?;
+        let sig = signature(p)?;
         let mut module = Module::new(target)?;
-        module.push(&build(p));
+        module.push(&build(p, &sig)?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
-            signatures: Vec::new(),
+            signatures: vec![sig],
             launch: LaunchRule::Cover {
                 block: BLOCK,
                 units_per_item: 1,
@@ -94,18 +124,18 @@ fn ty(d: DType) -> Ty {
     Ty::components_of(d).map_or(Ty::F32, |(t, _)| t)
 }
 
-fn build(p: &SplitKParams) -> KernelBuilder {
+fn build(p: &SplitKParams, sig: &Signature) -> Result<KernelBuilder> {
     let (ct, cty) = (ty(p.compute), ty(p.c));
     let (es, cs) = (p.compute.size() as u32, p.c.size() as u32);
-    let mut k = KernelBuilder::new(KERNEL);
-    let pm = k.param("m", Ty::U32);
-    let pn = k.param("n", Ty::U32);
-    let psplits = k.param("splits", Ty::U32);
-    let pwork = k.param("work", Ty::U64);
-    let pc = k.param("c", Ty::U64);
-    let pldc = k.param("ldc", Ty::U32);
-    let palpha = k.param("alpha", ct);
-    let pbeta = p.read_c.then(|| k.param("beta", ct));
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pm = params.get("m")?.clone();
+    let pn = params.get("n")?.clone();
+    let psplits = params.get("splits")?.clone();
+    let pwork = params.get("work")?.clone();
+    let pc = params.get("c")?.clone();
+    let pldc = params.get("ldc")?.clone();
+    let palpha = params.get("alpha")?.clone();
+    let pbeta = params.opt("beta").cloned();
 
     let m = k.ld_param(&pm);
     let col = k.special(Special::CtaidX);
@@ -185,7 +215,7 @@ fn build(p: &SplitKParams) -> KernelBuilder {
     k.st_global(caddr, 0, &[out]);
     k.place(exit);
     k.ret();
-    k
+    Ok(k)
 }
 
 #[cfg(test)]

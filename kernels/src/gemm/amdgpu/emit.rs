@@ -6,6 +6,7 @@
 
 use super::plan::{CdMap, FmaTile, OperandPlan, Plan};
 use crate::amdgpu::{AssembledKernel, Assembler, Label, Sgpr, Vgpr};
+use crate::signature::Signature;
 use rocm_core::isa::amdgpu::{IsaFamily, Op, Operand};
 use rocm_core::{DType, Error, Result};
 
@@ -204,27 +205,21 @@ impl Gen<'_> {
     }
 }
 
-/// Builds the kernel `name` of plan `p`.
-pub fn kernel(p: &Plan, name: &str) -> Result<AssembledKernel> {
+/// Builds the kernel of plan `p` with the arguments `signature` declares
+/// ([`crate::gemm::signature`]).
+pub fn kernel(p: &Plan, signature: &Signature) -> Result<AssembledKernel> {
     let t = p.target;
-    let mut k = Assembler::new(t, name, p.threads, 3)?;
-    let a_ptr = k.arg_pointer("a")?;
-    let b_ptr = k.arg_pointer("b")?;
-    let c_ptr = k.arg_pointer("c")?;
-    let m = k.arg_u32("m")?;
-    let n = k.arg_u32("n")?;
-    let kk = k.arg_u32("k")?;
-    let lda = k.arg_u32("lda")?;
-    let ldb = k.arg_u32("ldb")?;
-    let ldc = k.arg_u32("ldc")?;
-    let stride_a = k.arg_u64("stride_a")?;
-    let stride_b = k.arg_u64("stride_b")?;
-    let stride_c = k.arg_u64("stride_c")?;
-    let (alpha, beta) = if p.f64 {
-        (k.arg_u64("alpha")?, k.arg_u64("beta")?)
-    } else {
-        (k.arg_u32("alpha")?, k.arg_u32("beta")?)
-    };
+    let (mut k, args) = Assembler::from_signature(t, signature, p.threads, 3)?;
+    let [a_ptr, b_ptr, c_ptr, m, n, kk, lda, ldb, ldc, stride_a, stride_b, stride_c, alpha, beta] =
+        [
+            "a", "b", "c", "m", "n", "k", "lda", "ldb", "ldc", "stride_a", "stride_b", "stride_c",
+            "alpha", "beta",
+        ]
+        .map(|name| args.get(name));
+    let (a_ptr, b_ptr, c_ptr) = (a_ptr?, b_ptr?, c_ptr?);
+    let (m, n, kk, lda, ldb, ldc) = (m?, n?, kk?, lda?, ldb?, ldc?);
+    let (stride_a, stride_b, stride_c, alpha, beta) =
+        (stride_a?, stride_b?, stride_c?, alpha?, beta?);
     // The kernel's only LDS block: at offset 0, where the plan's offsets start.
     k.lds(p.lds_bytes(), 16)
         .map_err(|e| Error::invalid("tile_k", format!("LDS of {} bytes: {e}", p.lds_bytes())))?;

@@ -123,7 +123,8 @@ pub fn kernel_name(p: &GemmParams) -> String {
 /// The kernel of `p` on `t`.
 pub fn generate(p: &GemmParams, t: IsaTarget) -> Result<AssembledKernel> {
     let plan = Plan::new(p, t)?;
-    emit::kernel(&plan, &kernel_name(p))
+    let signature = crate::gemm::signature_named(p, kernel_name(p))?;
+    emit::kernel(&plan, &signature)
 }
 
 /// The [`Program`] of `p` for `target`: one kernel. GEMM launches follow the contract's
@@ -134,7 +135,7 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
     Ok(Program {
         image: ModuleImage::CodeObject(k.to_elf()?),
         kernels: vec![k.name().to_string()],
-        signatures: Vec::new(),
+        signatures: vec![crate::gemm::signature(p, target)?],
         launch: LaunchRule::Fixed {
             grid: 1,
             block: p.threads(target),

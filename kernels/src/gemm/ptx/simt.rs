@@ -1410,25 +1410,24 @@ impl Gen<'_> {
 pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let plan = plan(p, target)?;
     let mut module = Module::new(target)?;
-    let mut g = Gen {
-        k: KernelBuilder::new(super::KERNEL),
-        plan: &plan,
-    };
+    let (k, params) = KernelBuilder::from_signature(&crate::gemm::signature(p, target)?);
+    let mut g = Gen { k, plan: &plan };
     let (cty, es) = (plan.cty, plan.es);
     let (a, b) = (plan.a, plan.b);
 
-    // Parameters, in the contract's order.
-    let pa = g.k.param("a", Ty::U64);
-    let pb = g.k.param("b", Ty::U64);
-    let pc = g.k.param("c", Ty::U64);
-    let names = ["m", "n", "k", "lda", "ldb", "ldc"];
-    let dims: Vec<_> = names.iter().map(|n| g.k.param(n, Ty::U32)).collect();
-    let strides: Vec<_> = ["stride_a", "stride_b", "stride_c"]
+    let pa = params.get("a")?.clone();
+    let pb = params.get("b")?.clone();
+    let pc = params.get("c")?.clone();
+    let dims = ["m", "n", "k", "lda", "ldb", "ldc"]
         .iter()
-        .map(|n| g.k.param(n, Ty::U64))
-        .collect();
-    let palpha = g.k.param("alpha", cty);
-    let pbeta = g.k.param("beta", cty);
+        .map(|n| params.get(n).cloned())
+        .collect::<Result<Vec<_>>>()?;
+    let strides = ["stride_a", "stride_b", "stride_c"]
+        .iter()
+        .map(|n| params.get(n).cloned())
+        .collect::<Result<Vec<_>>>()?;
+    let palpha = params.get("alpha")?.clone();
+    let pbeta = params.get("beta")?.clone();
 
     // Values only the epilogue needs are loaded (or recomputed) after the main loop,
     // so they hold no registers across it.

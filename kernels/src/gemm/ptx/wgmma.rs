@@ -68,7 +68,7 @@
 
 use crate::gemm::{GemmInstruction, GemmParams};
 use crate::ptx::wgmma::WgmmaInput;
-use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
+use crate::ptx::{Cmp, KernelBuilder, Module, Op, Param, Reg, Special, Ty};
 use rocm_core::tensor_map::{TensorMapDesc, TensorMapSwizzle};
 use rocm_core::{DType, Error, Result, Target};
 
@@ -378,11 +378,24 @@ fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
 pub fn generate(p: &GemmParams, target: &Target) -> Result<String> {
     let plan = plan(p, target)?;
     let sm90a: Target = "sm_90a".parse()?;
-    let mut k = KernelBuilder::new(super::KERNEL);
+    let (mut k, params) = KernelBuilder::from_signature(&crate::gemm::signature(p, target)?);
+    let mut args = Vec::with_capacity(ARGS.len());
+    for name in ARGS {
+        args.push(params.get(name)?.clone());
+    }
+    let maps = if p.tma {
+        Some((params.get("tmap_a")?.clone(), params.get("tmap_b")?.clone()))
+    } else {
+        None
+    };
     Gen {
         k: &mut k,
         plan,
         trans: (!p.trans_a, p.trans_b),
+        args: args
+            .try_into()
+            .map_err(|_| invalid("signature", "GEMM declares 14 arguments".to_string()))?,
+        maps,
     }
     .build();
     let mut module = Module::new(&sm90a)?;
@@ -438,36 +451,28 @@ struct Consumer {
     desc_b: Reg,
 }
 
+/// The arguments every variant loads, in the order [`Gen::build`] takes them.
+const ARGS: [&str; 14] = [
+    "a", "b", "c", "m", "n", "k", "lda", "ldb", "ldc", "stride_a", "stride_b", "stride_c", "alpha",
+    "beta",
+];
+
 struct Gen<'a> {
     k: &'a mut KernelBuilder,
     plan: Plan,
     /// (A is M-major, B is N-major): the instruction's transpose immediates.
     trans: (bool, bool),
+    /// The parameter handles of [`ARGS`], and the tensor maps of a `tma` variant.
+    args: [Param; 14],
+    maps: Option<(Param, Param)>,
 }
 
 impl Gen<'_> {
     fn build(mut self) {
         let k = &mut *self.k;
-        let pa = k.param("a", Ty::U64);
-        let pb = k.param("b", Ty::U64);
-        let pc = k.param("c", Ty::U64);
-        let pm = k.param("m", Ty::U32);
-        let pn = k.param("n", Ty::U32);
-        let pk = k.param("k", Ty::U32);
-        let plda = k.param("lda", Ty::U32);
-        let pldb = k.param("ldb", Ty::U32);
-        let pldc = k.param("ldc", Ty::U32);
-        let psa = k.param("stride_a", Ty::U64);
-        let psb = k.param("stride_b", Ty::U64);
-        let psc = k.param("stride_c", Ty::U64);
-        let palpha = k.param("alpha", Ty::F32);
-        let pbeta = k.param("beta", Ty::F32);
-        let maps = self.plan.tma.then(|| {
-            (
-                k.param_bytes("tmap_a", 128, 64),
-                k.param_bytes("tmap_b", 128, 64),
-            )
-        });
+        let [pa, pb, pc, pm, pn, pk, plda, pldb, pldc, psa, psb, psc, palpha, pbeta] =
+            self.args.clone();
+        let maps = self.maps.clone();
 
         let m = k.ld_param(&pm);
         let n = k.ld_param(&pn);
