@@ -1,0 +1,15 @@
+//! The portable kernel language: a kernel written once, as a Rust function over a
+//! [`Builder`], and lowered to PTX ([`ptx`]) and AMDGPU machine code, with a CPU
+//! interpreter ([`interp`]) as the third oracle.
+//!
+//! - [`ir`]: the IR (plain data): typed SSA values, mutable variables, structured
+//!   control flow, memory, wave operations; the semantics every lowering keeps.
+//! - [`builder`]: the builder API, which types each operation, computes uniformity and
+//!   rejects barriers and wave operations under divergent control flow.
+
+pub mod builder;
+pub mod examples;
+pub mod ir;
+
+pub use builder::{Buf, Builder, Operand};
+pub use ir::*;
