@@ -7,6 +7,7 @@
 //! - [`builder`]: the builder API, which types each operation, computes uniformity and
 //!   rejects barriers and wave operations under divergent control flow.
 
+pub mod amdgpu;
 pub mod builder;
 pub mod examples;
 pub mod ir;
