@@ -197,6 +197,271 @@ fn vector_add_matches_rust_on_every_target() {
 }
 
 #[test]
+fn axpy_grid_stride_matches_rust_on_every_target() {
+    let mut rng = Rng(2);
+    for t in TARGETS {
+        let def = examples::axpy(&target(t)).unwrap();
+        let k = lowered(&def);
+        let dev = emu(t);
+        for n in lengths(t) {
+            // One workgroup (the loop runs n/64 times) and a covering grid.
+            for grid in [1, (n as u32).div_ceil(64)] {
+                let alpha = rng.unit() * 3.0;
+                let (x, y0) = (rng.f64s(n, 10.0), rng.f64s(n + 1, 10.0));
+                let mut args = [
+                    Arg::u32(n as u32),
+                    Arg::Scalar(alpha.to_bits()),
+                    Arg::buffer(&x),
+                    Arg::buffer(&y0),
+                ];
+                run(&dev, &def, &k, grid, 64, &mut args);
+                let got: Vec<f64> = args[3].values();
+                // One fused multiply-add per element: exact.
+                let mut want: Vec<f64> = x
+                    .iter()
+                    .zip(&y0)
+                    .map(|(a, b)| alpha.mul_add(*a, *b))
+                    .collect();
+                want.push(y0[n]);
+                assert_eq!(bits64(&got), bits64(&want), "axpy {t} n={n} grid={grid}");
+            }
+        }
+    }
+}
+
+#[test]
+fn convert_f16_rounds_to_nearest_even_on_every_target() {
+    let mut rng = Rng(3);
+    for t in TARGETS {
+        let def = examples::convert_f16(&target(t)).unwrap();
+        let k = lowered(&def);
+        let dev = emu(t);
+        let n = 1000;
+        // Magnitudes from f16 subnormals to past its largest finite value (overflow).
+        let mut x: Vec<f32> = (0..n)
+            .map(|_| (rng.unit() * 2f64.powf(rng.unit() * 20.0)) as f32)
+            .collect();
+        x[0] = 70000.0;
+        x[1] = -1e-7;
+        x[2] = f32::INFINITY;
+        let y0 = vec![0x5555u16; n + 1];
+        let mut args = [Arg::u32(n as u32), Arg::buffer(&x), Arg::buffer(&y0)];
+        run(&dev, &def, &k, (n as u32).div_ceil(64), 64, &mut args);
+        let got: Vec<u16> = args[2].values();
+        let mut want: Vec<u16> = x
+            .iter()
+            .map(|v| rocm_core::f16::from_f32(*v).to_bits())
+            .collect();
+        want.push(0x5555);
+        assert_eq!(got, want, "convert_f16 {t}");
+    }
+}
+
+/// The IR's wave reduction: `v[l] = op(v[l], v[l ^ m])` for m = wave/2, ..., 1.
+fn butterfly<T: Copy>(v: &mut [T], op: impl Fn(T, T) -> T) {
+    let mut m = v.len() / 2;
+    while m >= 1 {
+        let old = v.to_vec();
+        for l in 0..v.len() {
+            v[l] = op(old[l], old[l ^ m]);
+        }
+        m /= 2;
+    }
+}
+
+/// `examples::workgroup_sum`'s order of additions in plain Rust: per work-item sums in
+/// index order over the grid-stride loop, a butterfly per wave, then one more butterfly
+/// over the waves' results (zeros past the last wave).
+fn workgroup_sums<T: Copy + Default + std::ops::Add<Output = T>>(
+    x: &[T],
+    grid: usize,
+    block: usize,
+    wave: usize,
+) -> Vec<T> {
+    let stride = grid * block;
+    (0..grid)
+        .map(|g| {
+            let lanes: Vec<T> = (0..block)
+                .map(|t| {
+                    let mut acc = T::default();
+                    let mut i = g * block + t;
+                    while i < x.len() {
+                        acc = acc + x[i];
+                        i += stride;
+                    }
+                    acc
+                })
+                .collect();
+            let mut waves: Vec<T> = lanes
+                .chunks(wave)
+                .map(|w| {
+                    let mut w = w.to_vec();
+                    butterfly(&mut w, |a, b| a + b);
+                    w[0]
+                })
+                .collect();
+            waves.resize(wave, T::default());
+            butterfly(&mut waves, |a, b| a + b);
+            waves[0]
+        })
+        .collect()
+}
+
+#[test]
+fn workgroup_sums_match_the_butterfly_order_on_every_target() {
+    let mut rng = Rng(4);
+    for t in TARGETS {
+        let wave = t.wave_size() as usize;
+        let tg = target(t);
+        let (d32, d64) = (
+            examples::workgroup_sum(&tg, rocm_kernels::lang::Scalar::F32).unwrap(),
+            examples::workgroup_sum(&tg, rocm_kernels::lang::Scalar::F64).unwrap(),
+        );
+        let (k32, k64) = (lowered(&d32), lowered(&d64));
+        let dev = emu(t);
+        for (n, grid, block) in [(1000usize, 3u32, 256u32), (77, 1, 64), (5000, 4, 128)] {
+            let x = rng.f32s(n, 10.0);
+            let mut args = [
+                Arg::u32(n as u32),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0f32; grid as usize]),
+            ];
+            run(&dev, &d32, &k32, grid, block, &mut args);
+            let got: Vec<f32> = args[2].values();
+            // The same additions in the same order: exact.
+            let want = workgroup_sums(&x, grid as usize, block as usize, wave);
+            assert_eq!(
+                bits32(&got),
+                bits32(&want),
+                "f32 sum {t} n={n} grid={grid} block={block}"
+            );
+
+            let x = rng.f64s(n, 10.0);
+            let mut args = [
+                Arg::u32(n as u32),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0f64; grid as usize]),
+            ];
+            run(&dev, &d64, &k64, grid, block, &mut args);
+            let got: Vec<f64> = args[2].values();
+            let want = workgroup_sums(&x, grid as usize, block as usize, wave);
+            assert_eq!(
+                bits64(&got),
+                bits64(&want),
+                "f64 sum {t} n={n} grid={grid} block={block}"
+            );
+        }
+    }
+}
+
+#[test]
+fn divergent_branches_match_rust_on_every_target() {
+    let mut rng = Rng(5);
+    for t in TARGETS {
+        let def = examples::divergent(&target(t)).unwrap();
+        let k = lowered(&def);
+        let dev = emu(t);
+        for n in lengths(t) {
+            let x = rng.f32s(n, 10.0);
+            let mut args = [
+                Arg::u32(n as u32),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0f32; n]),
+                Arg::buffer(&vec![7u32; n]),
+            ];
+            run(&dev, &def, &k, (n as u32).div_ceil(64), 64, &mut args);
+            let (y, flag): (Vec<f32>, Vec<u32>) = (args[2].values(), args[3].values());
+            // sqrt is correctly rounded on the emulator (and within the IR's 1 ulp), fma
+            // is one rounding: exact.
+            for i in 0..n {
+                let (wy, wf) = if x[i] > 0.0 {
+                    (x[i].sqrt(), i as u32)
+                } else {
+                    (x[i].mul_add(x[i], 1.0), !(i as u32))
+                };
+                assert_eq!(
+                    (y[i].to_bits(), flag[i]),
+                    (wy.to_bits(), wf),
+                    "divergent {t} n={n} i={i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn varying_trip_counts_with_continue_match_rust_on_every_target() {
+    let mut rng = Rng(6);
+    for t in TARGETS {
+        let def = examples::varying_loop(&target(t)).unwrap();
+        let k = lowered(&def);
+        let dev = emu(t);
+        for n in lengths(t) {
+            let count: Vec<u32> = (0..n).map(|_| (rng.next() % 12) as u32).collect();
+            let x = rng.f32s(n, 10.0);
+            let mut args = [
+                Arg::u32(n as u32),
+                Arg::buffer(&count),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0f32; n]),
+            ];
+            run(&dev, &def, &k, (n as u32).div_ceil(64), 64, &mut args);
+            let y: Vec<f32> = args[3].values();
+            // The same f32 additions in j order: exact.
+            for i in 0..n {
+                let mut s = 0f32;
+                for j in 0..count[i] as usize {
+                    if j % 3 != 2 {
+                        s += x[(i + j) % n];
+                    }
+                }
+                assert_eq!(y[i].to_bits(), s.to_bits(), "varying_loop {t} n={n} i={i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn softmax_rows_match_rust_on_every_target() {
+    let mut rng = Rng(7);
+    for t in TARGETS {
+        let def = examples::softmax_row(&target(t)).unwrap();
+        let k = lowered(&def);
+        let dev = emu(t);
+        for (rows, cols, block) in [(3usize, 1000usize, 256u32), (2, 5, 64), (4, 300, 128)] {
+            let x = rng.f32s(rows * cols, 10.0);
+            let mut args = [
+                Arg::u32(cols as u32),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0f32; rows * cols]),
+            ];
+            run(&dev, &def, &k, rows as u32, block, &mut args);
+            let y: Vec<f32> = args[2].values();
+            // Against exact exponentials in f64. With |x| < 10, the exponent argument
+            // t = (x − max)·log₂e has |t| < 29 and carries two f32 roundings (≤ 29 · 2⁻²³
+            // absolute, so ≤ 29 · 2⁻²³ · ln 2 ≈ 20 · 2⁻²³ relative in 2^t); exp2 adds 2 ulps,
+            // the sum at most (cols / block + 2 · log₂ 64 + 1) ≤ 17 roundings of 2⁻²⁴, the
+            // division 1 ulp: under 40 · 2⁻²³ in all, checked at 64 · 2⁻²³ relative.
+            let tol = 64.0 * 2f64.powi(-23);
+            for r in 0..rows {
+                let row = &x[r * cols..(r + 1) * cols];
+                let m = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) as f64;
+                let e: Vec<f64> = row.iter().map(|&v| (v as f64 - m).exp()).collect();
+                let s: f64 = e.iter().sum();
+                for c in 0..cols {
+                    let want = e[c] / s;
+                    let got = y[r * cols + c] as f64;
+                    assert!(
+                        (got - want).abs() <= tol * want,
+                        "softmax {t} rows={rows} cols={cols} [{r}][{c}]: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn resource_reports_and_llvm_agree() {
     let tools = tools_present();
     if !tools {
@@ -214,9 +479,4 @@ fn resource_reports_and_llvm_agree() {
             }
         }
     }
-}
-
-#[allow(dead_code)]
-fn unused() {
-    let _ = bits64(&[]);
 }
