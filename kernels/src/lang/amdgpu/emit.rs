@@ -378,8 +378,9 @@ impl Emitter {
             .map(|i| operands[i])
             .collect();
         seen.dedup();
-        for i in 0..operands.len() {
-            if !is_src(&info.slots[i]) || info.slots[i] == Slot::MaskSrc {
+        let slots: Vec<Slot> = info.slots.iter().copied().take(operands.len()).collect();
+        for (i, slot) in slots.into_iter().enumerate() {
+            if !is_src(&slot) || slot == Slot::MaskSrc {
                 continue;
             }
             let o = operands[i];
@@ -393,7 +394,7 @@ impl Emitter {
                 continue;
             }
             if literal_banned || not_src0 || seen.len() >= limit {
-                let w = o.width().unwrap_or(1).max(match info.slots[i] {
+                let w = o.width().unwrap_or(1).max(match slot {
                     Slot::VSrc(w) | Slot::VReg(w) => w,
                     _ => 1,
                 });

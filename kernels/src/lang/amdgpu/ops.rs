@@ -1151,12 +1151,12 @@ impl<'a> Lower<'a> {
             (F32, F64) => self.e.valu(I::VCvtF64F32, &[vreg(dr), word(la, 0)])?,
             (F16, F64) | (Bf16, F64) => {
                 let t = self.e.valloc(1)?;
-                self.to_f32(t, from, la)?;
+                self.widen_to_f32(t, from, la)?;
                 self.e.valu(I::VCvtF64F32, &[vreg(dr), vreg(t)])?;
                 self.e.vgprs.free(t);
             }
             (F64, F32) if rn => self.e.valu(I::VCvtF32F64, &[vreg(dr), pair(la, 0, true)])?,
-            (F16 | Bf16, F32) => self.to_f32(dr, from, la)?,
+            (F16 | Bf16, F32) => self.widen_to_f32(dr, from, la)?,
             (F32, F16) if rn => {
                 self.e.valu(I::VCvtF16F32, &[vreg(dr), word(la, 0)])?;
                 self.e
@@ -1174,13 +1174,13 @@ impl<'a> Lower<'a> {
             (F16, Bf16) if rn || r == Rounding::Zero => {
                 // f16 → f32 is exact, so one rounding.
                 let t = self.e.valloc(1)?;
-                self.to_f32(t, F16, la)?;
+                self.widen_to_f32(t, F16, la)?;
                 self.f32_to_bf16(dr, Loc::V(t), rn)?;
                 self.e.vgprs.free(t);
             }
             (Bf16, F16) if rn => {
                 let t = self.e.valloc(1)?;
-                self.to_f32(t, Bf16, la)?;
+                self.widen_to_f32(t, Bf16, la)?;
                 self.e.valu(I::VCvtF16F32, &[vreg(dr), vreg(t)])?;
                 self.e
                     .valu(I::VAndB32, &[vreg(dr), Src::K32(0xffff), vreg(dr)])?;
@@ -1192,7 +1192,7 @@ impl<'a> Lower<'a> {
     }
 
     /// `d = f32(x)` for an f16 or bf16 `x` (exact).
-    fn to_f32(&mut self, d: RegRange, from: Scalar, x: Loc) -> Result<()> {
+    fn widen_to_f32(&mut self, d: RegRange, from: Scalar, x: Loc) -> Result<()> {
         if from == Scalar::F16 {
             self.e.valu(I::VCvtF32F16, &[vreg(d), word(x, 0)])
         } else {
