@@ -6,10 +6,13 @@
 //!   control flow, memory, wave operations; the semantics every lowering keeps.
 //! - [`builder`]: the builder API, which types each operation, computes uniformity and
 //!   rejects barriers and wave operations under divergent control flow.
+//! - [`examples`]: kernels written in it (the test cases and worked examples).
+//! - [`interp`]: the CPU interpreter, the reference of both lowerings.
 
 pub mod amdgpu;
 pub mod builder;
 pub mod examples;
+pub mod interp;
 pub mod ir;
 
 pub use builder::{Buf, Builder, Operand};
