@@ -7,7 +7,10 @@
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{Device, KernelArgs, LaunchConfig, ModuleImage, Target};
 use rocm_kernels::amdgpu::AssembledKernel;
-use rocm_kernels::lang::{amdgpu, examples, KernelDef, ParamKind};
+use rocm_kernels::lang::interp::{self, Arg};
+use rocm_kernels::lang::{
+    amdgpu, examples, Access, Buf, Builder, KernelDef, ParamKind, Scalar, Type, Value,
+};
 mod common;
 
 use common::{agree, emu, tools_present};
@@ -18,51 +21,6 @@ const TARGETS: [IsaTarget; 4] = [
     IsaTarget::Gfx942,
     IsaTarget::Gfx1100,
 ];
-
-/// A kernel argument in parameter order: a scalar's bits, or a buffer's bytes.
-#[derive(Debug, Clone, PartialEq)]
-enum Arg {
-    Scalar(u64),
-    Buffer(Vec<u8>),
-}
-
-/// Plain values that fill argument buffers.
-trait Plain: Copy {
-    fn bytes(self) -> Vec<u8>;
-    fn from(b: &[u8]) -> Self;
-}
-
-macro_rules! plain {
-    ($($t:ty),*) => {$(
-        impl Plain for $t {
-            fn bytes(self) -> Vec<u8> {
-                self.to_le_bytes().to_vec()
-            }
-            fn from(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b.try_into().unwrap())
-            }
-        }
-    )*};
-}
-plain!(u16, u32, f32, f64);
-
-impl Arg {
-    fn u32(v: u32) -> Arg {
-        Arg::Scalar(u64::from(v))
-    }
-    fn buffer<T: Plain>(v: &[T]) -> Arg {
-        Arg::Buffer(v.iter().flat_map(|x| x.bytes()).collect())
-    }
-    fn values<T: Plain>(&self) -> Vec<T> {
-        match self {
-            Arg::Buffer(b) => b
-                .chunks_exact(std::mem::size_of::<T>())
-                .map(T::from)
-                .collect(),
-            Arg::Scalar(_) => Vec::new(),
-        }
-    }
-}
 
 fn target(t: IsaTarget) -> Target {
     t.name().parse().unwrap()
@@ -478,5 +436,306 @@ fn resource_reports_and_llvm_agree() {
                 agree(&[k]);
             }
         }
+    }
+}
+
+// ---- operations against the interpreter -------------------------------------------------
+//
+// Kernels that each compute many operations per work-item and store every result in its
+// own slot of an output buffer (`out[slot · n + i]`), run on the emulator and in the
+// language's interpreter on the same arguments. Exact operations must agree bit for bit;
+// the slots listed as approximate (`approx`) may differ by the IR's ulp bounds.
+
+/// Stores `vals` (32-bit: bitcast to u32; predicates as 1/0) into `out32`, 64-bit ones
+/// into `out64`, slot by slot.
+fn store_all(
+    k: &mut Builder,
+    out: (Buf, Buf),
+    slots: &mut (u32, u32),
+    i: Value,
+    n: Value,
+    vals: &[Value],
+) {
+    let (out32, out64) = out;
+    let (s32, s64) = (&mut slots.0, &mut slots.1);
+    for &v in vals {
+        let v = if v.ty.scalar == Scalar::Pred {
+            k.select(v, 1u32, 0u32)
+        } else {
+            v
+        };
+        let (buf, slot, ty) = if v.ty.scalar.bits() == 64 {
+            *s64 += 1;
+            (out64, *s64 - 1, Type::U64)
+        } else {
+            *s32 += 1;
+            (out32, *s32 - 1, Type::U32)
+        };
+        // 16-bit floats widen exactly to f32.
+        let v = if v.ty.scalar.bits() == 16 {
+            k.convert(v, Scalar::F32)
+        } else {
+            v
+        };
+        let v = k.bitcast(v, ty);
+        let base = k.mul(n, slot);
+        let at = k.add(base, i);
+        let off = k.at(buf, at);
+        k.store(buf, off, v);
+    }
+}
+
+/// Runs `def` on `t` and in the interpreter; every buffer must agree except the f32
+/// slots `approx32` and f64 slots `approx64` of the buffers `out32`/`out64` (parameter
+/// indices), which must be within `ulps` (or 2⁻²² absolutely: log₂ near 1).
+#[allow(clippy::too_many_arguments)]
+fn against_interp(
+    t: IsaTarget,
+    def: &KernelDef,
+    grid: u32,
+    block: u32,
+    args: &[Arg],
+    n: usize,
+    approx: &[(usize, usize, u32)],
+) {
+    let k = lowered(def);
+    let mut ours = args.to_vec();
+    run(&emu(t), def, &k, grid, block, &mut ours);
+    let mut want = args.to_vec();
+    interp::run(def, [grid, 1, 1], [block, 1, 1], &mut want)
+        .unwrap_or_else(|e| panic!("interpreter, {}: {e}", def.name));
+    for (p, (o, w)) in ours.iter().zip(&want).enumerate() {
+        let (Arg::Buffer(o), Arg::Buffer(w)) = (o, w) else {
+            continue;
+        };
+        let width = if approx.iter().any(|a| a.0 == p && a.2 == 64) {
+            8
+        } else {
+            4
+        };
+        for (e, (oc, wc)) in o.chunks(width).zip(w.chunks(width)).enumerate() {
+            if oc == wc {
+                continue;
+            }
+            let slot = e / n.max(1);
+            let ulps = approx
+                .iter()
+                .find(|a| a.0 == p && a.1 == slot)
+                .map(|_| approx_ulps(def, p, slot));
+            let close = match (ulps, width) {
+                (Some(u), 4) => {
+                    let (x, y) = (
+                        f32::from_le_bytes(oc.try_into().unwrap()),
+                        f32::from_le_bytes(wc.try_into().unwrap()),
+                    );
+                    (x.to_bits() as i64 - y.to_bits() as i64).unsigned_abs() <= u
+                        || (x - y).abs() <= 2f32.powi(-22)
+                }
+                (Some(u), _) => {
+                    let (x, y) = (
+                        f64::from_le_bytes(oc.try_into().unwrap()),
+                        f64::from_le_bytes(wc.try_into().unwrap()),
+                    );
+                    (x.to_bits() as i128 - y.to_bits() as i128).unsigned_abs() <= u as u128
+                }
+                _ => false,
+            };
+            assert!(
+                close,
+                "{} on {t}: parameter {p} slot {slot} element {}: emulator {oc:02x?}, interpreter {wc:02x?}\n{}",
+                def.name,
+                e % n.max(1),
+                k.listing
+            );
+        }
+    }
+}
+
+/// The IR's ulp bound of an approximate slot (see each kernel's slot list).
+fn approx_ulps(_def: &KernelDef, _p: usize, _slot: usize) -> u64 {
+    // rsqrt, exp2, log2: 2 ulps; sqrt, rcp, div: 1 (the larger bound for all).
+    2
+}
+
+fn int_ops(t: &Target) -> KernelDef {
+    let mut k = Builder::new("int_ops", t).unwrap();
+    let n = k.param("n", Scalar::U32);
+    let p = k.param("p", Scalar::U32);
+    let q = k.param("q", Scalar::U32);
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let y = k.ptr("y", Scalar::U32, Access::Read);
+    let out32 = k.ptr("out32", Scalar::U32, Access::Write);
+    let out64 = k.ptr("out64", Scalar::U64, Access::Write);
+    let i = k.global_id();
+    let inside = k.lt(i, n);
+    k.if_(inside, |k| {
+        let o = k.at(x, i);
+        let (a, b) = (k.load(x, o), k.load(y, o));
+        let (ai, bi) = (k.bitcast(a, Type::I32), k.bitcast(b, Type::I32));
+        let (pi, qi) = (k.bitcast(p, Type::I32), k.bitcast(q, Type::I32));
+        let sh = k.and(b, 31u32);
+        let psh = k.and(p, 31u32);
+        let out = (out32, out64);
+        let mut slots = (0, 0);
+        let mut v = vec![
+            k.add(a, b),
+            k.sub(a, b),
+            k.mul(a, b),
+            k.mul_hi(a, b),
+            k.div(a, b),
+            k.rem(a, b),
+            k.min(a, b),
+            k.max(a, b),
+            k.and(a, b),
+            k.or(a, b),
+            k.xor(a, b),
+            k.shl(a, sh),
+            k.shr(a, sh),
+            k.not(a),
+            k.neg(a),
+            k.div(ai, bi),
+            k.rem(ai, bi),
+            k.min(ai, bi),
+            k.max(ai, bi),
+            k.shr(ai, sh),
+            k.abs(ai),
+            k.mul_hi(ai, bi),
+            k.neg(ai),
+            // Uniform operands (the scalar unit where it has the operation).
+            k.add(p, q),
+            k.mul(p, q),
+            k.div(p, q),
+            k.rem(pi, qi),
+            k.mul_hi(p, q),
+            k.mul_hi(pi, qi),
+            k.shl(p, 3u32),
+            k.shr(pi, psh),
+            k.min(pi, qi),
+            k.max(p, q),
+            k.abs(pi),
+            k.not(q),
+            k.mul(a, p),
+            k.sub(p, a),
+            k.fma(a, b, p),
+            k.fma(p, q, 5u32),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
+        v.clear();
+        for (x1, y1) in [(a, b), (p, q), (a, p)] {
+            v.push(k.lt(x1, y1));
+            v.push(k.ge(x1, y1));
+            v.push(k.eq(x1, y1));
+            let (xs, ys) = (k.bitcast(x1, Type::I32), k.bitcast(y1, Type::I32));
+            v.push(k.lt(xs, ys));
+            v.push(k.le(xs, ys));
+            v.push(k.ne(xs, ys));
+            v.push(k.gt(xs, ys));
+        }
+        let lt = k.lt(a, b);
+        let odd = k.and(a, 1u32);
+        let odd = k.eq(odd, 1u32);
+        let both = k.and(lt, odd);
+        let either = k.or(lt, odd);
+        let one = k.xor(lt, odd);
+        let none = k.not(either);
+        let pl = k.lt(p, q);
+        let mixed = k.and(pl, odd);
+        v.extend([both, either, one, none, mixed]);
+        v.push(k.select(lt, a, b));
+        v.push(k.select(pl, p, q));
+        v.push(k.select(pl, a, q));
+        v.push(k.select(odd, p, 77u32));
+        store_all(k, out, &mut slots, i, n, &v);
+        v.clear();
+        // 64-bit.
+        let (wa, wb) = (k.mul_wide(a, b), k.mul_wide(ai, bi));
+        let ua = k.convert(a, Scalar::U64);
+        let sb = k.convert(bi, Scalar::I64);
+        let sh64 = k.and(b, 63u32);
+        let wbi = k.bitcast(wb, Type::U64);
+        let was = k.bitcast(wa, Type::I64);
+        let (pq, p64) = (k.mul_wide(p, q), k.convert(p, Scalar::U64));
+        let q64 = k.convert(qi, Scalar::I64);
+        v.extend([
+            wa,
+            wb,
+            ua,
+            sb,
+            k.add(wa, ua),
+            k.sub(ua, wa),
+            k.mul(wa, wbi),
+            k.shl(wa, sh64),
+            k.shr(wa, sh64),
+            k.shr(was, sh64),
+            k.min(wa, wbi),
+            k.max(wa, wbi),
+            k.min(was, wb),
+            k.max(was, wb),
+            k.and(wa, wbi),
+            k.or(wa, wbi),
+            k.xor(wa, wbi),
+            k.not(wa),
+            k.neg(wa),
+            k.abs(was),
+            pq,
+            k.add(pq, p64),
+            k.sub(p64, pq),
+            k.mul(pq, pq),
+            k.shl(pq, 40u32),
+            k.shr(pq, psh),
+            k.shr(q64, 3u32),
+            k.and(pq, 0xffff_0000_ffffu64),
+            k.mul_wide(pi, qi),
+        ]);
+        for (x1, y1) in [(wa, wbi), (pq, p64)] {
+            v.push(k.lt(x1, y1));
+            v.push(k.eq(x1, y1));
+            v.push(k.ne(x1, y1));
+            let (xs, ys) = (k.bitcast(x1, Type::I64), k.bitcast(y1, Type::I64));
+            v.push(k.le(xs, ys));
+            v.push(k.gt(xs, ys));
+        }
+        v.push(k.convert(wa, Scalar::U32));
+        v.push(k.convert(was, Scalar::I32));
+        store_all(k, out, &mut slots, i, n, &v);
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn integer_operations_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(8);
+    for t in TARGETS {
+        let def = int_ops(&target(t));
+        let n = 200usize;
+        let x: Vec<u32> = (0..n)
+            .map(|i| {
+                if i % 7 == 0 {
+                    i as u32
+                } else {
+                    rng.next() as u32
+                }
+            })
+            .collect();
+        // Divisors: nonzero, never -1 as i32 (i32::MIN / -1 overflows), some negative.
+        let y: Vec<u32> = (0..n)
+            .map(|i| match i % 4 {
+                0 => (rng.next() % 1000 + 1) as u32,
+                1 => -((rng.next() % 1000 + 2) as i32) as u32,
+                2 => rng.next() as u32 | 1 << 20,
+                _ => x[i],
+            })
+            .map(|v| if v == 0 || v == u32::MAX { 3 } else { v })
+            .collect();
+        let args = vec![
+            Arg::u32(n as u32),
+            Arg::u32(0x8765_4321),
+            Arg::u32(0xffff_fff3),
+            Arg::buffer(&x),
+            Arg::buffer(&y),
+            Arg::buffer(&vec![0u32; n * 128]),
+            Arg::buffer(&vec![0u64; n * 64]),
+        ];
+        against_interp(t, &def, (n as u32).div_ceil(64), 64, &args, n, &[]);
     }
 }

@@ -196,12 +196,15 @@ impl<'a> Lower<'a> {
 
     /// The result registers: SGPRs when every input is uniform-located and `salu`
     /// holds, else VGPRs.
+    /// With the SGPRs all taken, a uniform result goes to VGPRs (where it is still
+    /// correct, one copy per lane).
     fn result(&mut self, v: Value, inputs: &[Loc], salu: bool) -> Result<Loc> {
         if salu && inputs.iter().all(|l| scalar_like(*l)) {
-            self.define(v, Loc::S(RegRange::new(0, 0)))
-        } else {
-            self.define(v, Loc::V(RegRange::new(0, 0)))
+            if let Ok(l) = self.define(v, Loc::S(RegRange::new(0, 0))) {
+                return Ok(l);
+            }
         }
+        self.define(v, Loc::V(RegRange::new(0, 0)))
     }
 
     // ---- unary ------------------------------------------------------------------------
