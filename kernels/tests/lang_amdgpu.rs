@@ -528,8 +528,10 @@ fn against_interp(
                         f32::from_le_bytes(oc.try_into().unwrap()),
                         f32::from_le_bytes(wc.try_into().unwrap()),
                     );
+                    // NaN's sign and payload are not part of the IR's semantics.
                     (x.to_bits() as i64 - y.to_bits() as i64).unsigned_abs() <= u
                         || (x - y).abs() <= 2f32.powi(-22)
+                        || (x.is_nan() && y.is_nan())
                 }
                 (Some(u), _) => {
                     let (x, y) = (
@@ -537,6 +539,7 @@ fn against_interp(
                         f64::from_le_bytes(wc.try_into().unwrap()),
                     );
                     (x.to_bits() as i128 - y.to_bits() as i128).unsigned_abs() <= u as u128
+                        || (x.is_nan() && y.is_nan())
                 }
                 _ => false,
             };
@@ -737,5 +740,431 @@ fn integer_operations_match_the_interpreter_on_every_target() {
             Arg::buffer(&vec![0u64; n * 64]),
         ];
         against_interp(t, &def, (n as u32).div_ceil(64), 64, &args, n, &[]);
+    }
+}
+
+/// Slots of `float_ops` within the IR's ulp bounds rather than exact: f32 slots 0..5
+/// (div, sqrt, rcp, rsqrt, exp2, log2) and f64 slots 0..1 (div, rcp).
+const FLOAT_APPROX32: usize = 6;
+const FLOAT_APPROX64: usize = 2;
+
+fn float_ops(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::Rounding;
+    let mut k = Builder::new("float_ops", t).unwrap();
+    let n = k.param("n", Scalar::U32);
+    let s = k.param("s", Scalar::F32);
+    let sd = k.param("sd", Scalar::F64);
+    let x = k.ptr("x", Scalar::F32, Access::Read);
+    let y = k.ptr("y", Scalar::F32, Access::Read);
+    let xd = k.ptr("xd", Scalar::F64, Access::Read);
+    let yd = k.ptr("yd", Scalar::F64, Access::Read);
+    let out32 = k.ptr("out32", Scalar::U32, Access::Write);
+    let out64 = k.ptr("out64", Scalar::U64, Access::Write);
+    let i = k.global_id();
+    let inside = k.lt(i, n);
+    k.if_(inside, |k| {
+        let out = (out32, out64);
+        let mut slots = (0, 0);
+        let (o, od) = (k.at(x, i), k.at(xd, i));
+        let (a, b) = (k.load(x, o), k.load(y, o));
+        let (c, d) = (k.load(xd, od), k.load(yd, od));
+        let pa = k.abs(a);
+        // The approximate slots first (see FLOAT_APPROX32/64).
+        let v = [
+            k.div(a, b),
+            k.sqrt(pa),
+            k.rcp(b),
+            k.rsqrt(pa),
+            k.exp2(a),
+            k.log2(pa),
+            k.div(c, d),
+            k.rcp(d),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
+        let v = [
+            k.add(a, b),
+            k.sub(a, b),
+            k.mul(a, b),
+            k.fma(a, b, s),
+            k.mul(a, s),
+            k.sub(s, a),
+            k.min(a, b),
+            k.max(a, b),
+            k.min(a, s),
+            k.neg(a),
+            k.abs(a),
+            k.lt(a, b),
+            k.le(a, s),
+            k.gt(a, b),
+            k.ge(a, b),
+            k.eq(a, b),
+            k.ne(a, a),
+            k.ne(a, b),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
+        let big = k.mul(a, 1000.0f32);
+        let pbig = k.abs(big);
+        let ai = k.convert_rounded(big, Scalar::I32, Rounding::Zero);
+        let ua = k.convert_rounded(pbig, Scalar::U32, Rounding::Zero);
+        let v = [
+            ai,
+            ua,
+            k.convert(ai, Scalar::F32),
+            k.convert(ua, Scalar::F32),
+            k.convert(a, Scalar::F16),
+            k.convert_rounded(big, Scalar::F16, Rounding::Zero),
+            k.convert(a, Scalar::Bf16),
+            k.convert_rounded(a, Scalar::Bf16, Rounding::Zero),
+            k.convert(a, Scalar::F64),
+            k.convert(c, Scalar::F32),
+            k.convert(ai, Scalar::F64),
+            k.convert(ua, Scalar::F64),
+            k.convert_rounded(c, Scalar::I32, Rounding::Zero),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
+        let h = k.convert(a, Scalar::F16);
+        let bf = k.convert(b, Scalar::Bf16);
+        let v = [
+            k.convert(h, Scalar::F64),
+            k.convert(bf, Scalar::F64),
+            k.convert(h, Scalar::Bf16),
+            k.convert(bf, Scalar::F16),
+            k.add(c, d),
+            k.sub(c, d),
+            k.mul(c, d),
+            k.fma(c, d, sd),
+            k.mul(c, sd),
+            k.min(c, d),
+            k.max(c, d),
+            k.min(sd, c),
+            k.neg(c),
+            k.abs(c),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn float_operations_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(9);
+    for t in TARGETS {
+        let def = float_ops(&target(t));
+        let n = 256usize;
+        let mut x = rng.f32s(n, 100.0);
+        let mut y = rng.f32s(n, 100.0);
+        // Equal pairs, signed zeros, a NaN-free mix of magnitudes.
+        for i in (0..n).step_by(9) {
+            y[i] = x[i];
+        }
+        x[1] = 0.0;
+        y[1] = -0.0;
+        x[2] = 1e-3;
+        y[3] = 3e7;
+        let xd = rng.f64s(n, 1e3);
+        let yd = rng.f64s(n, 1e3);
+        let args = vec![
+            Arg::u32(n as u32),
+            Arg::f32(1.5),
+            Arg::f64(-0.375),
+            Arg::buffer(&x),
+            Arg::buffer(&y),
+            Arg::buffer(&xd),
+            Arg::buffer(&yd),
+            Arg::buffer(&vec![0u32; n * 64]),
+            Arg::buffer(&vec![0u64; n * 32]),
+        ];
+        let approx: Vec<(usize, usize, u32)> = (0..FLOAT_APPROX32)
+            .map(|s| (7, s, 32))
+            .chain((0..FLOAT_APPROX64).map(|s| (8, s, 64)))
+            .collect();
+        against_interp(t, &def, (n as u32).div_ceil(64), 64, &args, n, &approx);
+    }
+}
+
+fn wave_ops(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::{Reduce, Shuffle};
+    let mut k = Builder::new("wave_ops", t).unwrap();
+    let n = k.param("n", Scalar::U32);
+    let lane_sel = k.param("lane_sel", Scalar::U32);
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let xf = k.ptr("xf", Scalar::F32, Access::Read);
+    let xd = k.ptr("xd", Scalar::F64, Access::Read);
+    let out32 = k.ptr("out32", Scalar::U32, Access::Write);
+    let out64 = k.ptr("out64", Scalar::U64, Access::Write);
+    // Every lane active: n is the number of work-items launched.
+    let i = k.global_id();
+    let out = (out32, out64);
+    let mut slots = (0, 0);
+    let (o, od) = (k.at(x, i), k.at(xd, i));
+    let (a, f, d) = (k.load(x, o), k.load(xf, o), k.load(xd, od));
+    let ai = k.bitcast(a, Type::I32);
+    let wave = k.special(rocm_kernels::lang::Special::WaveSize);
+    let idx = k.and(a, 1023u32);
+    let v = [
+        k.shuffle(a, Shuffle::Idx(idx)),
+        k.shuffle(a, Shuffle::Idx(lane_sel)),
+        k.shuffle(f, Shuffle::Up(1)),
+        k.shuffle(a, Shuffle::Up(5)),
+        k.shuffle(a, Shuffle::Down(1)),
+        k.shuffle(a, Shuffle::Down(17)),
+        k.shuffle(a, Shuffle::Xor(1)),
+        k.shuffle(a, Shuffle::Xor(16)),
+        k.shuffle(a, Shuffle::Xor(31)),
+        k.shuffle(wave, Shuffle::Down(3)),
+        k.wave_reduce(Reduce::Add, a),
+        k.wave_reduce(Reduce::Min, a),
+        k.wave_reduce(Reduce::Max, ai),
+        k.wave_reduce(Reduce::Min, f),
+        k.wave_reduce(Reduce::Max, f),
+        k.wave_reduce(Reduce::Add, f),
+    ];
+    store_all(&mut k, out, &mut slots, i, n, &v);
+    if k.wave_size() == 64 {
+        let across = k.shuffle(a, Shuffle::Xor(32));
+        store_all(&mut k, out, &mut slots, i, n, &[across]);
+    }
+    let odd = k.and(a, 1u32);
+    let odd = k.eq(odd, 1u32);
+    let small = k.lt(a, 0x0100_0000u32);
+    let big = k.ge(a, 0x0100u32);
+    let v = [
+        k.shuffle(d, Shuffle::Xor(3)),
+        k.shuffle(d, Shuffle::Idx(idx)),
+        k.wave_reduce(Reduce::Add, d),
+        k.wave_reduce(Reduce::Min, d),
+        k.wave_reduce(Reduce::Max, d),
+        k.ballot(odd),
+        k.any(small),
+        k.all(big),
+        k.any(odd),
+    ];
+    store_all(&mut k, out, &mut slots, i, n, &v);
+    k.finish().unwrap()
+}
+
+#[test]
+fn wave_operations_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(10);
+    for t in TARGETS {
+        let def = wave_ops(&target(t));
+        let n = 256usize;
+        let x: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+        let xf = rng.f32s(n, 100.0);
+        let xd = rng.f64s(n, 100.0);
+        let args = vec![
+            Arg::u32(n as u32),
+            Arg::u32(77),
+            Arg::buffer(&x),
+            Arg::buffer(&xf),
+            Arg::buffer(&xd),
+            Arg::buffer(&vec![0u32; n * 32]),
+            Arg::buffer(&vec![0u64; n * 16]),
+        ];
+        against_interp(t, &def, (n / 128) as u32, 128, &args, n, &[]);
+    }
+}
+
+/// Loops and branches: a masked loop left by a `break` under a varying `if` and
+/// continued under another, a uniform loop, predicate variables (uniform and varying),
+/// nested if/else, and a uniform `if` inside divergent code.
+fn control(t: &Target) -> KernelDef {
+    let mut k = Builder::new("control", t).unwrap();
+    let n = k.param("n", Scalar::U32);
+    let p = k.param("p", Scalar::U32);
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let out32 = k.ptr("out32", Scalar::U32, Access::Write);
+    let out64 = k.ptr("out64", Scalar::U64, Access::Write);
+    let i = k.global_id();
+    // A uniform loop: Σ j² for j < p.
+    let s = k.var(0u32);
+    k.for_range(0u32, p, 1u32, |k, j| {
+        let sq = k.mul(j, j);
+        let sv = k.get(s);
+        let sv = k.add(sv, sq);
+        k.set(s, sv);
+    });
+    let uniform_sum = k.get(s);
+    let inside = k.lt(i, n);
+    k.if_(inside, |k| {
+        let o = k.at(x, i);
+        let v = k.load(x, o);
+        let acc = k.var(0u32);
+        let steps = k.var(0u32);
+        let flag = k.var(false);
+        let ucount = k.var(0u32);
+        let cnt = k.var(0u32);
+        k.loop_latch(
+            |k| {
+                let j = k.get(cnt);
+                let over = k.ge(j, p);
+                k.break_if(over);
+                let bit = k.and(j, 31u32);
+                let m = k.shr(v, bit);
+                let m = k.and(m, 1u32);
+                let set = k.eq(m, 1u32);
+                k.if_else(
+                    set,
+                    |k| {
+                        let lim = k.rem(v, 13u32);
+                        let late = k.gt(j, lim);
+                        k.break_if(late);
+                        let f = k.gt(v, 0x8000_0000u32);
+                        k.set(flag, f);
+                    },
+                    |k| {
+                        let even = k.and(j, 1u32);
+                        let even = k.eq(even, 0u32);
+                        k.continue_if(even);
+                    },
+                );
+                let a = k.get(acc);
+                let a = k.add(a, j);
+                k.set(acc, a);
+                // A uniform branch in divergent code.
+                let pe = k.gt(p, 3u32);
+                k.if_(pe, |k| {
+                    let u = k.get(ucount);
+                    let u = k.add(u, 1u32);
+                    k.set(ucount, u);
+                });
+            },
+            |k| {
+                let j = k.get(cnt);
+                let j = k.add(j, 1u32);
+                k.set(cnt, j);
+                let st = k.get(steps);
+                let st = k.add(st, 1u32);
+                k.set(steps, st);
+            },
+        );
+        let fl = k.get(flag);
+        let nested = k.var(0u32);
+        let low = k.lt(v, 0x4000_0000u32);
+        k.if_else(
+            low,
+            |k| {
+                let tiny = k.lt(v, 0x1000_0000u32);
+                k.if_else(tiny, |k| k.set(nested, 1u32), |k| k.set(nested, 2u32));
+            },
+            |k| {
+                let odd = k.and(v, 1u32);
+                let odd = k.eq(odd, 1u32);
+                k.if_(odd, |k| k.set(nested, 3u32));
+            },
+        );
+        let pick = k.select(fl, 10u32, 20u32);
+        let w = k.mul_wide(v, 3u32);
+        let vals = [
+            k.get(acc),
+            k.get(steps),
+            fl,
+            k.get(ucount),
+            k.get(nested),
+            pick,
+            uniform_sum,
+            w,
+        ];
+        store_all(k, (out32, out64), &mut (0, 0), i, n, &vals);
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn control_flow_matches_the_interpreter_on_every_target() {
+    let mut rng = Rng(11);
+    for t in TARGETS {
+        let def = control(&target(t));
+        for (n, p) in [(200usize, 9u32), (100, 2), (64, 0), (300, 40)] {
+            let x: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+            let args = vec![
+                Arg::u32(n as u32),
+                Arg::u32(p),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0u32; n * 8]),
+                Arg::buffer(&vec![0u64; n * 2]),
+            ];
+            against_interp(t, &def, (n as u32).div_ceil(64), 64, &args, n, &[]);
+        }
+    }
+}
+
+/// Shared memory at constant and varying offsets (a 16-byte access split at 4-byte
+/// alignment), vectors, and atomics whose results do not depend on the order lanes
+/// run in.
+fn memory(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::{AtomicOp, Cache};
+    let mut k = Builder::new("memory", t).unwrap();
+    let n = k.param("n", Scalar::U32);
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let out = k.ptr("out", Scalar::U32, Access::ReadWrite);
+    let counts = k.ptr("counts", Scalar::U32, Access::ReadWrite);
+    let sums = k.ptr("sums", Scalar::F32, Access::ReadWrite);
+    let tile = k.shared("tile", Scalar::U32, 4 * 64);
+    let total = k.shared("total", Scalar::U32, 4);
+    let i = k.global_id();
+    let t = k.thread_id();
+    let first = k.eq(t, 0u32);
+    k.if_(first, |k| {
+        let z = k.lit(0u32);
+        k.store(total, 0u32, z);
+    });
+    k.barrier();
+    // Each work-item loads 4 consecutive u32 as a vector (16-byte aligned).
+    let i4 = k.mul(i, 4u32);
+    let o = k.at(x, i4);
+    let vec = k.load_vec(x, o, 4);
+    let parts = k.unpack(vec);
+    let rev = k.pack(&[parts[3], parts[2], parts[1], parts[0]]);
+    let to = k.mul(t, 16u32);
+    k.store_with(tile, to, rev, 16, 4, Cache::Default);
+    let one = k.lit(1u32);
+    let lane_total = k.add(t, 100u32);
+    k.if_(first, |k| k.store(total, 0u32, lane_total));
+    k.barrier();
+    // Read a neighbour's vector back as four scalars, one at a constant offset.
+    let size = k.workgroup_size();
+    let nt = k.add(t, 1u32);
+    let nt = k.rem(nt, size);
+    let no = k.mul(nt, 16u32);
+    let back = k.load_with(tile, no, Type::vec(Scalar::U32, 4), 16, 16, Cache::Default);
+    let c0 = k.load(tile, 4u32);
+    let tot = k.load(total, 0u32);
+    let e = k.extract(back, 1);
+    let s = k.add(e, c0);
+    let s = k.add(s, tot);
+    let oo = k.at(out, i4);
+    k.store(out, oo, back);
+    let o1 = k.add(i4, 1u32);
+    let o1 = k.at(out, o1);
+    k.store_with(out, o1, s, 4, 4, Cache::Streaming);
+    // Order-free atomics: integer counts and exactly representable f32 sums.
+    let bucket = k.and(e, 7u32);
+    let bo = k.at(counts, bucket);
+    k.atomic(AtomicOp::Add, counts, bo, one);
+    let small = k.and(e, 255u32);
+    let sf = k.convert(small, Scalar::F32);
+    let so = k.at(sums, bucket);
+    k.atomic(AtomicOp::Add, sums, so, sf);
+    let _ = n;
+    k.finish().unwrap()
+}
+
+#[test]
+fn memory_and_atomics_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(12);
+    for t in TARGETS {
+        let def = memory(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let x: Vec<u32> = (0..4 * n).map(|_| rng.next() as u32).collect();
+        let args = vec![
+            Arg::u32(n as u32),
+            Arg::buffer(&x),
+            Arg::buffer(&vec![0u32; 4 * n]),
+            Arg::buffer(&vec![0u32; 8]),
+            Arg::buffer(&vec![0f32; 8]),
+        ];
+        against_interp(t, &def, grid, block, &args, 4 * n, &[]);
     }
 }
