@@ -1162,8 +1162,8 @@ fn memory_and_atomics_match_the_interpreter_on_every_target() {
             Arg::u32(n as u32),
             Arg::buffer(&x),
             Arg::buffer(&vec![0u32; 4 * n]),
-            Arg::buffer(&vec![0u32; 8]),
-            Arg::buffer(&vec![0f32; 8]),
+            Arg::buffer(&[0u32; 8]),
+            Arg::buffer(&[0f32; 8]),
         ];
         against_interp(t, &def, grid, block, &args, 4 * n, &[]);
     }
