@@ -1168,3 +1168,17 @@ fn memory_and_atomics_match_the_interpreter_on_every_target() {
         against_interp(t, &def, grid, block, &args, 4 * n, &[]);
     }
 }
+
+#[test]
+#[ignore]
+fn print_listings() {
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        for def in [
+            examples::vector_add(&target(t)).unwrap(),
+            examples::axpy(&target(t)).unwrap(),
+        ] {
+            let k = lowered(&def);
+            println!("{} {t}\n{}", def.name, k.listing);
+        }
+    }
+}

@@ -5,8 +5,9 @@
 //!   rocm-core's [`Scoreboard`] whether it reads or overwrites a register a memory
 //!   instruction may still write; if so it emits the weakest `s_waitcnt` on that counter
 //!   that satisfies the scoreboard (the largest count), and asks again. Labels and
-//!   branches wait for every outstanding load first, so the state at every join is empty
-//!   and the straight-line scoreboard is exact.
+//!   branches first wait for every outstanding load (stores issued after the newest
+//!   load may stay in flight), so no register write is pending at any join and the
+//!   straight-line scoreboard is exact.
 //! - **Operand legalization for VALU instructions**: the shortest encoding whose operand
 //!   rules hold (VOP2's second source must be a VGPR: commutative operations swap, others
 //!   take `_e64`; compares and selects on SGPR masks take `_e64`), constants inline where
@@ -49,9 +50,20 @@ impl From<Operand> for Src {
 pub(crate) struct Emitter {
     pub k: Assembler,
     board: Scoreboard,
+    /// Per counter, its outstanding operations in issue order: whether each writes
+    /// registers (a load) or not (a store).
+    queue: [Vec<bool>; 3],
     pub sgprs: Pool,
     pub vgprs: Pool,
     pub t: IsaTarget,
+}
+
+fn counter_index(c: Counter) -> usize {
+    match c {
+        Counter::Vm => 0,
+        Counter::Vs => 1,
+        Counter::Lgkm => 2,
+    }
 }
 
 /// VOP2 operations whose two sources commute.
@@ -96,6 +108,7 @@ impl Emitter {
         let t = k.target();
         Emitter {
             board: Scoreboard::new(t),
+            queue: Default::default(),
             sgprs: Pool::new(t, RegFile::Sgpr, reserved_sgprs),
             vgprs: Pool::new(t, RegFile::Vgpr, reserved_vgprs),
             t,
@@ -140,12 +153,23 @@ impl Emitter {
     pub(crate) fn emit(&mut self, i: Instr) {
         for _ in 0..4 {
             let Err(p) = self.board.check(&i) else { break };
-            let w = self.weakest_wait(&i, p.counter);
-            self.board.issue(&w);
-            self.k.emit(w);
+            let (w, n) = self.weakest_wait(&i, p.counter);
+            self.issue_wait(w, p.counter, n);
+        }
+        if let Some(c) = i.counter(self.t) {
+            self.queue[counter_index(c)].push(i.defs().next().is_some());
         }
         self.board.issue(&i);
         self.k.emit(i);
+    }
+
+    /// Emits the wait `w` (counter `c` down to `n`) and retires what it covers.
+    fn issue_wait(&mut self, w: Instr, c: Counter, n: u8) {
+        let q = &mut self.queue[counter_index(c)];
+        let keep = q.len().min(usize::from(n));
+        q.drain(..q.len() - keep);
+        self.board.issue(&w);
+        self.k.emit(w);
     }
 
     pub(crate) fn op(&mut self, op: Op, operands: impl Into<Vec<Operand>>) {
@@ -164,8 +188,8 @@ impl Emitter {
     }
 
     /// The `s_waitcnt` on `counter` with the largest count after which the scoreboard
-    /// no longer objects to `i` on that counter.
-    fn weakest_wait(&self, i: &Instr, counter: Counter) -> Instr {
+    /// no longer objects to `i` on that counter, and that count.
+    fn weakest_wait(&self, i: &Instr, counter: Counter) -> (Instr, u8) {
         let outstanding = self.board.outstanding(counter).min(63) as u8;
         for n in (0..outstanding).rev() {
             let w = self.wait_instr(counter, n);
@@ -173,30 +197,32 @@ impl Emitter {
             trial.issue(&w);
             match trial.check(i) {
                 Err(p) if p.counter == counter => continue,
-                _ => return w,
+                _ => return (w, n),
             }
         }
-        self.wait_instr(counter, 0)
+        (self.wait_instr(counter, 0), 0)
     }
 
-    /// Waits for every outstanding load (before a label or a branch, and at barriers).
+    /// Waits for every outstanding load (before a label or a branch): on each counter,
+    /// down to the operations issued after the newest load (stores may stay in flight).
     pub(crate) fn wait_all(&mut self) {
         for c in [Counter::Vm, Counter::Lgkm] {
-            if self.board.outstanding(c) > 0 {
-                let w = self.wait_instr(c, 0);
-                self.board.issue(&w);
-                self.k.emit(w);
+            let q = &self.queue[counter_index(c)];
+            if let Some(newest) = q.iter().rposition(|&writes| writes) {
+                let n = (q.len() - 1 - newest).min(63) as u8;
+                let w = self.wait_instr(c, n);
+                self.issue_wait(w, c, n);
             }
         }
     }
 
-    /// Waits for outstanding stores as well (a memory fence for the workgroup).
+    /// Waits for every outstanding memory operation, stores included (a fence).
     pub(crate) fn wait_stores(&mut self) {
-        self.wait_all();
-        if self.board.outstanding(Counter::Vs) > 0 {
-            let w = self.wait_instr(Counter::Vs, 0);
-            self.board.issue(&w);
-            self.k.emit(w);
+        for c in [Counter::Vm, Counter::Lgkm, Counter::Vs] {
+            if !self.queue[counter_index(c)].is_empty() {
+                let w = self.wait_instr(c, 0);
+                self.issue_wait(w, c, 0);
+            }
         }
     }
 

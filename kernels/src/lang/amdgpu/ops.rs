@@ -399,6 +399,29 @@ impl<'a> Lower<'a> {
             let op = if subtract { I::VSubU32 } else { I::VAddU32 };
             return self.e.valu(op, &[vreg(d), word(a, 0), word(b, 0)]);
         }
+        if !subtract {
+            // lo with a carry out, hi with it in (the constant bus is the legalizer's).
+            let carry = self.e.mask_alloc()?;
+            let lo = if self.e.gfx11() {
+                I::VAddCoU32Vop3
+            } else {
+                I::VAddCoU32
+            };
+            self.e
+                .valu(lo, &[vreg(sub(d, 0)), sreg(carry), word(a, 0), word(b, 0)])?;
+            self.e.valu(
+                I::VAddcCoU32,
+                &[
+                    vreg(sub(d, 1)),
+                    sreg(carry),
+                    word(a, 1),
+                    word(b, 1),
+                    sreg(carry),
+                ],
+            )?;
+            self.e.sgprs.free(carry);
+            return Ok(());
+        }
         let mut tmps = Vec::new();
         let bw: Vec<RegRange> = if subtract {
             let mut out = Vec::new();
