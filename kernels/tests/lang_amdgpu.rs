@@ -841,6 +841,28 @@ fn float_ops(t: &Target) -> KernelDef {
             k.abs(c),
         ];
         store_all(k, out, &mut slots, i, n, &v);
+        let cd = k.convert(a, Scalar::F64);
+        let v = [
+            k.lt(c, d),
+            k.le(c, d),
+            k.gt(c, d),
+            k.ge(c, d),
+            k.eq(c, d),
+            k.ne(c, d),
+            k.lt(c, sd),
+            k.eq(cd, c),
+            k.ne(cd, cd),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
+        let nan = k.constant(Type::F64, f64::NAN);
+        let v = [
+            k.lt(c, nan),
+            k.ne(c, nan),
+            k.eq(nan, nan),
+            k.ge(nan, c),
+            k.le(c, c),
+        ];
+        store_all(k, out, &mut slots, i, n, &v);
     });
     k.finish().unwrap()
 }
@@ -861,8 +883,17 @@ fn float_operations_match_the_interpreter_on_every_target() {
         y[1] = -0.0;
         x[2] = 1e-3;
         y[3] = 3e7;
-        let xd = rng.f64s(n, 1e3);
-        let yd = rng.f64s(n, 1e3);
+        let mut xd = rng.f64s(n, 1e3);
+        let mut yd = rng.f64s(n, 1e3);
+        for i in (0..n).step_by(7) {
+            yd[i] = xd[i];
+        }
+        xd[4] = 0.0;
+        yd[4] = -0.0;
+        xd[5] = -3.0;
+        yd[5] = -2.0;
+        xd[6] = f64::INFINITY;
+        yd[8] = f64::NEG_INFINITY;
         let args = vec![
             Arg::u32(n as u32),
             Arg::f32(1.5),

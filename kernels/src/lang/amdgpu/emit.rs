@@ -413,7 +413,12 @@ impl Emitter {
             if !o.is_scalar_value() {
                 continue;
             }
-            let literal_banned = matches!(o, Operand::Literal(_)) && vop3 && !self.gfx11();
+            // One literal per instruction, none in gfx9's VOP3.
+            let other_literal = seen
+                .iter()
+                .any(|s| matches!(s, Operand::Literal(_)) && *s != o);
+            let literal_banned =
+                matches!(o, Operand::Literal(_)) && ((vop3 && !self.gfx11()) || other_literal);
             // VOP1/VOP2 take a literal or SGPR in the first source only.
             let not_src0 = !vop3 && i != info.slots.iter().position(is_src).unwrap_or(0);
             if seen.contains(&o) && !literal_banned && !not_src0 {

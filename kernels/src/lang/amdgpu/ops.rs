@@ -1001,8 +1001,63 @@ impl<'a> Lower<'a> {
                 self.e.valu(op, &[sreg(m), word(la, 0), word(lb, 0)])
             }
             Scalar::U64 | Scalar::I64 => self.cmp64_v(m, c, s, la, lb),
+            Scalar::F64 => self.cmp_f64(m, c, la, lb),
             _ => Err(self.unsupported(format!("comparison of {}", s.name()))),
         }
+    }
+
+    /// An f64 comparison (the instruction model has no `v_cmp_*_f64`): both operands
+    /// mapped to i64 keys that order as the floats do (`±|x|` by the sign bit, so −0
+    /// and +0 both map to 0), compared as i64, and-ed with "neither is NaN" (`Ne` is
+    /// the negation of that `Eq`).
+    fn cmp_f64(&mut self, m: RegRange, c: Cmp, a: Loc, b: Loc) -> Result<()> {
+        let mut keys = Vec::new();
+        let ordered = [self.e.mask_alloc()?, self.e.mask_alloc()?];
+        let sign = self.e.mask_alloc()?;
+        for (n, x) in [a, b].into_iter().enumerate() {
+            let (mag, key) = (self.e.valloc(2)?, self.e.valloc(2)?);
+            self.e.valu(I::VMovB32, &[vreg(sub(mag, 0)), word(x, 0)])?;
+            self.e.valu(
+                I::VAndB32,
+                &[vreg(sub(mag, 1)), Src::K32(!SIGN32), word(x, 1)],
+            )?;
+            self.not_nan64(ordered[n], mag)?;
+            self.add64(false, key, Loc::K(0), Loc::V(mag), true, true)?;
+            self.e
+                .valu(I::VCmpGtI32, &[sreg(sign), Src::K32(0), word(x, 1)])?;
+            for j in 0..2 {
+                self.e.valu(
+                    I::VCndmaskB32,
+                    &[
+                        vreg(sub(key, j)),
+                        vreg(sub(mag, j)),
+                        vreg(sub(key, j)),
+                        sreg(sign),
+                    ],
+                )?;
+            }
+            self.e.vgprs.free(mag);
+            keys.push(key);
+        }
+        let test = if c == Cmp::Ne { Cmp::Eq } else { c };
+        self.cmp64_v(m, test, Scalar::I64, Loc::V(keys[0]), Loc::V(keys[1]))?;
+        let and = self.e.mask_op(I::SAndB64);
+        for o in ordered {
+            self.e
+                .op(and, [Operand::Sgpr(m), Operand::Sgpr(m), Operand::Sgpr(o)]);
+        }
+        if c == Cmp::Ne {
+            let xor = self.e.mask_op(I::SXorB64);
+            self.e
+                .op(xor, [Operand::Sgpr(m), Operand::Sgpr(m), Operand::Int(-1)]);
+        }
+        for k in keys {
+            self.e.vgprs.free(k);
+        }
+        for r in [sign, ordered[0], ordered[1]] {
+            self.e.sgprs.free(r);
+        }
+        Ok(())
     }
 
     /// A 64-bit integer comparison from 32-bit ones on the halves.
