@@ -36,6 +36,12 @@ fn run(
     block: u32,
     args: &mut [Arg],
 ) {
+    let c = LaunchConfig::linear(grid, block);
+    run3(dev, def, k, &c, args);
+}
+
+/// [`run`] with a launch of any shape.
+fn run3(dev: &Device, def: &KernelDef, k: &AssembledKernel, c: &LaunchConfig, args: &mut [Arg]) {
     let m = dev
         .load_module(&ModuleImage::CodeObject(k.to_elf().unwrap()))
         .unwrap();
@@ -71,12 +77,8 @@ fn run(
     // SAFETY: the arguments follow the kernel's parameters (checked above) and the
     // emulated device checks every access against the buffers.
     unsafe {
-        f.launch(
-            dev.default_stream(),
-            &LaunchConfig::linear(grid, block),
-            &ka,
-        )
-        .unwrap_or_else(|e| panic!("{} on {}: {e}\n{}", k.name(), k.target.isa, k.listing))
+        f.launch(dev.default_stream(), c, &ka)
+            .unwrap_or_else(|e| panic!("{} on {}: {e}\n{}", k.name(), k.target.isa, k.listing))
     };
     dev.synchronize().unwrap();
     for (a, buf) in args.iter_mut().zip(bufs) {
@@ -1211,5 +1213,69 @@ fn print_listings() {
             let k = lowered(&def);
             println!("{} {t}\n{}", def.name, k.listing);
         }
+    }
+}
+
+/// Work-item, wave and workgroup ids of a 3-D launch (the flattened id decides the wave).
+fn ids(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::{Axis, Special};
+    let mut k = Builder::new("ids", t).unwrap();
+    let out = k.ptr("out", Scalar::U32, Access::Write);
+    let sp = |k: &mut Builder, s| k.special(s);
+    let v = [
+        sp(&mut k, Special::ThreadId(Axis::X)),
+        sp(&mut k, Special::ThreadId(Axis::Y)),
+        sp(&mut k, Special::ThreadId(Axis::Z)),
+        sp(&mut k, Special::WorkgroupId(Axis::X)),
+        sp(&mut k, Special::WorkgroupId(Axis::Y)),
+        sp(&mut k, Special::WorkgroupSize(Axis::Y)),
+        sp(&mut k, Special::GridSize(Axis::Y)),
+        sp(&mut k, Special::LaneId),
+        sp(&mut k, Special::WaveId),
+        sp(&mut k, Special::WaveSize),
+    ];
+    // Flat position of this work-item in the whole launch.
+    let (sx, sy, sz) = (
+        sp(&mut k, Special::WorkgroupSize(Axis::X)),
+        v[5],
+        sp(&mut k, Special::WorkgroupSize(Axis::Z)),
+    );
+    let gx = sp(&mut k, Special::GridSize(Axis::X));
+    let group = k.fma(v[4], gx, v[3]);
+    let per_group = k.mul(sx, sy);
+    let per_group = k.mul(per_group, sz);
+    let local = k.fma(v[2], sy, v[1]);
+    let local = k.fma(local, sx, v[0]);
+    let flat = k.fma(group, per_group, local);
+    let total = k.mul(per_group, gx);
+    let gy = v[6];
+    let total = k.mul(total, gy);
+    for (slot, &x) in v.iter().enumerate() {
+        let at = k.fma(total, slot as u32, flat);
+        let off = k.at(out, at);
+        k.store(out, off, x);
+    }
+    k.finish().unwrap()
+}
+
+#[test]
+fn ids_of_3d_launches_match_the_interpreter_on_every_target() {
+    for t in TARGETS {
+        let def = ids(&target(t));
+        let k = lowered(&def);
+        let (grid, block) = ([2u32, 3, 1], [8u32, 4, 4]);
+        let n = (grid.iter().product::<u32>() * block.iter().product::<u32>()) as usize;
+        let mut ours = vec![Arg::buffer(&vec![0u32; 10 * n])];
+        let mut want = ours.clone();
+        let mut c = LaunchConfig::linear(1, 1);
+        c.grid = grid;
+        c.block = block;
+        run3(&emu(t), &def, &k, &c, &mut ours);
+        interp::run(&def, grid, block, &mut want).unwrap();
+        assert_eq!(
+            ours[0].values::<u32>(),
+            want[0].values::<u32>(),
+            "ids on {t}"
+        );
     }
 }

@@ -69,6 +69,8 @@ pub(crate) struct Lower<'a> {
     grid_size: [Option<RegRange>; 3],
     group_size: [Option<RegRange>; 3],
     pub loops: Vec<LoopCtx>,
+    /// Dimensions of the launch the kernel reads ids of (1..=3).
+    dims: u8,
     /// Where to go when EXEC becomes zero (innermost last).
     pub skip: Vec<Label>,
     labels: usize,
@@ -154,6 +156,11 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
         })
         .max()
         .unwrap_or(1);
+    if dims > 1 && used.contains(&Special::WaveId) {
+        // The flattened work-item id needs the workgroup's extent in x (and y).
+        used.push(Special::WorkgroupSize(Axis::X));
+        used.push(Special::WorkgroupSize(Axis::Y));
+    }
     let mut k = Assembler::new(t, &def.name, def.max_workgroup_size, dims)?;
     let mut sgpr_end = 2 + u16::from(dims);
     let mut params = Vec::new();
@@ -223,6 +230,7 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
         grid_size,
         group_size,
         loops: Vec::new(),
+        dims,
         skip: Vec::new(),
         labels: 0,
         pos: 0,
@@ -534,26 +542,7 @@ impl<'a> Lower<'a> {
                 let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
                     unreachable!()
                 };
-                if i == 0 {
-                    self.e.valu(
-                        I::VAndB32,
-                        &[
-                            Src::Op(Operand::Vgpr(d)),
-                            Src::K32(0x3ff),
-                            Src::Op(Operand::Vgpr(RegRange::new(0, 1))),
-                        ],
-                    )?;
-                } else {
-                    self.e.valu(
-                        I::VBfeU32,
-                        &[
-                            Src::Op(Operand::Vgpr(d)),
-                            Src::Op(Operand::Vgpr(RegRange::new(0, 1))),
-                            Src::K32(10 * u32::from(i)),
-                            Src::K32(10),
-                        ],
-                    )?;
-                }
+                self.thread_id_into(d, i)?;
             }
             Special::WorkgroupId(a) => {
                 self.alias(v, Loc::S(RegRange::new(2 + axis_index(a) as u16, 1)));
@@ -574,45 +563,96 @@ impl<'a> Lower<'a> {
                 self.lane_id(d)?;
             }
             Special::WaveId => {
-                if self.e.k.target() != self.t {
-                    unreachable!();
-                }
-                let dims_used = self.group_size.iter().skip(1).any(|g| g.is_some());
-                let _ = dims_used;
-                // Waves are numbered along the flattened work-item id; a 1-D kernel's
-                // is its x id.
+                // Waves hold consecutive flattened work-item ids, so the first active
+                // lane's flat id over the wave size is the wave's number.
                 let Loc::S(d) = self.define(v, Loc::S(RegRange::new(0, 0)))? else {
                     unreachable!()
                 };
-                let tid = if packed {
+                let flat = self.e.valloc(1)?;
+                self.thread_id_into(flat, 0)?;
+                if self.dims > 1 {
                     let t = self.e.valloc(1)?;
+                    let sizes = self.group_size;
+                    let size = |a: usize| sizes[a].expect("declared at setup for WaveId");
+                    if self.dims > 2 {
+                        // y + size_y · z
+                        self.thread_id_into(t, 2)?;
+                        self.e.valu(
+                            I::VMulLoU32,
+                            &[
+                                Src::Op(Operand::Vgpr(t)),
+                                Src::Op(Operand::Sgpr(size(1))),
+                                Src::Op(Operand::Vgpr(t)),
+                            ],
+                        )?;
+                    } else {
+                        self.e
+                            .valu(I::VMovB32, &[Src::Op(Operand::Vgpr(t)), Src::K32(0)])?;
+                    }
+                    let y = self.e.valloc(1)?;
+                    self.thread_id_into(y, 1)?;
                     self.e.valu(
-                        I::VAndB32,
+                        I::VAddU32,
                         &[
                             Src::Op(Operand::Vgpr(t)),
-                            Src::K32(0x3ff),
-                            Src::Op(Operand::Vgpr(RegRange::new(0, 1))),
+                            Src::Op(Operand::Vgpr(t)),
+                            Src::Op(Operand::Vgpr(y)),
                         ],
                     )?;
-                    Some(t)
-                } else {
-                    None
-                };
-                let r = tid.unwrap_or(RegRange::new(0, 1));
-                self.e
-                    .op(I::VReadfirstlaneB32, [Operand::Sgpr(d), Operand::Vgpr(r)]);
+                    self.e.vgprs.free(y);
+                    // flat = x + size_x · (y + size_y · z)
+                    self.e.valu(
+                        I::VMulLoU32,
+                        &[
+                            Src::Op(Operand::Vgpr(t)),
+                            Src::Op(Operand::Sgpr(size(0))),
+                            Src::Op(Operand::Vgpr(t)),
+                        ],
+                    )?;
+                    self.e.valu(
+                        I::VAddU32,
+                        &[
+                            Src::Op(Operand::Vgpr(flat)),
+                            Src::Op(Operand::Vgpr(flat)),
+                            Src::Op(Operand::Vgpr(t)),
+                        ],
+                    )?;
+                    self.e.vgprs.free(t);
+                }
+                self.e.op(
+                    I::VReadfirstlaneB32,
+                    [Operand::Sgpr(d), Operand::Vgpr(flat)],
+                );
                 let shift = self.t.wave_size().trailing_zeros();
                 self.e.salu(
                     I::SLshrB32,
                     Some(Operand::Sgpr(d)),
                     &[Src::Op(Operand::Sgpr(d)), Src::K32(shift)],
                 )?;
-                if let Some(t) = tid {
-                    self.e.vgprs.free(t);
-                }
+                self.e.vgprs.free(flat);
             }
         }
         Ok(())
+    }
+
+    /// `d = work-item id` along axis `a` (0 = x).
+    fn thread_id_into(&mut self, d: RegRange, a: u16) -> Result<()> {
+        let v0 = Src::Op(Operand::Vgpr(RegRange::new(0, 1)));
+        let dv = Src::Op(Operand::Vgpr(d));
+        if !packed_workitem_ids(self.t) {
+            return self.e.valu(
+                I::VMovB32,
+                &[dv, Src::Op(Operand::Vgpr(RegRange::new(a, 1)))],
+            );
+        }
+        if a == 0 {
+            self.e.valu(I::VAndB32, &[dv, Src::K32(0x3ff), v0])
+        } else {
+            self.e.valu(
+                I::VBfeU32,
+                &[dv, v0, Src::K32(10 * u32::from(a)), Src::K32(10)],
+            )
+        }
     }
 
     /// `d = lane id` (`v_mbcnt` of all ones).

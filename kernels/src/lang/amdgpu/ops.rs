@@ -1411,8 +1411,6 @@ impl<'a> Lower<'a> {
     /// LDS accesses of `m` as (op, registers) pieces: whole when aligned, else 4-byte
     /// (or 8-byte) pieces at the alignment.
     fn lds_pieces(&self, m: &MemAccess) -> Result<Vec<(I, u8)>> {
-        let read = true;
-        let _ = read;
         if m.bytes < 4 {
             return Err(self.unsupported(format!("{}-byte shared memory accesses", m.bytes)));
         }
@@ -1538,8 +1536,12 @@ impl<'a> Lower<'a> {
         compare: Option<Value>,
     ) -> Result<()> {
         let s = value.ty.scalar;
+        if compare.is_some() {
+            return Err(
+                self.unsupported("compare-and-swap (the instruction model has no atomic cmpswap)")
+            );
+        }
         let used = self.live.value_used[v.id as usize];
-        let _ = compare;
         let lv = self.loc(value)?;
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
         let data = self.vword(lv, 0, &mut tv)?;
