@@ -593,8 +593,24 @@ impl Builder {
     /// Converts a scalar to `to` with a rounding mode (see the module docs of
     /// [`super::ir`] for what each conversion does).
     pub fn convert_rounded(&mut self, a: Value, to: Scalar, rounding: Rounding) -> Value {
-        if a.ty.is_vector() || a.ty.scalar == Scalar::Pred || to == Scalar::Pred {
-            self.fail(format!("conversion of a {} to {}", a.ty, to.name()));
+        let from = a.ty.scalar;
+        let half = |s: Scalar| matches!(s, Scalar::F16 | Scalar::Bf16);
+        // 16-bit floats convert only to and from f32 (what both ISAs do in one
+        // instruction), and f32 -> bf16 rounds only to nearest or toward zero.
+        let ok = !a.ty.is_vector()
+            && from != Scalar::Pred
+            && to != Scalar::Pred
+            && (!(half(from) || half(to))
+                || from == to
+                || from == Scalar::F32
+                || to == Scalar::F32)
+            && !(to == Scalar::Bf16 && matches!(rounding, Rounding::Up | Rounding::Down));
+        if !ok {
+            self.fail(format!(
+                "conversion of a {} to {} rounding {rounding:?}",
+                a.ty,
+                to.name()
+            ));
         }
         self.define(Type::of(to), Op::Convert(a, rounding))
     }
@@ -728,17 +744,20 @@ impl Builder {
             self.fail("read-only cache path on memory the kernel writes");
         }
         let mut m = self.access(buf, offset, ty, bytes);
-        m.align = self.check_align(align, ty);
+        m.align = self.check_align(align, ty, bytes);
         m.cache = cache;
         self.define(ty, Op::Load(m))
     }
 
-    fn check_align(&mut self, align: u32, ty: Type) -> u32 {
-        if !align.is_power_of_two() || align > 16 || align < ty.scalar.bytes().min(4) {
+    /// The alignment must be a power of two from the element's size (the bytes moved,
+    /// for a narrow access) to 16.
+    fn check_align(&mut self, align: u32, ty: Type, bytes: u32) -> u32 {
+        let least = ty.scalar.bytes().min(bytes);
+        if !align.is_power_of_two() || align > 16 || align < least {
             self.fail(format!(
-                "alignment {align} for a {ty} access (a power of two from the element size to 16)"
+                "alignment {align} for a {ty} access (a power of two from {least} to 16)"
             ));
-            return ty.scalar.bytes().max(1);
+            return least.max(1);
         }
         align
     }
@@ -767,7 +786,7 @@ impl Builder {
         }
         self.check(value);
         let mut m = self.access(buf, offset, value.ty, bytes);
-        m.align = self.check_align(align, value.ty);
+        m.align = self.check_align(align, value.ty, bytes);
         m.cache = cache;
         self.push(Stmt::Store(m, value));
     }

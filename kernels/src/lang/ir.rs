@@ -22,8 +22,9 @@
 //!   and float → narrower float round by the [`Rounding`]; float → wider float is exact;
 //!   float → int rounds by the [`Rounding`] to an integer, saturates to the destination's
 //!   range, and gives 0 for NaN.
-//! - f16 and bf16 are storage types: they are loaded, stored, converted and bitcast, and
-//!   arithmetic happens in f32 or f64.
+//! - f16 and bf16 are storage types: they are loaded, stored, bitcast and converted to
+//!   and from f32 (f32 -> bf16 rounds to nearest or toward zero), and arithmetic happens
+//!   in f32 or f64.
 //! - Wave operations act on all lanes of a wave; workgroups that use them must be a
 //!   multiple of the wave size, and control flow around them must be at most
 //!   [`Uniformity::WaveUniform`] (the builder checks the latter). A wave reduction
