@@ -1,6 +1,7 @@
 //! The language's PTX lowering (`rocm_kernels::lang::ptx`): every example kernel and a
-//! kernel using every operation assemble with ptxas for sm_80, sm_90 and sm_90a without
-//! warnings, spills or stack; and every example runs in the PTX interpreter
+//! kernel using every operation declare exactly their signature's `.param` list and
+//! assemble with ptxas for sm_80, sm_90 and sm_90a without warnings, spills or stack;
+//! and every example runs in the PTX interpreter
 //! (`ptx_sim`) on the same random inputs as the language's CPU interpreter, with the
 //! same output bits.
 //!
@@ -191,6 +192,9 @@ fn every_kernel_assembles_without_spills() {
         kernels.push(every_op(&target));
         for k in &kernels {
             let text = ptx::lower(k).unwrap();
+            k.signature()
+                .check_ptx(&text)
+                .unwrap_or_else(|e| panic!("{arch}: {e}"));
             let report = ptxas
                 .compile(&text, &target)
                 .unwrap_or_else(|e| panic!("{arch} {}: {e}\n{text}", k.name));
@@ -249,7 +253,7 @@ fn same_in_both(k: &KernelDef, grid: u32, block: u32, args: Vec<Arg>) {
                 bad.is_none(),
                 "{}: argument {i} `{}` differs first at byte {:?}",
                 k.name,
-                k.params[i].name,
+                k.signature().params[i].name,
                 bad
             );
         }

@@ -79,20 +79,20 @@ pub fn run(
     args: &mut [Arg],
 ) -> Result<()> {
     let what = format!("launch of kernel `{}`", kernel.name);
-    if args.len() != kernel.params.len() {
+    if args.len() != kernel.signature.params.len() {
         return Err(Error::invalid(
             what,
             format!(
                 "{} arguments for {} parameters",
                 args.len(),
-                kernel.params.len()
+                kernel.signature.params.len()
             ),
         ));
     }
-    for (p, a) in kernel.params.iter().zip(args.iter()) {
+    for (p, a) in kernel.signature.params.iter().zip(args.iter()) {
         let ok = matches!(
-            (p.kind, a),
-            (ParamKind::Scalar(_), Arg::Scalar(_)) | (ParamKind::Pointer { .. }, Arg::Buffer(_))
+            (p.ty, a),
+            (ParamType::Scalar(_), Arg::Scalar(_)) | (ParamType::Pointer { .. }, Arg::Buffer(_))
         );
         if !ok {
             return Err(Error::invalid(
@@ -339,7 +339,7 @@ impl Workgroup<'_> {
         };
         match mem {
             Mem::Global(p) => {
-                let name = self.k.params[p as usize].name.clone();
+                let name = self.k.signature.params[p as usize].name.clone();
                 let Arg::Buffer(buf) = &mut self.args[p as usize] else {
                     return Err(self.fault(l, format!("`{name}` is not a buffer")));
                 };

@@ -80,22 +80,19 @@ struct Lower<'a> {
 
 /// The `.entry` for `kernel`.
 fn entry(kernel: &KernelDef) -> KernelBuilder {
-    let mut b = KernelBuilder::new(&kernel.name);
+    let (mut b, handles) = KernelBuilder::from_signature(&kernel.signature);
     b.max_threads(kernel.max_workgroup_size);
-    let params: Vec<_> = kernel
-        .params
-        .iter()
-        .map(|p| match p.kind {
-            ParamKind::Scalar(s) => b.param(&p.name, ty(s)),
-            ParamKind::Pointer { .. } => b.param(&p.name, Ty::U64),
-        })
-        .collect();
-    let mut pointers = vec![None; kernel.params.len()];
-    let mut scalars = vec![None; kernel.params.len()];
-    for (i, (p, decl)) in kernel.params.iter().zip(&params).enumerate() {
-        match p.kind {
-            ParamKind::Pointer { .. } => pointers[i] = Some(b.ld_param_global_ptr(decl)),
-            ParamKind::Scalar(_) => scalars[i] = Some(b.ld_param(decl)),
+    let n = kernel.signature.params.len();
+    let (mut pointers, mut scalars) = (vec![None; n], vec![None; n]);
+    for (i, p) in kernel.signature.params.iter().enumerate() {
+        let Ok(decl) = handles.get(&p.name) else {
+            continue;
+        };
+        let decl = decl.clone();
+        match p.ty {
+            ParamType::Pointer { .. } => pointers[i] = Some(b.ld_param_global_ptr(&decl)),
+            ParamType::Scalar(_) => scalars[i] = Some(b.ld_param(&decl)),
+            ParamType::Bytes { .. } => {}
         }
     }
     let shared = (kernel.shared_bytes() > 0)
