@@ -42,6 +42,7 @@ use crate::{cpu, Blas, Transpose};
 use half::{bf16, f16};
 use rayon::prelude::*;
 use rocm_core::{BufferSlice, BufferSliceMut, DType, Element, Error, Result};
+use rocm_kernels::exec::DeviceView;
 use rocm_kernels::level1::L1Op;
 
 mod sealed {
@@ -401,8 +402,8 @@ fn convert_c(
 ) -> Result<()> {
     let op = L1Op::Convert { to: to_type };
     let run = |n: usize, offset: usize| {
-        let x = vec_at(from.address + (offset * from_type.size()) as u64, from_type);
-        let y = vec_at(to.address + (offset * to_type.size()) as u64, to_type);
+        let x = vec_at(blas, from.address, offset, n, from_type, false);
+        let y = vec_at(blas, to.address, offset, n, to_type, true);
         gpu_l1::elementwise(blas, "gemm_ex", op, from_type, n, x, Some(y), &[])
     };
     let packed = s.ldc == s.m && (batch == 1 || from.stride == s.m * s.n);
@@ -417,9 +418,29 @@ fn convert_c(
     Ok(())
 }
 
-/// A contiguous device vector of `dtype` at `address`.
-fn vec_at(address: u64, dtype: DType) -> gpu_l1::Vector {
-    let mut v = vec_of::<f32>("c", address, 1);
+/// The contiguous `n` elements of `dtype` from element `offset` of the matrix at
+/// `base` (C's checked view or the handle's workspace, both held by the caller).
+fn vec_at(
+    blas: &Blas,
+    base: u64,
+    offset: usize,
+    n: usize,
+    dtype: DType,
+    writable: bool,
+) -> gpu_l1::Vector<'_> {
+    let size = dtype.size();
+    // SAFETY: the m×n parts of each problem lie inside C's view (checked against its
+    // leading dimension and batch stride) or inside the workspace sized for them; both
+    // outlive the queued conversion (the caller holds them across the stream's work).
+    let view = unsafe {
+        DeviceView::from_raw(
+            base + (offset * size) as u64,
+            (n * size) as u64,
+            blas.device(),
+            writable,
+        )
+    };
+    let mut v = vec_of::<f32>("c", view, 1);
     v.dtype = dtype;
     v
 }

@@ -17,12 +17,17 @@ use crate::gpu::level1::{self as gpu, ScalarArg, Vector};
 use crate::handle::Dispatch;
 use crate::{check, cpu, Blas, FloatElement, PointerMode, Real, Scalar};
 use rocm_core::{BufferSlice, BufferSliceMut, DType, Element, Error, Result};
+use rocm_kernels::exec::DeviceView;
 use rocm_kernels::level1::L1Op;
 
-pub(crate) fn vec_of<T: Element>(name: &'static str, address: u64, inc: isize) -> Vector {
+pub(crate) fn vec_of<'a, T: Element>(
+    name: &'static str,
+    view: DeviceView<'a>,
+    inc: isize,
+) -> Vector<'a> {
     Vector {
         name,
-        address,
+        view,
         inc,
         dtype: T::DTYPE,
     }
@@ -87,7 +92,7 @@ impl Blas {
         match self.dispatch() {
             Dispatch::Cpu => cpu::level1::scal(n, alpha, check::host_mut("x", x)?, incx),
             Dispatch::Gpu => {
-                let xv = vec_of::<T>("x", x.address(), incx);
+                let xv = vec_of::<T>("x", DeviceView::write(x), incx);
                 let mut s = Vec::new();
                 element_args(alpha, &mut s);
                 gpu::elementwise(self, "scal", L1Op::Scal, T::DTYPE, n, xv, None, &s)?
@@ -132,8 +137,8 @@ impl Blas {
                     read_y: beta != T::zero(),
                 };
                 let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
+                    vec_of::<T>("x", DeviceView::read(x), incx),
+                    vec_of::<T>("y", DeviceView::write(y), incy),
                 );
                 let mut s = Vec::new();
                 element_args(alpha, &mut s);
@@ -162,8 +167,8 @@ impl Blas {
             }
             Dispatch::Gpu => {
                 let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
+                    vec_of::<T>("x", DeviceView::read(x), incx),
+                    vec_of::<T>("y", DeviceView::write(y), incy),
                 );
                 gpu::elementwise(self, "copy", L1Op::Copy, T::DTYPE, n, xv, Some(yv), &[])?
             }
@@ -189,8 +194,8 @@ impl Blas {
             }
             Dispatch::Gpu => {
                 let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
+                    vec_of::<T>("x", DeviceView::write(x), incx),
+                    vec_of::<T>("y", DeviceView::write(y), incy),
                 );
                 gpu::elementwise(self, "swap", L1Op::Swap, T::DTYPE, n, xv, Some(yv), &[])?
             }
@@ -213,8 +218,8 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
         let (xv, yv) = (
-            vec_of::<T>("x", x.address(), incx),
-            vec_of::<T>("y", y.address(), incy),
+            vec_of::<T>("x", DeviceView::read(x), incx),
+            vec_of::<T>("y", DeviceView::read(y), incy),
         );
         let cpu = || {
             let (x, y) = (check::host("x", x)?, check::host("y", y)?);
@@ -308,7 +313,7 @@ impl Blas {
         result: Option<&mut BufferSliceMut<'_, T>>,
     ) -> Result<T> {
         self.l1_in("x", "incx", x, n, incx)?;
-        let xv = vec_of::<T>("x", x.address(), incx);
+        let xv = vec_of::<T>("x", DeviceView::read(x), incx);
         let cpu = || Ok(cpu::level1::sum(n, check::host("x", x)?, incx));
         self.reduction("sum", L1Op::Sum, T::DTYPE, n, xv, None, cpu, result)
     }
@@ -342,7 +347,7 @@ impl Blas {
         result: Option<&mut BufferSliceMut<'_, T::Real>>,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        let xv = vec_of::<T>("x", x.address(), incx);
+        let xv = vec_of::<T>("x", DeviceView::read(x), incx);
         let cpu = || Ok(cpu::level1::asum(n, check::host("x", x)?, incx));
         self.reduction("asum", L1Op::Asum, T::DTYPE, n, xv, None, cpu, result)
     }
@@ -376,7 +381,7 @@ impl Blas {
         result: Option<&mut BufferSliceMut<'_, T::Real>>,
     ) -> Result<T::Real> {
         self.l1_in("x", "incx", x, n, incx)?;
-        let xv = vec_of::<T>("x", x.address(), incx);
+        let xv = vec_of::<T>("x", DeviceView::read(x), incx);
         let cpu = || Ok(cpu::level1::nrm2(n, check::host("x", x)?, incx));
         self.reduction("nrm2", L1Op::Nrm2, T::DTYPE, n, xv, None, cpu, result)
     }
@@ -423,7 +428,7 @@ impl Blas {
     ) -> Result<i64> {
         self.l1_in("x", "incx", x, n, incx)?;
         let routine = if max { "iamax" } else { "iamin" };
-        let xv = vec_of::<T>("x", x.address(), incx);
+        let xv = vec_of::<T>("x", DeviceView::read(x), incx);
         let cpu = || Ok(cpu::level1::iamax(n, check::host("x", x)?, incx, max) as i64);
         self.reduction(
             routine,
@@ -459,8 +464,8 @@ impl Blas {
                 let mut args = vec![real_arg(c)];
                 element_args(s, &mut args);
                 let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
+                    vec_of::<T>("x", DeviceView::write(x), incx),
+                    vec_of::<T>("y", DeviceView::write(y), incy),
                 );
                 gpu::elementwise(self, "rot", L1Op::Rot, T::DTYPE, n, xv, Some(yv), &args)?
             }
@@ -492,8 +497,8 @@ impl Blas {
             Dispatch::Gpu => {
                 let args = h.map(real_arg);
                 let (xv, yv) = (
-                    vec_of::<R>("x", x.address(), incx),
-                    vec_of::<R>("y", y.address(), incy),
+                    vec_of::<R>("x", DeviceView::write(x), incx),
+                    vec_of::<R>("y", DeviceView::write(y), incy),
                 );
                 gpu::elementwise(self, "rotm", L1Op::Rotm, R::DTYPE, n, xv, Some(yv), &args)?
             }
@@ -513,8 +518,8 @@ impl Blas {
         op: L1Op,
         dtype: DType,
         n: usize,
-        x: Vector,
-        y: Option<Vector>,
+        x: Vector<'_>,
+        y: Option<Vector<'_>>,
         cpu: impl FnOnce() -> Result<R>,
         result: Option<&mut BufferSliceMut<'_, R>>,
     ) -> Result<R> {

@@ -24,6 +24,7 @@ use crate::handle::Dispatch;
 use crate::level1::{element_args, vec_of};
 use crate::{check, cpu, Blas, FloatElement, Half, RealElement};
 use rocm_core::{BufferSlice, BufferSliceMut, DType, Error, Result};
+use rocm_kernels::exec::DeviceView;
 use rocm_kernels::level1::L1Op;
 
 /// The (from, to) pairs [`Blas::convert`] handles.
@@ -51,7 +52,7 @@ impl Blas {
             Dispatch::Gpu => {
                 let mut s = Vec::new();
                 element_args(alpha, &mut s);
-                let xv = vec_of::<T>("x", x.address(), incx);
+                let xv = vec_of::<T>("x", DeviceView::write(x), incx);
                 gpu::elementwise(self, "fill", L1Op::Fill, T::DTYPE, n, xv, None, &s)?
             }
         }
@@ -90,8 +91,8 @@ impl Blas {
             Dispatch::Gpu => {
                 let op = L1Op::Convert { to: D::DTYPE };
                 let (xv, yv) = (
-                    vec_of::<S>("x", x.address(), incx),
-                    vec_of::<D>("y", y.address(), incy),
+                    vec_of::<S>("x", DeviceView::read(x), incx),
+                    vec_of::<D>("y", DeviceView::write(y), incy),
                 );
                 gpu::elementwise(self, "convert", op, S::DTYPE, n, xv, Some(yv), &[])?
             }
@@ -111,7 +112,7 @@ impl Blas {
         match self.dispatch() {
             Dispatch::Cpu => cpu::level1_ex::scal_ex(n, alpha, check::host_mut("x", x)?, incx),
             Dispatch::Gpu => {
-                let xv = vec_of::<T>("x", x.address(), incx);
+                let xv = vec_of::<T>("x", DeviceView::write(x), incx);
                 let s = [ScalarArg::F32(alpha)];
                 gpu::elementwise(self, "scal_ex", L1Op::Scal, T::DTYPE, n, xv, None, &s)?
             }
@@ -156,8 +157,8 @@ impl Blas {
                     read_y: beta != 0.0,
                 };
                 let (xv, yv) = (
-                    vec_of::<T>("x", x.address(), incx),
-                    vec_of::<T>("y", y.address(), incy),
+                    vec_of::<T>("x", DeviceView::read(x), incx),
+                    vec_of::<T>("y", DeviceView::write(y), incy),
                 );
                 let s = [ScalarArg::F32(alpha), ScalarArg::F32(beta)];
                 gpu::elementwise(self, "axpby_ex", op, T::DTYPE, n, xv, Some(yv), &s)?
@@ -204,8 +205,8 @@ impl Blas {
         self.l1_in("x", "incx", x, n, incx)?;
         self.l1_in("y", "incy", y, n, incy)?;
         let (xv, yv) = (
-            vec_of::<T>("x", x.address(), incx),
-            vec_of::<T>("y", y.address(), incy),
+            vec_of::<T>("x", DeviceView::read(x), incx),
+            vec_of::<T>("y", DeviceView::read(y), incy),
         );
         let cpu = || {
             let (x, y) = (check::host("x", x)?, check::host("y", y)?);
@@ -239,7 +240,7 @@ impl Blas {
         result: Option<&mut BufferSliceMut<'_, f32>>,
     ) -> Result<f32> {
         self.l1_in("x", "incx", x, n, incx)?;
-        let xv = vec_of::<T>("x", x.address(), incx);
+        let xv = vec_of::<T>("x", DeviceView::read(x), incx);
         let cpu = || Ok(cpu::level1_ex::nrm2_ex(n, check::host("x", x)?, incx));
         self.reduction("nrm2_ex", L1Op::Nrm2, T::DTYPE, n, xv, None, cpu, result)
     }

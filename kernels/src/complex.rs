@@ -90,6 +90,7 @@ impl Generator for ComplexPrep {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![CPREP.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: BLOCK,

@@ -93,6 +93,7 @@ impl Generator for Extension {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![GEAM.into(), DGMM.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: BLOCK,

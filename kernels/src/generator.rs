@@ -7,6 +7,7 @@
 //! [`load`] generates and loads a program once per process, keyed by (generator name,
 //! generator version, params, target, device).
 
+use crate::signature::Signature;
 use rocm_core::{Device, LaunchConfig, Module, ModuleImage, Result, Target};
 use serde::{de::DeserializeOwned, Serialize};
 use std::any::{Any, TypeId};
@@ -48,7 +49,33 @@ pub struct Program {
     pub image: ModuleImage,
     /// Kernel names in the module, in the order the generator documents.
     pub kernels: Vec<String>,
+    /// The declared signature of each kernel ([`crate::signature`]), where the generator
+    /// declares them (every generator whose host runs through [`crate::exec`]); the
+    /// executor launches only declared kernels.
+    pub signatures: Vec<Signature>,
     pub launch: LaunchRule,
+}
+
+impl Program {
+    /// A program of kernels named `kernels` whose signatures are not declared yet.
+    pub fn undeclared(image: ModuleImage, kernels: Vec<String>, launch: LaunchRule) -> Self {
+        Program {
+            image,
+            kernels,
+            signatures: Vec::new(),
+            launch,
+        }
+    }
+
+    /// A program of the declared kernels `signatures`.
+    pub fn declared(image: ModuleImage, signatures: Vec<Signature>, launch: LaunchRule) -> Self {
+        Program {
+            image,
+            kernels: signatures.iter().map(|s| s.kernel.clone()).collect(),
+            signatures,
+            launch,
+        }
+    }
 }
 
 /// A kernel generator.
@@ -61,6 +88,12 @@ pub trait Generator: 'static {
     const VERSION: u32;
     /// Generates the program for `target`.
     fn generate(params: &Self::Params, target: &Target) -> Result<Program>;
+
+    /// The signatures of the kernels `generate` emits for `params` on `target` (an error
+    /// where it emits none). Generators answer without generating; the default generates.
+    fn signatures(params: &Self::Params, target: &Target) -> Result<Vec<Signature>> {
+        Ok(Self::generate(params, target)?.signatures)
+    }
 }
 
 /// The `.param` declarations of the PTX that `G` generates for `p` on sm_90, in order,

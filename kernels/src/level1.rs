@@ -46,14 +46,17 @@
 //! vector load and store (the read-only path stays reserved for data the kernel does
 //! not write; the partials are plain stores); the defaults emit what version 4 did.
 
-use crate::generator::{Generator, LaunchRule, Program};
+use crate::generator::{Generator, Program};
 use crate::ptx::cache::{LoadHint, StoreCache};
 use crate::ptx::half::is_half;
 use crate::ptx::{Cmp, KernelBuilder, Module, Op, Reg, Special, Ty};
+use crate::signature::{self, ScalarType, Signature};
+use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 pub mod finish;
+pub mod plan;
 
 /// The operation a Level 1 kernel performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -334,26 +337,27 @@ impl Generator for Level1 {
             return crate::amdgpu::level1::program(p, target);
         }
         p.validate()?;
+        let sig = ptx_signature(p)?;
         let mut module = Module::new(target)?;
         let k = build(p)?;
         module.push(&k);
-        let units_per_item = p.unroll;
-        let launch = if p.loops() {
-            LaunchRule::Fixed {
-                grid: p.grid,
-                block: p.block,
-            }
-        } else {
-            LaunchRule::Cover {
-                block: p.block,
-                units_per_item,
-            }
-        };
-        Ok(Program {
-            image: ModuleImage::Ptx(module.text()),
-            kernels: vec![KERNEL.into()],
+        let launch = plan::launch_rule(p, false);
+        Ok(Program::declared(
+            ModuleImage::Ptx(module.text()),
+            vec![sig],
             launch,
-        })
+        ))
+    }
+
+    fn signatures(p: &Level1Params, target: &Target) -> Result<Vec<Signature>> {
+        match IsaTarget::try_from(target) {
+            Ok(t) => Ok(vec![crate::amdgpu::level1::signature(t, p)?]),
+            Err(_) => {
+                p.validate()?;
+                Module::new(target)?;
+                Ok(vec![ptx_signature(p)?])
+            }
+        }
     }
 }
 
@@ -511,25 +515,36 @@ struct Unit {
     ys: Option<Vec<Reg>>,
 }
 
-fn build(p: &Level1Params) -> Result<KernelBuilder> {
-    let xl = p.x_layout()?;
-    let yl = p.y_layout()?;
-    let (rt, comps) = (xl.compute(), xl.comps);
-    let cx = Ctx { rt, comps };
-    let vr = p.reals_per_vector()?;
-    let mut k = KernelBuilder::new(KERNEL);
-    k.comment(&format!("{p:?}"));
+/// What the kernel of `op` does with x and with y.
+pub fn accesses(op: L1Op) -> (signature::Access, signature::Access) {
+    match op {
+        L1Op::Scal => (signature::Access::ReadWrite, signature::Access::Read),
+        L1Op::Fill => (signature::Access::Write, signature::Access::Read),
+        L1Op::Axpby { read_y: true } => (signature::Access::Read, signature::Access::ReadWrite),
+        L1Op::Axpby { read_y: false } | L1Op::Copy | L1Op::Convert { .. } => {
+            (signature::Access::Read, signature::Access::Write)
+        }
+        L1Op::Swap | L1Op::Rot | L1Op::Rotm => {
+            (signature::Access::ReadWrite, signature::Access::ReadWrite)
+        }
+        L1Op::Dot { .. } | L1Op::Sum | L1Op::Asum | L1Op::Nrm2 | L1Op::Iamax { .. } => {
+            (signature::Access::Read, signature::Access::Read)
+        }
+    }
+}
 
-    // Parameters (the module docs): n, x, incx, [y, incy], [scalars], [partials].
-    let pn = k.param("n", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pincx = k.param("incx", Ty::S64);
-    let (py, pincy) = if p.op.has_y() {
-        (Some(k.param("y", Ty::U64)), Some(k.param("incy", Ty::S64)))
-    } else {
-        (None, None)
-    };
-    let scalar_names: Vec<String> = match p.op {
+/// The element type y holds: the conversion's target, else the dtype.
+pub fn y_dtype(op: L1Op, dtype: DType) -> DType {
+    match op {
+        L1Op::Convert { to } => to,
+        _ => dtype,
+    }
+}
+
+/// The names of the PTX kernel's scalar parameters, in order (the module docs): reals
+/// of the element (`comps` per element), α and β of axpby (β only when y is read).
+fn ptx_scalar_names(op: L1Op, comps: u32) -> Vec<String> {
+    match op {
         L1Op::Scal | L1Op::Fill => (0..comps).map(|c| format!("alpha{c}")).collect(),
         L1Op::Axpby { read_y } => {
             let betas = if read_y { comps } else { 0 };
@@ -543,17 +558,58 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
             .collect(),
         L1Op::Rotm => ["h11", "h21", "h12", "h22"].map(String::from).to_vec(),
         _ => vec![],
-    };
-    let pscalars: Vec<_> = scalar_names.iter().map(|s| k.param(s, rt)).collect();
-    let ppart = p.op.is_reduction().then(|| k.param("partials", Ty::U64));
+    }
+}
 
-    let n = k.ld_param(&pn);
-    let x = k.ld_param_global_ptr(&px);
-    let incx = k.ld_param(&pincx);
-    let y = py.as_ref().map(|q| k.ld_param_global_ptr(q));
-    let incy = pincy.as_ref().map(|q| k.ld_param(q));
-    let scalars: Val = pscalars.iter().map(|q| k.ld_param(q)).collect();
-    let partials = ppart.as_ref().map(|q| k.ld_param_global_ptr(q));
+/// The PTX kernel's signature (the module docs): `n: u64, x, incx: i64, [y, incy: i64],
+/// scalars (f32, or f64 for f64 and c64), [partials: f64, written]`.
+pub fn ptx_signature(p: &Level1Params) -> Result<Signature> {
+    let xl = p.x_layout()?;
+    let scalar = if xl.compute() == Ty::F64 {
+        ScalarType::F64
+    } else {
+        ScalarType::F32
+    };
+    let (ax, ay) = accesses(p.op);
+    let mut sig = Signature::new(KERNEL)
+        .scalar("n", ScalarType::U64)
+        .pointer("x", p.dtype, ax)
+        .scalar("incx", ScalarType::I64);
+    if p.op.has_y() {
+        sig = sig
+            .pointer("y", y_dtype(p.op, p.dtype), ay)
+            .scalar("incy", ScalarType::I64);
+    }
+    for name in ptx_scalar_names(p.op, xl.comps) {
+        sig = sig.scalar(name, scalar);
+    }
+    if p.op.is_reduction() {
+        sig = sig.pointer("partials", DType::F64, signature::Access::Write);
+    }
+    Ok(sig)
+}
+
+fn build(p: &Level1Params) -> Result<KernelBuilder> {
+    let xl = p.x_layout()?;
+    let yl = p.y_layout()?;
+    let (rt, comps) = (xl.compute(), xl.comps);
+    let cx = Ctx { rt, comps };
+    let vr = p.reals_per_vector()?;
+
+    // Parameters (the module docs): n, x, incx, [y, incy], [scalars], [partials].
+    let sig = ptx_signature(p)?;
+    let (mut k, params) = KernelBuilder::from_signature(&sig);
+    k.comment(&format!("{p:?}"));
+    let n = k.ld_param(params.get("n")?);
+    let x = k.ld_param_global_ptr(params.get("x")?);
+    let incx = k.ld_param(params.get("incx")?);
+    let y = params.opt("y").map(|q| k.ld_param_global_ptr(q));
+    let incy = params.opt("incy").map(|q| k.ld_param(q));
+    let scalars: Val = ptx_scalar_names(p.op, comps)
+        .iter()
+        .map(|s| params.get(s).map(|q| k.ld_param(q)))
+        .collect::<Result<_>>()?;
+    let partials = params.opt("partials").map(|q| k.ld_param_global_ptr(q));
     let needs_policy = p.load_cache.needs_policy() || p.store_cache.needs_policy();
     let access = Access {
         load: p.load_cache,

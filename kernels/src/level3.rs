@@ -123,6 +123,7 @@ impl Generator for Level3 {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![EXPAND.into(), INVERT.into(), UPDATE.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: TILE_BLOCK,

@@ -5,6 +5,10 @@
 //!
 //! - [`generator`]: the framework (`(Params, Target) -> Program`, the per-process cache);
 //!   [`catalog`]: per-target tuning data files.
+//! - The kernel contract: [`signature`] (each kernel's declared arguments, from which the
+//!   PTX parameters, the AMDGPU kernarg layout and the host packing derive), [`plan`]
+//!   (selection returns the launches as data), [`exec`] (the one executor, the only
+//!   launch of generated kernels).
 //! - [`ptx`]: the PTX builder; [`ptxas`]: the offline `ptxas` check.
 //! - [`amdgpu`]: the AMDGPU assembler, resource report and hand-written samples.
 //! - Generators: [`copy`] (the bandwidth copy), [`level1`] (BLAS Level 1, PTX and AMDGPU),
@@ -18,6 +22,7 @@ pub mod amdgpu;
 pub mod catalog;
 pub mod complex;
 pub mod copy;
+pub mod exec;
 pub mod extension;
 pub mod gemm;
 pub mod generator;
@@ -25,6 +30,8 @@ pub mod lang;
 pub mod level1;
 pub mod level2;
 pub mod level3;
+pub mod plan;
 pub mod ptx;
 pub mod ptxas;
+pub mod signature;
 pub mod transpose;

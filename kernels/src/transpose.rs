@@ -62,6 +62,7 @@ impl Generator for Transpose {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: BLOCK,

@@ -358,3 +358,28 @@ fn missing_barrier_and_partial_waves_are_reported() {
         .to_string();
     assert!(e.contains("3 parameters"), "{e}");
 }
+
+#[test]
+fn shared_atomics_from_every_work_item_need_no_barrier() {
+    let t: Target = "gfx90a".parse().unwrap();
+    let mut k = Builder::new("count", &t).unwrap();
+    let out = k.ptr("out", Scalar::U32, Access::Write);
+    let s = k.shared("s", Scalar::U32, 1);
+    let tid = k.thread_id();
+    let first = k.eq(tid, 0u32);
+    k.if_(first, |k| {
+        let zero = k.lit(0u32);
+        k.store(s, 0u32, zero);
+    });
+    k.barrier();
+    let one = k.lit(1u32);
+    let _ = k.atomic(rocm_kernels::lang::AtomicOp::Add, s, 0u32, one);
+    k.barrier();
+    let total = k.load(s, 0u32);
+    let o = k.at(out, tid);
+    k.store(out, o, total);
+    let k = k.finish().unwrap();
+    let mut args = [Arg::buffer(&[0u32; 128])];
+    launch(&k, 1, 128, &mut args);
+    assert_eq!(args[0].values::<u32>(), vec![128u32; 128]);
+}

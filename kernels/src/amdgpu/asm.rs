@@ -27,6 +27,7 @@
 
 use super::regs::{check_operand, Agpr, RegAllocator, RegFile, Sgpr, Vgpr};
 use super::report::ResourceReport;
+use crate::signature::{ParamType, Signature};
 use rocm_core::isa::amdgpu::codeobj::{
     CodeObject, CodeObjectTarget, Kernel, KernelArg, KernelResources, ValueKind,
 };
@@ -149,6 +150,33 @@ pub fn code_object(kernels: &[AssembledKernel]) -> Result<CodeObject> {
 const MAX_NOP_WAITS: u8 = 8;
 /// Passes over the code before giving up on a fixpoint of the NOP plan.
 const MAX_PASSES: usize = 16;
+
+/// The SGPRs holding a kernel's declared arguments, by parameter name.
+#[derive(Debug, Clone)]
+pub struct ArgRegs {
+    regs: Vec<(String, Option<Sgpr>)>,
+}
+
+impl ArgRegs {
+    /// The register(s) of parameter `name`; a name the signature does not declare (or a
+    /// byte array, which is not loaded) is a generator bug, reported as an error.
+    pub fn get(&self, name: &str) -> Result<Sgpr> {
+        self.opt(name).ok_or_else(|| {
+            Error::invalid(
+                "kernel argument",
+                format!("the signature declares no loaded argument `{name}`"),
+            )
+        })
+    }
+
+    /// The register(s) of `name` where the signature declares it.
+    pub fn opt(&self, name: &str) -> Option<Sgpr> {
+        self.regs
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, r)| *r)
+    }
+}
 
 /// The kernel builder. See the module docs.
 #[derive(Debug, Clone)]
@@ -358,6 +386,48 @@ impl Assembler {
         let offset = self.kernarg_bytes.div_ceil(8) * 8;
         let dst = self.sgprs(2)?;
         Ok(self.push_arg(KernelArg::by_value(name, offset, 8), dst, Op::SLoadDwordx2))
+    }
+
+    /// A kernel `name`d and argued as `sig` (see [`Assembler::new`] and
+    /// [`Assembler::declare`]).
+    pub fn from_signature(
+        target: IsaTarget,
+        sig: &Signature,
+        workgroup_size: u32,
+        dims: u8,
+    ) -> Result<(Self, ArgRegs)> {
+        let mut k = Assembler::new(target, &sig.kernel, workgroup_size, dims)?;
+        let regs = k.declare(sig)?;
+        Ok((k, regs))
+    }
+
+    /// Declares `sig`'s parameters in order at their natural alignment (the layout the
+    /// host packs, [`Signature::layout`]) and loads each into SGPRs: pointers and 8-byte
+    /// scalars into a pair, 4-byte scalars into one. By-value byte arrays are declared
+    /// but not loaded (the kernel reads the words it needs from the kernarg segment).
+    pub fn declare(&mut self, sig: &Signature) -> Result<ArgRegs> {
+        let mut regs = Vec::with_capacity(sig.params.len());
+        for p in &sig.params {
+            let reg = match p.ty {
+                ParamType::Pointer { .. } => Some(self.arg_pointer(&p.name)?),
+                ParamType::Scalar(s) if s.size() == 4 => Some(self.arg_u32(&p.name)?),
+                ParamType::Scalar(_) => Some(self.arg_u64(&p.name)?),
+                ParamType::Bytes { size, align } => {
+                    let offset = self.kernarg_bytes.next_multiple_of(align);
+                    if self.hidden_args {
+                        self.fail(Error::invalid(
+                            "kernel argument",
+                            format!("`{}` follows a hidden argument", p.name),
+                        ));
+                    }
+                    self.kernarg_bytes = offset + size;
+                    self.args.push(KernelArg::by_value(&p.name, offset, size));
+                    None
+                }
+            };
+            regs.push((p.name.clone(), reg));
+        }
+        Ok(ArgRegs { regs })
     }
 
     /// A 32-bit hidden argument the runtime fills from the dispatch (code object v5

@@ -45,6 +45,7 @@ pub fn program(p: &ExtensionParams, target: &Target) -> Result<Program> {
     Ok(Program {
         image: ModuleImage::CodeObject(super::asm::code_object(&ks)?.to_elf()?),
         kernels: ks.iter().map(|k| k.name().to_string()).collect(),
+        signatures: Vec::new(),
         launch: LaunchRule::Fixed {
             grid: 1,
             block: BLOCK,

@@ -43,7 +43,7 @@ pub mod report;
 pub mod samples;
 pub mod text;
 
-pub use asm::{code_object, AssembledKernel, Assembler, Checks, Label, Placed};
+pub use asm::{code_object, ArgRegs, AssembledKernel, Assembler, Checks, Label, Placed};
 pub use regs::{Agpr, Sgpr, Vgpr};
 pub use report::{Limiter, ResourceReport};
 pub use text::llvm_source;

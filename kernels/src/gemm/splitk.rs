@@ -80,6 +80,7 @@ impl Generator for SplitKFinish {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Cover {
                 block: BLOCK,
                 units_per_item: 1,

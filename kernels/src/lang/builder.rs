@@ -9,7 +9,7 @@
 
 use super::ir::*;
 use rocm_core::target::Family;
-use rocm_core::{Error, Result, Target};
+use rocm_core::{DType, Error, Result, Target};
 use std::fmt::Display;
 
 /// A memory a kernel loads from and stores to: a pointer parameter or a shared array,
@@ -104,7 +104,7 @@ pub struct Builder {
     target: Target,
     wave_size: u32,
     max_workgroup_size: u32,
-    params: Vec<Param>,
+    signature: Signature,
     shared: Vec<SharedArray>,
     frames: Vec<Frame>,
     /// Per value: its facts and the scope that defines it.
@@ -128,11 +128,11 @@ impl Builder {
             ));
         }
         Ok(Builder {
+            signature: Signature::new(name.clone()),
             name,
             wave_size: target.caps().wave_size(),
             target: target.clone(),
             max_workgroup_size: 256,
-            params: Vec::new(),
             shared: Vec::new(),
             frames: vec![Frame {
                 stmts: Vec::new(),
@@ -308,32 +308,50 @@ impl Builder {
 
     // ---- parameters and shared memory ------------------------------------------
 
-    fn add_param(&mut self, name: &str, kind: ParamKind) -> u32 {
-        if self.params.iter().any(|p| p.name == name) {
+    fn add_param(&mut self, name: &str, ty: ParamType) -> u32 {
+        if self.signature.params.iter().any(|p| p.name == name) {
             self.fail(format!("parameter `{name}` declared twice"));
         }
-        self.params.push(Param {
-            name: name.to_string(),
-            kind,
-        });
-        self.params.len() as u32 - 1
+        self.signature = std::mem::replace(&mut self.signature, Signature::new("")).param(name, ty);
+        self.signature.params.len() as u32 - 1
     }
 
-    /// Declares a scalar parameter (in order) and returns its value.
+    /// Declares a scalar parameter (in order) and returns its value (u32, i32, u64,
+    /// i64, f32 or f64).
     pub fn param(&mut self, name: &str, ty: Scalar) -> Value {
-        if ty == Scalar::Pred {
-            self.fail(format!("parameter `{name}`: predicates are not parameters"));
-        }
-        let i = self.add_param(name, ParamKind::Scalar(ty));
+        let pt = ty.param_type().unwrap_or_else(|| {
+            self.fail(format!(
+                "parameter `{name}`: a {} is not a kernel parameter",
+                ty.name()
+            ));
+            ScalarType::U32
+        });
+        let i = self.add_param(name, ParamType::Scalar(pt));
         self.define(Type::of(ty), Op::Param(i))
     }
 
-    /// Declares a global-memory pointer parameter (in order).
+    /// Declares a global-memory pointer parameter (in order) to elements of `elem`.
     pub fn ptr(&mut self, name: &str, elem: Scalar, access: Access) -> Buf {
+        let dtype = elem.dtype().unwrap_or_else(|| {
+            self.fail(format!("pointer `{name}`: predicates are not stored"));
+            DType::U32
+        });
+        self.ptr_dtype(name, dtype, elem, access)
+    }
+
+    /// A pointer whose buffers hold `dtype` while the kernel reads them as `elem`s (a
+    /// complex buffer as f32 pairs, bytes as narrow u32 loads).
+    pub fn ptr_dtype(&mut self, name: &str, dtype: DType, elem: Scalar, access: Access) -> Buf {
         if elem == Scalar::Pred {
             self.fail(format!("pointer `{name}`: predicates are not stored"));
         }
-        let i = self.add_param(name, ParamKind::Pointer { elem, access });
+        let i = self.add_param(
+            name,
+            ParamType::Pointer {
+                elem: dtype,
+                access,
+            },
+        );
         Buf {
             mem: Mem::Global(i),
             elem,
@@ -593,8 +611,24 @@ impl Builder {
     /// Converts a scalar to `to` with a rounding mode (see the module docs of
     /// [`super::ir`] for what each conversion does).
     pub fn convert_rounded(&mut self, a: Value, to: Scalar, rounding: Rounding) -> Value {
-        if a.ty.is_vector() || a.ty.scalar == Scalar::Pred || to == Scalar::Pred {
-            self.fail(format!("conversion of a {} to {}", a.ty, to.name()));
+        let from = a.ty.scalar;
+        let half = |s: Scalar| matches!(s, Scalar::F16 | Scalar::Bf16);
+        // 16-bit floats convert only to and from f32 (what both ISAs do in one
+        // instruction), and f32 -> bf16 rounds only to nearest or toward zero.
+        let ok = !a.ty.is_vector()
+            && from != Scalar::Pred
+            && to != Scalar::Pred
+            && (!(half(from) || half(to))
+                || from == to
+                || from == Scalar::F32
+                || to == Scalar::F32)
+            && !(to == Scalar::Bf16 && matches!(rounding, Rounding::Up | Rounding::Down));
+        if !ok {
+            self.fail(format!(
+                "conversion of a {} to {} rounding {rounding:?}",
+                a.ty,
+                to.name()
+            ));
         }
         self.define(Type::of(to), Op::Convert(a, rounding))
     }
@@ -728,17 +762,20 @@ impl Builder {
             self.fail("read-only cache path on memory the kernel writes");
         }
         let mut m = self.access(buf, offset, ty, bytes);
-        m.align = self.check_align(align, ty);
+        m.align = self.check_align(align, ty, bytes);
         m.cache = cache;
         self.define(ty, Op::Load(m))
     }
 
-    fn check_align(&mut self, align: u32, ty: Type) -> u32 {
-        if !align.is_power_of_two() || align > 16 || align < ty.scalar.bytes().min(4) {
+    /// The alignment must be a power of two from the element's size (the bytes moved,
+    /// for a narrow access) to 16.
+    fn check_align(&mut self, align: u32, ty: Type, bytes: u32) -> u32 {
+        let least = ty.scalar.bytes().min(bytes);
+        if !align.is_power_of_two() || align > 16 || align < least {
             self.fail(format!(
-                "alignment {align} for a {ty} access (a power of two from the element size to 16)"
+                "alignment {align} for a {ty} access (a power of two from {least} to 16)"
             ));
-            return ty.scalar.bytes().max(1);
+            return least.max(1);
         }
         align
     }
@@ -767,7 +804,7 @@ impl Builder {
         }
         self.check(value);
         let mut m = self.access(buf, offset, value.ty, bytes);
-        m.align = self.check_align(align, value.ty);
+        m.align = self.check_align(align, value.ty, bytes);
         m.cache = cache;
         self.push(Stmt::Store(m, value));
     }
@@ -1060,7 +1097,7 @@ impl Builder {
             target: self.target,
             wave_size: self.wave_size,
             max_workgroup_size: self.max_workgroup_size,
-            params: self.params,
+            signature: self.signature,
             shared: self.shared,
             body,
             values: self.values.iter().map(|v| v.0).collect(),
@@ -1260,7 +1297,7 @@ mod tests {
         });
         let def = k.finish().unwrap();
         assert_eq!(def.wave_size, 64);
-        assert_eq!(def.params.len(), 3);
+        assert_eq!(def.signature().params.len(), 3);
         assert_eq!(def.uniformity(n), Uniformity::Uniform);
         assert_eq!(def.uniformity(i), Uniformity::Varying);
         assert_eq!(def.uniformity(inside), Uniformity::Varying);
@@ -1333,6 +1370,28 @@ mod tests {
         k.store(x, 0u64, v);
         assert!(k.finish().unwrap_err().to_string().contains("read-only"));
         assert!(Builder::new("cpu", &Target::cpu()).is_err());
+    }
+
+    #[test]
+    fn params_form_the_kernel_signature() {
+        let mut k = Builder::new("sig", &target()).unwrap();
+        let _ = k.param("n", Scalar::U32);
+        let _ = k.ptr("x", Scalar::F16, Access::Read);
+        let _ = k.ptr("q", Scalar::U64, Access::ReadWrite);
+        let _ = k.ptr_dtype("c", DType::C32, Scalar::F32, Access::Write);
+        let _ = k.param("alpha", Scalar::F64);
+        let def = k.finish().unwrap();
+        let want = Signature::new("sig")
+            .scalar("n", ScalarType::U32)
+            .pointer("x", DType::F16, Access::Read)
+            .pointer("q", DType::I64, Access::ReadWrite)
+            .pointer("c", DType::C32, Access::Write)
+            .scalar("alpha", ScalarType::F64);
+        assert_eq!(def.signature(), &want);
+        let mut k = Builder::new("half", &target()).unwrap();
+        let _ = k.param("h", Scalar::F16);
+        let e = k.finish().unwrap_err().to_string();
+        assert!(e.contains("`h`") && e.contains("f16"), "{e}");
     }
 
     #[test]

@@ -79,20 +79,20 @@ pub fn run(
     args: &mut [Arg],
 ) -> Result<()> {
     let what = format!("launch of kernel `{}`", kernel.name);
-    if args.len() != kernel.params.len() {
+    if args.len() != kernel.signature.params.len() {
         return Err(Error::invalid(
             what,
             format!(
                 "{} arguments for {} parameters",
                 args.len(),
-                kernel.params.len()
+                kernel.signature.params.len()
             ),
         ));
     }
-    for (p, a) in kernel.params.iter().zip(args.iter()) {
+    for (p, a) in kernel.signature.params.iter().zip(args.iter()) {
         let ok = matches!(
-            (p.kind, a),
-            (ParamKind::Scalar(_), Arg::Scalar(_)) | (ParamKind::Pointer { .. }, Arg::Buffer(_))
+            (p.ty, a),
+            (ParamType::Scalar(_), Arg::Scalar(_)) | (ParamType::Pointer { .. }, Arg::Buffer(_))
         );
         if !ok {
             return Err(Error::invalid(
@@ -230,7 +230,7 @@ impl Workgroup<'_> {
                 for l in Self::lanes(active) {
                     let bytes = self.to_bytes(v.ty, self.val(*v, l), m.bytes);
                     let at = self.address(m, l)?;
-                    self.memory(m.mem, at, m.bytes, l, Some(&bytes))?;
+                    self.memory(m.mem, at, m.bytes, l, Some(&bytes), false)?;
                 }
             }
             Stmt::If {
@@ -331,6 +331,7 @@ impl Workgroup<'_> {
         bytes: u32,
         l: usize,
         store: Option<&[u8]>,
+        atomic: bool,
     ) -> Result<Vec<u8>> {
         let range = |len: usize, lo: u64| -> Option<std::ops::Range<usize>> {
             let end = at.checked_add(bytes as u64)?;
@@ -338,7 +339,7 @@ impl Workgroup<'_> {
         };
         match mem {
             Mem::Global(p) => {
-                let name = self.k.params[p as usize].name.clone();
+                let name = self.k.signature.params[p as usize].name.clone();
                 let Arg::Buffer(buf) = &mut self.args[p as usize] else {
                     return Err(self.fault(l, format!("`{name}` is not a buffer")));
                 };
@@ -364,6 +365,10 @@ impl Workgroup<'_> {
                     ));
                 };
                 match store {
+                    // Atomics are coherent among work-items: neither checked nor
+                    // recorded by the race check.
+                    Some(data) if atomic => self.shared[r.clone()].copy_from_slice(data),
+                    None if atomic => {}
                     Some(data) => {
                         self.shared[r.clone()].copy_from_slice(data);
                         self.writer[r.clone()].fill((l as u32, self.epoch));
@@ -495,7 +500,7 @@ impl Workgroup<'_> {
             Op::Extract(v, i) => one(self.val(*v, l)[*i as usize]),
             Op::Load(m) => {
                 let at = self.address(m, l)?;
-                let b = self.memory(m.mem, at, m.bytes, l, None)?;
+                let b = self.memory(m.mem, at, m.bytes, l, None, false)?;
                 Self::from_bytes(ty, &b)
             }
             Op::Atomic {
@@ -515,7 +520,7 @@ impl Workgroup<'_> {
                     cache: Cache::Default,
                 };
                 let at = self.address(&access, l)?;
-                let old = Self::from_bytes(ty, &self.memory(*mem, at, bytes, l, None)?)[0];
+                let old = Self::from_bytes(ty, &self.memory(*mem, at, bytes, l, None, true)?)[0];
                 let v = self.s(*value, l);
                 let new = match op {
                     AtomicOp::Add => binary(Binary::Add, s, old, v),
@@ -529,7 +534,7 @@ impl Workgroup<'_> {
                 }
                 .map_err(|e| self.fault(l, e))?;
                 let data = self.to_bytes(ty, one(new), bytes);
-                self.memory(*mem, at, bytes, l, Some(&data))?;
+                self.memory(*mem, at, bytes, l, Some(&data), true)?;
                 one(old)
             }
             _ => unreachable!("wave operations run per wave"),

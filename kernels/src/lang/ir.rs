@@ -22,8 +22,9 @@
 //!   and float → narrower float round by the [`Rounding`]; float → wider float is exact;
 //!   float → int rounds by the [`Rounding`] to an integer, saturates to the destination's
 //!   range, and gives 0 for NaN.
-//! - f16 and bf16 are storage types: they are loaded, stored, converted and bitcast, and
-//!   arithmetic happens in f32 or f64.
+//! - f16 and bf16 are storage types: they are loaded, stored, bitcast and converted to
+//!   and from f32 (f32 -> bf16 rounds to nearest or toward zero), and arithmetic happens
+//!   in f32 or f64.
 //! - Wave operations act on all lanes of a wave; workgroups that use them must be a
 //!   multiple of the wave size, and control flow around them must be at most
 //!   [`Uniformity::WaveUniform`] (the builder checks the latter). A wave reduction
@@ -31,7 +32,8 @@
 //!   every lane ends with the same bits and a lowering that keeps this order agrees
 //!   bit for bit with the interpreter.
 
-use rocm_core::Target;
+pub use crate::signature::{Access, ParamType, ScalarType, Signature};
+use rocm_core::{DType, Target};
 
 /// Scalar types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,6 +84,35 @@ impl Scalar {
     /// Whether arithmetic is defined on the type (f16/bf16 are storage only).
     pub fn is_arith(self) -> bool {
         self.is_int() || matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// The contract's type of a scalar parameter of this type (f16, bf16 and predicates
+    /// are not parameters).
+    pub fn param_type(self) -> Option<ScalarType> {
+        Some(match self {
+            Scalar::U32 => ScalarType::U32,
+            Scalar::I32 => ScalarType::I32,
+            Scalar::U64 => ScalarType::U64,
+            Scalar::I64 => ScalarType::I64,
+            Scalar::F32 => ScalarType::F32,
+            Scalar::F64 => ScalarType::F64,
+            _ => return None,
+        })
+    }
+
+    /// The element type a pointer to this scalar declares in the signature (u64: `I64`,
+    /// the 8-byte integer dtype; predicates: none).
+    pub fn dtype(self) -> Option<DType> {
+        Some(match self {
+            Scalar::U32 => DType::U32,
+            Scalar::I32 => DType::I32,
+            Scalar::U64 | Scalar::I64 => DType::I64,
+            Scalar::F16 => DType::F16,
+            Scalar::Bf16 => DType::Bf16,
+            Scalar::F32 => DType::F32,
+            Scalar::F64 => DType::F64,
+            Scalar::Pred => return None,
+        })
     }
 
     /// The short name (`u32`, `f16`, `pred`, ...).
@@ -190,30 +221,6 @@ pub struct Var {
     pub ty: Type,
 }
 
-/// What a pointer parameter's kernel does with the memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Access {
-    Read,
-    Write,
-    ReadWrite,
-}
-
-/// A kernel parameter's type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ParamKind {
-    /// A scalar passed by value (not a predicate).
-    Scalar(Scalar),
-    /// A global-memory address (64 bits) of elements of `elem`.
-    Pointer { elem: Scalar, access: Access },
-}
-
-/// A kernel parameter.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Param {
-    pub name: String,
-    pub kind: ParamKind,
-}
-
 /// A shared-memory (LDS) array of the workgroup.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SharedArray {
@@ -226,8 +233,8 @@ pub struct SharedArray {
 /// Where a load, store or atomic goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mem {
-    /// Global memory at pointer parameter `param` (index into [`KernelDef::params`]) plus
-    /// a `u64` byte offset.
+    /// Global memory at pointer parameter `param` (index into the signature's
+    /// parameters) plus a `u64` byte offset.
     Global(u32),
     /// Shared array `array` (index into [`KernelDef::shared`]) plus a `u32` byte offset.
     Shared(u32),
@@ -481,7 +488,7 @@ pub enum Op {
     /// A scalar constant: the value's bits, zero-extended to 64 (i32 −1 is
     /// `0xFFFF_FFFF`; f32 is its bit pattern; predicates 0 or 1).
     Const(u64),
-    /// A scalar parameter (index into [`KernelDef::params`]).
+    /// A scalar parameter (index into the signature's parameters).
     Param(u32),
     Special(Special),
     /// The variable's current value.
@@ -624,7 +631,8 @@ pub struct KernelDef {
     pub wave_size: u32,
     /// The most work-items a workgroup launches with (PTX `.maxntid`, AMD occupancy).
     pub max_workgroup_size: u32,
-    pub params: Vec<Param>,
+    /// The parameters, in the kernel contract's vocabulary ([`crate::signature`]).
+    pub signature: Signature,
     pub shared: Vec<SharedArray>,
     pub body: Block,
     /// Facts about every value, by [`Value::id`].
@@ -634,6 +642,12 @@ pub struct KernelDef {
 }
 
 impl KernelDef {
+    /// The kernel's declared parameters (what the PTX `.param` list and the AMDGPU
+    /// kernarg metadata are generated from).
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
     pub fn uniformity(&self, v: Value) -> Uniformity {
         self.values[v.id as usize].uniformity
     }

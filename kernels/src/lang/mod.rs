@@ -14,6 +14,7 @@ pub mod builder;
 pub mod examples;
 pub mod interp;
 pub mod ir;
+pub mod ptx;
 
 pub use builder::{Buf, Builder, Operand};
 pub use ir::*;

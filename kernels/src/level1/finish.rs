@@ -38,6 +38,7 @@
 use super::{better_arg, partial_slots, L1Op, SBIG, SSML};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
+use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
@@ -88,6 +89,15 @@ impl FinishParams {
                 format!("{:?} on {} has no {} result", self.op, self.dtype, self.out),
             ))
         }
+    }
+
+    /// The kernel's signature (the module docs), named `kernel`: `partials: f64` (read),
+    /// `result: out` (written), `grid: u32`.
+    pub fn signature(&self, kernel: impl Into<String>) -> Signature {
+        Signature::new(kernel)
+            .pointer("partials", DType::F64, Access::Read)
+            .pointer("result", self.out, Access::Write)
+            .scalar("grid", ScalarType::U32)
     }
 
     /// The result's real components: (type, count); `I64` for an index.
@@ -141,16 +151,17 @@ impl Generator for Finish {
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        let (image, name) = match target.family() {
+        let (image, sig) = match target.family() {
             Family::Nvidia => {
                 let mut module = Module::new(target)?;
-                module.push(&build_ptx(p));
-                (ModuleImage::Ptx(module.text()), FINISH_KERNEL.to_string())
+                module.push(&build_ptx(p)?);
+                (ModuleImage::Ptx(module.text()), p.signature(FINISH_KERNEL))
             }
             Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
                 let t = IsaTarget::try_from(target)?;
                 let k = crate::amdgpu::level1::finish::generate(t, p)?;
-                (ModuleImage::CodeObject(k.to_elf()?), k.name().to_string())
+                let sig = crate::amdgpu::level1::finish::signature(t, p)?;
+                (ModuleImage::CodeObject(k.to_elf()?), sig)
             }
             Family::Cpu => {
                 return Err(Error::unsupported(
@@ -159,27 +170,35 @@ impl Generator for Finish {
                 ))
             }
         };
-        Ok(Program {
+        Ok(Program::declared(
             image,
-            kernels: vec![name],
-            launch: LaunchRule::Fixed {
+            vec![sig],
+            LaunchRule::Fixed {
                 grid: 1,
                 block: FINISH_LANES,
             },
-        })
+        ))
+    }
+
+    fn signatures(p: &FinishParams, target: &Target) -> Result<Vec<Signature>> {
+        p.validate()?;
+        match IsaTarget::try_from(target) {
+            Ok(t) => Ok(vec![crate::amdgpu::level1::finish::signature(t, p)?]),
+            Err(_) => {
+                Module::new(target)?;
+                Ok(vec![p.signature(FINISH_KERNEL)])
+            }
+        }
     }
 }
 
 /// The PTX kernel: lanes accumulate into shared memory, work-item 0 finishes.
-fn build_ptx(p: &FinishParams) -> KernelBuilder {
-    let mut k = KernelBuilder::new(FINISH_KERNEL);
+fn build_ptx(p: &FinishParams) -> Result<KernelBuilder> {
+    let (mut k, params) = KernelBuilder::from_signature(&p.signature(FINISH_KERNEL));
     k.comment(&format!("{p:?}"));
-    let ppart = k.param("partials", Ty::U64);
-    let pres = k.param("result", Ty::U64);
-    let pgrid = k.param("grid", Ty::U32);
-    let partials = k.ld_param_global_ptr(&ppart);
-    let result = k.ld_param_global_ptr(&pres);
-    let grid = k.ld_param(&pgrid);
+    let partials = k.ld_param_global_ptr(params.get("partials")?);
+    let result = k.ld_param_global_ptr(params.get("result")?);
+    let grid = k.ld_param(params.get("grid")?);
     let tid = k.special(Special::TidX);
     let lanes = FINISH_LANES as i64;
     let slots = p.slots() as u32;
@@ -324,7 +343,7 @@ fn build_ptx(p: &FinishParams) -> KernelBuilder {
     }
     k.place(end);
     k.ret();
-    k
+    Ok(k)
 }
 
 /// [`super::blue_finish`] in PTX: every branch computed, the taken one selected (the

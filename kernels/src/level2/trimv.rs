@@ -238,6 +238,7 @@ impl Generator for TriMv {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: p.block(),

@@ -111,6 +111,7 @@ impl Generator for TrsvBlock {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
+            signatures: Vec::new(),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: p.block,

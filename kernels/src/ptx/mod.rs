@@ -10,6 +10,7 @@
 
 mod mma;
 
+use crate::signature::{ParamType, ScalarType, Signature};
 use rocm_core::{target::Family, DType, Error, Result, Target};
 use std::fmt::{self, Write};
 
@@ -250,6 +251,46 @@ impl Param {
     }
 }
 
+/// The parameter handles of a kernel built from a [`Signature`], by name.
+#[derive(Debug, Clone)]
+pub struct Params {
+    handles: Vec<(String, Param)>,
+}
+
+impl Params {
+    /// The handle of parameter `name`; a name the signature does not declare is a
+    /// generator bug, reported as an error naming it.
+    pub fn get(&self, name: &str) -> Result<&Param> {
+        self.handles
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| p)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "kernel parameter",
+                    format!("the signature declares no `{name}`"),
+                )
+            })
+    }
+
+    /// The handle of `name` where the signature declares it.
+    pub fn opt(&self, name: &str) -> Option<&Param> {
+        self.get(name).ok()
+    }
+}
+
+/// The PTX type of a scalar parameter.
+fn scalar_ty(s: ScalarType) -> Ty {
+    match s {
+        ScalarType::U32 => Ty::U32,
+        ScalarType::I32 => Ty::S32,
+        ScalarType::U64 => Ty::U64,
+        ScalarType::I64 => Ty::S64,
+        ScalarType::F32 => Ty::F32,
+        ScalarType::F64 => Ty::F64,
+    }
+}
+
 /// Builds one `.entry`.
 #[derive(Debug)]
 pub struct KernelBuilder {
@@ -308,6 +349,26 @@ impl KernelBuilder {
         };
         self.params.push(p.clone());
         p
+    }
+
+    /// A kernel declaring exactly `sig`'s parameters, in order, and their handles by
+    /// name: an emitter built this way cannot declare another list than the one the host
+    /// packs ([`crate::signature`]).
+    pub fn from_signature(sig: &Signature) -> (Self, Params) {
+        let mut k = KernelBuilder::new(sig.kernel.clone());
+        let handles = sig
+            .params
+            .iter()
+            .map(|p| {
+                let handle = match p.ty {
+                    ParamType::Scalar(s) => k.param(&p.name, scalar_ty(s)),
+                    ParamType::Pointer { .. } => k.param(&p.name, Ty::U64),
+                    ParamType::Bytes { size, align } => k.param_bytes(&p.name, size, align),
+                };
+                (p.name.clone(), handle)
+            })
+            .collect();
+        (k, Params { handles })
     }
 
     /// Declares an opaque parameter of `bytes` bytes aligned to `align`

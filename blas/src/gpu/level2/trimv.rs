@@ -11,6 +11,7 @@ use super::{check_amdgpu_extent, check_span, load, logical_start, push_scalars, 
 use crate::gpu::level1::{self, ScalarArg, Vector};
 use crate::Blas;
 use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
+use rocm_kernels::exec::DeviceView;
 use rocm_kernels::level1::L1Op;
 use rocm_kernels::level2::gemv::GemvTrans;
 use rocm_kernels::level2::trimv::{TriMv, TriMvOp, TriMvParams, KERNEL, UNIT, UPPER};
@@ -185,13 +186,19 @@ pub(crate) fn trmv(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<(
         product(blas, routine, &staged)?;
         let from = Vector {
             name: "x",
-            address: work.address(),
+            view: DeviceView::buffer(work),
             inc: 1,
             dtype: call.dtype,
         };
+        let span = (call.n - 1) * call.x.1.unsigned_abs() + 1;
+        // SAFETY: x (at its lowest address) is the caller's checked vector of n elements
+        // at its increment, whose elements span `span` slots, alive until the stream's
+        // work on it has run.
+        let view =
+            unsafe { DeviceView::from_raw(call.x.0, (span * es) as u64, blas.device(), true) };
         let to = Vector {
             name: "x",
-            address: call.x.0,
+            view,
             inc: call.x.1,
             dtype: call.dtype,
         };

@@ -2,7 +2,7 @@
 //! The loops of [`super::driver`] call [`Body::emit`] for whole vectors and for single
 //! tail or strided elements alike.
 
-use super::super::asm::Assembler;
+use super::super::asm::{ArgRegs, Assembler};
 use super::super::math::{self, cfma_into, cmul, fma, mul, Val};
 use super::super::regs::{Sgpr, Vgpr};
 use super::reduce::Acc;
@@ -22,29 +22,38 @@ fn scalar_shapes(s: &Spec) -> Vec<(&'static str, u8)> {
     }
 }
 
-/// Declares the scalar arguments: per scalar, its `u32` words in SGPRs (re before im,
-/// low half before high half).
-pub(super) fn scalar_args(k: &mut Assembler, s: &Spec) -> Result<Vec<Vec<Sgpr>>> {
-    let mut out = Vec::new();
-    for (name, comps) in scalar_shapes(s) {
-        let mut words = Vec::new();
-        for c in 0..comps {
-            let part = match (comps, c) {
-                (1, _) => name.to_string(),
-                (_, 0) => format!("{name}_re"),
-                _ => format!("{name}_im"),
-            };
-            match s.real {
-                Real::F32 => words.push(k.arg_u32(&part)?),
-                Real::F64 => {
-                    words.push(k.arg_u32(&format!("{part}_lo"))?);
-                    words.push(k.arg_u32(&format!("{part}_hi"))?);
+/// The scalar arguments' names: per scalar, its `u32` words (re before im, low half
+/// before high half), in kernarg order.
+pub(super) fn scalar_words(s: &Spec) -> Vec<Vec<String>> {
+    scalar_shapes(s)
+        .into_iter()
+        .map(|(name, comps)| {
+            let mut words = Vec::new();
+            for c in 0..comps {
+                let part = match (comps, c) {
+                    (1, _) => name.to_string(),
+                    (_, 0) => format!("{name}_re"),
+                    _ => format!("{name}_im"),
+                };
+                match s.real {
+                    Real::F32 => words.push(part),
+                    Real::F64 => {
+                        words.push(format!("{part}_lo"));
+                        words.push(format!("{part}_hi"));
+                    }
                 }
             }
-        }
-        out.push(words);
-    }
-    Ok(out)
+            words
+        })
+        .collect()
+}
+
+/// The SGPRs of the scalar arguments, grouped per scalar as [`scalar_words`].
+pub(super) fn scalar_args(regs: &ArgRegs, s: &Spec) -> Result<Vec<Vec<Sgpr>>> {
+    scalar_words(s)
+        .iter()
+        .map(|words| words.iter().map(|w| regs.get(w)).collect())
+        .collect()
 }
 
 pub(super) fn load_op(bytes: u32) -> Op {

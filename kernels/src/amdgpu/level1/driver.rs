@@ -4,7 +4,7 @@
 use super::super::asm::{AssembledKernel, Assembler};
 use super::super::regs::{Sgpr, Vgpr};
 use super::body::{scalar_args, Body};
-use super::{kernel_name, reduce, Spec};
+use super::{reduce, Spec};
 use crate::level1::Level1Params;
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
 use rocm_core::Result;
@@ -14,31 +14,18 @@ fn log2(x: u32) -> i8 {
 }
 
 pub(super) fn build(t: IsaTarget, p: &Level1Params, s: &Spec) -> Result<AssembledKernel> {
-    let mut k = Assembler::new(t, &kernel_name(p), p.block, 1)?;
-    let x = k.arg_pointer("x")?;
-    let y = if s.has_y() {
-        Some(k.arg_pointer("y")?)
-    } else {
-        None
-    };
-    let n = k.arg_u32("n")?;
-    let groups = k.arg_u32("groups")?;
+    let (mut k, regs) = Assembler::from_signature(t, &super::signature(t, p)?, p.block, 1)?;
+    let x = regs.get("x")?;
+    let y = regs.opt("y");
+    let n = regs.get("n")?;
+    let groups = regs.get("groups")?;
     let incs = if p.contiguous {
         None
     } else {
-        let incx = k.arg_u32("incx")?;
-        let incy = match y {
-            Some(_) => Some(k.arg_u32("incy")?),
-            None => None,
-        };
-        Some((incx, incy))
+        Some((regs.get("incx")?, regs.opt("incy")))
     };
-    let words = scalar_args(&mut k, s)?;
-    let partials = if p.op.is_reduction() {
-        Some(k.arg_pointer("partials")?)
-    } else {
-        None
-    };
+    let words = scalar_args(&regs, s)?;
+    let partials = regs.opt("partials");
     let tid = k.workitem_id(0)?;
     let wg = k.workgroup_id(0)?;
     k.wait_lgkm(0);

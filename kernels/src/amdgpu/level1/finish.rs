@@ -26,6 +26,7 @@ use super::super::asm::{AssembledKernel, Assembler};
 use super::super::regs::{Sgpr, Vgpr};
 use crate::level1::finish::{FinishParams, FINISH_LANES};
 use crate::level1::L1Op;
+use crate::signature::Signature;
 use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
 use rocm_core::{DType, Error, Result};
 
@@ -53,6 +54,18 @@ fn neg_zero(k: &mut Assembler, v: Vgpr) {
     );
 }
 
+/// The signature of `p`'s kernel on `t` ([`FinishParams::signature`]); nrm2 has no
+/// kernel here (the host combines its partials).
+pub fn signature(t: IsaTarget, p: &FinishParams) -> Result<Signature> {
+    p.validate()?;
+    match p.op {
+        L1Op::Dot { .. } | L1Op::Sum | L1Op::Asum | L1Op::Iamax { .. } => {
+            Ok(p.signature(kernel_name(p)))
+        }
+        _ => Err(Error::unsupported(kernel_name(p), t.name())),
+    }
+}
+
 /// The finish kernel of `p` on `t` (sums and iamax/iamin).
 pub fn generate(t: IsaTarget, p: &FinishParams) -> Result<AssembledKernel> {
     p.validate()?;
@@ -69,10 +82,12 @@ fn sums(t: IsaTarget, p: &FinishParams) -> Result<AssembledKernel> {
     let comps = if p.out.is_complex() { 2 } else { 1 };
     let f32_out = matches!(p.out, DType::F32 | DType::C32);
     let lanes = FINISH_LANES;
-    let mut k = Assembler::new(t, &kernel_name(p), lanes, 1)?;
-    let partials = k.arg_pointer("partials")?;
-    let result = k.arg_pointer("result")?;
-    let grid = k.arg_u32("grid")?;
+    let (mut k, regs) = Assembler::from_signature(t, &signature(t, p)?, lanes, 1)?;
+    let (partials, result, grid) = (
+        regs.get("partials")?,
+        regs.get("result")?,
+        regs.get("grid")?,
+    );
     let tid = k.workitem_id(0)?;
     k.wait_lgkm(0);
     let vcc = k.vcc();
@@ -251,10 +266,12 @@ fn identity(k: &mut Assembler, key: Vgpr, idx: Vgpr, max: bool) {
 /// iamax, iamin.
 fn index(t: IsaTarget, p: &FinishParams, max: bool) -> Result<AssembledKernel> {
     let lanes = FINISH_LANES;
-    let mut k = Assembler::new(t, &kernel_name(p), lanes, 1)?;
-    let partials = k.arg_pointer("partials")?;
-    let result = k.arg_pointer("result")?;
-    let grid = k.arg_u32("grid")?;
+    let (mut k, regs) = Assembler::from_signature(t, &signature(t, p)?, lanes, 1)?;
+    let (partials, result, grid) = (
+        regs.get("partials")?,
+        regs.get("result")?,
+        regs.get("grid")?,
+    );
     let tid = k.workitem_id(0)?;
     k.wait_lgkm(0);
     let exec = k.exec();

@@ -71,8 +71,9 @@ pub mod finish;
 mod reduce;
 
 use super::asm::AssembledKernel;
-use crate::generator::{LaunchRule, Program};
+use crate::generator::Program;
 use crate::level1::{L1Op, Level1Params};
+use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -117,23 +118,41 @@ fn layout_name(p: &Level1Params) -> &'static str {
 /// argument, so any grid is correct.
 pub fn program(p: &Level1Params, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
+    let sig = signature(t, p)?;
     let k = generate(t, p)?;
-    let launch = if p.op.is_reduction() {
-        LaunchRule::Fixed {
-            grid: p.grid,
-            block: p.block,
-        }
-    } else {
-        LaunchRule::Cover {
-            block: p.block,
-            units_per_item: p.unroll,
-        }
-    };
-    Ok(Program {
-        image: ModuleImage::CodeObject(k.to_elf()?),
-        kernels: vec![k.name().to_string()],
+    let launch = crate::level1::plan::launch_rule(p, true);
+    Ok(Program::declared(
+        ModuleImage::CodeObject(k.to_elf()?),
+        vec![sig],
         launch,
-    })
+    ))
+}
+
+/// The kernel's signature (the module docs): `x, [y], n: u32, groups: u32,
+/// [incx: i32, [incy: i32]] (strided only), scalar words: u32, [partials: f64, written]`.
+pub fn signature(t: IsaTarget, p: &Level1Params) -> Result<Signature> {
+    let s = spec(t, p)?;
+    let (ax, ay) = crate::level1::accesses(p.op);
+    let mut sig = Signature::new(kernel_name(p)).pointer("x", p.dtype, ax);
+    if s.has_y() {
+        sig = sig.pointer("y", crate::level1::y_dtype(p.op, p.dtype), ay);
+    }
+    sig = sig
+        .scalar("n", ScalarType::U32)
+        .scalar("groups", ScalarType::U32);
+    if !p.contiguous {
+        sig = sig.scalar("incx", ScalarType::I32);
+        if s.has_y() {
+            sig = sig.scalar("incy", ScalarType::I32);
+        }
+    }
+    for word in body::scalar_words(&s).into_iter().flatten() {
+        sig = sig.scalar(word, ScalarType::U32);
+    }
+    if p.op.is_reduction() {
+        sig = sig.pointer("partials", DType::F64, Access::Write);
+    }
+    Ok(sig)
 }
 
 pub(crate) use super::math::Real;

@@ -47,6 +47,7 @@ fn program_of(
     Ok(crate::generator::Program {
         image: rocm_core::ModuleImage::CodeObject(super::asm::code_object(kernels)?.to_elf()?),
         kernels: kernels.iter().map(|k| k.name().to_string()).collect(),
+        signatures: Vec::new(),
         launch,
     })
 }

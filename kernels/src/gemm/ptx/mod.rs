@@ -110,6 +110,7 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
     Ok(Program {
         image: ModuleImage::Ptx(text),
         kernels: vec![KERNEL.into()],
+        signatures: Vec::new(),
         launch: LaunchRule::Fixed {
             grid: 1,
             block: p.threads(target),
