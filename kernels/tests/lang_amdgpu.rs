@@ -9,7 +9,7 @@ use rocm_core::{Device, KernelArgs, LaunchConfig, ModuleImage, Target};
 use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::lang::interp::{self, Arg};
 use rocm_kernels::lang::{
-    amdgpu, examples, Access, Buf, Builder, KernelDef, ParamKind, Scalar, Type, Value,
+    amdgpu, examples, Access, Buf, Builder, KernelDef, ParamType, Scalar, Type, Value,
 };
 mod common;
 
@@ -60,15 +60,15 @@ fn run3(dev: &Device, def: &KernelDef, k: &AssembledKernel, c: &LaunchConfig, ar
         }
     }
     let mut ka = KernelArgs::new();
-    for ((a, p), buf) in args.iter().zip(&def.params).zip(&bufs) {
-        match (a, p.kind, buf) {
-            (_, ParamKind::Pointer { .. }, Some(b)) => {
+    for ((a, p), buf) in args.iter().zip(&def.signature.params).zip(&bufs) {
+        match (a, p.ty, buf) {
+            (_, ParamType::Pointer { .. }, Some(b)) => {
                 ka.push(b);
             }
-            (Arg::Scalar(bits), ParamKind::Scalar(s), _) if s.bytes() == 8 => {
+            (Arg::Scalar(bits), ParamType::Scalar(s), _) if s.size() == 8 => {
                 ka.push(*bits);
             }
-            (Arg::Scalar(bits), ParamKind::Scalar(_), _) => {
+            (Arg::Scalar(bits), ParamType::Scalar(_), _) => {
                 ka.push(*bits as u32);
             }
             other => panic!("argument {other:?} for parameter {p:?}"),
@@ -827,10 +827,8 @@ fn float_ops(t: &Target) -> KernelDef {
         let h = k.convert(a, Scalar::F16);
         let bf = k.convert(b, Scalar::Bf16);
         let v = [
-            k.convert(h, Scalar::F64),
-            k.convert(bf, Scalar::F64),
-            k.convert(h, Scalar::Bf16),
-            k.convert(bf, Scalar::F16),
+            k.convert(h, Scalar::F32),
+            k.convert(bf, Scalar::F32),
             k.add(c, d),
             k.sub(c, d),
             k.mul(c, d),

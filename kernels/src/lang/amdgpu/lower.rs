@@ -7,7 +7,7 @@ use super::emit::{Emitter, Src};
 use super::live::{liveness, Liveness};
 use crate::amdgpu::asm::{packed_workitem_ids, AssembledKernel, Assembler, Label};
 use crate::lang::ir::{
-    Axis, Block, KernelDef, Op, ParamKind, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
+    Axis, Block, KernelDef, Op, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
 };
 use rocm_core::isa::amdgpu::{IsaTarget, Op as I, Operand, RegRange};
 use rocm_core::{Error, Result};
@@ -61,8 +61,9 @@ pub(crate) struct Lower<'a> {
     pub locs: Vec<Option<Loc>>,
     owned: Vec<bool>,
     pub var_locs: Vec<Option<Loc>>,
-    /// Kernel parameters: pointers as SGPR pairs, scalars in SGPRs.
-    pub params: Vec<Loc>,
+    /// Kernel parameters: pointers as SGPR pairs, scalars in SGPRs (`None`: a byte
+    /// array, not loaded).
+    pub params: Vec<Option<Loc>>,
     /// Byte offset of each shared array in the workgroup's LDS.
     pub lds_base: Vec<u32>,
     /// `hidden_block_count_*` and `hidden_group_size_*` SGPRs by axis.
@@ -163,28 +164,15 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
     }
     let mut k = Assembler::new(t, &def.name, def.max_workgroup_size, dims)?;
     let mut sgpr_end = 2 + u16::from(dims);
+    // The kernel arguments as the kernel contract lays them out.
+    let regs = k.declare(&def.signature)?;
     let mut params = Vec::new();
-    for p in &def.params {
-        let r = match p.kind {
-            ParamKind::Pointer { .. } => k.arg_pointer(&p.name)?,
-            ParamKind::Scalar(s) => match s.bytes() {
-                4 => k.arg_u32(&p.name)?,
-                8 => k.arg_u64(&p.name)?,
-                _ => {
-                    return Err(Error::unsupported(
-                        format!(
-                            "kernel `{}` parameter `{}` of type {} (scalar parameters are 4 or 8 bytes)",
-                            def.name,
-                            p.name,
-                            s.name()
-                        ),
-                        t,
-                    ))
-                }
-            },
-        };
-        sgpr_end = sgpr_end.max(r.0.end() as u16);
-        params.push(Loc::S(r.0));
+    for p in &def.signature.params {
+        let r = regs.opt(&p.name);
+        if let Some(r) = r {
+            sgpr_end = sgpr_end.max(r.0.end() as u16);
+        }
+        params.push(r.map(|r| Loc::S(r.0)));
     }
     let names = ["x", "y", "z"];
     let mut grid_size = [None; 3];

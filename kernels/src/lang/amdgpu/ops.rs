@@ -100,7 +100,14 @@ impl<'a> Lower<'a> {
                 Ok(())
             }
             Op::Param(i) => {
-                let l = self.params[*i as usize];
+                let l = self
+                    .params
+                    .get(*i as usize)
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| {
+                        self.unsupported(format!("parameter {i} (not a loaded scalar)"))
+                    })?;
                 self.alias(v, l);
                 Ok(())
             }
@@ -1326,7 +1333,7 @@ impl<'a> Lower<'a> {
         ts: &mut Vec<RegRange>,
     ) -> Result<(Operand, Operand)> {
         let base = match self.params.get(param as usize) {
-            Some(Loc::S(r)) if r.count == 2 => *r,
+            Some(Some(Loc::S(r))) if r.count == 2 => *r,
             _ => {
                 return Err(Error::invalid(
                     format!("kernel `{}`", self.def.name),
