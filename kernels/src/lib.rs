@@ -15,6 +15,8 @@
 //!   [`gemm`] (GEMM: SIMT, `mma.sync`, MFMA, WMMA), [`level3`] (the triangle kernels of
 //!   blocked Level 3: expand, invert, update; PTX and AMDGPU, real and complex),
 //!   [`extension`] (geam, dgmm; PTX and AMDGPU, real and complex).
+//! - [`lang`]: the portable kernel language (a kernel written once; IR, builder, CPU
+//!   interpreter, PTX and AMDGPU lowerings).
 
 pub mod amdgpu;
 pub mod catalog;
@@ -24,6 +26,7 @@ pub mod exec;
 pub mod extension;
 pub mod gemm;
 pub mod generator;
+pub mod lang;
 pub mod level1;
 pub mod level2;
 pub mod level3;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod host;
+pub mod lang;
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::isa::amdgpu::IsaTarget;

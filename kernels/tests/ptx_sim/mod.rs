@@ -221,6 +221,11 @@ impl Kernel {
                     "%ctaid.z",
                     "%nctaid.x",
                     "%nctaid.y",
+                    "%nctaid.z",
+                    "%tid.y",
+                    "%tid.z",
+                    "%ntid.y",
+                    "%ntid.z",
                     "%laneid",
                 ] {
                     if a == s {
@@ -589,6 +594,10 @@ impl Kernel {
                     "%ctaid.z" => ctaid[2] as u64,
                     "%nctaid.x" => grid[0] as u64,
                     "%nctaid.y" => grid[1] as u64,
+                    "%nctaid.z" => grid[2] as u64,
+                    // Blocks are one-dimensional.
+                    "%tid.y" | "%tid.z" => 0,
+                    "%ntid.y" | "%ntid.z" => 1,
                     "%laneid" => (t.tid % 32) as u64,
                     _ => unreachable!(),
                 },
@@ -705,6 +714,37 @@ impl Kernel {
                 (f64v(val(&args[1], t)) as f32).to_bits() as u64
             }
             "sqrt" if ty == "f64" => f64v(val(&args[1], t)).sqrt().to_bits(),
+            "sqrt" if ty == "f32" => f32v(val(&args[1], t)).sqrt().to_bits() as u64,
+            "rcp" if ty == "f32" => (1.0 / f32v(val(&args[1], t))).to_bits() as u64,
+            "rcp" if ty == "f64" => (1.0 / f64v(val(&args[1], t))).to_bits(),
+            // The approximations computed exactly (rounded once from f64): tests of
+            // the interpreter compare with the language's correctly rounded reference.
+            "ex2" if ty == "f32" => {
+                ((f32v(val(&args[1], t)) as f64).exp2() as f32).to_bits() as u64
+            }
+            "lg2" if ty == "f32" => {
+                ((f32v(val(&args[1], t)) as f64).log2() as f32).to_bits() as u64
+            }
+            "abs" if ty == "f32" => (val(&args[1], t) as u32 & 0x7FFF_FFFF) as u64,
+            "abs" if ty == "f64" => val(&args[1], t) & (u64::MAX >> 1),
+            "min" | "max" if ty == "f32" || ty == "f64" => {
+                // NaN gives the other operand; -0 is below +0.
+                let (a, b) = (val(&args[1], t), val(&args[2], t));
+                let f = |v: u64| if ty == "f32" { f32v(v) as f64 } else { f64v(v) };
+                let (x, y) = (f(a), f(b));
+                if x.is_nan() {
+                    b
+                } else if y.is_nan() {
+                    a
+                } else {
+                    let less = x < y || (x == y && x.is_sign_negative() && !y.is_sign_negative());
+                    if less == (op[0] == "min") {
+                        a
+                    } else {
+                        b
+                    }
+                }
+            }
             // cvt.rn.{f16,bf16}.f32 rounds to nearest even, as the `half` crate;
             // cvt.f32.{f16,bf16} is exact.
             "cvt" if op[op.len() - 2..] == ["f16", "f32"] => {
@@ -783,6 +823,7 @@ impl Kernel {
                 (if op[0] == "and" { a && b } else { a || b }) as u64
             }
             "not" if ty == "pred" => (val(&args[1], t) == 0) as u64,
+            "not" => !val(&args[1], t),
             "and" => val(&args[1], t) & val(&args[2], t),
             "or" => val(&args[1], t) | val(&args[2], t),
             "xor" => val(&args[1], t) ^ val(&args[2], t),
@@ -884,28 +925,45 @@ impl Kernel {
 }
 
 impl Kernel {
-    /// `shfl.sync.down.b32 d, a, delta, 31, 0xffffffff`: lane l takes lane l + delta's
-    /// `a` where that lane exists (l + delta ≤ 31), else its own.
+    /// `shfl.sync.{down,up,bfly,idx}.b32 d, a, b, c, 0xffffffff` over the full warp
+    /// (c = 31, or 0 for `up`): lane l takes lane l + b, l − b, l ^ b or b & 31's `a`
+    /// where that lane exists, else its own (`b` an immediate, or a register for `idx`).
     fn shuffle(&self, inst: &Inst, warp: &mut [Thread]) {
-        assert_eq!(
-            inst.op.join("."),
-            "shfl.sync.down.b32",
+        let mode = inst.op.get(2).map(String::as_str);
+        assert!(
+            inst.op.len() == 4 && inst.op[..2] == ["shfl", "sync"] && inst.op[3] == "b32",
             "unknown shuffle `{}`",
             inst.text
         );
-        let (Arg::Reg(d), Arg::Reg(a), Arg::Imm(delta), Arg::Imm(31), Arg::Imm(0xffff_ffff)) = (
-            &inst.args[0],
-            &inst.args[1],
-            &inst.args[2],
-            &inst.args[3],
-            &inst.args[4],
-        ) else {
+        let (Arg::Reg(d), Arg::Reg(a), Arg::Imm(c), Arg::Imm(0xffff_ffff)) =
+            (&inst.args[0], &inst.args[1], &inst.args[3], &inst.args[4])
+        else {
             panic!("shuffle operands in `{}`", inst.text)
         };
+        assert_eq!(
+            *c,
+            if mode == Some("up") { 0 } else { 31 },
+            "`{}`",
+            inst.text
+        );
+        let b: Vec<usize> = warp
+            .iter()
+            .map(|t| match &inst.args[2] {
+                Arg::Imm(v) => *v as usize,
+                Arg::Reg(r) if mode == Some("idx") => t.regs[*r] as usize,
+                other => panic!("shuffle operand {other:?} in `{}`", inst.text),
+            })
+            .collect();
         let src: Vec<u64> = warp.iter().map(|t| t.regs[*a] & 0xFFFF_FFFF).collect();
         for (l, t) in warp.iter_mut().enumerate() {
-            let from = l + *delta as usize;
-            t.regs[*d] = src[if from < 32 { from } else { l }];
+            let from = match mode {
+                Some("down") => Some(l + b[l]),
+                Some("up") => l.checked_sub(b[l]),
+                Some("bfly") => Some(l ^ b[l]),
+                Some("idx") => Some(b[l] & 31),
+                _ => panic!("unknown shuffle `{}`", inst.text),
+            };
+            t.regs[*d] = src[from.filter(|&f| f < 32).unwrap_or(l)];
         }
     }
 
