@@ -8,12 +8,15 @@
 //!   rejects barriers and wave operations under divergent control flow.
 //! - [`examples`]: kernels written in it (the test cases and worked examples).
 //! - [`interp`]: the CPU interpreter, the reference of both lowerings.
+//! - [`ptx`]: the PTX lowering; [`level1`]: Level 1 copy and axpby written in the
+//!   language (the first port candidate).
 
 pub mod amdgpu;
 pub mod builder;
 pub mod examples;
 pub mod interp;
 pub mod ir;
+pub mod level1;
 pub mod ptx;
 
 pub use builder::{Buf, Builder, Operand};
