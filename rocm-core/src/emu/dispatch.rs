@@ -7,11 +7,19 @@
 //!   every wave has stopped, the ones at the barrier are released together (a barrier
 //!   waits for every wave that has not terminated).
 //! - Initial state (AMDGPUUsage "Initial Kernel Execution State"): user SGPRs from s0 in
-//!   the order dispatch ptr, queue ptr, kernarg ptr, dispatch id (private segment
-//!   buffer, queue ptr, flat scratch init and the private segment are not supported and
-//!   rejected by name); workgroup ids X, Y, Z (as enabled) from `s[USER_SGPR_COUNT]`;
-//!   work-item ids in v0 packed `x | y << 10 | z << 20` (gfx90a, gfx942, gfx11) or in
-//!   v0, v1, v2 as enabled (gfx908). EXEC holds the lanes inside the workgroup.
+//!   the order the descriptor enables them: private segment buffer (a buffer resource
+//!   over the launch's scratch, 4 SGPRs), dispatch ptr, queue ptr (a zeroed
+//!   `hsa_queue_t`), kernarg ptr, dispatch id, flat scratch init (the scratch base, 2
+//!   SGPRs), private segment size (bytes per work-item); then from `s[USER_SGPR_COUNT]`
+//!   workgroup ids X, Y, Z (as enabled) and the private segment wave offset (when the
+//!   descriptor enables scratch); work-item ids in v0 packed `x | y << 10 | z << 20`
+//!   (gfx90a, gfx942, gfx11) or in v0, v1, v2 as enabled (gfx908). EXEC holds the lanes
+//!   inside the workgroup.
+//! - Scratch (the private segment): `private_segment_fixed_size` bytes per work-item,
+//!   one region per launch holding every wave of a workgroup (reused by the next
+//!   workgroup, zeroed), laid out as the hardware swizzles it: wave `w`'s slice starts at
+//!   `w * size * lanes` (its wave offset), and within it dword `d` of lane `l` lies at
+//!   `(d * lanes + l) * 4`.
 //! - Register files are what the descriptor allocates ([`super::wave`]); wave64 on gfx9,
 //!   wave32 on gfx11, and the descriptor's wave32 bit must agree.
 //! - LDS per workgroup: `group_segment_fixed_size + LaunchConfig::shared_bytes`, zeroed.
@@ -40,11 +48,16 @@ pub const DEFAULT_BUDGET: u64 = 1 << 32;
 /// Environment variable overriding [`DEFAULT_BUDGET`].
 pub const BUDGET_ENV: &str = "ROCM_EMU_MAX_INSTRUCTIONS";
 
-// kernel_code_properties bits the emulator does not provide.
+// kernel_code_properties bits: the user SGPRs, in the order they are preloaded.
 const PROP_PRIVATE_SEGMENT_BUFFER: u16 = 1;
+const PROP_DISPATCH_PTR: u16 = 1 << 1;
 const PROP_QUEUE_PTR: u16 = 1 << 2;
+const PROP_KERNARG_SEGMENT_PTR: u16 = 1 << 3;
+const PROP_DISPATCH_ID: u16 = 1 << 4;
 const PROP_FLAT_SCRATCH_INIT: u16 = 1 << 5;
 const PROP_PRIVATE_SEGMENT_SIZE: u16 = 1 << 6;
+/// Bytes of the `hsa_queue_t` a queue pointer points at.
+const QUEUE_BYTES: usize = 128;
 // COMPUTE_PGM_RSRC2 bits.
 const RSRC2_SCRATCH_EN: u32 = 1;
 const RSRC2_TG_SIZE_EN: u32 = 1 << 10;
@@ -145,27 +158,7 @@ impl EmuKernel {
                 format!("emu:{}", self.target),
             )
         };
-        let p = self.descriptor.kernel_code_properties;
         let r2 = self.descriptor.compute_pgm_rsrc2;
-        for (bit, what) in [
-            (
-                PROP_PRIVATE_SEGMENT_BUFFER,
-                "the private segment buffer user SGPRs",
-            ),
-            (PROP_QUEUE_PTR, "the queue pointer user SGPRs"),
-            (PROP_FLAT_SCRATCH_INIT, "flat scratch init user SGPRs"),
-            (
-                PROP_PRIVATE_SEGMENT_SIZE,
-                "the private segment size user SGPR",
-            ),
-        ] {
-            if p & bit != 0 {
-                return Err(unsupported(what));
-            }
-        }
-        if r2 & RSRC2_SCRATCH_EN != 0 || self.descriptor.private_segment_fixed_size > 0 {
-            return Err(unsupported("scratch (private segment) memory"));
-        }
         if r2 & RSRC2_TG_SIZE_EN != 0 {
             return Err(unsupported("the workgroup info SGPR"));
         }
@@ -197,7 +190,8 @@ impl EmuKernel {
         }
         let limits = self.register_limits();
         let user = u32::from(self.descriptor.user_sgpr_count());
-        let sys = self.resources.workgroup_id.iter().filter(|&&b| b).count() as u32;
+        let sys = self.resources.workgroup_id.iter().filter(|&&b| b).count() as u32
+            + u32::from(r2 & RSRC2_SCRATCH_EN != 0);
         if user + sys > limits.sgprs {
             return Err(Error::invalid(
                 "kernel descriptor",
@@ -313,12 +307,46 @@ impl EmuKernel {
             device: format!("emu:{}", self.target),
             bytes,
         };
+        let lanes = self.target.wave_size() as usize;
+        let waves = (config.block_size() as usize).div_ceil(lanes);
+        let scratch_lane_bytes = self.scratch_lane_bytes();
+        let scratch_bytes = scratch_lane_bytes as usize * lanes * waves;
         let kernarg = mem.map(seg.len()).ok_or_else(|| oom(seg.len()))?;
-        let packet = mem.map(64).ok_or_else(|| oom(64))?;
-        let result = self.fill_and_run(mem, config, &seg, kernarg, packet, dispatch_id);
-        mem.unmap(kernarg);
-        mem.unmap(packet);
+        let packet = mem.map(64);
+        let queue = mem.map(QUEUE_BYTES);
+        let scratch = mem.map(scratch_bytes.max(1));
+        let result = match (packet, queue, scratch) {
+            (Some(packet), Some(queue), Some(scratch)) => self.fill_and_run(
+                mem,
+                config,
+                &seg,
+                &Segments {
+                    kernarg,
+                    packet,
+                    queue,
+                    scratch,
+                    scratch_bytes,
+                    scratch_lane_bytes,
+                    dispatch_id,
+                },
+            ),
+            _ => Err(oom(64 + QUEUE_BYTES + scratch_bytes)),
+        };
+        for base in [Some(kernarg), packet, queue, scratch]
+            .into_iter()
+            .flatten()
+        {
+            mem.unmap(base);
+        }
         result
+    }
+
+    /// Scratch bytes per work-item: the descriptor's fixed private segment, rounded to
+    /// whole dwords (the swizzled layout interleaves lanes per dword).
+    fn scratch_lane_bytes(&self) -> u32 {
+        self.descriptor
+            .private_segment_fixed_size
+            .next_multiple_of(4)
     }
 
     fn fill_and_run(
@@ -326,18 +354,24 @@ impl EmuKernel {
         mem: &mut AddressSpace,
         config: &LaunchConfig,
         seg: &[u8],
-        kernarg: u64,
-        packet: u64,
-        dispatch_id: u64,
+        at: &Segments,
     ) -> Result<LaunchStats> {
         let internal = |what: &str| Error::backend("emu", 0, what.to_string());
+        let kernarg = at.kernarg;
         mem.slice_mut(kernarg, seg.len())
             .ok_or_else(|| internal("kernarg segment unmapped"))?
             .copy_from_slice(seg);
         let lds_bytes =
             u64::from(self.descriptor.group_segment_fixed_size) + u64::from(config.shared_bytes);
-        write_packet(mem, packet, config, lds_bytes, kernarg)
-            .ok_or_else(|| internal("dispatch packet unmapped"))?;
+        write_packet(
+            mem,
+            at.packet,
+            config,
+            lds_bytes,
+            kernarg,
+            at.scratch_lane_bytes,
+        )
+        .ok_or_else(|| internal("dispatch packet unmapped"))?;
         let budget = BUDGET_OVERRIDE.with(|b| b.get()).unwrap_or_else(|| {
             std::env::var(BUDGET_ENV)
                 .ok()
@@ -365,8 +399,12 @@ impl EmuKernel {
             for y in 0..gy {
                 for x in 0..gx {
                     lds.fill(0);
-                    let mut waves =
-                        self.initial_waves(config, [x, y, z], kernarg, packet, dispatch_id);
+                    if at.scratch_bytes > 0 {
+                        mem.slice_mut(at.scratch, at.scratch_bytes)
+                            .ok_or_else(|| internal("scratch unmapped"))?
+                            .fill(0);
+                    }
+                    let mut waves = self.initial_waves(config, [x, y, z], at);
                     let mut ctx = Ctx {
                         mem: &mut *mem,
                         lds: &mut lds,
@@ -388,14 +426,7 @@ impl EmuKernel {
         }
     }
 
-    fn initial_waves(
-        &self,
-        config: &LaunchConfig,
-        group: [u32; 3],
-        kernarg: u64,
-        packet: u64,
-        dispatch_id: u64,
-    ) -> Vec<Wave> {
+    fn initial_waves(&self, config: &LaunchConfig, group: [u32; 3], at: &Segments) -> Vec<Wave> {
         let lanes = self.target.wave_size();
         let limits = self.register_limits();
         let block = config.block_size() as u32;
@@ -425,18 +456,25 @@ impl EmuKernel {
                     }
                     *s += 1;
                 };
-                let u = r.user_sgprs;
-                if u.dispatch_ptr {
-                    put(&mut w, &mut s, packet as u32);
-                    put(&mut w, &mut s, (packet >> 32) as u32);
-                }
-                if u.kernarg_segment_ptr {
-                    put(&mut w, &mut s, kernarg as u32);
-                    put(&mut w, &mut s, (kernarg >> 32) as u32);
-                }
-                if u.dispatch_id {
-                    put(&mut w, &mut s, dispatch_id as u32);
-                    put(&mut w, &mut s, (dispatch_id >> 32) as u32);
+                let p = self.descriptor.kernel_code_properties;
+                let wave_offset = wi * at.scratch_lane_bytes * lanes;
+                let lo_hi = |x: u64| [x as u32, (x >> 32) as u32];
+                let buffer = scratch_buffer_resource(at.scratch, at.scratch_bytes, lanes);
+                let user: [(u16, &[u32]); 7] = [
+                    (PROP_PRIVATE_SEGMENT_BUFFER, &buffer),
+                    (PROP_DISPATCH_PTR, &lo_hi(at.packet)),
+                    (PROP_QUEUE_PTR, &lo_hi(at.queue)),
+                    (PROP_KERNARG_SEGMENT_PTR, &lo_hi(at.kernarg)),
+                    (PROP_DISPATCH_ID, &lo_hi(at.dispatch_id)),
+                    (PROP_FLAT_SCRATCH_INIT, &lo_hi(at.scratch)),
+                    (PROP_PRIVATE_SEGMENT_SIZE, &[at.scratch_lane_bytes]),
+                ];
+                for (bit, values) in user {
+                    if p & bit != 0 {
+                        for &v in values {
+                            put(&mut w, &mut s, v);
+                        }
+                    }
                 }
                 let mut s = usize::from(self.descriptor.user_sgpr_count());
                 for (on, id) in r.workgroup_id.iter().zip(group) {
@@ -444,6 +482,10 @@ impl EmuKernel {
                         put(&mut w, &mut s, id);
                     }
                 }
+                if self.descriptor.compute_pgm_rsrc2 & RSRC2_SCRATCH_EN != 0 {
+                    put(&mut w, &mut s, wave_offset);
+                }
+                w.flat_scratch = at.scratch + u64::from(wave_offset);
                 let dims = r.workitem_id_dims;
                 for lane in 0..active {
                     let t = first + lane;
@@ -561,6 +603,28 @@ impl EmuKernel {
     }
 }
 
+/// Where a launch's segments live in the device's address space.
+struct Segments {
+    kernarg: u64,
+    packet: u64,
+    queue: u64,
+    scratch: u64,
+    scratch_bytes: usize,
+    scratch_lane_bytes: u32,
+    dispatch_id: u64,
+}
+
+/// The private segment buffer resource (V#) over a launch's scratch: base, no stride,
+/// `num_records` = the region's bytes, swizzled by lane (ADD_TID_ENABLE, index stride
+/// = the wave size, element size 4), as the HSA runtime sets it up.
+fn scratch_buffer_resource(base: u64, bytes: usize, lanes: u32) -> [u32; 4] {
+    let index_stride: u32 = if lanes == 64 { 3 } else { 2 };
+    let word1 = (base >> 32) as u32 & 0xffff | 1 << 31; // SWIZZLE_ENABLE
+                                                        // DST_SEL_XYZW, ADD_TID_ENABLE (bit 23), INDEX_STRIDE (bits 22:21), ELEMENT_SIZE 4.
+    let word3 = 0x0000_0fac | 1 << 23 | index_stride << 21 | 1 << 19;
+    [base as u32, word1, bytes as u32, word3]
+}
+
 /// Writes the 64-byte `hsa_kernel_dispatch_packet_t`.
 fn write_packet(
     mem: &mut AddressSpace,
@@ -568,6 +632,7 @@ fn write_packet(
     config: &LaunchConfig,
     lds_bytes: u64,
     kernarg: u64,
+    private_bytes: u32,
 ) -> Option<()> {
     let p = mem.slice_mut(at, 64)?;
     let dims: u16 = if config.grid[2] > 1 || config.block[2] > 1 {
@@ -587,6 +652,7 @@ fn write_packet(
         let grid = config.grid[d].wrapping_mul(config.block[d]);
         p[12 + 4 * d..16 + 4 * d].copy_from_slice(&grid.to_le_bytes());
     }
+    p[24..28].copy_from_slice(&private_bytes.to_le_bytes());
     p[28..32].copy_from_slice(&(lds_bytes as u32).to_le_bytes());
     p[40..48].copy_from_slice(&kernarg.to_le_bytes());
     Some(())

@@ -156,7 +156,15 @@ fn sopp(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow, 
     let taken = match ins.op {
         Op::SEndpgm => return Ok(Flow::End),
         Op::SBarrier => return Ok(Flow::Barrier),
-        Op::SNop | Op::SWaitcnt | Op::SSetprio | Op::SSleep => return Ok(Flow::Next),
+        // Scheduling hints and messages with no effect on one wave's results (gfx11's
+        // MSG_DEALLOC_VGPRS releases registers only after s_endpgm).
+        Op::SNop
+        | Op::SWaitcnt
+        | Op::SSetprio
+        | Op::SSleep
+        | Op::SClause
+        | Op::SDelayAlu
+        | Op::SSendmsg => return Ok(Flow::Next),
         Op::SBranch => true,
         Op::SCbranchScc0 => !w.scc,
         Op::SCbranchScc1 => w.scc,
@@ -328,6 +336,7 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
         }
         _ => {}
     }
+    let cmpx = ins.op.cmpx_compare();
     let mut flags = 0u64;
     for lane in lanes_of(exec) {
         let s = [
@@ -345,8 +354,8 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
                 u64::from(((s[0] << 32) & below).count_ones()) + s[1]
             }
             Op::VAccvgprReadB32 | Op::VAccvgprWriteB32 | Op::VAccvgprMovB32 => s[0],
-            op => {
-                let out = super::alu::valu(op, &ins.mods, s, mask_in >> lane & 1 != 0)
+            _ => {
+                let out = super::alu::valu(ins.op, &ins.mods, s, mask_in >> lane & 1 != 0)
                     .map_err(|e| Fault::new(e.to_string()).on_lane(lane))?;
                 if out.flag == Some(true) {
                     flags |= 1 << lane;
@@ -372,6 +381,9 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     }
     if let Some(m) = mask_out {
         w.write_scalar(m, w.lanes.div_ceil(32) as u8, flags)?;
+    }
+    if cmpx.is_some() {
+        w.exec = flags;
     }
     Ok(Flow::Next)
 }

@@ -976,28 +976,21 @@ fn dispatch_packet_dispatch_id_and_hidden_arguments() {
 fn unsupported_launch_state_is_named() {
     let t = IsaTarget::Gfx90a;
     let code = [Instr::new(Op::SEndpgm, [])];
+    // The queue pointer and scratch are provided (clang's kernels ask for them).
     let mut r = resources(t, 8, 4, 0);
     r.user_sgprs.queue_ptr = true;
     let m = load(t, "qp", &code, &r, vec![]);
-    let err = launch(&m, "qp", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap_err();
-    assert!(
-        matches!(&err, Error::Unsupported { op, .. } if op.contains("queue pointer")),
-        "{err:?}"
-    );
+    launch(&m, "qp", LaunchConfig::linear(1, 64), &KernelArgs::new()).unwrap();
     let mut r = resources(t, 8, 4, 0);
     r.private_segment_bytes = 16;
     let m = load(t, "scratch", &code, &r, vec![]);
-    let err = launch(
+    launch(
         &m,
         "scratch",
         LaunchConfig::linear(1, 64),
         &KernelArgs::new(),
     )
-    .unwrap_err();
-    assert!(
-        matches!(&err, Error::Unsupported { op, .. } if op.contains("scratch")),
-        "{err:?}"
-    );
+    .unwrap();
     let hidden = CoArg {
         name: None,
         offset: 0,

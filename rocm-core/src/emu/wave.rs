@@ -61,6 +61,8 @@ pub struct Wave {
     pub vcc: u64,
     pub scc: bool,
     pub m0: u32,
+    /// FLAT_SCRATCH: the wave's private segment base (its scratch slice).
+    pub flat_scratch: u64,
     pub scoreboard: Scoreboard,
     pub hazards: HazardTracker,
 }
@@ -93,6 +95,7 @@ impl Wave {
             vcc: 0,
             scc: false,
             m0: 0,
+            flat_scratch: 0,
             scoreboard,
             hazards,
         }

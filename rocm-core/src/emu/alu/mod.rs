@@ -169,8 +169,9 @@ pub const INTERPRETER_OPS: &[Op] = &[
 /// order (destinations excluded; 32-bit sources zero-extended); `flag_in` is the lane's
 /// bit of the mask source (`v_cndmask_b32` selector, `v_addc_co_u32` carry-in). See the
 /// module documentation for the conventions.
+/// A gfx11 `v_cmpx_*` computes its compare here; the interpreter writes EXEC.
 pub fn valu(op: Op, mods: &Mods, src: [u64; 3], flag_in: bool) -> Result<AluOut> {
-    vector::execute(op, mods, src, flag_in)
+    vector::execute(op.cmpx_compare().unwrap_or(op), mods, src, flag_in)
 }
 
 /// A scalar ALU op. `src` as for [`valu`]; `scc` the current SCC.

@@ -193,6 +193,8 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VSubrevCoU32 => carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true),
         VAdd3U32 => bits(a.wrapping_add(b).wrapping_add(c)),
         VLshlAddU32 => bits((a << (b & 31)).wrapping_add(c)),
+        // 64-bit: D = (S0 << S1[2:0]) + S2, modulo 2^64.
+        VLshlAddU64 => Res::Bits((s[0] << (b & 7)).wrapping_add(s[2])),
         VAddLshlU32 => bits(a.wrapping_add(b) << (c & 31)),
         VMulLoU32 => bits(a.wrapping_mul(b)),
         VMulHiU32 => bits(((u64::from(a) * u64::from(b)) >> 32) as u32),

@@ -304,6 +304,12 @@ impl Ctx<'_> {
             (Operand::Imm(i), ImmKind::Branch) => (i as u16, (-32768..=32767).contains(&i)),
             (Operand::Imm(i), ImmKind::Nop) => (i as u16, (0..=15).contains(&i)),
             (Operand::Imm(i), ImmKind::Small) => (i as u16, (0..=3).contains(&i)),
+            (Operand::Imm(i), ImmKind::Clause) => (i as u16, (0..=63).contains(&i)),
+            (Operand::Imm(i), ImmKind::DelayAlu) => (
+                i as u16,
+                (0..=0x7ff).contains(&i) && super::print::delay_alu_valid(i as u16),
+            ),
+            (Operand::Imm(i), ImmKind::Sendmsg) => (i as u16, (0..=0xffff).contains(&i)),
             _ => (0, false),
         };
         if !ok {
@@ -395,6 +401,12 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
         words.push(l);
     }
     Ok(words)
+}
+
+/// A VOPC compare that writes only EXEC (gfx11 `v_cmpx_*`): no destination operand.
+pub(crate) fn is_cmpx_without_dst(op: Op) -> bool {
+    let info = op.info();
+    info.form == Form::Vopc && info.slots.first() != Some(&Slot::MaskDst)
 }
 
 /// Encodes a sequence of instructions into one dword stream.
@@ -528,6 +540,10 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                 "gfx11 16-bit _e32 forms address v0..v127 only",
             ));
         }
+    }
+    if vop3 && is_cmpx_without_dst(c.instr.op) {
+        // gfx11 v_cmpx writes only EXEC; its VOP3 form names it in vdst.
+        dst = 126;
     }
     let m = c.instr.mods;
     if vop3 {

@@ -209,6 +209,23 @@ impl Gen<'_> {
                     ImmKind::Nop => Operand::Imm(self.rng.random_range(0..=15)),
                     ImmKind::Branch => Operand::Imm(self.rng.random_range(-32768..=32767)),
                     ImmKind::Small => Operand::Imm(self.rng.random_range(0..=3)),
+                    ImmKind::Clause => Operand::Imm(self.rng.random_range(0..=63)),
+                    ImmKind::DelayAlu => {
+                        let id0 = self.rng.random_range(0..=11);
+                        let skip = self.rng.random_range(0..=5);
+                        let id1 = self.rng.random_range(0..=11);
+                        Operand::Imm(id0 | skip << 4 | id1 << 7)
+                    }
+                    ImmKind::Sendmsg => {
+                        let known = crate::isa::amdgpu::print::SENDMSG_NAMES;
+                        let fam = t.family();
+                        let ids: Vec<u16> = known
+                            .iter()
+                            .filter(|(f, _, _)| *f == fam)
+                            .map(|(_, id, _)| *id)
+                            .collect();
+                        Operand::Imm(i32::from(ids[self.rng.random_range(0..ids.len())]))
+                    }
                     ImmKind::Waitcnt => {
                         let m = Waitcnt::max(t.family());
                         Operand::Waitcnt(Waitcnt {

@@ -5,7 +5,7 @@ use super::encode::{ds_two_addr, has_e64, source_count};
 use super::instr::{Cache, Instr};
 use super::operand::{fmt_float, Operand, Waitcnt};
 use super::ops::{Form, ImmKind, Op, Slot, Ty};
-use super::target::IsaTarget;
+use super::target::{IsaFamily, IsaTarget};
 use std::fmt;
 
 impl Instr {
@@ -89,7 +89,19 @@ impl fmt::Display for InstrDisplay<'_> {
                 f.write_str("|")?;
             }
             match (o, s) {
-                (Operand::Imm(x), Slot::Simm(ImmKind::Hex16)) => write!(f, "0x{:x}", *x as u16)?,
+                (Operand::Imm(x), Slot::Simm(ImmKind::Hex16 | ImmKind::Clause)) => {
+                    write!(f, "0x{:x}", *x as u16)?
+                }
+                (Operand::Imm(x), Slot::Simm(ImmKind::DelayAlu)) => delay_alu(f, *x as u16)?,
+                (Operand::Imm(x), Slot::Simm(ImmKind::Sendmsg)) => {
+                    let name = SENDMSG_NAMES
+                        .iter()
+                        .find(|(fam, id, _)| *fam == t.family() && i32::from(*id) == *x);
+                    match name {
+                        Some((_, _, n)) => write!(f, "sendmsg({n})")?,
+                        None => write!(f, "{}", *x as u16)?,
+                    }
+                }
                 // Like LLVM: only the counters waited on, all three when none is.
                 (Operand::Waitcnt(w), _) => {
                     let max = Waitcnt::max(t.family());
@@ -282,4 +294,62 @@ fn fmt_swizzle(f: &mut fmt::Formatter<'_>, imm: u16) -> fmt::Result {
         })?;
     }
     f.write_str("\")")
+}
+
+/// Message ids `s_sendmsg` prints by name (the ones without operation fields), per family.
+pub(crate) const SENDMSG_NAMES: &[(IsaFamily, u16, &str)] = &[
+    (IsaFamily::Gfx9, 1, "MSG_INTERRUPT"),
+    (IsaFamily::Gfx9, 5, "MSG_STALL_WAVE_GEN"),
+    (IsaFamily::Gfx9, 6, "MSG_HALT_WAVES"),
+    (IsaFamily::Gfx11, 1, "MSG_INTERRUPT"),
+    (IsaFamily::Gfx11, 3, "MSG_DEALLOC_VGPRS"),
+    (IsaFamily::Gfx11, 5, "MSG_STALL_WAVE_GEN"),
+    (IsaFamily::Gfx11, 6, "MSG_HALT_WAVES"),
+];
+
+/// `s_delay_alu` dependency names, by the 4-bit `instid` code.
+const DELAY_IDS: [&str; 12] = [
+    "NO_DEP",
+    "VALU_DEP_1",
+    "VALU_DEP_2",
+    "VALU_DEP_3",
+    "VALU_DEP_4",
+    "TRANS32_DEP_1",
+    "TRANS32_DEP_2",
+    "TRANS32_DEP_3",
+    "FMA_ACCUM_CYCLE_1",
+    "SALU_CYCLE_1",
+    "SALU_CYCLE_2",
+    "SALU_CYCLE_3",
+];
+/// `s_delay_alu` skip names, by the 3-bit `instskip` code.
+const DELAY_SKIPS: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+
+/// Whether every field of an `s_delay_alu` immediate has a name.
+pub(crate) fn delay_alu_valid(x: u16) -> bool {
+    (x & 0xf) < 12 && ((x >> 4) & 7) < 6 && ((x >> 7) & 0xf) < 12 && x >> 11 == 0
+}
+
+/// Writes an `s_delay_alu` immediate as LLVM does: the non-zero fields joined by ` | `,
+/// `0` when all are zero.
+fn delay_alu(f: &mut fmt::Formatter<'_>, x: u16) -> fmt::Result {
+    if !delay_alu_valid(x) {
+        return write!(f, "0x{x:x}");
+    }
+    let (id0, skip, id1) = (x & 0xf, (x >> 4) & 7, (x >> 7) & 0xf);
+    let mut parts = Vec::new();
+    if id0 != 0 {
+        parts.push(format!("instid0({})", DELAY_IDS[id0 as usize]));
+    }
+    if skip != 0 {
+        parts.push(format!("instskip({})", DELAY_SKIPS[skip as usize]));
+    }
+    if id1 != 0 {
+        parts.push(format!("instid1({})", DELAY_IDS[id1 as usize]));
+    }
+    if parts.is_empty() {
+        f.write_str("0")
+    } else {
+        f.write_str(&parts.join(" | "))
+    }
 }
