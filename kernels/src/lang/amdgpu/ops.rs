@@ -1283,8 +1283,8 @@ impl<'a> Lower<'a> {
     /// Float → i32/u32 rounded down, up or to nearest even (the model has no
     /// `v_floor`/`v_rndne`): `t = trunc(x)` by the saturating toward-zero conversion,
     /// `f = x − float(t)` (exact: t is x's integer part, or x itself is integral when
-    /// |x| ≥ 2²³, resp. 2⁵²), a step `s ∈ {−1, 0, 1}` from the sign of `f` (nearest: `|f|
-    /// > ½`, or `= ½` with t odd), and the toward-zero conversion of `float(t) + s`
+    /// |x| ≥ 2²³, resp. 2⁵²), a step `s ∈ {−1, 0, 1}` from the sign of `f` (nearest:
+    /// `|f| > ½`, or `|f| = ½` with t odd), and the toward-zero conversion of `float(t) + s`
     /// (exact below 2²⁴; above, `f` is 0 unless t saturated, and the conversion saturates
     /// again). NaN gives t = 0, f = NaN, s = 0: 0.
     fn round_to_int(
