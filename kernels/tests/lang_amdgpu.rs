@@ -369,6 +369,10 @@ fn resource_reports_and_llvm_agree() {
                 Err(e) => panic!("{} on {t}: {e}", def.name),
             };
             println!("{} {}", def.name, k.report);
+            // The code object's arguments are the kernel contract's layout.
+            def.signature()
+                .check_amdgpu_args(&k.kernel.metadata.args)
+                .unwrap_or_else(|e| panic!("{} on {t}: {e}", def.name));
             if tools {
                 agree(&[k]);
             }
@@ -789,6 +793,25 @@ fn float_ops(t: &Target) -> KernelDef {
             k.ne(cd, cd),
         ];
         store_all(k, out, &mut slots, i, n, &v);
+        store_all(k, out, &mut slots, i, n, &v);
+        // Float to integer in every rounding mode (x·1000 has fractions, ties at ½ from
+        // the halves below, and values past the i32/u32 range).
+        let half = k.mul(a, 0.5f32);
+        let halfi = k.convert_rounded(half, Scalar::I32, Rounding::Zero);
+        let tie = k.convert(halfi, Scalar::F32);
+        let tie = k.add(tie, 0.5f32);
+        let huge = k.mul(a, 1e8f32);
+        let bigd = k.mul(c, 1e7f64);
+        let mut v = Vec::new();
+        for r in [Rounding::Down, Rounding::Up, Rounding::Nearest] {
+            for src in [big, tie, huge] {
+                v.push(k.convert_rounded(src, Scalar::I32, r));
+                v.push(k.convert_rounded(src, Scalar::U32, r));
+            }
+            v.push(k.convert_rounded(c, Scalar::I32, r));
+            v.push(k.convert_rounded(bigd, Scalar::I32, r));
+        }
+        store_all(k, out, &mut slots, i, n, &v);
         let nan = k.constant(Type::F64, f64::NAN);
         let v = [
             k.lt(c, nan),
@@ -837,7 +860,7 @@ fn float_operations_match_the_interpreter_on_every_target() {
             Arg::buffer(&y),
             Arg::buffer(&xd),
             Arg::buffer(&yd),
-            Arg::buffer(&vec![0u32; n * 64]),
+            Arg::buffer(&vec![0u32; n * 128]),
             Arg::buffer(&vec![0u64; n * 32]),
         ];
         let approx: Vec<(usize, usize, u32)> = (0..FLOAT_APPROX32)
@@ -1209,6 +1232,26 @@ fn ids_of_3d_launches_match_the_interpreter_on_every_target() {
             ours[0].values::<u32>(),
             want[0].values::<u32>(),
             "ids on {t}"
+        );
+    }
+}
+
+#[test]
+fn vector_add_occupancy_matches_the_hand_written_kernel() {
+    for t in TARGETS {
+        let ours = lowered(&examples::vector_add(&target(t)).unwrap());
+        let theirs = rocm_kernels::amdgpu::samples::vector_add(t).unwrap();
+        println!(
+            "language:     {}\nhand-written: {}",
+            ours.report, theirs.report
+        );
+        // The language's addresses are 64-bit (any buffer size); the hand-written kernel's
+        // 32-bit offsets need fewer registers, but both stay under the occupancy limits.
+        assert!(
+            ours.report.occupancy >= theirs.report.occupancy,
+            "{t}: {} vs {}",
+            ours.report,
+            theirs.report
         );
     }
 }

@@ -430,28 +430,15 @@ const CASES: &[Case] = &[
 /// Cases known not to run yet, as `(kernel, target)`, with why; the test fails if one
 /// of them starts passing (so the list shrinks) or if any other case fails.
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    ("axpy_f16", "gfx1100", "v_fmac_f16 is not in the model"),
-    ("axpy_f64", "gfx90a", "v_fmac_f64 is not in the model"),
-    ("axpy_f64", "gfx942", "v_fmac_f64 is not in the model"),
-    (
-        "convert",
-        "*",
-        "v_cvt_f32_ubyte/v_trunc/v_floor/f64 conversions are not in the model",
-    ),
     (
         "divide",
-        "*",
-        "v_rcp_iflag_f32, v_subb_co, v_div_* are not in the model",
+        "gfx1100",
+        "gfx11 dual-issue v_dual_* (VOPD) is not in the model",
     ),
     (
         "divide_u64",
-        "*",
-        "v_cmp_*_u64 and 64-bit carries are not in the model",
-    ),
-    (
-        "int_ops",
-        "*",
-        "v_bcnt_u32_b32, v_ffbh_u32, v_alignbit forms are not in the model",
+        "gfx1100",
+        "gfx11 dual-issue v_dual_* (VOPD) is not in the model",
     ),
 ];
 

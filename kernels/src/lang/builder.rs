@@ -293,9 +293,9 @@ impl Builder {
         x.to_value(self, ty)
     }
 
-    /// A constant of type `ty` (`k.constant(Type::F64, 0.5)`).
+    /// A constant of type `ty` (`k.constant(Type::F64, 0.5)`; a vector type splats it).
     pub fn constant(&mut self, ty: Type, x: impl Operand) -> Value {
-        x.to_value(self, ty)
+        self.coerce(x, ty)
     }
 
     /// The type several operands resolve to: a vector operand's if any (scalars are

@@ -6,8 +6,9 @@
 //! Work split as the PTX kernel's: a unit is one vector of `vector_bytes` (contiguous)
 //! or one element (strided); work-item t of the workgroup handling tile g takes units
 //! g·block·unroll + t + u·block for u < unroll, and with `grid_stride` the workgroups
-//! loop over tiles g, g + grid, ... A contiguous unit past the end of the vector is
-//! handled element by element. Strided offsets are signed (x and y are the addresses
+//! loop over tiles g, g + grid, ... Every whole unit of a tile is loaded before any is
+//! stored (the loads are in flight together); the unit holding the end of a contiguous
+//! vector is handled element by element. Strided offsets are signed (x and y are the addresses
 //! of logical element 0, increments may be negative).
 
 use super::ir::{KernelDef, Scalar, Type, Value};
@@ -77,46 +78,63 @@ pub fn kernel(p: &Level1Params, target: &Target) -> Result<KernelDef> {
     let tid = k.convert(tid, Scalar::U64);
     let tile_units = (p.block * p.unroll) as u64;
     // The units of one tile, from this work-item's first.
+    let vector = Type::vec(elem, lanes as u8);
     let tile_body = |k: &mut Builder, first: Value| {
+        // Phase 1: the loads of every whole unit of the tile, into variables, so all of
+        // a work-item's loads are in flight together (as the PTX generator does).
+        let mut staged = Vec::new();
         for u in 0..p.unroll {
             let unit = k.add(first, (u * p.block) as u64);
-            let inside = k.lt(unit, units);
-            k.if_(inside, |k| {
-                if !p.contiguous {
-                    let xo = strided(k, x, unit, incx);
-                    let yo = strided(k, y, unit, incy);
-                    let xv = k.load(x, xo);
-                    let yv = read_y.then(|| k.load(y, yo));
-                    let r = apply(k, xv, yv);
-                    k.store(y, yo, r);
-                    return;
-                }
+            let (xo, yo, whole) = if p.contiguous {
                 let e0 = k.mul(unit, lanes as u64);
                 let end = k.add(e0, lanes as u64);
-                let full = k.le(end, n);
                 let off = k.mul(e0, es as u64);
-                k.if_else(
-                    full,
-                    |k| {
-                        let xv = k.load_vec(x, off, lanes as u8);
-                        let yv = read_y.then(|| k.load_vec(y, off, lanes as u8));
+                (off, off, k.le(end, n))
+            } else {
+                let (xo, yo) = (strided(k, x, unit, incx), strided(k, y, unit, incy));
+                (xo, yo, k.lt(unit, n))
+            };
+            let zero = k.constant(vector, 0.0);
+            let xs = k.var(zero);
+            let ys = read_y.then(|| k.var(zero));
+            k.if_(whole, |k| {
+                let xv = k.load_vec(x, xo, lanes as u8);
+                k.set(xs, xv);
+                if let Some(ys) = ys {
+                    let yv = k.load_vec(y, yo, lanes as u8);
+                    k.set(ys, yv);
+                }
+            });
+            staged.push((unit, yo, whole, xs, ys));
+        }
+        // Phase 2: arithmetic and stores; the unit holding the vector's end, element by
+        // element.
+        for (unit, yo, whole, xs, ys) in staged {
+            k.if_(whole, |k| {
+                let xv = k.get(xs);
+                let yv = ys.map(|ys| k.get(ys));
+                let r = apply(k, xv, yv);
+                k.store(y, yo, r);
+            });
+            if !p.contiguous || lanes == 1 {
+                continue;
+            }
+            let inside = k.lt(unit, units);
+            let not_whole = k.not(whole);
+            let last = k.and(inside, not_whole);
+            k.if_(last, |k| {
+                let e0 = k.mul(unit, lanes as u64);
+                for e in 0..lanes {
+                    let i = k.add(e0, e as u64);
+                    let here = k.lt(i, n);
+                    k.if_(here, |k| {
+                        let o = k.at(x, i);
+                        let xv = k.load(x, o);
+                        let yv = read_y.then(|| k.load(y, o));
                         let r = apply(k, xv, yv);
-                        k.store(y, off, r);
-                    },
-                    |k| {
-                        for e in 0..lanes {
-                            let i = k.add(e0, e as u64);
-                            let here = k.lt(i, n);
-                            k.if_(here, |k| {
-                                let o = k.at(x, i);
-                                let xv = k.load(x, o);
-                                let yv = read_y.then(|| k.load(y, o));
-                                let r = apply(k, xv, yv);
-                                k.store(y, o, r);
-                            });
-                        }
-                    },
-                );
+                        k.store(y, o, r);
+                    });
+                }
             });
         }
     };

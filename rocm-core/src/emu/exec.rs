@@ -101,13 +101,32 @@ fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow
             let imm = w.read_scalar(opnd(1)?, 1, ty)?;
             w.write_scalar(opnd(0)?, 1, imm as u16 as i16 as i32 as u32 as u64)?;
         }
-        Op::SAndSaveexecB64 | Op::SAndSaveexecB32 => {
+        Op::SAndSaveexecB64
+        | Op::SAndSaveexecB32
+        | Op::SAndn2SaveexecB64
+        | Op::SAndn2SaveexecB32
+        | Op::SOrSaveexecB64
+        | Op::SOrSaveexecB32 => {
             let width = swidth(info.slots[0]);
             let src = scalar_src(w, ins, 0, opnd(1)?, width)?;
             let old = w.exec;
             w.write_scalar(opnd(0)?, width, old)?;
-            w.exec = src & old & w.full_mask();
+            let new = match ins.op {
+                Op::SAndSaveexecB64 | Op::SAndSaveexecB32 => src & old,
+                Op::SAndn2SaveexecB64 | Op::SAndn2SaveexecB32 => src & !old,
+                _ => src | old,
+            };
+            w.exec = new & w.full_mask();
             w.scc = w.exec != 0;
+        }
+        Op::SSetpcB64 | Op::SSwappcB64 => {
+            let src = if ins.op == Op::SSetpcB64 { 0 } else { 1 };
+            let to = scalar_src(w, ins, 0, opnd(src)?, 2)?;
+            if ins.op == Op::SSwappcB64 {
+                let next = ctx.code_base + ctx.program.pc(index + 1);
+                w.write_scalar(opnd(0)?, 2, next)?;
+            }
+            return jump_to_address(to, ctx);
         }
         Op::SGetpcB64 => {
             let next = ctx.code_base + ctx.program.pc(index + 1);
@@ -141,7 +160,10 @@ fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow
             }
             let out =
                 super::alu::salu(ins.op, src, w.scc).map_err(|e| Fault::new(e.to_string()))?;
-            if let Some((d, width)) = dst {
+            // The SOPK compares name their register in the destination field but only
+            // read it.
+            let compare = is_sopk_compare(ins.op);
+            if let (Some((d, width)), false) = (dst, compare) {
                 w.write_scalar(d, width, out.value)?;
             }
             if let Some(f) = out.flag {
@@ -152,6 +174,44 @@ fn scalar(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow
     Ok(Flow::Next)
 }
 
+fn is_sopk_compare(op: Op) -> bool {
+    matches!(
+        op,
+        Op::SCmpkEqI32
+            | Op::SCmpkLgI32
+            | Op::SCmpkGtI32
+            | Op::SCmpkGeI32
+            | Op::SCmpkLtI32
+            | Op::SCmpkLeI32
+            | Op::SCmpkEqU32
+            | Op::SCmpkLgU32
+            | Op::SCmpkGtU32
+            | Op::SCmpkGeU32
+            | Op::SCmpkLtU32
+            | Op::SCmpkLeU32
+    )
+}
+
+/// Continues at the instruction starting at absolute address `to` (`s_setpc_b64`,
+/// `s_swappc_b64`): it must be the first byte of a decoded instruction of the code
+/// object's text.
+fn jump_to_address(to: u64, ctx: &Ctx<'_>) -> Result<Flow, Fault> {
+    to.checked_sub(ctx.code_base)
+        .and_then(|off| ctx.program.index_of(off))
+        .map(Flow::Jump)
+        .ok_or_else(|| {
+            Fault::at(
+                None,
+                to,
+                format!(
+                    "jump to {to:#x}, which starts no instruction of the code object (code at \
+                     {:#x})",
+                    ctx.code_base
+                ),
+            )
+        })
+}
+
 fn sopp(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow, Fault> {
     let taken = match ins.op {
         Op::SEndpgm => return Ok(Flow::End),
@@ -159,6 +219,7 @@ fn sopp(w: &mut Wave, ins: &Instr, index: usize, ctx: &Ctx<'_>) -> Result<Flow, 
         // Scheduling hints and messages with no effect on one wave's results (gfx11's
         // MSG_DEALLOC_VGPRS releases registers only after s_endpgm).
         Op::SNop
+        | Op::SWaitcntDepctr
         | Op::SWaitcnt
         | Op::SSetprio
         | Op::SSleep
@@ -285,6 +346,13 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
                 n += 1;
             }
             Slot::MaskSrc => mask_in = w.read_scalar(o, w.lanes.div_ceil(32) as u8, Ty::B64)?,
+            Slot::Kimm => {
+                let Operand::Literal(k) = *o else {
+                    return Err(unsupported(ins, "K is not a literal"));
+                };
+                src[n] = VSource::Uniform(u64::from(k));
+                n += 1;
+            }
             Slot::VDst(width) | Slot::ADst(width) => {
                 dst = VDst::Vector {
                     entry: w.vector_entry(o, width)?,
@@ -297,7 +365,9 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
         }
     }
     // v_fmac_f32 reads its destination as a third source.
-    if let (Op::VFmacF32, VDst::Vector { entry, wide }) = (ins.op, &dst) {
+    if let (Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16, VDst::Vector { entry, wide }) =
+        (ins.op, &dst)
+    {
         src[2] = VSource::Lane {
             entry: *entry,
             wide: *wide,
@@ -572,10 +642,11 @@ fn ds(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                     lds_write(lds, a + 4 * r as u32, w.get(s, r, lane), lane, op)?;
                 }
             }
-            Op::DsRead2B32 | Op::DsRead2B64 => {
+            Op::DsRead2B32 | Op::DsRead2B64 | Op::DsRead2st64B32 => {
                 let d = need(dst)?;
-                let k = if op == Op::DsRead2B32 { 1 } else { 2 };
-                let stride = 4 * k as u32;
+                let k = if op == Op::DsRead2B64 { 2 } else { 1 };
+                // Offsets count elements, or 64-element rows for the st64 form.
+                let stride = 4 * k as u32 * if op == Op::DsRead2st64B32 { 64 } else { 1 };
                 let a0 = base.wrapping_add((offset & 0xff) * stride);
                 let a1 = base.wrapping_add(offset1 * stride);
                 lds_range(lds, a0, 4 * k, lane, op)?;
@@ -600,13 +671,19 @@ fn ds(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                     lds_write(lds, a1 + 4 * r as u32, w.get(s1, r, lane), lane, op)?;
                 }
             }
-            Op::DsAddU32 | Op::DsAddRtnU32 | Op::DsAddF32 | Op::DsAddRtnF32 | Op::DsMaxU32 => {
+            Op::DsAddU32
+            | Op::DsAddRtnU32
+            | Op::DsAddF32
+            | Op::DsAddRtnF32
+            | Op::DsMaxU32
+            | Op::DsMinI32 => {
                 let s = need(data[0])?;
                 let old = lds_read(lds, a, lane, op)?;
                 let x = w.get(s, 0, lane);
                 let new = match op {
                     Op::DsAddU32 | Op::DsAddRtnU32 => old.wrapping_add(x),
                     Op::DsMaxU32 => old.max(x),
+                    Op::DsMinI32 => (old as i32).min(x as i32) as u32,
                     _ => (f32::from_bits(old) + f32::from_bits(x)).to_bits(),
                 };
                 lds_write(lds, a, new, lane, op)?;
@@ -676,6 +753,22 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
             let old = u32::from_le_bytes([region[0], region[1], region[2], region[3]]);
             let new = match op {
                 Op::GlobalAtomicAdd | Op::GlobalAtomicAddRtn => old.wrapping_add(x),
+                Op::GlobalAtomicSub | Op::GlobalAtomicSubRtn => old.wrapping_sub(x),
+                Op::GlobalAtomicAnd | Op::GlobalAtomicAndRtn => old & x,
+                Op::GlobalAtomicOr | Op::GlobalAtomicOrRtn => old | x,
+                Op::GlobalAtomicXor | Op::GlobalAtomicXorRtn => old ^ x,
+                Op::GlobalAtomicSmin | Op::GlobalAtomicSminRtn => (old as i32).min(x as i32) as u32,
+                Op::GlobalAtomicSmax | Op::GlobalAtomicSmaxRtn => (old as i32).max(x as i32) as u32,
+                Op::GlobalAtomicUmin | Op::GlobalAtomicUminRtn => old.min(x),
+                Op::GlobalAtomicUmax | Op::GlobalAtomicUmaxRtn => old.max(x),
+                // data = {new value, compare value}.
+                Op::GlobalAtomicCmpswap | Op::GlobalAtomicCmpswapRtn => {
+                    if old == w.get(s, 1, lane) {
+                        x
+                    } else {
+                        old
+                    }
+                }
                 Op::GlobalAtomicAddF32 | Op::GlobalAtomicAddF32Rtn => {
                     (f32::from_bits(old) + f32::from_bits(x)).to_bits()
                 }

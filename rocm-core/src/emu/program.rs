@@ -89,6 +89,11 @@ impl Program {
         }
     }
 
+    /// The instruction starting at byte `offset` from the entry, if one does.
+    pub fn index_of(&self, offset: u64) -> Option<usize> {
+        self.pcs.binary_search(&offset).ok()
+    }
+
     /// The byte pc of instruction `index` (or where decoding stopped past the last one).
     pub fn pc(&self, index: usize) -> u64 {
         match self.pcs.get(index) {

@@ -1236,6 +1236,7 @@ impl<'a> Lower<'a> {
             (F64, I32) if r == Rounding::Zero => {
                 self.e.valu(I::VCvtI32F64, &[vreg(dr), pair(la, 0, true)])?
             }
+            (F32, I32 | U32) | (F64, I32) => self.round_to_int(dr, la, from, to, r)?,
             (F32, F64) => self.e.valu(I::VCvtF64F32, &[vreg(dr), word(la, 0)])?,
             (F16, F64) | (Bf16, F64) => {
                 let t = self.e.valloc(1)?;
@@ -1275,6 +1276,136 @@ impl<'a> Lower<'a> {
                 self.e.vgprs.free(t);
             }
             _ => return Err(bad()),
+        }
+        Ok(())
+    }
+
+    /// Float → i32/u32 rounded down, up or to nearest even (the model has no
+    /// `v_floor`/`v_rndne`): `t = trunc(x)` by the saturating toward-zero conversion,
+    /// `f = x − float(t)` (exact: t is x's integer part, or x itself is integral when
+    /// |x| ≥ 2²³, resp. 2⁵²), a step `s ∈ {−1, 0, 1}` from the sign of `f` (nearest:
+    /// `|f| > ½`, or `|f| = ½` with t odd), and the toward-zero conversion of `float(t) + s`
+    /// (exact below 2²⁴; above, `f` is 0 unless t saturated, and the conversion saturates
+    /// again). NaN gives t = 0, f = NaN, s = 0: 0.
+    fn round_to_int(
+        &mut self,
+        d: RegRange,
+        x: Loc,
+        from: Scalar,
+        to: Scalar,
+        r: Rounding,
+    ) -> Result<()> {
+        let f64 = from == Scalar::F64;
+        let w = if f64 { 2 } else { 1 };
+        let (cvt_to, cvt_back) = match (f64, to) {
+            (false, Scalar::I32) => (I::VCvtI32F32, I::VCvtF32I32),
+            (false, _) => (I::VCvtU32F32, I::VCvtF32U32),
+            _ => (I::VCvtI32F64, I::VCvtF64I32),
+        };
+        let xs = if f64 { pair(x, 0, true) } else { word(x, 0) };
+        let (t, back, frac, step) = (
+            self.e.valloc(1)?,
+            self.e.valloc(w)?,
+            self.e.valloc(w)?,
+            self.e.valloc(w)?,
+        );
+        self.e.valu(cvt_to, &[vreg(t), xs])?;
+        self.e.valu(cvt_back, &[vreg(back), vreg(t)])?;
+        if f64 {
+            self.e
+                .valu_mods(I::VAddF64, &[vreg(frac), xs, vreg(back)], 0b10, 0)?;
+        } else {
+            self.e.valu(I::VSubF32, &[vreg(frac), xs, vreg(back)])?;
+        }
+        let bits = |v: f64| -> Loc {
+            if f64 {
+                Loc::K(v.to_bits())
+            } else {
+                Loc::K(u64::from((v as f32).to_bits()))
+            }
+        };
+        let (up, down) = (self.e.mask_alloc()?, self.e.mask_alloc()?);
+        let cmp = |l: &mut Self, m: RegRange, c: Cmp, k: f64| -> Result<()> {
+            if f64 {
+                l.cmp_f64(m, c, Loc::V(frac), bits(k))
+            } else {
+                l.e.valu(
+                    vcmp32(c, Scalar::F32),
+                    &[sreg(m), vreg(frac), word(bits(k), 0)],
+                )
+            }
+        };
+        let (and, or) = (self.e.mask_op(I::SAndB64), self.e.mask_op(I::SOrB64));
+        match r {
+            Rounding::Down => {
+                cmp(self, down, Cmp::Lt, 0.0)?;
+                self.e.op(
+                    self.e.mask_op(I::SMovB64),
+                    [Operand::Sgpr(up), Operand::Int(0)],
+                );
+            }
+            Rounding::Up => {
+                cmp(self, up, Cmp::Gt, 0.0)?;
+                self.e.op(
+                    self.e.mask_op(I::SMovB64),
+                    [Operand::Sgpr(down), Operand::Int(0)],
+                );
+            }
+            _ => {
+                let (odd, tie) = (self.e.mask_alloc()?, self.e.mask_alloc()?);
+                let one = self.e.valloc(1)?;
+                self.e
+                    .valu(I::VAndB32, &[vreg(one), Src::K32(1), vreg(t)])?;
+                self.e
+                    .valu(I::VCmpNeU32, &[sreg(odd), Src::K32(0), vreg(one)])?;
+                self.e.vgprs.free(one);
+                for (m, sign) in [(up, 1.0), (down, -1.0)] {
+                    let c = if sign > 0.0 { Cmp::Gt } else { Cmp::Lt };
+                    cmp(self, m, c, 0.5 * sign)?;
+                    cmp(self, tie, Cmp::Eq, 0.5 * sign)?;
+                    self.e.op(
+                        and,
+                        [Operand::Sgpr(tie), Operand::Sgpr(tie), Operand::Sgpr(odd)],
+                    );
+                    self.e
+                        .op(or, [Operand::Sgpr(m), Operand::Sgpr(m), Operand::Sgpr(tie)]);
+                }
+                self.e.sgprs.free(tie);
+                self.e.sgprs.free(odd);
+            }
+        }
+        // step = up ? 1 : down ? −1 : 0, as a float of x's type (high word only for f64).
+        let (one, minus_one) = if f64 {
+            (0x3ff0_0000u32, 0xbff0_0000u32)
+        } else {
+            (1f32.to_bits(), (-1f32).to_bits())
+        };
+        let hi = sub(step, w - 1);
+        self.e.valu(I::VMovB32, &[vreg(hi), Src::K32(0)])?;
+        if f64 {
+            self.e
+                .valu(I::VMovB32, &[vreg(sub(step, 0)), Src::K32(0)])?;
+        }
+        self.e.valu(
+            I::VCndmaskB32,
+            &[vreg(hi), vreg(hi), Src::K32(minus_one), sreg(down)],
+        )?;
+        self.e.valu(
+            I::VCndmaskB32,
+            &[vreg(hi), vreg(hi), Src::K32(one), sreg(up)],
+        )?;
+        if f64 {
+            self.e
+                .valu(I::VAddF64, &[vreg(back), vreg(back), vreg(step)])?;
+        } else {
+            self.e
+                .valu(I::VAddF32, &[vreg(back), vreg(back), vreg(step)])?;
+        }
+        self.e.valu(cvt_to, &[vreg(d), vreg(back)])?;
+        self.e.sgprs.free(down);
+        self.e.sgprs.free(up);
+        for v in [t, back, frac, step] {
+            self.e.vgprs.free(v);
         }
         Ok(())
     }

@@ -151,6 +151,12 @@ impl AluOut {
 pub const INTERPRETER_OPS: &[Op] = &[
     Op::SAndSaveexecB32,
     Op::SAndSaveexecB64,
+    Op::SAndn2SaveexecB32,
+    Op::SAndn2SaveexecB64,
+    Op::SOrSaveexecB32,
+    Op::SOrSaveexecB64,
+    Op::SSetpcB64,
+    Op::SSwappcB64,
     Op::SGetpcB64,
     Op::SWaitcntVscnt,
     Op::SWaitcntVmcnt,
@@ -182,7 +188,10 @@ pub fn salu(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
 /// The 16-bit VALU ops: they write the low half of the destination VGPR. `valu` returns
 /// the high half as zero (gfx9); on gfx11 the interpreter keeps the old high half.
 pub fn writes_low16(op: Op) -> bool {
-    matches!(op, Op::VAddF16 | Op::VMulF16 | Op::VFmaF16 | Op::VCvtF16F32)
+    matches!(
+        op,
+        Op::VAddF16 | Op::VMulF16 | Op::VFmaF16 | Op::VFmacF16 | Op::VCvtF16F32
+    )
 }
 
 /// The bits an inline constant (`Operand::Int`, `Operand::Float`) stands for when read as

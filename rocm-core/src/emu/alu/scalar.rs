@@ -29,6 +29,12 @@ pub(super) fn execute(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
         Op::SBrevB32 => v32(a.reverse_bits()),
         Op::SBcnt1I32B32 => nz32(a.count_ones()),
         Op::SFf1I32B32 => v32(if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        Op::SBcnt1I32B64 => nz32(a64.count_ones()),
+        Op::SFf1I32B64 => v32(if a64 == 0 {
+            u32::MAX
+        } else {
+            a64.trailing_zeros()
+        }),
 
         // SOP2 arithmetic
         Op::SAddU32 => {
@@ -73,6 +79,7 @@ pub(super) fn execute(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
         Op::SXorB32 => nz32(a ^ b),
         Op::SXorB64 => nz(a64 ^ b64),
         Op::SAndn2B64 => nz(a64 & !b64),
+        Op::SAndn2B32 => nz32(a & !b),
         Op::SLshlB32 => nz32(a << (b & 31)),
         Op::SLshlB64 => nz(a64 << (b & 63)),
         Op::SLshrB32 => nz32(a >> (b & 31)),
@@ -98,6 +105,20 @@ pub(super) fn execute(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
             AluOut::with_flag(u64::from(r as u32), o)
         }
         Op::SMulkI32 => v32(b.wrapping_mul(simm16(a64))),
+        // SOPK compares: the register against the immediate, sign-extended for i32 and
+        // zero-extended for u32; only SCC is written.
+        Op::SCmpkEqI32 => cmp(bi == simm16(a64) as i32),
+        Op::SCmpkLgI32 => cmp(bi != simm16(a64) as i32),
+        Op::SCmpkGtI32 => cmp(bi > simm16(a64) as i32),
+        Op::SCmpkGeI32 => cmp(bi >= simm16(a64) as i32),
+        Op::SCmpkLtI32 => cmp(bi < simm16(a64) as i32),
+        Op::SCmpkLeI32 => cmp(bi <= simm16(a64) as i32),
+        Op::SCmpkEqU32 => cmp(b == u32::from(a64 as u16)),
+        Op::SCmpkLgU32 => cmp(b != u32::from(a64 as u16)),
+        Op::SCmpkGtU32 => cmp(b > u32::from(a64 as u16)),
+        Op::SCmpkGeU32 => cmp(b >= u32::from(a64 as u16)),
+        Op::SCmpkLtU32 => cmp(b < u32::from(a64 as u16)),
+        Op::SCmpkLeU32 => cmp(b <= u32::from(a64 as u16)),
 
         // SOPC
         Op::SCmpEqI32 | Op::SCmpEqU32 => cmp(a == b),

@@ -64,14 +64,16 @@ fn modded(src: [u64; 3], mods: &Mods, i: usize, kind: SrcKind) -> u64 {
 fn src_kind(op: Op) -> SrcKind {
     use Op::*;
     match op {
-        VAddF16 | VMulF16 | VFmaF16 | VCvtF32F16 | VPackB32F16 => SrcKind::F16,
+        VAddF16 | VMulF16 | VFmaF16 | VFmacF16 | VCvtF32F16 | VPackB32F16 => SrcKind::F16,
         VCvtU32F32 | VCvtI32F32 | VCvtF16F32 | VCvtF64F32 | VRcpF32 | VRsqF32 | VSqrtF32
         | VExpF32 | VLogF32 | VAddF32 | VSubF32 | VSubrevF32 | VMulF32 | VMinF32 | VMaxF32
         | VFmacF32 | VFmaF32 | VCmpEqF32 | VCmpNeqF32 | VCmpLtF32 | VCmpLeF32 | VCmpGtF32
-        | VCmpGeF32 | VCvtPkrtzF16F32 | VCvtPkRtzF16F32 | VMax3F32 | VMin3F32 | VMed3F32 => {
-            SrcKind::F32
-        }
-        VCvtF32F64 | VCvtI32F64 | VRcpF64 | VFmaF64 | VAddF64 | VMulF64 | VMaxF64 => SrcKind::F64,
+        | VCmpGeF32 | VCvtPkrtzF16F32 | VCvtPkRtzF16F32 | VMax3F32 | VMin3F32 | VMed3F32
+        | VFloorF32 | VTruncF32 | VCeilF32 | VRndneF32 | VFractF32 | VFrexpExpI32F32
+        | VFrexpMantF32 | VRcpIflagF32 | VLdexpF32 | VCmpNltF32 | VCmpNgtF32 | VCmpUF32
+        | VCmpOF32 | VCmpClassF32 | VMadmkF32 | VFmamkF32 => SrcKind::F32,
+        VCvtF32F64 | VCvtI32F64 | VRcpF64 | VFmaF64 | VAddF64 | VMulF64 | VMaxF64 | VCvtU32F64
+        | VFmacF64 => SrcKind::F64,
         _ => SrcKind::Int,
     }
 }
@@ -169,6 +171,10 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         }
         VPermB32 => bits(perm(a, b, c)),
         VAlignbitB32 => bits((((u64::from(a) << 32) | u64::from(b)) >> (c & 31)) as u32),
+        // Bit counts: "not found" is -1.
+        VFfbhU32 => bits(if a == 0 { u32::MAX } else { a.leading_zeros() }),
+        VFfblB32 => bits(if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        VBcntU32B32 => bits(a.count_ones().wrapping_add(b)),
 
         // Integer arithmetic.
         VAddU32 => {
@@ -191,6 +197,17 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         ),
         VSubCoU32 | VSubCoU32Vop3 => carry(mods, u64::from(a).wrapping_sub(u64::from(b)), true),
         VSubrevCoU32 => carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true),
+        // Borrow in and out: a - b - borrow (subb), b - a - borrow (subbrev).
+        VSubbCoU32 => carry(
+            mods,
+            u64::from(a).wrapping_sub(u64::from(b) + u64::from(flag_in)),
+            true,
+        ),
+        VSubbrevCoU32 => carry(
+            mods,
+            u64::from(b).wrapping_sub(u64::from(a) + u64::from(flag_in)),
+            true,
+        ),
         VAdd3U32 => bits(a.wrapping_add(b).wrapping_add(c)),
         VLshlAddU32 => bits((a << (b & 31)).wrapping_add(c)),
         // 64-bit: D = (S0 << S1[2:0]) + S2, modulo 2^64.
@@ -228,6 +245,10 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VCmpLeI32 => Res::Cmp((a as i32) <= (b as i32)),
         VCmpGtI32 => Res::Cmp((a as i32) > (b as i32)),
         VCmpGeI32 => Res::Cmp((a as i32) >= (b as i32)),
+        VCmpEqU64 => Res::Cmp(s[0] == s[1]),
+        VCmpNeU64 => Res::Cmp(s[0] != s[1]),
+        VCmpLtU64 => Res::Cmp(s[0] < s[1]),
+        VCmpGtU64 => Res::Cmp(s[0] > s[1]),
 
         // Float compares: neq is unordered, the others ordered (Rust's operators).
         VCmpEqF32 => Res::Cmp(fa == fb),
@@ -236,6 +257,12 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VCmpLeF32 => Res::Cmp(fa <= fb),
         VCmpGtF32 => Res::Cmp(fa > fb),
         VCmpGeF32 => Res::Cmp(fa >= fb),
+        // The negated compares are true on unordered inputs.
+        VCmpNltF32 => Res::Cmp(fa.partial_cmp(&fb) != Some(std::cmp::Ordering::Less)),
+        VCmpNgtF32 => Res::Cmp(fa.partial_cmp(&fb) != Some(std::cmp::Ordering::Greater)),
+        VCmpUF32 => Res::Cmp(fa.is_nan() || fb.is_nan()),
+        VCmpOF32 => Res::Cmp(!fa.is_nan() && !fb.is_nan()),
+        VCmpClassF32 => Res::Cmp(b >> class_f32(a) & 1 != 0),
 
         // f32 arithmetic.
         VAddF32 => Res::F32(fa + fb),
@@ -247,7 +274,20 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VMin3F32 => Res::F32(min_ieee(min_ieee(fa, fb), fc)),
         VMax3F32 => Res::F32(max_ieee(max_ieee(fa, fb), fc)),
         VMed3F32 => Res::F32(med3(fa, fb, fc)),
-        VFmaF32 | VFmacF32 => Res::F32(fa.mul_add(fb, fc)),
+        VFmaF32 | VFmacF32 | VFmamkF32 => Res::F32(fa.mul_add(fb, fc)),
+        // The legacy mad: the product rounds before the add.
+        VMadmkF32 => Res::F32(fa * fb + fc),
+        VRcpIflagF32 => Res::F32(1.0 / fa),
+        VFloorF32 => Res::F32(fa.floor()),
+        VTruncF32 => Res::F32(fa.trunc()),
+        VCeilF32 => Res::F32(fa.ceil()),
+        VRndneF32 => Res::F32(fa.round_ties_even()),
+        // x - floor(x), kept below 1.0 (tiny negative x would round up to 1.0); NaN and
+        // infinities give NaN.
+        VFractF32 => Res::F32((fa - fa.floor()).min(f32::from_bits(0x3f7f_ffff))),
+        VFrexpMantF32 => Res::F32(frexp_f32(fa).0),
+        VFrexpExpI32F32 => bits(frexp_f32(fa).1 as u32),
+        VLdexpF32 => Res::F32(ldexp_f32(fa, b as i32)),
         VRcpF32 => Res::F32(1.0 / fa),
         VSqrtF32 => Res::F32(fa.sqrt()),
         VRsqF32 => Res::F32((1.0 / f64::from(fa).sqrt()) as f32),
@@ -258,7 +298,7 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VAddF64 => Res::F64(da + db),
         VMulF64 => Res::F64(da * db),
         VMaxF64 => Res::F64(max_ieee(da, db)),
-        VFmaF64 => Res::F64(da.mul_add(db, dc)),
+        VFmaF64 | VFmacF64 => Res::F64(da.mul_add(db, dc)),
         VRcpF64 => Res::F64(1.0 / da),
 
         // f16 arithmetic (low halves).
@@ -272,7 +312,7 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
             0.0,
             Round::NearestEven,
         )),
-        VFmaF16 => Res::F16(f16_fma(a as u16, b as u16, c as u16)),
+        VFmaF16 | VFmacF16 => Res::F16(f16_fma(a as u16, b as u16, c as u16)),
 
         // Conversions.
         VCvtF32I32 => Res::F32(a as i32 as f32),
@@ -296,6 +336,9 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VCvtF64F32 => Res::F64(f64::from(fa)),
         VCvtF32F64 => Res::F32(da as f32),
         VCvtF64I32 => Res::F64(f64::from(a as i32)),
+        VCvtF64U32 => Res::F64(f64::from(a)),
+        VCvtF32Ubyte0 => Res::F32(f32::from(a as u8)),
+        VCvtU32F64 => Res::Saturated(to_int_sat(da, 0.0, f64::from(u32::MAX)) as u32 as u64),
         VCvtPkrtzF16F32 | VCvtPkRtzF16F32 => {
             let lo = f16_round(f64::from(fa), 0.0, Round::TowardZero);
             let hi = f16_round(f64::from(fb), 0.0, Round::TowardZero);
@@ -537,4 +580,74 @@ fn packed(op: Op, mods: &Mods, s: [u64; 3]) -> Result<AluOut> {
         }
     };
     Ok(AluOut::plain(value))
+}
+
+/// The `v_cmp_class` bit of an f32: 0 signaling NaN, 1 quiet NaN, 2 -inf, 3 -normal,
+/// 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf.
+fn class_f32(bits: u32) -> u32 {
+    let neg = bits >> 31 != 0;
+    let exp = (bits >> 23) & 0xff;
+    let mant = bits & 0x7f_ffff;
+    match (exp, mant) {
+        (0xff, 0) => {
+            if neg {
+                2
+            } else {
+                9
+            }
+        }
+        (0xff, m) => {
+            if m & 0x40_0000 != 0 {
+                1
+            } else {
+                0
+            }
+        }
+        (0, 0) => {
+            if neg {
+                5
+            } else {
+                6
+            }
+        }
+        (0, _) => {
+            if neg {
+                4
+            } else {
+                7
+            }
+        }
+        _ => {
+            if neg {
+                3
+            } else {
+                8
+            }
+        }
+    }
+}
+
+/// `x = mant * 2^exp` with `|mant|` in [0.5, 1); NaN and infinities keep `x` with
+/// exponent 0; zeros give (x, 0). Denormals are normalised first.
+fn frexp_f32(x: f32) -> (f32, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let (x, bias) = if x.abs() < f32::MIN_POSITIVE {
+        (x * 2f32.powi(32), -32)
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32 - 126;
+    let mant = f32::from_bits((bits & 0x807f_ffff) | 126 << 23);
+    (mant, exp + bias)
+}
+
+/// `x * 2^k`, rounded once. Scaling by a clamped power of two in f64 is exact (f32
+/// values times 2^±300 stay inside f64's normal range), and clamping changes nothing:
+/// past ±300 every f32 overflows or underflows either way.
+fn ldexp_f32(x: f32, k: i32) -> f32 {
+    let k = k.clamp(-300, 300);
+    (f64::from(x) * 2f64.powi(k)) as f32
 }

@@ -298,6 +298,10 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
                     Slot::CarryDst if vop3 => r.src(sdst, mask)?,
                     Slot::CarryDst => vcc,
                     Slot::MaskSrc if !vop3 => vcc,
+                    Slot::Kimm => {
+                        r.literal = true;
+                        Operand::Literal(r.word(r.base)?)
+                    }
                     Slot::MaskSrc
                     | Slot::VSrc(_)
                     | Slot::VReg(_)

@@ -30,8 +30,10 @@ pub(crate) fn opcode_of(info: &OpInfo, t: IsaTarget) -> Result<u16> {
 
 /// Whether a VOP1/VOP2/VOPC instruction has a VOP3 (`_e64`) promotion.
 pub fn has_e64(op: Op) -> bool {
-    matches!(op.info().form, Form::Vop1 | Form::Vop2 | Form::Vopc)
+    let info = op.info();
+    matches!(info.form, Form::Vop1 | Form::Vop2 | Form::Vopc)
         && !matches!(op, Op::VReadfirstlaneB32 | Op::VAccvgprMovB32)
+        && !info.slots.contains(&Slot::Kimm)
 }
 
 /// How many distinct scalar values a VALU instruction may read on `t`: the target's
@@ -50,7 +52,7 @@ pub fn low_vgprs_only(op: Op, t: IsaTarget, vop3: bool) -> bool {
         && !vop3
         && matches!(
             op,
-            Op::VAddF16 | Op::VMulF16 | Op::VCvtF16F32 | Op::VCvtF32F16
+            Op::VAddF16 | Op::VMulF16 | Op::VCvtF16F32 | Op::VCvtF32F16 | Op::VFmacF16
         )
 }
 
@@ -58,7 +60,7 @@ pub fn low_vgprs_only(op: Op, t: IsaTarget, vop3: bool) -> bool {
 pub(crate) fn ds_two_addr(op: Op) -> bool {
     matches!(
         op,
-        Op::DsRead2B32 | Op::DsRead2B64 | Op::DsWrite2B32 | Op::DsWrite2B64
+        Op::DsRead2B32 | Op::DsRead2B64 | Op::DsWrite2B32 | Op::DsWrite2B64 | Op::DsRead2st64B32
     )
 }
 
@@ -309,7 +311,9 @@ impl Ctx<'_> {
                 i as u16,
                 (0..=0x7ff).contains(&i) && super::print::delay_alu_valid(i as u16),
             ),
-            (Operand::Imm(i), ImmKind::Sendmsg) => (i as u16, (0..=0xffff).contains(&i)),
+            (Operand::Imm(i), ImmKind::Sendmsg | ImmKind::Depctr) => {
+                (i as u16, (0..=0xffff).contains(&i))
+            }
             _ => (0, false),
         };
         if !ok {
@@ -381,6 +385,11 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
                     _ => return Err(bad(&c.name(), "slot outside scalar forms")),
                 }
             }
+            if matches!(instr.op, Op::SSetpcB64 | Op::SSwappcB64)
+                && !matches!(ops.get(info.slots.len() - 1), Some(Operand::Sgpr(_)))
+            {
+                return Err(bad(&c.name(), "the new pc must be an SGPR pair"));
+            }
             let opc = u32::from(opc);
             vec![match info.form {
                 Form::Sop1 => 0xBE80_0000 | f[0] << 16 | opc << 8 | f[1],
@@ -401,6 +410,22 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
         words.push(l);
     }
     Ok(words)
+}
+
+/// The sources (bit i = source i) that take VOP3 `neg`/`abs` in a float op: all of
+/// them, except where a source is an integer (`v_ldexp_f32`'s exponent,
+/// `v_cmp_class_f32`'s class mask).
+pub(crate) fn float_modifier_sources(op: Op) -> u8 {
+    match op {
+        Op::VLdexpF32 | Op::VCmpClassF32 | Op::VCmpxClassF32 => 0b001,
+        _ => 0b111,
+    }
+}
+
+/// Whether a float VOP3 op takes an output modifier (`mul:2`, `div:2`, ...): not when
+/// its result is an integer.
+pub(crate) fn takes_omod(op: Op) -> bool {
+    !matches!(op, Op::VFrexpExpI32F32) && op.info().form != Form::Vopc
 }
 
 /// A VOPC compare that writes only EXEC (gfx11 `v_cmpx_*`): no destination operand.
@@ -526,6 +551,29 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                 }
                 srcs.push(code);
             }
+            Slot::Kimm => {
+                let Operand::Literal(k) = *o else {
+                    return Err(bad(&c.name(), "K must be a 32-bit literal"));
+                };
+                if c.instr.vop3 {
+                    return Err(bad(&c.name(), "has no VOP3 form"));
+                }
+                // K takes the constant bus: on gfx9 (one scalar value) src0 must be a
+                // VGPR or inline constant.
+                let src0 = c.instr.operands.get(1);
+                if t.constant_bus_limit() < 2
+                    && src0.is_some_and(|s| s.is_scalar_value() && *s != Operand::Literal(k))
+                    && !src0.is_some_and(|s| matches!(s, Operand::Int(_) | Operand::Float(_)))
+                {
+                    return Err(bad(&c.name(), "src0 and K both read the constant bus"));
+                }
+                match c.literal {
+                    Some(y) if y != k => {
+                        return Err(bad(&c.name(), "two different literals in one instruction"))
+                    }
+                    _ => c.literal = Some(k),
+                }
+            }
             _ => return Err(bad(&c.name(), format!("slot {i} outside VALU forms"))),
         }
     }
@@ -561,6 +609,12 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
         }
         if !info.ty.is_float() && (m.neg | m.abs != 0 || m.omod != 0) {
             return Err(bad(&c.name(), "neg/abs/omod apply to float instructions"));
+        }
+        if (m.neg | m.abs) & !float_modifier_sources(c.instr.op) != 0 {
+            return Err(bad(&c.name(), "neg/abs on an integer source"));
+        }
+        if m.omod != 0 && !takes_omod(c.instr.op) {
+            return Err(bad(&c.name(), "no output modifier on an integer result"));
         }
         let base = vop3_base(info.form, t.family()).unwrap_or(0);
         let op = u32::from(base + opc);

@@ -727,8 +727,13 @@ impl Path {
         if is_valu_form(form) {
             self.valus += 1;
         }
-        // Vector memory and LDS wait for outstanding VALU writes (va_vdst = 0).
-        if matches!(form, Form::Global | Form::Ds) {
+        // Vector memory and LDS wait for outstanding VALU writes (va_vdst = 0), and so
+        // does `s_waitcnt_depctr` with its va_vdst field (bits 15:12) zero.
+        let depctr_va_vdst_zero = matches!(
+            (instr.op, instr.operands.as_slice()),
+            (Op::SWaitcntDepctr, [Operand::Imm(x)]) if (x >> 12) & 0xf == 0
+        );
+        if matches!(form, Form::Global | Form::Ds) || depctr_va_vdst_zero {
             self.mems += 1;
         }
         if is_trans(instr.op) {

@@ -203,6 +203,8 @@ impl Gen<'_> {
                         self.scalar_src(w, false)
                     }
                 }
+                // The program counter comes from an SGPR pair only.
+                Slot::SSrc(w) if matches!(i.op, Op::SSetpcB64 | Op::SSwappcB64) => self.sgpr(w),
                 Slot::SSrc(w) => self.scalar_src(w, lit_ok),
                 Slot::Simm(k) => match k {
                     ImmKind::Hex16 => Operand::Imm(self.rng.random_range(0..=0xffff)),
@@ -210,6 +212,7 @@ impl Gen<'_> {
                     ImmKind::Branch => Operand::Imm(self.rng.random_range(-32768..=32767)),
                     ImmKind::Small => Operand::Imm(self.rng.random_range(0..=3)),
                     ImmKind::Clause => Operand::Imm(self.rng.random_range(0..=63)),
+                    ImmKind::Depctr => Operand::Imm(self.rng.random_range(0..=0xffff)),
                     ImmKind::DelayAlu => {
                         let id0 = self.rng.random_range(0..=11);
                         let skip = self.rng.random_range(0..=5);
@@ -237,6 +240,11 @@ impl Gen<'_> {
                 },
                 Slot::SBase => self.sgpr(2),
                 Slot::VDst(w) => self.vgpr(w),
+                // src0 next to K: a VGPR (K holds the literal and, on gfx9, the bus).
+                Slot::VSrc(w) if info.slots.contains(&Slot::Kimm) => {
+                    nsrc += 1;
+                    self.vgpr(w)
+                }
                 Slot::VSrc(w) => {
                     nsrc += 1;
                     if self.chance(0.5) {
@@ -291,6 +299,7 @@ impl Gen<'_> {
                     }
                 }
                 Slot::DsAddr => self.vgpr(1),
+                Slot::Kimm => Operand::Literal(self.rng.random()),
                 Slot::GAddr => self.vgpr(if saddr_off { 2 } else { 1 }),
                 Slot::GSaddr => {
                     if saddr_off {
@@ -420,11 +429,14 @@ impl Gen<'_> {
                     .iter()
                     .filter(|s| matches!(s, Slot::VSrc(_) | Slot::VReg(_)))
                     .count();
-                m.neg = self.rng.random_range(0..(1u8 << fsrc));
-                m.abs = self.rng.random_range(0..(1u8 << fsrc));
+                let allowed = super::encode::float_modifier_sources(i.op);
+                m.neg = self.rng.random_range(0..(1u8 << fsrc)) & allowed;
+                m.abs = self.rng.random_range(0..(1u8 << fsrc)) & allowed;
                 if info.form != Form::Vopc {
                     m.clamp = self.rng.random_bool(0.3);
-                    m.omod = self.rng.random_range(0..4);
+                    if super::encode::takes_omod(i.op) {
+                        m.omod = self.rng.random_range(0..4);
+                    }
                 }
             }
             Form::Vop2 | Form::Vop3

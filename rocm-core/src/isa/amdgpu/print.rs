@@ -93,6 +93,7 @@ impl fmt::Display for InstrDisplay<'_> {
                     write!(f, "0x{:x}", *x as u16)?
                 }
                 (Operand::Imm(x), Slot::Simm(ImmKind::DelayAlu)) => delay_alu(f, *x as u16)?,
+                (Operand::Imm(x), Slot::Simm(ImmKind::Depctr)) => depctr(f, *x as u16)?,
                 (Operand::Imm(x), Slot::Simm(ImmKind::Sendmsg)) => {
                     let name = SENDMSG_NAMES
                         .iter()
@@ -352,4 +353,43 @@ fn delay_alu(f: &mut fmt::Formatter<'_>, x: u16) -> fmt::Result {
     } else {
         f.write_str(&parts.join(" | "))
     }
+}
+
+/// The gfx11 `s_waitcnt_depctr` fields in LLVM's print order: name, low bit, width.
+const DEPCTR_FIELDS: [(&str, u16, u16); 7] = [
+    ("depctr_hold_cnt", 7, 1),
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+/// Writes an `s_waitcnt_depctr` immediate as LLVM does: symbolically when the bits
+/// outside the fields (6:5) are zero, naming the fields below their maximum (every
+/// field when none is), else in hex.
+fn depctr(f: &mut fmt::Formatter<'_>, x: u16) -> fmt::Result {
+    let covered = DEPCTR_FIELDS
+        .iter()
+        .fold(0u16, |m, (_, lo, w)| m | ((1 << w) - 1) << lo);
+    if x & !covered != 0 {
+        return write!(f, "0x{x:x}");
+    }
+    let value = |lo: u16, w: u16| (x >> lo) & ((1 << w) - 1);
+    let any_waits = DEPCTR_FIELDS
+        .iter()
+        .any(|&(_, lo, w)| value(lo, w) != (1 << w) - 1);
+    let mut first = true;
+    for &(name, lo, w) in &DEPCTR_FIELDS {
+        let v = value(lo, w);
+        if v != (1 << w) - 1 || !any_waits {
+            if !first {
+                f.write_str(" ")?;
+            }
+            first = false;
+            write!(f, "{name}({v})")?;
+        }
+    }
+    Ok(())
 }
