@@ -7,6 +7,7 @@
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::extension::{Extension, ExtensionParams};
 use rocm_kernels::generator::{Generator, Program};
 use rocm_kernels::level1::finish::{Finish, FinishParams};
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, CONVERSIONS, DTYPES};
@@ -217,5 +218,23 @@ fn level2_signatures_match_the_emitted_kernels() {
             }
         }
         assert!(checked >= 4 * (3 * 4 + 12 + 3), "{target}: {checked}");
+    }
+}
+
+#[test]
+fn extension_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let checked: usize = BLAS_DTYPES
+            .iter()
+            .map(|&dtype| walk::<Extension>(&ExtensionParams { dtype }, &target))
+            .sum();
+        // geam and dgmm per dtype: PTX has the real types, AMDGPU all four.
+        let dtypes = if target.arch().name().starts_with("sm_") {
+            2
+        } else {
+            4
+        };
+        assert_eq!(checked, 2 * dtypes, "{target}");
     }
 }
