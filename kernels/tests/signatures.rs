@@ -229,12 +229,7 @@ fn extension_signatures_match_the_emitted_kernels() {
             .iter()
             .map(|&dtype| walk::<Extension>(&ExtensionParams { dtype }, &target))
             .sum();
-        // geam and dgmm per dtype: PTX has the real types, AMDGPU all four.
-        let dtypes = if target.arch().name().starts_with("sm_") {
-            2
-        } else {
-            4
-        };
-        assert_eq!(checked, 2 * dtypes, "{target}");
+        // geam and dgmm for each of the four types on both families.
+        assert_eq!(checked, 2 * BLAS_DTYPES.len(), "{target}");
     }
 }
