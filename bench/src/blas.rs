@@ -94,6 +94,9 @@ pub struct L1Args {
     /// Rounds of (ours, cuBLAS) timings; the table gives medians and the ratio range.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
+    /// Print the kernel plans of axpy and dot (f32, f64) at this size first.
+    #[arg(long)]
+    explain: bool,
 }
 
 pub fn run(cmd: &BlasCommand) -> Result<(), Box<dyn std::error::Error>> {
@@ -299,12 +302,72 @@ fn vendor_rows<T: Scalar + Peer>(
     ))
 }
 
+/// The plans the library runs for axpy and dot on `dev` (contiguous, 256-byte aligned
+/// vectors of `n` f32 and `n / 2` f64 elements): one line per kernel launch.
+fn explain_l1(dev: &Device, n: usize) -> Result<(), Box<dyn std::error::Error>> {
+    use rocm_core::DType;
+    use rocm_kernels::catalog::Catalog;
+    use rocm_kernels::level1::plan::{self as l1, Problem, ResultAt, ScalarArg, Vector};
+    use rocm_kernels::level1::L1Op;
+    if dev.is_cpu() {
+        println!(
+            "explain: {} runs Level 1 on the CPU (no kernel plan)",
+            dev.id()
+        );
+        return Ok(());
+    }
+    let target = dev.target();
+    let catalog = Catalog::for_target(target);
+    for (dtype, n, one) in [
+        (DType::F32, n, ScalarArg::F32(1.0)),
+        (DType::F64, n / 2, ScalarArg::F64(1.0)),
+    ] {
+        let vector = |slot: usize, name: &'static str| Vector {
+            name,
+            slot,
+            address: 256 * (slot as u64 + 1),
+            inc: 1,
+            dtype,
+        };
+        let scalars = [one, one];
+        let axpy = Problem {
+            op: L1Op::Axpby { read_y: true },
+            dtype,
+            n: n as u64,
+            x: vector(0, "x"),
+            y: Some(vector(1, "y")),
+            scalars: &scalars,
+        };
+        println!("axpy {dtype} n = {n} on {target}:");
+        print!("{}", l1::plan(&axpy, target, catalog)?);
+        let dot = Problem {
+            op: L1Op::Dot { conj: false },
+            scalars: &[],
+            ..axpy
+        };
+        let r = l1::plan_reduction(&dot, dtype, ResultAt::Workspace, target, catalog)?;
+        println!(
+            "dot {dtype} n = {n} on {target} (host pointer mode{}):",
+            if r.combine_on_host {
+                "; partials combined on the host"
+            } else {
+                ""
+            }
+        );
+        print!("{}", r.plan);
+    }
+    Ok(())
+}
+
 fn l1(a: &L1Args) -> Result<(), Box<dyn std::error::Error>> {
     let dev = match &a.device {
         Some(d) => Device::open(d)?,
         None => Device::default()?,
     };
     let n = a.n.unwrap_or(if dev.is_cpu() { 1 << 24 } else { 1 << 28 });
+    if a.explain {
+        explain_l1(&dev, n)?;
+    }
     // The peer: device-to-device copy of the same byte count (f32 vector size).
     let bytes = n * 4;
     let src = dev.alloc::<u8>(bytes)?;

@@ -458,7 +458,10 @@ fn explain(dev: &Device, dtype: Dtype, p: Problem) -> Result<String> {
         }
     };
     if dev.is_cpu() {
-        return Ok(format!("explain: {} runs GEMM on the CPU (no kernel plan)\n", dev.id()));
+        return Ok(format!(
+            "explain: {} runs GEMM on the CPU (no kernel plan)\n",
+            dev.id()
+        ));
     }
     let target = dev.target();
     let prob = problem(dev, p, class.clone());
@@ -468,7 +471,11 @@ fn explain(dev: &Device, dtype: Dtype, p: Problem) -> Result<String> {
         Err(_) if matches!(class, GemmClass::Mixed { .. }) => {
             let (ab, _) = class.element_types();
             let f32_out = GemmClass::Mixed { ab, c: DType::F32 };
-            let plan = gemm::plan(&problem(dev, p, f32_out), target, Catalog::for_target(target))?;
+            let plan = gemm::plan(
+                &problem(dev, p, f32_out),
+                target,
+                Catalog::for_target(target),
+            )?;
             Ok(format!(
                 "C is staged through f32 (widened before, rounded after by Level 1 conversions)\n{plan}"
             ))

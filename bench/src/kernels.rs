@@ -6,14 +6,15 @@ use rocm_kernels::catalog::Catalog;
 use rocm_kernels::complex::ComplexPrep;
 use rocm_kernels::extension::Extension;
 use rocm_kernels::gemm::splitk::SplitKFinish;
-use rocm_kernels::gemm::Gemm;
-use rocm_kernels::generator::Generator;
-use rocm_kernels::level1::finish::Finish;
+use rocm_kernels::gemm::{Gemm, GemmInstruction, GemmParams};
+use rocm_kernels::generator::{Generator, Program};
+use rocm_kernels::level1::finish::{Finish, FinishParams};
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, DTYPES};
-use rocm_kernels::level2::gemv::Gemv;
-use rocm_kernels::level2::rank::Rank;
-use rocm_kernels::level2::trimv::TriMv;
-use rocm_kernels::level2::trsv::TrsvBlock;
+use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans};
+use rocm_kernels::level2::rank::{Rank, RankOp, RankParams};
+use rocm_kernels::level2::trimv::{TriMv, TriMvOp, TriMvParams};
+use rocm_kernels::level2::trsv::{TrsvBlock, TrsvParams};
+use rocm_kernels::level2::Storage;
 use rocm_kernels::level3::Level3;
 use rocm_kernels::ptxas::Ptxas;
 use rocm_kernels::transpose::Transpose;
@@ -75,16 +76,30 @@ const GENERATORS: &[(&str, u32, &str)] = &[
 pub enum KernelsCommand {
     /// List the generators and the operations and dtypes each covers.
     List,
-    /// Print the program generated for one Level 1 operation with its resource report:
-    /// PTX and ptxas's report on NVIDIA targets; the LLVM-syntax assembly and our
-    /// register/LDS/occupancy report on AMD targets (gfx908, gfx90a, gfx942, gfx11xx).
+    /// Print the program one generator builds (a Level 1 operation, or any generator by
+    /// name with its problem flags or `--params JSON`) with its resource report: PTX and
+    /// ptxas's report on NVIDIA targets; on AMD targets (gfx908, gfx90a, gfx942, gfx11xx)
+    /// Level 1's LLVM-syntax assembly and register/LDS/occupancy report, the other
+    /// generators' code objects disassembled with their descriptors and occupancy.
     Show(ShowArgs),
 }
 
 #[derive(clap::Args)]
 pub struct ShowArgs {
-    /// Operation: scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2, iamax, iamin.
+    /// A Level 1 operation (scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
+    /// iamax, iamin) or a generator name (`kernels list`: gemm, gemv, rank_update,
+    /// tri_mv, trsv_block, level3, extension, complex_prep, transpose,
+    /// gemm_splitk_finish, level1_finish).
     op: String,
+    /// The generator's params as JSON (overrides the problem flags).
+    #[arg(long)]
+    params: Option<String>,
+    /// gemv: op(A), n, t or c.
+    #[arg(long, default_value = "n")]
+    trans: String,
+    /// gemm: the problem M×N×K the catalog selects for.
+    #[arg(long, default_value = "4096x4096x4096")]
+    shape: String,
     #[arg(long, default_value = "sm_90")]
     target: String,
     #[arg(long, default_value = "f32")]
@@ -142,6 +157,9 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
         KernelsCommand::Show(a) => {
             let target: Target = a.target.parse()?;
             let dtype: DType = a.dtype.parse()?;
+            if parse_op(&a.op).is_err() {
+                return show_generator(a, &target, dtype);
+            }
             let op = parse_op(&a.op)?;
             let contiguous = !a.strided;
             let p = Catalog::for_target(&target).select(
@@ -154,14 +172,168 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
                 return show_amdgpu(t, &p);
             }
             let prog = Level1::generate(&p, &target)?;
-            let ModuleImage::Ptx(text) = &prog.image else {
-                return Err("the Level 1 generator produced no PTX".into());
+            show_program(&prog, &target, &format!("{p:?}"))
+        }
+    }
+}
+
+/// The program of one generator (params from `--params` or from the problem flags) on
+/// `target`: PTX with ptxas's report, or the code object's descriptors, occupancy,
+/// metadata and disassembly.
+fn show_generator(
+    a: &ShowArgs,
+    target: &Target,
+    dtype: DType,
+) -> Result<(), Box<dyn std::error::Error>> {
+    fn show<G: Generator>(
+        a: &ShowArgs,
+        target: &Target,
+        default: impl FnOnce() -> Result<G::Params, Box<dyn std::error::Error>>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let p: G::Params = match &a.params {
+            Some(json) => serde_json::from_str(json)?,
+            None => default()?,
+        };
+        let prog = G::generate(&p, target)?;
+        show_program(&prog, target, &serde_json::to_string(&p)?)
+    }
+    let from_json = |v: serde_json::Value| -> Result<_, Box<dyn std::error::Error>> { Ok(v) };
+    let d = serde_json::to_value(dtype)?;
+    match a.op.as_str() {
+        n if n == Gemm::NAME => show::<Gemm>(a, target, || gemm_params(a, target, dtype)),
+        n if n == Gemv::NAME => show::<Gemv>(a, target, || {
+            let trans = match a.trans.as_str() {
+                "n" | "N" => GemvTrans::N,
+                "t" | "T" => GemvTrans::T,
+                "c" | "C" => GemvTrans::C,
+                other => return Err(format!("--trans {other}: n, t or c").into()),
             };
-            println!("// params: {p:?}\n// launch: {:?}", prog.launch);
+            let fallback = GemvParams::fallback(dtype, trans, true);
+            Ok(Catalog::for_target(target).select(
+                Gemv::NAME,
+                &GemvParams::key(dtype, trans),
+                a.n,
+                fallback,
+            ))
+        }),
+        n if n == Rank::NAME => show::<Rank>(a, target, || {
+            Ok(RankParams::fallback(dtype, RankOp::Ger, Storage::Dense))
+        }),
+        n if n == TriMv::NAME => show::<TriMv>(a, target, || {
+            Ok(TriMvParams::fallback(
+                dtype,
+                TriMvOp::Symv,
+                Storage::Dense,
+                true,
+            ))
+        }),
+        n if n == TrsvBlock::NAME => show::<TrsvBlock>(a, target, || {
+            Ok(TrsvParams::fallback(dtype, Storage::Dense))
+        }),
+        n if n == Level3::NAME => show::<Level3>(a, target, || {
+            let block = if dtype == DType::C64 { 32 } else { 64 };
+            Ok(serde_json::from_value(from_json(
+                serde_json::json!({"dtype": d, "invert_block": block}),
+            )?)?)
+        }),
+        n if n == Extension::NAME => show::<Extension>(a, target, || {
+            Ok(serde_json::from_value(serde_json::json!({"dtype": d}))?)
+        }),
+        n if n == ComplexPrep::NAME => show::<ComplexPrep>(a, target, || {
+            Ok(serde_json::from_value(serde_json::json!({"dtype": d}))?)
+        }),
+        n if n == Transpose::NAME => show::<Transpose>(a, target, || {
+            Ok(serde_json::from_value(
+                serde_json::json!({"element_bytes": dtype.size()}),
+            )?)
+        }),
+        n if n == SplitKFinish::NAME => show::<SplitKFinish>(a, target, || {
+            Ok(serde_json::from_value(
+                serde_json::json!({"compute": d, "c": d, "read_c": true}),
+            )?)
+        }),
+        n if n == Finish::NAME => show::<Finish>(a, target, || {
+            Ok(FinishParams {
+                op: L1Op::Sum,
+                dtype,
+                out: dtype,
+            })
+        }),
+        other => Err(format!(
+            "unknown operation or generator `{other}`; see `rocm-bench kernels list`"
+        )
+        .into()),
+    }
+}
+
+/// The GEMM params the library's selection takes for `--dtype` and `--shape` (NN,
+/// C = f32 for 16-bit inputs): the catalog's entry of the target's class where the
+/// target builds it (on sm_90/sm_90a the wgmma class for 16-bit inputs), else the
+/// family's default.
+fn gemm_params(
+    a: &ShowArgs,
+    target: &Target,
+    dtype: DType,
+) -> Result<GemmParams, Box<dyn std::error::Error>> {
+    let dims: Vec<u64> = a
+        .shape
+        .split('x')
+        .map(|d| d.parse::<u64>())
+        .collect::<Result<_, _>>()?;
+    if dims.len() != 3 {
+        return Err(format!("--shape {}: MxNxK", a.shape).into());
+    }
+    let half = matches!(dtype, DType::F16 | DType::Bf16);
+    let c = if half { DType::F32 } else { dtype };
+    let catalog = Catalog::for_target(target);
+    let key = GemmParams::key(dtype, c, c, false, false);
+    if let Ok(t) = IsaTarget::try_from(target) {
+        let mut fallback = rocm_kernels::gemm::amdgpu::model::default_params(t, dtype)?;
+        fallback.trans_a = false;
+        fallback.trans_b = false;
+        let p = catalog.select_shape(Gemm::NAME, &key, &dims, fallback.clone());
+        let builds = p.instruction.for_family(target.family())
+            && rocm_kernels::gemm::amdgpu::plan::Plan::new(&p, t).is_ok();
+        return Ok(if builds { p } else { fallback });
+    }
+    let fallback = if half {
+        rocm_kernels::gemm::ptx::half(dtype, false, false)
+    } else {
+        rocm_kernels::gemm::ptx::fallback(dtype, false, false)?
+    };
+    if half && matches!(target.arch().name(), "sm_90" | "sm_90a") {
+        let w = catalog.select_shape(
+            Gemm::NAME,
+            &(key.clone() + "/wgmma"),
+            &dims,
+            fallback.clone(),
+        );
+        if matches!(w.instruction, GemmInstruction::Wgmma { .. }) {
+            return Ok(w);
+        }
+    }
+    let p = catalog.select_shape(Gemm::NAME, &key, &dims, fallback.clone());
+    let fits = p.instruction.for_family(target.family())
+        && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
+    Ok(if fits { p } else { fallback })
+}
+
+/// A program and its resource report.
+fn show_program(
+    prog: &Program,
+    target: &Target,
+    params: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!("// params: {params}\n// launch: {:?}", prog.launch);
+    for s in &prog.signatures {
+        println!("// signature: {s}");
+    }
+    match &prog.image {
+        ModuleImage::Ptx(text) => {
             println!("{text}");
             match Ptxas::find() {
                 Some(ptxas) => {
-                    let report = ptxas.compile(text, &target)?;
+                    let report = ptxas.compile(text, target)?;
                     for k in &report.kernels {
                         println!(
                             "// ptxas {target}: {}: {} registers, {} bytes shared, {} bytes stack, spills {}/{}",
@@ -174,9 +346,10 @@ pub fn run(cmd: &KernelsCommand) -> Result<(), Box<dyn std::error::Error>> {
                 }
                 None => println!("// ptxas not found: {}", rocm_kernels::ptxas::HOW_TO_GET),
             }
-            Ok(())
         }
+        ModuleImage::CodeObject(bytes) => print!("{}", crate::disasm::render(bytes)?),
     }
+    Ok(())
 }
 
 /// The AMDGPU kernel of `p`: its LLVM source, then the resource report and the width of

@@ -7,11 +7,17 @@
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::extension::{Extension, ExtensionParams};
 use rocm_kernels::gemm::splitk::{SplitKFinish, SplitKParams};
 use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
 use rocm_kernels::generator::{Generator, Program};
 use rocm_kernels::level1::finish::{Finish, FinishParams};
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, CONVERSIONS, DTYPES};
+use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans};
+use rocm_kernels::level2::rank::{Rank, RankOp, RankParams};
+use rocm_kernels::level2::trimv::{TriMv, TriMvOp, TriMvParams};
+use rocm_kernels::level2::trsv::{TrsvBlock, TrsvParams};
+use rocm_kernels::level2::Storage;
 use rocm_kernels::transpose::{Transpose, TransposeParams};
 
 const TARGETS: [&str; 7] = [
@@ -274,5 +280,73 @@ fn gemm_helper_signatures_match_the_emitted_kernels() {
         // Both are NVIDIA kernels (AMD targets run no split-K or operand transposes).
         let want = if nvidia { (finishes.len(), 3) } else { (0, 0) };
         assert_eq!((finish, transposes), want, "{target}");
+    }
+}
+
+const BLAS_DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
+
+#[test]
+fn level2_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let mut checked = 0;
+        for dtype in BLAS_DTYPES {
+            for trans in [GemvTrans::N, GemvTrans::T, GemvTrans::C] {
+                for read_y in [true, false] {
+                    let mut p = GemvParams::fallback(dtype, trans, read_y);
+                    checked += walk::<Gemv>(&p, &target);
+                    p.split = false;
+                    checked += walk::<Gemv>(&p, &target);
+                }
+            }
+            for op in [
+                RankOp::Ger,
+                RankOp::Gerc,
+                RankOp::Syr,
+                RankOp::Her,
+                RankOp::Syr2,
+                RankOp::Her2,
+            ] {
+                for storage in [Storage::Dense, Storage::Packed] {
+                    checked += walk::<Rank>(&RankParams::fallback(dtype, op, storage), &target);
+                }
+            }
+            for op in [
+                TriMvOp::Symv,
+                TriMvOp::Hemv,
+                TriMvOp::TrmvN,
+                TriMvOp::TrmvT,
+                TriMvOp::TrmvC,
+                TriMvOp::GeneralN,
+                TriMvOp::GeneralT,
+                TriMvOp::GeneralC,
+            ] {
+                for storage in [Storage::Dense, Storage::Packed, Storage::Band] {
+                    for read_y in [true, false] {
+                        let mut p = TriMvParams::fallback(dtype, op, storage, read_y);
+                        checked += walk::<TriMv>(&p, &target);
+                        p.window = true;
+                        checked += walk::<TriMv>(&p, &target);
+                    }
+                }
+            }
+            for storage in [Storage::Dense, Storage::Packed, Storage::Band] {
+                checked += walk::<TrsvBlock>(&TrsvParams::fallback(dtype, storage), &target);
+            }
+        }
+        assert!(checked >= 4 * (3 * 4 + 12 + 3), "{target}: {checked}");
+    }
+}
+
+#[test]
+fn extension_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let checked: usize = BLAS_DTYPES
+            .iter()
+            .map(|&dtype| walk::<Extension>(&ExtensionParams { dtype }, &target))
+            .sum();
+        // geam and dgmm for each of the four types on both families.
+        assert_eq!(checked, 2 * BLAS_DTYPES.len(), "{target}");
     }
 }

@@ -8,36 +8,25 @@
 //! same contract where they have that back end ([`AMDGPU_KERNELS`]); routines needing
 //! another answer `Unsupported` naming the routine and the device.
 //!
-//! gemv:
-//! The host picks the variant (the target's catalog entry `gemv/<dtype>/<n|t|c>`, else
-//! [`GemvParams::fallback`]; a [`GemvTuning`] overrides single fields), passes x and y as the address of their *logical* element 0 (the far
-//! end for a negative increment), and for `N` chooses the column chunks: enough
-//! workgroups to fill the device (`TARGET_GROUPS`, 4 per SM of a 132-SM H100), each chunk
-//! at least `MIN_CHUNK_COLS` columns. One chunk runs the variant without split (α and β
-//! applied in place); more write compute-type partials to the handle's workspace
-//! (chunks × m elements) and the finish kernel sums them in chunk order. `T`/`C` use
-//! wide lane loads only when a [`GemvTuning`] asks and the views are aligned (the
-//! default is element loads until a GPU sweep picks).
+//! gemv: the call is described to the kernels crate, whose plan
+//! ([`rocm_kernels::level2::plan`]: catalog entry and tuning, aligned wide loads, the
+//! column chunks of `N` and its split finish as a dependent step, the AMDGPU 32-bit
+//! indexing limits) the executor runs on the handle's stream, with the handle's
+//! workspace for the partials.
 
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::target::Family;
-use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
+use rocm_core::{DType, Error, KernelArgs, Result};
 use rocm_kernels::catalog::Catalog;
+use rocm_kernels::exec::{execute, DeviceView};
 use rocm_kernels::generator;
-use rocm_kernels::level2::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning, FINISH, KERNEL};
+use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
+use rocm_kernels::level2::plan::{self as l2plan, GemvProblem, Matrix, Vector};
 
 pub(crate) mod rank;
 pub(crate) mod trimv;
 pub(crate) mod trsv;
-
-/// Workgroups for `N`: 4 per SM of a 132-SM GPU. At 16384² f32 (rows 2: 32 row groups,
-/// so 17 chunks) this runs at 0.354 ms against the 8-per-SM rule's 0.376 ms (H100,
-/// bench/results/2026-11-24-h100-gemv-sweep-session6.txt and the session-5 run): half-filled SMs
-/// already saturate HBM, and fewer chunks write fewer partials.
-const TARGET_GROUPS: u64 = 132 * 4;
-/// Fewest columns per chunk (below this the partials cost more than they save).
-const MIN_CHUNK_COLS: u64 = 64;
 
 /// One gemv on device addresses.
 pub(crate) struct GemvCall<'a> {
@@ -157,183 +146,106 @@ pub(crate) fn push_scalars(args: &mut KernelArgs, s: &[ScalarArg]) {
     }
 }
 
-/// Column chunks of an `N` launch with `groups_x` row groups.
-fn chunks_for(n: usize, groups_x: u64) -> u32 {
-    let by_fill = TARGET_GROUPS.div_ceil(groups_x.max(1));
-    let by_cols = (n as u64 / MIN_CHUNK_COLS).max(1);
-    by_fill.min(by_cols).clamp(1, 65535) as u32
+/// A view of `elements` elements of `es` bytes from `address` (a vector's or matrix's
+/// lowest element), for a routine that holds addresses its caller checked.
+///
+/// # Safety
+/// The range must lie inside a view the caller checked on the handle's device and keep
+/// it alive until the stream has run the work queued on it.
+pub(crate) unsafe fn raw_view(
+    blas: &Blas,
+    address: u64,
+    elements: u64,
+    es: usize,
+    writable: bool,
+) -> DeviceView<'_> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { DeviceView::from_raw(address, elements * es as u64, blas.device(), writable) }
 }
 
-/// y = α·op(A)·x + β·y on a GPU (m, n ≥ 1; views checked by the caller).
+/// Elements a vector of `len` at increment `inc` spans from its lowest element.
+pub(crate) fn vector_span(len: usize, inc: isize) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        (len as u64 - 1) * inc.unsigned_abs() as u64 + 1
+    }
+}
+
+/// A kernels-side `Unsupported` as the routine's: `blas <routine> (<why>)`.
+pub(crate) fn routine_error(blas: &Blas, routine: &str, e: Error) -> Error {
+    match e {
+        Error::Unsupported { op, .. } => {
+            Error::unsupported(format!("blas {routine} ({op})"), blas.device())
+        }
+        other => other,
+    }
+}
+
+/// y = α·op(A)·x + β·y on a GPU (m, n ≥ 1; views checked by the caller): the kernels
+/// crate's plan ([`rocm_kernels::level2::plan`]) run by the executor.
 pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Result<()> {
     let routine = "gemv";
-    require(blas, routine, &[Kernels::Gemv])?;
-    let (ix, iy) = (
-        call.x.1.unsigned_abs() as u128,
-        call.y.1.unsigned_abs() as u128,
-    );
-    let (m128, n128, lda) = (call.m as u128, call.n as u128, call.lda as u128);
-    check_amdgpu_extent(
-        blas,
-        routine,
-        call.dtype.size(),
-        &[lda * n128 + m128, ix * n128.max(m128), iy * n128.max(m128)],
-        &[lda, ix, iy],
-    )?;
-    let (m, n) = (call.m as u64, call.n as u64);
-    if i64::try_from(m.saturating_mul(call.lda as u64)).is_err() {
-        return Err(Error::invalid(
-            "lda",
-            "the matrix spans more than 2⁶³ elements",
-        ));
-    }
-    let fallback = GemvParams::fallback(call.dtype, call.trans, call.read_y);
-    let key = GemvParams::key(call.dtype, call.trans);
-    let mut p: GemvParams = Catalog::for_target(blas.device().target()).select(
-        "gemv",
-        &key,
-        m.saturating_mul(n),
-        fallback.clone(),
-    );
-    if p.dtype != call.dtype || p.trans != call.trans {
-        p = fallback;
-    }
-    p.read_y = call.read_y;
-    p.block = tuning.block.unwrap_or(p.block);
-    p.rows = tuning.rows.unwrap_or(p.rows);
-    p.cols = tuning.cols.unwrap_or(p.cols);
-    p.warps_per_column = match (call.trans, tuning.warps_per_column) {
-        (GemvTrans::N, _) => 1,
-        (_, Some(w)) => w,
-        // The catalog's groups, halved until they divide a tuned block.
-        (_, None) => {
-            let mut w = p.warps_per_column.max(1);
-            while w > 1 && p.block % (32 * w) != 0 {
-                w /= 2;
-            }
-            w
-        }
+    let target = blas.device().target();
+    let es = call.dtype.size();
+    let problem = GemvProblem {
+        trans: call.trans,
+        dtype: call.dtype,
+        m: call.m as u64,
+        n: call.n as u64,
+        a: Matrix {
+            slot: 0,
+            address: call.a,
+            lda: call.lda as u64,
+        },
+        x: Vector {
+            slot: 1,
+            address: call.x.0,
+            inc: call.x.1 as i64,
+        },
+        y: Vector {
+            slot: 2,
+            address: call.y.0,
+            inc: call.y.1 as i64,
+        },
+        alpha: call.alpha,
+        beta: call.beta,
+        read_y: call.read_y,
     };
-    // Wide loads only where every lane load is aligned: A and each column start (lda)
-    // multiples of the load; for N m a multiple of its rows (a load never crosses the
-    // column's end), for T/C x contiguous and aligned.
-    let esize = call.dtype.size() as u64;
-    let wanted = tuning.vector.unwrap_or(p.vector);
-    p.vector = 1;
-    let bytes = wanted as u64 * esize;
-    let operands = match call.trans {
-        GemvTrans::N => m.checked_rem(wanted as u64) == Some(0),
-        _ => call.x.1 == 1 && call.x.0 % bytes == 0,
-    };
-    if operands
-        && bytes.is_power_of_two()
-        && call.a % bytes == 0
-        && (call.lda as u64 * esize) % bytes == 0
-    {
-        p.vector = wanted;
-    }
-    // (At least 1: shapes that produce no output per group fail validation at the load
-    // below, with an error naming the field.)
-    let groups_x = m.div_ceil(p.outputs_per_group().max(1) as u64);
-    let chunks = match call.trans {
-        GemvTrans::N => tuning
-            .chunks
-            .unwrap_or_else(|| chunks_for(call.n, groups_x))
-            .clamp(1, 65535),
-        _ => 1,
-    };
-    p.split = chunks > 1;
+    let plan = l2plan::plan(&problem, tuning, target, Catalog::for_target(target))
+        .map_err(|e| routine_error(blas, routine, e))?;
     let (lx, ly) = match call.trans {
         GemvTrans::N => (call.n, call.m),
         _ => (call.m, call.n),
     };
-    let x = logical_start(call.x.0, call.x.1, lx, esize);
-    let y = logical_start(call.y.0, call.y.1, ly, esize);
-    let loaded = generator::load::<Gemv>(blas.device(), &p).map_err(|e| match e {
-        Error::Unsupported { op, .. } => {
-            Error::unsupported(format!("blas {routine} (no kernel: {op})"), blas.device())
-        }
-        other => other,
-    })?;
-    let dev = blas.device();
-    let mut head = KernelArgs::new();
-    head.push(m)
-        .push(n)
-        .push_pointer(call.a, dev)
-        .push(call.lda as u64)
-        .push_pointer(x, dev)
-        .push(call.x.1 as i64);
-    let tail = |args: &mut KernelArgs| {
-        args.push_pointer(y, dev).push(call.y.1 as i64);
-        push_scalars(args, call.alpha);
-        if call.read_y {
-            push_scalars(args, call.beta);
-        }
+    let a_elements = ((call.n - 1) * call.lda + call.m) as u64;
+    // SAFETY: the caller checked A (m×n at lda from its lowest element), x and y (their
+    // lengths at their increments from their lowest elements) on this device and holds
+    // them across the queued work.
+    let views = unsafe {
+        [
+            raw_view(blas, call.a, a_elements, es, false),
+            raw_view(blas, call.x.0, vector_span(lx, call.x.1), es, false),
+            raw_view(blas, call.y.0, vector_span(ly, call.y.1), es, true),
+        ]
     };
-    let main = loaded.module.kernel(KERNEL)?;
-    match call.trans {
-        GemvTrans::N if p.split => {
-            let work_len = (chunks as u64 * m * esize).div_ceil(8) as usize;
-            blas.with_workspace(work_len, |work| {
-                let mut args = head;
-                args.push_pointer(work.address(), dev);
-                let cfg = LaunchConfig {
-                    grid: [groups_x as u32, chunks, 1],
-                    block: [p.block, 1, 1],
-                    shared_bytes: 0,
-                };
-                // SAFETY: the caller checked that A holds m×n at lda and x and y their
-                // lengths at their increments; the kernel reads exactly those and writes
-                // chunks × m partials, which the workspace holds (work_len f64s).
-                unsafe { main.launch(blas.stream(), &cfg, &args)? };
-                let finish = loaded.module.kernel(FINISH)?;
-                let mut args = KernelArgs::new();
-                args.push(m)
-                    .push(chunks as u64)
-                    .push_pointer(work.address(), dev);
-                tail(&mut args);
-                let cfg = LaunchConfig::linear(m.div_ceil(p.block as u64) as u32, p.block);
-                // SAFETY: reads the partials just written (same stream; as a dependent
-                // launch it waits for them with griddepcontrol.wait before any access)
-                // and writes y's m elements, which the caller checked.
-                unsafe { finish.launch_dependent(blas.stream(), &cfg, &args) }
-            })
-        }
-        GemvTrans::N => {
-            let mut args = head;
-            tail(&mut args);
-            let cfg = LaunchConfig::linear(groups_x as u32, p.block);
-            // SAFETY: as above, launched with one chunk (the variant has no split).
-            unsafe { main.launch(blas.stream(), &cfg, &args) }
-        }
-        _ => {
-            let mut args = head;
-            tail(&mut args);
-            let groups = n.div_ceil(p.outputs_per_group().max(1) as u64);
-            let cfg = LaunchConfig::linear(groups as u32, p.block);
-            // SAFETY: one group of warps per column of A (whole groups past n leave, and
-            // each group's barrier counts only its own warps); reads A, x
-            // within the checked views and writes y's n elements.
-            unsafe { main.launch(blas.stream(), &cfg, &args) }
-        }
+    if plan.workspace_bytes == 0 {
+        return execute(&plan, blas.stream(), &views, None);
     }
+    // The handle's workspace (f64 elements) outlives the queued kernels.
+    blas.with_workspace(plan.workspace_bytes.div_ceil(8) as usize, |work| {
+        execute(
+            &plan,
+            blas.stream(),
+            &views,
+            Some(&DeviceView::buffer(work)),
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chunks_fill_the_device_but_keep_columns() {
-        // 16384²: 32 row groups of 512 rows, ⌈528 / 32⌉ = 17 chunks of ≥ 64 columns.
-        assert_eq!(chunks_for(16384, 32), 17);
-        // Columns cap the split: 640 columns allow 10 chunks of 64.
-        assert_eq!(chunks_for(640, 32), 10);
-        // Few columns: no split.
-        assert_eq!(chunks_for(100, 32), 1);
-        // Many row groups already fill the device.
-        assert_eq!(chunks_for(1 << 20, 5000), 1);
-    }
 
     #[test]
     fn negative_increments_start_at_the_far_end() {

@@ -236,7 +236,7 @@ impl Generator for Gemv {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels,
-            signatures: Vec::new(),
+            signatures: super::signatures::gemv(p, false),
             launch: LaunchRule::Cover {
                 block: p.block,
                 units_per_item: 1,

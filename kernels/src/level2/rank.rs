@@ -176,7 +176,7 @@ impl Generator for Rank {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
-            signatures: Vec::new(),
+            signatures: vec![super::signatures::rank(p, false)],
             launch: LaunchRule::Cover {
                 block: p.block,
                 units_per_item: 1,

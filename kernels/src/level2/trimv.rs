@@ -238,7 +238,7 @@ impl Generator for TriMv {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
-            signatures: Vec::new(),
+            signatures: vec![super::signatures::tri_mv(p, false)],
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: p.block(),

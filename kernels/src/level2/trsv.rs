@@ -111,7 +111,7 @@ impl Generator for TrsvBlock {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
-            signatures: Vec::new(),
+            signatures: vec![super::signatures::trsv_block(p)],
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: p.block,

@@ -3,11 +3,13 @@
 //! packed one, in one launch: rows over grid x (one work-item per row), column groups
 //! over grid y.
 
-use super::{check_amdgpu_extent, check_span, load, logical_start, push_scalars, require, Kernels};
+use super::{raw_view, routine_error, vector_span};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
-use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
-use rocm_kernels::level2::rank::{Rank, RankOp, RankParams, KERNEL, UPPER};
+use rocm_core::{DType, Result};
+use rocm_kernels::exec::execute;
+use rocm_kernels::level2::plan::{self as l2plan, Matrix, RankProblem, Vector};
+use rocm_kernels::level2::rank::RankOp;
 use rocm_kernels::level2::Storage;
 
 /// One update on device addresses.
@@ -31,47 +33,49 @@ pub(crate) struct RankCall<'a> {
     pub alpha: &'a [ScalarArg],
 }
 
-/// A ← A + the call's update (m, n ≥ 1, α ≠ 0; views checked by the caller).
+/// A ← A + the call's update (m, n ≥ 1, α ≠ 0; views checked by the caller): the
+/// kernels crate's plan run by the executor.
 pub(crate) fn update(blas: &Blas, routine: &str, call: &RankCall<'_>) -> Result<()> {
-    require(blas, routine, &[Kernels::Rank])?;
-    check_span(call.lda as u128 * call.n as u128 + call.m as u128)?;
-    let (m, n, lda) = (call.m as u128, call.n as u128, call.lda as u128);
-    let (ix, iy) = (
-        call.x.1.unsigned_abs() as u128,
-        call.y.1.unsigned_abs() as u128,
-    );
-    check_amdgpu_extent(
-        blas,
-        routine,
-        call.dtype.size(),
-        &[lda * n + m, n * (n + 1) / 2, ix * m, iy * n],
-        &[lda, ix, iy],
-    )?;
-    let p = RankParams::fallback(call.dtype, call.op, call.storage);
-    let loaded = load::<Rank>(blas, routine, &p)?;
-    let es = call.dtype.size() as u64;
-    let dev = blas.device();
-    let x = logical_start(call.x.0, call.x.1, call.m, es);
-    let y = logical_start(call.y.0, call.y.1, call.n, es);
-    let mut args = KernelArgs::new();
-    args.push(call.m as u64)
-        .push(call.n as u64)
-        .push_pointer(call.a, dev)
-        .push(call.lda as u64)
-        .push_pointer(x, dev)
-        .push(call.x.1 as i64)
-        .push_pointer(y, dev)
-        .push(call.y.1 as i64);
-    push_scalars(&mut args, call.alpha);
-    args.push(if call.upper { UPPER } else { 0 });
-    let cfg = LaunchConfig {
-        grid: p.grid(call.m, call.n),
-        block: [p.block, 1, 1],
-        shared_bytes: 0,
+    let problem = RankProblem {
+        op: call.op,
+        storage: call.storage,
+        upper: call.upper,
+        dtype: call.dtype,
+        m: call.m as u64,
+        n: call.n as u64,
+        a: Matrix {
+            slot: 0,
+            address: call.a,
+            lda: call.lda as u64,
+        },
+        x: Vector {
+            slot: 1,
+            address: call.x.0,
+            inc: call.x.1 as i64,
+        },
+        y: Vector {
+            slot: 2,
+            address: call.y.0,
+            inc: call.y.1 as i64,
+        },
+        alpha: call.alpha,
     };
-    let kernel = loaded.module.kernel(KERNEL)?;
-    // SAFETY: the caller checked that A (m×n at lda, or the packed triangle of order n)
-    // and x, y hold their elements at their increments; the kernel reads x(0..m),
-    // y(0..n) and reads and writes only A's elements of the updated region.
-    unsafe { kernel.launch(blas.stream(), &cfg, &args) }
+    let plan = l2plan::plan_rank(&problem, blas.device().target())
+        .map_err(|e| routine_error(blas, routine, e))?;
+    let es = call.dtype.size();
+    let a_elements = match call.storage {
+        Storage::Packed => call.n * (call.n + 1) / 2,
+        _ => (call.n - 1) * call.lda + call.m,
+    } as u64;
+    // SAFETY: the caller checked A (m×n at lda, or the packed triangle of order n) and
+    // x, y (m and n elements at their increments from their lowest elements) on this
+    // device and holds them across the queued work.
+    let views = unsafe {
+        [
+            raw_view(blas, call.a, a_elements, es, true),
+            raw_view(blas, call.x.0, vector_span(call.m, call.x.1), es, false),
+            raw_view(blas, call.y.0, vector_span(call.n, call.y.1), es, false),
+        ]
+    };
+    execute(&plan, blas.stream(), &views, None)
 }

@@ -36,6 +36,7 @@ pub fn program(p: &GemvParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
     super::program_of(
         &generate(t, p)?,
+        crate::level2::signatures::gemv(p, true),
         LaunchRule::Cover {
             block: p.block,
             units_per_item: 1,

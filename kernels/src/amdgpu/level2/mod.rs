@@ -42,12 +42,13 @@ pub mod trsv;
 /// every Level 2 back end ends here, so they differ only in what they assemble.
 fn program_of(
     kernels: &[super::asm::AssembledKernel],
+    signatures: Vec<crate::signature::Signature>,
     launch: crate::generator::LaunchRule,
 ) -> rocm_core::Result<crate::generator::Program> {
     Ok(crate::generator::Program {
         image: rocm_core::ModuleImage::CodeObject(super::asm::code_object(kernels)?.to_elf()?),
         kernels: kernels.iter().map(|k| k.name().to_string()).collect(),
-        signatures: Vec::new(),
+        signatures,
         launch,
     })
 }

@@ -29,6 +29,7 @@ pub fn program(p: &RankParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
     super::program_of(
         &[generate(t, p)?],
+        vec![crate::level2::signatures::rank(p, true)],
         LaunchRule::Cover {
             block: p.block,
             units_per_item: 1,

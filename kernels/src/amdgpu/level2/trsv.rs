@@ -38,6 +38,7 @@ pub fn program(p: &TrsvParams, target: &Target) -> Result<Program> {
     let t = IsaTarget::try_from(target)?;
     super::program_of(
         &[generate(t, p)?],
+        vec![crate::level2::signatures::trsv_block(p)],
         LaunchRule::Fixed {
             grid: 1,
             block: p.block,

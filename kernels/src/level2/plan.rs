@@ -1,0 +1,488 @@
+//! Level 2 selection: the plans of gemv and the rank updates.
+//!
+//! The variant is the target's catalog entry `gemv/<dtype>/<n|t|c>` (else
+//! [`GemvParams::fallback`]), with a [`GemvTuning`] overriding single fields. x and y are
+//! passed at their *logical* element 0 (the far end for a negative increment). For `N`
+//! the plan chooses the column chunks: enough workgroups to fill the device
+//! ([`TARGET_GROUPS`]), each chunk at least [`MIN_CHUNK_COLS`] columns. One chunk runs the
+//! variant without split (α and β applied in place); more write compute-type partials
+//! to the workspace (chunks × m elements) and the finish kernel, a dependent step, sums
+//! them in chunk order. Wide lane loads only where every lane load is aligned.
+//!
+//! The AMDGPU kernels form element indices and byte strides in 32 bits: there every
+//! span a kernel indexes and every stride in bytes must stay below 2³¹ (module doc of
+//! [`crate::amdgpu::level2`]); larger problems answer `Unsupported`.
+
+use super::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning};
+use super::rank::{Rank, RankOp, RankParams, UPPER as RANK_UPPER};
+use super::signatures;
+use super::Storage;
+use crate::catalog::Catalog;
+use crate::generator::Generator;
+use crate::level1::plan::ScalarArg;
+use crate::plan::{Arg, Plan, ProgramRef, Step};
+use crate::signature::{Access, Signature, Value};
+use rocm_core::{DType, Error, LaunchConfig, Result, Target};
+use std::ops::Range;
+
+/// Workgroups for `N`: 4 per SM of a 132-SM GPU. At 16384² f32 (rows 2: 32 row groups,
+/// so 17 chunks) this runs at 0.354 ms against the 8-per-SM rule's 0.376 ms (H100,
+/// bench/results/2026-11-24-h100-gemv-sweep-session6.txt): half-filled SMs already
+/// saturate HBM, and fewer chunks write fewer partials.
+pub const TARGET_GROUPS: u64 = 132 * 4;
+/// Fewest columns per chunk (below this the partials cost more than they save).
+pub const MIN_CHUNK_COLS: u64 = 64;
+
+/// A column-major matrix in view `slot` (which starts at its lowest element); `address`
+/// is the view's device address, used for alignment only.
+#[derive(Debug, Clone, Copy)]
+pub struct Matrix {
+    pub slot: usize,
+    pub address: u64,
+    pub lda: u64,
+}
+
+/// A vector in view `slot` (starting at its lowest stored element).
+#[derive(Debug, Clone, Copy)]
+pub struct Vector {
+    pub slot: usize,
+    pub address: u64,
+    pub inc: i64,
+}
+
+impl Vector {
+    fn touched(&self, len: u64, es: u64) -> Range<u64> {
+        if len == 0 {
+            return 0..0;
+        }
+        0..((len - 1) * self.inc.unsigned_abs() + 1) * es
+    }
+
+    fn logical_offset(&self, len: u64, es: u64) -> u64 {
+        if self.inc >= 0 || len == 0 {
+            0
+        } else {
+            (len - 1) * self.inc.unsigned_abs() * es
+        }
+    }
+
+    fn arg(&self, len: u64, es: u64, access: Access) -> Arg {
+        Arg::Buffer {
+            slot: self.slot,
+            offset_bytes: self.logical_offset(len, es),
+            touched: self.touched(len, es),
+            access,
+        }
+    }
+}
+
+/// y = α·op(A)·x + β·y (m, n ≥ 1; the caller checked the views hold their extents).
+#[derive(Debug, Clone, Copy)]
+pub struct GemvProblem<'a> {
+    pub trans: GemvTrans,
+    pub dtype: DType,
+    pub m: u64,
+    pub n: u64,
+    pub a: Matrix,
+    pub x: Vector,
+    pub y: Vector,
+    /// α and β as reals (complex: re, im); β is not passed when `read_y` is false.
+    pub alpha: &'a [ScalarArg],
+    pub beta: &'a [ScalarArg],
+    pub read_y: bool,
+}
+
+/// Column chunks of an `N` launch with `groups_x` row groups.
+pub fn chunks_for(n: u64, groups_x: u64) -> u32 {
+    let by_fill = TARGET_GROUPS.div_ceil(groups_x.max(1));
+    let by_cols = (n / MIN_CHUNK_COLS).max(1);
+    by_fill.min(by_cols).clamp(1, 65535) as u32
+}
+
+fn scalar_value(s: ScalarArg) -> Value {
+    match s {
+        ScalarArg::F32(v) => Value::F32(v),
+        ScalarArg::F64(v) => Value::F64(v),
+    }
+}
+
+/// Binds the scalar `name` (α or β) to `values`, by the signature's names.
+fn bind_scalars(
+    out: &mut Vec<(String, Arg)>,
+    dtype: DType,
+    name: &str,
+    amdgpu: bool,
+    values: &[ScalarArg],
+) -> Result<()> {
+    let names = signatures::scalar_names(dtype, name, amdgpu);
+    if names.len() != values.len() {
+        return Err(Error::invalid(
+            name.to_string(),
+            format!(
+                "{} reals for a {dtype} scalar, {} given",
+                names.len(),
+                values.len()
+            ),
+        ));
+    }
+    for (n, v) in names.into_iter().zip(values) {
+        out.push((n, Arg::Value(scalar_value(*v))));
+    }
+    Ok(())
+}
+
+fn step(
+    program: ProgramRef,
+    sig: Signature,
+    config: LaunchConfig,
+    bindings: &[(String, Arg)],
+) -> Result<Step> {
+    let named: Vec<(&str, Arg)> = bindings
+        .iter()
+        .filter(|(n, _)| sig.params.iter().any(|p| p.name == *n))
+        .map(|(n, a)| (n.as_str(), a.clone()))
+        .collect();
+    Step::bind(program, sig, config, named)
+}
+
+/// Rejects problems the AMDGPU kernels cannot index: every span of elements a kernel
+/// indexes and every stride in bytes below 2³¹.
+fn check_extent(dtype: DType, elements: &[u128], strides: &[u128]) -> Result<()> {
+    let es = dtype.size() as u128;
+    let limit = 1u128 << 31;
+    if elements.iter().all(|&e| e < limit) && strides.iter().all(|&s| s * es < limit) {
+        return Ok(());
+    }
+    Err(Error::unsupported(
+        "indexing 2³¹ or more elements or bytes per stride (AMDGPU Level 2 kernels index in 32 bits)",
+        "AMDGPU",
+    ))
+}
+
+/// gemv's spans and strides for [`check_extent`].
+fn check_amdgpu_extent(p: &GemvProblem<'_>) -> Result<()> {
+    let (ix, iy) = (
+        p.x.inc.unsigned_abs() as u128,
+        p.y.inc.unsigned_abs() as u128,
+    );
+    let (m, n, lda) = (p.m as u128, p.n as u128, p.a.lda as u128);
+    check_extent(
+        p.dtype,
+        &[lda * n + m, ix * n.max(m), iy * n.max(m)],
+        &[lda, ix, iy],
+    )
+}
+
+/// The variant for `p` on `target`: catalog, tuning, alignment, chunks.
+fn choose(p: &GemvProblem<'_>, tuning: GemvTuning, catalog: &Catalog) -> (GemvParams, u64, u32) {
+    let (m, n) = (p.m, p.n);
+    let fallback = GemvParams::fallback(p.dtype, p.trans, p.read_y);
+    let key = GemvParams::key(p.dtype, p.trans);
+    let mut g: GemvParams = catalog.select(Gemv::NAME, &key, m.saturating_mul(n), fallback.clone());
+    if g.dtype != p.dtype || g.trans != p.trans {
+        g = fallback;
+    }
+    g.read_y = p.read_y;
+    g.block = tuning.block.unwrap_or(g.block);
+    g.rows = tuning.rows.unwrap_or(g.rows);
+    g.cols = tuning.cols.unwrap_or(g.cols);
+    g.warps_per_column = match (p.trans, tuning.warps_per_column) {
+        (GemvTrans::N, _) => 1,
+        (_, Some(w)) => w,
+        // The catalog's groups, halved until they divide a tuned block.
+        (_, None) => {
+            let mut w = g.warps_per_column.max(1);
+            while w > 1 && g.block % (32 * w) != 0 {
+                w /= 2;
+            }
+            w
+        }
+    };
+    // Wide loads only where every lane load is aligned: A and each column start (lda)
+    // multiples of the load; for N m a multiple of its rows (a load never crosses the
+    // column's end), for T/C x contiguous and aligned.
+    let esize = p.dtype.size() as u64;
+    let wanted = tuning.vector.unwrap_or(g.vector);
+    g.vector = 1;
+    let bytes = wanted as u64 * esize;
+    let operands = match p.trans {
+        GemvTrans::N => m.checked_rem(wanted as u64) == Some(0),
+        _ => p.x.inc == 1 && p.x.address % bytes == 0,
+    };
+    if operands
+        && bytes.is_power_of_two()
+        && p.a.address % bytes == 0
+        && (p.a.lda * esize) % bytes == 0
+    {
+        g.vector = wanted;
+    }
+    // (At least 1: shapes that produce no output per group fail validation when the
+    // program is generated, with an error naming the field.)
+    let groups_x = m.div_ceil(g.outputs_per_group().max(1) as u64);
+    let chunks = match p.trans {
+        GemvTrans::N => tuning
+            .chunks
+            .unwrap_or_else(|| chunks_for(n, groups_x))
+            .clamp(1, 65535),
+        _ => 1,
+    };
+    g.split = chunks > 1;
+    (g, groups_x, chunks)
+}
+
+/// gemv's plan: the main kernel, and for a split `N` the finish kernel as a dependent
+/// step over the partials in the workspace.
+pub fn plan(
+    p: &GemvProblem<'_>,
+    tuning: GemvTuning,
+    target: &Target,
+    catalog: &Catalog,
+) -> Result<Plan> {
+    let amdgpu = signatures::amdgpu(target);
+    if amdgpu {
+        check_amdgpu_extent(p)?;
+    }
+    if i64::try_from(p.m.saturating_mul(p.a.lda)).is_err() {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    let (g, groups_x, chunks) = choose(p, tuning, catalog);
+    let es = p.dtype.size() as u64;
+    let (lx, ly) = match p.trans {
+        GemvTrans::N => (p.n, p.m),
+        _ => (p.m, p.n),
+    };
+    let a_bytes = if p.m == 0 || p.n == 0 {
+        0
+    } else {
+        ((p.n - 1) * p.a.lda + p.m) * es
+    };
+    let y_access = if p.read_y {
+        Access::ReadWrite
+    } else {
+        Access::Write
+    };
+    let work_bytes = if g.splits() {
+        chunks as u64 * p.m * es
+    } else {
+        0
+    };
+    let mut b: Vec<(String, Arg)> = vec![
+        ("m".into(), Arg::Value(Value::U64(p.m))),
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..a_bytes,
+                access: Access::Read,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(lx, es, Access::Read)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("y".into(), p.y.arg(ly, es, y_access)),
+        ("incy".into(), Arg::Value(Value::I64(p.y.inc))),
+        ("chunks".into(), Arg::Value(Value::U64(chunks as u64))),
+        (
+            "work".into(),
+            Arg::Workspace {
+                offset: 0,
+                bytes: work_bytes,
+            },
+        ),
+    ];
+    bind_scalars(&mut b, p.dtype, "alpha", amdgpu, p.alpha)?;
+    if p.read_y {
+        bind_scalars(&mut b, p.dtype, "beta", amdgpu, p.beta)?;
+    }
+    let mut sigs = signatures::gemv(&g, amdgpu).into_iter();
+    let main_sig = sigs
+        .next()
+        .ok_or_else(|| Error::invalid("gemv", "no main kernel"))?;
+    let main_config = match p.trans {
+        GemvTrans::N => LaunchConfig {
+            grid: [groups_x as u32, chunks, 1],
+            block: [g.block, 1, 1],
+            shared_bytes: 0,
+        },
+        _ => {
+            let groups = p.n.div_ceil(g.outputs_per_group().max(1) as u64);
+            LaunchConfig::linear(groups as u32, g.block)
+        }
+    };
+    let mut steps = vec![step(
+        ProgramRef::of::<Gemv>(g.clone()),
+        main_sig,
+        main_config,
+        &b,
+    )?];
+    if let Some(finish_sig) = sigs.next() {
+        let config = LaunchConfig::linear(p.m.div_ceil(g.block as u64) as u32, g.block);
+        steps.push(step(ProgramRef::of::<Gemv>(g.clone()), finish_sig, config, &b)?.dependent());
+    }
+    Ok(Plan {
+        steps,
+        workspace_bytes: work_bytes,
+    })
+}
+
+/// A ← A + α·x·op(y) (+ the second term): ger/geru/gerc on an m×n matrix,
+/// syr/her/syr2/her2 on a dense triangle, spr/hpr/spr2/hpr2 on a packed one (m, n ≥ 1;
+/// the caller checked the views).
+#[derive(Debug, Clone, Copy)]
+pub struct RankProblem<'a> {
+    pub op: RankOp,
+    pub storage: Storage,
+    /// The upper triangle is stored (triangle ops).
+    pub upper: bool,
+    pub dtype: DType,
+    /// A is m×n (n×n for the triangle ops).
+    pub m: u64,
+    pub n: u64,
+    /// A (or AP); `lda` unused when packed.
+    pub a: Matrix,
+    /// x (m elements) and y (n elements); syr/her pass x again as y.
+    pub x: Vector,
+    pub y: Vector,
+    pub alpha: &'a [ScalarArg],
+}
+
+/// The rank update's plan: one launch, rows over grid x (one work-item per row), column
+/// groups over grid y.
+pub fn plan_rank(p: &RankProblem<'_>, target: &Target) -> Result<Plan> {
+    let amdgpu = signatures::amdgpu(target);
+    let (m, n, lda) = (p.m as u128, p.n as u128, p.a.lda as u128);
+    if lda * n + m > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    let (ix, iy) = (
+        p.x.inc.unsigned_abs() as u128,
+        p.y.inc.unsigned_abs() as u128,
+    );
+    if amdgpu {
+        check_extent(
+            p.dtype,
+            &[lda * n + m, n * (n + 1) / 2, ix * m, iy * n],
+            &[lda, ix, iy],
+        )?;
+    }
+    let g = RankParams::fallback(p.dtype, p.op, p.storage);
+    let es = p.dtype.size() as u64;
+    let a_elements = match p.storage {
+        Storage::Packed => p.n * (p.n + 1) / 2,
+        _ => (p.n - 1) * p.a.lda + p.m,
+    };
+    let mut b: Vec<(String, Arg)> = vec![
+        ("m".into(), Arg::Value(Value::U64(p.m))),
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..a_elements * es,
+                access: Access::ReadWrite,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(p.m, es, Access::Read)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("y".into(), p.y.arg(p.n, es, Access::Read)),
+        ("incy".into(), Arg::Value(Value::I64(p.y.inc))),
+        (
+            "flags".into(),
+            Arg::Value(Value::U32(if p.upper { RANK_UPPER } else { 0 })),
+        ),
+    ];
+    bind_scalars(&mut b, p.dtype, "alpha", amdgpu, p.alpha)?;
+    let config = LaunchConfig {
+        grid: g.grid(p.m as usize, p.n as usize),
+        block: [g.block, 1, 1],
+        shared_bytes: 0,
+    };
+    let sig = signatures::rank(&g, amdgpu);
+    Ok(Plan {
+        steps: vec![step(ProgramRef::of::<Rank>(g), sig, config, &b)?],
+        workspace_bytes: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_fill_the_device_but_keep_columns() {
+        // 16384²: 32 row groups of 512 rows, ⌈528 / 32⌉ = 17 chunks of ≥ 64 columns.
+        assert_eq!(chunks_for(16384, 32), 17);
+        // Columns cap the split: 640 columns allow 10 chunks of 64.
+        assert_eq!(chunks_for(640, 32), 10);
+        // Few columns: no split.
+        assert_eq!(chunks_for(100, 32), 1);
+        // Many row groups already fill the device.
+        assert_eq!(chunks_for(1 << 20, 5000), 1);
+    }
+
+    /// A split N plan on sm_90 is the main kernel writing the workspace and the finish
+    /// kernel as a dependent step reading it; both check against the generated program.
+    #[test]
+    fn split_n_plans_a_dependent_finish() {
+        let target: Target = "sm_90".parse().unwrap();
+        let alpha = [ScalarArg::F64(2.0)];
+        let beta = [ScalarArg::F64(0.5)];
+        let p = GemvProblem {
+            trans: GemvTrans::N,
+            dtype: DType::F64,
+            m: 4096,
+            n: 4096,
+            a: Matrix {
+                slot: 0,
+                address: 0,
+                lda: 4096,
+            },
+            x: Vector {
+                slot: 1,
+                address: 0,
+                inc: -1,
+            },
+            y: Vector {
+                slot: 2,
+                address: 0,
+                inc: 1,
+            },
+            alpha: &alpha,
+            beta: &beta,
+            read_y: true,
+        };
+        let plan = plan(&p, GemvTuning::default(), &target, &Catalog::default()).unwrap();
+        plan.check(&target).unwrap();
+        assert_eq!(plan.steps.len(), 2, "{plan}");
+        assert!(!plan.steps[0].dependent && plan.steps[1].dependent);
+        let chunks = plan.steps[0].config.grid[1] as u64;
+        assert!(chunks > 1);
+        assert_eq!(plan.workspace_bytes, chunks * 4096 * 8);
+        // x at a negative increment is passed at its far end.
+        let x = &plan.steps[0].args[4];
+        assert_eq!(
+            *x,
+            Arg::Buffer {
+                slot: 1,
+                offset_bytes: 4095 * 8,
+                touched: 0..4096 * 8,
+                access: Access::Read
+            }
+        );
+        let text = plan.to_string();
+        assert!(
+            text.contains("rocm_blas_gemv_finish") && text.contains("dependent"),
+            "{text}"
+        );
+    }
+}
