@@ -121,7 +121,29 @@ impl<'a> Lower<'a> {
             Op::Convert(a, r) => self.convert(v, *a, *r),
             Op::Bitcast(a) => {
                 let l = self.loc(*a)?;
-                self.copy_value(v, l)
+                match (halves(a.ty), halves(v.ty)) {
+                    (true, false) => {
+                        let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
+                            unreachable!()
+                        };
+                        let mut tmps = Vec::new();
+                        let src = self.in_vgprs(l, a.ty, &mut tmps)?;
+                        self.pack_halves(d, src, a.ty.lanes)?;
+                        self.free_v(tmps);
+                        Ok(())
+                    }
+                    (false, true) => {
+                        let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
+                            unreachable!()
+                        };
+                        let mut tmps = Vec::new();
+                        let src = self.in_vgprs(l, a.ty, &mut tmps)?;
+                        self.unpack_halves(d, src, v.ty.lanes)?;
+                        self.free_v(tmps);
+                        Ok(())
+                    }
+                    _ => self.copy_value(v, l),
+                }
             }
             Op::Pack(parts) => self.pack(v, parts),
             Op::Extract(a, i) => {
@@ -174,9 +196,6 @@ impl<'a> Lower<'a> {
     }
 
     fn pack(&mut self, v: Value, parts: &[Value]) -> Result<()> {
-        if v.ty.scalar.bits() == 16 {
-            return Err(self.unsupported("vectors of 16-bit values"));
-        }
         let locs: Vec<Loc> = parts.iter().map(|p| self.loc(*p)).collect::<Result<_>>()?;
         let scalar = locs.iter().all(|l| scalar_like(*l));
         let w = scalar_words(v.ty.scalar);
@@ -1497,13 +1516,18 @@ impl<'a> Lower<'a> {
     }
 
     fn load(&mut self, v: Value, m: &MemAccess) -> Result<()> {
-        if v.ty.scalar.bits() == 16 && v.ty.lanes > 1 {
-            return Err(self.unsupported("vectors of 16-bit values"));
-        }
-        let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
+        let Loc::V(out) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
             unreachable!()
         };
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
+        // 16-bit vectors arrive packed, two lanes a word.
+        let d = if halves(v.ty) {
+            let r = self.e.valloc((m.bytes / 4) as u8)?;
+            tv.push(r);
+            r
+        } else {
+            out
+        };
         match m.mem {
             Mem::Global(p) => {
                 let op = match m.bytes {
@@ -1532,6 +1556,9 @@ impl<'a> Lower<'a> {
                 }
             }
         }
+        if halves(v.ty) {
+            self.unpack_halves(out, d, v.ty.lanes)?;
+        }
         // Narrow integer loads: sign-extend i32 from 16 bits.
         if m.bytes == 2 && v.ty.scalar == Scalar::I32 {
             self.e
@@ -1542,6 +1569,44 @@ impl<'a> Lower<'a> {
         self.free_v(tv);
         for r in ts {
             self.e.sgprs.free(r);
+        }
+        Ok(())
+    }
+
+    /// The value at `l` in VGPRs (a copy into a temporary when it is not there).
+    fn in_vgprs(&mut self, l: Loc, ty: Type, tmps: &mut Vec<RegRange>) -> Result<RegRange> {
+        match l {
+            Loc::V(r) => Ok(r),
+            other => {
+                let r = self.e.valloc(words(ty))?;
+                tmps.push(r);
+                self.copy_to_v(r, other, ty)?;
+                Ok(r)
+            }
+        }
+    }
+
+    /// `d` (lanes/2 words) = the 16-bit lanes of `src` (one per word, high halves zero)
+    /// packed two a word, lane 0 low.
+    fn pack_halves(&mut self, d: RegRange, src: RegRange, lanes: u8) -> Result<()> {
+        for j in 0..lanes / 2 {
+            let (lo, hi) = (sub(src, 2 * j), sub(src, 2 * j + 1));
+            self.e.valu(
+                I::VLshlOrB32,
+                &[vreg(sub(d, j)), vreg(hi), Src::K32(16), vreg(lo)],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `d` (one lane a word) = the packed 16-bit lanes of `src`.
+    fn unpack_halves(&mut self, d: RegRange, src: RegRange, lanes: u8) -> Result<()> {
+        for j in 0..lanes / 2 {
+            let w = vreg(sub(src, j));
+            self.e
+                .valu(I::VLshrrevB32, &[vreg(sub(d, 2 * j + 1)), Src::K32(16), w])?;
+            self.e
+                .valu(I::VAndB32, &[vreg(sub(d, 2 * j)), Src::K32(0xffff), w])?;
         }
         Ok(())
     }
@@ -1600,21 +1665,15 @@ impl<'a> Lower<'a> {
     }
 
     pub(crate) fn store(&mut self, m: &MemAccess, v: Value) -> Result<()> {
-        if v.ty.scalar.bits() == 16 && v.ty.lanes > 1 {
-            return Err(self.unsupported("vectors of 16-bit values"));
-        }
         let lv = self.loc(v)?;
-        let n = words(v.ty);
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
-        let data = match lv {
-            Loc::V(r) => r,
-            other => {
-                let r = self.e.valloc(n)?;
-                tv.push(r);
-                self.copy_to_v(r, other, v.ty)?;
-                r
-            }
-        };
+        let mut data = self.in_vgprs(lv, v.ty, &mut tv)?;
+        if halves(v.ty) {
+            let packed = self.e.valloc((m.bytes / 4) as u8)?;
+            tv.push(packed);
+            self.pack_halves(packed, data, v.ty.lanes)?;
+            data = packed;
+        }
         match m.mem {
             Mem::Global(p) => {
                 let op = match m.bytes {
@@ -1930,6 +1989,12 @@ impl<'a> Lower<'a> {
         self.e.sgprs.free(t);
         Ok(())
     }
+}
+
+/// A vector of 16-bit lanes (one lane a register, packed two a word in memory and in
+/// bitcasts).
+fn halves(t: Type) -> bool {
+    t.scalar.bits() == 16 && t.lanes > 1
 }
 
 /// Whether the scalar unit does `b` on `s` (both inputs uniform).
