@@ -10,13 +10,18 @@
 //! | f32 div | — | `v_rcp_f32`, one Newton step on the reciprocal and one on the quotient (≤ 1 ulp for normal quotients with \|b\| < 2¹²⁶; a NaN from the refinement falls back to `a·rcp(b)`, which gets ±0, ±∞ and NaN right) |
 //! | f64 add, sub, mul, fma, max, min, rcp, div | — | `v_add_f64` (sub: negated source), `v_max_f64` (min: `−max(−a, −b)`), `v_rcp_f64`, div as f32 with two reciprocal steps |
 //! | u32/i32 div, rem | — | the reciprocal-estimate expansion LLVM uses, two corrections |
-//! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers from their halves |
+//! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers from their halves; f64 through order-preserving i64 keys and a NaN test (the model has no `v_cmp_*_f64`) |
 //! | f32 → f16 | — | `v_cvt_f16_f32` (rn), `v_cvt_pkrtz_f16_f32` (rz) |
+//! | f32 → bf16 | — | integer rounding of the bit pattern (rn, rz); NaN stays quiet NaN |
+//! | float → i32/u32 | — | `v_cvt_*` (rz); rm/rp/rn from rz and a ±1 step chosen by the fraction |
+//! | 16-bit vectors | — | one lane a register; packed two a word for memory and bitcasts (`v_lshl_or_b32`) |
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
-//! the target: f64 comparisons, sqrt and rsqrt; 64-bit division, `mul_hi`; float → int
-//! other than toward zero; 1-byte memory accesses; atomics other than add (and shared
-//! u32 max without a result); 16-bit vectors.
+//! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
+//! 64-bit integer ↔ float conversions; 1-byte memory accesses; atomics other than add
+//! (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32 add that
+//! returns the old value) and shared u32 max without a result; compare-and-swap and
+//! exchange.
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
