@@ -1,5 +1,5 @@
-//! The language's PTX lowering (`rocm_kernels::lang::ptx`): every example kernel and a
-//! kernel using every operation declare exactly their signature's `.param` list and
+//! The language's PTX lowering (`rocm_kernels::lang::ptx`): every example kernel, the
+//! Level 1 port and a kernel using every operation declare exactly their signature's `.param` list and
 //! assemble with ptxas for sm_80, sm_90 and sm_90a without warnings, spills or stack;
 //! and every example runs in the PTX interpreter
 //! (`ptx_sim`) on the same random inputs as the language's CPU interpreter, with the
@@ -14,12 +14,13 @@
 #[allow(dead_code)]
 mod ptx_sim;
 
-use rocm_core::Target;
+use rocm_core::{DType, Target};
 use rocm_kernels::lang::interp::{run, Arg};
 use rocm_kernels::lang::{
     examples, ptx, Access, AtomicOp, Builder, Cache, KernelDef, Reduce, Rounding, Scalar, Scope,
     Shuffle, Type,
 };
+use rocm_kernels::level1::{L1Op, Level1Params};
 use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
 
 const ARCHS: [&str; 3] = ["sm_80", "sm_90", "sm_90a"];
@@ -190,6 +191,14 @@ fn every_kernel_assembles_without_spills() {
         let target: Target = arch.parse().unwrap();
         let mut kernels = examples::all(&target).unwrap();
         kernels.push(every_op(&target));
+        for (op, dtype, contiguous) in [
+            (L1Op::Axpby { read_y: true }, DType::F64, true),
+            (L1Op::Axpby { read_y: true }, DType::F32, true),
+            (L1Op::Copy, DType::F32, false),
+        ] {
+            let p = Level1Params::fallback(op, dtype, contiguous);
+            kernels.push(rocm_kernels::lang::level1::kernel(&p, &target).unwrap());
+        }
         for k in &kernels {
             let text = ptx::lower(k).unwrap();
             k.signature()
@@ -338,5 +347,103 @@ fn examples_match_the_interpreter_bit_for_bit() {
             Arg::buffer(&vec![0f32; rows * cols as usize]),
         ];
         same_in_both(&k, rows as u32, block, args);
+    }
+}
+
+/// Level 1 copy and axpby written in the language (`lang::level1`) against the PTX
+/// generator's kernel (`level1::Level1`) in the PTX interpreter: the same parameters
+/// (signature), and the same bytes in y on odd lengths, contiguous with every vector
+/// width, strided with negative increments, one workgroup per tile and grid-stride.
+#[test]
+fn level1_copy_axpby_match_the_ptx_generator() {
+    use rocm_core::ModuleImage;
+    use rocm_kernels::generator::Generator;
+    use rocm_kernels::level1::{ptx_signature, Level1};
+    let t: Target = "sm_90".parse().unwrap();
+    let mut rng = Rng(12);
+    for dtype in [DType::F32, DType::F64] {
+        let es = dtype.size() as i64;
+        for op in [
+            L1Op::Copy,
+            L1Op::Axpby { read_y: true },
+            L1Op::Axpby { read_y: false },
+        ] {
+            let shapes = [
+                (true, 16, 1, 1),
+                (true, 8, 1, 1),
+                (true, es as u32, 1, 1),
+                (false, es as u32, 3, -2),
+                (false, es as u32, -1, 1),
+            ];
+            for (contiguous, vector_bytes, incx, incy) in shapes {
+                for grid_stride in [false, true] {
+                    let p = Level1Params {
+                        vector_bytes,
+                        block: 64,
+                        unroll: 2,
+                        grid: 3,
+                        grid_stride,
+                        ..Level1Params::fallback(op, dtype, contiguous)
+                    };
+                    let old = match Level1::generate(&p, &t).unwrap().image {
+                        ModuleImage::Ptx(text) => ptx_sim::Kernel::parse(&text),
+                        _ => unreachable!("PTX on sm_90"),
+                    };
+                    let def = rocm_kernels::lang::level1::kernel(&p, &t).unwrap();
+                    assert_eq!(def.signature(), &ptx_signature(&p).unwrap(), "{p:?}");
+                    let new = ptx_sim::Kernel::parse(&ptx::lower(&def).unwrap());
+                    for n in [1u64, 37, 1001] {
+                        let grid = if grid_stride {
+                            p.grid
+                        } else {
+                            n.div_ceil(p.elements_per_tile().unwrap()) as u32
+                        };
+                        let bits = |v: f64| match dtype {
+                            DType::F32 => (v as f32).to_bits() as u64,
+                            _ => v.to_bits(),
+                        };
+                        let vector = |rng: &mut Rng, inc: i64| -> Vec<u8> {
+                            let len = (n as i64 - 1) * inc.abs() + 1;
+                            (0..len)
+                                .flat_map(|_| {
+                                    bits(rng.next()).to_le_bytes()[..es as usize].to_vec()
+                                })
+                                .collect()
+                        };
+                        let (xs, ys) = (vector(&mut rng, incx), vector(&mut rng, incy));
+                        let scalars = [bits(rng.next()), bits(rng.next())];
+                        let run = |k: &ptx_sim::Kernel| -> Vec<u8> {
+                            let mut mem = ptx_sim::Memory::default();
+                            let (xa, ya) = (mem.alloc(xs.clone()), mem.alloc(ys.clone()));
+                            // Address of logical element 0: the last one for a negative step.
+                            let start = |a: u64, inc: i64, len: usize| {
+                                if inc < 0 {
+                                    a + len as u64 - es as u64
+                                } else {
+                                    a
+                                }
+                            };
+                            let mut params = vec![
+                                n,
+                                start(xa, incx, xs.len()),
+                                incx as u64,
+                                start(ya, incy, ys.len()),
+                                incy as u64,
+                            ];
+                            params.extend(&scalars[..def.signature().params.len() - 5]);
+                            k.run([grid, 1, 1], p.block, &params, &mut mem);
+                            assert_eq!(mem.bytes(xa), &xs[..], "x changed: {p:?}");
+                            mem.bytes(ya).to_vec()
+                        };
+                        let (want, got) = (run(&old), run(&new));
+                        assert!(want == got, "{p:?} n = {n}");
+                        assert!(
+                            op == L1Op::Copy || n == 1 || got != ys,
+                            "{p:?}: y untouched"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

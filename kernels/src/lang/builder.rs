@@ -24,7 +24,8 @@ pub struct Buf {
 
 /// A literal or a value, where an operation expects a value. Literals take the type of
 /// the other operand (an integer literal may become a float; a float literal may not
-/// become an integer); alone, their Rust type.
+/// become an integer); alone, their Rust type. Where another operand is a vector, a
+/// scalar operand of its element type is splat across the lanes.
 pub trait Operand: Copy {
     /// The operand's type, when it has one of its own.
     fn own_type(self) -> Option<Type>;
@@ -292,18 +293,43 @@ impl Builder {
         x.to_value(self, ty)
     }
 
-    /// A constant of type `ty` (`k.constant(Type::F64, 0.5)`).
+    /// A constant of type `ty` (`k.constant(Type::F64, 0.5)`; a vector type splats it).
     pub fn constant(&mut self, ty: Type, x: impl Operand) -> Value {
-        x.to_value(self, ty)
+        self.coerce(x, ty)
+    }
+
+    /// The type several operands resolve to: a vector operand's if any (scalars are
+    /// then splat across its lanes), else the first operand type, else the first
+    /// literal's own type.
+    fn unify(&self, own: &[Option<Type>], default: Type) -> Type {
+        own.iter()
+            .flatten()
+            .copied()
+            .find(|t| t.is_vector())
+            .or_else(|| own.iter().flatten().copied().next())
+            .unwrap_or(default)
+    }
+
+    /// The operand as a value of `ty`, a scalar splat when `ty` is a vector of it.
+    fn coerce(&mut self, x: impl Operand, ty: Type) -> Value {
+        let scalar = Type::of(ty.scalar);
+        match x.own_type() {
+            Some(t) if ty.is_vector() && t == scalar => {
+                let v = x.to_value(self, t);
+                self.pack(&vec![v; ty.lanes as usize])
+            }
+            None if ty.is_vector() => {
+                let v = x.to_value(self, scalar);
+                self.pack(&vec![v; ty.lanes as usize])
+            }
+            _ => x.to_value(self, ty),
+        }
     }
 
     /// Resolves two operands to one type.
     fn pair(&mut self, a: impl Operand, b: impl Operand) -> (Value, Value) {
-        let ty = a
-            .own_type()
-            .or(b.own_type())
-            .unwrap_or_else(|| a.default_type());
-        (a.to_value(self, ty), b.to_value(self, ty))
+        let ty = self.unify(&[a.own_type(), b.own_type()], a.default_type());
+        (self.coerce(a, ty), self.coerce(b, ty))
     }
 
     // ---- parameters and shared memory ------------------------------------------
@@ -549,16 +575,11 @@ impl Builder {
 
     /// `a·b + c`: one rounding for floats, the low bits for ints.
     pub fn fma(&mut self, a: impl Operand, b: impl Operand, c: impl Operand) -> Value {
-        let ty = a
-            .own_type()
-            .or(b.own_type())
-            .or(c.own_type())
-            .unwrap_or_else(|| a.default_type());
-        let (a, b, c) = (
-            a.to_value(self, ty),
-            b.to_value(self, ty),
-            c.to_value(self, ty),
+        let ty = self.unify(
+            &[a.own_type(), b.own_type(), c.own_type()],
+            a.default_type(),
         );
+        let (a, b, c) = (self.coerce(a, ty), self.coerce(b, ty), self.coerce(c, ty));
         if !ty.scalar.is_arith() {
             self.fail(format!("fma of {ty} values"));
         }
