@@ -629,6 +629,15 @@ fn int_ops(t: &Target) -> KernelDef {
             k.shr(pq, psh),
             k.shr(q64, 3u32),
             k.and(pq, 0xffff_0000_ffffu64),
+            k.mul(wa, 8u64),
+            k.mul(16u64, wa),
+            k.mul(wa, 0x1_0000_0003u64),
+            k.mul(wa, 1000u64),
+            k.add(wa, 0u64),
+            k.sub(wa, 0u64),
+            k.mul(pq, 64u64),
+            k.mul(pq, 0x3_0000_0000u64),
+            k.add(pq, 0u64),
             k.mul_wide(pi, qi),
         ]);
         for (x1, y1) in [(wa, wbi), (pq, p64)] {
@@ -1162,9 +1171,15 @@ fn memory_and_atomics_match_the_interpreter_on_every_target() {
 #[ignore]
 fn print_listings() {
     for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let l1 = rocm_kernels::level1::Level1Params::fallback(
+            rocm_kernels::level1::L1Op::Copy,
+            rocm_core::DType::F32,
+            true,
+        );
         for def in [
             examples::vector_add(&target(t)).unwrap(),
             examples::axpy(&target(t)).unwrap(),
+            rocm_kernels::lang::level1::kernel(&l1, &target(t)).unwrap(),
         ] {
             let k = lowered(&def);
             println!("{} {t}\n{}", def.name, k.listing);

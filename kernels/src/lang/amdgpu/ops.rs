@@ -406,6 +406,13 @@ impl<'a> Lower<'a> {
         wide: bool,
         subtract: bool,
     ) -> Result<()> {
+        if b == Loc::K(0) {
+            let d_loc = if on_s { Loc::S(d) } else { Loc::V(d) };
+            for j in 0..if wide { 2 } else { 1 } {
+                self.mov_word(d_loc, j, word(a, j))?;
+            }
+            return Ok(());
+        }
         if on_s {
             let (lo, hi) = if subtract {
                 (I::SSubU32, I::SSubbU32)
@@ -754,6 +761,27 @@ impl<'a> Lower<'a> {
 
     /// The low 64 bits of a 64 × 64 product.
     fn mul64(&mut self, on_s: bool, d: RegRange, x: Loc, y: Loc) -> Result<()> {
+        // By a constant power of two: a shift.
+        let (x, y) = if matches!(x, Loc::K(_)) {
+            (y, x)
+        } else {
+            (x, y)
+        };
+        if let Loc::K(k) = y {
+            if k.is_power_of_two() {
+                let sh = Src::K32(k.trailing_zeros());
+                return if on_s {
+                    self.e.salu(
+                        I::SLshlB64,
+                        Some(Operand::Sgpr(d)),
+                        &[pair(x, 0, false), sh],
+                    )
+                } else {
+                    self.e
+                        .valu(I::VLshlrevB64, &[vreg(d), sh, pair(x, 0, false)])
+                };
+            }
+        }
         let t = if on_s {
             self.e.salloc(1)?
         } else {
@@ -773,6 +801,10 @@ impl<'a> Lower<'a> {
             vreg(sub(d, 1))
         };
         for (p, q) in [(x, y), (y, x)] {
+            // A constant high word of zero adds nothing.
+            if matches!(q, Loc::K(k) if k >> 32 == 0) {
+                continue;
+            }
             self.op3(on_s, mul, t, &[word(p, 0), word(q, 1)])?;
             self.op3(on_s, add, sub(d, 1), &[high, word(tl, 0)])?;
         }
