@@ -50,8 +50,10 @@
 //!   lane is left and EXEC returns to the entry lanes. Whenever EXEC may become zero the
 //!   code branches over the rest of the block, so no uniform loop ever runs with no lane
 //!   active.
-//! - `s_waitcnt`s come from rocm-core's scoreboard (`emit.rs`); every label and branch
-//!   first waits for all loads, so joins start with nothing outstanding.
+//! - `s_waitcnt`s come from rocm-core's scoreboard (`emit.rs`): the weakest wait that
+//!   satisfies it before each instruction; at forward labels the states of all incoming
+//!   paths are merged, so loads stay in flight across `if`s; loop tops and back edges
+//!   wait for every load, so a loop's state at its top is known.
 //!
 //! # Wave operations
 //!
