@@ -151,6 +151,18 @@ fn cases(rng: &mut Rng) -> Vec<Case> {
             ulps: 0,
         },
         Case {
+            name: "wave_ops",
+            build: examples::wave_ops,
+            grid: 2,
+            block: 128,
+            args: vec![
+                floats(rng, 256, |v| (v * 4e9) as i64 as u32),
+                Arg::buffer(&[0u32; 4 * 256]),
+                Arg::buffer(&[0u64; 3 * 256]),
+            ],
+            ulps: 0,
+        },
+        Case {
             name: "softmax_row",
             build: examples::softmax_row,
             grid: rows as u32,
