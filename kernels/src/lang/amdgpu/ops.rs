@@ -1009,6 +1009,13 @@ impl<'a> Lower<'a> {
                         pair(z, 0, true),
                     ],
                 )?,
+                _ if matches!(o, Loc::V(_)) && scalar_like(x) && scalar_like(y) => {
+                    // A uniform product on the scalar unit, added on the vector unit.
+                    let t = Loc::S(self.e.salloc(w)?);
+                    self.binary_scalar(Binary::Mul, s, t, x, y)?;
+                    self.binary_scalar(Binary::Add, s, o, t, z)?;
+                    self.free_loc_tmp(t);
+                }
                 _ => {
                     self.binary_scalar(Binary::Mul, s, o, x, y)?;
                     self.binary_scalar(Binary::Add, s, o, o, z)?;
