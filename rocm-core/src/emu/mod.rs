@@ -27,7 +27,11 @@
 //!   same device), so buffers and modules opened separately still share an address space.
 //! - Streams run work synchronously, like the CPU device; events carry wall-clock time.
 //! - A module must be a code object for exactly the device's processor (gfx90a code does
-//!   not load on `emu:gfx942`); each kernel is decoded once at load.
+//!   not load on `emu:gfx942`); each kernel is decoded once at load, from its entry to
+//!   the end of its section, so the functions it calls (placed after it by the linker)
+//!   are there for `s_swappc_b64`/`s_setpc_b64`, which jump by address.
+//! - Code compiled by clang-19 runs as is: `tests/corpus` (OpenCL C) is run on every
+//!   emulated target at -O2 and -O3 against host computations.
 //! - Before each instruction of each wave, the wave's waitcnt [`Scoreboard`] and
 //!   [`HazardTracker`] are asked whether it may issue; a refusal is a fault.
 //!
