@@ -76,6 +76,10 @@ pub struct GemmArgs {
     /// Timed calls per problem (default: about 2·10^13 flops' worth, 3..200).
     #[arg(long)]
     pub iters: Option<u32>,
+    /// Print each problem's GEMM plan (steps, programs with params, geometry, shared
+    /// bytes, arguments, workspace) before measuring it.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(clap::Args)]

@@ -8,12 +8,11 @@
 
 use crate::blas::{time, GemmArgs};
 use rocm_blas::{Blas, GemmExInput, GemmExOutput, MathMode, Scalar, Transpose};
-use rocm_core::{
-    Arch, Complex32, Complex64, DType, Device, DeviceBuffer, Element, Error, KernelArgs,
-    LaunchConfig, Result,
-};
-use rocm_kernels::gemm::{ptx, Gemm, GemmParams};
-use rocm_kernels::generator;
+use rocm_core::{Arch, Complex32, Complex64, DType, Device, DeviceBuffer, Element, Error, Result};
+use rocm_kernels::catalog::Catalog;
+use rocm_kernels::exec::{self, DeviceView};
+use rocm_kernels::gemm::{self, ptx, GemmClass, GemmOperand, GemmParams, GemmProblem};
+use std::cell::RefCell;
 
 /// The element types `--dtype` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,11 +350,12 @@ pub(crate) struct Wgmma {
     tma: bool,
 }
 
-/// Our f16/bf16 kernel, launched directly: rocm-blas has no mixed-precision GEMM entry
-/// point yet. On compute capability 9.0 devices the `wgmma` kernel for `variant`
-/// (tile_m, n, stages), writing the C it is handed (same type as A and B); elsewhere (or
-/// `variant` None) the `mma.sync` m16n8k16 kernel, which writes its own f32 C
-/// (returned, to keep it alive; the closure ignores the C buffer it is handed).
+/// Our f16/bf16 kernel for a `wgmma` candidate, planned and run as `rocm-kernels` plans
+/// any GEMM (`GemmClass::Params`: the plan adds what the variant needs, e.g. split-K).
+/// On compute capability 9.0 devices the `wgmma` kernel for `variant` (tile_m, n,
+/// stages), writing the C it is handed (same type as A and B); elsewhere (or `variant`
+/// None) the `mma.sync` m16n8k16 kernel, which writes its own f32 C (returned, to keep
+/// it alive; the closure ignores the C buffer it is handed).
 #[allow(clippy::type_complexity)]
 fn half_kernel<T: Element>(
     dev: &Device,
@@ -378,56 +378,110 @@ fn half_kernel<T: Element>(
         },
         _ => ptx::half(ab, p.ta, p.tb),
     };
-    let own_c = params.c == DType::F32;
-    let loaded = generator::load::<Gemm>(dev, &params)?;
-    let c32 = if own_c {
+    let c32 = if params.c == DType::F32 {
         Some(DeviceBuffer::<f32>::zeros(dev, p.m * p.n * p.batch)?)
     } else {
         None
     };
-    let c32_addr = c32.as_ref().map(|c| c.as_slice().address());
-    let cfg = LaunchConfig {
-        grid: [
-            p.m.div_ceil(params.tile_m as usize) as u32,
-            p.n.div_ceil(params.tile_n as usize) as u32,
-            p.batch as u32,
-        ],
-        block: [params.threads(dev.target()), 1, 1],
-        shared_bytes: ptx::dynamic_shared_bytes(&params),
-    };
+    let c32_at = c32
+        .as_ref()
+        .map(|c| (c.as_slice().address(), (c.len() * 4) as u64));
+    let plan = gemm::plan(
+        &problem(dev, p, GemmClass::Params(params)),
+        dev.target(),
+        Catalog::for_target(dev.target()),
+    )?;
+    let workspace = RefCell::new(DeviceBuffer::<f64>::zeros(
+        dev,
+        (plan.workspace_bytes as usize).div_ceil(8).max(1),
+    )?);
     let f = move |a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, c: &mut DeviceBuffer<T>| {
-        let kernel = loaded.module.kernel(ptx::KERNEL)?;
-        let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
-        let c_addr = c32_addr.unwrap_or_else(|| c.as_slice_mut().address());
-        let mut args = KernelArgs::new();
-        args.push_pointer(a.as_slice().address(), dev)
-            .push_pointer(b.as_slice().address(), dev)
-            .push_pointer(c_addr, dev);
-        for d in [p.m, p.n, p.k, lda, ldb, p.m] {
-            args.push(d as u32);
-        }
-        args.push((lda * p.a_dims().1) as u64)
-            .push((ldb * p.b_dims().1) as u64)
-            .push((p.m * p.n) as u64)
-            .push(1.0f32)
-            .push(0.0f32);
-        if params.tma {
-            let operands = [
-                (a.as_slice().address(), p.a_dims(), lda, false),
-                (b.as_slice().address(), p.b_dims(), ldb, true),
-            ];
-            for (address, dims, ld, is_b) in operands {
-                let stride = dims.0 * dims.1;
-                let desc =
-                    ptx::wgmma::tma_operand(&params, is_b, address, dims, ld, stride, p.batch);
-                dev.encode_tensor_map(&desc)?.push_to(&mut args);
-            }
-        }
-        // SAFETY: a, b and C hold `batch` problems of this shape with the leading
-        // dimensions and strides passed; the kernel stays inside them.
-        unsafe { kernel.launch(dev.default_stream(), &cfg, &args) }
+        let (a, b) = (a.as_slice(), b.as_slice());
+        let mut c = c.as_slice_mut();
+        let c_view = match c32_at {
+            // SAFETY: the f32 C buffer is returned with this closure and kept by the
+            // caller for as long as it calls it; only this plan's kernels write it, in
+            // stream order.
+            Some((address, bytes)) => unsafe { DeviceView::from_raw(address, bytes, dev, true) },
+            None => DeviceView::write(&mut c),
+        };
+        let views = [DeviceView::read(&a), DeviceView::read(&b), c_view];
+        let mut work = workspace.borrow_mut();
+        let work = DeviceView::buffer(&mut work);
+        exec::execute(&plan, dev.default_stream(), &views, Some(&work))
     };
     Ok((c32, f))
+}
+
+/// `p` of `class` as the plan sees it: packed operands (leading dimension = stored
+/// rows, strides = matrix sizes) at aligned device addresses, α = 1, β = 0.
+fn problem(dev: &Device, p: Problem, class: GemmClass) -> GemmProblem {
+    let (lda, ldb) = (p.a_dims().0, p.b_dims().0);
+    let operand = |stride: usize| GemmOperand::at(0, stride);
+    GemmProblem {
+        class,
+        trans_a: p.ta,
+        trans_b: p.tb,
+        m: p.m,
+        n: p.n,
+        k: p.k,
+        lda,
+        ldb,
+        ldc: p.m,
+        a: operand(lda * p.a_dims().1),
+        b: operand(ldb * p.b_dims().1),
+        c: operand(p.m * p.n),
+        batch: p.batch,
+        alpha: 1.0,
+        beta: 0.0,
+        compute_units: dev.info().compute_units,
+    }
+}
+
+/// The plan `Blas` runs for `p` of `dtype` on `dev` (`--explain`); complex GEMM runs
+/// the real kernels on a real-ified problem inside `rocm-blas` and prints no plan here.
+fn explain(dev: &Device, dtype: Dtype, p: Problem) -> Result<String> {
+    let class = match dtype {
+        Dtype::F32 | Dtype::F64 | Dtype::Tf32 => GemmClass::Real {
+            dtype: dtype.classes().0,
+            reduced_f32: dtype == Dtype::Tf32,
+        },
+        Dtype::F16 | Dtype::Bf16 => GemmClass::Mixed {
+            ab: dtype.classes().0,
+            c: dtype.classes().1,
+        },
+        Dtype::C32 | Dtype::C64 => {
+            return Ok(format!(
+                "explain: {} GEMM runs the real kernels on the real-ified 2m x n x 2k problem (rocm-blas gemm_complex)\n",
+                dtype.name()
+            ))
+        }
+    };
+    if dev.is_cpu() {
+        return Ok(format!(
+            "explain: {} runs GEMM on the CPU (no kernel plan)\n",
+            dev.id()
+        ));
+    }
+    let target = dev.target();
+    let prob = problem(dev, p, class.clone());
+    match gemm::plan(&prob, target, Catalog::for_target(target)) {
+        Ok(plan) => Ok(plan.to_string()),
+        // 16-bit C without a kernel that writes it: gemm_ex stages C through f32.
+        Err(_) if matches!(class, GemmClass::Mixed { .. }) => {
+            let (ab, _) = class.element_types();
+            let f32_out = GemmClass::Mixed { ab, c: DType::F32 };
+            let plan = gemm::plan(
+                &problem(dev, p, f32_out),
+                target,
+                Catalog::for_target(target),
+            )?;
+            Ok(format!(
+                "C is staged through f32 (widened before, rounded after by Level 1 conversions)\n{plan}"
+            ))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// One problem; `variant` picks the f16/bf16 `wgmma` candidate (tile_m, n, stages).
@@ -790,6 +844,9 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
                     println!("  gemm_strided_batched_ex (catalog choice):")
                 }
                 None => {}
+            }
+            if a.explain && v.is_none() {
+                print!("{}", explain(&dev, dtype, p)?);
             }
             let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v)?;
             print_row(dtype, &r);

@@ -7,6 +7,9 @@
 //! the metadata (counts and `.args` with offsets, sizes and kinds); then the code, one
 //! instruction per line with its byte offset and encoding. Words the instruction model
 //! cannot decode print as `.long 0x…` and the listing continues one dword later.
+//!
+//! The instruction text is LLVM's: a test compares it line for line with
+//! `llvm-objdump-19 -d` on the clang-compiled corpus of `rocm-core/tests/corpus`.
 
 use rocm_core::isa::amdgpu::codeobj::{CodeObject, Kernel};
 use rocm_core::isa::amdgpu::{decode, IsaTarget, Operand};
@@ -286,5 +289,137 @@ mod tests {
             out.contains("LDS 1024 bytes") && out.contains("s_barrier"),
             "{out}"
         );
+    }
+
+    /// The instruction text of our listing lines (`    0000a8: text ; words`), without
+    /// the branch-target note.
+    fn our_instructions(listing: &str) -> Vec<String> {
+        listing
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                let (addr, rest) = l.split_once(": ")?;
+                if addr.len() != 6 || !addr.chars().all(|c| c.is_ascii_hexdigit()) {
+                    return None;
+                }
+                let text = rest.rsplit_once(" ; ").map_or(rest, |(t, _)| t);
+                let text = text.split("  // ->").next().unwrap_or(text);
+                Some(text.trim().to_string())
+            })
+            .collect()
+    }
+
+    /// `llvm-objdump -d` per function: its name and instruction texts (the address and
+    /// encoding comment and the `<sym+off>` target dropped).
+    fn objdump_functions(text: &str) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for l in text.lines() {
+            if let Some(name) = l.strip_suffix(">:").and_then(|h| h.split_once(" <")) {
+                out.push((name.1.to_string(), Vec::new()));
+            } else if let (Some(ins), Some(f)) = (l.strip_prefix('\t'), out.last_mut()) {
+                let ins = ins.split("//").next().unwrap_or(ins).trim();
+                f.1.push(ins.to_string());
+            }
+        }
+        out
+    }
+
+    /// Code objects of the corpus that contain instructions outside the model (gfx11
+    /// VOPD), by file-name prefix: listed so the test notices when they start to agree.
+    const DISASM_KNOWN_DIFFERENT: &[&str] = &["arith_gfx1100", "control_gfx1100", "local_gfx1100"];
+
+    #[test]
+    fn corpus_disassembly_matches_llvm_objdump() {
+        let corpus =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocm-core/tests/corpus");
+        let have = |tool: &str| {
+            std::process::Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !have("clang-19") || !have("llvm-objdump-19") {
+            println!("skipped: clang-19 or llvm-objdump-19 not installed");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("rocm-bench-corpus-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut sources: Vec<_> = std::fs::read_dir(&corpus)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+            .collect();
+        sources.sort();
+        assert!(
+            !sources.is_empty(),
+            "no corpus sources in {}",
+            corpus.display()
+        );
+        let mut wrong = Vec::new();
+        let mut compared = 0;
+        for t in [
+            IsaTarget::Gfx908,
+            IsaTarget::Gfx90a,
+            IsaTarget::Gfx942,
+            IsaTarget::Gfx1100,
+        ] {
+            for level in ["-O2", "-O3"] {
+                for src in &sources {
+                    let stem = src.file_stem().unwrap().to_string_lossy();
+                    let tag = format!("{stem}_{}", t.name());
+                    let co = dir.join(format!("{tag}{level}.co"));
+                    let st = std::process::Command::new("clang-19")
+                        .args(["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa"])
+                        .arg(format!("-mcpu={}", t.name()))
+                        .args(["-nogpulib", level])
+                        .arg(src)
+                        .arg("-o")
+                        .arg(&co)
+                        .status()
+                        .unwrap();
+                    assert!(st.success(), "clang-19 failed on {tag} {level}");
+                    let data = std::fs::read(&co).unwrap();
+                    let dump = std::process::Command::new("llvm-objdump-19")
+                        .arg("-d")
+                        .arg(&co)
+                        .output()
+                        .unwrap();
+                    let llvm = objdump_functions(&String::from_utf8_lossy(&dump.stdout));
+                    let co_parsed = CodeObject::parse(&data).unwrap();
+                    let mut same = true;
+                    for k in &co_parsed.kernels {
+                        let mut s = String::new();
+                        listing(&mut s, &k.words().unwrap(), t);
+                        let ours = our_instructions(&s);
+                        let theirs = &llvm
+                            .iter()
+                            .find(|(n, _)| n == k.name())
+                            .unwrap_or_else(|| panic!("{tag}: no `{}` in objdump", k.name()))
+                            .1;
+                        compared += ours.len();
+                        if let Some(i) = (0..ours.len()).find(|&i| theirs.get(i) != Some(&ours[i]))
+                        {
+                            same = false;
+                            if !DISASM_KNOWN_DIFFERENT.contains(&tag.as_str()) {
+                                wrong.push(format!(
+                                    "{tag} {level} `{}` line {i}: ours `{}`, llvm-objdump `{}`",
+                                    k.name(),
+                                    ours[i],
+                                    theirs.get(i).map_or("(nothing)", |s| s.as_str())
+                                ));
+                            }
+                        }
+                    }
+                    if same && DISASM_KNOWN_DIFFERENT.contains(&tag.as_str()) {
+                        wrong.push(format!(
+                            "{tag} {level} agrees: remove it from DISASM_KNOWN_DIFFERENT"
+                        ));
+                    }
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(compared > 1000, "only {compared} instructions compared");
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }

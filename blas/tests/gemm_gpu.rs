@@ -490,8 +490,10 @@ fn wg_check<A: WgElem, C: WgElem>(
     r: &mut Rng64,
 ) {
     use rand::Rng;
-    use rocm_core::{DeviceBuffer, KernelArgs, LaunchConfig};
-    use rocm_kernels::gemm::{ptx, Gemm};
+    use rocm_core::DeviceBuffer;
+    use rocm_kernels::catalog::Catalog;
+    use rocm_kernels::exec::{self, DeviceView};
+    use rocm_kernels::gemm::{self, GemmClass, GemmOperand, GemmProblem};
     let (ta, tb) = (p.trans_a, p.trans_b);
     let v = 16 / std::mem::size_of::<A>();
     let up = |x: usize| x.div_ceil(v) * v;
@@ -528,43 +530,44 @@ fn wg_check<A: WgElem, C: WgElem>(
         .collect();
     let da = DeviceBuffer::from_slice(dev, &a).unwrap();
     let db = DeviceBuffer::from_slice(dev, &b).unwrap();
-    let dc = DeviceBuffer::from_slice(dev, &c0).unwrap();
-    let loaded = rocm_kernels::generator::load::<Gemm>(dev, p).unwrap();
-    let kernel = loaded.module.kernel(ptx::KERNEL).unwrap();
-    let cfg = LaunchConfig {
-        grid: [
-            c.m.div_ceil(p.tile_m as usize) as u32,
-            c.n.div_ceil(p.tile_n as usize) as u32,
-            c.batch as u32,
-        ],
-        block: [p.threads(dev.target()), 1, 1],
-        shared_bytes: ptx::dynamic_shared_bytes(p),
+    let mut dc = DeviceBuffer::from_slice(dev, &c0).unwrap();
+    // The variant as given, planned and run as the library runs any GEMM.
+    let problem = GemmProblem {
+        class: GemmClass::Params(p.clone()),
+        trans_a: ta,
+        trans_b: tb,
+        m: c.m,
+        n: c.n,
+        k: c.k,
+        lda,
+        ldb,
+        ldc,
+        a: GemmOperand::at(da.as_slice().address(), sa),
+        b: GemmOperand::at(db.as_slice().address(), sb),
+        c: GemmOperand::at(dc.as_slice().address(), sc),
+        batch: c.batch,
+        alpha: c.alpha as f64,
+        beta: c.beta as f64,
+        compute_units: dev.info().compute_units,
     };
-    let mut args = KernelArgs::new();
-    args.push_pointer(da.as_slice().address(), dev)
-        .push_pointer(db.as_slice().address(), dev)
-        .push_pointer(dc.as_slice().address(), dev);
-    for d in [c.m, c.n, c.k, lda, ldb, ldc] {
-        args.push(d as u32);
-    }
-    args.push(sa as u64)
-        .push(sb as u64)
-        .push(sc as u64)
-        .push(c.alpha)
-        .push(c.beta);
-    if p.tma {
-        let operands = [
-            (da.as_slice().address(), (ar, ac), lda, sa, false),
-            (db.as_slice().address(), (br, bc), ldb, sb, true),
-        ];
-        for (address, dims, ld, stride, is_b) in operands {
-            let desc = ptx::wgmma::tma_operand(p, is_b, address, dims, ld, stride, c.batch);
-            dev.encode_tensor_map(&desc).unwrap().push_to(&mut args);
-        }
-    }
-    // SAFETY: A, B and C hold `batch` problems of these shapes, leading dimensions and
-    // strides; the kernel touches only elements inside them.
-    unsafe { kernel.launch(dev.default_stream(), &cfg, &args) }.unwrap();
+    let plan = gemm::plan(&problem, dev.target(), Catalog::for_target(dev.target())).unwrap();
+    let mut work =
+        DeviceBuffer::<f64>::zeros(dev, (plan.workspace_bytes as usize).div_ceil(8).max(1))
+            .unwrap();
+    let (a_view, b_view) = (da.as_slice(), db.as_slice());
+    let mut c_view = dc.as_slice_mut();
+    let views = [
+        DeviceView::read(&a_view),
+        DeviceView::read(&b_view),
+        DeviceView::write(&mut c_view),
+    ];
+    exec::execute(
+        &plan,
+        dev.default_stream(),
+        &views,
+        Some(&DeviceView::buffer(&mut work)),
+    )
+    .unwrap();
     dev.synchronize().unwrap();
     let got = dc.to_vec().unwrap();
     let u32_ = f32::EPSILON as f64 / 2.0;

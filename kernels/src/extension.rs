@@ -36,6 +36,8 @@ use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
 use rocm_core::target::Family;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
+pub mod plan;
+
 pub const GEAM: &str = "rocm_geam";
 pub const DGMM: &str = "rocm_dgmm";
 
@@ -93,7 +95,7 @@ impl Generator for Extension {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![GEAM.into(), DGMM.into()],
-            signatures: Vec::new(),
+            signatures: vec![plan::geam_signature(p), plan::dgmm_signature(p)],
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: BLOCK,

@@ -45,17 +45,7 @@ impl Generator for Transpose {
         if target.family() != Family::Nvidia {
             return Err(Error::unsupported("transpose kernels", target.to_string()));
         }
-        let ty = match p.element_bytes {
-            2 => Ty::B16,
-            4 => Ty::B32,
-            8 => Ty::B64,
-            other => {
-                return Err(Error::invalid(
-                    "element_bytes",
-                    format!("{other}: transposes move 2-, 4- or 8-byte elements"),
-                ))
-            }
-        };
+        let (ty, _) = element(p)?;
         let sig = signature(p)?;
         let mut module = Module::new(target)?;
         module.push(&build(ty, &sig)?);
@@ -71,22 +61,25 @@ impl Generator for Transpose {
     }
 }
 
+/// The bits the kernel moves per element, and the element type its pointers name.
+fn element(p: &TransposeParams) -> Result<(Ty, DType)> {
+    match p.element_bytes {
+        2 => Ok((Ty::B16, DType::F16)),
+        4 => Ok((Ty::B32, DType::F32)),
+        8 => Ok((Ty::B64, DType::F64)),
+        other => Err(Error::invalid(
+            "element_bytes",
+            format!("{other}: transposes move 2-, 4- or 8-byte elements"),
+        )),
+    }
+}
+
 /// The transpose's arguments: `dst` (written), `src` (read), `rows, cols, ld_src,
 /// ld_dst` (u32; `src` is `rows × cols`), `stride_src, stride_dst` (u64, elements
 /// between batch entries). The kernel moves bits: the pointers' element type names the
 /// element size only (f16 for any 2-byte element, f32 for 4, f64 for 8).
 pub fn signature(p: &TransposeParams) -> Result<Signature> {
-    let elem = match p.element_bytes {
-        2 => DType::F16,
-        4 => DType::F32,
-        8 => DType::F64,
-        other => {
-            return Err(Error::invalid(
-                "element_bytes",
-                format!("{other}: transposes move 2-, 4- or 8-byte elements"),
-            ))
-        }
-    };
+    let (_, elem) = element(p)?;
     Ok(Signature::new(KERNEL)
         .pointer("dst", elem, Access::Write)
         .pointer("src", elem, Access::Read)

@@ -629,6 +629,15 @@ fn int_ops(t: &Target) -> KernelDef {
             k.shr(pq, psh),
             k.shr(q64, 3u32),
             k.and(pq, 0xffff_0000_ffffu64),
+            k.mul(wa, 8u64),
+            k.mul(16u64, wa),
+            k.mul(wa, 0x1_0000_0003u64),
+            k.mul(wa, 1000u64),
+            k.add(wa, 0u64),
+            k.sub(wa, 0u64),
+            k.mul(pq, 64u64),
+            k.mul(pq, 0x3_0000_0000u64),
+            k.add(pq, 0u64),
             k.mul_wide(pi, qi),
         ]);
         for (x1, y1) in [(wa, wbi), (pq, p64)] {
@@ -1162,9 +1171,15 @@ fn memory_and_atomics_match_the_interpreter_on_every_target() {
 #[ignore]
 fn print_listings() {
     for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let l1 = rocm_kernels::level1::Level1Params::fallback(
+            rocm_kernels::level1::L1Op::Copy,
+            rocm_core::DType::F32,
+            true,
+        );
         for def in [
             examples::vector_add(&target(t)).unwrap(),
             examples::axpy(&target(t)).unwrap(),
+            rocm_kernels::lang::level1::kernel(&l1, &target(t)).unwrap(),
         ] {
             let k = lowered(&def);
             println!("{} {t}\n{}", def.name, k.listing);
@@ -1253,5 +1268,83 @@ fn vector_add_occupancy_matches_the_hand_written_kernel() {
             ours.report,
             theirs.report
         );
+    }
+}
+
+/// 16-bit vectors: packed in memory (f16x4 and bf16x2 stores and loads, global and
+/// shared) and in bitcasts, one lane per register in between.
+fn halves(t: &Target) -> KernelDef {
+    let mut k = Builder::new("halves", t).unwrap();
+    let n = k.param("n", Scalar::U32);
+    let x = k.ptr("x", Scalar::F32, Access::Read);
+    let h = k.ptr("h", Scalar::F16, Access::ReadWrite);
+    let b = k.ptr("b", Scalar::Bf16, Access::ReadWrite);
+    let out32 = k.ptr("out32", Scalar::U32, Access::Write);
+    let out64 = k.ptr("out64", Scalar::U64, Access::Write);
+    let sh = k.shared("sh", Scalar::F16, 4 * 256);
+    let i = k.global_id();
+    let t4 = k.thread_id();
+    let i4 = k.mul(i, 4u32);
+    let xo = k.at(x, i4);
+    let xv = k.load_vec(x, xo, 4);
+    let xs = k.unpack(xv);
+    let hs: Vec<Value> = xs.iter().map(|&v| k.convert(v, Scalar::F16)).collect();
+    let hv = k.pack(&hs);
+    let ho = k.at(h, i4);
+    k.store(h, ho, hv);
+    let bs: Vec<Value> = xs[..2]
+        .iter()
+        .map(|&v| k.convert(v, Scalar::Bf16))
+        .collect();
+    let bv = k.pack(&bs);
+    let i2 = k.mul(i, 2u32);
+    let bo = k.at(b, i2);
+    k.store(b, bo, bv);
+    let so = k.mul(t4, 8u32);
+    k.store(sh, so, hv);
+    k.barrier();
+    let back = k.load_vec(h, ho, 4);
+    let bback = k.load_vec(b, bo, 2);
+    let sback = k.load_with(
+        sh,
+        so,
+        Type::vec(Scalar::F16, 4),
+        8,
+        8,
+        rocm_kernels::lang::Cache::Default,
+    );
+    let parts = k.unpack(back);
+    let swapped = k.pack(&[parts[1], parts[0], parts[3], parts[2]]);
+    let v = [
+        k.bitcast(back, Type::U64),
+        k.bitcast(swapped, Type::U64),
+        k.bitcast(sback, Type::F64),
+        k.bitcast(bback, Type::U32),
+        k.convert(parts[2], Scalar::F32),
+        k.extract(bback, 1),
+    ];
+    store_all(&mut k, (out32, out64), &mut (0, 0), i, n, &v);
+    let word = k.bitcast(bback, Type::U32);
+    let again = k.bitcast(word, Type::vec(Scalar::Bf16, 2));
+    let again = k.bitcast(again, Type::U32);
+    store_all(&mut k, (out32, out64), &mut (3, 3), i, n, &[again]);
+    k.finish().unwrap()
+}
+
+#[test]
+fn half_vectors_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(13);
+    for t in TARGETS {
+        let def = halves(&target(t));
+        let n = 128usize;
+        let args = vec![
+            Arg::u32(n as u32),
+            Arg::buffer(&rng.f32s(4 * n, 1e3)),
+            Arg::buffer(&vec![0u16; 4 * n]),
+            Arg::buffer(&vec![0u16; 2 * n]),
+            Arg::buffer(&vec![0u32; 4 * n]),
+            Arg::buffer(&vec![0u64; 4 * n]),
+        ];
+        against_interp(t, &def, 2, 64, &args, n, &[]);
     }
 }

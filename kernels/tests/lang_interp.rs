@@ -383,3 +383,46 @@ fn shared_atomics_from_every_work_item_need_no_barrier() {
     launch(&k, 1, 128, &mut args);
     assert_eq!(args[0].values::<u32>(), vec![128u32; 128]);
 }
+
+#[test]
+fn wave_operations_follow_their_definitions() {
+    let mut rng = Rng(9);
+    for t in targets() {
+        let ws = t.caps().wave_size() as usize;
+        let k = examples::wave_ops(&t).unwrap();
+        let n = 128;
+        let x: Vec<u32> = (0..n)
+            .map(|_| ((rng.next() + 1.0) * 2147483648.0) as u32)
+            .collect();
+        let mut args = [
+            Arg::buffer(&x),
+            Arg::buffer(&vec![0u32; 4 * n]),
+            Arg::buffer(&vec![0u64; 3 * n]),
+        ];
+        launch(&k, 2, 64, &mut args);
+        let (out, votes): (Vec<u32>, Vec<u64>) = (args[1].values(), args[2].values());
+        for i in 0..n {
+            let (w, l) = (i / ws * ws, i % ws);
+            let lane = |s: Option<usize>| x[w + s.filter(|&s| s < ws).unwrap_or(l)];
+            let want = [
+                x[w + (x[i] % 64) as usize % ws],
+                lane(l.checked_sub(3)),
+                lane(Some(l + 5)),
+                lane(Some(l ^ 9)),
+            ];
+            assert_eq!(out[4 * i..4 * i + 4], want, "{t} work-item {i}");
+            let wave = &x[w..w + ws];
+            let ballot = wave
+                .iter()
+                .enumerate()
+                .fold(0u64, |b, (j, v)| b | ((v & 1) as u64) << j);
+            let any = wave.iter().any(|&v| v > 1 << 31) as u64;
+            let all = wave.iter().all(|&v| v > 1 << 31) as u64;
+            assert_eq!(
+                votes[3 * i..3 * i + 3],
+                [ballot, any, all],
+                "{t} work-item {i}"
+            );
+        }
+    }
+}

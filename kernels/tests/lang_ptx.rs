@@ -339,6 +339,15 @@ fn examples_match_the_interpreter_bit_for_bit() {
     ];
     same_in_both(&k, n.div_ceil(64) as u32, 64, args);
 
+    let k = examples::wave_ops(&t).unwrap();
+    let x = floats(&mut rng, 256, |v| ((v + 1.0) * 2147483648.0) as u32);
+    let args = vec![
+        x,
+        Arg::buffer(&[0u32; 4 * 256]),
+        Arg::buffer(&[0u64; 3 * 256]),
+    ];
+    same_in_both(&k, 2, 128, args);
+
     let k = examples::softmax_row(&t).unwrap();
     for (rows, cols, block) in [(2, 300, 128), (3, 31, 64)] {
         let args = vec![

@@ -7,6 +7,9 @@
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::extension::{Extension, ExtensionParams};
+use rocm_kernels::gemm::splitk::{SplitKFinish, SplitKParams};
+use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
 use rocm_kernels::generator::{Generator, Program};
 use rocm_kernels::level1::finish::{Finish, FinishParams};
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, CONVERSIONS, DTYPES};
@@ -15,6 +18,7 @@ use rocm_kernels::level2::rank::{Rank, RankOp, RankParams};
 use rocm_kernels::level2::trimv::{TriMv, TriMvOp, TriMvParams};
 use rocm_kernels::level2::trsv::{TrsvBlock, TrsvParams};
 use rocm_kernels::level2::Storage;
+use rocm_kernels::transpose::{Transpose, TransposeParams};
 
 const TARGETS: [&str; 7] = [
     "sm_80", "sm_90", "sm_90a", "gfx908", "gfx90a", "gfx942", "gfx1100",
@@ -165,6 +169,120 @@ fn level1_finish_signatures_match_the_emitted_kernels() {
     }
 }
 
+/// GEMM variants of every instruction family: the NVIDIA SIMT/DMMA fallbacks, tf32 and
+/// f16/bf16 `mma.sync` (every transpose), the `wgmma` variants with `cp.async` and
+/// tensor-copy staging (f32 and same-type C, every transpose), split-K partials (f32 C
+/// from 16-bit inputs); the AMD defaults (MFMA, WMMA, register-tiled FMA) of every
+/// dtype with every transpose and 16-bit C. Each builds on its family only.
+fn gemm_variants() -> Vec<GemmParams> {
+    let mut out = nvidia_gemm_variants();
+    for t in ["gfx908", "gfx90a", "gfx942", "gfx1100"] {
+        for p in amd_gemm_variants(t) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn nvidia_gemm_variants() -> Vec<GemmParams> {
+    let mut out = Vec::new();
+    for trans_a in [false, true] {
+        for trans_b in [false, true] {
+            for d in [DType::F32, DType::F64] {
+                out.push(ptx::fallback(d, trans_a, trans_b).unwrap());
+            }
+            out.push(ptx::fallback_tf32(trans_a, trans_b));
+            for d in [DType::F16, DType::Bf16] {
+                out.push(ptx::half(d, trans_a, trans_b));
+            }
+        }
+    }
+    out.extend(ptx::wgmma_variants());
+    out
+}
+
+/// The AMD generator's default tile of every dtype on `target`, every transpose, and
+/// 16-bit C for 16-bit inputs.
+fn amd_gemm_variants(target: &str) -> Vec<GemmParams> {
+    use rocm_core::isa::amdgpu::IsaTarget;
+    let t = IsaTarget::try_from(&target.parse::<Target>().unwrap()).unwrap();
+    let mut out = Vec::new();
+    for d in [DType::F32, DType::F64, DType::F16, DType::Bf16] {
+        let Ok(base) = amdgpu::model::default_params(t, d) else {
+            continue;
+        };
+        for trans_a in [false, true] {
+            for trans_b in [false, true] {
+                let p = GemmParams {
+                    trans_a,
+                    trans_b,
+                    ..base.clone()
+                };
+                if matches!(d, DType::F16 | DType::Bf16) {
+                    out.push(GemmParams { c: d, ..p.clone() });
+                }
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn gemm_signatures_match_the_emitted_kernels() {
+    let variants = gemm_variants();
+    for name in TARGETS {
+        let target: Target = name.parse().unwrap();
+        let checked: usize = variants.iter().map(|p| walk::<Gemm>(p, &target)).sum();
+        // The target's own variants all build: the NVIDIA ones (wgmma only on
+        // sm_90/sm_90a), or the target's AMD defaults.
+        let own: Vec<GemmParams> = if name.starts_with("sm_") {
+            nvidia_gemm_variants()
+                .into_iter()
+                .filter(|p| {
+                    !matches!(p.instruction, GemmInstruction::Wgmma { .. })
+                        || name.starts_with("sm_90")
+                })
+                .collect()
+        } else {
+            amd_gemm_variants(name)
+        };
+        let own_checked: usize = own.iter().map(|p| walk::<Gemm>(p, &target)).sum();
+        assert_eq!(own_checked, own.len(), "{name}: its own variants build");
+        assert!(checked >= own.len(), "{name}");
+    }
+}
+
+#[test]
+fn gemm_helper_signatures_match_the_emitted_kernels() {
+    let finishes: Vec<SplitKParams> = [
+        (DType::F32, DType::F32),
+        (DType::F32, DType::F16),
+        (DType::F32, DType::Bf16),
+        (DType::F64, DType::F64),
+    ]
+    .into_iter()
+    .flat_map(|(compute, c)| [false, true].map(|read_c| SplitKParams { compute, c, read_c }))
+    .collect();
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let nvidia = target.arch().name().starts_with("sm_");
+        let finish: usize = finishes
+            .iter()
+            .map(|p| walk::<SplitKFinish>(p, &target))
+            .sum();
+        let transposes: usize = [2, 4, 8]
+            .map(|element_bytes| walk::<Transpose>(&TransposeParams { element_bytes }, &target))
+            .iter()
+            .sum();
+        // Both are NVIDIA kernels (AMD targets run no split-K or operand transposes).
+        let want = if nvidia { (finishes.len(), 3) } else { (0, 0) };
+        assert_eq!((finish, transposes), want, "{target}");
+    }
+}
+
 const BLAS_DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
 
 #[test]
@@ -217,5 +335,18 @@ fn level2_signatures_match_the_emitted_kernels() {
             }
         }
         assert!(checked >= 4 * (3 * 4 + 12 + 3), "{target}: {checked}");
+    }
+}
+
+#[test]
+fn extension_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let checked: usize = BLAS_DTYPES
+            .iter()
+            .map(|&dtype| walk::<Extension>(&ExtensionParams { dtype }, &target))
+            .sum();
+        // geam and dgmm for each of the four types on both families.
+        assert_eq!(checked, 2 * BLAS_DTYPES.len(), "{target}");
     }
 }

@@ -1,30 +1,24 @@
 //! geam and dgmm on GPUs: one launch of `rocm_kernels::extension`'s kernels over every
-//! problem of a strided batch (a single call is a batch of one). NVIDIA: f32 and f64
-//! (complex types answer `Unsupported` from the generator, named for the routine and
-//! the device); AMD devices: f32, f64, Complex32 and Complex64 (AMDGPU kernels with
-//! 32-bit offsets inside a problem, checked here). Complex scalars are passed as their
-//! real then imaginary part; a conjugate transpose sets the operand's CONJ flag.
+//! problem of a strided batch (a single call is a batch of one), planned by
+//! `rocm_kernels::extension::plan` (flags, the kernels' 32-bit limits, the bytes each
+//! batch touches) and run by the executor. NVIDIA: f32 and f64 (complex types answer
+//! `Unsupported` from the generator, named for the routine and the device); AMD
+//! devices: f32, f64, Complex32 and Complex64. [`offsets_fit`] and [`push_scalar`]
+//! serve the Level 3 triangle kernels, which still launch directly.
 
 #![allow(clippy::too_many_arguments)]
 
 use crate::extension::{DgmmShape, GeamShape};
-use crate::gpu::level2::load;
+use crate::gpu::level1::ScalarArg;
+use crate::gpu::level2::{raw_view, routine_error};
 use crate::{Blas, Scalar, Side, Transpose};
 use rocm_core::target::Family;
 use rocm_core::{Error, KernelArgs, Result};
-use rocm_kernels::extension::{self as kern, Extension, ExtensionParams};
+use rocm_kernels::exec::{execute, DeviceView};
+use rocm_kernels::extension::plan::{self as kern, DgmmProblem, GeamProblem, Matrices, Op};
 
 /// A device operand of a strided batch: address of problem 0 and the element stride.
 pub(crate) type Strided = (u64, usize);
-
-fn dim(name: &str, v: usize) -> Result<u32> {
-    u32::try_from(v).map_err(|_| {
-        Error::invalid(
-            name,
-            format!("{v} exceeds the geam/dgmm kernels' limit of 2^32 - 1"),
-        )
-    })
-}
 
 /// A scalar argument: its real part, then for complex types its imaginary part.
 pub(crate) fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
@@ -59,120 +53,148 @@ pub(crate) fn offsets_fit<T: Scalar>(
     Ok(())
 }
 
-fn params<T: Scalar>() -> ExtensionParams {
-    ExtensionParams { dtype: T::DTYPE }
+/// The reals of a scalar (complex: re, im), in its precision.
+fn reals<T: Scalar>(v: T) -> Vec<ScalarArg> {
+    let mut out = Vec::new();
+    crate::level1::element_args(v, &mut out);
+    out
 }
 
-/// C = α·op(A) + β·op(B) for `batch` strided problems (m, n ≥ 1, batch ≥ 1, operands
-/// checked by the caller).
+/// A strided batch of `rows × cols` matrices at `ld` from `address` as the kernels
+/// crate describes it, and a view of the elements it spans.
+///
+/// # Safety
+/// The caller checked every problem's matrix against a view of the handle's device
+/// that outlives the queued work.
+unsafe fn matrices<'b>(
+    blas: &'b Blas,
+    slot: usize,
+    (address, stride): Strided,
+    (rows, cols, ld): (usize, usize, usize),
+    batch: usize,
+    es: usize,
+    writable: bool,
+) -> (Matrices, DeviceView<'b>) {
+    let m = Matrices {
+        slot,
+        rows: rows as u64,
+        cols: cols as u64,
+        ld: ld as u64,
+        stride: stride as u64,
+    };
+    let elements = if rows == 0 || cols == 0 || batch == 0 {
+        0
+    } else {
+        ((batch - 1) * stride + (cols - 1) * ld + rows) as u64
+    };
+    // SAFETY: forwarded from this function's contract.
+    let view = unsafe { raw_view(blas, address, elements, es, writable) };
+    (m, view)
+}
+
+fn op(t: Transpose) -> Op {
+    match t {
+        Transpose::N => Op::N,
+        Transpose::T => Op::T,
+        Transpose::C => Op::C,
+    }
+}
+
+/// C = α·op(A) + β·op(B) for every problem of the batch (m, n ≥ 1; views checked by
+/// the caller): the kernels crate's plan run by the executor.
 pub(crate) fn geam<T: Scalar>(
     blas: &Blas,
     s: &GeamShape,
     alpha: T,
-    (a, stride_a): Strided,
+    a: Strided,
     beta: T,
-    (b, stride_b): Strided,
-    (c, stride_c): Strided,
+    b: Strided,
+    c: Strided,
     batch: usize,
 ) -> Result<()> {
-    let loaded = load::<Extension>(blas, "geam", &params::<T>())?;
-    let (ka, kb) = (
-        if s.transa == Transpose::N { s.n } else { s.m },
-        if s.transb == Transpose::N { s.n } else { s.m },
-    );
-    offsets_fit::<T>(blas, "lda", s.lda, ka)?;
-    offsets_fit::<T>(blas, "ldb", s.ldb, kb)?;
-    offsets_fit::<T>(blas, "ldc", s.ldc, s.n)?;
-    let dev = blas.device();
-    let zero = T::zero();
-    let op_flags = |t: Transpose, trans: u32, conj: u32| match t {
-        Transpose::N => 0,
-        Transpose::T => trans,
-        Transpose::C if T::IS_COMPLEX => trans | conj,
-        Transpose::C => trans,
+    let es = std::mem::size_of::<T>();
+    let stored = |t: Transpose| {
+        if t == Transpose::N {
+            (s.m, s.n)
+        } else {
+            (s.n, s.m)
+        }
     };
-    let flags = op_flags(s.transa, kern::TRANS_A, kern::CONJ_A)
-        | op_flags(s.transb, kern::TRANS_B, kern::CONJ_B)
-        | if alpha != zero { kern::READ_A } else { 0 }
-        | if beta != zero { kern::READ_B } else { 0 };
-    let mut args = KernelArgs::new();
-    args.push_pointer(c, dev)
-        .push_pointer(a, dev)
-        .push_pointer(b, dev)
-        .push(dim("m", s.m)?)
-        .push(dim("n", s.n)?)
-        .push(dim("lda", s.lda)?)
-        .push(dim("ldb", s.ldb)?)
-        .push(dim("ldc", s.ldc)?)
-        .push(stride_a as u64)
-        .push(stride_b as u64)
-        .push(stride_c as u64);
-    push_scalar(&mut args, alpha);
-    push_scalar(&mut args, beta);
-    args.push(flags);
-    let cfg = kern::config(s.m, s.n, batch);
-    if cfg.grid[2] as usize != batch {
-        return Err(Error::invalid(
-            "batch_count",
-            format!("{batch} exceeds 2^32 - 1"),
-        ));
-    }
-    let kernel = loaded.module.kernel(kern::GEAM)?;
-    // SAFETY: the caller checked that op(A), op(B) and C of every problem lie inside
-    // their views (leading dimensions, extents, batch strides, C's problems disjoint);
-    // the kernel reads A (B) only inside op(A)'s (op(B)'s) m×n where α (β) ≠ 0 and
-    // writes only C's m×n, and the views stay borrowed until the call returns.
-    unsafe { kernel.launch(blas.stream(), &cfg, &args) }
+    let ((ar, ac), (br, bc)) = (stored(s.transa), stored(s.transb));
+    // SAFETY: the caller checked each problem's A, B (as stored) and C (m×n) against
+    // their views and batch strides; they outlive the queued launch.
+    let ((am, av), (bm, bv), (cm, cv)) = unsafe {
+        (
+            matrices(blas, 1, a, (ar, ac, s.lda), batch, es, false),
+            matrices(blas, 2, b, (br, bc, s.ldb), batch, es, false),
+            matrices(blas, 0, c, (s.m, s.n, s.ldc), batch, es, true),
+        )
+    };
+    let (alpha, beta) = (reals(alpha), reals(beta));
+    let problem = GeamProblem {
+        dtype: T::DTYPE,
+        m: s.m as u64,
+        n: s.n as u64,
+        op_a: op(s.transa),
+        op_b: op(s.transb),
+        a: am,
+        b: bm,
+        c: cm,
+        batch: batch as u64,
+        alpha: &alpha,
+        beta: &beta,
+    };
+    let plan = kern::plan_geam(&problem, blas.device().target())
+        .map_err(|e| routine_error(blas, "geam", e))?;
+    execute(&plan, blas.stream(), &[cv, av, bv], None)
 }
 
-/// C = A·diag(x) or diag(x)·A for `batch` strided problems (m, n ≥ 1, batch ≥ 1,
-/// operands checked by the caller; a negative increment walks x from its far end).
+/// C = A·diag(x) or diag(x)·A for every problem of the batch (m, n ≥ 1; views checked
+/// by the caller): the kernels crate's plan run by the executor.
 pub(crate) fn dgmm<T: Scalar>(
     blas: &Blas,
     s: &DgmmShape,
-    (a, stride_a): Strided,
+    a: Strided,
     (x, stride_x): Strided,
-    (c, stride_c): Strided,
+    c: Strided,
     batch: usize,
 ) -> Result<()> {
-    let loaded = load::<Extension>(blas, "dgmm", &params::<T>())?;
-    offsets_fit::<T>(blas, "lda", s.lda, s.n)?;
-    offsets_fit::<T>(blas, "ldc", s.ldc, s.n)?;
-    offsets_fit::<T>(blas, "incx", s.incx.unsigned_abs(), s.x_len())?;
-    let dev = blas.device();
-    let incx = i32::try_from(s.incx)
-        .map_err(|_| Error::invalid("incx", format!("{} exceeds the kernel's 32 bits", s.incx)))?;
-    // Element k of x is at x + k·incx from the start BLAS walks from.
-    let start = if s.incx < 0 {
-        let far = (s.x_len() - 1) as u64 * s.incx.unsigned_abs() as u64;
-        x + far * std::mem::size_of::<T>() as u64
+    let es = std::mem::size_of::<T>();
+    let x_len = s.x_len();
+    let span = if x_len == 0 {
+        0
     } else {
-        x
+        (x_len - 1) * s.incx.unsigned_abs() + 1
     };
-    let flags = if s.side == Side::Left { kern::LEFT } else { 0 };
-    let mut args = KernelArgs::new();
-    args.push_pointer(c, dev)
-        .push_pointer(a, dev)
-        .push_pointer(start, dev)
-        .push(dim("m", s.m)?)
-        .push(dim("n", s.n)?)
-        .push(dim("lda", s.lda)?)
-        .push(dim("ldc", s.ldc)?)
-        .push(incx)
-        .push(stride_a as u64)
-        .push(stride_x as u64)
-        .push(stride_c as u64)
-        .push(flags);
-    let cfg = kern::config(s.m, s.n, batch);
-    if cfg.grid[2] as usize != batch {
-        return Err(Error::invalid(
-            "batch_count",
-            format!("{batch} exceeds 2^32 - 1"),
-        ));
-    }
-    let kernel = loaded.module.kernel(kern::DGMM)?;
-    // SAFETY: the caller checked A's and C's m×n and x's span (x_len elements at incx)
-    // for every problem against their views and strides; the kernel touches nothing
-    // else, and the views stay borrowed until the call returns.
-    unsafe { kernel.launch(blas.stream(), &cfg, &args) }
+    let x_elements = if span == 0 || batch == 0 {
+        0
+    } else {
+        ((batch - 1) * stride_x + span) as u64
+    };
+    // SAFETY: the caller checked each problem's A and C (m×n) and x (x_len elements at
+    // incx from its lowest element) against their views and batch strides; they outlive
+    // the queued launch.
+    let ((am, av), (cm, cv), xv) = unsafe {
+        (
+            matrices(blas, 1, a, (s.m, s.n, s.lda), batch, es, false),
+            matrices(blas, 0, c, (s.m, s.n, s.ldc), batch, es, true),
+            raw_view(blas, x, x_elements, es, false),
+        )
+    };
+    let problem = DgmmProblem {
+        dtype: T::DTYPE,
+        m: s.m as u64,
+        n: s.n as u64,
+        left: s.side == Side::Left,
+        a: am,
+        c: cm,
+        x_slot: 2,
+        x_len: x_len as u64,
+        incx: s.incx as i64,
+        stride_x: stride_x as u64,
+        batch: batch as u64,
+    };
+    let plan = kern::plan_dgmm(&problem, blas.device().target())
+        .map_err(|e| routine_error(blas, "dgmm", e))?;
+    execute(&plan, blas.stream(), &[cv, av, xv], None)
 }

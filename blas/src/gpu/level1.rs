@@ -188,7 +188,7 @@ pub(crate) fn reduce_into<R: Element>(
     let words = rp.plan.workspace_bytes.div_ceil(8) as usize;
     blas.with_workspace(words, |work| {
         {
-            let mut all: Vec<DeviceView<'_>> = views.iter().copied().collect();
+            let mut all: Vec<DeviceView<'_>> = views.to_vec();
             if let Dest::Device(r) = &mut dest {
                 all.push(DeviceView::write(r));
             }

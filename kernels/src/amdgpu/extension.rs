@@ -45,7 +45,10 @@ pub fn program(p: &ExtensionParams, target: &Target) -> Result<Program> {
     Ok(Program {
         image: ModuleImage::CodeObject(super::asm::code_object(&ks)?.to_elf()?),
         kernels: ks.iter().map(|k| k.name().to_string()).collect(),
-        signatures: Vec::new(),
+        signatures: vec![
+            crate::extension::plan::geam_signature(p),
+            crate::extension::plan::dgmm_signature(p),
+        ],
         launch: LaunchRule::Fixed {
             grid: 1,
             block: BLOCK,

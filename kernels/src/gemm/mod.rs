@@ -140,6 +140,14 @@ impl Generator for Gemm {
     }
 
     fn signatures(p: &GemmParams, target: &Target) -> Result<Vec<Signature>> {
+        match target.family() {
+            Family::Nvidia => ptx::check(p, target)?,
+            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+                amdgpu::plan::Plan::new(p, rocm_core::isa::amdgpu::IsaTarget::try_from(target)?)
+                    .map(|_| ())?
+            }
+            Family::Cpu => return Err(Error::unsupported("GEMM kernels", "cpu")),
+        }
         Ok(vec![signature(p, target)?])
     }
 }

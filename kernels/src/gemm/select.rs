@@ -1093,13 +1093,15 @@ impl<'a> Planner<'a> {
         // A tensor-copy variant whose operands a tensor map cannot describe (a batch of
         // problems sharing one matrix, or overlapping), or that reads no operand at all
         // (k = 0 or α = 0: nothing was repacked, so A and B may break the map's alignment
-        // rules), runs as the same kernel with `cp.async` staging.
+        // rules), runs as the same kernel with `cp.async` staging, whose ring needs at
+        // least 3 stages where a tensor-copy one may have 2.
         let maps_fit = tma_fits(ops.a_dims(), ops.a.stride, ops.lda, ops.batch)
             && tma_fits(ops.b_dims(), ops.b.stride, ops.ldb, ops.batch);
         let untiled;
         let p = if p.tma && (scale_only || !maps_fit) {
             untiled = GemmParams {
                 tma: false,
+                stages: p.stages.max(3),
                 ..p.clone()
             };
             &untiled
@@ -1209,4 +1211,233 @@ fn coefficient(compute: DType, v: f64) -> Value {
 /// whole matrix), since the map's batch dimension cannot repeat or overlap matrices.
 fn tma_fits((_, cols): (usize, usize), stride: usize, ld: usize, batch: usize) -> bool {
     batch == 1 || stride >= ld * cols
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(m: usize, n: usize, k: usize, lda: usize, ldb: usize) -> GemmProblem {
+        GemmProblem {
+            class: GemmClass::Mixed {
+                ab: DType::Bf16,
+                c: DType::Bf16,
+            },
+            trans_a: false,
+            trans_b: true,
+            m,
+            n,
+            k,
+            lda,
+            ldb,
+            ldc: m,
+            a: op(0, 0),
+            b: op(0, 0),
+            c: op(0, 0),
+            batch: 1,
+            alpha: 1.0,
+            beta: 0.0,
+            compute_units: 132,
+        }
+    }
+
+    fn with(s: GemmProblem, a: GemmOperand, b: GemmOperand) -> GemmProblem {
+        GemmProblem { a, b, ..s }
+    }
+
+    fn wgmma_tile() -> GemmParams {
+        GemmParams {
+            ab: DType::Bf16,
+            c: DType::Bf16,
+            compute: DType::F32,
+            trans_a: false,
+            trans_b: true,
+            tile_m: 128,
+            tile_n: 256,
+            tile_k: 64,
+            warps_m: 8,
+            warps_n: 1,
+            instruction: GemmInstruction::Wgmma { n: 256 },
+            stages: 4,
+            reduced_f32: false,
+            tma: false,
+        }
+    }
+
+    fn op(address: u64, stride: usize) -> GemmOperand {
+        GemmOperand::at(address, stride)
+    }
+
+    #[test]
+    fn repacks_round_leading_dimensions_up_and_only_where_needed() {
+        // 4097 × 4097 bf16: both operands break the 8-element rule.
+        let s = with(
+            shape(4097, 4097, 4097, 4097, 4097),
+            op(4096, 0),
+            op(1 << 20, 0),
+        );
+        let (ra, rb) = repacks(DType::Bf16, &s);
+        let ra = ra.unwrap();
+        assert_eq!(
+            (ra.rows, ra.cols, ra.new_ld, ra.new_stride),
+            (4097, 4097, 4104, 0)
+        );
+        assert_eq!(ra.len(3), 4104 * 4097, "a shared matrix is copied once");
+        assert!(rb.is_some());
+        // Aligned leading dimensions and bases need nothing.
+        let s = with(
+            shape(64, 64, 64, 72, 64),
+            op(256, 72 * 64),
+            op(512, 64 * 64),
+        );
+        let (ra, rb) = repacks(DType::Bf16, &s);
+        assert!(ra.is_none() && rb.is_none());
+        // A misaligned base alone is enough to need a copy.
+        assert!(Repack::new(DType::F16, (64, 64), 64, op(258, 0)).is_some());
+        assert!(Repack::new(DType::F16, (64, 64), 64, op(256, 0)).is_none());
+    }
+
+    #[test]
+    fn repack_copies_back_to_back_batches_at_once() {
+        let s = shape(33, 40, 17, 35, 41);
+        // B (stored n × k = 40 × 17, ldb 41): problems back to back, one copy.
+        let back = Repack::new(DType::Bf16, (40, 17), 41, op(0, 41 * 17)).unwrap();
+        assert_eq!(back.copies(5), 1);
+        assert_eq!((back.new_ld, back.new_stride), (40, 40 * 17));
+        assert_eq!(back.len(5), 40 * 17 * 5);
+        let copies = back.copies_to(SLOT_B, 2, 64, 5);
+        assert_eq!(copies.len(), 1);
+        assert_eq!((copies[0].width, copies[0].height), (80, 17 * 5));
+        // Slack between problems: one copy per problem, and a batch beyond the limit is
+        // not reachable for the wgmma variant.
+        let gap = Repack::new(DType::Bf16, (33, 17), 35, op(0, 35 * 17 + 3)).unwrap();
+        assert_eq!(gap.copies(5), 5);
+        assert_eq!(gap.copies_to(SLOT_A, 2, 0, 5).len(), 5);
+        let p = wgmma_tile();
+        let batch = |n| GemmProblem {
+            batch: n,
+            ..with(s.clone(), op(0, 35 * 17 + 3), op(0, 41 * 17 + 1))
+        };
+        assert!(reachable(&p, &batch(MAX_REPACK_COPIES)));
+        assert!(!reachable(&p, &batch(MAX_REPACK_COPIES + 1)));
+    }
+
+    #[test]
+    fn split_k_only_for_few_tiles_and_long_k() {
+        let p = wgmma_tile();
+        // 64 × 8192 by 8192 on 132 SMs: 32 tiles, 4 slices of 2048.
+        let k = SplitK::for_shape(132, (64, 8192, 8192), &p).unwrap();
+        assert_eq!((k.k_slice, k.full, k.rest), (2048, 4, 0));
+        // A remainder slice when k is not a multiple of the slice.
+        let k = SplitK::for_shape(132, (128, 256, 4136), &p).unwrap();
+        assert_eq!(k.full * k.k_slice + k.rest, 4136);
+        assert!(k.rest > 0 && k.rest < k.k_slice && k.k_slice % 64 == 0);
+        assert!(k.slices() <= SplitK::MAX_SLICES);
+        // Enough tiles to fill the device, or too short a k: no split.
+        assert!(SplitK::for_shape(132, (8192, 8192, 8192), &p).is_none());
+        assert!(SplitK::for_shape(132, (64, 256, 1000), &p).is_none());
+        assert!(SplitK::for_shape(0, (64, 256, 100000), &p).is_none());
+        // Slots bound the slices: 8 tiles on 528 slots (4 per SM) take the most slices.
+        let small = GemmParams {
+            tile_m: 128,
+            tile_n: 64,
+            tile_k: 16,
+            ..p.clone()
+        };
+        let k = SplitK::for_shape(528, (256, 256, 65536), &small).unwrap();
+        assert_eq!(k.slices(), SplitK::MAX_SLICES);
+        // A wgmma tile of 4 stages fills an SM alone.
+        let target: Target = "sm_90a".parse().unwrap();
+        assert_eq!(ptx::resident_blocks(&p, &target), 1);
+    }
+
+    #[test]
+    fn split_k_plan_binds_slices_rest_and_finish() {
+        // 128 × 256 by 4136 with a 128×256 wgmma tile on 132 SMs: full slices, a rest,
+        // and the finish reading C (β ≠ 0).
+        let target: Target = "sm_90a".parse().unwrap();
+        let s = GemmProblem {
+            trans_b: false,
+            ldb: 4136,
+            beta: 0.5,
+            ..with(shape(128, 256, 4136, 128, 4136), op(256, 0), op(512, 0))
+        };
+        let p = GemmParams {
+            trans_b: false,
+            ..wgmma_tile()
+        };
+        let split = SplitK::for_shape(132, (128, 256, 4136), &p).unwrap();
+        let plan = Planner::new(&s, &p, &target).unwrap().plan().unwrap();
+        plan.check(&target).unwrap();
+        let text = plan.to_string();
+        assert_eq!(plan.steps.len(), 3, "{text}");
+        assert_eq!(
+            plan.steps[0].config.grid,
+            [1, 1, split.full as u32],
+            "{text}"
+        );
+        assert_eq!(
+            plan.workspace_bytes,
+            (split.slices() * 128 * 256 * 4) as u64,
+            "{text}"
+        );
+        let finish = &plan.steps[2];
+        assert_eq!(finish.signature.kernel, splitk::KERNEL);
+        assert!(text.contains("beta=0.5"), "{text}");
+        // The slices write f32 partials with α = 1 and β = 0.
+        assert!(text.contains("\"c\":\"f32\""), "{text}");
+    }
+
+    #[test]
+    fn quick_returns_and_bad_dimensions() {
+        let target: Target = "gfx90a".parse().unwrap();
+        let catalog = Catalog::for_target(&target);
+        let s = GemmProblem {
+            class: GemmClass::Mixed {
+                ab: DType::Bf16,
+                c: DType::F32,
+            },
+            ..shape(64, 64, 64, 64, 64)
+        };
+        // No gfx90a kernel writes bf16 from bf16 inputs (the caller stages C).
+        assert!(plan(&shape(64, 64, 64, 64, 64), &target, catalog).is_err());
+        let empty = |s: GemmProblem| plan(&s, &target, catalog).unwrap().steps.is_empty();
+        assert!(empty(GemmProblem { m: 0, ..s.clone() }));
+        assert!(empty(GemmProblem {
+            batch: 0,
+            ..s.clone()
+        }));
+        assert!(empty(GemmProblem {
+            alpha: 0.0,
+            beta: 1.0,
+            ..s.clone()
+        }));
+        // k = 0 with β ≠ 1 still scales C.
+        let scale = plan(&GemmProblem { k: 0, ..s.clone() }, &target, catalog).unwrap();
+        assert_eq!(scale.steps.len(), 1);
+        let e = plan(
+            &GemmProblem {
+                m: 1 << 31,
+                ..s.clone()
+            },
+            &target,
+            catalog,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`m`") || e.contains("m:") || e.contains(" m"),
+            "{e}"
+        );
+        let cpu: Target = "cpu".parse().unwrap();
+        assert!(can_implement(&s, &cpu).is_err());
+        let f16_out_of_f32 = GemmProblem {
+            class: GemmClass::Mixed {
+                ab: DType::F32,
+                c: DType::F32,
+            },
+            ..s
+        };
+        assert!(can_implement(&f16_out_of_f32, &target).is_err());
+    }
 }

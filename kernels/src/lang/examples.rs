@@ -5,7 +5,7 @@
 //! work-items, a multiple of the target's wave size where the kernel uses wave
 //! operations (the reductions and the softmax).
 
-use super::ir::{Access, KernelDef, Reduce, Scalar, Type, Value};
+use super::ir::{Access, KernelDef, Reduce, Scalar, Shuffle, Type, Value};
 use super::{Buf, Builder};
 use rocm_core::{Result, Target};
 
@@ -275,6 +275,49 @@ pub fn softmax_row(target: &Target) -> Result<KernelDef> {
         let r = k.div(e, total);
         k.store(y, o, r);
     });
+    k.finish()
+}
+
+/// The wave operations one by one (not in [`all`]: no reduction): per work-item i, in
+/// `out[4i..4i+4]` the shuffles of `x` from lane `x % 64` (idx, modulo the wave size),
+/// up 3, down 5 and xor 9; in `votes[3i..3i+3]` the ballot of "x odd", then any and all
+/// of "x > 2³¹" as 0 or 1. Parameters: `x: u32, out: u32, votes: u64`; workgroups a
+/// multiple of the wave size.
+pub fn wave_ops(target: &Target) -> Result<KernelDef> {
+    let mut k = Builder::new("wave_ops", target)?;
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let out = k.ptr("out", Scalar::U32, Access::Write);
+    let votes = k.ptr("votes", Scalar::U64, Access::Write);
+    let i = k.global_id();
+    let off = k.at(x, i);
+    let v = k.load(x, off);
+    let src = k.rem(v, 64u32);
+    let shuffled = [
+        k.shuffle(v, Shuffle::Idx(src)),
+        k.shuffle(v, Shuffle::Up(3)),
+        k.shuffle(v, Shuffle::Down(5)),
+        k.shuffle(v, Shuffle::Xor(9)),
+    ];
+    let four = k.mul(i, 4u32);
+    for (j, s) in shuffled.iter().enumerate() {
+        let at = k.add(four, j as u32);
+        let o = k.at(out, at);
+        k.store(out, o, *s);
+    }
+    let low = k.and(v, 1u32);
+    let odd = k.eq(low, 1u32);
+    let big = k.gt(v, 1u32 << 31);
+    let b = k.ballot(odd);
+    let any = k.any(big);
+    let all = k.all(big);
+    let any = k.select(any, 1u64, 0u64);
+    let all = k.select(all, 1u64, 0u64);
+    let three = k.mul(i, 3u32);
+    for (j, s) in [b, any, all].iter().enumerate() {
+        let at = k.add(three, j as u32);
+        let o = k.at(votes, at);
+        k.store(votes, o, *s);
+    }
     k.finish()
 }
 

@@ -5,7 +5,7 @@
 //! hardware may also produce); a named barrier `bar.sync id, count` releases once
 //! `count` threads wait at `id`, a plain one once every thread of the block does. The
 //! warp-collective instructions run when every live lane of the warp has reached them:
-//! `shfl.sync.down.b32` (full mask) and the matrix instructions, f64
+//! `shfl.sync` (down, up, bfly, idx) and `vote.sync` (full mask) and the matrix instructions, f64
 //! `mma.sync.m8n8k4` and the others in [`Kernel::mma`], with the PTX ISA's fragment
 //! layout; the warpgroup MMA
 //! (`wgmma.mma_async`, [`wgmma`]) runs when all 128 threads of the warpgroup have.
@@ -523,7 +523,7 @@ impl Kernel {
                     });
                     return Some(Stop::Barrier(id, count));
                 }
-                "shfl" => {
+                "shfl" | "vote" => {
                     t.pc -= 1;
                     return Some(Stop::Shuffle);
                 }
@@ -929,6 +929,9 @@ impl Kernel {
     /// (c = 31, or 0 for `up`): lane l takes lane l + b, l − b, l ^ b or b & 31's `a`
     /// where that lane exists, else its own (`b` an immediate, or a register for `idx`).
     fn shuffle(&self, inst: &Inst, warp: &mut [Thread]) {
+        if inst.op[0] == "vote" {
+            return self.vote(inst, warp);
+        }
         let mode = inst.op.get(2).map(String::as_str);
         assert!(
             inst.op.len() == 4 && inst.op[..2] == ["shfl", "sync"] && inst.op[3] == "b32",
@@ -964,6 +967,28 @@ impl Kernel {
                 _ => panic!("unknown shuffle `{}`", inst.text),
             };
             t.regs[*d] = src[from.filter(|&f| f < 32).unwrap_or(l)];
+        }
+    }
+
+    /// `vote.sync.{ballot.b32,any.pred,all.pred} d, p, 0xffffffff` over the full warp.
+    fn vote(&self, inst: &Inst, warp: &mut [Thread]) {
+        let (Arg::Reg(d), Arg::Reg(p), Arg::Imm(0xffff_ffff)) =
+            (&inst.args[0], &inst.args[1], &inst.args[2])
+        else {
+            panic!("vote operands in `{}`", inst.text)
+        };
+        let bits: Vec<bool> = warp.iter().map(|t| t.regs[*p] != 0).collect();
+        let r = match inst.op.join(".").as_str() {
+            "vote.sync.ballot.b32" => bits
+                .iter()
+                .enumerate()
+                .fold(0u64, |b, (l, &on)| b | (on as u64) << l),
+            "vote.sync.any.pred" => bits.iter().any(|&b| b) as u64,
+            "vote.sync.all.pred" => bits.iter().all(|&b| b) as u64,
+            _ => panic!("unknown vote `{}`", inst.text),
+        };
+        for t in warp.iter_mut() {
+            t.regs[*d] = r;
         }
     }
 

@@ -22,7 +22,10 @@
 //!   `(d * lanes + l) * 4`.
 //! - Register files are what the descriptor allocates ([`super::wave`]); wave64 on gfx9,
 //!   wave32 on gfx11, and the descriptor's wave32 bit must agree.
-//! - LDS per workgroup: `group_segment_fixed_size + LaunchConfig::shared_bytes`, zeroed.
+//! - LDS per workgroup: `group_segment_fixed_size + LaunchConfig::shared_bytes`, zeroed;
+//!   with dynamic LDS the fixed part is first rounded up to 16 bytes, where the dynamic
+//!   part starts. A `dynamic_shared_pointer` argument (an OpenCL `__local` pointer) is
+//!   set to that start, whatever the caller packed in its place.
 //! - Kernargs: the packed arguments, then the v5 hidden arguments the metadata lists
 //!   (block counts, group sizes, remainders, grid dims, global offsets, dynamic LDS
 //!   size), filled as the HIP runtime does; other hidden kinds are rejected by name.
@@ -274,6 +277,7 @@ impl EmuKernel {
                 "hidden_grid_dims" => dims,
                 "hidden_dynamic_lds_size" => u64::from(config.shared_bytes),
                 "hidden_none" => 0,
+                "dynamic_shared_pointer" => u64::from(self.dynamic_lds_base(config)),
                 other => {
                     return Err(Error::unsupported(
                         format!("kernel `{}` argument kind `{other}`", self.name),
@@ -361,8 +365,7 @@ impl EmuKernel {
         mem.slice_mut(kernarg, seg.len())
             .ok_or_else(|| internal("kernarg segment unmapped"))?
             .copy_from_slice(seg);
-        let lds_bytes =
-            u64::from(self.descriptor.group_segment_fixed_size) + u64::from(config.shared_bytes);
+        let lds_bytes = u64::from(self.dynamic_lds_base(config)) + u64::from(config.shared_bytes);
         write_packet(
             mem,
             at.packet,
@@ -417,6 +420,17 @@ impl EmuKernel {
             }
         }
         Ok(stats)
+    }
+
+    /// Where dynamic LDS starts: after the fixed group segment, 16-byte aligned when
+    /// there is any.
+    fn dynamic_lds_base(&self, config: &LaunchConfig) -> u32 {
+        let fixed = self.descriptor.group_segment_fixed_size;
+        if config.shared_bytes > 0 {
+            fixed.next_multiple_of(16)
+        } else {
+            fixed
+        }
     }
 
     fn target_lds_bytes(&self) -> u64 {

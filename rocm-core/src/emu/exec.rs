@@ -55,6 +55,9 @@ pub fn step(w: &mut Wave, index: usize, ctx: &mut Ctx<'_>) -> Result<Flow, Fault
         Form::Mai | Form::Wmma => matrix(w, ins, ctx.target),
         Form::Ds => ds(w, ins, ctx),
         Form::Global => global(w, ins, ctx),
+        // Cache maintenance: the emulated memory is coherent, every access sees the last
+        // write, so invalidations and write-backs have nothing to do.
+        Form::Mubuf => Ok(Flow::Next),
     }
 }
 

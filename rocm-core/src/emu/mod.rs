@@ -27,7 +27,11 @@
 //!   same device), so buffers and modules opened separately still share an address space.
 //! - Streams run work synchronously, like the CPU device; events carry wall-clock time.
 //! - A module must be a code object for exactly the device's processor (gfx90a code does
-//!   not load on `emu:gfx942`); each kernel is decoded once at load.
+//!   not load on `emu:gfx942`); each kernel is decoded once at load, from its entry to
+//!   the end of its section, so the functions it calls (placed after it by the linker)
+//!   are there for `s_swappc_b64`/`s_setpc_b64`, which jump by address.
+//! - Code compiled by clang-19 runs as is: `tests/corpus` (OpenCL C) is run on every
+//!   emulated target at -O2 and -O3 against host computations.
 //! - Before each instruction of each wave, the wave's waitcnt [`Scoreboard`] and
 //!   [`HazardTracker`] are asked whether it may issue; a refusal is a fault.
 //!
@@ -314,7 +318,7 @@ impl Backend for EmuBackend {
                 ))
             }
         };
-        let co = CodeObject::parse(bytes)?;
+        let (co, section_code) = CodeObject::parse_with_section_code(bytes)?;
         if co.target.isa != self.isa {
             return Err(Error::Module(format!(
                 "the code object is for {} ({}); {} runs {} code only",
@@ -326,14 +330,19 @@ impl Backend for EmuBackend {
         }
         let mut kernels = HashMap::new();
         let mut code = Vec::new();
-        for k in &co.kernels {
-            let words = k.words()?;
+        for (k, full) in co.kernels.iter().zip(&section_code) {
+            // The kernel and what follows it in its section (the functions it calls).
+            let full = &full[..full.len() / 4 * 4];
+            let words: Vec<u32> = full
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
             let resources = k.descriptor.resources(co.target)?;
-            let region = self.alloc(k.code.len())?;
+            let region = self.alloc(full.len().max(4))?;
             lock(&self.mem)?
-                .slice_mut(region.address(), k.code.len())
-                .ok_or_else(|| self.oob("code upload", region.address(), k.code.len()))?
-                .copy_from_slice(&k.code);
+                .slice_mut(region.address(), full.len())
+                .ok_or_else(|| self.oob("code upload", region.address(), full.len()))?
+                .copy_from_slice(full);
             let kernel = EmuKernel {
                 name: k.name().to_string(),
                 target: self.isa,

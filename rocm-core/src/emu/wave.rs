@@ -143,6 +143,9 @@ impl Wave {
             Operand::Exec | Operand::ExecLo => self.exec & 0xffff_ffff,
             Operand::ExecHi => self.exec >> 32,
             Operand::M0 => u64::from(self.m0),
+            Operand::FlatScratch => self.flat_scratch,
+            Operand::FlatScratchLo => self.flat_scratch & 0xffff_ffff,
+            Operand::FlatScratchHi => self.flat_scratch >> 32,
             Operand::Scc => u64::from(self.scc),
             Operand::Null => 0,
             Operand::Int(i) if wide => i as i64 as u64,
@@ -178,6 +181,11 @@ impl Wave {
             Operand::ExecLo => self.exec = (self.exec & !0xffff_ffff | lo) & full,
             Operand::ExecHi => self.exec = (self.exec & 0xffff_ffff | lo << 32) & full,
             Operand::M0 => self.m0 = lo as u32,
+            Operand::FlatScratch => self.flat_scratch = value,
+            Operand::FlatScratchLo => self.flat_scratch = self.flat_scratch & !0xffff_ffff | lo,
+            Operand::FlatScratchHi => {
+                self.flat_scratch = self.flat_scratch & 0xffff_ffff | lo << 32
+            }
             Operand::Null => {}
             other => {
                 return Err(Fault::new(format!(

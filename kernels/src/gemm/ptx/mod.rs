@@ -62,28 +62,33 @@ use rocm_core::{Arch, DType, Error, ModuleImage, Result, Target};
 /// The kernel's name in every program.
 pub const KERNEL: &str = "rocm_gemm";
 
-/// Generates the program for `p` on an NVIDIA target.
-pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
-    let text = match p.instruction {
-        GemmInstruction::Simt { .. } => simt::generate(p, target)?,
-        GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if p.ab == DType::F64 => {
-            simt::generate(p, target)?
-        }
-        GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if p.ab == DType::F32 => {
-            simt::generate(p, target)?
-        }
+/// Which PTX emitter builds a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Emitter {
+    /// Register-tiled SIMT and `mma.sync` kernels ([`simt`]).
+    Simt,
+    /// Warpgroup MMA kernels ([`wgmma`]).
+    Wgmma,
+}
+
+/// The emitter of `p` on `target`, or why no emitter builds it.
+fn emitter(p: &GemmParams, target: &Target) -> Result<Emitter> {
+    Ok(match p.instruction {
+        GemmInstruction::Simt { .. } => Emitter::Simt,
+        GemmInstruction::MmaSync { m: 8, n: 8, k: 4 } if p.ab == DType::F64 => Emitter::Simt,
+        GemmInstruction::MmaSync { m: 16, n: 8, k: 8 } if p.ab == DType::F32 => Emitter::Simt,
         GemmInstruction::MmaSync {
             m: 16,
             n: 8,
             k: 4 | 8 | 16,
-        } if p.ab == DType::F64 => simt::generate(p, target)?,
+        } if p.ab == DType::F64 => Emitter::Simt,
         GemmInstruction::MmaSync { m: 16, n: 8, k: 16 }
             if matches!(p.ab, DType::F16 | DType::Bf16) =>
         {
-            simt::generate(p, target)?
+            Emitter::Simt
         }
         GemmInstruction::Wgmma { .. } if matches!(target.arch(), Arch::Sm90 | Arch::Sm90a) => {
-            wgmma::generate(p, target)?
+            Emitter::Wgmma
         }
         GemmInstruction::Wgmma { .. } => {
             return Err(Error::unsupported(
@@ -106,6 +111,23 @@ pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
                 ),
             ))
         }
+    })
+}
+
+/// Whether `p` builds on `target`, answered by the emitter's planning step alone
+/// (without emitting the kernel).
+pub fn check(p: &GemmParams, target: &Target) -> Result<()> {
+    match emitter(p, target)? {
+        Emitter::Simt => simt::check(p, target),
+        Emitter::Wgmma => wgmma::check(p, target),
+    }
+}
+
+/// Generates the program for `p` on an NVIDIA target.
+pub fn program(p: &GemmParams, target: &Target) -> Result<Program> {
+    let text = match emitter(p, target)? {
+        Emitter::Simt => simt::generate(p, target)?,
+        Emitter::Wgmma => wgmma::generate(p, target)?,
     };
     Ok(Program {
         image: ModuleImage::Ptx(text),

@@ -210,6 +210,11 @@ fn conflict_free_row(row_bytes: u32, es: u32, lane_k: u32, read: u32) -> bool {
     true
 }
 
+/// Whether this emitter builds `p` on `target` (its plan alone).
+pub(crate) fn check(p: &GemmParams, target: &Target) -> Result<()> {
+    plan(p, target).map(|_| ())
+}
+
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     // Element type of A and B, and of C and the accumulation.
     let (ty, cty) = match (p.ab, p.c, p.compute) {

@@ -213,6 +213,11 @@ pub fn operand_aligned(ab: DType, address: u64, ld: usize, stride: usize) -> boo
     address % 16 == 0 && ld % v == 0 && stride % v == 0
 }
 
+/// Whether this emitter builds `p` on `target` (its plan alone).
+pub(crate) fn check(p: &GemmParams, target: &Target) -> Result<()> {
+    plan(p, target).map(|_| ())
+}
+
 fn plan(p: &GemmParams, target: &Target) -> Result<Plan> {
     let n = match p.instruction {
         GemmInstruction::Wgmma { n } => n,

@@ -4,10 +4,11 @@
 //! - **Waits from the scoreboard.** Before each instruction the lowering asks
 //!   rocm-core's [`Scoreboard`] whether it reads or overwrites a register a memory
 //!   instruction may still write; if so it emits the weakest `s_waitcnt` on that counter
-//!   that satisfies the scoreboard (the largest count), and asks again. Labels and
-//!   branches first wait for every outstanding load (stores issued after the newest
-//!   load may stay in flight), so no register write is pending at any join and the
-//!   straight-line scoreboard is exact.
+//!   that satisfies the scoreboard (the largest count), and asks again. At a forward
+//!   label the states of every branch to it and of the fall-through are merged
+//!   (`Scoreboard::merge`), so loads stay in flight across `if`s; a loop's top waits for
+//!   every load (down to the stores after the newest), as does its back edge, so the
+//!   state there is known when the top is bound.
 //! - **Operand legalization for VALU instructions**: the shortest encoding whose operand
 //!   rules hold (VOP2's second source must be a VGPR: commutative operations swap, others
 //!   take `_e64`; compares and selects on SGPR masks take `_e64`), constants inline where
@@ -25,6 +26,7 @@ use rocm_core::isa::amdgpu::{
     Waitcnt,
 };
 use rocm_core::Result;
+use std::collections::HashMap;
 
 /// A source before legalization: an operand as is, or a constant of 32 or 64 bits.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,9 +55,29 @@ pub(crate) struct Emitter {
     /// Per counter, its outstanding operations in issue order: whether each writes
     /// registers (a load) or not (a store).
     queue: [Vec<bool>; 3],
+    /// The state branches bring to each forward label not yet bound.
+    at_label: HashMap<Label, (Scoreboard, [Vec<bool>; 3])>,
+    /// Whether the code being emitted can be reached by falling through.
+    reachable: bool,
     pub sgprs: Pool,
     pub vgprs: Pool,
     pub t: IsaTarget,
+}
+
+/// Two paths' outstanding operations per counter, aligned at the newest: a position
+/// holds a load when it does on either path (so waits computed from it cover both).
+fn merge_queues(a: &[Vec<bool>; 3], b: &[Vec<bool>; 3]) -> [Vec<bool>; 3] {
+    std::array::from_fn(|c| {
+        let (x, y) = (&a[c], &b[c]);
+        let n = x.len().max(y.len());
+        (0..n)
+            .map(|i| {
+                let from_end = n - 1 - i;
+                let get = |v: &Vec<bool>| v.len() > from_end && v[v.len() - 1 - from_end];
+                get(x) || get(y)
+            })
+            .collect()
+    })
 }
 
 fn counter_index(c: Counter) -> usize {
@@ -109,6 +131,8 @@ impl Emitter {
         Emitter {
             board: Scoreboard::new(t),
             queue: Default::default(),
+            at_label: HashMap::new(),
+            reachable: true,
             sgprs: Pool::new(t, RegFile::Sgpr, reserved_sgprs),
             vgprs: Pool::new(t, RegFile::Vgpr, reserved_vgprs),
             t,
@@ -230,14 +254,55 @@ impl Emitter {
         self.k.label(name)
     }
 
+    /// Binds a forward label: the outstanding operations there are those of every
+    /// branch to it and, when the code above falls through, of the fall-through.
     pub(crate) fn bind(&mut self, l: Label) {
-        self.wait_all();
+        if let Some((board, queue)) = self.at_label.remove(&l) {
+            if self.reachable {
+                self.board.merge(&board);
+                self.queue = merge_queues(&self.queue, &queue);
+            } else {
+                self.board = board;
+                self.queue = queue;
+            }
+        }
+        self.reachable = true;
         self.k.bind(l);
     }
 
+    /// Binds the target of a backward branch (a loop's top): nothing is outstanding
+    /// there, so the state the back edge brings is known before it is emitted.
+    pub(crate) fn bind_loop_top(&mut self, l: Label) {
+        self.wait_all();
+        self.bind(l);
+    }
+
+    /// A branch to a forward label (its state is merged at `bind`).
     pub(crate) fn branch(&mut self, op: Op, l: Label) {
+        let state = (self.board.clone(), self.queue.clone());
+        match self.at_label.get_mut(&l) {
+            Some((b, q)) => {
+                b.merge(&state.0);
+                *q = merge_queues(q, &state.1);
+            }
+            None => {
+                self.at_label.insert(l, state);
+            }
+        }
+        self.k.cbranch(op, l);
+        if op == Op::SBranch {
+            self.reachable = false;
+        }
+    }
+
+    /// A branch back to a loop's top: waits for every load first (see
+    /// [`Self::bind_loop_top`]).
+    pub(crate) fn branch_back(&mut self, op: Op, l: Label) {
         self.wait_all();
         self.k.cbranch(op, l);
+        if op == Op::SBranch {
+            self.reachable = false;
+        }
     }
 
     // ---- lane masks -----------------------------------------------------------------

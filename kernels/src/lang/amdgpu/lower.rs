@@ -76,6 +76,8 @@ pub(crate) struct Lower<'a> {
     pub skip: Vec<Label>,
     labels: usize,
     pos: u32,
+    /// The registers the value being defined should take (see `target_hint`).
+    hint: Option<(u32, RegRange)>,
 }
 
 fn axis_index(a: Axis) -> usize {
@@ -222,6 +224,7 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
         skip: Vec::new(),
         labels: 0,
         pos: 0,
+        hint: None,
     };
     // The group size is a 16-bit field: keep the low half.
     for r in l.group_size.into_iter().flatten() {
@@ -257,8 +260,32 @@ impl<'a> Lower<'a> {
 
     /// Allocates registers for `v` in the file `kind` names (`S`, `V` or `M`; the range
     /// inside is ignored) and records them.
+    /// A load whose only use is the next statement's assignment to a VGPR variable
+    /// loads straight into the variable's registers (a load reads nothing it writes, and
+    /// on inactive lanes it leaves the old value, as the assignment would).
+    fn target_hint(&mut self, v: Value, op: &Op, next: Option<&Stmt>, p: u32) {
+        self.hint = None;
+        let (Op::Load(_), Some(Stmt::Assign(var, used))) = (op, next) else {
+            return;
+        };
+        if *used != v || self.live.value_end[v.id as usize] != p + 1 {
+            return;
+        }
+        if let Some(Loc::V(r)) = self.var_locs[var.id as usize] {
+            if var.ty == v.ty {
+                self.hint = Some((v.id, r));
+            }
+        }
+    }
+
     pub(crate) fn define(&mut self, v: Value, kind: Loc) -> Result<Loc> {
         let n = words(v.ty);
+        if let (Loc::V(_), Some((id, r))) = (kind, self.hint) {
+            if id == v.id && r.count == n {
+                self.alias(v, Loc::V(r));
+                return Ok(Loc::V(r));
+            }
+        }
         let loc = match kind {
             Loc::S(_) => Loc::S(self.e.salloc(n)?),
             Loc::V(_) => Loc::V(self.e.valloc(n)?),
@@ -316,11 +343,12 @@ impl<'a> Lower<'a> {
     }
 
     fn block(&mut self, b: &Block) -> Result<()> {
-        for s in &b.0 {
+        for (at, s) in b.0.iter().enumerate() {
             self.pos += 1;
             let p = self.pos;
             match s {
                 Stmt::Let(v, op) => {
+                    self.target_hint(*v, op, b.0.get(at + 1), p);
                     self.let_(*v, op)
                         .map_err(|e| self.context(e, &format!("%{} = {op:?}", v.id)))?;
                     self.expire(p);
@@ -793,11 +821,11 @@ impl<'a> Lower<'a> {
                 latch: latch_l,
                 end: end_l,
             });
-            self.e.bind(top);
+            self.e.bind_loop_top(top);
             self.block(body)?;
             self.e.bind(latch_l);
             self.block(latch)?;
-            self.e.branch(I::SBranch, top);
+            self.e.branch_back(I::SBranch, top);
             self.e.bind(end_l);
             self.loops.pop();
         } else {
@@ -813,7 +841,7 @@ impl<'a> Lower<'a> {
                 latch: latch_l,
                 end: end_l,
             });
-            self.e.bind(top);
+            self.e.bind_loop_top(top);
             self.e.op(mov, [Operand::Sgpr(run), Operand::Sgpr(live)]);
             self.skip.push(latch_l);
             self.block(body)?;
@@ -826,7 +854,7 @@ impl<'a> Lower<'a> {
             self.skip.push(end_l);
             self.block(latch)?;
             self.skip.pop();
-            self.e.branch(I::SCbranchExecnz, top);
+            self.e.branch_back(I::SCbranchExecnz, top);
             self.e.bind(end_l);
             self.e.op(mov, [exec, Operand::Sgpr(entry)]);
             self.loops.pop();

@@ -34,7 +34,7 @@
 //! | variable | fixed registers for its whole life: SGPRs when uniform and integer, a mask for predicates, else VGPRs |
 //!
 //! Registers are handed out by a linear scan over the structured program
-//! ([`live`]): each value from its definition to its last use, extended to the end of
+//! (`live.rs`): each value from its definition to its last use, extended to the end of
 //! any loop that uses it without defining it.
 //!
 //! # Control flow
@@ -50,8 +50,10 @@
 //!   lane is left and EXEC returns to the entry lanes. Whenever EXEC may become zero the
 //!   code branches over the rest of the block, so no uniform loop ever runs with no lane
 //!   active.
-//! - `s_waitcnt`s come from rocm-core's scoreboard ([`emit`]); every label and branch
-//!   first waits for all loads, so joins start with nothing outstanding.
+//! - `s_waitcnt`s come from rocm-core's scoreboard (`emit.rs`): the weakest wait that
+//!   satisfies it before each instruction; at forward labels the states of all incoming
+//!   paths are merged, so loads stay in flight across `if`s; loop tops and back edges
+//!   wait for every load, so a loop's state at its top is known.
 //!
 //! # Wave operations
 //!
@@ -61,7 +63,7 @@
 //! uniform lane is `v_readlane_b32`. Reductions are the IR's butterfly, `m = wave/2 …
 //! 1`, so they agree bit for bit with the interpreter. The instruction model has no DPP.
 //!
-//! [`ops`] lists the operations and what is not supported yet.
+//! `ops.rs` lists the operations and what is not supported yet.
 
 mod emit;
 mod live;

@@ -10,13 +10,18 @@
 //! | f32 div | — | `v_rcp_f32`, one Newton step on the reciprocal and one on the quotient (≤ 1 ulp for normal quotients with \|b\| < 2¹²⁶; a NaN from the refinement falls back to `a·rcp(b)`, which gets ±0, ±∞ and NaN right) |
 //! | f64 add, sub, mul, fma, max, min, rcp, div | — | `v_add_f64` (sub: negated source), `v_max_f64` (min: `−max(−a, −b)`), `v_rcp_f64`, div as f32 with two reciprocal steps |
 //! | u32/i32 div, rem | — | the reciprocal-estimate expansion LLVM uses, two corrections |
-//! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers from their halves |
+//! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers from their halves; f64 through order-preserving i64 keys and a NaN test (the model has no `v_cmp_*_f64`) |
 //! | f32 → f16 | — | `v_cvt_f16_f32` (rn), `v_cvt_pkrtz_f16_f32` (rz) |
+//! | f32 → bf16 | — | integer rounding of the bit pattern (rn, rz); NaN stays quiet NaN |
+//! | float → i32/u32 | — | `v_cvt_*` (rz); rm/rp/rn from rz and a ±1 step chosen by the fraction |
+//! | 16-bit vectors | — | one lane a register; packed two a word for memory and bitcasts (`v_lshl_or_b32`) |
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
-//! the target: f64 comparisons, sqrt and rsqrt; 64-bit division, `mul_hi`; float → int
-//! other than toward zero; 1-byte memory accesses; atomics other than add (and shared
-//! u32 max without a result); 16-bit vectors.
+//! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
+//! 64-bit integer ↔ float conversions; 1-byte memory accesses; atomics other than add
+//! (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32 add that
+//! returns the old value) and shared u32 max without a result; compare-and-swap and
+//! exchange.
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
@@ -121,7 +126,29 @@ impl<'a> Lower<'a> {
             Op::Convert(a, r) => self.convert(v, *a, *r),
             Op::Bitcast(a) => {
                 let l = self.loc(*a)?;
-                self.copy_value(v, l)
+                match (halves(a.ty), halves(v.ty)) {
+                    (true, false) => {
+                        let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
+                            unreachable!()
+                        };
+                        let mut tmps = Vec::new();
+                        let src = self.in_vgprs(l, a.ty, &mut tmps)?;
+                        self.pack_halves(d, src, a.ty.lanes)?;
+                        self.free_v(tmps);
+                        Ok(())
+                    }
+                    (false, true) => {
+                        let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
+                            unreachable!()
+                        };
+                        let mut tmps = Vec::new();
+                        let src = self.in_vgprs(l, a.ty, &mut tmps)?;
+                        self.unpack_halves(d, src, v.ty.lanes)?;
+                        self.free_v(tmps);
+                        Ok(())
+                    }
+                    _ => self.copy_value(v, l),
+                }
             }
             Op::Pack(parts) => self.pack(v, parts),
             Op::Extract(a, i) => {
@@ -174,9 +201,6 @@ impl<'a> Lower<'a> {
     }
 
     fn pack(&mut self, v: Value, parts: &[Value]) -> Result<()> {
-        if v.ty.scalar.bits() == 16 {
-            return Err(self.unsupported("vectors of 16-bit values"));
-        }
         let locs: Vec<Loc> = parts.iter().map(|p| self.loc(*p)).collect::<Result<_>>()?;
         let scalar = locs.iter().all(|l| scalar_like(*l));
         let w = scalar_words(v.ty.scalar);
@@ -382,6 +406,13 @@ impl<'a> Lower<'a> {
         wide: bool,
         subtract: bool,
     ) -> Result<()> {
+        if b == Loc::K(0) {
+            let d_loc = if on_s { Loc::S(d) } else { Loc::V(d) };
+            for j in 0..if wide { 2 } else { 1 } {
+                self.mov_word(d_loc, j, word(a, j))?;
+            }
+            return Ok(());
+        }
         if on_s {
             let (lo, hi) = if subtract {
                 (I::SSubU32, I::SSubbU32)
@@ -730,6 +761,27 @@ impl<'a> Lower<'a> {
 
     /// The low 64 bits of a 64 × 64 product.
     fn mul64(&mut self, on_s: bool, d: RegRange, x: Loc, y: Loc) -> Result<()> {
+        // By a constant power of two: a shift.
+        let (x, y) = if matches!(x, Loc::K(_)) {
+            (y, x)
+        } else {
+            (x, y)
+        };
+        if let Loc::K(k) = y {
+            if k.is_power_of_two() {
+                let sh = Src::K32(k.trailing_zeros());
+                return if on_s {
+                    self.e.salu(
+                        I::SLshlB64,
+                        Some(Operand::Sgpr(d)),
+                        &[pair(x, 0, false), sh],
+                    )
+                } else {
+                    self.e
+                        .valu(I::VLshlrevB64, &[vreg(d), sh, pair(x, 0, false)])
+                };
+            }
+        }
         let t = if on_s {
             self.e.salloc(1)?
         } else {
@@ -749,6 +801,10 @@ impl<'a> Lower<'a> {
             vreg(sub(d, 1))
         };
         for (p, q) in [(x, y), (y, x)] {
+            // A constant high word of zero adds nothing.
+            if matches!(q, Loc::K(k) if k >> 32 == 0) {
+                continue;
+            }
             self.op3(on_s, mul, t, &[word(p, 0), word(q, 1)])?;
             self.op3(on_s, add, sub(d, 1), &[high, word(tl, 0)])?;
         }
@@ -953,6 +1009,13 @@ impl<'a> Lower<'a> {
                         pair(z, 0, true),
                     ],
                 )?,
+                _ if matches!(o, Loc::V(_)) && scalar_like(x) && scalar_like(y) => {
+                    // A uniform product on the scalar unit, added on the vector unit.
+                    let t = Loc::S(self.e.salloc(w)?);
+                    self.binary_scalar(Binary::Mul, s, t, x, y)?;
+                    self.binary_scalar(Binary::Add, s, o, t, z)?;
+                    self.free_loc_tmp(t);
+                }
                 _ => {
                     self.binary_scalar(Binary::Mul, s, o, x, y)?;
                     self.binary_scalar(Binary::Add, s, o, o, z)?;
@@ -1497,13 +1560,18 @@ impl<'a> Lower<'a> {
     }
 
     fn load(&mut self, v: Value, m: &MemAccess) -> Result<()> {
-        if v.ty.scalar.bits() == 16 && v.ty.lanes > 1 {
-            return Err(self.unsupported("vectors of 16-bit values"));
-        }
-        let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
+        let Loc::V(out) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
             unreachable!()
         };
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
+        // 16-bit vectors arrive packed, two lanes a word.
+        let d = if halves(v.ty) {
+            let r = self.e.valloc((m.bytes / 4) as u8)?;
+            tv.push(r);
+            r
+        } else {
+            out
+        };
         match m.mem {
             Mem::Global(p) => {
                 let op = match m.bytes {
@@ -1532,6 +1600,9 @@ impl<'a> Lower<'a> {
                 }
             }
         }
+        if halves(v.ty) {
+            self.unpack_halves(out, d, v.ty.lanes)?;
+        }
         // Narrow integer loads: sign-extend i32 from 16 bits.
         if m.bytes == 2 && v.ty.scalar == Scalar::I32 {
             self.e
@@ -1542,6 +1613,44 @@ impl<'a> Lower<'a> {
         self.free_v(tv);
         for r in ts {
             self.e.sgprs.free(r);
+        }
+        Ok(())
+    }
+
+    /// The value at `l` in VGPRs (a copy into a temporary when it is not there).
+    fn in_vgprs(&mut self, l: Loc, ty: Type, tmps: &mut Vec<RegRange>) -> Result<RegRange> {
+        match l {
+            Loc::V(r) => Ok(r),
+            other => {
+                let r = self.e.valloc(words(ty))?;
+                tmps.push(r);
+                self.copy_to_v(r, other, ty)?;
+                Ok(r)
+            }
+        }
+    }
+
+    /// `d` (lanes/2 words) = the 16-bit lanes of `src` (one per word, high halves zero)
+    /// packed two a word, lane 0 low.
+    fn pack_halves(&mut self, d: RegRange, src: RegRange, lanes: u8) -> Result<()> {
+        for j in 0..lanes / 2 {
+            let (lo, hi) = (sub(src, 2 * j), sub(src, 2 * j + 1));
+            self.e.valu(
+                I::VLshlOrB32,
+                &[vreg(sub(d, j)), vreg(hi), Src::K32(16), vreg(lo)],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `d` (one lane a word) = the packed 16-bit lanes of `src`.
+    fn unpack_halves(&mut self, d: RegRange, src: RegRange, lanes: u8) -> Result<()> {
+        for j in 0..lanes / 2 {
+            let w = vreg(sub(src, j));
+            self.e
+                .valu(I::VLshrrevB32, &[vreg(sub(d, 2 * j + 1)), Src::K32(16), w])?;
+            self.e
+                .valu(I::VAndB32, &[vreg(sub(d, 2 * j)), Src::K32(0xffff), w])?;
         }
         Ok(())
     }
@@ -1600,21 +1709,15 @@ impl<'a> Lower<'a> {
     }
 
     pub(crate) fn store(&mut self, m: &MemAccess, v: Value) -> Result<()> {
-        if v.ty.scalar.bits() == 16 && v.ty.lanes > 1 {
-            return Err(self.unsupported("vectors of 16-bit values"));
-        }
         let lv = self.loc(v)?;
-        let n = words(v.ty);
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
-        let data = match lv {
-            Loc::V(r) => r,
-            other => {
-                let r = self.e.valloc(n)?;
-                tv.push(r);
-                self.copy_to_v(r, other, v.ty)?;
-                r
-            }
-        };
+        let mut data = self.in_vgprs(lv, v.ty, &mut tv)?;
+        if halves(v.ty) {
+            let packed = self.e.valloc((m.bytes / 4) as u8)?;
+            tv.push(packed);
+            self.pack_halves(packed, data, v.ty.lanes)?;
+            data = packed;
+        }
         match m.mem {
             Mem::Global(p) => {
                 let op = match m.bytes {
@@ -1930,6 +2033,12 @@ impl<'a> Lower<'a> {
         self.e.sgprs.free(t);
         Ok(())
     }
+}
+
+/// A vector of 16-bit lanes (one lane a register, packed two a word in memory and in
+/// bitcasts).
+fn halves(t: Type) -> bool {
+    t.scalar.bits() == 16 && t.lanes > 1
 }
 
 /// Whether the scalar unit does `b` on `s` (both inputs uniform).

@@ -1046,3 +1046,191 @@ fn f16_fma_rounds_once() {
     .value;
     assert_eq!(r, 0x3c01_3c01);
 }
+
+// ---------------------------------------------------------------------------------------
+// Ops clang-19 emits (the corpus of tests/corpus.rs): edges.
+
+fn fv(op: Op, x: f32) -> f32 {
+    f32::from_bits(v(op, [f(x), 0, 0]) as u32)
+}
+
+#[test]
+fn bit_counts_give_minus_one_on_zero() {
+    assert_eq!(v(Op::VFfbhU32, [0, 0, 0]), 0xffff_ffff);
+    assert_eq!(v(Op::VFfbhU32, [1, 0, 0]), 31);
+    assert_eq!(v(Op::VFfbhU32, [0x8000_0000, 0, 0]), 0);
+    assert_eq!(v(Op::VFfblB32, [0, 0, 0]), 0xffff_ffff);
+    assert_eq!(v(Op::VFfblB32, [0x8000_0000, 0, 0]), 31);
+    // popcount plus the addend, wrapping.
+    assert_eq!(v(Op::VBcntU32B32, [0xffff_ffff, 0xffff_fff0, 0]), 0x10);
+    assert_eq!(sc(Op::SFf1I32B64, 0, 0, false).value, 0xffff_ffff);
+    assert_eq!(sc(Op::SFf1I32B64, 1 << 40, 0, false).value, 40);
+    let b = sc(Op::SBcnt1I32B64, u64::MAX, 0, false);
+    assert_eq!((b.value, b.flag), (64, Some(true)));
+    assert_eq!(sc(Op::SBcnt1I32B64, 0, 0, true).flag, Some(false));
+    assert_eq!(sc(Op::SAndn2B32, 0xff, 0x0f, false).value, 0xf0);
+}
+
+#[test]
+fn f32_rounding_ops_at_the_edges() {
+    for (x, floor, trunc, ceil, rndne) in [
+        (-0.5f32, -1.0f32, -0.0f32, -0.0f32, -0.0f32),
+        (2.5, 2.0, 2.0, 3.0, 2.0),
+        (3.5, 3.0, 3.0, 4.0, 4.0),
+        (-2.5, -3.0, -2.0, -2.0, -2.0),
+        (
+            f32::INFINITY,
+            f32::INFINITY,
+            f32::INFINITY,
+            f32::INFINITY,
+            f32::INFINITY,
+        ),
+        (1e-45, 0.0, 0.0, 1.0, 0.0),
+    ] {
+        assert_eq!(fv(Op::VFloorF32, x).to_bits(), floor.to_bits(), "floor {x}");
+        assert_eq!(fv(Op::VTruncF32, x).to_bits(), trunc.to_bits(), "trunc {x}");
+        assert_eq!(fv(Op::VCeilF32, x).to_bits(), ceil.to_bits(), "ceil {x}");
+        assert_eq!(fv(Op::VRndneF32, x).to_bits(), rndne.to_bits(), "rndne {x}");
+    }
+    assert!(fv(Op::VFloorF32, f32::NAN).is_nan());
+    // fract stays below 1 where x - floor(x) would round up to it.
+    assert_eq!(fv(Op::VFractF32, -1e-30), f32::from_bits(0x3f7f_ffff));
+    assert_eq!(fv(Op::VFractF32, 2.75), 0.75);
+    assert!(fv(Op::VFractF32, f32::INFINITY).is_nan());
+}
+
+#[test]
+fn frexp_and_ldexp_at_the_edges() {
+    let exp = |x: f32| v(Op::VFrexpExpI32F32, [f(x), 0, 0]) as u32 as i32;
+    // Denormals normalise: 2^-149 = 0.5 * 2^-148.
+    assert_eq!(fv(Op::VFrexpMantF32, f32::from_bits(1)), 0.5);
+    assert_eq!(exp(f32::from_bits(1)), -148);
+    assert_eq!((fv(Op::VFrexpMantF32, -6.0), exp(-6.0)), (-0.75, 3));
+    assert_eq!(exp(f32::INFINITY), 0);
+    assert_eq!(fv(Op::VFrexpMantF32, f32::INFINITY), f32::INFINITY);
+    assert!(fv(Op::VFrexpMantF32, f32::NAN).is_nan());
+    assert_eq!(fv(Op::VFrexpMantF32, -0.0).to_bits(), (-0.0f32).to_bits());
+    let ldexp =
+        |x: f32, k: i32| f32::from_bits(v(Op::VLdexpF32, [f(x), k as u32 as u64, 0]) as u32);
+    assert_eq!(ldexp(1.5, 3), 12.0);
+    assert_eq!(ldexp(1.0, 128), f32::INFINITY);
+    assert_eq!(ldexp(1.0, i32::MAX), f32::INFINITY);
+    assert_eq!(ldexp(1.0, -149), f32::from_bits(1));
+    assert_eq!(ldexp(1.0, -150), 0.0); // half the smallest denormal: ties to even (0)
+    assert_eq!(ldexp(3.0, -150), f32::from_bits(2)); // 1.5 ulp rounds to even (2)
+    assert_eq!(ldexp(1.0, i32::MIN), 0.0);
+}
+
+#[test]
+fn unordered_class_and_u64_compares() {
+    let nan = f(f32::NAN);
+    assert_eq!(vf(Op::VCmpNltF32, [nan, f(1.0), 0]), Some(true));
+    assert_eq!(vf(Op::VCmpNltF32, [f(0.0), f(1.0), 0]), Some(false));
+    assert_eq!(vf(Op::VCmpNgtF32, [f(2.0), nan, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpUF32, [f(2.0), nan, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpOF32, [f(2.0), nan, 0]), Some(false));
+    // Class bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal,
+    // 8 +normal, 9 +inf.
+    for (x, bit) in [
+        (0x7fa0_0000u32, 0),
+        (0x7fc0_0000, 1),
+        (0xff80_0000, 2),
+        (f(-1.0) as u32, 3),
+        (0x8000_0001, 4),
+        (0x8000_0000, 5),
+        (0, 6),
+        (1, 7),
+        (f(1.0) as u32, 8),
+        (0x7f80_0000, 9),
+    ] {
+        assert_eq!(
+            vf(Op::VCmpClassF32, [u64::from(x), 1 << bit, 0]),
+            Some(true),
+            "{x:#x}"
+        );
+        let others = 0x3ff & !(1u64 << bit);
+        assert_eq!(
+            vf(Op::VCmpClassF32, [u64::from(x), others, 0]),
+            Some(false),
+            "{x:#x}"
+        );
+    }
+    assert_eq!(vf(Op::VCmpLtU64, [1 << 32, u64::MAX, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpGtU64, [1 << 32, 0xffff_ffff, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpNeU64, [1 << 32, 0, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpEqU64, [u64::MAX, u64::MAX, 0]), Some(true));
+    // gfx11 v_cmpx computes the same compare.
+    assert_eq!(vf(Op::VCmpxNltF32, [nan, f(1.0), 0]), Some(true));
+}
+
+#[test]
+fn borrow_chains_and_64_bit_shift_add() {
+    let sub = |op: Op, a: u64, b: u64, borrow: bool| {
+        let o = valu(op, &Mods::default(), [a, b, 0], borrow).unwrap();
+        (o.value, o.flag)
+    };
+    assert_eq!(sub(Op::VSubbCoU32, 0, 0, true), (0xffff_ffff, Some(true)));
+    assert_eq!(sub(Op::VSubbCoU32, 5, 5, false), (0, Some(false)));
+    assert_eq!(sub(Op::VSubbCoU32, 0, 0xffff_ffff, true), (0, Some(true)));
+    assert_eq!(
+        sub(Op::VSubbrevCoU32, 0xffff_ffff, 0, true),
+        (0, Some(true))
+    );
+    assert_eq!(sub(Op::VSubbrevCoU32, 1, 3, true), (1, Some(false)));
+    // (s0 << s1[2:0]) + s2 wraps modulo 2^64.
+    assert_eq!(v(Op::VLshlAddU64, [u64::MAX, 1, 3]), 1);
+    assert_eq!(v(Op::VLshlAddU64, [1 << 62, 2, 0]), 0);
+    assert_eq!(v(Op::VLshlAddU64, [5, 4, 1 << 40]), (1 << 40) + 80);
+}
+
+#[test]
+fn conversions_and_fused_vs_unfused_k_forms() {
+    assert_eq!(fv(Op::VCvtF32Ubyte0, f32::from_bits(0x1234_56ff)), 255.0);
+    assert_eq!(
+        f64::from_bits(v(Op::VCvtF64U32, [0xffff_ffff, 0, 0])),
+        4_294_967_295.0
+    );
+    // Saturating, NaN to 0.
+    assert_eq!(v(Op::VCvtU32F64, [d(-1.0), 0, 0]), 0);
+    assert_eq!(v(Op::VCvtU32F64, [d(1e20), 0, 0]), 0xffff_ffff);
+    assert_eq!(v(Op::VCvtU32F64, [d(f64::NAN), 0, 0]), 0);
+    assert_eq!(v(Op::VCvtU32F64, [d(7.9), 0, 0]), 7);
+    // (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24: the fused form keeps the 2^-24 term, the
+    // legacy mad rounds the product to 24 bits first and loses it.
+    let x = 1.0f32 + 1.0 / 4096.0;
+    let (src, k) = (f(x), f(x));
+    let fused = f32::from_bits(v(Op::VFmamkF32, [src, k, f(-1.0)]) as u32);
+    let unfused = f32::from_bits(v(Op::VMadmkF32, [src, k, f(-1.0)]) as u32);
+    assert_eq!(fused, x.mul_add(x, -1.0));
+    assert_eq!(unfused, x * x - 1.0);
+    assert_ne!(fused, unfused);
+    let fmac64 = v(
+        Op::VFmacF64,
+        [d(1.0 + f64::EPSILON), d(1.0 - f64::EPSILON), d(-1.0)],
+    );
+    assert_eq!(f64::from_bits(fmac64), -f64::EPSILON * f64::EPSILON);
+    // f16 fmac: 65504 + 32 overflows to +inf (round to nearest even at the top binade).
+    let h = |x: f32| u64::from(half::f16::from_f32(x).to_bits());
+    let r = v(Op::VFmacF16, [h(1.0), h(32.0), h(65504.0)]);
+    assert_eq!(r as u16, half::f16::INFINITY.to_bits());
+}
+
+#[test]
+fn sopk_compares_extend_the_immediate_by_type() {
+    // src = [imm16, register]: i32 compares sign-extend the immediate, u32 zero-extend.
+    assert_eq!(
+        sc(Op::SCmpkLtI32, 0xffff, 0xffff_fffe, false).flag,
+        Some(true)
+    ); // -2 < -1
+    assert_eq!(
+        sc(Op::SCmpkLtU32, 0xffff, 0xffff_fffe, false).flag,
+        Some(false)
+    );
+    assert_eq!(sc(Op::SCmpkGtU32, 0x10, 0x11, false).flag, Some(true));
+    assert_eq!(sc(Op::SCmpkEqU32, 0xffff, 0xffff, false).flag, Some(true));
+    assert_eq!(sc(Op::SCmpkEqI32, 0xffff, 0xffff, false).flag, Some(false));
+    assert_eq!(
+        sc(Op::SCmpkLgI32, 0x8000, 0xffff_8000, false).flag,
+        Some(false)
+    );
+}

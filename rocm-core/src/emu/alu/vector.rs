@@ -284,7 +284,14 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VRndneF32 => Res::F32(fa.round_ties_even()),
         // x - floor(x), kept below 1.0 (tiny negative x would round up to 1.0); NaN and
         // infinities give NaN.
-        VFractF32 => Res::F32((fa - fa.floor()).min(f32::from_bits(0x3f7f_ffff))),
+        VFractF32 => {
+            let r = fa - fa.floor();
+            Res::F32(if r.is_nan() {
+                r
+            } else {
+                r.min(f32::from_bits(0x3f7f_ffff))
+            })
+        }
         VFrexpMantF32 => Res::F32(frexp_f32(fa).0),
         VFrexpExpI32F32 => bits(frexp_f32(fa).1 as u32),
         VLdexpF32 => Res::F32(ldexp_f32(fa, b as i32)),

@@ -30,6 +30,7 @@ enum Class {
     Vop3p,
     Ds,
     Flat,
+    Mubuf,
 }
 
 type Map = HashMap<(Class, u16), Vec<Op>>;
@@ -49,6 +50,7 @@ fn class_of(form: Form) -> Class {
         Form::Vop3p | Form::Mai | Form::Wmma => Class::Vop3p,
         Form::Ds => Class::Ds,
         Form::Global => Class::Flat,
+        Form::Mubuf => Class::Mubuf,
     }
 }
 
@@ -103,6 +105,7 @@ fn classify(w: u32, family: IsaFamily) -> Option<(Class, u16)> {
         _ if g11 && w >> 26 == 0x35 => (Class::Vop3, op(16, 0x3ff)),
         _ if w >> 26 == 0x36 => (Class::Ds, op(if g11 { 18 } else { 17 }, 0xff)),
         _ if w >> 26 == 0x37 => (Class::Flat, op(18, 0x7f)),
+        _ if w >> 26 == 0x38 => (Class::Mubuf, op(18, if g11 { 0xff } else { 0x7f })),
         _ => return None,
     })
 }
@@ -396,6 +399,8 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
                 });
             }
         }
+        // Operand-free cache ops: re-encoding checks every other field is zero.
+        Form::Mubuf => {}
         Form::Global => {
             let g11 = family == IsaFamily::Gfx11;
             let acc = !g11 && bit(w1, 23);
@@ -438,7 +443,10 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
         mods,
     };
     // Re-encode: catches every bit the model does not carry.
-    let again = encode(&instr, t)?;
+    let mut again = encode(&instr, t)?;
+    if r.literal && again.as_slice() != &words[..used] {
+        again = super::encode::encode_with(&instr, t, true)?;
+    }
     if again.as_slice() != &words[..used] {
         return Err(bad(format!(
             "{:08x?} decode as {:?} {:?}, which encodes as {:08x?}: bits outside the model",

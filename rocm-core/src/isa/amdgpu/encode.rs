@@ -144,6 +144,10 @@ struct Ctx<'a> {
     instr: &'a Instr,
     info: &'static OpInfo,
     literal: Option<u32>,
+    /// Keep literals whose bits are an inline constant as literals (what the decoder
+    /// checks against: the linker writes relocated values such as `0` or `48` as
+    /// literals).
+    keep_literals: bool,
 }
 
 impl Ctx<'_> {
@@ -198,7 +202,11 @@ impl Ctx<'_> {
         // as LLVM's assembler does (`Operand::inline32`), so the printed `0x…` text and
         // our bytes agree with llvm-mc. Literals elsewhere are refused below.
         let o = &match *o {
-            Operand::Literal(x) if width == 1 && matches!(self.info.ty, Ty::B32 | Ty::F32) => {
+            Operand::Literal(x)
+                if width == 1
+                    && matches!(self.info.ty, Ty::B32 | Ty::F32)
+                    && !self.keep_literals =>
+            {
                 Operand::inline32(x).unwrap_or(*o)
             }
             _ => *o,
@@ -219,6 +227,9 @@ impl Ctx<'_> {
                 | Operand::Vcc
                 | Operand::VccLo
                 | Operand::VccHi
+                | Operand::FlatScratch
+                | Operand::FlatScratchLo
+                | Operand::FlatScratchHi
                 | Operand::Exec
                 | Operand::ExecLo
                 | Operand::ExecHi
@@ -328,6 +339,12 @@ impl Ctx<'_> {
 
 /// Encodes `instr` for target `t`: one or more dwords, a literal last.
 pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
+    encode_with(instr, t, false)
+}
+
+/// [`encode`], with literals kept as literals even where an inline constant has their
+/// bits when `keep_literals` is set.
+pub(crate) fn encode_with(instr: &Instr, t: IsaTarget, keep_literals: bool) -> Result<Vec<u32>> {
     let info = instr.op.info();
     let opc = opcode_of(info, t)?;
     if instr.operands.len() != info.slots.len() {
@@ -367,6 +384,7 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
         instr,
         info,
         literal: None,
+        keep_literals,
     };
     let ops = &instr.operands;
     let mut words = match info.form {
@@ -405,6 +423,8 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
         Form::Mai => encode_mai(&mut c, opc)?,
         Form::Ds => encode_ds(&mut c, opc)?,
         Form::Global => encode_global(&mut c, opc)?,
+        // Only the operand-free cache ops: the opcode in bits 24:18 (gfx9) or 25:18.
+        Form::Mubuf => vec![0xE000_0000 | u32::from(opc) << 18, 0],
     };
     if let Some(l) = c.literal {
         words.push(l);

@@ -45,6 +45,11 @@
 //! | MAI (MFMA) | `110100111` | — | ACC_CD bit 15 (gfx90a+), ABID, CBSZ, BLGP, per-source AGPR bits 27/28 |
 //! | DS | `110110` | `110110` | gfx9 opcode bits 24:17, AGPR data bit 25 (gfx90a+); gfx11 opcode 25:18 |
 //! | GLOBAL | `110111`, seg 2 | same | signed 13-bit offset; `saddr` off = 0x7f (gfx9) / null (gfx11); AGPR bit 55 |
+//! | MUBUF | `111000` | same | only the operand-free cache ops (`buffer_gl0_inv`, `buffer_wbinvl1_vol`) |
+//!
+//! `v_madmk_f32`/`v_fmamk_f32` carry their constant in [`Slot::Kimm`] (always the
+//! literal dword). gfx11 `v_cmpx_*` have no destination operand (they write EXEC; the
+//! VOP3 form names `exec_lo` in vdst).
 //!
 //! ## How targets differ (all enforced by [`encode`])
 //!
@@ -79,7 +84,9 @@
 //! [`decode`] classifies the first dword by its prefix, looks the opcode up in the
 //! target's column, reads fields back through the slots, then re-encodes: bits the model
 //! does not carry (DPP/SDWA, VOP3 `op_sel`, `gds`, …) make it fail with an error instead
-//! of being dropped.
+//! of being dropped. A literal whose value an inline constant could hold (what the
+//! linker writes for relocated values such as `0`) is kept as a literal and prints as
+//! that constant, as LLVM prints it. gfx11 dual-issue VOPD (`v_dual_*`) is not modelled.
 //!
 //! ## Adding an instruction
 //!

@@ -173,6 +173,10 @@ pub enum Operand {
     ExecLo,
     ExecHi,
     M0,
+    /// `flat_scratch` (gfx9, 64-bit pair): the base of the wave's flat scratch accesses.
+    FlatScratch,
+    FlatScratchLo,
+    FlatScratchHi,
     /// `src_scc`, read as a source.
     Scc,
     /// gfx11 `null`: reads zero, discards writes.
@@ -241,7 +245,8 @@ impl Operand {
     pub fn width(&self) -> Option<u8> {
         match self {
             Operand::Sgpr(r) | Operand::Vgpr(r) | Operand::Agpr(r) => Some(r.count),
-            Operand::Vcc | Operand::Exec => Some(2),
+            Operand::Vcc | Operand::Exec | Operand::FlatScratch => Some(2),
+            Operand::FlatScratchLo | Operand::FlatScratchHi => Some(1),
             Operand::VccLo
             | Operand::VccHi
             | Operand::ExecLo
@@ -266,6 +271,9 @@ impl Operand {
                 | Operand::ExecLo
                 | Operand::ExecHi
                 | Operand::M0
+                | Operand::FlatScratch
+                | Operand::FlatScratchLo
+                | Operand::FlatScratchHi
                 | Operand::Scc
                 | Operand::Literal(_)
         )
@@ -292,6 +300,8 @@ impl Operand {
                 }
             }
             Operand::Null if g11 => 124,
+            Operand::FlatScratch | Operand::FlatScratchLo if !g11 => 102,
+            Operand::FlatScratchHi if !g11 => 103,
             Operand::Exec | Operand::ExecLo => 126,
             Operand::ExecHi => 127,
             Operand::Int(i) if (0..=64).contains(&i) => 128 + i as u16,
@@ -313,6 +323,9 @@ impl Operand {
             106 if wide => Operand::Vcc,
             106 => Operand::VccLo,
             107 if !wide => Operand::VccHi,
+            102 if !g11 && wide => Operand::FlatScratch,
+            102 if !g11 => Operand::FlatScratchLo,
+            103 if !g11 && !wide => Operand::FlatScratchHi,
             124 if g11 => Operand::Null,
             124 if !wide => Operand::M0,
             125 if g11 && !wide => Operand::M0,
@@ -348,6 +361,9 @@ impl fmt::Display for Operand {
             Operand::Vcc => f.write_str("vcc"),
             Operand::VccLo => f.write_str("vcc_lo"),
             Operand::VccHi => f.write_str("vcc_hi"),
+            Operand::FlatScratch => f.write_str("flat_scratch"),
+            Operand::FlatScratchLo => f.write_str("flat_scratch_lo"),
+            Operand::FlatScratchHi => f.write_str("flat_scratch_hi"),
             Operand::Exec => f.write_str("exec"),
             Operand::ExecLo => f.write_str("exec_lo"),
             Operand::ExecHi => f.write_str("exec_hi"),
@@ -356,7 +372,12 @@ impl fmt::Display for Operand {
             Operand::Null => f.write_str("null"),
             Operand::Int(i) => write!(f, "{i}"),
             Operand::Float(x) => fmt_float(f, x, false),
-            Operand::Literal(x) => write!(f, "0x{x:x}"),
+            // A literal with an inline constant's bits (a relocated value) prints as
+            // that constant, as LLVM prints it.
+            Operand::Literal(x) => match Operand::inline32(x) {
+                Some(c) => write!(f, "{c}"),
+                None => write!(f, "0x{x:x}"),
+            },
             Operand::Imm(i) => write!(f, "{i}"),
             Operand::Waitcnt(w) => {
                 write!(f, "vmcnt({}) expcnt({}) lgkmcnt({})", w.vm, w.exp, w.lgkm)

@@ -32,6 +32,9 @@ pub enum Form {
     Ds,
     /// Global memory (FLAT encoding, global segment).
     Global,
+    /// Buffer (MUBUF encoding): the cache-maintenance ops the memory model uses
+    /// (`buffer_gl0_inv`, `buffer_wbinvl1_vol`, ...), without operands.
+    Mubuf,
 }
 
 /// The value type of an instruction's sources: decides modifiers and constant meaning.
@@ -607,6 +610,9 @@ pub enum Op {
     GlobalAtomicUmaxRtn,
     GlobalAtomicCmpswap,
     GlobalAtomicCmpswapRtn,
+    BufferGl0Inv,
+    BufferGl1Inv,
+    BufferWbinvl1Vol,
 }
 
 /// The table row of every [`Op`], in enum order.
@@ -3943,5 +3949,32 @@ pub static OPS: &[OpInfo] = &[
         ty: Ty::B32,
         atomic: true,
         slots: &[GDst(1), GAddr, GData(2), GSaddr],
+    },
+    OpInfo {
+        op: Op::BufferGl0Inv,
+        form: Form::Mubuf,
+        names: ["", "", "buffer_gl0_inv"],
+        opcode: [NA, NA, NA, 0x2b],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[],
+    },
+    OpInfo {
+        op: Op::BufferGl1Inv,
+        form: Form::Mubuf,
+        names: ["", "", "buffer_gl1_inv"],
+        opcode: [NA, NA, NA, 0x2c],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[],
+    },
+    OpInfo {
+        op: Op::BufferWbinvl1Vol,
+        form: Form::Mubuf,
+        names: ["buffer_wbinvl1_vol", "", ""],
+        opcode: [0x3f, 0x3f, NA, NA],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[],
     },
 ];

@@ -93,6 +93,9 @@ impl fmt::Display for InstrDisplay<'_> {
                     write!(f, "0x{:x}", *x as u16)?
                 }
                 (Operand::Imm(x), Slot::Simm(ImmKind::DelayAlu)) => delay_alu(f, *x as u16)?,
+                // Branch offsets print as the unsigned field, as LLVM prints them (65527
+                // for -9); llvm-mc reads both.
+                (Operand::Imm(x), Slot::Simm(ImmKind::Branch)) => write!(f, "{}", *x as u16)?,
                 (Operand::Imm(x), Slot::Simm(ImmKind::Depctr)) => depctr(f, *x as u16)?,
                 (Operand::Imm(x), Slot::Simm(ImmKind::Sendmsg)) => {
                     let name = SENDMSG_NAMES

@@ -76,6 +76,7 @@ const VCC_LO: u16 = 106;
 const VCC_HI: u16 = 107;
 const M0: u16 = 124;
 const EXEC_LO: u16 = 126;
+const FLAT_SCRATCH_LO: u16 = 102;
 const EXEC_HI: u16 = 127;
 
 impl RegUnit {
@@ -92,6 +93,9 @@ impl RegUnit {
             Operand::ExecLo => (RegUnit::S, EXEC_LO, 1),
             Operand::ExecHi => (RegUnit::S, EXEC_HI, 1),
             Operand::M0 => (RegUnit::S, M0, 1),
+            Operand::FlatScratch => (RegUnit::S, FLAT_SCRATCH_LO, 2),
+            Operand::FlatScratchLo => (RegUnit::S, FLAT_SCRATCH_LO, 1),
+            Operand::FlatScratchHi => (RegUnit::S, FLAT_SCRATCH_LO + 1, 1),
             _ => (RegUnit::S, 0, 0),
         };
         (first..first.saturating_add(count)).map(kind)
@@ -103,6 +107,8 @@ impl RegUnit {
             RegUnit::S(VCC_LO) => Operand::VccLo,
             RegUnit::S(VCC_HI) => Operand::VccHi,
             RegUnit::S(M0) => Operand::M0,
+            RegUnit::S(FLAT_SCRATCH_LO) => Operand::FlatScratchLo,
+            RegUnit::S(n) if n == FLAT_SCRATCH_LO + 1 => Operand::FlatScratchHi,
             RegUnit::S(EXEC_LO) => Operand::ExecLo,
             RegUnit::S(EXEC_HI) => Operand::ExecHi,
             RegUnit::S(n) => super::s(n),

@@ -508,6 +508,13 @@ impl CodeObject {
     /// entry offset, as long as the function symbol `name` says, else to the end of its
     /// section).
     pub fn parse(data: &[u8]) -> Result<CodeObject> {
+        Ok(Self::parse_with_section_code(data)?.0)
+    }
+
+    /// [`CodeObject::parse`], and per kernel the bytes from its entry to the end of the
+    /// section holding it: the functions it calls are usually placed after it, outside
+    /// its symbol's size.
+    pub fn parse_with_section_code(data: &[u8]) -> Result<(CodeObject, Vec<Vec<u8>>)> {
         let bad = |why: String| Error::invalid("code object", why);
         let file = ElfFile64::<Endianness>::parse(data).map_err(|e| bad(e.to_string()))?;
         let endian = file.endian();
@@ -565,6 +572,7 @@ impl CodeObject {
         };
 
         let mut kernels = Vec::new();
+        let mut to_section_end = Vec::new();
         for m in metadata.kernels {
             let (_, kd_addr, _) = find(&m.symbol)
                 .ok_or_else(|| bad(format!("no symbol `{}` for kernel `{}`", m.symbol, m.name)))?;
@@ -573,6 +581,7 @@ impl CodeObject {
                 .checked_add_signed(descriptor.kernel_code_entry_byte_offset)
                 .ok_or_else(|| bad(format!("`{}` has an entry offset out of range", m.name)))?;
             let code = bytes_at(entry)?;
+            to_section_end.push(code.to_vec());
             let len = match find(&m.name) {
                 Some((_, addr, size)) if *addr == entry && *size > 0 => {
                     usize::try_from(*size).map_err(|e| bad(e.to_string()))?
@@ -595,6 +604,6 @@ impl CodeObject {
                 metadata: m,
             });
         }
-        Ok(CodeObject { target, kernels })
+        Ok((CodeObject { target, kernels }, to_section_end))
     }
 }
