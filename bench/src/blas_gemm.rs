@@ -7,7 +7,9 @@
 //! their imaginary parts are 0.25 minus the real pattern.
 
 use crate::blas::{time, GemmArgs};
-use rocm_blas::{Blas, GemmExInput, GemmExOutput, MathMode, Scalar, Transpose};
+use rocm_blas::{Blas, GemmExInput, GemmExOutput, MathMode};
+use rocm_core::linalg::Transpose;
+use rocm_core::scalar::Scalar;
 use rocm_core::{
     Arch, Complex32, Complex64, DType, Device, DeviceBuffer, Element, Error, KernelArgs,
     LaunchConfig, Result,

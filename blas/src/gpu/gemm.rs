@@ -52,7 +52,7 @@
 use crate::gemm::GemmShape;
 use crate::{Blas, MathMode, Real, Scalar};
 use rocm_core::isa::amdgpu::IsaTarget;
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::tensor_map::TensorMap;
 use rocm_core::{Arch, Target};
 use rocm_core::{DType, Error, KernelArgs, LaunchConfig, Result};
@@ -98,7 +98,7 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     // copies; e.g. the f32 SIMT kernel reads A along m and B along n fastest, and an
     // NN call at 8192³ gains more from the NT kernel than B's copy costs.
     let fits = |p: &GemmParams| {
-        let flip_ok = target.family() == Family::Nvidia
+        let flip_ok = target.caps().kernel_isa == KernelIsa::Ptx
             && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
         p.ab == dtype
             && p.c == dtype
@@ -114,8 +114,8 @@ pub(crate) fn params<T: Scalar>(blas: &Blas, s: &GemmShape) -> Result<GemmParams
     if dtype == DType::F32 && blas.math_mode() == MathMode::ReducedPrecisionF32 {
         // tf32 variants are listed under their own key, with the NVIDIA tf32 kernel as
         // their fallback (other families: IEEE f32 until they have one).
-        let reduced = match target.family() {
-            Family::Nvidia => ptx::fallback_tf32(ta, tb),
+        let reduced = match target.caps().kernel_isa {
+            KernelIsa::Ptx => ptx::fallback_tf32(ta, tb),
             _ => ieee.clone(),
         };
         let p = catalog.select_shape(
@@ -300,8 +300,8 @@ fn repacks(ab: DType, s: &GemmShape, a: Operand, b: Operand) -> (Option<Repack>,
 /// register-tiled FMA kernel for f32/f64 where the target has no matrix instruction
 /// for them: gfx11, and f64 on gfx908).
 fn fallback(target: &Target, dtype: DType, ta: bool, tb: bool) -> Result<GemmParams> {
-    match target.family() {
-        Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+    match target.caps().kernel_isa {
+        KernelIsa::Amdgpu => {
             let mut p = amdgpu::model::default_params(IsaTarget::try_from(target)?, dtype)?;
             p.trans_a = ta;
             p.trans_b = tb;
@@ -436,8 +436,8 @@ pub(crate) fn ex_params(
 ) -> Result<Option<GemmParams>> {
     let (ta, tb) = (s.transa.is_trans(), s.transb.is_trans());
     let target = blas.device().target();
-    let fallback = match target.family() {
-        Family::Nvidia => ptx::half(ab, ta, tb),
+    let fallback = match target.caps().kernel_isa {
+        KernelIsa::Ptx => ptx::half(ab, ta, tb),
         _ => fallback(target, ab, ta, tb)?,
     };
     let class = |c: DType| GemmParams {
@@ -466,9 +466,9 @@ pub(crate) fn ex_params(
 /// entry's warps and lane tiles need not fit a wave of 64, nor its stages the two LDS
 /// stages), so an entry meant for another family falls back to the default.
 fn builds_here(p: &GemmParams, target: &Target) -> bool {
-    p.instruction.for_family(target.family())
-        && match target.family() {
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => IsaTarget::try_from(target)
+    p.instruction.builds_for(target.caps().kernel_isa)
+        && match target.caps().kernel_isa {
+            KernelIsa::Amdgpu => IsaTarget::try_from(target)
                 .and_then(|t| amdgpu::plan::Plan::new(p, t))
                 .is_ok(),
             _ => true,
@@ -720,7 +720,7 @@ impl SplitK {
     /// each keeping [`Self::MIN_TILES_PER_SLICE`] k-tiles.
     fn plan(blas: &Blas, s: &GemmShape, p: &GemmParams, batch: usize) -> Option<SplitK> {
         let target = blas.device().target();
-        if batch != 1 || target.family() != Family::Nvidia {
+        if batch != 1 || target.caps().kernel_isa != KernelIsa::Ptx {
             return None;
         }
         let slots =

@@ -31,7 +31,7 @@ pub mod ptx;
 pub mod splitk;
 
 use crate::generator::{Generator, Program};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, Result, Target};
 
 /// How the inner product is computed.
@@ -51,18 +51,18 @@ pub enum GemmInstruction {
 }
 
 impl GemmInstruction {
-    /// Whether this family's generator builds kernels with this instruction (NVIDIA:
-    /// SIMT, `mma.sync`, `wgmma`; AMD: SIMT (register-tiled FMA), MFMA, WMMA). Hosts
-    /// check catalog entries with it, so a catalog meant for another family
-    /// (`ROCM_KERNELS_CATALOG` replaces every target's) falls back instead of failing.
-    pub fn for_family(&self, family: Family) -> bool {
-        let amd = matches!(family, Family::Cdna | Family::Rdna3 | Family::Rdna4);
+    /// Whether the generator for kernels of this form builds kernels with this
+    /// instruction (PTX: SIMT, `mma.sync`, `wgmma`; AMDGPU: SIMT (register-tiled FMA),
+    /// MFMA, WMMA). Hosts check catalog entries with it, so a catalog meant for another
+    /// vendor (`ROCM_KERNELS_CATALOG` replaces every target's) falls back instead of
+    /// failing.
+    pub fn builds_for(&self, isa: KernelIsa) -> bool {
         match self {
-            GemmInstruction::Simt { .. } => family == Family::Nvidia || amd,
+            GemmInstruction::Simt { .. } => isa != KernelIsa::Host,
             GemmInstruction::MmaSync { .. } | GemmInstruction::Wgmma { .. } => {
-                family == Family::Nvidia
+                isa == KernelIsa::Ptx
             }
-            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => amd,
+            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => isa == KernelIsa::Amdgpu,
         }
     }
 }
@@ -130,10 +130,10 @@ impl Generator for Gemm {
     const VERSION: u32 = 1;
 
     fn generate(p: &GemmParams, target: &Target) -> Result<Program> {
-        match target.family() {
-            Family::Nvidia => ptx::program(p, target),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => amdgpu::program(p, target),
-            Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
+        match target.caps().kernel_isa {
+            KernelIsa::Ptx => ptx::program(p, target),
+            KernelIsa::Amdgpu => amdgpu::program(p, target),
+            KernelIsa::Host => Err(Error::unsupported("GEMM kernels", "cpu")),
         }
     }
 }

@@ -39,7 +39,7 @@ use super::{better_arg, partial_slots, L1Op, SBIG, SSML};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
 use rocm_core::isa::amdgpu::IsaTarget;
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Lanes of the fixed combination order (and work-items of the finish workgroup).
@@ -141,18 +141,18 @@ impl Generator for Finish {
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        let (image, name) = match target.family() {
-            Family::Nvidia => {
+        let (image, name) = match target.caps().kernel_isa {
+            KernelIsa::Ptx => {
                 let mut module = Module::new(target)?;
                 module.push(&build_ptx(p));
                 (ModuleImage::Ptx(module.text()), FINISH_KERNEL.to_string())
             }
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+            KernelIsa::Amdgpu => {
                 let t = IsaTarget::try_from(target)?;
                 let k = crate::amdgpu::level1::finish::generate(t, p)?;
                 (ModuleImage::CodeObject(k.to_elf()?), k.name().to_string())
             }
-            Family::Cpu => {
+            KernelIsa::Host => {
                 return Err(Error::unsupported(
                     format!("Level 1 finish {:?} ({})", p.op, p.out),
                     target.to_string(),
