@@ -315,7 +315,10 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             // matrix often store no diagonal; the solve rejects such a zero pivot.)
             let (mut ptr, mut cols, mut vals) = (vec![I::from_usize(0)], vec![], vec![]);
             for i in 0..m {
-                let s: f64 = a.row_range(i).map(|k| a.values()[k].abs()).sum();
+                let s: f64 = a
+                    .row_range(i)
+                    .map(|k| rocm_core::Real::as_f64(a.values()[k].modulus()))
+                    .sum();
                 for k in a.row_range(i) {
                     if a.col_idx()[k].to_usize() < i {
                         cols.push(a.col_idx()[k]);

@@ -225,3 +225,52 @@ macro_rules! ensure_arg {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_kinds_come_from_variants() {
+        for k in FailureKind::ALL {
+            assert_eq!(FailureKind::from_code(k as u32), Some(k));
+        }
+        assert_eq!(FailureKind::from_code(0), None);
+        let timeout = Error::Timeout {
+            op: "rocm-ccl all_reduce".into(),
+            who: "rank 1".into(),
+            after: Duration::from_millis(5),
+            waiting_for: "rank 0 to send".into(),
+        };
+        assert_eq!(timeout.failure_kind(), Some(FailureKind::Timeout));
+        assert_eq!(
+            timeout.to_string(),
+            "`rocm-ccl all_reduce` on rank 1 timed out after 5ms waiting for rank 0 to send"
+        );
+        let aborted = Error::Aborted {
+            op: "x".into(),
+            who: "rank 0".into(),
+            by: "rank 2".into(),
+            cause: FailureKind::PeerLost,
+        };
+        assert_eq!(aborted.failure_kind(), Some(FailureKind::PeerLost));
+        assert!(aborted
+            .to_string()
+            .contains("stopped by rank 2: a peer rank died"));
+        let lost = Error::PeerLost {
+            op: "x".into(),
+            who: "rank 0".into(),
+            detail: "rank 1 closed its connection".into(),
+        };
+        assert_eq!(lost.failure_kind(), Some(FailureKind::PeerLost));
+        let mismatch = Error::Mismatch {
+            what: "count".into(),
+            why: "rank 0 sends 3, rank 1 sends 4".into(),
+        };
+        assert_eq!(mismatch.failure_kind(), Some(FailureKind::Mismatch));
+        assert_eq!(
+            Error::invalid("count", "ranks disagree").failure_kind(),
+            None
+        );
+    }
+}

@@ -167,6 +167,10 @@ pub struct Caps {
     /// Per-lane register budget of one SIMD (AMD) or 32-bit registers per SM (NVIDIA),
     /// shared by all resident waves; the occupancy limit from registers is derived from it.
     pub register_file_per_simd: u32,
+    /// SGPRs one SIMD holds for all its waves, where that limits occupancy (AMD gfx9:
+    /// 800, LLVM's `getOccupancyWithNumSGPRs`); 0 where SGPRs do not limit it (gfx10+,
+    /// NVIDIA, the CPU).
+    pub sgpr_file_per_simd: u32,
     /// Register allocation granule (AMD: VGPRs per lane; NVIDIA: registers per warp / 32).
     pub vgpr_granule: u32,
     /// Most waves one SIMD (AMD) or warps one SM (NVIDIA) can hold.
@@ -568,6 +572,7 @@ const CDNA: Caps = Caps {
     agprs_per_wave: 256,
     unified_vgpr_file: false,
     register_file_per_simd: 512,
+    sgpr_file_per_simd: 800,
     vgpr_granule: 8,
     max_waves_per_simd: 8,
     simds_per_cu: 4,
@@ -591,6 +596,7 @@ const RDNA3: Caps = Caps {
     agprs_per_wave: 0,
     unified_vgpr_file: false,
     register_file_per_simd: 1536,
+    sgpr_file_per_simd: 0,
     vgpr_granule: 24,
     max_waves_per_simd: 16,
     simds_per_cu: 2,
@@ -614,6 +620,7 @@ const NVIDIA: Caps = Caps {
     agprs_per_wave: 0,
     unified_vgpr_file: false,
     register_file_per_simd: 65536,
+    sgpr_file_per_simd: 0,
     vgpr_granule: 8,
     max_waves_per_simd: 64,
     simds_per_cu: 4,
@@ -639,6 +646,7 @@ pub static TABLE: &[Caps] = &[
         agprs_per_wave: 0,
         unified_vgpr_file: false,
         register_file_per_simd: 0,
+        sgpr_file_per_simd: 0,
         vgpr_granule: 1,
         max_waves_per_simd: 1,
         simds_per_cu: 1,
@@ -1008,9 +1016,17 @@ mod tests {
             assert_eq!((c.vendor, c.kernel_isa), (vendor, isa), "{}", c.name);
             assert_eq!(c.is_amd(), vendor == Vendor::Amd, "{}", c.name);
             assert_eq!(c.is_nvidia(), vendor == Vendor::Nvidia, "{}", c.name);
-            if crate::isa::amdgpu::IsaTarget::from_arch(c.arch).is_ok() {
+            if let Ok(t) = crate::isa::amdgpu::IsaTarget::from_arch(c.arch) {
                 assert_eq!(c.kernel_isa, KernelIsa::Amdgpu, "{}", c.name);
+                assert_eq!(t.arch(), c.arch, "{}", c.name);
             }
+            // Only gfx9's SGPR file limits occupancy.
+            assert_eq!(
+                c.sgpr_file_per_simd > 0,
+                c.family == Family::Cdna,
+                "{}",
+                c.name
+            );
             for m in c.matrix {
                 assert!(m.m > 0 && m.n > 0 && m.k > 0, "{}", m.mnemonic);
             }

@@ -26,6 +26,11 @@ fn tv<T: Scalar>(z: Complex64) -> T {
     T::from_c64(z)
 }
 
+/// |x| as f64: the modulus in `T`'s precision, widened exactly.
+fn abs<T: Scalar>(x: T) -> f64 {
+    rocm_core::Real::as_f64(x.modulus())
+}
+
 fn abs_mat(a: &Mat) -> Mat {
     Dense::from_fn(a.nrows(), a.ncols(), |i, j| {
         Complex64::new(a.get(i, j).unwrap().norm(), 0.0)
@@ -81,10 +86,10 @@ fn spmv_case<I: Index, T: Scalar>(
         let want = r::gemv(op, alpha.to_c64(), &a, &xw, beta.to_c64(), &yw);
         let scale = r::gemv(
             op,
-            Complex64::new(alpha.abs(), 0.0),
+            Complex64::new(abs(alpha), 0.0),
             &abs_mat(&a),
             &abs_vec(&xw),
-            Complex64::new(beta.abs(), 0.0),
+            Complex64::new(abs(beta), 0.0),
             &abs_vec(&yw),
         );
         let xb = DeviceBuffer::from_slice(&dev, &x).unwrap();
@@ -137,10 +142,10 @@ fn spmm_case<I: Index, T: Scalar>(
         let opa = r::apply_op(op, &a);
         let want = r::gemm(alpha.to_c64(), &opa, &bw, beta.to_c64(), &cw);
         let scale = r::gemm(
-            Complex64::new(alpha.abs(), 0.0),
+            Complex64::new(abs(alpha), 0.0),
             &abs_mat(&opa),
             &abs_mat(&bw),
-            Complex64::new(beta.abs(), 0.0),
+            Complex64::new(abs(beta), 0.0),
             &abs_mat(&cw),
         );
         for order in [Order::ColMajor, Order::RowMajor] {
@@ -221,10 +226,10 @@ fn spgemm_case<I: Index, T: Scalar>(
     );
     let want = r::gemm(alpha.to_c64(), &aw, &bw, beta.to_c64(), &dw);
     let scale = r::gemm(
-        Complex64::new(alpha.abs(), 0.0),
+        Complex64::new(abs(alpha), 0.0),
         &abs_mat(&aw),
         &abs_mat(&bw),
-        Complex64::new(beta.abs(), 0.0),
+        Complex64::new(abs(beta), 0.0),
         &abs_mat(&dw),
     );
     let got = r::dense_of(&cm).unwrap();
@@ -267,8 +272,8 @@ fn spgemm_case<I: Index, T: Scalar>(
         for j in 0..b.n {
             let bound = 4.0
                 * u
-                * (alpha.abs() * got.get(i, j).unwrap().norm()
-                    + beta.abs() * dw.get(i, j).unwrap().norm());
+                * (abs(alpha) * got.get(i, j).unwrap().norm()
+                    + abs(beta) * dw.get(i, j).unwrap().norm());
             close(
                 gs.get(i, j).unwrap(),
                 want.get(i, j).unwrap(),
@@ -302,10 +307,10 @@ fn sddmm_case<I: Index, T: Scalar>(
     let ta = r::apply_op(opa, &aw);
     let want = r::sddmm(alpha.to_c64(), &ta, &bw, beta.to_c64(), &cw, &pattern);
     let scale = r::sddmm(
-        Complex64::new(alpha.abs(), 0.0),
+        Complex64::new(abs(alpha), 0.0),
         &abs_mat(&ta),
         &abs_mat(&bw),
-        Complex64::new(beta.abs(), 0.0),
+        Complex64::new(abs(beta), 0.0),
         &abs_mat(&cw),
         &pattern,
     );
