@@ -671,7 +671,7 @@ impl<T: FftReal> CpuPlan<T> {
         let rescale = |out: &mut [C<T>]| {
             if scale != T::one() {
                 for z in out.iter_mut() {
-                    *z = *z * scale;
+                    *z *= scale;
                 }
             }
         };
@@ -837,7 +837,7 @@ impl<T: FftReal> CpuPlan<T> {
                     }
                     if scale != T::one() {
                         for z in out.iter_mut() {
-                            *z = *z * scale;
+                            *z *= scale;
                         }
                     }
                     return;
