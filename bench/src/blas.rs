@@ -19,7 +19,8 @@
 //! `blas gemv`: see [`crate::blas_level2`]. `blas trsm|trmm|syrk|symm`: see
 //! [`crate::blas_level3`].
 
-use rocm_blas::{Blas, Scalar};
+use rocm_blas::Blas;
+use rocm_core::scalar::Scalar;
 use rocm_core::{BackendKind, Device, DeviceBuffer, Result};
 use std::time::Instant;
 

@@ -11,7 +11,9 @@
 //! the largest difference relative to the largest magnitude of the result.
 
 use crate::blas::time;
-use rocm_blas::{Blas, Diag, Scalar, Transpose, Uplo};
+use rocm_blas::Blas;
+use rocm_core::linalg::{Diag, Transpose, Uplo};
+use rocm_core::scalar::Scalar;
 use rocm_core::{Device, DeviceBuffer, Error, Result};
 
 #[derive(clap::Args)]

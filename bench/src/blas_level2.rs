@@ -12,7 +12,9 @@
 //! chosen shapes.
 
 use crate::blas::time;
-use rocm_blas::{Blas, Scalar, Transpose};
+use rocm_blas::Blas;
+use rocm_core::linalg::Transpose;
+use rocm_core::scalar::Scalar;
 use rocm_core::{BackendKind, Device, DeviceBuffer, Error, Result};
 use rocm_kernels::level2::gemv::GemvTuning;
 

@@ -13,7 +13,9 @@
 //! size; B and C are uniform in [-0.5, 0.5). α = 1, β = 0.5 (symm, syrk).
 
 use crate::blas::time;
-use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
+use rocm_blas::Blas;
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
+use rocm_core::scalar::Scalar;
 use rocm_core::{Device, DeviceBuffer, Error, Result};
 
 /// A Level 3 routine of the bench.

@@ -16,7 +16,9 @@
 //! not fail the section.
 
 use rocm_blas::reference as rf;
-use rocm_blas::{Blas, Diag, Scalar, Side, Transpose, Uplo};
+use rocm_blas::Blas;
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
+use rocm_core::scalar::Scalar;
 use rocm_core::{Device, DeviceBuffer, Error, Result};
 
 /// The worst ratio error / bound over the elements (0 for none).

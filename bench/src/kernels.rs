@@ -292,7 +292,7 @@ fn gemm_params(
         fallback.trans_a = false;
         fallback.trans_b = false;
         let p = catalog.select_shape(Gemm::NAME, &key, &dims, fallback.clone());
-        let builds = p.instruction.for_family(target.family())
+        let builds = p.instruction.builds_for(target.caps().kernel_isa)
             && rocm_kernels::gemm::amdgpu::plan::Plan::new(&p, t).is_ok();
         return Ok(if builds { p } else { fallback });
     }
@@ -313,7 +313,7 @@ fn gemm_params(
         }
     }
     let p = catalog.select_shape(Gemm::NAME, &key, &dims, fallback.clone());
-    let fits = p.instruction.for_family(target.family())
+    let fits = p.instruction.builds_for(target.caps().kernel_isa)
         && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
     Ok(if fits { p } else { fallback })
 }

@@ -9,7 +9,9 @@
 //! values-only runs have a ratio too.
 
 use num_complex::{Complex32, Complex64};
-use rocm_blas::{Blas, Diag, Scalar, Transpose, Uplo};
+use rocm_blas::Blas;
+use rocm_core::linalg::{Diag, Transpose, Uplo};
+use rocm_core::scalar::Scalar;
 use rocm_core::{Device, Result as CoreResult};
 use rocm_solver::{Real, Solver};
 use std::time::Instant;

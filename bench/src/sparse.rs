@@ -126,16 +126,8 @@ fn load<I: Index, T: Scalar>(c: &Common) -> Result<(String, Csr<I, T>)> {
     }
 }
 
-fn parse_op(s: &str) -> Result<Op> {
-    match s {
-        "n" | "N" => Ok(Op::N),
-        "t" | "T" => Ok(Op::T),
-        "c" | "C" => Ok(Op::C),
-        _ => Err(rocm_core::Error::invalid(
-            "op",
-            format!("`{s}` is not n, t or c"),
-        )),
-    }
+fn parse_op(s: &str) -> Result<Transpose> {
+    s.parse()
 }
 
 /// Median wall time of `iters` runs of `f` (after one warm-up run).
@@ -213,7 +205,7 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
                     ))
                 }
             };
-            let (rows, cols) = if op == Op::N { (m, n) } else { (n, m) };
+            let (rows, cols) = if op == Transpose::N { (m, n) } else { (n, m) };
             let stored = match mat {
                 SpMat::Bsr(b) => b.values().len(),
                 SpMat::Ell(e) => e.values().len(),
@@ -290,9 +282,9 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             let x = widen(&vec_of::<T>(n, 4));
             let zero = vec![Complex64::new(0.0, 0.0); m];
             let one = Complex64::new(1.0, 0.0);
-            let ax = spmv_entries(Op::N, one, &a, &x, Complex64::new(0.0, 0.0), &zero)?;
-            let want = spmv_entries(Op::N, one, &a, &ax, Complex64::new(0.0, 0.0), &zero)?;
-            let cx = spmv_entries(Op::N, one, &cm, &x, Complex64::new(0.0, 0.0), &zero)?;
+            let ax = spmv_entries(Transpose::N, one, &a, &x, Complex64::new(0.0, 0.0), &zero)?;
+            let want = spmv_entries(Transpose::N, one, &a, &ax, Complex64::new(0.0, 0.0), &zero)?;
+            let cx = spmv_entries(Transpose::N, one, &cm, &x, Complex64::new(0.0, 0.0), &zero)?;
             let scale = want
                 .iter()
                 .map(|v| v.norm())
@@ -323,7 +315,10 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             // matrix often store no diagonal; the solve rejects such a zero pivot.)
             let (mut ptr, mut cols, mut vals) = (vec![I::from_usize(0)], vec![], vec![]);
             for i in 0..m {
-                let s: f64 = a.row_range(i).map(|k| a.values()[k].abs()).sum();
+                let s: f64 = a
+                    .row_range(i)
+                    .map(|k| rocm_core::Real::as_f64(a.values()[k].modulus()))
+                    .sum();
                 for k in a.row_range(i) {
                     if a.col_idx()[k].to_usize() < i {
                         cols.push(a.col_idx()[k]);
@@ -340,7 +335,7 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             let x = vec_of::<T>(m, 5);
             let xb = DeviceBuffer::from_slice(&dev, &x)?;
             let mut yb = DeviceBuffer::<T>::zeros(&dev, m)?;
-            let plan = Spsv::analysis(&dev, op, Fill::Lower, Diag::NonUnit, (&l).into())?;
+            let plan = Spsv::analysis(&dev, op, Uplo::Lower, Diag::NonUnit, (&l).into())?;
             println!("level schedule: {} levels for {m} rows", plan.levels());
             plan.compute(
                 T::one(),

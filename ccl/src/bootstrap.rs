@@ -19,6 +19,7 @@
 
 use crate::comm::{Comm, Parts, Transport};
 use crate::config::Config;
+use crate::error::FailureKind;
 use crate::transport::{Link, Region, RegionLayout, TcpLink};
 use rocm_core::{Device, Error, Result};
 use std::collections::hash_map::RandomState;
@@ -194,6 +195,9 @@ struct PeerInfo {
 
 const HELLO: usize = 8 + 4 + 4 + 2 + 16 + 8;
 const ENTRY: usize = 16 + 2 + 8;
+/// The root's status byte for a join refused for a bad rank (0: accepted; a mismatch of
+/// nranks is `FailureKind::Mismatch`'s code).
+const INVALID: u8 = 1;
 
 fn deadline_of(timeout: Option<Duration>) -> Option<Instant> {
     timeout.and_then(|t| Instant::now().checked_add(t))
@@ -218,8 +222,13 @@ fn set_timeouts(s: &TcpStream, deadline: Option<Instant>) -> Result<()> {
     s.set_nodelay(true).map_err(io("setting TCP_NODELAY"))
 }
 
-/// Accepts one connection before the deadline.
-fn accept(listener: &TcpListener, deadline: Option<Instant>, what: &str) -> Result<TcpStream> {
+/// Accepts one connection before the deadline (`timeout` from the start).
+fn accept(
+    listener: &TcpListener,
+    timeout: Option<Duration>,
+    deadline: Option<Instant>,
+    what: &str,
+) -> Result<TcpStream> {
     loop {
         match listener.accept() {
             Ok((s, _)) => {
@@ -230,10 +239,11 @@ fn accept(listener: &TcpListener, deadline: Option<Instant>, what: &str) -> Resu
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Err(Error::backend(
-                        "rocm-ccl bootstrap",
-                        crate::FailureKind::Timeout.code(),
-                        format!("timed out waiting for {what}"),
+                    return Err(crate::error::timed_out(
+                        "bootstrap",
+                        "this process",
+                        timeout.unwrap_or_default(),
+                        what,
                     ));
                 }
                 std::thread::sleep(Duration::from_millis(2));
@@ -249,8 +259,10 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
     let mut table: Vec<Option<PeerInfo>> = Vec::new();
     let mut nranks = None;
     let mut problem: Option<String> = None;
+    // Whether the problem is ranks disagreeing (a mismatch) rather than one bad rank.
+    let mut disagree = false;
     while nranks.is_none_or(|n| conns.len() < n) && problem.is_none() {
-        let mut s = accept(&listener, deadline, "ranks to join")?;
+        let mut s = accept(&listener, timeout, deadline, "ranks to join")?;
         let mut b = [0u8; HELLO];
         if s.read_exact(&mut b).is_err()
             || u64::from_le_bytes(b[..8].try_into().unwrap_or_default()) != magic
@@ -272,8 +284,9 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
             }
             Some(m) if m != n => {
                 problem = Some(format!(
-                    "ranks disagree on nranks: {m} and {n} (rank {rank})"
+                    "an earlier rank gave nranks = {m}, rank {rank} gives {n}"
                 ));
+                disagree = true;
             }
             _ => {}
         }
@@ -294,7 +307,11 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
     let mut reply = Vec::new();
     match &problem {
         Some(p) => {
-            reply.push(1u8);
+            reply.push(if disagree {
+                FailureKind::Mismatch as u8
+            } else {
+                INVALID
+            });
             reply.extend_from_slice(&(p.len() as u32).to_le_bytes());
             reply.extend_from_slice(p.as_bytes());
         }
@@ -439,7 +456,12 @@ impl Comm {
             let mut msg = vec![0u8; (u32::from_le_bytes(len) as usize).min(4096)];
             root.read_exact(&mut msg)
                 .map_err(io("reading the root's error"))?;
-            return Err(Error::invalid("nranks/rank", String::from_utf8_lossy(&msg)));
+            let msg = String::from_utf8_lossy(&msg);
+            return Err(if status[0] == FailureKind::Mismatch as u8 {
+                crate::error::mismatch("nranks", msg)
+            } else {
+                Error::invalid("nranks/rank", msg)
+            });
         }
         let mut raw = vec![0u8; nranks * ENTRY];
         root.read_exact(&mut raw)
@@ -468,7 +490,12 @@ impl Comm {
         }
         let mut waiting = nranks - rank - 1;
         while waiting > 0 {
-            let mut s = accept(&listener, deadline, "higher ranks to connect")?;
+            let mut s = accept(
+                &listener,
+                config.timeout,
+                deadline,
+                "higher ranks to connect",
+            )?;
             let mut b = [0u8; 12];
             if s.read_exact(&mut b).is_err() || b[..8] != id.magic.to_le_bytes() {
                 continue;
@@ -516,7 +543,7 @@ impl Comm {
                     None => Ok(None),
                     Some(s) => {
                         let s = s.try_clone().map_err(io("cloning a socket"))?;
-                        Ok(Some(Box::new(TcpLink::new(s, p)?) as Box<dyn Link>))
+                        Ok(Some(Box::new(TcpLink::new(s, rank, p)?) as Box<dyn Link>))
                     }
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -603,11 +630,12 @@ fn share_region(
             .map_err(io("receiving the segment name"))?;
         let path = String::from_utf8_lossy(&p).into_owned();
         let mapped = (|| {
-            rocm_core::ensure_arg!(
-                want == bytes as u64,
-                "ring_bytes",
-                "ranks disagree on the ring size: rank 0's segment has {want} bytes, this rank expects {bytes}"
-            );
+            if want != bytes as u64 {
+                return Err(crate::error::mismatch(
+                    "ring_bytes",
+                    format!("rank 0's segment has {want} bytes, this rank expects {bytes}"),
+                ));
+            }
             let file = std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)

@@ -313,7 +313,7 @@ pub(crate) fn all_reduce<T: Reducible>(
     if let Some(j) = lost.first() {
         return Err(crate::error::peer_lost(
             e.op,
-            r,
+            &format!("rank {r}"),
             format!("rank {j}'s process died during a direct all_reduce"),
         ));
     }
@@ -343,10 +343,10 @@ fn mismatch(call: &Call, r: usize, j: usize, packed: [u64; 2], theirs: [u64; 2])
     } else {
         "collective"
     };
-    Error::invalid(
+    crate::error::mismatch(
         what,
         format!(
-            "ranks disagree: rank {r} called {} but rank {j} called {}{}",
+            "rank {r} called {} but rank {j} called {}{}",
             call,
             call.kind.name(),
             desc(theirs)

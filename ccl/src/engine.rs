@@ -478,7 +478,12 @@ impl Engine {
         let now = Instant::now();
         if wait.deadline.is_some_and(|d| now >= d) {
             let timeout = self.tuning.timeout.unwrap_or_default();
-            return Err(error::timed_out(self.op, self.rank, timeout, what));
+            return Err(error::timed_out(
+                self.op,
+                &format!("rank {}", self.rank),
+                timeout,
+                what,
+            ));
         }
         // Processes: every rank is awaited, so any closed peer is fatal.
         if !self.mesh.is_empty() && now.duration_since(wait.last_probe) > Duration::from_millis(2) {
@@ -687,12 +692,12 @@ impl Engine {
     fn mismatch(&mut self, peer: usize, mine: Header, theirs: Header) -> Error {
         let why = if mine.call != theirs.call {
             format!(
-                "ranks disagree: rank {} called {} but rank {peer} called {}",
+                "rank {} called {} but rank {peer} called {}",
                 self.rank, mine.call, theirs.call
             )
         } else {
             format!(
-                "ranks disagree: rank {} expected transfer #{} of {} bytes from rank {peer}, got #{} of {} bytes",
+                "rank {} expected transfer #{} of {} bytes from rank {peer}, got #{} of {} bytes",
                 self.rank, mine.seq, mine.len, theirs.seq, theirs.len
             )
         };
@@ -707,7 +712,7 @@ impl Engine {
         } else {
             "root"
         };
-        Error::invalid(what, why)
+        error::mismatch(what, why)
     }
 
     /// Called when no transfer moved: back off, and check abort, deadline and peers.
@@ -734,7 +739,7 @@ impl Engine {
             let timeout = self.tuning.timeout.unwrap_or_default();
             return Err(error::timed_out(
                 self.op,
-                self.rank,
+                &format!("rank {}", self.rank),
                 timeout,
                 &peers.join(", "),
             ));
@@ -770,7 +775,7 @@ impl Engine {
                 Ok(0) => {
                     return Err(error::peer_lost(
                         self.op,
-                        self.rank,
+                        &format!("rank {}", self.rank),
                         format!("rank {peer} closed its connection (the process died or exited)"),
                     ))
                 }
@@ -779,7 +784,7 @@ impl Engine {
                 Err(e) => {
                     return Err(error::peer_lost(
                         self.op,
-                        self.rank,
+                        &format!("rank {}", self.rank),
                         format!("the connection to rank {peer} failed: {e}"),
                     ))
                 }

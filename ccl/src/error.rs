@@ -1,65 +1,22 @@
 //! The failures particular to communication, and how they travel between ranks.
 //!
-//! They are reported as [`rocm_core::Error::Backend`] with `api` = `rocm-ccl <op>` and one
-//! of the codes of [`FailureKind`], so that callers can tell a timeout from an abort
-//! ([`failure_kind`]). Disagreeing arguments across ranks are
-//! [`rocm_core::Error::InvalidArgument`] on the rank that saw them.
+//! They are rocm-core's typed errors: [`Error::Timeout`], [`Error::PeerLost`],
+//! [`Error::Mismatch`] (the ranks disagree on a call's arguments) and [`Error::Aborted`]
+//! (the communicator was stopped, with the [`FailureKind`] that stopped it), so callers
+//! tell them apart by variant ([`failure_kind`]).
 //!
 //! A failing rank *poisons* its communicator: it writes an [`AbortReason`] into the abort
 //! word that every rank of a shared-memory communicator watches, and closes its sockets so
 //! that TCP peers see the failure too. Every pending and later call of every rank then
 //! returns an error instead of hanging (NCCL leaves the hang to a watchdog).
 
+pub use rocm_core::error::FailureKind;
 use rocm_core::Error;
 use std::time::Duration;
 
-/// Why a communicator stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FailureKind {
-    /// `abort()` was called.
-    Aborted = 1,
-    /// A blocking call ran past its timeout.
-    Timeout = 2,
-    /// The ranks disagreed on a call's arguments.
-    Mismatch = 3,
-    /// A peer died or closed its connection.
-    PeerLost = 4,
-}
-
-impl FailureKind {
-    const ALL: [FailureKind; 4] = [
-        FailureKind::Aborted,
-        FailureKind::Timeout,
-        FailureKind::Mismatch,
-        FailureKind::PeerLost,
-    ];
-
-    /// The error code reported in [`Error::Backend`].
-    pub const fn code(self) -> i64 {
-        100 + self as i64
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            FailureKind::Aborted => "abort() was called",
-            FailureKind::Timeout => "a call timed out",
-            FailureKind::Mismatch => "the ranks disagreed on a call's arguments",
-            FailureKind::PeerLost => "a peer rank died or closed its connection",
-        }
-    }
-}
-
 /// The kind of a communication failure, if `e` is one.
 pub fn failure_kind(e: &Error) -> Option<FailureKind> {
-    match e {
-        Error::Backend { api, code, .. } if api.starts_with("rocm-ccl") => {
-            FailureKind::ALL.into_iter().find(|k| k.code() == *code)
-        }
-        Error::InvalidArgument { why, .. } if why.contains("ranks disagree") => {
-            Some(FailureKind::Mismatch)
-        }
-        _ => None,
-    }
+    e.failure_kind()
 }
 
 /// What is written into the abort word: the kind and the rank that first failed.
@@ -78,10 +35,7 @@ impl AbortReason {
         if word == 0 {
             return None;
         }
-        let kind = FailureKind::ALL
-            .into_iter()
-            .find(|k| *k as u32 == word >> 24)
-            .unwrap_or(FailureKind::Aborted);
+        let kind = FailureKind::from_code(word >> 24).unwrap_or(FailureKind::Aborted);
         Some(AbortReason {
             kind,
             rank: ((word & 0x00ff_ffff) as usize).saturating_sub(1),
@@ -89,35 +43,46 @@ impl AbortReason {
     }
 }
 
+/// The operation name errors carry: `rocm-ccl <op>`.
+fn call(op: &str) -> String {
+    format!("rocm-ccl {op}")
+}
+
 /// The error a call returns when it finds its communicator poisoned by `reason`.
 pub(crate) fn aborted(op: &str, me: usize, reason: AbortReason) -> Error {
-    Error::backend(
-        format!("rocm-ccl {op}"),
-        reason.kind.code(),
-        format!(
-            "rank {me}: the communicator was stopped by rank {}: {}",
-            reason.rank,
-            reason.kind.describe()
-        ),
-    )
+    Error::Aborted {
+        op: call(op),
+        who: format!("rank {me}"),
+        by: format!("rank {}", reason.rank),
+        cause: reason.kind,
+    }
 }
 
 /// The error of a call that waited longer than its timeout.
-pub(crate) fn timed_out(op: &str, me: usize, timeout: Duration, waiting_for: &str) -> Error {
-    Error::backend(
-        format!("rocm-ccl {op}"),
-        FailureKind::Timeout.code(),
-        format!("rank {me}: timed out after {timeout:?} waiting for {waiting_for}"),
-    )
+pub(crate) fn timed_out(op: &str, who: &str, timeout: Duration, waiting_for: &str) -> Error {
+    Error::Timeout {
+        op: call(op),
+        who: who.to_string(),
+        after: timeout,
+        waiting_for: waiting_for.to_string(),
+    }
 }
 
 /// The error of a call whose peer went away.
-pub(crate) fn peer_lost(op: &str, me: usize, detail: impl std::fmt::Display) -> Error {
-    Error::backend(
-        format!("rocm-ccl {op}"),
-        FailureKind::PeerLost.code(),
-        format!("rank {me}: {detail}"),
-    )
+pub(crate) fn peer_lost(op: &str, who: &str, detail: impl std::fmt::Display) -> Error {
+    Error::PeerLost {
+        op: call(op),
+        who: who.to_string(),
+        detail: detail.to_string(),
+    }
+}
+
+/// The error of ranks that disagree on the argument `what` of a call.
+pub(crate) fn mismatch(what: &str, why: impl std::fmt::Display) -> Error {
+    Error::Mismatch {
+        what: what.to_string(),
+        why: why.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -137,16 +102,28 @@ mod tests {
 
     #[test]
     fn kinds_are_recognised() {
-        let e = timed_out("all_reduce", 1, Duration::from_millis(5), "rank 0");
+        let e = timed_out("all_reduce", "rank 1", Duration::from_millis(5), "rank 0");
         assert_eq!(failure_kind(&e), Some(FailureKind::Timeout));
+        let text = e.to_string();
+        assert!(
+            text.contains("rocm-ccl all_reduce") && text.contains("rank 1") && text.contains("5ms"),
+            "{text}"
+        );
         let r = AbortReason {
             kind: FailureKind::PeerLost,
             rank: 2,
         };
+        let e = aborted("x", 0, r);
+        assert_eq!(failure_kind(&e), Some(FailureKind::PeerLost));
+        assert!(e.to_string().contains("stopped by rank 2"), "{e}");
         assert_eq!(
-            failure_kind(&aborted("x", 0, r)),
+            failure_kind(&peer_lost("x", "rank 0", "rank 1 closed its connection")),
             Some(FailureKind::PeerLost)
         );
-        assert_eq!(failure_kind(&Error::invalid("a", "b")), None);
+        assert_eq!(
+            failure_kind(&mismatch("count", "rank 0 sends 3, rank 1 sends 4")),
+            Some(FailureKind::Mismatch)
+        );
+        assert_eq!(failure_kind(&Error::invalid("a", "ranks disagree")), None);
     }
 }

@@ -7,11 +7,13 @@
 //! algorithms rely on this to leave identical results on every rank.
 //!
 //! Integers wrap on overflow (as NCCL does); `avg` of integers truncates toward zero.
-//! `f16`/`bf16` combine in `f32` and round once per combine. Complex numbers support
+//! `f16`/`bf16` combine in their compute type `f32` (rocm-core's
+//! [`RealElement::Compute`]) and round once per combine. Complex numbers support
 //! `sum`, `prod` and `avg`; `min`/`max` are not defined for them and are rejected.
 
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
+use rocm_core::scalar::{FloatElement, RealElement};
 use rocm_core::{DType, Element, Error, Result};
 use std::fmt;
 
@@ -122,14 +124,16 @@ pub trait Reducible: Element {
     }
 }
 
-macro_rules! float {
-    ($($t:ty),*) => {$(
+// The real floats combine in their compute type (rocm-core's `RealElement::Compute`:
+// f32 for f16 and bf16, so a 16-bit combine rounds once) and round back on store.
+macro_rules! real_float {
+    ($($t:ty => $c:ty),*) => {$(
         impl Reducible for $t {
             #[inline(always)]
             fn combine(op: ReduceOp, a: Self, b: Self) -> Self {
                 match op {
-                    ReduceOp::Sum | ReduceOp::Avg => a + b,
-                    ReduceOp::Prod => a * b,
+                    ReduceOp::Sum | ReduceOp::Avg => <$t>::store(a.load() + b.load()),
+                    ReduceOp::Prod => <$t>::store(a.load() * b.load()),
                     // Order by total order so that min/max are commutative bit for bit
                     // (-0 vs +0, NaNs) and every rank keeps the same value.
                     ReduceOp::Min => if a.total_cmp(&b).is_le() { a } else { b },
@@ -137,38 +141,15 @@ macro_rules! float {
                 }
             }
             fn div_ranks(a: Self, n: usize) -> Self {
-                a / n as $t
+                <$t>::store(a.load() / n as $c)
             }
             fn to_f64(self) -> f64 {
-                self as f64
+                RealElement::to_f64(self)
             }
         }
     )*};
 }
-float!(f32, f64);
-
-macro_rules! half_float {
-    ($($t:ty),*) => {$(
-        impl Reducible for $t {
-            #[inline(always)]
-            fn combine(op: ReduceOp, a: Self, b: Self) -> Self {
-                match op {
-                    ReduceOp::Sum | ReduceOp::Avg => <$t>::from_f32(a.to_f32() + b.to_f32()),
-                    ReduceOp::Prod => <$t>::from_f32(a.to_f32() * b.to_f32()),
-                    ReduceOp::Min => if a.total_cmp(&b).is_le() { a } else { b },
-                    ReduceOp::Max => if a.total_cmp(&b).is_ge() { a } else { b },
-                }
-            }
-            fn div_ranks(a: Self, n: usize) -> Self {
-                <$t>::from_f32(a.to_f32() / n as f32)
-            }
-            fn to_f64(self) -> f64 {
-                self.to_f64()
-            }
-        }
-    )*};
-}
-half_float!(f16, bf16);
+real_float!(f16 => f32, bf16 => f32, f32 => f32, f64 => f64);
 
 macro_rules! int {
     ($($t:ty),*) => {$(
@@ -213,10 +194,10 @@ macro_rules! complex {
                 a / n as $r
             }
             fn to_f64(self) -> f64 {
-                self.re as f64
+                self.components()[0]
             }
             fn imag_f64(self) -> f64 {
-                self.im as f64
+                self.components()[1]
             }
         }
     )*};

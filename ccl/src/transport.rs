@@ -316,6 +316,8 @@ impl Link for ShmLink {
 /// A link over a non-blocking TCP stream (ranks on different hosts).
 pub(crate) struct TcpLink {
     stream: TcpStream,
+    /// This rank and the rank at the other end.
+    me: usize,
     peer: usize,
     buf: Vec<u8>,
     /// Received bytes not yet consumed: `buf[start..end]`.
@@ -324,12 +326,13 @@ pub(crate) struct TcpLink {
 }
 
 impl TcpLink {
-    pub fn new(stream: TcpStream, peer: usize) -> Result<TcpLink> {
+    pub fn new(stream: TcpStream, me: usize, peer: usize) -> Result<TcpLink> {
         stream
             .set_nonblocking(true)
             .map_err(|e| Error::io(format!("setting up the link to rank {peer}"), e))?;
         Ok(TcpLink {
             stream,
+            me,
             peer,
             buf: vec![0; 256 << 10],
             start: 0,
@@ -338,9 +341,9 @@ impl TcpLink {
     }
 
     fn lost(&self, e: impl std::fmt::Display) -> Error {
-        Error::backend(
-            "rocm-ccl tcp link",
-            crate::error::FailureKind::PeerLost.code(),
+        crate::error::peer_lost(
+            "tcp link",
+            &format!("rank {}", self.me),
             format!(
                 "the TCP connection to rank {} failed: {e} (it died, aborted or closed its communicator)",
                 self.peer

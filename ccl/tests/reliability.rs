@@ -43,9 +43,10 @@ fn a_missing_rank_times_out_and_stops_the_others() {
     for (r, e) in results.iter().enumerate() {
         assert_eq!(failure_kind(e), Some(FailureKind::Timeout), "rank {r}: {e}");
     }
+    // At least one rank timed out itself (the other may have been stopped by it).
     assert!(
-        results[0].to_string().contains("timed out")
-            || results[1].to_string().contains("timed out")
+        results.iter().any(|e| matches!(e, Error::Timeout { .. })),
+        "{results:?}"
     );
 }
 
@@ -90,14 +91,14 @@ fn expect_mismatch(results: &[rocm_core::Result<()>], field: &str) {
             Some(FailureKind::Mismatch),
             "rank {r}: {e}"
         );
-        if let Error::InvalidArgument { what, .. } = e {
+        if let Error::Mismatch { what, .. } = e {
             assert_eq!(what, field, "rank {r}: {e}");
         }
     }
     assert!(
         results
             .iter()
-            .any(|r| matches!(r, Err(Error::InvalidArgument { .. }))),
+            .any(|r| matches!(r, Err(Error::Mismatch { .. }))),
         "some rank must report the disagreement itself"
     );
 }

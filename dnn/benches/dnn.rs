@@ -16,7 +16,7 @@
 //! is printed at the end. `ROCM_DNN_BENCH_N` sets the conv batch (default 32).
 
 use criterion::{Bencher, Criterion, Throughput};
-use rocm_blas::Transpose;
+use rocm_core::linalg::Transpose;
 use rocm_core::{DType, Device, DeviceBuffer};
 use rocm_dnn::*;
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};

@@ -16,7 +16,7 @@
 use crate::tensor::{Tensor, TensorMut};
 use crate::{Dnn, DnnFloat};
 use rayon::prelude::*;
-use rocm_blas::Transpose;
+use rocm_core::linalg::Transpose;
 use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Error, Result};
 
 /// Query rows per block.

@@ -90,8 +90,8 @@ fn check<T: DnnFloat>(p: &Problem, seed: u64) {
     let dy = random::<T>(&yd, p.mem, seed + 2);
     let (xl, wl, dyl) = (x.logical(), w.logical(), dy.logical());
     let u = f32::EPSILON as f64 / 2.0;
-    let ut = T::UNIT_ROUNDOFF as f64;
-    let underflow = T::MIN_SUBNORMAL as f64 / 2.0;
+    let ut = T::UNIT_ROUNDOFF;
+    let underflow = T::MIN_SUBNORMAL / 2.0;
     // An upper bound on the number of products summed into any one output:
     // channels × filter taps (fwd, bwd-data) or batch × positions (wrw).
     let f: usize = p.wd[2..].iter().product();

@@ -555,8 +555,8 @@ fn philox_known_answer() {
 /// type's smallest subnormal where the result falls below the normal range.
 fn sixteen_bit<T: DnnFloat>() {
     let dnn = dnn();
-    let ut = T::UNIT_ROUNDOFF as f64;
-    let sub = T::MIN_SUBNORMAL as f64 / 2.0;
+    let ut = T::UNIT_ROUNDOFF;
+    let sub = T::MIN_SUBNORMAL / 2.0;
     let store = |w: f64| ut * w.abs() + sub;
     let name = T::DTYPE.name();
     let dims = [2, 3, 6, 7];

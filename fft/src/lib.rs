@@ -36,4 +36,4 @@ pub mod twiddle;
 pub use api::{Placement, Plan, PlanBuilder};
 pub use layout::Layout;
 pub use plan::{Node, PlanTree, TransformType};
-pub use scalar::{Precision, Real, Storage};
+pub use scalar::{FftReal, Precision, Storage};

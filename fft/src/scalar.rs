@@ -1,5 +1,5 @@
-//! Scalar types: the precision a plan computes in ([`Real`]) and the precision its data is
-//! stored in ([`Storage`]).
+//! Scalar types: the precision a plan computes in ([`FftReal`]) and the precision its data
+//! is stored in ([`Storage`]), both from rocm-core's scalar vocabulary.
 //!
 //! Plans compute in `f32` or `f64`. Data may be stored in the compute type or, for `f32`
 //! plans, in `f16`/`bf16` (converted on load and rounded on store, as rocFFT's half
@@ -7,120 +7,43 @@
 
 use half::{bf16, f16};
 use num_complex::Complex;
-use num_traits::{Float, FloatConst};
+use rocm_core::scalar::{Real, RealElement};
 use rocm_core::DType;
-use std::fmt::Debug;
 
-/// A floating-point type transforms are computed in: `f32` or `f64`.
-pub trait Real:
-    Float + FloatConst + Send + Sync + Debug + Default + bytemuck::Pod + 'static
-{
-    /// Machine epsilon (unit roundoff times two).
-    const EPS: f64;
+/// A floating-point type transforms are computed in (`f32` or `f64`, rocm-core's
+/// [`Real`]), with the vector type the CPU kernels use for it.
+pub trait FftReal: Real {
     /// The widest complex vector of this type the CPU passes use when the CPU has AVX2
     /// and FMA (see [`crate::cpu::simd`]); one lane elsewhere.
     type Vector: crate::cpu::simd::Cv<T = Self>;
-    /// Rounds an `f64` to this type.
-    fn of(x: f64) -> Self;
-    /// Widens to `f64`.
-    fn f64(self) -> f64;
 }
 
-impl Real for f32 {
-    const EPS: f64 = f32::EPSILON as f64;
+impl FftReal for f32 {
     #[cfg(target_arch = "x86_64")]
     type Vector = crate::cpu::simd::F32x4;
     #[cfg(not(target_arch = "x86_64"))]
     type Vector = Complex<f32>;
-    #[inline(always)]
-    fn of(x: f64) -> Self {
-        x as f32
-    }
-    #[inline(always)]
-    fn f64(self) -> f64 {
-        self as f64
-    }
 }
 
-impl Real for f64 {
-    const EPS: f64 = f64::EPSILON;
+impl FftReal for f64 {
     #[cfg(target_arch = "x86_64")]
     type Vector = crate::cpu::simd::F64x2;
     #[cfg(not(target_arch = "x86_64"))]
     type Vector = Complex<f64>;
-    #[inline(always)]
-    fn of(x: f64) -> Self {
-        x
-    }
-    #[inline(always)]
-    fn f64(self) -> f64 {
-        self
-    }
 }
 
 /// Rounds a complex `f64` to `T`.
 #[inline(always)]
-pub fn cast<T: Real>(z: Complex<f64>) -> Complex<T> {
-    Complex::new(T::of(z.re), T::of(z.im))
+pub fn cast<T: FftReal>(z: Complex<f64>) -> Complex<T> {
+    Complex::new(T::from_f64(z.re), T::from_f64(z.im))
 }
 
-/// A real scalar that data is stored in, with the type it is computed in.
-pub trait Storage: bytemuck::Pod + Send + Sync + Debug + 'static {
-    /// The compute type.
-    type Compute: Real;
-    /// Converts to the compute type.
-    fn load(self) -> Self::Compute;
-    /// Rounds from the compute type.
-    fn store(x: Self::Compute) -> Self;
-}
+/// A real scalar that data is stored in (f16, bf16, f32, f64: rocm-core's
+/// [`RealElement`]), whose compute type transforms run in: values are widened with
+/// [`RealElement::load`] and rounded back with [`RealElement::store`].
+pub trait Storage: RealElement<Compute: FftReal> {}
 
-impl Storage for f32 {
-    type Compute = f32;
-    #[inline(always)]
-    fn load(self) -> f32 {
-        self
-    }
-    #[inline(always)]
-    fn store(x: f32) -> Self {
-        x
-    }
-}
-
-impl Storage for f64 {
-    type Compute = f64;
-    #[inline(always)]
-    fn load(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn store(x: f64) -> Self {
-        x
-    }
-}
-
-impl Storage for f16 {
-    type Compute = f32;
-    #[inline(always)]
-    fn load(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline(always)]
-    fn store(x: f32) -> Self {
-        f16::from_f32(x)
-    }
-}
-
-impl Storage for bf16 {
-    type Compute = f32;
-    #[inline(always)]
-    fn load(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline(always)]
-    fn store(x: f32) -> Self {
-        bf16::from_f32(x)
-    }
-}
+impl<S: RealElement<Compute: FftReal>> Storage for S {}
 
 /// The precision of a plan's data: what its buffers hold and what it computes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -30,7 +30,7 @@
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::level3::{element, flag, strided};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const CPREP: &str = "rocm_cprep";
@@ -69,10 +69,7 @@ impl Generator for ComplexPrep {
     const VERSION: u32 = 1;
 
     fn generate(p: &ComplexPrepParams, target: &Target) -> Result<Program> {
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::complex::program(p.dtype, target);
         }
         let ty = match p.dtype {

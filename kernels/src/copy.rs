@@ -7,7 +7,7 @@
 //! loads in flight before its first store. A byte kernel covers the tail and misaligned
 //! buffers.
 
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{
     BufferSlice, BufferSliceMut, Device, Element, Error, KernelArgs, LaunchConfig, Module,
     ModuleImage, Result, Stream, Target,
@@ -26,7 +26,7 @@ pub const VECTORS_PER_THREAD: u32 = 4;
 
 /// The PTX module with both copy kernels, for an NVIDIA target.
 pub fn ptx(target: &Target) -> Result<String> {
-    if target.family() != Family::Nvidia {
+    if target.caps().kernel_isa != KernelIsa::Ptx {
         return Err(Error::unsupported("the PTX copy kernel", target));
     }
     let mut s = String::new();

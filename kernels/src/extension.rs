@@ -33,7 +33,7 @@
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::level3::{element, flag, ops, strided, El};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub mod plan;
@@ -77,10 +77,7 @@ impl Generator for Extension {
     const VERSION: u32 = 2;
 
     fn generate(p: &ExtensionParams, target: &Target) -> Result<Program> {
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::extension::program(p, target);
         }
         let el = El::of(p.dtype).ok_or_else(|| {

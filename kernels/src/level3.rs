@@ -57,7 +57,7 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
 pub const EXPAND: &str = "rocm_tri_expand";
@@ -103,10 +103,7 @@ impl Generator for Level3 {
     const VERSION: u32 = 2;
 
     fn generate(p: &Level3Params, target: &Target) -> Result<Program> {
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::level3::program(p, target);
         }
         let el = El::of(p.dtype).ok_or_else(|| {

@@ -16,7 +16,7 @@
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Module, Special, Ty};
 use crate::signature::{Access, ScalarType, Signature};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// The kernel's entry name.
@@ -42,7 +42,7 @@ impl Generator for Transpose {
     const VERSION: u32 = 1;
 
     fn generate(p: &TransposeParams, target: &Target) -> Result<Program> {
-        if target.family() != Family::Nvidia {
+        if target.caps().kernel_isa != KernelIsa::Ptx {
             return Err(Error::unsupported("transpose kernels", target.to_string()));
         }
         let (ty, _) = element(p)?;

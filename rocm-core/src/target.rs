@@ -51,6 +51,31 @@ pub enum Family {
     Nvidia,
 }
 
+/// Who makes a processor: what its devices are driven with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Vendor {
+    /// The host CPU.
+    Host,
+    /// AMD GPUs (HIP devices, and the emulated `emu:<gfx>` devices).
+    Amd,
+    /// NVIDIA GPUs (CUDA devices).
+    Nvidia,
+}
+
+/// The form of the kernels rocm-rs generates for a target: which code generator a
+/// generator hands it to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelIsa {
+    /// No generated kernels: the libraries' CPU code runs on the host.
+    Host,
+    /// PTX text, compiled by the CUDA driver.
+    Ptx,
+    /// AMDGPU machine code in a code object, from the instruction model of
+    /// [`crate::isa::amdgpu`] (which answers `Unsupported` for processors it does not
+    /// encode yet).
+    Amdgpu,
+}
+
 /// A target-ID feature of AMD processors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Feature {
@@ -123,6 +148,10 @@ pub struct Caps {
     pub arch: Arch,
     pub name: &'static str,
     pub family: Family,
+    /// Who makes the processor.
+    pub vendor: Vendor,
+    /// The form generated kernels take.
+    pub kernel_isa: KernelIsa,
     /// Wave/warp sizes the hardware runs; the first is the default our kernels use.
     pub wave_sizes: &'static [u32],
     /// LDS (AMD) or shared memory (NVIDIA, with opt-in) bytes available to one workgroup.
@@ -138,6 +167,10 @@ pub struct Caps {
     /// Per-lane register budget of one SIMD (AMD) or 32-bit registers per SM (NVIDIA),
     /// shared by all resident waves; the occupancy limit from registers is derived from it.
     pub register_file_per_simd: u32,
+    /// SGPRs one SIMD holds for all its waves, where that limits occupancy (AMD gfx9:
+    /// 800, LLVM's `getOccupancyWithNumSGPRs`); 0 where SGPRs do not limit it (gfx10+,
+    /// NVIDIA, the CPU).
+    pub sgpr_file_per_simd: u32,
     /// Register allocation granule (AMD: VGPRs per lane; NVIDIA: registers per warp / 32).
     pub vgpr_granule: u32,
     /// Most waves one SIMD (AMD) or warps one SM (NVIDIA) can hold.
@@ -159,6 +192,16 @@ pub struct Caps {
 }
 
 impl Caps {
+    /// Whether the processor is an AMD GPU.
+    pub fn is_amd(&self) -> bool {
+        self.vendor == Vendor::Amd
+    }
+
+    /// Whether the processor is an NVIDIA GPU.
+    pub fn is_nvidia(&self) -> bool {
+        self.vendor == Vendor::Nvidia
+    }
+
     /// The default wave size.
     pub fn wave_size(&self) -> u32 {
         self.wave_sizes.first().copied().unwrap_or(1)
@@ -520,6 +563,8 @@ const CDNA: Caps = Caps {
     arch: Arch::Gfx908,
     name: "gfx908",
     family: Family::Cdna,
+    vendor: Vendor::Amd,
+    kernel_isa: KernelIsa::Amdgpu,
     wave_sizes: &[64],
     lds_bytes_per_workgroup: 64 * 1024,
     sgprs_per_wave: 102,
@@ -527,6 +572,7 @@ const CDNA: Caps = Caps {
     agprs_per_wave: 256,
     unified_vgpr_file: false,
     register_file_per_simd: 512,
+    sgpr_file_per_simd: 800,
     vgpr_granule: 8,
     max_waves_per_simd: 8,
     simds_per_cu: 4,
@@ -541,6 +587,8 @@ const RDNA3: Caps = Caps {
     arch: Arch::Gfx1100,
     name: "gfx1100",
     family: Family::Rdna3,
+    vendor: Vendor::Amd,
+    kernel_isa: KernelIsa::Amdgpu,
     wave_sizes: &[32, 64],
     lds_bytes_per_workgroup: 64 * 1024,
     sgprs_per_wave: 106,
@@ -548,6 +596,7 @@ const RDNA3: Caps = Caps {
     agprs_per_wave: 0,
     unified_vgpr_file: false,
     register_file_per_simd: 1536,
+    sgpr_file_per_simd: 0,
     vgpr_granule: 24,
     max_waves_per_simd: 16,
     simds_per_cu: 2,
@@ -562,6 +611,8 @@ const NVIDIA: Caps = Caps {
     arch: Arch::Sm80,
     name: "sm_80",
     family: Family::Nvidia,
+    vendor: Vendor::Nvidia,
+    kernel_isa: KernelIsa::Ptx,
     wave_sizes: &[32],
     lds_bytes_per_workgroup: 163 * 1024,
     sgprs_per_wave: 0,
@@ -569,6 +620,7 @@ const NVIDIA: Caps = Caps {
     agprs_per_wave: 0,
     unified_vgpr_file: false,
     register_file_per_simd: 65536,
+    sgpr_file_per_simd: 0,
     vgpr_granule: 8,
     max_waves_per_simd: 64,
     simds_per_cu: 4,
@@ -585,6 +637,8 @@ pub static TABLE: &[Caps] = &[
         arch: Arch::Cpu,
         name: "cpu",
         family: Family::Cpu,
+        vendor: Vendor::Host,
+        kernel_isa: KernelIsa::Host,
         wave_sizes: &[1],
         lds_bytes_per_workgroup: 0,
         sgprs_per_wave: 0,
@@ -592,6 +646,7 @@ pub static TABLE: &[Caps] = &[
         agprs_per_wave: 0,
         unified_vgpr_file: false,
         register_file_per_simd: 0,
+        sgpr_file_per_simd: 0,
         vgpr_granule: 1,
         max_waves_per_simd: 1,
         simds_per_cu: 1,
@@ -951,6 +1006,27 @@ mod tests {
                 }
                 Family::Cpu => assert!(c.matrix.is_empty()),
             }
+            // The vendor and kernel columns agree with the family, and every processor
+            // the AMDGPU encoder knows generates AMDGPU code.
+            let (vendor, isa) = match c.family {
+                Family::Cpu => (Vendor::Host, KernelIsa::Host),
+                Family::Cdna | Family::Rdna3 | Family::Rdna4 => (Vendor::Amd, KernelIsa::Amdgpu),
+                Family::Nvidia => (Vendor::Nvidia, KernelIsa::Ptx),
+            };
+            assert_eq!((c.vendor, c.kernel_isa), (vendor, isa), "{}", c.name);
+            assert_eq!(c.is_amd(), vendor == Vendor::Amd, "{}", c.name);
+            assert_eq!(c.is_nvidia(), vendor == Vendor::Nvidia, "{}", c.name);
+            if let Ok(t) = crate::isa::amdgpu::IsaTarget::from_arch(c.arch) {
+                assert_eq!(c.kernel_isa, KernelIsa::Amdgpu, "{}", c.name);
+                assert_eq!(t.arch(), c.arch, "{}", c.name);
+            }
+            // Only gfx9's SGPR file limits occupancy.
+            assert_eq!(
+                c.sgpr_file_per_simd > 0,
+                c.family == Family::Cdna,
+                "{}",
+                c.name
+            );
             for m in c.matrix {
                 assert!(m.m > 0 && m.n > 0 && m.k > 0, "{}", m.mnemonic);
             }

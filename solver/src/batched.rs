@@ -15,7 +15,7 @@ use crate::matrix::{extent, MatMut, MatRef};
 use crate::qr::{check_q_trans, write_vector};
 use crate::{check, Scalar};
 use rayon::prelude::*;
-use rocm_blas::{Transpose, Uplo};
+use rocm_core::linalg::{Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Element, Result};
 
 /// `count` disjoint views `stride` apart (the caller checked the strides).

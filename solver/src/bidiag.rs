@@ -24,7 +24,7 @@ use crate::matrix::{MatMut, MatRef};
 use crate::qr::write_vector;
 use crate::{check, Scalar};
 use num_traits::Zero;
-use rocm_blas::Transpose;
+use rocm_core::linalg::Transpose;
 use rocm_core::{BufferSliceMut, DeviceBuffer, Error, Result};
 
 /// LARFG on a row of a host matrix: the row's elements `first..end` of row `r` (stride

@@ -13,7 +13,8 @@
 
 use crate::matrix::{MatMut, MatRef};
 use crate::Scalar;
-use rocm_blas::{Blas, Diag, Side, Transpose, Uplo};
+use rocm_blas::Blas;
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
 use rocm_core::Result;
 
 /// C = α·op(A)·op(B) + β·C with the shapes taken from the views.

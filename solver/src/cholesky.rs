@@ -20,7 +20,7 @@ use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, kernels, Scalar};
 use num_traits::One;
-use rocm_blas::{Diag, Side, Transpose, Uplo};
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 /// Width of the block columns the lookahead's trailing update is split into.

@@ -24,7 +24,7 @@ use crate::rotations::RowPanels;
 use crate::steqr::steqr;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
-use rocm_blas::{Side, Transpose, Uplo};
+use rocm_core::linalg::{Side, Transpose, Uplo};
 use rocm_core::{BufferSliceMut, Error, Result};
 
 /// Whether an eigensolver computes eigenvectors (rocSOLVER's `rocblas_evect`).

@@ -22,7 +22,7 @@ use crate::handle::Solver;
 use crate::matrix::{MatMut, MatRef};
 use crate::Scalar;
 use num_traits::{Float, Zero};
-use rocm_blas::{Diag, Side, Transpose, Uplo};
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
 use rocm_core::Result;
 
 /// LAPACK's LARFG: for (α, x) returns (β, τ) and scales x into v's tail so that

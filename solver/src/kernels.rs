@@ -8,7 +8,7 @@ use crate::matrix::MatMut;
 use crate::Scalar;
 use num_traits::{Float, One, Zero};
 use rayon::prelude::*;
-use rocm_blas::{Diag, Uplo};
+use rocm_core::linalg::{Diag, Uplo};
 use rocm_core::Result;
 
 /// Columns per rayon task in the column-parallel kernels.

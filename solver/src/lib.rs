@@ -69,6 +69,7 @@ pub mod tuning;
 
 pub use eigen::Evect;
 pub use handle::{Info, Solver};
-pub use rocm_blas::{Diag, Real, Scalar, Side, Transpose, Uplo};
+pub use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
+pub use rocm_core::scalar::{Real, Scalar};
 pub use svd::Svect;
 pub use tuning::BlockSizes;

@@ -16,7 +16,7 @@ use crate::householder::{geqr2, larft, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
 use crate::qr::{host_of, write_vector};
 use crate::{check, Scalar};
-use rocm_blas::{Side, Transpose};
+use rocm_core::linalg::{Side, Transpose};
 use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 impl Solver {

@@ -21,7 +21,7 @@ use crate::matrix::{MatMut, MatRef};
 use crate::qr::check_q_trans;
 use crate::{check, Scalar};
 use num_traits::Zero;
-use rocm_blas::{Diag, Side, Transpose, Uplo};
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
 use rocm_core::{BufferSliceMut, Result};
 
 /// The 1-based position of the first exactly zero diagonal element of the k×k triangle.

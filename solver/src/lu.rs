@@ -22,7 +22,7 @@ use crate::blas3::{copied, gemm, trsm, workspace};
 use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, kernels, Scalar};
-use rocm_blas::{Diag, Side, Transpose, Uplo};
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
 impl Solver {

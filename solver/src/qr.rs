@@ -17,7 +17,7 @@ use crate::handle::Solver;
 use crate::householder::{geqr2, normalized, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, Scalar};
-use rocm_blas::{Side, Transpose};
+use rocm_core::linalg::{Side, Transpose};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
 /// Host access to a vector argument (`tau`).

@@ -24,7 +24,7 @@ use crate::qr::write_vector;
 use crate::rotations::RowPanels;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
-use rocm_blas::{Side, Transpose};
+use rocm_core::linalg::{Side, Transpose};
 use rocm_core::{BufferSliceMut, Error, Result};
 
 /// Which singular vectors GESVD computes, for U and for Vᴴ separately (rocSOLVER's

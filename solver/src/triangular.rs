@@ -16,7 +16,7 @@ use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, kernels, Scalar};
 use num_traits::One;
-use rocm_blas::{Diag, Side, Transpose, Uplo};
+use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
 use rocm_core::{BufferSliceMut, Result};
 
 impl Solver {

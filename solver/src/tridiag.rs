@@ -24,7 +24,7 @@ use crate::matrix::{MatMut, MatRef};
 use crate::qr::{check_q_trans, host_of, write_vector};
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
-use rocm_blas::{Side, Transpose, Uplo};
+use rocm_core::linalg::{Side, Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
 /// The n×n matrix B = J·A·J (B[p, q] = A[n−1−p, n−1−q]) of a host matrix.

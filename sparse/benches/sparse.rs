@@ -28,7 +28,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rayon::prelude::*;
 use rocm_core::{Device, DeviceBuffer};
-use rocm_sparse::ops::{spgemm, Op, Spgemm, Spmv, SpmvAlg};
+use rocm_sparse::ops::{spgemm, Spgemm, Spmv, SpmvAlg, Transpose};
 use rocm_sparse::{gen, Csr};
 use std::hint::black_box;
 
@@ -144,14 +144,14 @@ fn bench_spmv(c: &mut Criterion) {
         });
         let xb = DeviceBuffer::from_slice(&dev, &x).expect("x");
         let mut yb = DeviceBuffer::<f64>::zeros(&dev, a.nrows()).expect("y");
-        let plan = Spmv::analysis(&dev, Op::N, a.into(), SpmvAlg::MergePath).expect("plan");
+        let plan = Spmv::analysis(&dev, Transpose::N, a.into(), SpmvAlg::MergePath).expect("plan");
         g.bench_function(BenchmarkId::new("rocm_merge", name), |b| {
             b.iter(|| {
                 plan.compute(1.0, a.into(), &xb.as_slice(), 1.0, &mut yb.as_slice_mut())
                     .expect("spmv")
             })
         });
-        let rs = Spmv::analysis(&dev, Op::N, a.into(), SpmvAlg::RowSplit).expect("plan");
+        let rs = Spmv::analysis(&dev, Transpose::N, a.into(), SpmvAlg::RowSplit).expect("plan");
         g.bench_function(BenchmarkId::new("rocm_rowsplit", name), |b| {
             b.iter(|| {
                 rs.compute(1.0, a.into(), &xb.as_slice(), 1.0, &mut yb.as_slice_mut())

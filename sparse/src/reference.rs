@@ -6,7 +6,7 @@
 //! tolerances derived from the arithmetic.
 
 use crate::format::{Dense, SparseMatrix};
-use crate::ops::{Diag, Fill, Op};
+use crate::ops::{Diag, Transpose, Uplo};
 use crate::scalar::{Index, Scalar};
 use num_complex::Complex64;
 use rocm_core::Result;
@@ -30,17 +30,17 @@ pub fn widen_vec<T: Scalar>(x: &[T]) -> Vec<Complex64> {
 }
 
 /// `op(A)` as a new matrix.
-pub fn apply_op(op: Op, a: &Mat) -> Mat {
+pub fn apply_op(op: Transpose, a: &Mat) -> Mat {
     match op {
-        Op::N => a.clone(),
-        Op::T => Dense::from_fn(a.ncols(), a.nrows(), |i, j| a.at(j, i)),
-        Op::C => Dense::from_fn(a.ncols(), a.nrows(), |i, j| a.at(j, i).conj()),
+        Transpose::N => a.clone(),
+        Transpose::T => Dense::from_fn(a.ncols(), a.nrows(), |i, j| a.at(j, i)),
+        Transpose::C => Dense::from_fn(a.ncols(), a.nrows(), |i, j| a.at(j, i).conj()),
     }
 }
 
 /// `alpha * op(A) * x + beta * y`.
 pub fn gemv(
-    op: Op,
+    op: Transpose,
     alpha: Complex64,
     a: &Mat,
     x: &[Complex64],
@@ -92,8 +92,8 @@ pub fn sddmm(
 /// Solves `op(T) y = alpha x` where `T` is the `fill` triangle of `A` (the other triangle
 /// ignored) with its diagonal, or ones on the diagonal for [`Diag::Unit`].
 pub fn trsv(
-    op: Op,
-    fill: Fill,
+    op: Transpose,
+    fill: Uplo,
     diag: Diag,
     a: &Mat,
     alpha: Complex64,
@@ -102,8 +102,8 @@ pub fn trsv(
     let n = a.nrows();
     let tri = Dense::from_fn(n, n, |i, j| {
         let keep = match fill {
-            Fill::Lower => j < i,
-            Fill::Upper => j > i,
+            Uplo::Lower => j < i,
+            Uplo::Upper => j > i,
         };
         if i == j {
             match diag {
@@ -117,7 +117,7 @@ pub fn trsv(
         }
     });
     let t = apply_op(op, &tri);
-    let lower = (fill == Fill::Lower) == (op == Op::N);
+    let lower = (fill == Uplo::Lower) == (op == Transpose::N);
     let mut y: Vec<Complex64> = x.iter().map(|v| alpha * v).collect();
     let order: Vec<usize> = if lower {
         (0..n).collect()
@@ -194,7 +194,7 @@ pub fn max_diff(a: &Mat, b: &Mat) -> f64 {
 /// `alpha * op(A) * x + beta * y` straight from the stored entries (any format, through
 /// COO), accumulated in Complex64: the reference for matrices too large to densify.
 pub fn spmv_entries<I: Index, T: Scalar, M: SparseMatrix<I, T>>(
-    op: Op,
+    op: Transpose,
     alpha: Complex64,
     a: &M,
     x: &[Complex64],
@@ -207,9 +207,9 @@ pub fn spmv_entries<I: Index, T: Scalar, M: SparseMatrix<I, T>>(
         let (i, j) = (r.to_usize(), c.to_usize());
         let v = v.to_c64();
         match op {
-            Op::N => out[i] += alpha * v * x[j],
-            Op::T => out[j] += alpha * v * x[i],
-            Op::C => out[j] += alpha * v.conj() * x[i],
+            Transpose::N => out[i] += alpha * v * x[j],
+            Transpose::T => out[j] += alpha * v * x[i],
+            Transpose::C => out[j] += alpha * v.conj() * x[i],
         }
     }
     Ok(out)

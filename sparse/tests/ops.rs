@@ -26,6 +26,11 @@ fn tv<T: Scalar>(z: Complex64) -> T {
     T::from_c64(z)
 }
 
+/// |x| as f64: the modulus in `T`'s precision, widened exactly.
+fn abs<T: Scalar>(x: T) -> f64 {
+    rocm_core::Real::as_f64(x.modulus())
+}
+
 fn abs_mat(a: &Mat) -> Mat {
     Dense::from_fn(a.nrows(), a.ncols(), |i, j| {
         Complex64::new(a.get(i, j).unwrap().norm(), 0.0)
@@ -69,18 +74,22 @@ fn spmv_case<I: Index, T: Scalar>(
         (&bsr3).into(),
         (&ell).into(),
     ];
-    for op in [Op::N, Op::T, Op::C] {
-        let (rows, cols) = if op == Op::N { (m.m, m.n) } else { (m.n, m.m) };
+    for op in [Transpose::N, Transpose::T, Transpose::C] {
+        let (rows, cols) = if op == Transpose::N {
+            (m.m, m.n)
+        } else {
+            (m.n, m.m)
+        };
         let x: Vec<T> = xs[..cols].iter().map(|&v| tv(c(v))).collect();
         let y0: Vec<T> = ys[..rows].iter().map(|&v| tv(c(v))).collect();
         let (xw, yw) = (r::widen_vec(&x), r::widen_vec(&y0));
         let want = r::gemv(op, alpha.to_c64(), &a, &xw, beta.to_c64(), &yw);
         let scale = r::gemv(
             op,
-            Complex64::new(alpha.abs(), 0.0),
+            Complex64::new(abs(alpha), 0.0),
             &abs_mat(&a),
             &abs_vec(&xw),
-            Complex64::new(beta.abs(), 0.0),
+            Complex64::new(abs(beta), 0.0),
             &abs_vec(&yw),
         );
         let xb = DeviceBuffer::from_slice(&dev, &x).unwrap();
@@ -120,8 +129,12 @@ fn spmm_case<I: Index, T: Scalar>(
         tv(Complex64::new(-0.75, 0.25)),
     );
     let u = T::EPS / 2.0;
-    for op in [Op::N, Op::T] {
-        let (rows, inner) = if op == Op::N { (m.m, m.n) } else { (m.n, m.m) };
+    for op in [Transpose::N, Transpose::T] {
+        let (rows, inner) = if op == Transpose::N {
+            (m.m, m.n)
+        } else {
+            (m.n, m.m)
+        };
         let mut it = vals.iter().cycle().skip(3);
         let b = Dense::from_fn(inner, nrhs, |_, _| tv::<T>(c(*it.next().unwrap())));
         let c0 = Dense::from_fn(rows, nrhs, |_, _| tv::<T>(c(*it.next().unwrap())));
@@ -129,10 +142,10 @@ fn spmm_case<I: Index, T: Scalar>(
         let opa = r::apply_op(op, &a);
         let want = r::gemm(alpha.to_c64(), &opa, &bw, beta.to_c64(), &cw);
         let scale = r::gemm(
-            Complex64::new(alpha.abs(), 0.0),
+            Complex64::new(abs(alpha), 0.0),
             &abs_mat(&opa),
             &abs_mat(&bw),
-            Complex64::new(beta.abs(), 0.0),
+            Complex64::new(abs(beta), 0.0),
             &abs_mat(&cw),
         );
         for order in [Order::ColMajor, Order::RowMajor] {
@@ -213,10 +226,10 @@ fn spgemm_case<I: Index, T: Scalar>(
     );
     let want = r::gemm(alpha.to_c64(), &aw, &bw, beta.to_c64(), &dw);
     let scale = r::gemm(
-        Complex64::new(alpha.abs(), 0.0),
+        Complex64::new(abs(alpha), 0.0),
         &abs_mat(&aw),
         &abs_mat(&bw),
-        Complex64::new(beta.abs(), 0.0),
+        Complex64::new(abs(beta), 0.0),
         &abs_mat(&dw),
     );
     let got = r::dense_of(&cm).unwrap();
@@ -259,8 +272,8 @@ fn spgemm_case<I: Index, T: Scalar>(
         for j in 0..b.n {
             let bound = 4.0
                 * u
-                * (alpha.abs() * got.get(i, j).unwrap().norm()
-                    + beta.abs() * dw.get(i, j).unwrap().norm());
+                * (abs(alpha) * got.get(i, j).unwrap().norm()
+                    + abs(beta) * dw.get(i, j).unwrap().norm());
             close(
                 gs.get(i, j).unwrap(),
                 want.get(i, j).unwrap(),
@@ -285,7 +298,7 @@ fn sddmm_case<I: Index, T: Scalar>(
         .map(|(i, p)| (i, csr.col_idx()[p].to_usize()))
         .collect();
     let mut it = vals.iter().cycle();
-    let (opa, opb) = (Op::T, Op::N);
+    let (opa, opb) = (Transpose::T, Transpose::N);
     // op(A) = Aᵀ is m×k so A is k×m (col-major); B is k×n.
     let a = Dense::from_fn(k, cm.m, |_, _| tv::<T>(c(*it.next().unwrap())));
     let b = Dense::from_fn(k, cm.n, |_, _| tv::<T>(c(*it.next().unwrap())));
@@ -294,10 +307,10 @@ fn sddmm_case<I: Index, T: Scalar>(
     let ta = r::apply_op(opa, &aw);
     let want = r::sddmm(alpha.to_c64(), &ta, &bw, beta.to_c64(), &cw, &pattern);
     let scale = r::sddmm(
-        Complex64::new(alpha.abs(), 0.0),
+        Complex64::new(abs(alpha), 0.0),
         &abs_mat(&ta),
         &abs_mat(&bw),
-        Complex64::new(beta.abs(), 0.0),
+        Complex64::new(abs(beta), 0.0),
         &abs_mat(&cw),
         &pattern,
     );
@@ -357,8 +370,8 @@ fn spsv_case<I: Index, T: Scalar>(m: &RandMat, xs: &[(f64, f64)]) -> Result<(), 
     // Diagonal dominance bounds the growth: a forward error of 8 n u (|y| + |x|) is
     // generous for these condition numbers (<= 3 per row).
     let u = T::EPS;
-    for op in [Op::N, Op::T, Op::C] {
-        for fill in [Fill::Lower, Fill::Upper] {
+    for op in [Transpose::N, Transpose::T, Transpose::C] {
+        for fill in [Uplo::Lower, Uplo::Upper] {
             for diag in [Diag::NonUnit, Diag::Unit] {
                 let want = r::trsv(op, fill, diag, &a, alpha.to_c64(), &r::widen_vec(&x));
                 let ymax = want.iter().map(|v| v.norm()).fold(1.0, f64::max);
@@ -593,7 +606,7 @@ fn power_law_row_is_split_across_pieces() {
     let csr = coo.to_csr().unwrap();
     let xb = DeviceBuffer::from_slice(&dev, &x).unwrap();
     let mut yb = DeviceBuffer::<f64>::zeros(&dev, n).unwrap();
-    let plan = Spmv::analysis(&dev, Op::N, (&csr).into(), SpmvAlg::MergePath).unwrap();
+    let plan = Spmv::analysis(&dev, Transpose::N, (&csr).into(), SpmvAlg::MergePath).unwrap();
     plan.compute(
         1.0,
         (&csr).into(),
@@ -630,7 +643,7 @@ fn large_spmv_is_exact_and_thread_count_independent() {
             // Both algorithms' results, one after the other.
             let mut out = Vec::new();
             for alg in [SpmvAlg::MergePath, SpmvAlg::RowSplit] {
-                let plan = Spmv::analysis(&dev, Op::N, a.into(), alg).unwrap();
+                let plan = Spmv::analysis(&dev, Transpose::N, a.into(), alg).unwrap();
                 let mut yb = DeviceBuffer::from_slice(&dev, &y0).unwrap();
                 plan.compute(2.0, a.into(), &xb.as_slice(), beta, &mut yb.as_slice_mut())
                     .unwrap();
@@ -692,7 +705,7 @@ fn large_stencil_spmv_is_exact() {
         .collect();
     let xb = DeviceBuffer::from_slice(&dev, &x).unwrap();
     for alg in [SpmvAlg::MergePath, SpmvAlg::RowSplit] {
-        let plan = Spmv::analysis(&dev, Op::N, (&a).into(), alg).unwrap();
+        let plan = Spmv::analysis(&dev, Transpose::N, (&a).into(), alg).unwrap();
         for (beta, y0) in [(0.0, f64::NAN), (-1.0, 1.0)] {
             let mut yb = DeviceBuffer::from_slice(&dev, &vec![y0; n]).unwrap();
             plan.compute(
@@ -734,14 +747,14 @@ fn spmv_spmm_refuse_moved_row_pointers() {
         .collect();
     assert_eq!(sorted.len(), idx.len());
     let b = Csr::new(n, n, moved, sorted, vals).unwrap();
-    let plan = Spmv::analysis(&dev, Op::N, (&a).into(), SpmvAlg::MergePath).unwrap();
+    let plan = Spmv::analysis(&dev, Transpose::N, (&a).into(), SpmvAlg::MergePath).unwrap();
     let x = DeviceBuffer::from_slice(&dev, &vec![1.0; n]).unwrap();
     let mut y = DeviceBuffer::<f64>::zeros(&dev, n).unwrap();
     let err = plan
         .compute(1.0, (&b).into(), &x.as_slice(), 0.0, &mut y.as_slice_mut())
         .unwrap_err();
     assert!(err.to_string().contains("row pointers"), "{err}");
-    let mm = Spmm::analysis(&dev, Op::N, (&a).into()).unwrap();
+    let mm = Spmm::analysis(&dev, Transpose::N, (&a).into()).unwrap();
     let bd = DnMat::new(n, 1, n, Order::ColMajor, x.as_slice()).unwrap();
     let mut cd = DnMatMut::new(n, 1, n, Order::ColMajor, y.as_slice_mut()).unwrap();
     assert!(mm.compute(1.0, (&b).into(), &bd, 0.0, &mut cd).is_err());
@@ -759,7 +772,7 @@ fn zero_pivots_name_their_row() {
         vec![2.0, 1.0, 1.0, 0.0],
     )
     .unwrap();
-    let sv = Spsv::analysis(&dev, Op::N, Fill::Lower, Diag::NonUnit, (&a).into()).unwrap();
+    let sv = Spsv::analysis(&dev, Transpose::N, Uplo::Lower, Diag::NonUnit, (&a).into()).unwrap();
     assert_eq!(sv.zero_pivot(), Some(1));
     let x = DeviceBuffer::from_slice(&dev, &[1.0; 3]).unwrap();
     let mut y = DeviceBuffer::<f64>::zeros(&dev, 3).unwrap();
@@ -768,7 +781,7 @@ fn zero_pivots_name_their_row() {
         .unwrap_err();
     assert!(e.to_string().contains("row 1"), "{e}");
     // Unit diagonal: no pivots needed.
-    let sv = Spsv::analysis(&dev, Op::N, Fill::Lower, Diag::Unit, (&a).into()).unwrap();
+    let sv = Spsv::analysis(&dev, Transpose::N, Uplo::Lower, Diag::Unit, (&a).into()).unwrap();
     assert_eq!(sv.zero_pivot(), None);
     let b = Csr::<i32, f64>::new(
         3,
@@ -778,7 +791,7 @@ fn zero_pivots_name_their_row() {
         vec![2.0, 1.0, 1.0, 1.0, 0.0],
     )
     .unwrap();
-    let sv = Spsv::analysis(&dev, Op::N, Fill::Lower, Diag::NonUnit, (&b).into()).unwrap();
+    let sv = Spsv::analysis(&dev, Transpose::N, Uplo::Lower, Diag::NonUnit, (&b).into()).unwrap();
     let e = sv
         .compute(1.0, (&b).into(), &x.as_slice(), &mut y.as_slice_mut())
         .unwrap_err();
@@ -820,7 +833,7 @@ fn zero_pivots_name_their_row() {
 fn mismatched_arguments_are_errors() {
     let dev = Device::cpu();
     let a = Csr::<i32, f64>::identity(3).unwrap();
-    let plan = Spmv::analysis(&dev, Op::N, (&a).into(), SpmvAlg::MergePath).unwrap();
+    let plan = Spmv::analysis(&dev, Transpose::N, (&a).into(), SpmvAlg::MergePath).unwrap();
     let x = DeviceBuffer::from_slice(&dev, &[1.0; 2]).unwrap();
     let mut y = DeviceBuffer::<f64>::zeros(&dev, 3).unwrap();
     assert!(plan
@@ -896,14 +909,14 @@ fn gpu_devices_are_unsupported() {
     assert!(!gpu.is_cpu());
     let a = Csr::<i32, f64>::identity(3).unwrap();
     let errs = [
-        Spmv::analysis(&gpu, Op::N, (&a).into(), SpmvAlg::MergePath).err(),
-        Spmm::analysis(&gpu, Op::N, (&a).into()).err(),
+        Spmv::analysis(&gpu, Transpose::N, (&a).into(), SpmvAlg::MergePath).err(),
+        Spmm::analysis(&gpu, Transpose::N, (&a).into()).err(),
         Spgemm::analysis(&gpu, &a, &a, None).err(),
         spgemm(&gpu, 1.0, &a, &a, 0.0, None).err(),
         Spgeam::analysis(&gpu, &a, &a).err(),
-        Sddmm::analysis(&gpu, Op::N, Op::N).err(),
-        Spsv::analysis(&gpu, Op::N, Fill::Lower, Diag::NonUnit, (&a).into()).err(),
-        Spsm::analysis(&gpu, Op::N, Fill::Lower, Diag::NonUnit, (&a).into()).err(),
+        Sddmm::analysis(&gpu, Transpose::N, Transpose::N).err(),
+        Spsv::analysis(&gpu, Transpose::N, Uplo::Lower, Diag::NonUnit, (&a).into()).err(),
+        Spsm::analysis(&gpu, Transpose::N, Uplo::Lower, Diag::NonUnit, (&a).into()).err(),
         Ilu0::analysis(&gpu, &a).err(),
         Ic0::analysis(&gpu, &a).err(),
     ];

@@ -16,7 +16,9 @@
 //! on the data, are not counted.
 
 use super::{cast, norm1, random, Routine, SolverArgs};
-use rocm_blas::{Blas, Scalar, Transpose, Uplo};
+use rocm_blas::Blas;
+use rocm_core::linalg::{Transpose, Uplo};
+use rocm_core::scalar::Scalar;
 use rocm_core::{Device, Result as CoreResult};
 use rocm_solver::{Evect, Real, Solver, Svect};
 use std::time::Instant;

@@ -21,7 +21,7 @@
 use super::{host, host_mut, ws_mut, ConvSolver, CoreOp, Geom};
 use crate::Dnn;
 use rayon::prelude::*;
-use rocm_blas::Transpose;
+use rocm_core::linalg::Transpose;
 use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Result};
 
 pub(crate) struct Im2col;

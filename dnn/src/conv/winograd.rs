@@ -23,7 +23,7 @@ use super::{host, host_mut, ws_mut, ConvSolver, CoreOp, Geom};
 use crate::simd::has_fma;
 use crate::Dnn;
 use rayon::prelude::*;
-use rocm_blas::Transpose;
+use rocm_core::linalg::Transpose;
 use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Error, Result};
 
 /// Bytes of the V (and M) workspace of one block of tiles: about L2-sized, so that the

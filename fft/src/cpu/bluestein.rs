@@ -11,7 +11,7 @@
 use super::simd::{dispatch, Pointwise, RowMul};
 use super::{cache, Exec, Loc, Rounded, MAX_TILE};
 use crate::plan::Node;
-use crate::scalar::Real;
+use crate::scalar::FftReal;
 use crate::twiddle::Roots;
 use num_complex::Complex;
 use std::sync::Arc;
@@ -43,7 +43,7 @@ struct Tables<T> {
     kernel: Rounded<T>,
 }
 
-impl<T: Real> Bluestein<T> {
+impl<T: FftReal> Bluestein<T> {
     pub fn new(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Self {
         let t = cache::get_or_make(
             cache::Key::new::<T>("bluestein", vec![n, m, fwd as usize]),

@@ -6,9 +6,10 @@
 //! which halves the multiplications and pairs outputs `j` and `p − j`.
 
 use super::simd::Cv;
-use crate::scalar::Real;
+use crate::scalar::FftReal;
 use num_complex::Complex;
 use num_traits::{FloatConst, One};
+use rocm_core::Scalar as _;
 
 type C<T> = Complex<T>;
 
@@ -73,8 +74,8 @@ pub fn bf16<V: Cv, const FWD: bool>(a: [V; 16]) -> [V; 16] {
     let o = bf8::<V, FWD>(od);
     // ω_16^k for k = 1, 3, 5, 7 (forward sign; conjugated for backward); the even
     // ones are exact (ω_8 multiples).
-    let c1 = V::T::of(0.923_879_532_511_286_7);
-    let s1 = V::T::of(0.382_683_432_365_089_8);
+    let c1 = V::T::from_f64(0.923_879_532_511_286_7);
+    let s1 = V::T::from_f64(0.382_683_432_365_089_8);
     let sg = if FWD { -V::T::one() } else { V::T::one() };
     let w = |re: V::T, im: V::T| V::splat(C::new(re, sg * im));
     let t = [
@@ -103,14 +104,14 @@ pub struct OddConsts<T> {
     pub sin: Vec<T>,
 }
 
-impl<T: Real> OddConsts<T> {
+impl<T: FftReal> OddConsts<T> {
     pub fn new(p: usize, forward: bool) -> Self {
         let w: Vec<_> = (0..p)
             .map(|t| crate::twiddle::root_dir(t as u64, p as u64, forward))
             .collect();
         OddConsts {
-            cos: w.iter().map(|z| T::of(z.re)).collect(),
-            sin: w.iter().map(|z| T::of(z.im)).collect(),
+            cos: w.iter().map(|z| T::from_f64(z.re)).collect(),
+            sin: w.iter().map(|z| T::from_f64(z.im)).collect(),
         }
     }
 }
@@ -153,8 +154,8 @@ pub fn bf3<V: Cv, const FWD: bool>(a: [V; 3]) -> [V; 3] {
     let t = a[1] + a[2];
     let d = (a[1] - a[2])
         .rot::<FWD>()
-        .scale(V::T::of(0.866_025_403_784_438_6));
-    let m = a[0].add_scaled(t, V::T::of(-0.5));
+        .scale(V::T::from_f64(0.866_025_403_784_438_6));
+    let m = a[0].add_scaled(t, V::T::from_f64(-0.5));
     [a[0] + t, m + d, m - d]
 }
 
@@ -167,7 +168,7 @@ pub fn bf9<V: Cv, const FWD: bool>(a: [V; 9]) -> [V; 9] {
     let b2 = bf3::<V, FWD>([a[2], a[5], a[8]]);
     // ω_9^e for e = 1, 2, 4 (forward sign; conjugated backward).
     let sg = if FWD { -V::T::one() } else { V::T::one() };
-    let w = |c: f64, s: f64| V::splat(C::new(V::T::of(c), sg * V::T::of(s)));
+    let w = |c: f64, s: f64| V::splat(C::new(V::T::from_f64(c), sg * V::T::from_f64(s)));
     let w1 = w(0.766_044_443_118_978, 0.642_787_609_686_539_4);
     let w2 = w(0.173_648_177_666_930_36, 0.984_807_753_012_208);
     let w4 = w(-0.939_692_620_785_908_4, 0.342_020_143_325_668_7);

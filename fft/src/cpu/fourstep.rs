@@ -29,7 +29,7 @@
 
 use super::simd::{dispatch, prefetch, Cv, SimdFn};
 use super::{with_scratch, Exec, Loc, Raw};
-use crate::scalar::{cast, Real};
+use crate::scalar::{cast, FftReal};
 use crate::twiddle::RootTable;
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -59,7 +59,7 @@ pub struct FourStep<T> {
     tw: Arc<TwiddlePair<T>>,
 }
 
-impl<T: Real> FourStep<T> {
+impl<T: FftReal> FourStep<T> {
     pub fn new(
         n: usize,
         rows: usize,
@@ -256,7 +256,7 @@ pub(crate) struct GatherLines<'a, T> {
     pub(crate) w: usize,
 }
 
-impl<T: Real> SimdFn<T> for GatherLines<'_, T> {
+impl<T: FftReal> SimdFn<T> for GatherLines<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -327,7 +327,7 @@ pub(crate) struct ScatterLines<'a, T> {
     pub(crate) h: usize,
 }
 
-impl<T: Real> SimdFn<T> for ScatterLines<'_, T> {
+impl<T: FftReal> SimdFn<T> for ScatterLines<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -385,7 +385,7 @@ struct TwiddleLine<'a, T> {
     dst: &'a mut [C<T>],
 }
 
-impl<T: Real> SimdFn<T> for TwiddleLine<'_, T> {
+impl<T: FftReal> SimdFn<T> for TwiddleLine<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -418,7 +418,7 @@ impl<T: Real> SimdFn<T> for TwiddleLine<'_, T> {
 
 /// `dst[j·rows + i] = src[i·cols + j]`: a `rows × cols` row-major block transposed,
 /// in vector-sized square blocks.
-pub(crate) fn transpose<T: Real>(src: &[C<T>], rows: usize, cols: usize, dst: &mut [C<T>]) {
+pub(crate) fn transpose<T: FftReal>(src: &[C<T>], rows: usize, cols: usize, dst: &mut [C<T>]) {
     dispatch(Transpose {
         src,
         rows,
@@ -434,7 +434,7 @@ struct Transpose<'a, T> {
     dst: &'a mut [C<T>],
 }
 
-impl<T: Real> SimdFn<T> for Transpose<'_, T> {
+impl<T: FftReal> SimdFn<T> for Transpose<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -488,7 +488,7 @@ mod tests {
     /// of blocks and of vectors (odd and non-multiple-of-lane factors), in and out of
     /// place, sequential and shared among threads. Bound: 8·ε·√log2 N (relative L2),
     /// twice the smooth-size acceptance bound (a misplaced value costs O(1)).
-    fn check<T: Real>(rows: usize, cols: usize, fwd: bool, par: bool) {
+    fn check<T: FftReal>(rows: usize, cols: usize, fwd: bool, par: bool) {
         let n = rows * cols;
         let node = Node::FourStep {
             n,
@@ -502,12 +502,17 @@ mod tests {
             .map(|i| C::new((i as f64 * 0.71).sin(), (i as f64 * 1.37).cos() - 0.2))
             .collect();
         let xt: Vec<C<T>> = x.iter().map(|&z| cast(z)).collect();
-        let xr: Vec<C<f64>> = xt.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect();
+        let xr: Vec<C<f64>> = xt
+            .iter()
+            .map(|z| C::new(z.re.as_f64(), z.im.as_f64()))
+            .collect();
         let want = fft_f64(&xr, fwd);
         let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
         let zero = C::new(T::zero(), T::zero());
         let widen = |v: &[C<T>]| -> Vec<C<f64>> {
-            v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+            v.iter()
+                .map(|z| C::new(z.re.as_f64(), z.im.as_f64()))
+                .collect()
         };
         // In place through `run`.
         let mut a = xt.clone();

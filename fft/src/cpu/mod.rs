@@ -17,7 +17,7 @@ mod stockham;
 
 use crate::layout::Layout;
 use crate::plan::{AxisOp, Node, PlanTree, TransformType};
-use crate::scalar::{Real, Storage};
+use crate::scalar::{FftReal, Storage};
 use bluestein::Bluestein;
 use fourstep::FourStep;
 use num_complex::Complex;
@@ -53,7 +53,7 @@ pub enum Exec<T> {
     Rader(Rader<T>),
 }
 
-impl<T: Real> Exec<T> {
+impl<T: FftReal> Exec<T> {
     pub fn new(node: &Node, forward: bool) -> Self {
         match node {
             Node::Stockham { n, radices, whole } => {
@@ -213,7 +213,7 @@ impl<T: Real> Exec<T> {
 /// computed in `f64` for a plan in `T`): for an `f64` plan the cached one the plan runs
 /// too; else Stockham sequences through [`Stockham::once`] (no table memory, not
 /// cached) and anything else as [`Exec::new`].
-pub(crate) fn kernel_exec<T: Real>(node: &Node) -> Exec<f64> {
+pub(crate) fn kernel_exec<T: FftReal>(node: &Node) -> Exec<f64> {
     if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>() {
         return Exec::new(node, true);
     }
@@ -240,7 +240,7 @@ thread_local! {
 /// Runs `f` on `len` complex values of per-thread scratch (kept between calls, so
 /// parallel tasks allocate once per thread, not once per task). Contents are
 /// unspecified. A nested call on the same thread gets a fresh allocation.
-pub(crate) fn with_scratch<T: Real, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -> R {
+pub(crate) fn with_scratch<T: FftReal, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -> R {
     let slots = (len * std::mem::size_of::<C<T>>()).div_ceil(std::mem::size_of::<C<f64>>());
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut v) => {
@@ -268,7 +268,7 @@ pub(crate) struct Rounded<T> {
     _t: std::marker::PhantomData<T>,
 }
 
-impl<T: Real> Rounded<T> {
+impl<T: FftReal> Rounded<T> {
     /// `slots[k]·scale` rounded to `T`, for `k < len` (`slots` at least `len` long).
     pub(crate) fn new(mut slots: Vec<C<f64>>, len: usize, scale: f64) -> Self {
         assert!(slots.len() >= len);
@@ -290,7 +290,7 @@ impl<T: Real> Rounded<T> {
     }
 }
 
-impl<T: Real> std::ops::Deref for Rounded<T> {
+impl<T: FftReal> std::ops::Deref for Rounded<T> {
     type Target = [C<T>];
     #[inline(always)]
     fn deref(&self) -> &[C<T>] {
@@ -455,7 +455,7 @@ const STOCKHAM_COLUMNS_BUDGET: usize = 1 << 15;
 
 /// The width of the batch tiles for a 1-D transform (0: none): as wide as
 /// [`tile_width`] allows within [`COLUMNS_BUDGET`], at least one whole vector.
-fn columns_width<T: Real>(ex: &Exec<T>) -> usize {
+fn columns_width<T: FftReal>(ex: &Exec<T>) -> usize {
     let n = ex.len();
     let wanted = match ex {
         Exec::Stockham(st) => st.prefers_columns(),
@@ -483,7 +483,7 @@ fn columns_width<T: Real>(ex: &Exec<T>) -> usize {
     }
 }
 
-impl<T: Real> CpuPlan<T> {
+impl<T: FftReal> CpuPlan<T> {
     pub fn new(tree: &PlanTree) -> Self {
         let fwd = tree.kind.is_forward();
         let mut c_lens = tree.lengths.clone();
@@ -583,7 +583,7 @@ impl<T: Real> CpuPlan<T> {
     ) {
         let lane = self.lane_len();
         let lanes = (work.len() / lane.max(1)).clamp(1, self.lanes(batch));
-        let scale = T::of(scale);
+        let scale = T::from_f64(scale);
         let work = &mut work[..lane * lanes];
         if self.execute_direct(src, dst, inl, outl, batch, scale, work) {
             return;
@@ -671,7 +671,7 @@ impl<T: Real> CpuPlan<T> {
         let rescale = |out: &mut [C<T>]| {
             if scale != T::one() {
                 for z in out.iter_mut() {
-                    *z = *z * scale;
+                    *z *= scale;
                 }
             }
         };
@@ -837,7 +837,7 @@ impl<T: Real> CpuPlan<T> {
                     }
                     if scale != T::one() {
                         for z in out.iter_mut() {
-                            *z = *z * scale;
+                            *z *= scale;
                         }
                     }
                     return;
@@ -1023,7 +1023,7 @@ impl<T: Real> CpuPlan<T> {
     }
 }
 
-impl<T: Real> CpuPlan<T> {
+impl<T: FftReal> CpuPlan<T> {
     /// Whether a complex-side layout is dense in the complex work array's order.
     fn contiguous(&self, l: &Layout) -> bool {
         let mut s = 1;
@@ -1146,7 +1146,7 @@ mod tests {
     /// lengths, a longer buffer and an empty table), for both precisions.
     #[test]
     fn rounded_tables_hold_the_rounded_values() {
-        fn check<T: Real>(len: usize, extra: usize, scale: f64) {
+        fn check<T: FftReal>(len: usize, extra: usize, scale: f64) {
             let v: Vec<C<f64>> = (0..len + extra)
                 .map(|i| C::new((i as f64 * 0.3).sin() * 1e3, (i as f64).cos() / 7.0))
                 .collect();

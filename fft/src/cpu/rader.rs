@@ -11,7 +11,7 @@
 use super::simd::{dispatch, Pointwise, RowMul};
 use super::{cache, Exec, Loc, Rounded, MAX_TILE};
 use crate::plan::{pow_mod, Node};
-use crate::scalar::Real;
+use crate::scalar::FftReal;
 use crate::twiddle::Roots;
 use num_complex::Complex;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ fn scatter(gather: &[u32]) -> impl Iterator<Item = &u32> {
         .chain(gather.get(1..).unwrap_or(&[]).iter().rev())
 }
 
-impl<T: Real> Rader<T> {
+impl<T: FftReal> Rader<T> {
     pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Self {
         let t = cache::get_or_make(
             cache::Key::new::<T>("rader", vec![n, g, fwd as usize]),

@@ -12,7 +12,7 @@
 
 use super::{cache, Exec, Loc};
 use crate::plan::RealNode;
-use crate::scalar::{cast, Real};
+use crate::scalar::{cast, FftReal};
 use crate::twiddle::Roots;
 use num_complex::Complex;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub enum RealExec<T> {
     },
 }
 
-impl<T: Real> RealExec<T> {
+impl<T: FftReal> RealExec<T> {
     pub fn new(node: &RealNode, forward: bool) -> Self {
         match node {
             RealNode::Even { n, half } => RealExec::Even {
@@ -139,8 +139,8 @@ impl<T: Real> RealExec<T> {
 }
 
 #[inline(always)]
-fn wide<T: Real>(z: C<T>) -> C<f64> {
-    C::new(z.re.f64(), z.im.f64())
+fn wide<T: FftReal>(z: C<T>) -> C<f64> {
+    C::new(z.re.as_f64(), z.im.as_f64())
 }
 
 /// `X_k` from `Z_k` and `conj(Z_{h−k})`.

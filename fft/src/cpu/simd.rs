@@ -13,7 +13,7 @@
 //! (or that plus AVX-512F/VL: [`SimdLevel::Avx512`]) after `is_x86_feature_detected!`
 //! said so; [`dispatch`] is how the kernels get there.
 
-use crate::scalar::Real;
+use crate::scalar::FftReal;
 use num_complex::Complex;
 use num_traits::Zero;
 use std::ops::{Add, Sub};
@@ -23,7 +23,7 @@ type C<T> = Complex<T>;
 
 /// A vector of `LANES` complex numbers of precision `Self::T`.
 pub trait Cv: Copy + Add<Output = Self> + Sub<Output = Self> {
-    type T: Real;
+    type T: FftReal;
     const LANES: usize;
     /// Every lane `z`.
     fn splat(z: C<Self::T>) -> Self;
@@ -157,7 +157,7 @@ pub fn prefetch<T, const WRITE: bool>(p: *const T) {
 /// A kernel written once over [`Cv`]: [`dispatch`] runs it with the widest vector type
 /// the CPU supports. `call` must be `#[inline(always)]` so that its body is compiled
 /// with the vector instructions enabled.
-pub trait SimdFn<T: Real> {
+pub trait SimdFn<T: FftReal> {
     type Out;
     /// Whether this call takes the [`SimdLevel::Avx512`] build where the CPU has it
     /// (else the AVX2 one): false where that measured slower.
@@ -233,7 +233,7 @@ pub fn has_avx2_fma() -> bool {
 /// Runs `f` over `T::Vector` at the [`simd_level`] (AVX2 + FMA, or the same with
 /// AVX-512's registers), else over single complex values.
 #[inline]
-pub fn dispatch<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
+pub fn dispatch<T: FftReal, F: SimdFn<T>>(f: F) -> F::Out {
     match simd_level() {
         // SAFETY: the CPU supports AVX-512F/VL, AVX2 and FMA (`simd_level`).
         #[cfg(target_arch = "x86_64")]
@@ -248,19 +248,19 @@ pub fn dispatch<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
 /// The one-lane form of [`dispatch`], out of line so that the callers of `dispatch`
 /// hold only the two calls.
 #[inline(never)]
-fn dispatch_scalar<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
+fn dispatch_scalar<T: FftReal, F: SimdFn<T>>(f: F) -> F::Out {
     f.call::<C<T>>()
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl")]
-unsafe fn dispatch_avx512<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
+unsafe fn dispatch_avx512<T: FftReal, F: SimdFn<T>>(f: F) -> F::Out {
     f.call::<T::Vector>()
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn dispatch_avx2<T: Real, F: SimdFn<T>>(f: F) -> F::Out {
+unsafe fn dispatch_avx2<T: FftReal, F: SimdFn<T>>(f: F) -> F::Out {
     f.call::<T::Vector>()
 }
 
@@ -291,7 +291,7 @@ pub unsafe fn scatter_lanes<V: Cv, const R: usize>(
     }
 }
 
-impl<T: Real> Cv for C<T> {
+impl<T: FftReal> Cv for C<T> {
     type T = T;
     const LANES: usize = 1;
     #[inline(always)]
@@ -338,7 +338,7 @@ pub struct RowMul<'a, T, const CONJ: bool, const CONJ_IN: bool = false> {
     pub factors: &'a [C<T>],
 }
 
-impl<T: Real, const CONJ: bool, const CONJ_IN: bool> SimdFn<T> for RowMul<'_, T, CONJ, CONJ_IN> {
+impl<T: FftReal, const CONJ: bool, const CONJ_IN: bool> SimdFn<T> for RowMul<'_, T, CONJ, CONJ_IN> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -373,7 +373,7 @@ pub struct Pointwise<'a, T, const CONJ_A: bool, const CONJ_OUT: bool> {
     pub b: &'a [C<T>],
 }
 
-impl<T: Real, const CONJ_A: bool, const CONJ_OUT: bool> SimdFn<T>
+impl<T: FftReal, const CONJ_A: bool, const CONJ_OUT: bool> SimdFn<T>
     for Pointwise<'_, T, CONJ_A, CONJ_OUT>
 {
     type Out = ();

@@ -25,7 +25,7 @@ use super::cache::Table;
 use super::simd::{Cv, SimdFn};
 use super::{Loc, Raw};
 use crate::plan::Whole;
-use crate::scalar::{cast, Real};
+use crate::scalar::{cast, FftReal};
 use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
 use num_traits::{One, Zero};
@@ -199,7 +199,7 @@ const PAR_TABLE_MIN: usize = 1 << 17;
 /// in parallel. A pass whose table would pass [`TABLE_MAX`] entries keeps two small
 /// tables instead ([`Split`]); when any pass does, there is no quarter table (it is
 /// `n/4` values) and the kept passes take the two-table roots.
-fn build_passes<T: Real>(
+fn build_passes<T: FftReal>(
     n: usize,
     radices: &[usize],
     forward: bool,
@@ -297,7 +297,7 @@ fn build_passes<T: Real>(
 /// `q[e] = ω_n^e` for `e < n/4` (`4 | n`, `q.len() = n/4`): the first octant
 /// evaluated (directly, or from `table` when given), the second its exact mirror
 /// `ω_n^{n/4−e} = ω_n^{n/4}·conj(ω_n^e)`, `ω_n^{n/4} = ∓i`.
-fn fill_quarter<T: Real>(q: &mut [C<T>], n: usize, table: Option<&RootTable>, forward: bool) {
+fn fill_quarter<T: FftReal>(q: &mut [C<T>], n: usize, table: Option<&RootTable>, forward: bool) {
     let root = |e: usize| match table {
         Some(t) => t.get_reduced(e as u64),
         None => root_dir(e as u64, n as u64, forward),
@@ -351,7 +351,7 @@ struct Source<'a, T> {
     table: Option<&'a RootTable>,
 }
 
-impl<T: Real> Source<'_, T> {
+impl<T: FftReal> Source<'_, T> {
     /// Entries `i0..` of the pass's table: entry `i = (j−1)·m + p` is `ω_n^{s·p·j}`.
     fn fill(&self, out: &mut [C<T>], i0: usize) {
         let (n, m, s, forward) = (self.n, self.m, self.s, self.forward);
@@ -399,7 +399,7 @@ impl<T: Real> Source<'_, T> {
 /// `out[i] = ω_n^{e + i·step}` from the quarter table `q` (`n/4` values), the first
 /// exponent given as `quad·(n/4) + rem`: runs of constant quadrant are copies of `q`
 /// at stride `step` rotated by `(∓i)^quad` (a swap and sign flips, exact).
-fn quarter_run<T: Real>(
+fn quarter_run<T: FftReal>(
     out: &mut [C<T>],
     q: &[C<T>],
     mut quad: usize,
@@ -444,7 +444,7 @@ fn quarter_run<T: Real>(
     }
 }
 
-impl<T: Real> Split<T> {
+impl<T: FftReal> Split<T> {
     /// The tables of pass `(r, m, s)` of a length-`n` plan. Exponents are exact in
     /// integers (`s·j·u` and `s·j·CHUNK·a` are below `r·m·s = n`); each root is
     /// evaluated directly (about one ulp of `f64`) and rounded once to `T`.
@@ -474,7 +474,7 @@ thread_local! {
 
 /// Runs `f` on the per-thread chunk buffer of a pass (see [`Split`]): `len` values
 /// (empty, and no buffer touched, when `len` is 0).
-fn with_chunk_buffer<T: Real, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -> R {
+fn with_chunk_buffer<T: FftReal, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -> R {
     if len == 0 {
         return f(&mut []);
     }
@@ -496,7 +496,7 @@ fn with_chunk_buffer<T: Real, R>(len: usize, f: impl FnOnce(&mut [C<T>]) -> R) -
 /// after them); the view of them. (Its own vector dispatch, kept out of the pass
 /// kernels so that they compile as they do for tables.)
 #[inline(never)]
-fn chunk_view<'a, T: Real>(
+fn chunk_view<'a, T: FftReal>(
     pass: &Pass<T>,
     sp: &Split<T>,
     pa: usize,
@@ -540,7 +540,7 @@ struct FillChunk<'a, T> {
     rows: &'a mut [C<T>],
 }
 
-impl<T: Real> SimdFn<T> for FillChunk<'_, T> {
+impl<T: FftReal> SimdFn<T> for FillChunk<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -571,7 +571,7 @@ impl<T: Real> SimdFn<T> for FillChunk<'_, T> {
     }
 }
 
-impl<T: Real> Stockham<T> {
+impl<T: FftReal> Stockham<T> {
     pub fn new(n: usize, radices: &[usize], forward: bool) -> Self {
         Self::with_whole(n, radices, None, forward)
     }
@@ -825,7 +825,7 @@ impl<T: Real> Stockham<T> {
 /// that they compile exactly as for a table (a loop around them inside made the
 /// compiler hoist and spill their set-up into every call, about 150 instructions,
 /// which cost 5 to 8 % on small batched lengths).
-fn exec_pass<T: Real>(
+fn exec_pass<T: FftReal>(
     pass: &Pass<T>,
     x: &[C<T>],
     y: &mut [C<T>],
@@ -962,7 +962,7 @@ struct PassJob<'a, T, const R: usize, B> {
     bf: B,
 }
 
-impl<T: Real, const R: usize, B: Butterfly<T, R>> SimdFn<T> for PassJob<'_, T, R, B> {
+impl<T: FftReal, const R: usize, B: Butterfly<T, R>> SimdFn<T> for PassJob<'_, T, R, B> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -987,7 +987,7 @@ struct GenericJob<'a, T> {
     k: &'a OddConsts<T>,
 }
 
-impl<T: Real> SimdFn<T> for GenericJob<'_, T> {
+impl<T: FftReal> SimdFn<T> for GenericJob<'_, T> {
     type Out = ();
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) {
@@ -1048,7 +1048,7 @@ struct ShortFirstJob<'a, T> {
     count: usize,
 }
 
-impl<T: Real> ShortFirstJob<'_, T> {
+impl<T: FftReal> ShortFirstJob<'_, T> {
     /// Whether the pass has this shape with the widest vectors the CPU has. (A
     /// table pass only: split passes are the long ones.)
     fn fits(&self) -> bool {
@@ -1066,7 +1066,7 @@ impl<T: Real> ShortFirstJob<'_, T> {
     }
 }
 
-impl<T: Real> SimdFn<T> for ShortFirstJob<'_, T> {
+impl<T: FftReal> SimdFn<T> for ShortFirstJob<'_, T> {
     /// False when nothing was done (no fixed butterfly for the radix).
     type Out = bool;
     #[inline(always)]
@@ -1140,7 +1140,7 @@ fn short_first<V: Cv, const R: usize, B: Butterfly<V::T, R>>(
 /// The first (`FIRST`: rows in, interleaved out) or last (interleaved in, rows out)
 /// pass of [`Stockham::run_rows_via_tile`], one vector function per radix and
 /// butterfly (as [`PassJob`]).
-fn rows_end_job<T: Real, const FIRST: bool>(
+fn rows_end_job<T: FftReal, const FIRST: bool>(
     p: &Pass<T>,
     x: &[C<T>],
     y: &mut [C<T>],
@@ -1172,7 +1172,7 @@ struct RowsEnd<'a, T, const FIRST: bool, const R: usize, B> {
     bf: B,
 }
 
-impl<T: Real, const FIRST: bool, const R: usize, B: Butterfly<T, R>> SimdFn<T>
+impl<T: FftReal, const FIRST: bool, const R: usize, B: Butterfly<T, R>> SimdFn<T>
     for RowsEnd<'_, T, FIRST, R, B>
 {
     type Out = ();
@@ -1291,7 +1291,7 @@ struct InRegisters<'a, T> {
     count: usize,
 }
 
-impl<T: Real> SimdFn<T> for InRegisters<'_, T> {
+impl<T: FftReal> SimdFn<T> for InRegisters<'_, T> {
     type Out = bool;
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) -> bool {
@@ -1425,7 +1425,7 @@ struct ThroughOutput<'a, T> {
     count: usize,
 }
 
-impl<T: Real> SimdFn<T> for ThroughOutput<'_, T> {
+impl<T: FftReal> SimdFn<T> for ThroughOutput<'_, T> {
     type Out = bool;
     #[inline(always)]
     fn call<V: Cv<T = T>>(self) -> bool {
@@ -1578,7 +1578,7 @@ macro_rules! unrolled {
 /// Runs `count` transforms of `x` into `y` by [`lanes_codelet`] with the first pass
 /// `first` of the two (its table holds the constant twiddles); false (nothing done)
 /// for a shape without a codelet.
-fn lanes_whole<T: Real>(
+fn lanes_whole<T: FftReal>(
     first: &Pass<T>,
     fwd: bool,
     x: &[C<T>],
@@ -1627,7 +1627,7 @@ struct LanesJob<'a, T, const N: usize, const R1: usize, const R2: usize, B1, B2>
     b2: B2,
 }
 
-impl<T: Real, const N: usize, const R1: usize, const R2: usize, B1, B2> SimdFn<T>
+impl<T: FftReal, const N: usize, const R1: usize, const R2: usize, B1, B2> SimdFn<T>
     for LanesJob<'_, T, N, R1, R2, B1, B2>
 where
     B1: Butterfly<T, R1>,
@@ -1817,7 +1817,7 @@ struct Dir<const F: bool>;
 
 macro_rules! fixed {
     ($r:literal, $f:ident) => {
-        impl<T: Real, const F: bool> Butterfly<T, $r> for Dir<F> {
+        impl<T: FftReal, const F: bool> Butterfly<T, $r> for Dir<F> {
             #[inline(always)]
             fn apply<V: Cv<T = T>>(&self, a: [V; $r]) -> [V; $r] {
                 $f::<V, F>(a)
@@ -1833,7 +1833,7 @@ fixed!(16, bf16);
 fixed!(12, bf12);
 fixed!(18, bf18);
 
-impl<T: Real, const F: bool> Butterfly<T, 2> for Dir<F> {
+impl<T: FftReal, const F: bool> Butterfly<T, 2> for Dir<F> {
     #[inline(always)]
     fn apply<V: Cv<T = T>>(&self, a: [V; 2]) -> [V; 2] {
         bf2(a)
@@ -1843,7 +1843,7 @@ impl<T: Real, const F: bool> Butterfly<T, 2> for Dir<F> {
 /// Odd prime radices with their constants.
 struct Odd<'a, T>(&'a OddConsts<T>);
 
-impl<T: Real, const R: usize> Butterfly<T, R> for Odd<'_, T> {
+impl<T: FftReal, const R: usize> Butterfly<T, R> for Odd<'_, T> {
     #[inline(always)]
     fn apply<V: Cv<T = T>>(&self, a: [V; R]) -> [V; R] {
         bf_odd::<V, R>(a, self.0)
@@ -2140,7 +2140,7 @@ mod tests {
 
     /// For a split pass also the rows formed one lane at a time (the vector product
     /// may fuse a multiply-add, so the two can differ in the last bit).
-    fn seen<T: Real>(pass: &Pass<T>) -> Vec<Seen<T>> {
+    fn seen<T: FftReal>(pass: &Pass<T>) -> Vec<Seen<T>> {
         let (r, m, s) = (pass.radix, pass.m, pass.s);
         let copies = s > 1 && s < LANE_TABLE_BELOW;
         let mut rows = vec![C::zero(); (r - 1) * m];
@@ -2320,7 +2320,7 @@ mod tests {
             (59 * 1024, &[59, 4, 4, 4, 4, 4]),
             (2 * 7 * 11 * 13 * 17, &[17, 13, 11, 7, 2]),
         ];
-        fn check<T: Real>(st: &Stockham<T>, radices: &[usize]) {
+        fn check<T: FftReal>(st: &Stockham<T>, radices: &[usize]) {
             let (n, fwd) = (st.n, st.forward);
             assert!(
                 st.passes.iter().any(|p| p.split.is_some()),
@@ -2331,7 +2331,9 @@ mod tests {
                 .collect();
             let xt: Vec<C<T>> = x.iter().map(|&z| cast(z)).collect();
             let widen = |v: &[C<T>]| -> Vec<C<f64>> {
-                v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+                v.iter()
+                    .map(|z| C::new(z.re.as_f64(), z.im.as_f64()))
+                    .collect()
             };
             let want: Vec<Vec<C<f64>>> = widen(&xt).chunks(n).map(|c| fft_f64(c, fwd)).collect();
             let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
@@ -2386,17 +2388,19 @@ mod tests {
     #[test]
     fn whole_transforms_match_the_reference() {
         use crate::reference::{fft_f64, rel_l2};
-        fn check<T: Real>(n: usize, fwd: bool) {
+        fn check<T: FftReal>(n: usize, fwd: bool) {
             let bytes = std::mem::size_of::<C<T>>();
             let radices = crate::plan::radix_passes(n, bytes);
             let whole = crate::plan::whole_kernel(n, bytes);
             let st = Stockham::<T>::with_whole(n, &radices, whole, fwd);
             let widen = |v: &[C<T>]| -> Vec<C<f64>> {
-                v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+                v.iter()
+                    .map(|z| C::new(z.re.as_f64(), z.im.as_f64()))
+                    .collect()
             };
             let what = format!("{n} {}", std::any::type_name::<T>());
             let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
-            let guard = C::new(T::of(7.0), T::of(-3.0));
+            let guard = C::new(T::from_f64(7.0), T::from_f64(-3.0));
             for count in [1, 2, 3, 5, 7, 17] {
                 let x: Vec<C<T>> = (0..count * n)
                     .map(|i| {
@@ -2460,7 +2464,7 @@ mod tests {
     #[test]
     fn short_first_passes_match_the_reference() {
         use crate::reference::{fft_f64, rel_l2};
-        fn check<T: Real>(n: usize, radices: &[usize], fwd: bool) {
+        fn check<T: FftReal>(n: usize, radices: &[usize], fwd: bool) {
             let st = Stockham::<T>::new(n, radices, fwd);
             let first = &st.passes[0];
             let job = ShortFirstJob {
@@ -2476,10 +2480,12 @@ mod tests {
                 assert!(job.fits(), "{n} {radices:?} {}", std::any::type_name::<T>());
             }
             let widen = |v: &[C<T>]| -> Vec<C<f64>> {
-                v.iter().map(|z| C::new(z.re.f64(), z.im.f64())).collect()
+                v.iter()
+                    .map(|z| C::new(z.re.as_f64(), z.im.as_f64()))
+                    .collect()
             };
             let bound = 8.0 * T::EPS * (n as f64).log2().sqrt();
-            let guard = C::new(T::of(7.0), T::of(-3.0));
+            let guard = C::new(T::from_f64(7.0), T::from_f64(-3.0));
             for count in [1, 2, 3, 7] {
                 let x: Vec<C<T>> = (0..count * n)
                     .map(|i| {

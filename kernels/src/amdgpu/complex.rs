@@ -21,7 +21,7 @@ use super::math::Real;
 use super::regs::Sgpr;
 use crate::complex::{BLOCK, COLS, CONJ, CPREP, EXPAND, ROWS, SCALE, TRANS};
 use crate::generator::{LaunchRule, Program};
-use rocm_core::isa::amdgpu::{IsaFamily, IsaTarget, Op, Operand};
+use rocm_core::isa::amdgpu::{IsaTarget, Op, Operand};
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// The largest leading dimension (in reals, of X or of the output) whose lane offsets
@@ -140,7 +140,7 @@ pub fn generate(t: IsaTarget, dtype: DType) -> Result<AssembledKernel> {
     k.op(Op::VAddU32, [lc.op(), j0.op(), ty.op()]);
     k.op(Op::VCmpGtU32, [vcc, cols.op(), lc.op()]);
     let exec = k.exec();
-    let and = if t.family() == IsaFamily::Gfx11 {
+    let and = if t.wave_size() == 32 {
         Op::SAndB32
     } else {
         Op::SAndB64

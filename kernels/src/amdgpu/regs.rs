@@ -114,9 +114,8 @@ pub fn required_alignment(t: IsaTarget, file: RegFile, count: u8) -> u16 {
 pub fn file_size(t: IsaTarget, file: RegFile) -> u16 {
     match file {
         RegFile::Sgpr => t.sgpr_count(),
-        RegFile::Vgpr => 256,
-        RegFile::Agpr if t.family() == rocm_core::isa::amdgpu::IsaFamily::Gfx9 => 256,
-        RegFile::Agpr => 0,
+        RegFile::Vgpr => t.caps().vgprs_per_wave as u16,
+        RegFile::Agpr => t.caps().agprs_per_wave as u16,
     }
 }
 

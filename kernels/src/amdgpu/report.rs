@@ -8,20 +8,15 @@
 //! | VGPRs, gfx90a/gfx942 | unified file: `total = align(vgprs, 4) + agprs` (AGPRs start at `accum_offset`), allocated in granules of `vgpr_granule`; waves = `register_file_per_simd / allocated` |
 //! | VGPRs, gfx908 | separate VGPR and AGPR files of `register_file_per_simd` each: allocated = `align(max(vgprs, agprs), vgpr_granule)` |
 //! | VGPRs, gfx11 | wave32 allocation granule `vgpr_granule` out of `register_file_per_simd` |
-//! | SGPRs (gfx9 only) | `floor(800 / sgprs)` counting the reserved VCC/FLAT_SCRATCH/XNACK SGPRs (LLVM's `getOccupancyWithNumSGPRs` table: ≤80 → 10, ≤88 → 9, ≤100 → 8, else 7); gfx10+ has no per-wave SGPR limit |
+//! | SGPRs (gfx9 only) | `floor(sgpr_file_per_simd / sgprs)` (800 on gfx9) counting the reserved VCC/FLAT_SCRATCH/XNACK SGPRs (LLVM's `getOccupancyWithNumSGPRs` table: ≤80 → 10, ≤88 → 9, ≤100 → 8, else 7); gfx10+ has no per-wave SGPR limit |
 //! | LDS | workgroups per CU = `lds_bytes_per_workgroup / lds` (the CU's LDS, 64 KiB on every target here), their waves spread over `simds_per_cu` SIMDs (rounded up: the busiest SIMD) |
 //! | Hardware | `max_waves_per_simd` |
-//!
-//! The 800-SGPR gfx9 file is the one number not in `Caps` (it has no field for it yet).
 
 use rocm_core::isa::amdgpu::codeobj::{CodeObjectTarget, KernelResources};
-use rocm_core::isa::amdgpu::{IsaFamily, IsaTarget};
-use rocm_core::target::{Arch, Caps};
+use rocm_core::isa::amdgpu::IsaTarget;
+use rocm_core::target::Caps;
 use rocm_core::{Error, Result};
 use std::fmt;
-
-/// SGPRs per SIMD on gfx9 (LLVM `getOccupancyWithNumSGPRs` is `floor(800 / n)` for VI+).
-const GFX9_SGPRS_PER_SIMD: u32 = 800;
 
 /// What limits occupancy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,11 +54,9 @@ pub struct ResourceReport {
     pub limiter: Limiter,
 }
 
+/// The capability row of `t` (a `Result` for callers that also look up other targets).
 pub(crate) fn caps_of(t: IsaTarget) -> Result<&'static Caps> {
-    Arch::all()
-        .find(|a| a.name() == t.name())
-        .map(|a| a.caps())
-        .ok_or_else(|| Error::unsupported("occupancy", t.name()))
+    Ok(t.caps())
 }
 
 fn align(n: u32, g: u32) -> u32 {
@@ -78,7 +71,6 @@ impl ResourceReport {
             return Err(Error::invalid("workgroup_size", "must be at least 1"));
         }
         let (vgprs, agprs) = (u32::from(r.vgprs), u32::from(r.agprs));
-        let gfx9 = t.family() == IsaFamily::Gfx9;
         let (per_wave, accum_offset) = if caps.unified_vgpr_file {
             let acc = align(vgprs, 4);
             let total = if agprs > 0 { acc + agprs } else { vgprs };
@@ -91,7 +83,8 @@ impl ResourceReport {
         let vgprs_allocated = align(per_wave, caps.vgpr_granule);
         let waves_by_vgprs = caps.register_file_per_simd / vgprs_allocated;
         let sgprs_with_reserved = u32::from(r.total_sgprs(CodeObjectTarget::new(t)));
-        let waves_by_sgprs = gfx9.then(|| GFX9_SGPRS_PER_SIMD / sgprs_with_reserved.max(1));
+        let waves_by_sgprs = (caps.sgpr_file_per_simd > 0)
+            .then(|| caps.sgpr_file_per_simd / sgprs_with_reserved.max(1));
         let wave = caps.wave_size();
         let waves_per_workgroup = workgroup_size.div_ceil(wave);
         let waves_by_lds = (r.group_segment_bytes > 0).then(|| {

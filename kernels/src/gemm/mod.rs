@@ -33,7 +33,7 @@ pub use select::{
 
 use crate::generator::{Generator, Program};
 use crate::signature::{Access, ScalarType, Signature};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, Result, Target};
 
 /// How the inner product is computed.
@@ -53,18 +53,18 @@ pub enum GemmInstruction {
 }
 
 impl GemmInstruction {
-    /// Whether this family's generator builds kernels with this instruction (NVIDIA:
-    /// SIMT, `mma.sync`, `wgmma`; AMD: SIMT (register-tiled FMA), MFMA, WMMA). Hosts
-    /// check catalog entries with it, so a catalog meant for another family
-    /// (`ROCM_KERNELS_CATALOG` replaces every target's) falls back instead of failing.
-    pub fn for_family(&self, family: Family) -> bool {
-        let amd = matches!(family, Family::Cdna | Family::Rdna3 | Family::Rdna4);
+    /// Whether the generator for kernels of this form builds kernels with this
+    /// instruction (PTX: SIMT, `mma.sync`, `wgmma`; AMDGPU: SIMT (register-tiled FMA),
+    /// MFMA, WMMA). Hosts check catalog entries with it, so a catalog meant for another
+    /// vendor (`ROCM_KERNELS_CATALOG` replaces every target's) falls back instead of
+    /// failing.
+    pub fn builds_for(&self, isa: KernelIsa) -> bool {
         match self {
-            GemmInstruction::Simt { .. } => family == Family::Nvidia || amd,
+            GemmInstruction::Simt { .. } => isa != KernelIsa::Host,
             GemmInstruction::MmaSync { .. } | GemmInstruction::Wgmma { .. } => {
-                family == Family::Nvidia
+                isa == KernelIsa::Ptx
             }
-            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => amd,
+            GemmInstruction::Mfma { .. } | GemmInstruction::Wmma => isa == KernelIsa::Amdgpu,
         }
     }
 }
@@ -132,21 +132,21 @@ impl Generator for Gemm {
     const VERSION: u32 = 1;
 
     fn generate(p: &GemmParams, target: &Target) -> Result<Program> {
-        match target.family() {
-            Family::Nvidia => ptx::program(p, target),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => amdgpu::program(p, target),
-            Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
+        match target.caps().kernel_isa {
+            KernelIsa::Ptx => ptx::program(p, target),
+            KernelIsa::Amdgpu => amdgpu::program(p, target),
+            KernelIsa::Host => Err(Error::unsupported("GEMM kernels", "cpu")),
         }
     }
 
     fn signatures(p: &GemmParams, target: &Target) -> Result<Vec<Signature>> {
-        match target.family() {
-            Family::Nvidia => ptx::check(p, target)?,
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+        match target.caps().kernel_isa {
+            KernelIsa::Ptx => ptx::check(p, target)?,
+            KernelIsa::Amdgpu => {
                 amdgpu::plan::Plan::new(p, rocm_core::isa::amdgpu::IsaTarget::try_from(target)?)
                     .map(|_| ())?
             }
-            Family::Cpu => return Err(Error::unsupported("GEMM kernels", "cpu")),
+            KernelIsa::Host => return Err(Error::unsupported("GEMM kernels", "cpu")),
         }
         Ok(vec![signature(p, target)?])
     }
@@ -155,10 +155,10 @@ impl Generator for Gemm {
 /// The kernel's name on `target`: [`ptx::KERNEL`] in every PTX program, the variant's
 /// [`amdgpu::kernel_name`] in a code object.
 pub fn kernel_name(p: &GemmParams, target: &Target) -> Result<String> {
-    match target.family() {
-        Family::Nvidia => Ok(ptx::KERNEL.to_string()),
-        Family::Cdna | Family::Rdna3 | Family::Rdna4 => Ok(amdgpu::kernel_name(p)),
-        Family::Cpu => Err(Error::unsupported("GEMM kernels", "cpu")),
+    match target.caps().kernel_isa {
+        KernelIsa::Ptx => Ok(ptx::KERNEL.to_string()),
+        KernelIsa::Amdgpu => Ok(amdgpu::kernel_name(p)),
+        KernelIsa::Host => Err(Error::unsupported("GEMM kernels", "cpu")),
     }
 }
 

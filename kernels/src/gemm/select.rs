@@ -49,7 +49,7 @@ use crate::plan::{Arg, PitchedCopy, Plan, ProgramRef, Step};
 use crate::signature::{Access, Value};
 use crate::transpose::{self, Transpose, TransposeParams};
 use rocm_core::isa::amdgpu::IsaTarget;
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{Arch, DType, Error, LaunchConfig, Result, Target};
 
 /// Most problems one launch covers (the grid's z limit).
@@ -201,7 +201,7 @@ fn stored(trans: bool, r: usize, c: usize) -> (usize, usize) {
 /// Whether `target` has GEMM kernels for `problem`'s class and its dimensions fit
 /// them; the error says why not.
 pub fn can_implement(problem: &GemmProblem, target: &Target) -> Result<()> {
-    if target.family() == Family::Cpu {
+    if target.caps().kernel_isa == KernelIsa::Host {
         return Err(Error::unsupported("GEMM kernels", target.to_string()));
     }
     match &problem.class {
@@ -300,7 +300,7 @@ fn real_params(
     // copies; e.g. the f32 SIMT kernel reads A along m and B along n fastest, and an
     // NN call at 8192³ gains more from the NT kernel than B's copy costs.
     let fits = |p: &GemmParams| {
-        let flip_ok = target.family() == Family::Nvidia
+        let flip_ok = target.caps().kernel_isa == KernelIsa::Ptx
             && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
         p.ab == dtype
             && p.c == dtype
@@ -316,8 +316,8 @@ fn real_params(
     if dtype == DType::F32 && reduced_f32 {
         // tf32 variants are listed under their own key, with the NVIDIA tf32 kernel as
         // their fallback (other families: IEEE f32 until they have one).
-        let reduced = match target.family() {
-            Family::Nvidia => ptx::fallback_tf32(ta, tb),
+        let reduced = match target.caps().kernel_isa {
+            KernelIsa::Ptx => ptx::fallback_tf32(ta, tb),
             _ => ieee.clone(),
         };
         let p = catalog.select_shape(
@@ -403,8 +403,8 @@ fn mixed_params(
     catalog: &Catalog,
 ) -> Result<Option<GemmParams>> {
     let (ta, tb) = (s.trans_a, s.trans_b);
-    let fallback = match target.family() {
-        Family::Nvidia => ptx::half(ab, ta, tb),
+    let fallback = match target.caps().kernel_isa {
+        KernelIsa::Ptx => ptx::half(ab, ta, tb),
         _ => fallback(target, ab, ta, tb)?,
     };
     let class = |c: DType| GemmParams {
@@ -433,9 +433,9 @@ fn mixed_params(
 /// entry's warps and lane tiles need not fit a wave of 64, nor its stages the two LDS
 /// stages), so an entry meant for another family falls back to the default.
 fn builds_here(p: &GemmParams, target: &Target) -> bool {
-    p.instruction.for_family(target.family())
-        && match target.family() {
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => IsaTarget::try_from(target)
+    p.instruction.builds_for(target.caps().kernel_isa)
+        && match target.caps().kernel_isa {
+            KernelIsa::Amdgpu => IsaTarget::try_from(target)
                 .and_then(|t| amdgpu::plan::Plan::new(p, t))
                 .is_ok(),
             _ => true,
@@ -447,8 +447,8 @@ fn builds_here(p: &GemmParams, target: &Target) -> bool {
 /// register-tiled FMA kernel for f32/f64 where the target has no matrix instruction
 /// for them: gfx11, and f64 on gfx908).
 fn fallback(target: &Target, dtype: DType, ta: bool, tb: bool) -> Result<GemmParams> {
-    match target.family() {
-        Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+    match target.caps().kernel_isa {
+        KernelIsa::Amdgpu => {
             let mut p = amdgpu::model::default_params(IsaTarget::try_from(target)?, dtype)?;
             p.trans_a = ta;
             p.trans_b = tb;
@@ -729,7 +729,7 @@ impl SplitK {
     /// less than half the device's workgroup slots, into as many slices as fill them,
     /// each keeping [`Self::MIN_TILES_PER_SLICE`] k-tiles.
     fn new(s: &Operands, p: &GemmParams, target: &Target, compute_units: u32) -> Option<SplitK> {
-        if s.batch != 1 || target.family() != Family::Nvidia {
+        if s.batch != 1 || target.caps().kernel_isa != KernelIsa::Ptx {
             return None;
         }
         let slots = compute_units as usize * ptx::resident_blocks(p, target) as usize;

@@ -18,7 +18,7 @@
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Special, Ty};
 use crate::signature::{Access, ScalarType, Signature};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// The kernel's entry name.
@@ -98,7 +98,7 @@ impl Generator for SplitKFinish {
     const VERSION: u32 = 2;
 
     fn generate(p: &SplitKParams, target: &Target) -> Result<Program> {
-        if target.family() != Family::Nvidia {
+        if target.caps().kernel_isa != KernelIsa::Ptx {
             return Err(Error::unsupported(
                 "split-K GEMM finish kernels",
                 target.to_string(),

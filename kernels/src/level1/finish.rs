@@ -40,7 +40,7 @@ use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
 use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::isa::amdgpu::IsaTarget;
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Lanes of the fixed combination order (and work-items of the finish workgroup).
@@ -151,19 +151,19 @@ impl Generator for Finish {
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        let (image, sig) = match target.family() {
-            Family::Nvidia => {
+        let (image, sig) = match target.caps().kernel_isa {
+            KernelIsa::Ptx => {
                 let mut module = Module::new(target)?;
                 module.push(&build_ptx(p)?);
                 (ModuleImage::Ptx(module.text()), p.signature(FINISH_KERNEL))
             }
-            Family::Cdna | Family::Rdna3 | Family::Rdna4 => {
+            KernelIsa::Amdgpu => {
                 let t = IsaTarget::try_from(target)?;
                 let k = crate::amdgpu::level1::finish::generate(t, p)?;
                 let sig = crate::amdgpu::level1::finish::signature(t, p)?;
                 (ModuleImage::CodeObject(k.to_elf()?), sig)
             }
-            Family::Cpu => {
+            KernelIsa::Host => {
                 return Err(Error::unsupported(
                     format!("Level 1 finish {:?} ({})", p.op, p.out),
                     target.to_string(),

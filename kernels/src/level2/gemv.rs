@@ -48,7 +48,7 @@
 use super::element::{ctaid_y, epilogue, nctaid_y, scalar_params, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// op(A).
@@ -213,10 +213,7 @@ impl Generator for Gemv {
 
     fn generate(p: &GemvParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::level2::gemv::program(p, target);
         }
         let mut module = Module::for_kernels(target, format!("gemv kernels for {}", p.dtype))?;

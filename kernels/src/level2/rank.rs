@@ -33,7 +33,7 @@
 use super::element::{element_at, flag, scalar_params, stored, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -164,10 +164,7 @@ impl Generator for Rank {
 
     fn generate(p: &RankParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::level2::rank::program(p, target);
         }
         let mut module =

@@ -61,7 +61,7 @@
 use super::element::{element_at, epilogue, flag, scalar_params, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -226,10 +226,7 @@ impl Generator for TriMv {
 
     fn generate(p: &TriMvParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::level2::trimv::program(p, target);
         }
         let mut module =

@@ -26,7 +26,7 @@
 use super::element::{element_at, flag, vector_at, El, Storage};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::Family;
+use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
 /// Name of the kernel.
@@ -100,10 +100,7 @@ impl Generator for TrsvBlock {
 
     fn generate(p: &TrsvParams, target: &Target) -> Result<Program> {
         p.validate()?;
-        if matches!(
-            target.family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        ) {
+        if target.caps().kernel_isa == KernelIsa::Amdgpu {
             return crate::amdgpu::level2::trsv::program(p, target);
         }
         let mut module = Module::for_kernels(target, format!("trsv kernels for {}", p.dtype))?;

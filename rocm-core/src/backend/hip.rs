@@ -20,7 +20,7 @@ use super::{
     downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
 };
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
-use crate::{Device, DeviceInfo, Error, Family, Result, Target};
+use crate::{Device, DeviceInfo, Error, Result, Target};
 use ffi::{HipApi, HipError, HipEvent, HipFunction, HipModule, HipStream};
 use props::{c_chars_to_string, HipDevicePropR0600, PropsBuffer};
 use std::any::Any;
@@ -143,7 +143,7 @@ impl DeviceCtx {
 /// failing the device (a runtime may report more than we model); a processor we do not
 /// know makes the device unsupported, naming it.
 fn parse_arch_name(raw: &str, device: &str) -> Result<Target> {
-    let is_amd = |t: &Target| matches!(t.family(), Family::Cdna | Family::Rdna3 | Family::Rdna4);
+    let is_amd = |t: &Target| t.caps().is_amd();
     let raw = raw.trim();
     let unsupported = || {
         let known: Vec<String> = Target::known_names()

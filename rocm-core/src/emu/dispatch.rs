@@ -165,7 +165,7 @@ impl EmuKernel {
         if r2 & RSRC2_TG_SIZE_EN != 0 {
             return Err(unsupported("the workgroup info SGPR"));
         }
-        let wave32 = self.target.family() == IsaFamily::Gfx11;
+        let wave32 = self.target.wave_size() == 32;
         if self.descriptor.wave32() != wave32 {
             return Err(unsupported(if wave32 {
                 "wave64 (the emulator runs gfx11 in wave32)"
@@ -434,10 +434,7 @@ impl EmuKernel {
     }
 
     fn target_lds_bytes(&self) -> u64 {
-        match self.target.family() {
-            IsaFamily::Gfx9 => 64 * 1024,
-            IsaFamily::Gfx11 => 64 * 1024,
-        }
+        u64::from(self.target.caps().lds_bytes_per_workgroup)
     }
 
     fn initial_waves(&self, config: &LaunchConfig, group: [u32; 3], at: &Segments) -> Vec<Wave> {

@@ -130,7 +130,7 @@ impl<I: Index, T: Scalar> Compressed<I, T> {
         ptr.push(idx_of::<I>(0));
         for i in 0..self.nmajor {
             for k in self.ptr[i].to_usize()..self.ptr[i + 1].to_usize() {
-                if self.vals[k].abs() > threshold {
+                if rocm_core::Real::as_f64(self.vals[k].modulus()) > threshold {
                     idx.push(self.idx[k]);
                     vals.push(self.vals[k]);
                 }

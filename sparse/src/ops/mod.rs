@@ -30,30 +30,10 @@ use crate::format::{Bsr, Coo, Csc, Csr, Ell, Format};
 use crate::scalar::{Index, Scalar};
 use rocm_core::{BufferSlice, BufferSliceMut, Device, Element, Error, Result};
 
-/// The operation applied to a sparse matrix (rocSPARSE's `rocsparse_operation`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// `A`
-    N,
-    /// `Aᵀ`
-    T,
-    /// `Aᴴ` (conjugate transpose)
-    C,
-}
-
-/// Which triangle of a matrix a triangular operation reads (`rocsparse_fill_mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Fill {
-    Lower,
-    Upper,
-}
-
-/// Whether the diagonal is stored or implied ones (`rocsparse_diag_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Diag {
-    NonUnit,
-    Unit,
-}
+/// The operation applied to a sparse matrix (`rocsparse_operation`), the triangle a
+/// triangular operation reads (`rocsparse_fill_mode`) and whether its diagonal is stored
+/// or implied ones (`rocsparse_diag_type`): the one set of rocm-core.
+pub use rocm_core::linalg::{Diag, Transpose, Uplo};
 
 /// Layout of a dense matrix (`rocsparse_order`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

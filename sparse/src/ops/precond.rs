@@ -201,7 +201,7 @@ impl Ic0 {
                             "non-positive pivot (matrix not positive definite)",
                         ));
                     }
-                    vals[k] = s.sqrt();
+                    vals[k] = s.principal_sqrt();
                 } else {
                     // diag[kc] exists: the analysis rejected rows without one.
                     let d = an.diag[kc].map_or(T::zero(), |d| vals[d]);

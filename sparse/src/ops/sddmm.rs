@@ -1,7 +1,7 @@
 //! SDDMM: `C = alpha * (op(A) * op(B)) ∘ spy(C) + beta * C` — the dense product sampled
 //! at `C`'s pattern, for CSR `C` (rocSPARSE `rocsparse_sddmm`).
 
-use super::{check_device, DnMat, HostMat, Op};
+use super::{check_device, DnMat, HostMat, Transpose};
 use crate::format::Csr;
 use crate::scalar::{Index, Scalar};
 use rayon::prelude::*;
@@ -12,8 +12,8 @@ const OP: &str = "sparse sddmm";
 /// An SDDMM plan; the analysis only fixes the operations.
 #[derive(Debug, Clone, Copy)]
 pub struct Sddmm {
-    op_a: Op,
-    op_b: Op,
+    op_a: Transpose,
+    op_b: Transpose,
 }
 
 impl Sddmm {
@@ -22,7 +22,7 @@ impl Sddmm {
         0
     }
 
-    pub fn analysis(device: &Device, op_a: Op, op_b: Op) -> Result<Self> {
+    pub fn analysis(device: &Device, op_a: Transpose, op_b: Transpose) -> Result<Self> {
         check_device(device, OP)?;
         Ok(Sddmm { op_a, op_b })
     }
@@ -68,8 +68,8 @@ impl Sddmm {
     }
 }
 
-fn op_dims<T>(op: Op, m: &HostMat<'_, T>) -> (usize, usize) {
-    if op == Op::N {
+fn op_dims<T>(op: Transpose, m: &HostMat<'_, T>) -> (usize, usize) {
+    if op == Transpose::N {
         (m.nrows, m.ncols)
     } else {
         (m.ncols, m.nrows)
@@ -77,10 +77,10 @@ fn op_dims<T>(op: Op, m: &HostMat<'_, T>) -> (usize, usize) {
 }
 
 #[inline(always)]
-fn op_at<T: Scalar>(op: Op, m: &HostMat<'_, T>, i: usize, j: usize) -> T {
+fn op_at<T: Scalar>(op: Transpose, m: &HostMat<'_, T>, i: usize, j: usize) -> T {
     match op {
-        Op::N => m.at(i, j),
-        Op::T => m.at(j, i),
-        Op::C => m.at(j, i).conj(),
+        Transpose::N => m.at(i, j),
+        Transpose::T => m.at(j, i),
+        Transpose::C => m.at(j, i).conj(),
     }
 }

@@ -7,7 +7,7 @@
 
 use super::partition::{coords_fit, fixed_pieces, merge_path, path_len, Coord};
 use super::view::{op_shape, Rows};
-use super::{axpby, check_device, DnMat, DnMatMut, HostMat, Op, SpMat};
+use super::{axpby, check_device, DnMat, DnMatMut, HostMat, SpMat, Transpose};
 use crate::format::Format;
 use crate::scalar::{Index, Scalar};
 use rayon::prelude::*;
@@ -18,7 +18,7 @@ const OP: &str = "sparse spmm";
 /// An analysed SpMM (`rocsparse_spmm` after preprocess).
 #[derive(Debug, Clone)]
 pub struct Spmm<I> {
-    op: Op,
+    op: Transpose,
     sig: (Format, usize, usize, usize),
     rows: Rows<I>,
     coords: Vec<Coord>,
@@ -34,12 +34,12 @@ unsafe impl<T: Send> Sync for SharedOut<T> {}
 
 impl<I: Index> Spmm<I> {
     /// Bytes the analysis will hold.
-    pub fn buffer_size<T: Scalar>(op: Op, a: SpMat<'_, I, T>) -> usize {
+    pub fn buffer_size<T: Scalar>(op: Transpose, a: SpMat<'_, I, T>) -> usize {
         super::Spmv::<I>::buffer_size(op, a)
     }
 
     /// Analyses the row structure of `op(a)` and its partition for `n` dense columns.
-    pub fn analysis<T: Scalar>(device: &Device, op: Op, a: SpMat<'_, I, T>) -> Result<Self> {
+    pub fn analysis<T: Scalar>(device: &Device, op: Transpose, a: SpMat<'_, I, T>) -> Result<Self> {
         check_device(device, OP)?;
         let rows = Rows::analyse(&a, op);
         let coords = {

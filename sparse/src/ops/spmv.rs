@@ -2,7 +2,7 @@
 //!
 //! Kernels: CSR-structured rows (CSR `N`, CSC `T`/`C`, and every other case through the
 //! analysed [`RowView`](super::view::RowView)) run merge-path partitioned, so power-law
-//! rows are split among threads; ELL and BSR with `Op::N` run their native layouts.
+//! rows are split among threads; ELL and BSR with `Transpose::N` run their native layouts.
 //!
 //! The row kernel is bound by memory: about 12 bytes of matrix per nonzero (f64 value,
 //! i32 index) for 2 flops, plus the gathers `x[col]`. When `x` does not fit in cache and
@@ -20,7 +20,7 @@ use super::partition::{
     split_rows, Coord,
 };
 use super::view::{op_shape, Rows};
-use super::{axpby, check_device, check_len, host, host_mut, Op, SpMat};
+use super::{axpby, check_device, check_len, host, host_mut, SpMat, Transpose};
 use crate::format::Format;
 use crate::scalar::{Index, Scalar};
 use rayon::prelude::*;
@@ -141,32 +141,32 @@ enum Exec<I> {
 /// An analysed SpMV (`rocsparse_spmv` after its preprocess stage).
 ///
 /// ```
-/// use rocm_sparse::{Csr, ops::{Op, Spmv, SpmvAlg}};
+/// use rocm_sparse::{Csr, ops::{Transpose, Spmv, SpmvAlg}};
 /// use rocm_core::{Device, DeviceBuffer};
 /// let dev = Device::cpu();
 /// let a = Csr::<i32, f64>::new(2, 2, vec![0, 1, 3], vec![0, 0, 1], vec![2.0, 1.0, 3.0])?;
 /// let x = DeviceBuffer::from_slice(&dev, &[1.0, 1.0])?;
 /// let mut y = DeviceBuffer::zeros(&dev, 2)?;
-/// let plan = Spmv::analysis(&dev, Op::N, (&a).into(), SpmvAlg::MergePath)?;
+/// let plan = Spmv::analysis(&dev, Transpose::N, (&a).into(), SpmvAlg::MergePath)?;
 /// plan.compute(1.0, (&a).into(), &x.as_slice(), 0.0, &mut y.as_slice_mut())?;
 /// assert_eq!(y.to_vec()?, vec![2.0, 4.0]);
 /// # Ok::<(), rocm_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Spmv<I> {
-    op: Op,
+    op: Transpose,
     sig: (Format, usize, usize, usize),
     exec: Exec<I>,
 }
 
 impl<I: Index> Spmv<I> {
     /// Bytes the analysis of `op(a)` will hold (rocSPARSE's buffer-size stage).
-    pub fn buffer_size<T: Scalar>(op: Op, a: SpMat<'_, I, T>) -> usize {
+    pub fn buffer_size<T: Scalar>(op: Transpose, a: SpMat<'_, I, T>) -> usize {
         let (m, _) = op_shape(&a, op);
         let own = matches!(
             (a.format(), op),
-            (Format::Csr, Op::N) | (Format::Csc, Op::T | Op::C)
-        ) || (op == Op::N && matches!(a.format(), Format::Ell | Format::Bsr));
+            (Format::Csr, Transpose::N) | (Format::Csc, Transpose::T | Transpose::C)
+        ) || (op == Transpose::N && matches!(a.format(), Format::Ell | Format::Bsr));
         let coords = (fixed_pieces(m + 1 + a.signature().3) + 1) * 24;
         if own {
             coords
@@ -179,20 +179,20 @@ impl<I: Index> Spmv<I> {
     /// the format does not store `op(a)` by rows.
     pub fn analysis<T: Scalar>(
         device: &Device,
-        op: Op,
+        op: Transpose,
         a: SpMat<'_, I, T>,
         alg: SpmvAlg,
     ) -> Result<Self> {
         check_device(device, OP)?;
         let exec = match (a, op) {
-            (SpMat::Ell(m), Op::N) => {
+            (SpMat::Ell(m), Transpose::N) => {
                 let n = m.nrows();
                 let pieces = piece_count(n * m.width().max(1));
                 Exec::Ell {
                     bounds: (0..=pieces).map(|p| n * p / pieces).collect(),
                 }
             }
-            (SpMat::Bsr(m), Op::N) => {
+            (SpMat::Bsr(m), Transpose::N) => {
                 let prefix: Vec<usize> = m.block_row_ptr().iter().map(|p| p.to_usize()).collect();
                 let work = m.nnzb() * m.block_dim() * m.block_dim();
                 Exec::Bsr {

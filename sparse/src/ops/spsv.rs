@@ -7,7 +7,9 @@
 //! solved in parallel; levels run in order.
 
 use super::view::{op_shape, Rows};
-use super::{check_device, check_len, host, host_mut, Diag, DnMat, DnMatMut, Fill, Op, SpMat};
+use super::{
+    check_device, check_len, host, host_mut, Diag, DnMat, DnMatMut, SpMat, Transpose, Uplo,
+};
 use crate::format::Format;
 use crate::scalar::{Index, Scalar};
 use rayon::prelude::*;
@@ -21,7 +23,7 @@ const PARALLEL_LEVEL: usize = 512;
 /// An analysed triangular solve.
 #[derive(Debug, Clone)]
 pub struct Spsv<I> {
-    op: Op,
+    op: Transpose,
     diag: Diag,
     /// Whether the triangle of `op(A)` used is the lower one.
     lower: bool,
@@ -35,7 +37,7 @@ pub struct Spsv<I> {
 
 impl<I: Index> Spsv<I> {
     /// Bytes the analysis will hold.
-    pub fn buffer_size<T: Scalar>(op: Op, a: SpMat<'_, I, T>) -> usize {
+    pub fn buffer_size<T: Scalar>(op: Transpose, a: SpMat<'_, I, T>) -> usize {
         super::Spmv::<I>::buffer_size(op, a) + (2 * a.nrows() + 1) * std::mem::size_of::<usize>()
     }
 
@@ -43,8 +45,8 @@ impl<I: Index> Spsv<I> {
     /// stored diagonal (a structural zero pivot, for [`Diag::NonUnit`]).
     pub fn analysis<T: Scalar>(
         device: &Device,
-        op: Op,
-        fill: Fill,
+        op: Transpose,
+        fill: Uplo,
         diag: Diag,
         a: SpMat<'_, I, T>,
     ) -> Result<Self> {
@@ -57,7 +59,7 @@ impl<I: Index> Spsv<I> {
             a.ncols()
         );
         let n = a.nrows();
-        let lower = (fill == Fill::Lower) == (op == Op::N);
+        let lower = (fill == Uplo::Lower) == (op == Transpose::N);
         let rows = Rows::analyse(&a, op);
         let (ptr, idx) = rows.structure(&a);
         let mut level = vec![0usize; n];
@@ -219,14 +221,14 @@ pub struct Spsm<I> {
 }
 
 impl<I: Index> Spsm<I> {
-    pub fn buffer_size<T: Scalar>(op: Op, a: SpMat<'_, I, T>) -> usize {
+    pub fn buffer_size<T: Scalar>(op: Transpose, a: SpMat<'_, I, T>) -> usize {
         Spsv::<I>::buffer_size(op, a)
     }
 
     pub fn analysis<T: Scalar>(
         device: &Device,
-        op: Op,
-        fill: Fill,
+        op: Transpose,
+        fill: Uplo,
         diag: Diag,
         a: SpMat<'_, I, T>,
     ) -> Result<Self> {

@@ -1,11 +1,11 @@
 //! The row structure of `op(A)` for any format: the common input of the row kernels.
 //!
-//! For CSR with `Op::N` (and CSC with `Op::T`/`Op::C`) the matrix's own arrays are
+//! For CSR with `Transpose::N` (and CSC with `Transpose::T`/`Transpose::C`) the matrix's own arrays are
 //! already that structure. Every other case is analysed once into a [`RowView`]: the CSR
 //! structure of `op(A)` plus, for each entry, the position of its value in the matrix's
 //! value array, so `compute` can gather new values without redoing the analysis.
 
-use super::{Op, SpMat};
+use super::{SpMat, Transpose};
 use crate::scalar::{Index, Scalar};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -24,7 +24,7 @@ pub(crate) struct RowView<I> {
 pub(crate) enum Rows<I> {
     /// The matrix's own compressed arrays (CSR N, CSC T/C); `conj` for CSC C.
     Own { conj: bool },
-    /// A rebuilt structure; `conj` for `Op::C`.
+    /// A rebuilt structure; `conj` for `Transpose::C`.
     View { view: RowView<I>, conj: bool },
 }
 
@@ -83,8 +83,8 @@ fn for_each_entry<I: Index, T: Scalar>(
 impl<I: Index> RowView<I> {
     /// The CSR structure of `op(a)` (counting sort of the entries by output row; within a
     /// row entries keep the input order, which is all the kernels need).
-    pub fn build<T: Scalar>(a: &SpMat<'_, I, T>, op: Op) -> Self {
-        let tr = op != Op::N;
+    pub fn build<T: Scalar>(a: &SpMat<'_, I, T>, op: Transpose) -> Self {
+        let tr = op != Transpose::N;
         let m = if tr { a.ncols() } else { a.nrows() };
         let mut count = vec![0usize; m + 1];
         for_each_entry(a, |i, j, _| count[if tr { j } else { i } + 1] += 1);
@@ -109,14 +109,14 @@ impl<I: Index> RowView<I> {
 
 impl<I: Index> Rows<I> {
     /// Analyses `op(a)`.
-    pub fn analyse<T: Scalar>(a: &SpMat<'_, I, T>, op: Op) -> Self {
+    pub fn analyse<T: Scalar>(a: &SpMat<'_, I, T>, op: Transpose) -> Self {
         match (a, op) {
-            (SpMat::Csr(_), Op::N) => Rows::Own { conj: false },
-            (SpMat::Csc(_), Op::T) => Rows::Own { conj: false },
-            (SpMat::Csc(_), Op::C) => Rows::Own { conj: true },
+            (SpMat::Csr(_), Transpose::N) => Rows::Own { conj: false },
+            (SpMat::Csc(_), Transpose::T) => Rows::Own { conj: false },
+            (SpMat::Csc(_), Transpose::C) => Rows::Own { conj: true },
             _ => Rows::View {
                 view: RowView::build(a, op),
-                conj: op == Op::C,
+                conj: op == Transpose::C,
             },
         }
     }
@@ -174,8 +174,8 @@ impl<I: Index> Rows<I> {
 }
 
 /// The number of rows and columns of `op(A)`.
-pub(crate) fn op_shape<I: Index, T: Scalar>(a: &SpMat<'_, I, T>, op: Op) -> (usize, usize) {
-    if op == Op::N {
+pub(crate) fn op_shape<I: Index, T: Scalar>(a: &SpMat<'_, I, T>, op: Transpose) -> (usize, usize) {
+    if op == Transpose::N {
         (a.nrows(), a.ncols())
     } else {
         (a.ncols(), a.nrows())

@@ -181,7 +181,7 @@ impl Gen<'_> {
     /// `exec &= vcc`.
     fn and_exec_vcc(&mut self) {
         let (exec, vcc) = (self.k.exec(), self.k.vcc());
-        let op = if self.p.target.family() == IsaFamily::Gfx11 {
+        let op = if self.p.target.wave_size() == 32 {
             Op::SAndB32
         } else {
             Op::SAndB64

@@ -6,7 +6,8 @@
 
 use crate::gemm::{GemmInstruction, GemmParams};
 use rocm_core::isa::amdgpu::matrix::{self, MatrixShape, MatrixType};
-use rocm_core::isa::amdgpu::{IsaFamily, IsaTarget, Op};
+use rocm_core::isa::amdgpu::{IsaTarget, Op};
+use rocm_core::target::MatrixKind;
 use rocm_core::{DType, Error, Result};
 
 /// Paddings tried after every LDS row (multiples of 16 bytes keep `ds_*_b128` aligned);
@@ -179,10 +180,12 @@ fn instruction(p: &GemmParams, t: IsaTarget) -> Result<(Op, MatrixShape)> {
     } else {
         MatrixType::F32
     };
-    let (m, n, k) = match (p.instruction, t.family()) {
-        (GemmInstruction::Mfma { m, n, k }, IsaFamily::Gfx9) => (m, n, k),
-        (GemmInstruction::Wmma, IsaFamily::Gfx11) => (16, 16, 16),
-        (i, _) => {
+    // The target's matrix instructions (its `Caps::matrix` column) say which kind runs.
+    let has = |kind: MatrixKind| t.caps().matrix.iter().any(|m| m.kind == kind);
+    let (m, n, k) = match p.instruction {
+        GemmInstruction::Mfma { m, n, k } if has(MatrixKind::Mfma) => (m, n, k),
+        GemmInstruction::Wmma if has(MatrixKind::Wmma) => (16, 16, 16),
+        i => {
             return Err(Error::invalid(
                 "instruction",
                 format!("{i:?} does not run on {t} (gfx9: Mfma, gfx11: Wmma)"),
@@ -380,7 +383,7 @@ impl Plan {
                 (op, shape, None)
             }
         };
-        let wmma = t.family() == IsaFamily::Gfx11 && fma.is_none();
+        let wmma = matches!(p.instruction, GemmInstruction::Wmma);
         if wt_m == 0 || wt_m % shape.m != 0 {
             return Err(Error::invalid(
                 "tile_m",

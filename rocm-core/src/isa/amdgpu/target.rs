@@ -122,6 +122,24 @@ impl IsaTarget {
         self == IsaTarget::Gfx942
     }
 
+    /// The rocm-core architecture of this target.
+    pub fn arch(self) -> Arch {
+        match self {
+            IsaTarget::Gfx908 => Arch::Gfx908,
+            IsaTarget::Gfx90a => Arch::Gfx90a,
+            IsaTarget::Gfx942 => Arch::Gfx942,
+            IsaTarget::Gfx1100 => Arch::Gfx1100,
+            IsaTarget::Gfx1101 => Arch::Gfx1101,
+            IsaTarget::Gfx1102 => Arch::Gfx1102,
+            IsaTarget::Gfx1151 => Arch::Gfx1151,
+        }
+    }
+
+    /// The target's row of the capability table ([`crate::target::TABLE`]).
+    pub fn caps(self) -> &'static crate::target::Caps {
+        self.arch().caps()
+    }
+
     /// The model's target for a rocm-core architecture, if it has one.
     pub fn from_arch(arch: Arch) -> Result<Self> {
         Ok(match arch {
