@@ -17,7 +17,7 @@
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::target::Family;
-use rocm_core::{DType, Error, KernelArgs, Result};
+use rocm_core::{DType, Error, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::exec::{execute, DeviceView};
 use rocm_kernels::generator;
@@ -134,15 +134,6 @@ pub(crate) fn logical_start(address: u64, inc: isize, len: usize, esize: u64) ->
         address
     } else {
         address + (len as u64 - 1) * inc.unsigned_abs() as u64 * esize
-    }
-}
-
-pub(crate) fn push_scalars(args: &mut KernelArgs, s: &[ScalarArg]) {
-    for v in s {
-        match *v {
-            ScalarArg::F32(v) => args.push(v),
-            ScalarArg::F64(v) => args.push(v),
-        };
     }
 }
 

@@ -16,6 +16,7 @@
 use super::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning};
 use super::rank::{Rank, RankOp, RankParams, UPPER as RANK_UPPER};
 use super::signatures;
+use super::trimv::{TriMv, TriMvOp, TriMvParams, UNIT as TRI_MV_UNIT, UPPER as TRI_MV_UPPER};
 use super::Storage;
 use crate::catalog::Catalog;
 use crate::generator::Generator;
@@ -410,6 +411,145 @@ pub fn plan_rank(p: &RankProblem<'_>, target: &Target) -> Result<Plan> {
     let sig = signatures::rank(&g, amdgpu);
     Ok(Plan {
         steps: vec![step(ProgramRef::of::<Rank>(g), sig, config, &b)?],
+        workspace_bytes: 0,
+    })
+}
+
+/// The rows of y and the columns (entries of x) a windowed triangle product covers, as
+/// indices of A, and the full lengths of x and y.
+#[derive(Debug, Clone, Copy)]
+pub struct TriMvWindow {
+    pub rows: (u64, u64),
+    pub cols: (u64, u64),
+    pub lens: (u64, u64),
+}
+
+/// y = α·op(A)·x + β·y with a stored triangle or a band (n ≥ 1; the caller checked the
+/// views): symv/hemv, spmv/hpmv, sbmv/hbmv, trmv/tpmv/tbmv (α = 1, β = 0 into a
+/// separate y), gbmv (the general ops, always windowed) and the windowed trmv updates
+/// of the blocked trsv (y may be x's vector outside the window's columns).
+#[derive(Debug, Clone, Copy)]
+pub struct TriMvProblem<'a> {
+    pub op: TriMvOp,
+    pub storage: Storage,
+    /// Off-diagonals of band storage (the general ops: ku; unused otherwise).
+    pub band: u64,
+    /// The general ops' sub-diagonals kl.
+    pub band_lower: u64,
+    /// Rows and columns; without one, 0..n each.
+    pub window: Option<TriMvWindow>,
+    pub upper: bool,
+    /// Unit diagonal (trmv only).
+    pub unit: bool,
+    pub dtype: DType,
+    pub n: u64,
+    /// A (or AP); `lda` unused when packed.
+    pub a: Matrix,
+    pub x: Vector,
+    pub y: Vector,
+    pub alpha: &'a [ScalarArg],
+    pub beta: &'a [ScalarArg],
+    /// β ≠ 0 (else y is not read).
+    pub read_y: bool,
+}
+
+impl TriMvProblem<'_> {
+    /// Elements of A's storage from its lowest element: n×n at lda, the packed
+    /// triangle, or the band's stored rows (kl + ku + 1 for the general ops) at lda.
+    pub fn a_elements(&self) -> u64 {
+        let n = self.n;
+        match self.storage {
+            Storage::Packed => n * (n + 1) / 2,
+            Storage::Dense => (n - 1) * self.a.lda + n,
+            Storage::Band => {
+                let stored = if self.op.is_general() {
+                    self.band_lower + self.band + 1
+                } else {
+                    self.band + 1
+                };
+                (n - 1) * self.a.lda + stored
+            }
+        }
+    }
+}
+
+/// The triangle product's plan: one launch of ⌈rows/32⌉ workgroups.
+pub fn plan_trimv(p: &TriMvProblem<'_>, target: &Target) -> Result<Plan> {
+    let amdgpu = signatures::amdgpu(target);
+    let (x_len, y_len) = p.window.map_or((p.n, p.n), |w| w.lens);
+    // The order bounds every index into A's storage and the vectors.
+    let dim = p.n.max(x_len).max(y_len) as u128;
+    let lda = p.a.lda as u128;
+    if lda * dim + dim > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    if amdgpu {
+        let (ix, iy) = (
+            p.x.inc.unsigned_abs() as u128,
+            p.y.inc.unsigned_abs() as u128,
+        );
+        check_extent(
+            p.dtype,
+            &[lda * dim + dim, dim * (dim + 1) / 2, ix * dim, iy * dim],
+            &[lda, ix, iy],
+        )?;
+    }
+    let g = TriMvParams {
+        window: p.window.is_some(),
+        ..TriMvParams::fallback(p.dtype, p.op, p.storage, p.read_y)
+    };
+    let es = p.dtype.size() as u64;
+    let y_access = if p.read_y {
+        Access::ReadWrite
+    } else {
+        Access::Write
+    };
+    let flags = if p.upper { TRI_MV_UPPER } else { 0 } | if p.unit { TRI_MV_UNIT } else { 0 };
+    let mut b: Vec<(String, Arg)> = vec![
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..p.a_elements() * es,
+                access: Access::Read,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(x_len, es, Access::Read)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("y".into(), p.y.arg(y_len, es, y_access)),
+        ("incy".into(), Arg::Value(Value::I64(p.y.inc))),
+        ("flags".into(), Arg::Value(Value::U32(flags))),
+        ("band".into(), Arg::Value(Value::U64(p.band))),
+        ("band_lower".into(), Arg::Value(Value::U64(p.band_lower))),
+    ];
+    bind_scalars(&mut b, p.dtype, "alpha", amdgpu, p.alpha)?;
+    if p.read_y {
+        bind_scalars(&mut b, p.dtype, "beta", amdgpu, p.beta)?;
+    }
+    let rows = match p.window {
+        Some(w) => {
+            for (name, v) in [
+                ("rows_from", w.rows.0),
+                ("rows_to", w.rows.1),
+                ("cols_from", w.cols.0),
+                ("cols_to", w.cols.1),
+            ] {
+                b.push((name.into(), Arg::Value(Value::U64(v))));
+            }
+            w.rows.1 - w.rows.0
+        }
+        None => p.n,
+    };
+    let config = LaunchConfig::linear(TriMvParams::groups(rows as usize), g.block());
+    let sig = signatures::tri_mv(&g, amdgpu);
+    Ok(Plan {
+        steps: vec![step(ProgramRef::of::<TriMv>(g), sig, config, &b)?],
         workspace_bytes: 0,
     })
 }
