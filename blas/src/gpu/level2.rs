@@ -75,33 +75,6 @@ pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<(
     Ok(())
 }
 
-/// The AMDGPU Level 2 kernels form element indices and byte strides in 32 bits (module
-/// doc of `rocm_kernels::amdgpu::level2`): on AMD devices every span of elements a
-/// kernel indexes (`elements`) and every stride in bytes (`strides` in elements, times
-/// the element size `es`) must stay below 2³¹; larger problems answer `Unsupported`
-/// there. CUDA devices take any size.
-pub(crate) fn check_amdgpu_extent(
-    blas: &Blas,
-    routine: &str,
-    es: usize,
-    elements: &[u128],
-    strides: &[u128],
-) -> Result<()> {
-    if blas.device().target().family() == Family::Nvidia {
-        return Ok(());
-    }
-    let limit = 1u128 << 31;
-    let fits =
-        elements.iter().all(|&e| e < limit) && strides.iter().all(|&s| s * (es as u128) < limit);
-    if !fits {
-        return Err(Error::unsupported(
-            format!("blas {routine} indexing 2³¹ or more elements or bytes per stride (AMDGPU Level 2 kernels index in 32 bits)"),
-            blas.device(),
-        ));
-    }
-    Ok(())
-}
-
 /// `G`'s program for `params` on the handle's device; a generator's `Unsupported`
 /// becomes one naming the routine and the device.
 pub(crate) fn load<G: generator::Generator>(
@@ -115,18 +88,6 @@ pub(crate) fn load<G: generator::Generator>(
         }
         other => other,
     })
-}
-
-/// An index range of `len` elements in A's storage (m×n at lda, or a packed triangle)
-/// must be addressable with 64-bit offsets.
-pub(crate) fn check_span(elements: u128) -> Result<()> {
-    if elements > i64::MAX as u128 {
-        return Err(Error::invalid(
-            "lda",
-            "the matrix spans more than 2⁶³ elements",
-        ));
-    }
-    Ok(())
 }
 
 pub(crate) fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {

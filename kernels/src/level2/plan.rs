@@ -17,6 +17,10 @@ use super::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning};
 use super::rank::{Rank, RankOp, RankParams, UPPER as RANK_UPPER};
 use super::signatures;
 use super::trimv::{TriMv, TriMvOp, TriMvParams, UNIT as TRI_MV_UNIT, UPPER as TRI_MV_UPPER};
+use super::trsv::{
+    TrsvBlock, TrsvParams, CONJ as TRSV_CONJ, TRANS as TRSV_TRANS, UNIT as TRSV_UNIT,
+    UPPER as TRSV_UPPER,
+};
 use super::Storage;
 use crate::catalog::Catalog;
 use crate::generator::Generator;
@@ -554,6 +558,103 @@ pub fn plan_trimv(p: &TriMvProblem<'_>, target: &Target) -> Result<Plan> {
     })
 }
 
+/// x ← op(A)⁻¹·x with A triangular (n ≥ 1; the caller checked the views), dense,
+/// packed or band (k = `band` off-diagonals) storage.
+#[derive(Debug, Clone, Copy)]
+pub struct TrsvProblem {
+    pub upper: bool,
+    pub trans: GemvTrans,
+    pub unit: bool,
+    pub dtype: DType,
+    pub n: u64,
+    pub storage: Storage,
+    pub band: u64,
+    /// A (or AP); `lda` unused when packed.
+    pub a: Matrix,
+    pub x: Vector,
+}
+
+impl TrsvProblem {
+    /// Elements of A's storage from its lowest element: n×n at lda, the packed
+    /// triangle, or the band's k + 1 stored rows at lda.
+    pub fn a_elements(&self) -> u64 {
+        let n = self.n;
+        match self.storage {
+            Storage::Packed => n * (n + 1) / 2,
+            Storage::Dense => (n - 1) * self.a.lda + n,
+            Storage::Band => (n - 1) * self.a.lda + self.band + 1,
+        }
+    }
+
+    /// The order NB of the diagonal blocks the blocked substitution walks.
+    pub fn block_order(&self) -> u64 {
+        TrsvParams::fallback(self.dtype, self.storage).block as u64
+    }
+}
+
+/// One diagonal-block solve of the blocked trsv: x(k0..k0 + NB) ← M(K, K)⁻¹·x(K) by one
+/// workgroup of NB work-items ([`TrsvProblem::block_order`]), reading the stored
+/// triangle of the block in place.
+pub fn plan_trsv_block(p: &TrsvProblem, k0: u64, target: &Target) -> Result<Plan> {
+    if k0 >= p.n {
+        return Err(Error::invalid(
+            "k0",
+            format!("block start {k0} outside the order {}", p.n),
+        ));
+    }
+    let amdgpu = signatures::amdgpu(target);
+    let (n, lda, ix) = (p.n as u128, p.a.lda as u128, p.x.inc.unsigned_abs() as u128);
+    // Indices into A's storage: dense or band at lda, or the packed triangle.
+    let span = match p.storage {
+        Storage::Packed => n * (n + 1) / 2,
+        _ => lda * n + n,
+    };
+    if span > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    if amdgpu {
+        check_extent(p.dtype, &[span, ix * n], &[lda, ix])?;
+    }
+    let g = TrsvParams::fallback(p.dtype, p.storage);
+    let es = p.dtype.size() as u64;
+    let transposed = p.trans != GemvTrans::N;
+    let flags = if p.upper { TRSV_UPPER } else { 0 }
+        | if p.unit { TRSV_UNIT } else { 0 }
+        | if transposed { TRSV_TRANS } else { 0 }
+        | if p.trans == GemvTrans::C {
+            TRSV_CONJ
+        } else {
+            0
+        };
+    let b: Vec<(String, Arg)> = vec![
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        ("k0".into(), Arg::Value(Value::U64(k0))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..p.a_elements() * es,
+                access: Access::Read,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(p.n, es, Access::ReadWrite)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("flags".into(), Arg::Value(Value::U32(flags))),
+        ("band".into(), Arg::Value(Value::U64(p.band))),
+    ];
+    let config = LaunchConfig::linear(1, g.block);
+    let sig = signatures::trsv_block(&g);
+    Ok(Plan {
+        steps: vec![step(ProgramRef::of::<TrsvBlock>(g), sig, config, &b)?],
+        workspace_bytes: 0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,5 +725,127 @@ mod tests {
             text.contains("rocm_blas_gemv_finish") && text.contains("dependent"),
             "{text}"
         );
+    }
+
+    /// A windowed band trmv update (the blocked tbsv's) on gfx90a: y is x's own vector
+    /// passed at its far end for a negative increment, A's touched bytes are the band's
+    /// k + 1 stored rows of every column, and the grid covers the window's rows only.
+    #[test]
+    fn windowed_band_trimv_binds_the_window() {
+        let target: Target = "gfx90a".parse().unwrap();
+        let (minus_one, one) = ([ScalarArg::F32(-1.0)], [ScalarArg::F32(1.0)]);
+        let x = Vector {
+            slot: 1,
+            address: 0,
+            inc: -2,
+        };
+        let p = TriMvProblem {
+            op: TriMvOp::TrmvN,
+            storage: Storage::Band,
+            band: 3,
+            band_lower: 0,
+            window: Some(TriMvWindow {
+                rows: (64, 67),
+                cols: (0, 64),
+                lens: (100, 100),
+            }),
+            upper: false,
+            unit: false,
+            dtype: DType::F32,
+            n: 100,
+            a: Matrix {
+                slot: 0,
+                address: 0,
+                lda: 5,
+            },
+            x,
+            y: Vector { slot: 2, ..x },
+            alpha: &minus_one,
+            beta: &one,
+            read_y: true,
+        };
+        let plan = plan_trimv(&p, &target).unwrap();
+        plan.check(&target).unwrap();
+        let s = &plan.steps[0];
+        // ⌈3 rows / 32⌉ workgroups of 8 warps.
+        assert_eq!(s.config.grid, [1, 1, 1]);
+        assert_eq!(s.config.block, [256, 1, 1]);
+        // A: 99 columns at lda 5 and the last column's 4 stored rows, 4 bytes each.
+        assert_eq!(
+            s.args[1],
+            Arg::Buffer {
+                slot: 0,
+                offset_bytes: 0,
+                touched: 0..(99 * 5 + 4) * 4,
+                access: Access::Read
+            }
+        );
+        assert_eq!(
+            s.args[5],
+            Arg::Buffer {
+                slot: 2,
+                offset_bytes: 99 * 2 * 4,
+                touched: 0..(99 * 2 + 1) * 4,
+                access: Access::ReadWrite
+            }
+        );
+        let names: Vec<&str> = s.signature.params.iter().map(|q| q.name.as_str()).collect();
+        let at = |n: &str| s.args[names.iter().position(|q| *q == n).unwrap()].clone();
+        assert_eq!(at("rows_from"), Arg::Value(Value::U64(64)));
+        assert_eq!(at("cols_to"), Arg::Value(Value::U64(64)));
+        assert_eq!(at("band"), Arg::Value(Value::U64(3)));
+    }
+
+    /// The block solve binds its start and variant bits; a start past the order and an
+    /// AMDGPU stride of 2³¹ bytes are refused.
+    #[test]
+    fn trsv_block_plans_bind_the_block_and_refuse_bad_geometry() {
+        let target: Target = "gfx942".parse().unwrap();
+        let mut p = TrsvProblem {
+            upper: true,
+            trans: GemvTrans::C,
+            unit: true,
+            dtype: DType::C32,
+            n: 100,
+            storage: Storage::Packed,
+            band: 0,
+            a: Matrix {
+                slot: 0,
+                address: 0,
+                lda: 0,
+            },
+            x: Vector {
+                slot: 1,
+                address: 0,
+                inc: 1,
+            },
+        };
+        let plan = plan_trsv_block(&p, 64, &target).unwrap();
+        plan.check(&target).unwrap();
+        let s = &plan.steps[0];
+        assert_eq!(s.config.block, [p.block_order() as u32, 1, 1]);
+        assert_eq!(s.args[1], Arg::Value(Value::U64(64)));
+        // The packed triangle: 100·101/2 elements of 8 bytes.
+        assert_eq!(
+            s.args[2],
+            Arg::Buffer {
+                slot: 0,
+                offset_bytes: 0,
+                touched: 0..5050 * 8,
+                access: Access::Read
+            }
+        );
+        let flags = TRSV_UPPER | TRSV_UNIT | TRSV_TRANS | TRSV_CONJ;
+        assert_eq!(s.args[6], Arg::Value(Value::U32(flags)));
+        assert!(matches!(
+            plan_trsv_block(&p, 100, &target),
+            Err(Error::InvalidArgument { .. })
+        ));
+        // 2²⁸ elements of 8 bytes per step: 2³¹ bytes.
+        p.x.inc = 1 << 28;
+        assert!(matches!(
+            plan_trsv_block(&p, 0, &target),
+            Err(Error::Unsupported { .. })
+        ));
     }
 }
