@@ -7,6 +7,7 @@
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::complex::{ComplexPrep, ComplexPrepParams};
 use rocm_kernels::extension::{Extension, ExtensionParams};
 use rocm_kernels::gemm::splitk::{SplitKFinish, SplitKParams};
 use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
@@ -348,5 +349,18 @@ fn extension_signatures_match_the_emitted_kernels() {
             .sum();
         // geam and dgmm for each of the four types on both families.
         assert_eq!(checked, 2 * BLAS_DTYPES.len(), "{target}");
+    }
+}
+
+#[test]
+fn complex_prep_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let checked: usize = [DType::C32, DType::C64, DType::F32]
+            .iter()
+            .map(|&dtype| walk::<ComplexPrep>(&ComplexPrepParams { dtype }, &target))
+            .sum();
+        // One kernel for each complex type; f32 generates nothing on either family.
+        assert_eq!(checked, 2, "{target}");
     }
 }

@@ -20,7 +20,6 @@ use rocm_core::target::Family;
 use rocm_core::{DType, Error, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::exec::{execute, DeviceView};
-use rocm_kernels::generator;
 use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
 use rocm_kernels::level2::plan::{self as l2plan, GemvProblem, Matrix, Vector};
 
@@ -73,21 +72,6 @@ pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<(
         return Err(blas.unsupported(routine));
     }
     Ok(())
-}
-
-/// `G`'s program for `params` on the handle's device; a generator's `Unsupported`
-/// becomes one naming the routine and the device.
-pub(crate) fn load<G: generator::Generator>(
-    blas: &Blas,
-    routine: &str,
-    params: &G::Params,
-) -> Result<generator::Loaded> {
-    generator::load::<G>(blas.device(), params).map_err(|e| match e {
-        Error::Unsupported { op, .. } => {
-            Error::unsupported(format!("blas {routine} (no kernel: {op})"), blas.device())
-        }
-        other => other,
-    })
 }
 
 pub(crate) fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {
