@@ -29,7 +29,9 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::level3::{element, flag, strided};
+use crate::plan::{Arg, Plan, ProgramRef, Step};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Special, Ty};
+use crate::signature::{Access, ScalarType, Signature, Value};
 use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
@@ -87,13 +89,177 @@ impl Generator for ComplexPrep {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![CPREP.into()],
-            signatures: Vec::new(),
+            signatures: vec![signature(p.dtype)],
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: BLOCK,
             },
         })
     }
+}
+
+/// The kernel's declared arguments for `dtype` (C32 or C64; the same on PTX and AMDGPU
+/// targets): `out, x, rows, cols, ldx, ldo, stride_x, stride_o, alpha_re, alpha_im,
+/// flags`.
+pub fn signature(dtype: DType) -> Signature {
+    let real = if dtype == DType::C64 {
+        ScalarType::F64
+    } else {
+        ScalarType::F32
+    };
+    Signature::new(CPREP)
+        .pointer("out", dtype, Access::Write)
+        .pointer("x", dtype, Access::Read)
+        .scalar("rows", ScalarType::U32)
+        .scalar("cols", ScalarType::U32)
+        .scalar("ldx", ScalarType::U32)
+        .scalar("ldo", ScalarType::U32)
+        .scalar("stride_x", ScalarType::U64)
+        .scalar("stride_o", ScalarType::U64)
+        .scalar("alpha_re", real)
+        .scalar("alpha_im", real)
+        .scalar("flags", ScalarType::U32)
+}
+
+/// One launch of the preparation kernel: op(X) of rows×cols (rows, cols ≥ 1) for
+/// `batch` problems, X in view `x_slot` and the output in view `out_slot` (the same
+/// view to scale in place), each starting at problem 0's first element. Leading
+/// dimensions and strides in reals.
+#[derive(Debug, Clone, Copy)]
+pub struct PrepProblem {
+    pub dtype: DType,
+    pub rows: u64,
+    pub cols: u64,
+    pub batch: u64,
+    pub x_slot: usize,
+    pub out_slot: usize,
+    pub ldx: u64,
+    pub ldo: u64,
+    pub stride_x: u64,
+    pub stride_o: u64,
+    /// α (the real type's values; for C32 exactly representable in f32).
+    pub alpha: (f64, f64),
+    /// [`TRANS`], [`CONJ`], [`EXPAND`], [`SCALE`].
+    pub flags: u32,
+}
+
+impl PrepProblem {
+    /// Reals of X the launch reads from its first: X is stored rows×cols, or cols×rows
+    /// with [`TRANS`].
+    pub fn x_reals(&self) -> u64 {
+        let (r, c) = if self.flags & TRANS != 0 {
+            (self.cols, self.rows)
+        } else {
+            (self.rows, self.cols)
+        };
+        (self.batch - 1) * self.stride_x + (c - 1) * self.ldx + 2 * r
+    }
+
+    /// Reals of the output the launch writes from its first: rows×cols complex, or the
+    /// 2rows×2cols real expansion with [`EXPAND`].
+    pub fn out_reals(&self) -> u64 {
+        let cols = if self.flags & EXPAND != 0 {
+            2 * self.cols
+        } else {
+            self.cols
+        };
+        (self.batch - 1) * self.stride_o + (cols - 1) * self.ldo + 2 * self.rows
+    }
+}
+
+fn dim(name: &str, v: u64) -> Result<u32> {
+    u32::try_from(v).map_err(|_| {
+        Error::invalid(
+            name,
+            format!("{v} exceeds complex GEMM's kernel limit of 2^32 - 1"),
+        )
+    })
+}
+
+/// The preparation launch's plan: grid `(⌈rows/32⌉, ⌈cols/8⌉, batch)`; refuses more
+/// column groups or problems than the grid holds, AMDGPU leading dimensions past
+/// [`crate::amdgpu::complex::max_leading_dimension`] and dimensions past 32 bits.
+pub fn plan(p: &PrepProblem, target: &Target) -> Result<Plan> {
+    if !matches!(p.dtype, DType::C32 | DType::C64) {
+        return Err(Error::unsupported(
+            format!("complex preparation kernel for {}", p.dtype),
+            target.to_string(),
+        ));
+    }
+    if p.rows == 0 || p.cols == 0 || p.batch == 0 {
+        return Err(Error::invalid(
+            "rows",
+            "the preparation kernel needs at least one element and one problem",
+        ));
+    }
+    let config = config(p.rows as usize, p.cols as usize, p.batch as usize);
+    if config.grid[1] as usize > MAX_GRID_YZ || p.batch as usize > MAX_GRID_YZ {
+        return Err(Error::unsupported(
+            format!(
+                "complex GEMM with an operand of {} columns (the preparation kernel \
+                 covers at most {})",
+                p.cols,
+                MAX_GRID_YZ * COLS as usize
+            ),
+            target.to_string(),
+        ));
+    }
+    let es: u64 = if p.dtype == DType::C64 { 8 } else { 4 };
+    let max_ld = crate::amdgpu::complex::max_leading_dimension(es as usize) as u64;
+    if target.caps().kernel_isa == KernelIsa::Amdgpu && p.ldx.max(p.ldo) > max_ld {
+        return Err(Error::unsupported(
+            format!(
+                "complex GEMM with a leading dimension of {} reals (the AMDGPU \
+                 preparation kernel takes at most {max_ld})",
+                p.ldx.max(p.ldo)
+            ),
+            target.to_string(),
+        ));
+    }
+    let (alpha_re, alpha_im) = if p.dtype == DType::C64 {
+        (Value::F64(p.alpha.0), Value::F64(p.alpha.1))
+    } else {
+        (Value::F32(p.alpha.0 as f32), Value::F32(p.alpha.1 as f32))
+    };
+    let bindings = vec![
+        (
+            "out",
+            Arg::Buffer {
+                slot: p.out_slot,
+                offset_bytes: 0,
+                touched: 0..p.out_reals() * es,
+                access: Access::Write,
+            },
+        ),
+        (
+            "x",
+            Arg::Buffer {
+                slot: p.x_slot,
+                offset_bytes: 0,
+                touched: 0..p.x_reals() * es,
+                access: Access::Read,
+            },
+        ),
+        ("rows", Arg::Value(Value::U32(dim("rows", p.rows)?))),
+        ("cols", Arg::Value(Value::U32(dim("cols", p.cols)?))),
+        ("ldx", Arg::Value(Value::U32(dim("ld", p.ldx)?))),
+        ("ldo", Arg::Value(Value::U32(dim("ld", p.ldo)?))),
+        ("stride_x", Arg::Value(Value::U64(p.stride_x))),
+        ("stride_o", Arg::Value(Value::U64(p.stride_o))),
+        ("alpha_re", Arg::Value(alpha_re)),
+        ("alpha_im", Arg::Value(alpha_im)),
+        ("flags", Arg::Value(Value::U32(p.flags))),
+    ];
+    let step = Step::bind(
+        ProgramRef::of::<ComplexPrep>(ComplexPrepParams { dtype: p.dtype }),
+        signature(p.dtype),
+        config,
+        bindings,
+    )?;
+    Ok(Plan {
+        steps: vec![step],
+        workspace_bytes: 0,
+    })
 }
 
 /// The launch over op(X) of rows×cols, `batch` problems (the caller keeps
@@ -221,5 +387,69 @@ mod tests {
     fn launches_cover_every_element() {
         assert_eq!(config(33, 9, 3).grid, [2, 2, 3]);
         assert_eq!(config(0, 0, 0).grid, [1, 1, 1]);
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    fn expand_a(m: u64, k: u64, lda: u64, batch: u64) -> PrepProblem {
+        PrepProblem {
+            dtype: DType::C64,
+            rows: m,
+            cols: k,
+            batch,
+            x_slot: 0,
+            out_slot: 1,
+            ldx: 2 * lda,
+            ldo: 2 * m,
+            stride_x: 2 * lda * k,
+            stride_o: 4 * m * k,
+            alpha: (2.0, -1.0),
+            flags: EXPAND | SCALE | TRANS,
+        }
+    }
+
+    /// Ã of 3 problems of op(A) = Aᵀ (m = 5, k = 7, A stored 7×5 at lda 9): A's reads
+    /// end at the last problem's (5 − 1)·18 + 2·7 reals, the expansion's writes at its
+    /// (14 − 1)·10 + 10 reals; the grid covers ⌈5/32⌉ × ⌈7/8⌉ × 3.
+    #[test]
+    fn expansion_touches_the_operand_and_the_expanded_block() {
+        let target: Target = "gfx90a".parse().unwrap();
+        let p = expand_a(5, 7, 9, 3);
+        let plan = plan(&p, &target).unwrap();
+        plan.check(&target).unwrap();
+        let s = &plan.steps[0];
+        assert_eq!(s.config.grid, [1, 1, 3]);
+        assert_eq!(p.x_reals(), 2 * 126 + 4 * 18 + 14);
+        assert_eq!(p.out_reals(), 2 * 140 + 13 * 10 + 10);
+        assert_eq!(
+            s.args[0],
+            Arg::Buffer {
+                slot: 1,
+                offset_bytes: 0,
+                touched: 0..p.out_reals() * 8,
+                access: Access::Write
+            }
+        );
+        assert_eq!(s.args[8], Arg::Value(Value::F64(2.0)));
+    }
+
+    /// Too many column groups, and on AMDGPU a leading dimension past the 32-bit lane
+    /// offsets, are `Unsupported`; a real dtype has no kernel.
+    #[test]
+    fn limits_are_refused() {
+        let amd: Target = "gfx942".parse().unwrap();
+        let nv: Target = "sm_90".parse().unwrap();
+        let wide = expand_a(4, (MAX_GRID_YZ as u64) * COLS as u64 + 1, 4, 1);
+        assert!(matches!(plan(&wide, &nv), Err(Error::Unsupported { .. })));
+        let max_ld = crate::amdgpu::complex::max_leading_dimension(8) as u64;
+        let mut far = expand_a(4, 4, 4, 1);
+        far.ldx = max_ld + 1;
+        assert!(matches!(plan(&far, &amd), Err(Error::Unsupported { .. })));
+        assert!(plan(&far, &nv).is_ok());
+        far.dtype = DType::F32;
+        assert!(matches!(plan(&far, &nv), Err(Error::Unsupported { .. })));
     }
 }

@@ -57,6 +57,7 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
+use crate::signature::{Access, ScalarType, Signature};
 use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
@@ -120,13 +121,54 @@ impl Generator for Level3 {
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![EXPAND.into(), INVERT.into(), UPDATE.into()],
-            signatures: Vec::new(),
+            signatures: signatures(p.dtype),
             launch: LaunchRule::Fixed {
                 grid: 1,
                 block: TILE_BLOCK,
             },
         })
     }
+}
+
+/// The three kernels' declared arguments for `dtype` (the same on PTX and AMDGPU
+/// targets), in the program's order: `rocm_tri_expand(dst, src, n, nb, ld_src, ld_dst,
+/// stride_dst, flags)`, `rocm_tri_invert(dst, src, n, ld_src, stride_dst, flags)`,
+/// `rocm_tri_update(c, w, n, nb, ldc, ld_w, stride_w, beta, [beta_im], flags)`.
+pub fn signatures(dtype: DType) -> Vec<Signature> {
+    let real = if matches!(dtype, DType::F64 | DType::C64) {
+        ScalarType::F64
+    } else {
+        ScalarType::F32
+    };
+    let expand = Signature::new(EXPAND)
+        .pointer("dst", dtype, Access::Write)
+        .pointer("src", dtype, Access::Read)
+        .scalar("n", ScalarType::U32)
+        .scalar("nb", ScalarType::U32)
+        .scalar("ld_src", ScalarType::U32)
+        .scalar("ld_dst", ScalarType::U32)
+        .scalar("stride_dst", ScalarType::U64)
+        .scalar("flags", ScalarType::U32);
+    let invert = Signature::new(INVERT)
+        .pointer("dst", dtype, Access::Write)
+        .pointer("src", dtype, Access::Read)
+        .scalar("n", ScalarType::U32)
+        .scalar("ld_src", ScalarType::U32)
+        .scalar("stride_dst", ScalarType::U64)
+        .scalar("flags", ScalarType::U32);
+    let mut update = Signature::new(UPDATE)
+        .pointer("c", dtype, Access::ReadWrite)
+        .pointer("w", dtype, Access::Read)
+        .scalar("n", ScalarType::U32)
+        .scalar("nb", ScalarType::U32)
+        .scalar("ldc", ScalarType::U32)
+        .scalar("ld_w", ScalarType::U32)
+        .scalar("stride_w", ScalarType::U64)
+        .scalar("beta", real);
+    if dtype.is_complex() {
+        update = update.scalar("beta_im", real);
+    }
+    vec![expand, invert, update.scalar("flags", ScalarType::U32)]
 }
 
 /// Bytes of shared memory (LDS) `rocm_tri_invert` holds: the block with rows padded.

@@ -7,6 +7,7 @@
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::complex::{ComplexPrep, ComplexPrepParams};
 use rocm_kernels::extension::{Extension, ExtensionParams};
 use rocm_kernels::gemm::splitk::{SplitKFinish, SplitKParams};
 use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
@@ -18,6 +19,7 @@ use rocm_kernels::level2::rank::{Rank, RankOp, RankParams};
 use rocm_kernels::level2::trimv::{TriMv, TriMvOp, TriMvParams};
 use rocm_kernels::level2::trsv::{TrsvBlock, TrsvParams};
 use rocm_kernels::level2::Storage;
+use rocm_kernels::level3::{Level3, Level3Params};
 use rocm_kernels::transpose::{Transpose, TransposeParams};
 
 const TARGETS: [&str; 7] = [
@@ -348,5 +350,40 @@ fn extension_signatures_match_the_emitted_kernels() {
             .sum();
         // geam and dgmm for each of the four types on both families.
         assert_eq!(checked, 2 * BLAS_DTYPES.len(), "{target}");
+    }
+}
+
+#[test]
+fn complex_prep_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let checked: usize = [DType::C32, DType::C64, DType::F32]
+            .iter()
+            .map(|&dtype| walk::<ComplexPrep>(&ComplexPrepParams { dtype }, &target))
+            .sum();
+        // One kernel for each complex type; f32 generates nothing on either family.
+        assert_eq!(checked, 2, "{target}");
+    }
+}
+
+#[test]
+fn level3_signatures_match_the_emitted_kernels() {
+    for target in TARGETS {
+        let target: Target = target.parse().unwrap();
+        let mut checked = 0;
+        for dtype in [DType::F32, DType::F64, DType::C32, DType::C64, DType::F16] {
+            for invert_block in [16, 32, 64] {
+                checked += walk::<Level3>(
+                    &Level3Params {
+                        dtype,
+                        invert_block,
+                    },
+                    &target,
+                );
+            }
+        }
+        // Three kernels per program: every block order for the four BLAS types, but
+        // Complex64 at 64 (over the shared-memory limit); nothing for f16.
+        assert_eq!(checked, 3 * (4 * 3 - 1), "{target}");
     }
 }

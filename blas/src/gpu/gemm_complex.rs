@@ -36,26 +36,16 @@
 
 use crate::gemm::GemmShape;
 use crate::gpu::gemm::{self as real, Operand};
-use crate::gpu::level2::load;
+use crate::gpu::level2::{raw_view, routine_error};
 use crate::{Blas, Scalar, Transpose};
 use num_traits::{One, Zero};
-use rocm_core::target::Family;
-use rocm_core::{Error, KernelArgs, Result};
-use rocm_kernels::amdgpu::complex as amd_prep;
-use rocm_kernels::complex::{self as kern, ComplexPrep, ComplexPrepParams};
+use rocm_core::{Real, Result};
+use rocm_kernels::complex::{self as kern, PrepProblem};
+use rocm_kernels::exec::execute;
 
 /// Most workspace bytes one chunk of a strided batch takes (a single problem may need
 /// more; it then runs alone).
 pub(crate) const WORKSPACE_LIMIT: usize = 1 << 30;
-
-fn dim(name: &str, v: usize) -> Result<u32> {
-    u32::try_from(v).map_err(|_| {
-        Error::invalid(
-            name,
-            format!("{v} exceeds complex GEMM's kernel limit of 2^32 - 1"),
-        )
-    })
-}
 
 /// One launch of the preparation kernel over op(X) (rows×cols) for `batch` problems;
 /// leading dimensions and strides in reals.
@@ -80,56 +70,37 @@ fn op_flags(t: Transpose) -> u32 {
 }
 
 impl Prep {
-    /// Queues the kernel. Safety: the caller guarantees every element the launch reads
-    /// (op(X)'s rows×cols of each problem) and writes (the output region) lies in live
-    /// device memory it may use, output regions of different problems disjoint.
+    /// Queues the kernel: the kernels crate's plan run by the executor. Safety: the
+    /// caller guarantees every element the launch reads (op(X)'s rows×cols of each
+    /// problem) and writes (the output region) lies in live device memory it may use,
+    /// output regions of different problems disjoint.
     unsafe fn launch<T: Scalar>(&self, blas: &Blas, alpha: T, batch: usize) -> Result<()> {
-        let loaded = load::<ComplexPrep>(blas, "gemm", &ComplexPrepParams { dtype: T::DTYPE })?;
-        let cfg = kern::config(self.rows, self.cols, batch);
-        if cfg.grid[1] as usize > kern::MAX_GRID_YZ || batch > kern::MAX_GRID_YZ {
-            return Err(Error::unsupported(
-                format!(
-                    "complex GEMM with an operand of {} columns (the preparation kernel \
-                     covers at most {})",
-                    self.cols,
-                    kern::MAX_GRID_YZ * kern::COLS as usize
-                ),
-                blas.device(),
-            ));
-        }
-        let dev = blas.device();
-        // The AMDGPU kernel's lane offsets are 32-bit (rocm_kernels::amdgpu::complex).
-        let amd = matches!(
-            dev.target().family(),
-            Family::Cdna | Family::Rdna3 | Family::Rdna4
-        );
-        let max_ld = amd_prep::max_leading_dimension(std::mem::size_of::<T::Real>());
-        if amd && self.ldx.max(self.ldo) > max_ld {
-            return Err(Error::unsupported(
-                format!(
-                    "complex GEMM with a leading dimension of {} reals (the AMDGPU \
-                     preparation kernel takes at most {max_ld})",
-                    self.ldx.max(self.ldo)
-                ),
-                dev,
-            ));
-        }
-        let mut args = KernelArgs::new();
-        args.push_pointer(self.out, dev)
-            .push_pointer(self.x, dev)
-            .push(dim("rows", self.rows)?)
-            .push(dim("cols", self.cols)?)
-            .push(dim("ld", self.ldx)?)
-            .push(dim("ld", self.ldo)?)
-            .push(self.stride_x as u64)
-            .push(self.stride_o as u64)
-            .push(alpha.re())
-            .push(alpha.im())
-            .push(self.flags);
-        let kernel = loaded.module.kernel(kern::CPREP)?;
-        // SAFETY: the caller's guarantee above; the arguments match the kernel's
-        // documented parameters.
-        unsafe { kernel.launch(blas.stream(), &cfg, &args) }
+        let problem = PrepProblem {
+            dtype: T::DTYPE,
+            rows: self.rows as u64,
+            cols: self.cols as u64,
+            batch: batch as u64,
+            x_slot: 0,
+            out_slot: 1,
+            ldx: self.ldx as u64,
+            ldo: self.ldo as u64,
+            stride_x: self.stride_x as u64,
+            stride_o: self.stride_o as u64,
+            alpha: (alpha.re().as_f64(), alpha.im().as_f64()),
+            flags: self.flags,
+        };
+        let plan = kern::plan(&problem, blas.device().target())
+            .map_err(|e| routine_error(blas, "gemm", e))?;
+        let es = std::mem::size_of::<T::Real>();
+        // SAFETY: the caller's guarantee above covers X's and the output's reals the
+        // plan touches (`x_reals`, `out_reals` from their first elements).
+        let views = unsafe {
+            [
+                raw_view(blas, self.x, problem.x_reals(), es, false),
+                raw_view(blas, self.out, problem.out_reals(), es, true),
+            ]
+        };
+        execute(&plan, blas.stream(), &views, None).map_err(|e| routine_error(blas, "gemm", e))
     }
 }
 

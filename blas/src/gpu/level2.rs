@@ -17,10 +17,9 @@
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::target::Family;
-use rocm_core::{DType, Error, KernelArgs, Result};
+use rocm_core::{DType, Error, Result};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::exec::{execute, DeviceView};
-use rocm_kernels::generator;
 use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
 use rocm_kernels::level2::plan::{self as l2plan, GemvProblem, Matrix, Vector};
 
@@ -75,74 +74,11 @@ pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<(
     Ok(())
 }
 
-/// The AMDGPU Level 2 kernels form element indices and byte strides in 32 bits (module
-/// doc of `rocm_kernels::amdgpu::level2`): on AMD devices every span of elements a
-/// kernel indexes (`elements`) and every stride in bytes (`strides` in elements, times
-/// the element size `es`) must stay below 2³¹; larger problems answer `Unsupported`
-/// there. CUDA devices take any size.
-pub(crate) fn check_amdgpu_extent(
-    blas: &Blas,
-    routine: &str,
-    es: usize,
-    elements: &[u128],
-    strides: &[u128],
-) -> Result<()> {
-    if blas.device().target().family() == Family::Nvidia {
-        return Ok(());
-    }
-    let limit = 1u128 << 31;
-    let fits =
-        elements.iter().all(|&e| e < limit) && strides.iter().all(|&s| s * (es as u128) < limit);
-    if !fits {
-        return Err(Error::unsupported(
-            format!("blas {routine} indexing 2³¹ or more elements or bytes per stride (AMDGPU Level 2 kernels index in 32 bits)"),
-            blas.device(),
-        ));
-    }
-    Ok(())
-}
-
-/// `G`'s program for `params` on the handle's device; a generator's `Unsupported`
-/// becomes one naming the routine and the device.
-pub(crate) fn load<G: generator::Generator>(
-    blas: &Blas,
-    routine: &str,
-    params: &G::Params,
-) -> Result<generator::Loaded> {
-    generator::load::<G>(blas.device(), params).map_err(|e| match e {
-        Error::Unsupported { op, .. } => {
-            Error::unsupported(format!("blas {routine} (no kernel: {op})"), blas.device())
-        }
-        other => other,
-    })
-}
-
-/// An index range of `len` elements in A's storage (m×n at lda, or a packed triangle)
-/// must be addressable with 64-bit offsets.
-pub(crate) fn check_span(elements: u128) -> Result<()> {
-    if elements > i64::MAX as u128 {
-        return Err(Error::invalid(
-            "lda",
-            "the matrix spans more than 2⁶³ elements",
-        ));
-    }
-    Ok(())
-}
-
 pub(crate) fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {
     if inc >= 0 || len == 0 {
         address
     } else {
         address + (len as u64 - 1) * inc.unsigned_abs() as u64 * esize
-    }
-}
-
-pub(crate) fn push_scalars(args: &mut KernelArgs, s: &[ScalarArg]) {
-    for v in s {
-        match *v {
-            ScalarArg::F32(v) => args.push(v),
-            ScalarArg::F64(v) => args.push(v),
-        };
     }
 }
 

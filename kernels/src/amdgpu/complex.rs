@@ -40,7 +40,7 @@ pub fn program(dtype: DType, target: &Target) -> Result<Program> {
     Ok(Program {
         image: ModuleImage::CodeObject(k.to_elf()?),
         kernels: vec![k.name().to_string()],
-        signatures: Vec::new(),
+        signatures: vec![crate::complex::signature(dtype)],
         launch: LaunchRule::Fixed {
             grid: 1,
             block: BLOCK,

@@ -151,7 +151,7 @@ pub fn program(p: &Level3Params, target: &Target) -> Result<Program> {
     Ok(Program {
         image: ModuleImage::CodeObject(super::asm::code_object(&ks)?.to_elf()?),
         kernels: ks.iter().map(|k| k.name().to_string()).collect(),
-        signatures: Vec::new(),
+        signatures: crate::level3::signatures(p.dtype),
         launch: LaunchRule::Fixed {
             grid: 1,
             block: crate::level3::TILE_BLOCK,

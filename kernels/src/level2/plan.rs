@@ -16,6 +16,11 @@
 use super::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning};
 use super::rank::{Rank, RankOp, RankParams, UPPER as RANK_UPPER};
 use super::signatures;
+use super::trimv::{TriMv, TriMvOp, TriMvParams, UNIT as TRI_MV_UNIT, UPPER as TRI_MV_UPPER};
+use super::trsv::{
+    TrsvBlock, TrsvParams, CONJ as TRSV_CONJ, TRANS as TRSV_TRANS, UNIT as TRSV_UNIT,
+    UPPER as TRSV_UPPER,
+};
 use super::Storage;
 use crate::catalog::Catalog;
 use crate::generator::Generator;
@@ -414,6 +419,242 @@ pub fn plan_rank(p: &RankProblem<'_>, target: &Target) -> Result<Plan> {
     })
 }
 
+/// The rows of y and the columns (entries of x) a windowed triangle product covers, as
+/// indices of A, and the full lengths of x and y.
+#[derive(Debug, Clone, Copy)]
+pub struct TriMvWindow {
+    pub rows: (u64, u64),
+    pub cols: (u64, u64),
+    pub lens: (u64, u64),
+}
+
+/// y = α·op(A)·x + β·y with a stored triangle or a band (n ≥ 1; the caller checked the
+/// views): symv/hemv, spmv/hpmv, sbmv/hbmv, trmv/tpmv/tbmv (α = 1, β = 0 into a
+/// separate y), gbmv (the general ops, always windowed) and the windowed trmv updates
+/// of the blocked trsv (y may be x's vector outside the window's columns).
+#[derive(Debug, Clone, Copy)]
+pub struct TriMvProblem<'a> {
+    pub op: TriMvOp,
+    pub storage: Storage,
+    /// Off-diagonals of band storage (the general ops: ku; unused otherwise).
+    pub band: u64,
+    /// The general ops' sub-diagonals kl.
+    pub band_lower: u64,
+    /// Rows and columns; without one, 0..n each.
+    pub window: Option<TriMvWindow>,
+    pub upper: bool,
+    /// Unit diagonal (trmv only).
+    pub unit: bool,
+    pub dtype: DType,
+    pub n: u64,
+    /// A (or AP); `lda` unused when packed.
+    pub a: Matrix,
+    pub x: Vector,
+    pub y: Vector,
+    pub alpha: &'a [ScalarArg],
+    pub beta: &'a [ScalarArg],
+    /// β ≠ 0 (else y is not read).
+    pub read_y: bool,
+}
+
+impl TriMvProblem<'_> {
+    /// Elements of A's storage from its lowest element: n×n at lda, the packed
+    /// triangle, or the band's stored rows (kl + ku + 1 for the general ops) at lda.
+    pub fn a_elements(&self) -> u64 {
+        let n = self.n;
+        match self.storage {
+            Storage::Packed => n * (n + 1) / 2,
+            Storage::Dense => (n - 1) * self.a.lda + n,
+            Storage::Band => {
+                let stored = if self.op.is_general() {
+                    self.band_lower + self.band + 1
+                } else {
+                    self.band + 1
+                };
+                (n - 1) * self.a.lda + stored
+            }
+        }
+    }
+}
+
+/// The triangle product's plan: one launch of ⌈rows/32⌉ workgroups.
+pub fn plan_trimv(p: &TriMvProblem<'_>, target: &Target) -> Result<Plan> {
+    let amdgpu = signatures::amdgpu(target);
+    let (x_len, y_len) = p.window.map_or((p.n, p.n), |w| w.lens);
+    // The order bounds every index into A's storage and the vectors.
+    let dim = p.n.max(x_len).max(y_len) as u128;
+    let lda = p.a.lda as u128;
+    if lda * dim + dim > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    if amdgpu {
+        let (ix, iy) = (
+            p.x.inc.unsigned_abs() as u128,
+            p.y.inc.unsigned_abs() as u128,
+        );
+        check_extent(
+            p.dtype,
+            &[lda * dim + dim, dim * (dim + 1) / 2, ix * dim, iy * dim],
+            &[lda, ix, iy],
+        )?;
+    }
+    let g = TriMvParams {
+        window: p.window.is_some(),
+        ..TriMvParams::fallback(p.dtype, p.op, p.storage, p.read_y)
+    };
+    let es = p.dtype.size() as u64;
+    let y_access = if p.read_y {
+        Access::ReadWrite
+    } else {
+        Access::Write
+    };
+    let flags = if p.upper { TRI_MV_UPPER } else { 0 } | if p.unit { TRI_MV_UNIT } else { 0 };
+    let mut b: Vec<(String, Arg)> = vec![
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..p.a_elements() * es,
+                access: Access::Read,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(x_len, es, Access::Read)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("y".into(), p.y.arg(y_len, es, y_access)),
+        ("incy".into(), Arg::Value(Value::I64(p.y.inc))),
+        ("flags".into(), Arg::Value(Value::U32(flags))),
+        ("band".into(), Arg::Value(Value::U64(p.band))),
+        ("band_lower".into(), Arg::Value(Value::U64(p.band_lower))),
+    ];
+    bind_scalars(&mut b, p.dtype, "alpha", amdgpu, p.alpha)?;
+    if p.read_y {
+        bind_scalars(&mut b, p.dtype, "beta", amdgpu, p.beta)?;
+    }
+    let rows = match p.window {
+        Some(w) => {
+            for (name, v) in [
+                ("rows_from", w.rows.0),
+                ("rows_to", w.rows.1),
+                ("cols_from", w.cols.0),
+                ("cols_to", w.cols.1),
+            ] {
+                b.push((name.into(), Arg::Value(Value::U64(v))));
+            }
+            w.rows.1 - w.rows.0
+        }
+        None => p.n,
+    };
+    let config = LaunchConfig::linear(TriMvParams::groups(rows as usize), g.block());
+    let sig = signatures::tri_mv(&g, amdgpu);
+    Ok(Plan {
+        steps: vec![step(ProgramRef::of::<TriMv>(g), sig, config, &b)?],
+        workspace_bytes: 0,
+    })
+}
+
+/// x ← op(A)⁻¹·x with A triangular (n ≥ 1; the caller checked the views), dense,
+/// packed or band (k = `band` off-diagonals) storage.
+#[derive(Debug, Clone, Copy)]
+pub struct TrsvProblem {
+    pub upper: bool,
+    pub trans: GemvTrans,
+    pub unit: bool,
+    pub dtype: DType,
+    pub n: u64,
+    pub storage: Storage,
+    pub band: u64,
+    /// A (or AP); `lda` unused when packed.
+    pub a: Matrix,
+    pub x: Vector,
+}
+
+impl TrsvProblem {
+    /// Elements of A's storage from its lowest element: n×n at lda, the packed
+    /// triangle, or the band's k + 1 stored rows at lda.
+    pub fn a_elements(&self) -> u64 {
+        let n = self.n;
+        match self.storage {
+            Storage::Packed => n * (n + 1) / 2,
+            Storage::Dense => (n - 1) * self.a.lda + n,
+            Storage::Band => (n - 1) * self.a.lda + self.band + 1,
+        }
+    }
+
+    /// The order NB of the diagonal blocks the blocked substitution walks.
+    pub fn block_order(&self) -> u64 {
+        TrsvParams::fallback(self.dtype, self.storage).block as u64
+    }
+}
+
+/// One diagonal-block solve of the blocked trsv: x(k0..k0 + NB) ← M(K, K)⁻¹·x(K) by one
+/// workgroup of NB work-items ([`TrsvProblem::block_order`]), reading the stored
+/// triangle of the block in place.
+pub fn plan_trsv_block(p: &TrsvProblem, k0: u64, target: &Target) -> Result<Plan> {
+    if k0 >= p.n {
+        return Err(Error::invalid(
+            "k0",
+            format!("block start {k0} outside the order {}", p.n),
+        ));
+    }
+    let amdgpu = signatures::amdgpu(target);
+    let (n, lda, ix) = (p.n as u128, p.a.lda as u128, p.x.inc.unsigned_abs() as u128);
+    // Indices into A's storage: dense or band at lda, or the packed triangle.
+    let span = match p.storage {
+        Storage::Packed => n * (n + 1) / 2,
+        _ => lda * n + n,
+    };
+    if span > i64::MAX as u128 {
+        return Err(Error::invalid(
+            "lda",
+            "the matrix spans more than 2⁶³ elements",
+        ));
+    }
+    if amdgpu {
+        check_extent(p.dtype, &[span, ix * n], &[lda, ix])?;
+    }
+    let g = TrsvParams::fallback(p.dtype, p.storage);
+    let es = p.dtype.size() as u64;
+    let transposed = p.trans != GemvTrans::N;
+    let flags = if p.upper { TRSV_UPPER } else { 0 }
+        | if p.unit { TRSV_UNIT } else { 0 }
+        | if transposed { TRSV_TRANS } else { 0 }
+        | if p.trans == GemvTrans::C {
+            TRSV_CONJ
+        } else {
+            0
+        };
+    let b: Vec<(String, Arg)> = vec![
+        ("n".into(), Arg::Value(Value::U64(p.n))),
+        ("k0".into(), Arg::Value(Value::U64(k0))),
+        (
+            "a".into(),
+            Arg::Buffer {
+                slot: p.a.slot,
+                offset_bytes: 0,
+                touched: 0..p.a_elements() * es,
+                access: Access::Read,
+            },
+        ),
+        ("lda".into(), Arg::Value(Value::U64(p.a.lda))),
+        ("x".into(), p.x.arg(p.n, es, Access::ReadWrite)),
+        ("incx".into(), Arg::Value(Value::I64(p.x.inc))),
+        ("flags".into(), Arg::Value(Value::U32(flags))),
+        ("band".into(), Arg::Value(Value::U64(p.band))),
+    ];
+    let config = LaunchConfig::linear(1, g.block);
+    let sig = signatures::trsv_block(&g);
+    Ok(Plan {
+        steps: vec![step(ProgramRef::of::<TrsvBlock>(g), sig, config, &b)?],
+        workspace_bytes: 0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,5 +725,127 @@ mod tests {
             text.contains("rocm_blas_gemv_finish") && text.contains("dependent"),
             "{text}"
         );
+    }
+
+    /// A windowed band trmv update (the blocked tbsv's) on gfx90a: y is x's own vector
+    /// passed at its far end for a negative increment, A's touched bytes are the band's
+    /// k + 1 stored rows of every column, and the grid covers the window's rows only.
+    #[test]
+    fn windowed_band_trimv_binds_the_window() {
+        let target: Target = "gfx90a".parse().unwrap();
+        let (minus_one, one) = ([ScalarArg::F32(-1.0)], [ScalarArg::F32(1.0)]);
+        let x = Vector {
+            slot: 1,
+            address: 0,
+            inc: -2,
+        };
+        let p = TriMvProblem {
+            op: TriMvOp::TrmvN,
+            storage: Storage::Band,
+            band: 3,
+            band_lower: 0,
+            window: Some(TriMvWindow {
+                rows: (64, 67),
+                cols: (0, 64),
+                lens: (100, 100),
+            }),
+            upper: false,
+            unit: false,
+            dtype: DType::F32,
+            n: 100,
+            a: Matrix {
+                slot: 0,
+                address: 0,
+                lda: 5,
+            },
+            x,
+            y: Vector { slot: 2, ..x },
+            alpha: &minus_one,
+            beta: &one,
+            read_y: true,
+        };
+        let plan = plan_trimv(&p, &target).unwrap();
+        plan.check(&target).unwrap();
+        let s = &plan.steps[0];
+        // ⌈3 rows / 32⌉ workgroups of 8 warps.
+        assert_eq!(s.config.grid, [1, 1, 1]);
+        assert_eq!(s.config.block, [256, 1, 1]);
+        // A: 99 columns at lda 5 and the last column's 4 stored rows, 4 bytes each.
+        assert_eq!(
+            s.args[1],
+            Arg::Buffer {
+                slot: 0,
+                offset_bytes: 0,
+                touched: 0..(99 * 5 + 4) * 4,
+                access: Access::Read
+            }
+        );
+        assert_eq!(
+            s.args[5],
+            Arg::Buffer {
+                slot: 2,
+                offset_bytes: 99 * 2 * 4,
+                touched: 0..(99 * 2 + 1) * 4,
+                access: Access::ReadWrite
+            }
+        );
+        let names: Vec<&str> = s.signature.params.iter().map(|q| q.name.as_str()).collect();
+        let at = |n: &str| s.args[names.iter().position(|q| *q == n).unwrap()].clone();
+        assert_eq!(at("rows_from"), Arg::Value(Value::U64(64)));
+        assert_eq!(at("cols_to"), Arg::Value(Value::U64(64)));
+        assert_eq!(at("band"), Arg::Value(Value::U64(3)));
+    }
+
+    /// The block solve binds its start and variant bits; a start past the order and an
+    /// AMDGPU stride of 2³¹ bytes are refused.
+    #[test]
+    fn trsv_block_plans_bind_the_block_and_refuse_bad_geometry() {
+        let target: Target = "gfx942".parse().unwrap();
+        let mut p = TrsvProblem {
+            upper: true,
+            trans: GemvTrans::C,
+            unit: true,
+            dtype: DType::C32,
+            n: 100,
+            storage: Storage::Packed,
+            band: 0,
+            a: Matrix {
+                slot: 0,
+                address: 0,
+                lda: 0,
+            },
+            x: Vector {
+                slot: 1,
+                address: 0,
+                inc: 1,
+            },
+        };
+        let plan = plan_trsv_block(&p, 64, &target).unwrap();
+        plan.check(&target).unwrap();
+        let s = &plan.steps[0];
+        assert_eq!(s.config.block, [p.block_order() as u32, 1, 1]);
+        assert_eq!(s.args[1], Arg::Value(Value::U64(64)));
+        // The packed triangle: 100·101/2 elements of 8 bytes.
+        assert_eq!(
+            s.args[2],
+            Arg::Buffer {
+                slot: 0,
+                offset_bytes: 0,
+                touched: 0..5050 * 8,
+                access: Access::Read
+            }
+        );
+        let flags = TRSV_UPPER | TRSV_UNIT | TRSV_TRANS | TRSV_CONJ;
+        assert_eq!(s.args[6], Arg::Value(Value::U32(flags)));
+        assert!(matches!(
+            plan_trsv_block(&p, 100, &target),
+            Err(Error::InvalidArgument { .. })
+        ));
+        // 2²⁸ elements of 8 bytes per step: 2³¹ bytes.
+        p.x.inc = 1 << 28;
+        assert!(matches!(
+            plan_trsv_block(&p, 0, &target),
+            Err(Error::Unsupported { .. })
+        ));
     }
 }

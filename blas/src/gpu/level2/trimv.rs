@@ -7,14 +7,17 @@
 //! write x in place). The blocked trsv's updates on packed and band storage are the
 //! windowed trmv products (`trsv`).
 
-use super::{check_amdgpu_extent, check_span, load, logical_start, push_scalars, require, Kernels};
+use super::{raw_view, require, routine_error, vector_span, Kernels};
 use crate::gpu::level1::{self, ScalarArg, Vector};
 use crate::Blas;
-use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
-use rocm_kernels::exec::DeviceView;
+use rocm_core::{DType, Result};
+use rocm_kernels::exec::{execute, DeviceView};
 use rocm_kernels::level1::L1Op;
 use rocm_kernels::level2::gemv::GemvTrans;
-use rocm_kernels::level2::trimv::{TriMv, TriMvOp, TriMvParams, KERNEL, UNIT, UPPER};
+use rocm_kernels::level2::plan::{
+    self as l2plan, Matrix, TriMvProblem, TriMvWindow, Vector as PlanVector,
+};
+use rocm_kernels::level2::trimv::TriMvOp;
 use rocm_kernels::level2::Storage;
 
 /// The rows of y and columns (entries of x) a windowed product covers, as indices of A.
@@ -55,70 +58,58 @@ pub(crate) struct TriMvCall<'a> {
 }
 
 /// y ← α·op(A)·x + β·y (n ≥ 1; views checked by the caller; y must not overlap x,
-/// except that a window's rows of y may share a vector with x outside its columns).
+/// except that a window's rows of y may share a vector with x outside its columns): the
+/// kernels crate's plan run by the executor.
 pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
     require(blas, routine, &[Kernels::TriMv])?;
+    let problem = TriMvProblem {
+        op: call.op,
+        storage: call.storage,
+        band: call.band as u64,
+        band_lower: call.band_lower as u64,
+        window: call.window.map(|w| TriMvWindow {
+            rows: (w.rows.0 as u64, w.rows.1 as u64),
+            cols: (w.cols.0 as u64, w.cols.1 as u64),
+            lens: (w.lens.0 as u64, w.lens.1 as u64),
+        }),
+        upper: call.upper,
+        unit: call.unit,
+        dtype: call.dtype,
+        n: call.n as u64,
+        a: Matrix {
+            slot: 0,
+            address: call.a,
+            lda: call.lda as u64,
+        },
+        x: PlanVector {
+            slot: 1,
+            address: call.x.0,
+            inc: call.x.1 as i64,
+        },
+        y: PlanVector {
+            slot: 2,
+            address: call.y.0,
+            inc: call.y.1 as i64,
+        },
+        alpha: call.alpha,
+        beta: call.beta,
+        read_y: call.read_y,
+    };
+    let plan = l2plan::plan_trimv(&problem, blas.device().target())
+        .map_err(|e| routine_error(blas, routine, e))?;
     let (x_len, y_len) = call.window.map_or((call.n, call.n), |w| w.lens);
-    // The order bounds every index into A's storage and the vectors.
-    let dim = call.n.max(x_len).max(y_len) as u128;
-    check_span(call.lda as u128 * dim + dim)?;
-    let lda = call.lda as u128;
-    let (ix, iy) = (
-        call.x.1.unsigned_abs() as u128,
-        call.y.1.unsigned_abs() as u128,
-    );
-    check_amdgpu_extent(
-        blas,
-        routine,
-        call.dtype.size(),
-        &[lda * dim + dim, dim * (dim + 1) / 2, ix * dim, iy * dim],
-        &[lda, ix, iy],
-    )?;
-    let p = TriMvParams {
-        window: call.window.is_some(),
-        ..TriMvParams::fallback(call.dtype, call.op, call.storage, call.read_y)
-    };
-    let loaded = load::<TriMv>(blas, routine, &p)?;
-    let es = call.dtype.size() as u64;
-    let dev = blas.device();
-    let x = logical_start(call.x.0, call.x.1, x_len, es);
-    let y = logical_start(call.y.0, call.y.1, y_len, es);
-    let mut args = KernelArgs::new();
-    args.push(call.n as u64)
-        .push_pointer(call.a, dev)
-        .push(call.lda as u64)
-        .push_pointer(x, dev)
-        .push(call.x.1 as i64)
-        .push_pointer(y, dev)
-        .push(call.y.1 as i64);
-    push_scalars(&mut args, call.alpha);
-    if call.read_y {
-        push_scalars(&mut args, call.beta);
-    }
-    let flags = if call.upper { UPPER } else { 0 } | if call.unit { UNIT } else { 0 };
-    args.push(flags);
-    if call.storage == Storage::Band {
-        args.push(call.band as u64);
-    }
-    if call.op.is_general() {
-        args.push(call.band_lower as u64);
-    }
-    let rows = match call.window {
-        Some(w) => {
-            args.push(w.rows.0 as u64)
-                .push(w.rows.1 as u64)
-                .push(w.cols.0 as u64)
-                .push(w.cols.1 as u64);
-            w.rows.1 - w.rows.0
-        }
-        None => call.n,
-    };
-    let cfg = LaunchConfig::linear(TriMvParams::groups(rows), p.block());
-    let kernel = loaded.module.kernel(KERNEL)?;
+    let es = call.dtype.size();
     // SAFETY: the caller checked A's stored part (dense or band at lda, or packed) and
-    // x, y at their increments and lengths; the kernel reads only the stored part within
-    // the band and the window's x(j), and reads and writes the window's y(i).
-    unsafe { kernel.launch(blas.stream(), &cfg, &args) }
+    // x, y (their full lengths at their increments from their lowest elements) on this
+    // device and holds them across the queued work.
+    let views = unsafe {
+        [
+            raw_view(blas, call.a, problem.a_elements(), es, false),
+            raw_view(blas, call.x.0, vector_span(x_len, call.x.1), es, false),
+            raw_view(blas, call.y.0, vector_span(y_len, call.y.1), es, true),
+        ]
+    };
+    execute(&plan, blas.stream(), &views, None).map_err(|e| routine_error(blas, routine, e))
 }
 
 /// gbmv: y ← α·op(A)·x + β·y for the m×n band matrix (`kl` sub-, `ku` super-diagonals)

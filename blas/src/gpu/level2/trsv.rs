@@ -19,13 +19,16 @@
 //! 2⌈n/NB⌉ launches; packed storage reads each stored element once (n²/2).
 
 use super::trimv::{product, TriMvCall, Window};
-use super::{gemv, load, logical_start, require, GemvCall, Kernels};
+use super::{
+    gemv, logical_start, raw_view, require, routine_error, vector_span, GemvCall, Kernels,
+};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
-use rocm_core::{DType, KernelArgs, LaunchConfig, Result};
+use rocm_core::{DType, Result};
+use rocm_kernels::exec::execute;
 use rocm_kernels::level2::gemv::{GemvTrans, GemvTuning};
+use rocm_kernels::level2::plan::{self as l2plan, Matrix, TrsvProblem, Vector as PlanVector};
 use rocm_kernels::level2::trimv::TriMvOp;
-use rocm_kernels::level2::trsv::{TrsvBlock, TrsvParams, CONJ, KERNEL, TRANS, UNIT, UPPER};
 use rocm_kernels::level2::Storage;
 
 /// One solve on device addresses.
@@ -140,55 +143,50 @@ pub(crate) fn trsv(blas: &Blas, routine: &str, call: &TrsvCall<'_>) -> Result<()
     let dense = call.storage == Storage::Dense;
     let update_kernels = if dense { Kernels::Gemv } else { Kernels::TriMv };
     require(blas, routine, &[Kernels::Trsv, update_kernels])?;
-    let (n, lda, ix) = (
-        call.n as u128,
-        call.lda as u128,
-        call.x.1.unsigned_abs() as u128,
-    );
-    // Indices into A's storage: dense or band at lda, or the packed triangle.
-    let span = match call.storage {
-        Storage::Packed => n * (n + 1) / 2,
-        _ => lda * n + n,
+    let problem = TrsvProblem {
+        upper: call.upper,
+        trans: call.trans,
+        unit: call.unit,
+        dtype: call.dtype,
+        n: call.n as u64,
+        storage: call.storage,
+        band: call.band as u64,
+        a: Matrix {
+            slot: 0,
+            address: call.a,
+            lda: call.lda as u64,
+        },
+        x: PlanVector {
+            slot: 1,
+            address: call.x.0,
+            inc: call.x.1 as i64,
+        },
     };
-    super::check_span(span)?;
-    super::check_amdgpu_extent(
-        blas,
-        routine,
-        call.dtype.size(),
-        &[span, ix * n],
-        &[lda, ix],
-    )?;
-    let p = TrsvParams::fallback(call.dtype, call.storage);
-    let nb = p.block as usize;
-    let loaded = load::<TrsvBlock>(blas, routine, &p)?;
-    let kernel = loaded.module.kernel(KERNEL)?;
-    let (n, es, dev) = (call.n, call.dtype.size() as u64, blas.device());
-    let x0 = logical_start(call.x.0, call.x.1, n, es);
+    let target = blas.device().target();
+    // The first block's plan refuses what the kernels cannot index before anything is
+    // queued.
+    l2plan::plan_trsv_block(&problem, 0, target).map_err(|e| routine_error(blas, routine, e))?;
+    let nb = problem.block_order() as usize;
+    let (n, es) = (call.n, call.dtype.size());
+    // SAFETY: the caller checked A (n×n at lda, packed, or band at lda) and x (n at
+    // incx from its lowest element) on this device and holds them across the queued work.
+    let views = unsafe {
+        [
+            raw_view(blas, call.a, problem.a_elements(), es, false),
+            raw_view(blas, call.x.0, vector_span(n, call.x.1), es, true),
+        ]
+    };
+    let x0 = logical_start(call.x.0, call.x.1, n, es as u64);
+    let es = es as u64;
     let transposed = call.trans != GemvTrans::N;
     let forward = call.upper == transposed;
-    let flags = if call.upper { UPPER } else { 0 }
-        | if call.unit { UNIT } else { 0 }
-        | if transposed { TRANS } else { 0 }
-        | if call.trans == GemvTrans::C { CONJ } else { 0 };
     for step in plan(n, nb, forward, transposed) {
         match step {
             Step::Solve { k0 } => {
-                let mut args = KernelArgs::new();
-                args.push(n as u64)
-                    .push(k0 as u64)
-                    .push_pointer(call.a, dev)
-                    .push(call.lda as u64)
-                    .push_pointer(x0, dev)
-                    .push(call.x.1 as i64)
-                    .push(flags);
-                if call.storage == Storage::Band {
-                    args.push(call.band as u64);
-                }
-                let cfg = LaunchConfig::linear(1, p.block);
-                // SAFETY: the caller checked A (n×n at lda, packed, or band at lda) and x
-                // (n at incx); the kernel reads the stored triangle of the diagonal block
-                // at k0 (within the band) and reads and writes x there.
-                unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
+                let solve = l2plan::plan_trsv_block(&problem, k0 as u64, target)
+                    .map_err(|e| routine_error(blas, routine, e))?;
+                execute(&solve, blas.stream(), &views, None)
+                    .map_err(|e| routine_error(blas, routine, e))?;
             }
             Step::Update {
                 row,
