@@ -56,8 +56,9 @@
 //! [`tile_config`] and [`invert_config`] build the launches.
 
 use crate::generator::{Generator, LaunchRule, Program};
+use crate::plan::{Arg, Plan, ProgramRef, Step};
 use crate::ptx::{Cmp, KernelBuilder, Label, LoadCache, Module, Op, Reg, Special, Ty};
-use crate::signature::{Access, ScalarType, Signature};
+use crate::signature::{Access, ScalarType, Signature, Value};
 use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
@@ -169,6 +170,186 @@ pub fn signatures(dtype: DType) -> Vec<Signature> {
         update = update.scalar("beta_im", real);
     }
     vec![expand, invert, update.scalar("flags", ScalarType::U32)]
+}
+
+/// Which of the three kernels a [`TriProblem`] launches, with its own geometry
+/// (leading dimensions and strides in elements).
+#[derive(Debug, Clone, Copy)]
+pub enum TriKernel {
+    /// `rocm_tri_expand`: the stored triangle of src's n×n into ⌈n/nb⌉ dense blocks of
+    /// nb×nb at `ld_dst`, `stride_dst` apart.
+    Expand {
+        nb: u64,
+        ld_dst: u64,
+        stride_dst: u64,
+    },
+    /// `rocm_tri_invert`: src's diagonal blocks of order `invert_block` inverted into
+    /// dense blocks (ld invert_block) `stride_dst` apart.
+    Invert { stride_dst: u64 },
+    /// `rocm_tri_update`: the triangles of dst's (C's) diagonal blocks of order nb ←
+    /// w's blocks (at `ld_w`, `stride_w` apart) + β·C (C read with [`READ_C`]).
+    Update {
+        nb: u64,
+        ld_w: u64,
+        stride_w: u64,
+        beta: (f64, f64),
+    },
+}
+
+/// One launch of a Level 3 triangle kernel on an n×n matrix (n ≥ 1): `dst` (expand,
+/// invert: the blocks written; update: C) in view `dst_slot`, `src` (expand, invert:
+/// A; update: w) in view `src_slot`, each view starting at the operand's first element;
+/// `ld` is src's leading dimension (expand, invert) or C's (update).
+#[derive(Debug, Clone, Copy)]
+pub struct TriProblem {
+    pub dtype: DType,
+    pub invert_block: u32,
+    pub kernel: TriKernel,
+    pub n: u64,
+    pub ld: u64,
+    pub dst_slot: usize,
+    pub src_slot: usize,
+    pub flags: u32,
+}
+
+impl TriProblem {
+    /// Elements of dst (or C) the launch touches from its first.
+    pub fn dst_elements(&self) -> u64 {
+        let n = self.n;
+        match self.kernel {
+            TriKernel::Expand {
+                nb,
+                ld_dst,
+                stride_dst,
+            } => (n.div_ceil(nb) - 1) * stride_dst + (nb - 1) * ld_dst + nb,
+            TriKernel::Invert { stride_dst } => {
+                let nb = self.invert_block as u64;
+                (n.div_ceil(nb) - 1) * stride_dst + nb * nb
+            }
+            TriKernel::Update { .. } => (n - 1) * self.ld + n,
+        }
+    }
+
+    /// Elements of src (or w) the launch reads from its first.
+    pub fn src_elements(&self) -> u64 {
+        let n = self.n;
+        match self.kernel {
+            TriKernel::Update {
+                nb, ld_w, stride_w, ..
+            } => {
+                let nb = nb.min(n);
+                (n.div_ceil(nb) - 1) * stride_w + (nb - 1) * ld_w + nb
+            }
+            _ => (n - 1) * self.ld + n,
+        }
+    }
+}
+
+fn dim32(name: &str, v: u64) -> Result<u32> {
+    u32::try_from(v).map_err(|_| {
+        Error::invalid(
+            name,
+            format!("{v} exceeds the Level 3 kernels' limit of 2^32 - 1"),
+        )
+    })
+}
+
+/// The plan of one triangle-kernel launch: [`tile_config`] for expand and update,
+/// [`invert_config`] for invert; dimensions past 32 bits are refused.
+pub fn plan(p: &TriProblem) -> Result<Plan> {
+    if p.n == 0 {
+        return Err(Error::invalid("n", "the triangle kernels need n ≥ 1"));
+    }
+    let params = Level3Params {
+        dtype: p.dtype,
+        invert_block: p.invert_block,
+    };
+    let es = p.dtype.size() as u64;
+    let n = dim32("n", p.n)?;
+    let ld = dim32("ld", p.ld)?;
+    let buffer = |slot, elements: u64, access| Arg::Buffer {
+        slot,
+        offset_bytes: 0,
+        touched: 0..elements * es,
+        access,
+    };
+    let dst = buffer(p.dst_slot, p.dst_elements(), Access::Write);
+    let src = buffer(p.src_slot, p.src_elements(), Access::Read);
+    let flags = ("flags", Arg::Value(Value::U32(p.flags)));
+    let u32v = |v| Arg::Value(Value::U32(v));
+    let (index, config, bindings) = match p.kernel {
+        TriKernel::Expand {
+            nb,
+            ld_dst,
+            stride_dst,
+        } => (
+            0,
+            tile_config(p.n as usize, nb as usize),
+            vec![
+                ("dst", dst),
+                ("src", src),
+                ("n", u32v(n)),
+                ("nb", u32v(dim32("nb", nb)?)),
+                ("ld_src", u32v(ld)),
+                ("ld_dst", u32v(dim32("ld_dst", ld_dst)?)),
+                ("stride_dst", Arg::Value(Value::U64(stride_dst))),
+                flags,
+            ],
+        ),
+        TriKernel::Invert { stride_dst } => (
+            1,
+            invert_config(p.n as usize, p.invert_block as usize),
+            vec![
+                ("dst", dst),
+                ("src", src),
+                ("n", u32v(n)),
+                ("ld_src", u32v(ld)),
+                ("stride_dst", Arg::Value(Value::U64(stride_dst))),
+                flags,
+            ],
+        ),
+        TriKernel::Update {
+            nb,
+            ld_w,
+            stride_w,
+            beta,
+        } => {
+            let c = buffer(p.dst_slot, p.dst_elements(), Access::ReadWrite);
+            let real = |v: f64| {
+                if matches!(p.dtype, DType::F64 | DType::C64) {
+                    Arg::Value(Value::F64(v))
+                } else {
+                    Arg::Value(Value::F32(v as f32))
+                }
+            };
+            let mut b = vec![
+                ("c", c),
+                ("w", src),
+                ("n", u32v(n)),
+                ("nb", u32v(dim32("nb", nb)?)),
+                ("ldc", u32v(ld)),
+                ("ld_w", u32v(dim32("ld_w", ld_w)?)),
+                ("stride_w", Arg::Value(Value::U64(stride_w))),
+                ("beta", real(beta.0)),
+                flags,
+            ];
+            if p.dtype.is_complex() {
+                b.push(("beta_im", real(beta.1)));
+            }
+            (2, tile_config(p.n as usize, nb as usize), b)
+        }
+    };
+    let signature = signatures(p.dtype).swap_remove(index);
+    let step = Step::bind(
+        ProgramRef::of::<Level3>(params),
+        signature,
+        config,
+        bindings,
+    )?;
+    Ok(Plan {
+        steps: vec![step],
+        workspace_bytes: 0,
+    })
 }
 
 /// Bytes of shared memory (LDS) `rocm_tri_invert` holds: the block with rows padded.
@@ -859,5 +1040,71 @@ mod tests {
         assert_eq!(tile_config(33, 33).grid, [2, 2, 1]);
         assert_eq!(invert_config(200, 64).grid, [4, 1, 1]);
         assert_eq!(invert_config(200, 64).block, [64, 1, 1]);
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    /// trmm's expansion of a 100×100 triangle into blocks of 64: two blocks of 64²
+    /// written (the last one partial, still inside its block), A's 100 columns at lda 120
+    /// read, two tile rows of the grid per block.
+    #[test]
+    fn expansion_touches_whole_blocks_and_the_triangle() {
+        let p = TriProblem {
+            dtype: DType::F64,
+            invert_block: 64,
+            kernel: TriKernel::Expand {
+                nb: 64,
+                ld_dst: 64,
+                stride_dst: 64 * 64,
+            },
+            n: 100,
+            ld: 120,
+            dst_slot: 0,
+            src_slot: 1,
+            flags: UPPER,
+        };
+        assert_eq!(p.dst_elements(), 2 * 64 * 64);
+        assert_eq!(p.src_elements(), 99 * 120 + 100);
+        let plan = plan(&p).unwrap();
+        for t in ["sm_90", "gfx90a"] {
+            plan.check(&t.parse().unwrap()).unwrap();
+        }
+        assert_eq!(plan.steps[0].config.grid, [2, 2, 2]);
+        assert_eq!(plan.steps[0].signature.kernel, EXPAND);
+    }
+
+    /// syrk's update of C (n = 600 at ldc 700) from blocks of 512: C's triangles
+    /// read and written, both w blocks read, β bound for a complex type.
+    #[test]
+    fn update_binds_beta_and_reads_every_block() {
+        let p = TriProblem {
+            dtype: DType::C32,
+            invert_block: 64,
+            kernel: TriKernel::Update {
+                nb: 512,
+                ld_w: 512,
+                stride_w: 512 * 512,
+                beta: (0.5, -2.0),
+            },
+            n: 600,
+            ld: 700,
+            dst_slot: 0,
+            src_slot: 1,
+            flags: READ_C,
+        };
+        assert_eq!(p.dst_elements(), 599 * 700 + 600);
+        assert_eq!(p.src_elements(), 2 * 512 * 512);
+        let planned = plan(&p).unwrap();
+        planned.check(&"gfx942".parse().unwrap()).unwrap();
+        let args = &planned.steps[0].args;
+        assert_eq!(args[7], Arg::Value(Value::F32(0.5)));
+        assert_eq!(args[8], Arg::Value(Value::F32(-2.0)));
+        assert!(matches!(
+            plan(&TriProblem { n: 1 << 32, ..p }),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 }

@@ -13,20 +13,12 @@ use crate::gpu::level1::ScalarArg;
 use crate::gpu::level2::{raw_view, routine_error};
 use crate::{Blas, Scalar, Side, Transpose};
 use rocm_core::target::Family;
-use rocm_core::{Error, KernelArgs, Result};
+use rocm_core::{Error, Result};
 use rocm_kernels::exec::{execute, DeviceView};
 use rocm_kernels::extension::plan::{self as kern, DgmmProblem, GeamProblem, Matrices, Op};
 
 /// A device operand of a strided batch: address of problem 0 and the element stride.
 pub(crate) type Strided = (u64, usize);
-
-/// A scalar argument: its real part, then for complex types its imaginary part.
-pub(crate) fn push_scalar<T: Scalar>(args: &mut KernelArgs, v: T) {
-    args.push(v.re());
-    if T::IS_COMPLEX {
-        args.push(v.im());
-    }
-}
 
 /// The AMDGPU kernels address inside a problem with 32-bit byte offsets: `cols` columns
 /// at leading dimension `ld` must span less than 4 GiB there; a larger (valid) matrix is

@@ -74,7 +74,7 @@ impl Prep {
     /// caller guarantees every element the launch reads (op(X)'s rows×cols of each
     /// problem) and writes (the output region) lies in live device memory it may use,
     /// output regions of different problems disjoint.
-    unsafe fn launch<T: Scalar>(&self, blas: &Blas, alpha: T, batch: usize) -> Result<()> {
+    unsafe fn run<T: Scalar>(&self, blas: &Blas, alpha: T, batch: usize) -> Result<()> {
         let problem = PrepProblem {
             dtype: T::DTYPE,
             rows: self.rows as u64,
@@ -147,7 +147,7 @@ pub(crate) fn gemm<T: Scalar>(
             };
             // SAFETY: C's m×n of every problem lies in its view (checked by the caller);
             // each element is read and written by one work-item.
-            unsafe { prep.launch(blas, beta, cnt)? };
+            unsafe { prep.run(blas, beta, cnt)? };
         }
         one_r
     } else {
@@ -205,7 +205,7 @@ pub(crate) fn gemm<T: Scalar>(
             // SAFETY: op(A)'s m×k of each problem lies in A's view (checked by the
             // caller); Ã of problem z is the workspace's reals z·4mk .. (z+1)·4mk,
             // inside its `words` f64s.
-            unsafe { expand.launch(blas, alpha, cnt)? };
+            unsafe { expand.run(blas, alpha, cnt)? };
             let b_hat = if copy_b {
                 let to = base + (cnt * len_a * es) as u64;
                 let copy = Prep {
@@ -221,7 +221,7 @@ pub(crate) fn gemm<T: Scalar>(
                 };
                 // SAFETY: op(B)'s k×n of each problem lies in B's view; the copies
                 // follow the cnt expansions inside the workspace.
-                unsafe { copy.launch(blas, T::one(), cnt)? };
+                unsafe { copy.run(blas, T::one(), cnt)? };
                 Operand {
                     address: to,
                     stride: len_b,

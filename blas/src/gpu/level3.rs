@@ -60,13 +60,15 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::gemm::GemmShape;
-use crate::gpu::extension::{offsets_fit, push_scalar};
+use crate::gpu::extension::offsets_fit;
 use crate::gpu::gemm::{self, Operand};
+use crate::gpu::level2::raw_view;
 use crate::level3::{RankKShape, SymmShape, TriShape};
 use crate::{Blas, Diag, Scalar, Side, Transpose, Uplo};
-use rocm_core::{Error, KernelArgs, Result};
-use rocm_kernels::generator::{self, Loaded};
-use rocm_kernels::level3::{self as kern, Level3, Level3Params};
+use rocm_core::{Real, Result};
+use rocm_kernels::exec::execute;
+use rocm_kernels::generator;
+use rocm_kernels::level3::{self as kern, Level3, Level3Params, TriKernel, TriProblem};
 
 /// Order of the diagonal blocks trsm inverts and trmm expands (the recursion's leaves).
 /// A leaf's GEMM is TRI_BLOCK × n × TRI_BLOCK, so the leaves do 2·ka·TRI_BLOCK·n flops
@@ -109,21 +111,56 @@ fn trans_op<T: Scalar>(t: Transpose) -> Transpose {
     }
 }
 
-fn kernels<T: Scalar>(blas: &Blas) -> Result<Loaded> {
+/// Loads the triangle kernels for `T` (an unsupported type or device fails here,
+/// before a routine queues anything).
+fn require_kernels<T: Scalar>(blas: &Blas) -> Result<()> {
     let p = Level3Params {
         dtype: T::DTYPE,
         invert_block: tri_block::<T>() as u32,
     };
-    generator::load::<Level3>(blas.device(), &p)
+    generator::load::<Level3>(blas.device(), &p).map(|_| ())
 }
 
-fn dim(name: &str, v: usize) -> Result<u32> {
-    u32::try_from(v).map_err(|_| {
-        Error::invalid(
-            name,
-            format!("{v} exceeds the Level 3 kernels' limit of 2^32 - 1"),
-        )
-    })
+/// One triangle-kernel launch on an n×n matrix: the kernels crate's plan
+/// ([`kern::plan`]) run by the executor, `dst` (or C) and `src` (or w) at their first
+/// elements, `ld` src's (or C's) leading dimension.
+///
+/// # Safety
+/// The elements the problem touches from `dst` and `src` (`TriProblem::dst_elements`,
+/// `src_elements`) lie in device memory on the handle's device that the caller may use
+/// (dst written), alive until the stream has run the queued work.
+unsafe fn run_tri<T: Scalar>(
+    blas: &Blas,
+    kernel: TriKernel,
+    (n, ld, flags): (usize, usize, u32),
+    dst: u64,
+    src: u64,
+) -> Result<()> {
+    let p = TriProblem {
+        dtype: T::DTYPE,
+        invert_block: tri_block::<T>() as u32,
+        kernel,
+        n: n as u64,
+        ld: ld as u64,
+        dst_slot: 0,
+        src_slot: 1,
+        flags,
+    };
+    let plan = kern::plan(&p)?;
+    let es = es::<T>();
+    // SAFETY: forwarded from this function's contract.
+    let views = unsafe {
+        [
+            raw_view(blas, dst, p.dst_elements(), es, true),
+            raw_view(blas, src, p.src_elements(), es, false),
+        ]
+    };
+    execute(&plan, blas.stream(), &views, None)
+}
+
+/// A scalar's parts as f64 (the imaginary part 0 for real types).
+fn parts<T: Scalar>(v: T) -> (f64, f64) {
+    (v.re().as_f64(), v.im().as_f64())
 }
 
 fn single(address: u64) -> Operand {
@@ -424,7 +461,7 @@ pub(crate) fn tri<T: Scalar>(
         Side::Left => nb * s.n,
         Side::Right => s.m * nb,
     };
-    let loaded = kernels::<T>(blas)?;
+    require_kernels::<T>(blas)?;
     blas.with_blocks_workspace(f64s::<T>(blocks_len + w_len), |work| {
         let base = work.as_slice_mut().address();
         let mut flags = if s.uplo == Uplo::Upper {
@@ -435,32 +472,21 @@ pub(crate) fn tri<T: Scalar>(
         if s.diag == Diag::Unit {
             flags |= kern::UNIT;
         }
-        let dev = blas.device();
-        let mut args = KernelArgs::new();
-        let (name, cfg) = if solve {
-            args.push_pointer(base, dev)
-                .push_pointer(a, dev)
-                .push(dim("m or n", ka)?)
-                .push(dim("lda", s.lda)?)
-                .push((nb * nb) as u64)
-                .push(flags);
-            (kern::INVERT, kern::invert_config(ka, nb))
+        let kernel = if solve {
+            TriKernel::Invert {
+                stride_dst: (nb * nb) as u64,
+            }
         } else {
-            args.push_pointer(base, dev)
-                .push_pointer(a, dev)
-                .push(dim("m or n", ka)?)
-                .push(nb as u32)
-                .push(dim("lda", s.lda)?)
-                .push(nb as u32)
-                .push((nb * nb) as u64)
-                .push(flags);
-            (kern::EXPAND, kern::tile_config(ka, nb))
+            TriKernel::Expand {
+                nb: nb as u64,
+                ld_dst: nb as u64,
+                stride_dst: (nb * nb) as u64,
+            }
         };
-        let kernel = loaded.module.kernel(name)?;
         // SAFETY: the kernel reads the ka×ka triangle of A inside its checked view
-        // (lda ≥ ka) and writes ⌈ka/nb⌉ dense blocks of nb² elements at
-        // `base`, inside the workspace (sized above).
-        unsafe { kernel.launch(blas.stream(), &cfg, &args)? };
+        // (lda ≥ ka) and writes ⌈ka/nb⌉ dense blocks of nb² elements at `base`, inside
+        // the workspace (sized above).
+        unsafe { run_tri::<T>(blas, kernel, (ka, s.lda, flags), base, a)? };
         let t = Tri {
             blas,
             s: *s,
@@ -496,8 +522,7 @@ pub(crate) fn trtri<T: Scalar>(
     (inv, ldinv): (u64, usize),
 ) -> Result<()> {
     offsets_fit::<T>(blas, "ldinv", ldinv.max(n), n)?;
-    let loaded = kernels::<T>(blas)?;
-    let dev = blas.device();
+    require_kernels::<T>(blas)?;
     let upper = if uplo == Uplo::Upper { kern::UPPER } else { 0 };
     let unit = if diag == Diag::Unit { kern::UNIT } else { 0 };
     blas.with_outer_workspace(f64s::<T>(n * n), |work| {
@@ -523,20 +548,15 @@ pub(crate) fn trtri<T: Scalar>(
             1,
         )?;
         // X ← I: the zero lower triangle expanded with a unit diagonal.
-        let mut args = KernelArgs::new();
-        args.push_pointer(x, dev)
-            .push_pointer(x, dev)
-            .push(dim("n", n)?)
-            .push(dim("n", n)?)
-            .push(dim("n", n)?)
-            .push(dim("n", n)?)
-            .push(0u64)
-            .push(kern::UNIT);
-        let expand = loaded.module.kernel(kern::EXPAND)?;
+        let identity = TriKernel::Expand {
+            nb: n as u64,
+            ld_dst: n as u64,
+            stride_dst: 0,
+        };
         // SAFETY: one n×n block (nb = n) read and written at x, inside the workspace
         // (n² elements). Source and destination coincide: each element is read (the
         // stored strict triangle, all zero) and written only by its own work-item.
-        unsafe { expand.launch(blas.stream(), &kern::tile_config(n, n), &args)? };
+        unsafe { run_tri::<T>(blas, identity, (n, n, kern::UNIT), x, x)? };
         let s = TriShape {
             side: Side::Left,
             uplo,
@@ -548,20 +568,15 @@ pub(crate) fn trtri<T: Scalar>(
             ldb: n,
         };
         tri::<T>(blas, true, &s, T::one(), a, x)?;
-        let mut args = KernelArgs::new();
-        args.push_pointer(inv, dev)
-            .push_pointer(x, dev)
-            .push(dim("n", n)?)
-            .push(dim("n", n)?)
-            .push(dim("ldinv_a", ldinv)?)
-            .push(dim("n", n)?)
-            .push(0u64);
-        push_scalar(&mut args, T::zero());
-        args.push(upper | unit);
-        let update = loaded.module.kernel(kern::UPDATE)?;
+        let copy = TriKernel::Update {
+            nb: n as u64,
+            ld_w: n as u64,
+            stride_w: 0,
+            beta: (0.0, 0.0),
+        };
         // SAFETY: the kernel writes the n×n triangle of inv (ldinv ≥ n, checked by the
         // caller against inv's view) and reads X's, inside the workspace.
-        unsafe { update.launch(blas.stream(), &kern::tile_config(n, n), &args) }
+        unsafe { run_tri::<T>(blas, copy, (n, ldinv, upper | unit), inv, x) }
     })
 }
 
@@ -692,7 +707,7 @@ pub(crate) fn rank_k<T: Scalar>(
     let (n, nb) = (s.n, RANK_K_BLOCK);
     offsets_fit::<T>(blas, "ldc", s.ldc, nb.min(n))?;
     let lower = s.uplo == Uplo::Lower;
-    let loaded = kernels::<T>(blas)?;
+    require_kernels::<T>(blas)?;
     // Diagonal blocks: full products into the workspace, then their triangles into C.
     let count = n.div_ceil(nb);
     blas.with_blocks_workspace(f64s::<T>(count * nb * nb), |work| {
@@ -722,22 +737,16 @@ pub(crate) fn rank_k<T: Scalar>(
         if herm {
             flags |= kern::HERM;
         }
-        let dev = blas.device();
-        let mut args = KernelArgs::new();
-        args.push_pointer(c.address, dev)
-            .push_pointer(base, dev)
-            .push(dim("n", n)?)
-            .push(nb as u32)
-            .push(dim("ldc", s.ldc)?)
-            .push(nb as u32)
-            .push((nb * nb) as u64);
-        push_scalar(&mut args, beta);
-        args.push(flags);
-        let kernel = loaded.module.kernel(kern::UPDATE)?;
+        let update = TriKernel::Update {
+            nb: nb as u64,
+            ld_w: nb as u64,
+            stride_w: (nb * nb) as u64,
+            beta: parts(beta),
+        };
         // SAFETY: reads the products just queued in the workspace (count blocks of nb²)
         // and reads/writes only the `uplo` triangles of C's diagonal blocks, inside its
         // checked n×n view at ldc.
-        unsafe { kernel.launch(blas.stream(), &kern::tile_config(n, nb), &args) }
+        unsafe { run_tri::<T>(blas, update, (n, s.ldc, flags), c.address, base) }
     })?;
     // Off-diagonal blocks, level by level: at level s the s×s block below (above) the
     // diagonal of every 2s-diagonal block, straight into C.
@@ -812,7 +821,7 @@ pub(crate) fn symm<T: Scalar>(
         return gemm1(blas, nn, (m, n, 0), alpha, a, Mat { ld: 1, ..b }, beta, c);
     }
     offsets_fit::<T>(blas, "lda", s.lda.max(ka), ka)?;
-    let loaded = kernels::<T>(blas)?;
+    require_kernels::<T>(blas)?;
     blas.with_blocks_workspace(f64s::<T>(ka * ka), |work| {
         let base = work.as_slice_mut().address();
         let mut flags = kern::MIRROR;
@@ -822,20 +831,14 @@ pub(crate) fn symm<T: Scalar>(
         if op == "hemm" && T::IS_COMPLEX {
             flags |= kern::HERM;
         }
-        let dev = blas.device();
-        let mut args = KernelArgs::new();
-        args.push_pointer(base, dev)
-            .push_pointer(a, dev)
-            .push(dim("m or n", ka)?)
-            .push(dim("m or n", ka)?)
-            .push(dim("lda", s.lda)?)
-            .push(dim("m or n", ka)?)
-            .push(0u64)
-            .push(flags);
-        let kernel = loaded.module.kernel(kern::EXPAND)?;
+        let mirror = TriKernel::Expand {
+            nb: ka as u64,
+            ld_dst: ka as u64,
+            stride_dst: 0,
+        };
         // SAFETY: reads the `uplo` triangle of A's ka×ka inside its checked view and
         // writes the dense ka×ka matrix (ld ka) into the workspace, sized above.
-        unsafe { kernel.launch(blas.stream(), &kern::tile_config(ka, ka), &args)? };
+        unsafe { run_tri::<T>(blas, mirror, (ka, s.lda, flags), base, a)? };
         let full = Mat {
             address: base,
             ld: ka,
