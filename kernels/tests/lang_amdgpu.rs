@@ -1167,26 +1167,6 @@ fn memory_and_atomics_match_the_interpreter_on_every_target() {
     }
 }
 
-#[test]
-#[ignore]
-fn print_listings() {
-    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
-        let l1 = rocm_kernels::level1::Level1Params::fallback(
-            rocm_kernels::level1::L1Op::Copy,
-            rocm_core::DType::F32,
-            true,
-        );
-        for def in [
-            examples::vector_add(&target(t)).unwrap(),
-            examples::axpy(&target(t)).unwrap(),
-            rocm_kernels::lang::level1::kernel(&l1, &target(t)).unwrap(),
-        ] {
-            let k = lowered(&def);
-            println!("{} {t}\n{}", def.name, k.listing);
-        }
-    }
-}
-
 /// Work-item, wave and workgroup ids of a 3-D launch (the flattened id decides the wave).
 fn ids(t: &Target) -> KernelDef {
     use rocm_kernels::lang::{Axis, Special};
