@@ -118,32 +118,44 @@ pub(crate) fn routine_error(blas: &Blas, routine: &str, e: Error) -> Error {
     }
 }
 
+/// The plan's operands of a Level 2 call: A in view slot 0, x in slot 1, y in slot 2.
+pub(crate) fn operands(
+    a: u64,
+    lda: usize,
+    x: (u64, isize),
+    y: (u64, isize),
+) -> (Matrix, Vector, Vector) {
+    let vector = |slot, (address, inc): (u64, isize)| Vector {
+        slot,
+        address,
+        inc: inc as i64,
+    };
+    (
+        Matrix {
+            slot: 0,
+            address: a,
+            lda: lda as u64,
+        },
+        vector(1, x),
+        vector(2, y),
+    )
+}
+
 /// y = α·op(A)·x + β·y on a GPU (m, n ≥ 1; views checked by the caller): the kernels
 /// crate's plan ([`rocm_kernels::level2::plan`]) run by the executor.
 pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Result<()> {
     let routine = "gemv";
     let target = blas.device().target();
     let es = call.dtype.size();
+    let (a, x, y) = operands(call.a, call.lda, call.x, call.y);
     let problem = GemvProblem {
         trans: call.trans,
         dtype: call.dtype,
         m: call.m as u64,
         n: call.n as u64,
-        a: Matrix {
-            slot: 0,
-            address: call.a,
-            lda: call.lda as u64,
-        },
-        x: Vector {
-            slot: 1,
-            address: call.x.0,
-            inc: call.x.1 as i64,
-        },
-        y: Vector {
-            slot: 2,
-            address: call.y.0,
-            inc: call.y.1 as i64,
-        },
+        a,
+        x,
+        y,
         alpha: call.alpha,
         beta: call.beta,
         read_y: call.read_y,

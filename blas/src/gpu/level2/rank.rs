@@ -3,12 +3,12 @@
 //! packed one, in one launch: rows over grid x (one work-item per row), column groups
 //! over grid y.
 
-use super::{raw_view, routine_error, vector_span};
+use super::{operands, raw_view, routine_error, vector_span};
 use crate::gpu::level1::ScalarArg;
 use crate::Blas;
 use rocm_core::{DType, Result};
 use rocm_kernels::exec::execute;
-use rocm_kernels::level2::plan::{self as l2plan, Matrix, RankProblem, Vector};
+use rocm_kernels::level2::plan::{self as l2plan, RankProblem};
 use rocm_kernels::level2::rank::RankOp;
 use rocm_kernels::level2::Storage;
 
@@ -36,6 +36,7 @@ pub(crate) struct RankCall<'a> {
 /// A ← A + the call's update (m, n ≥ 1, α ≠ 0; views checked by the caller): the
 /// kernels crate's plan run by the executor.
 pub(crate) fn update(blas: &Blas, routine: &str, call: &RankCall<'_>) -> Result<()> {
+    let (a, x, y) = operands(call.a, call.lda, call.x, call.y);
     let problem = RankProblem {
         op: call.op,
         storage: call.storage,
@@ -43,21 +44,9 @@ pub(crate) fn update(blas: &Blas, routine: &str, call: &RankCall<'_>) -> Result<
         dtype: call.dtype,
         m: call.m as u64,
         n: call.n as u64,
-        a: Matrix {
-            slot: 0,
-            address: call.a,
-            lda: call.lda as u64,
-        },
-        x: Vector {
-            slot: 1,
-            address: call.x.0,
-            inc: call.x.1 as i64,
-        },
-        y: Vector {
-            slot: 2,
-            address: call.y.0,
-            inc: call.y.1 as i64,
-        },
+        a,
+        x,
+        y,
         alpha: call.alpha,
     };
     let plan = l2plan::plan_rank(&problem, blas.device().target())

@@ -7,16 +7,14 @@
 //! write x in place). The blocked trsv's updates on packed and band storage are the
 //! windowed trmv products (`trsv`).
 
-use super::{raw_view, require, routine_error, vector_span, Kernels};
+use super::{operands, raw_view, require, routine_error, vector_span, Kernels};
 use crate::gpu::level1::{self, ScalarArg, Vector};
 use crate::Blas;
 use rocm_core::{DType, Result};
 use rocm_kernels::exec::{execute, DeviceView};
 use rocm_kernels::level1::L1Op;
 use rocm_kernels::level2::gemv::GemvTrans;
-use rocm_kernels::level2::plan::{
-    self as l2plan, Matrix, TriMvProblem, TriMvWindow, Vector as PlanVector,
-};
+use rocm_kernels::level2::plan::{self as l2plan, TriMvProblem, TriMvWindow};
 use rocm_kernels::level2::trimv::TriMvOp;
 use rocm_kernels::level2::Storage;
 
@@ -62,6 +60,7 @@ pub(crate) struct TriMvCall<'a> {
 /// kernels crate's plan run by the executor.
 pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Result<()> {
     require(blas, routine, &[Kernels::TriMv])?;
+    let (a, x, y) = operands(call.a, call.lda, call.x, call.y);
     let problem = TriMvProblem {
         op: call.op,
         storage: call.storage,
@@ -76,21 +75,9 @@ pub(crate) fn product(blas: &Blas, routine: &str, call: &TriMvCall<'_>) -> Resul
         unit: call.unit,
         dtype: call.dtype,
         n: call.n as u64,
-        a: Matrix {
-            slot: 0,
-            address: call.a,
-            lda: call.lda as u64,
-        },
-        x: PlanVector {
-            slot: 1,
-            address: call.x.0,
-            inc: call.x.1 as i64,
-        },
-        y: PlanVector {
-            slot: 2,
-            address: call.y.0,
-            inc: call.y.1 as i64,
-        },
+        a,
+        x,
+        y,
         alpha: call.alpha,
         beta: call.beta,
         read_y: call.read_y,
