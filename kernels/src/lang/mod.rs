@@ -9,6 +9,9 @@
 //!   rejects barriers and wave operations under divergent control flow.
 //! - [`examples`]: kernels written in it (the test cases and worked examples).
 //! - [`interp`]: the CPU interpreter, the reference of both lowerings.
+//! - [`program`]: kernels of one target as a generator's `Program` (PTX or a code
+//!   object, chosen by the target's `Caps::kernel_isa`), what every generator written in
+//!   the language returns.
 //! - [`ptx`]: the PTX lowering; [`level1`]: Level 1 copy and axpby written in the
 //!   language (the first port candidate).
 //!
@@ -81,7 +84,9 @@ pub mod examples;
 pub mod interp;
 pub mod ir;
 pub mod level1;
+mod program;
 pub mod ptx;
 
 pub use builder::{Buf, Builder, Operand};
 pub use ir::*;
+pub use program::program;

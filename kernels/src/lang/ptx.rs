@@ -79,7 +79,7 @@ struct Lower<'a> {
 }
 
 /// The `.entry` for `kernel`.
-fn entry(kernel: &KernelDef) -> KernelBuilder {
+pub(super) fn entry(kernel: &KernelDef) -> KernelBuilder {
     let (mut b, handles) = KernelBuilder::from_signature(&kernel.signature);
     b.max_threads(kernel.max_workgroup_size);
     let n = kernel.signature.params.len();
