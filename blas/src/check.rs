@@ -5,21 +5,38 @@
 
 use rocm_core::{BufferSlice, BufferSliceMut, Device, Element, Error, Result};
 
-/// Elements a column-major `rows × cols` matrix with leading dimension `ld` spans.
+/// Elements a column-major `rows × cols` matrix with leading dimension `ld` spans;
+/// `usize::MAX` when that does not fit in a `usize`, so no buffer ever satisfies it (a
+/// wrapped extent would let a short buffer pass the checks below).
 pub fn matrix_extent(rows: usize, cols: usize, ld: usize) -> usize {
     if rows == 0 || cols == 0 {
         0
     } else {
-        ld * (cols - 1) + rows
+        ld.checked_mul(cols - 1)
+            .and_then(|e| e.checked_add(rows))
+            .unwrap_or(usize::MAX)
     }
 }
 
-/// Elements a vector of `n` entries with increment `inc` spans.
+/// Elements a vector of `n` entries with increment `inc` spans (`usize::MAX` when that
+/// does not fit, as [`matrix_extent`]).
 pub fn vector_extent(n: usize, inc: isize) -> usize {
     if n == 0 {
         0
     } else {
-        1 + (n - 1) * inc.unsigned_abs()
+        (n - 1)
+            .checked_mul(inc.unsigned_abs())
+            .and_then(|e| e.checked_add(1))
+            .unwrap_or(usize::MAX)
+    }
+}
+
+/// "needs N elements", or that the extent does not fit in the address space.
+fn needs(need: usize) -> String {
+    if need == usize::MAX {
+        "needs more elements than the address space holds".into()
+    } else {
+        format!("needs {need} elements")
     }
 }
 
@@ -60,7 +77,8 @@ pub fn matrix(
         return Err(Error::invalid(
             name,
             format!(
-                "a {rows}x{cols} matrix with {ld_name} = {ld} needs {need} elements, the buffer has {len}"
+                "a {rows}x{cols} matrix with {ld_name} = {ld} {}, the buffer has {len}",
+                needs(need)
             ),
         ));
     }
@@ -76,7 +94,10 @@ pub fn vector(name: &str, inc_name: &str, len: usize, n: usize, inc: isize) -> R
     if len < need {
         return Err(Error::invalid(
             name,
-            format!("{n} elements with {inc_name} = {inc} need {need}, the buffer has {len}"),
+            format!(
+                "{n} elements with {inc_name} = {inc} {}, the buffer has {len}",
+                needs(need)
+            ),
         ));
     }
     Ok(())
@@ -84,11 +105,17 @@ pub fn vector(name: &str, inc_name: &str, len: usize, n: usize, inc: isize) -> R
 
 /// A packed triangle of order `n` (n(n+1)/2 elements).
 pub fn packed(name: &str, len: usize, n: usize) -> Result<()> {
-    let need = n * (n + 1) / 2;
+    let need = n
+        .checked_add(1)
+        .and_then(|m| m.checked_mul(n))
+        .map_or(usize::MAX, |e| e / 2);
     if len < need {
         return Err(Error::invalid(
             name,
-            format!("a packed triangle of order {n} needs {need} elements, the buffer has {len}"),
+            format!(
+                "a packed triangle of order {n} {}, the buffer has {len}",
+                needs(need)
+            ),
         ));
     }
     Ok(())
@@ -177,5 +204,24 @@ mod tests {
         assert!(batch("c", 30, 10, 9, 3, true).is_err());
         assert!(batch("a", 28, 10, 9, 3, false).is_ok());
         assert!(batch("a", 27, 10, 9, 3, false).is_err());
+    }
+
+    /// Extents past the address space saturate instead of wrapping, so an empty buffer
+    /// never passes for a huge matrix, vector or packed triangle (2^32 x 2^32 with
+    /// ld = 2^32 wrapped to 0 elements before).
+    #[test]
+    fn huge_extents_never_wrap_past_the_checks() {
+        let big = 1usize << 32;
+        assert_eq!(matrix_extent(big, big, big), usize::MAX);
+        assert_eq!(matrix_extent(usize::MAX, 2, usize::MAX), usize::MAX);
+        let e = matrix("a", "lda", 0, big, big, big)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("address space"), "{e}");
+        assert_eq!(vector_extent(big, isize::MAX), usize::MAX);
+        assert!(vector("x", "incx", 0, big, isize::MIN).is_err());
+        assert!(packed("ap", 0, usize::MAX).is_err());
+        assert!(packed("ap", 0, 1 << 33).is_err());
+        assert!(packed("ap", 6, 3).is_ok());
     }
 }
