@@ -28,10 +28,8 @@ pub fn philox4x32<O: Ops>(
         if r > 0 {
             k = [o.add32(k[0], w0), o.add32(k[1], w1)];
         }
-        let hi0 = o.mul_hi32(m0, c[0]);
-        let lo0 = o.mul_lo32(m0, c[0]);
-        let hi1 = o.mul_hi32(m1, c[2]);
-        let lo1 = o.mul_lo32(m1, c[2]);
+        let (hi0, lo0) = o.mul_hilo32(m0, c[0]);
+        let (hi1, lo1) = o.mul_hilo32(m1, c[2]);
         let x0 = o.xor32(hi1, c[1]);
         let x0 = o.xor32(x0, k[0]);
         let x2 = o.xor32(hi0, c[3]);

@@ -194,27 +194,18 @@ pub struct Problem {
 /// before the output, checked so every counter the fill reads exists.
 pub fn locate(p: &Problem) -> Result<(Layout, u64, u32)> {
     let layout = Layout::new(p.kind, p.dist, p.dtype)?;
-    let end = p.offset.checked_add(p.n).ok_or_else(|| {
-        Error::invalid(
+    if p.offset.checked_add(p.n).is_none() {
+        return Err(Error::invalid(
             "offset",
             format!(
                 "offset {} + {} values passes the end of the 2^64-value stream",
                 p.offset, p.n
             ),
-        )
-    })?;
-    let v = layout.values as u64;
-    // Counters used: up to (last unit + 1)·blocks, which must fit the 64-bit counter.
-    let units_end = (end as u128).div_ceil(v as u128);
-    if units_end * layout.blocks as u128 > 1u128 << 64 {
-        return Err(Error::invalid(
-            "offset",
-            format!(
-                "offset {} + {} values needs counters past 2^64",
-                p.offset, p.n
-            ),
         ));
     }
+    // The counters read end at ceil(end / values)·blocks ≤ end < 2^64 (a unit has at
+    // least as many values as counters), so every position below 2^64 has its counter.
+    let v = layout.values as u64;
     Ok((layout, p.offset / v, (p.offset % v) as u32))
 }
 

@@ -24,10 +24,8 @@ pub trait Ops {
     fn or32(&mut self, a: Self::U32, b: Self::U32) -> Self::U32;
     fn shl32(&mut self, a: Self::U32, n: u32) -> Self::U32;
     fn shr32(&mut self, a: Self::U32, n: u32) -> Self::U32;
-    /// The low half of the 64-bit product.
-    fn mul_lo32(&mut self, a: Self::U32, b: Self::U32) -> Self::U32;
-    /// The high half of the 64-bit product.
-    fn mul_hi32(&mut self, a: Self::U32, b: Self::U32) -> Self::U32;
+    /// The 64-bit product as its (high, low) words.
+    fn mul_hilo32(&mut self, a: Self::U32, b: Self::U32) -> (Self::U32, Self::U32);
     /// Rotation left by a constant.
     fn rotl32(&mut self, a: Self::U32, n: u32) -> Self::U32 {
         let l = self.shl32(a, n);
@@ -170,12 +168,9 @@ impl Ops for Host {
         a >> n
     }
     #[inline(always)]
-    fn mul_lo32(&mut self, a: u32, b: u32) -> u32 {
-        a.wrapping_mul(b)
-    }
-    #[inline(always)]
-    fn mul_hi32(&mut self, a: u32, b: u32) -> u32 {
-        ((a as u64 * b as u64) >> 32) as u32
+    fn mul_hilo32(&mut self, a: u32, b: u32) -> (u32, u32) {
+        let p = a as u64 * b as u64;
+        ((p >> 32) as u32, p as u32)
     }
     #[inline(always)]
     fn rotl32(&mut self, a: u32, n: u32) -> u32 {
@@ -357,11 +352,10 @@ impl Ops for Builder {
     fn shr32(&mut self, a: Value, n: u32) -> Value {
         self.shr(a, n)
     }
-    fn mul_lo32(&mut self, a: Value, b: Value) -> Value {
-        self.mul(a, b)
-    }
-    fn mul_hi32(&mut self, a: Value, b: Value) -> Value {
-        self.mul_hi(a, b)
+    fn mul_hilo32(&mut self, a: Value, b: Value) -> (Value, Value) {
+        // One widening multiply (PTX `mul.wide.u32`), split.
+        let p = self.mul_wide(a, b);
+        (self.hi32(p), self.lo32(p))
     }
     fn u64(&mut self, c: u64) -> Value {
         self.lit(c)
