@@ -74,6 +74,9 @@ pub enum Dist {
     Normal,
     /// `e^normal`.
     LogNormal,
+    /// Poisson counts (u32) of mean λ: the first `k` whose CDF reaches a uniform f64
+    /// `u` in (0, 1] ([`PoissonTable`], one search per value).
+    Poisson,
 }
 
 impl Dist {
@@ -83,6 +86,7 @@ impl Dist {
             Dist::Uniform => "uniform",
             Dist::Normal => "normal",
             Dist::LogNormal => "lognormal",
+            Dist::Poisson => "poisson",
         }
     }
 
@@ -92,9 +96,10 @@ impl Dist {
             "uniform" => Ok(Dist::Uniform),
             "normal" => Ok(Dist::Normal),
             "lognormal" | "log-normal" | "log_normal" => Ok(Dist::LogNormal),
+            "poisson" => Ok(Dist::Poisson),
             _ => Err(Error::invalid(
                 "distribution",
-                format!("`{s}` is not a distribution (bits, uniform, normal, lognormal)"),
+                format!("`{s}` is not a distribution (bits, uniform, normal, lognormal, poisson)"),
             )),
         }
     }
@@ -127,11 +132,11 @@ impl Layout {
     pub fn new(kind: Kind, dist: Dist, dtype: DType) -> Result<Layout> {
         let (group_words, group_values) = match (dist, dtype) {
             (Dist::Bits, DType::U32) | (Dist::Uniform, DType::F32) => (1, 1),
-            (Dist::Uniform, DType::F64) => (2, 1),
+            (Dist::Uniform, DType::F64) | (Dist::Poisson, DType::U32) => (2, 1),
             (Dist::Normal | Dist::LogNormal, DType::F32) => (2, 2),
             (Dist::Normal | Dist::LogNormal, DType::F64) => (4, 2),
             _ => {
-                let has = if dist == Dist::Bits {
+                let has = if matches!(dist, Dist::Bits | Dist::Poisson) {
                     "u32"
                 } else {
                     "f32 or f64"
@@ -200,7 +205,7 @@ impl Layout {
                         });
                     }
                 }
-                Dist::Bits => unreachable!("bits have no float layout"),
+                Dist::Bits | Dist::Poisson => unreachable!("integer values have no float layout"),
             }
         }
         out
@@ -241,4 +246,71 @@ pub fn box_muller<R: Real, O: FloatOps<R>>(o: &mut O, w: &[O::U32]) -> (O::F, O:
     let r = sqrt::<R, O>(o, l);
     let (s, c) = sincos_turns::<R, O>(o, v);
     (o.fmul(r, s), o.fmul(r, c))
+}
+
+/// The largest λ [`PoissonTable`] takes (its table then holds about 80 000 entries).
+pub const POISSON_MAX_LAMBDA: f64 = (1u32 << 24) as f64;
+
+/// Poisson(λ)'s CDF over the counts whose probability is above 10⁻²⁰ of the mode's
+/// (the mass left out is far below the 2⁻⁵³ resolution of the uniform that searches
+/// it): `cdf[i]` = P(K ≤ k0 + i), the last entry exactly 1. Built once on the host and
+/// read by the CPU path and the kernels alike, so both find the same count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoissonTable {
+    pub k0: u32,
+    pub cdf: Vec<f64>,
+}
+
+impl PoissonTable {
+    /// The table of mean `lambda`: an error unless 0 < λ ≤ [`POISSON_MAX_LAMBDA`].
+    pub fn new(lambda: f64) -> Result<PoissonTable> {
+        if !(lambda > 0.0 && lambda <= POISSON_MAX_LAMBDA) {
+            return Err(Error::invalid(
+                "lambda",
+                format!("Poisson needs 0 < λ ≤ 2^24, got {lambda}"),
+            ));
+        }
+        // Probabilities relative to the mode's, outward: p(k+1) = p(k)·λ/(k+1),
+        // p(k−1) = p(k)·k/λ.
+        let mode = lambda.floor();
+        let tiny = 1e-20;
+        let mut up = vec![1.0f64];
+        let mut k = mode;
+        while *up.last().unwrap() > tiny {
+            k += 1.0;
+            let next = up.last().unwrap() * lambda / k;
+            up.push(next);
+        }
+        let mut down = Vec::new();
+        let (mut p, mut k) = (1.0f64, mode);
+        while k > 0.0 && p > tiny {
+            p *= k / lambda;
+            k -= 1.0;
+            down.push(p);
+        }
+        let k0 = (mode as u32) - down.len() as u32;
+        let pmf: Vec<f64> = down.iter().rev().chain(&up).copied().collect();
+        let total: f64 = pmf.iter().sum();
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = pmf
+            .iter()
+            .map(|p| {
+                acc += p / total;
+                acc.min(1.0)
+            })
+            .collect();
+        *cdf.last_mut().unwrap() = 1.0;
+        Ok(PoissonTable { k0, cdf })
+    }
+
+    /// The count for uniform `u` in (0, 1]: `k0` + the first index whose CDF is ≥ `u`.
+    pub fn sample(&self, u: f64) -> u32 {
+        self.k0 + self.cdf.partition_point(|&c| c < u) as u32
+    }
+
+    /// Halvings of the search range the kernels make: ⌈log₂ len⌉.
+    pub fn steps(&self) -> u32 {
+        let len = self.cdf.len() as u32;
+        32 - (len - 1).leading_zeros()
+    }
 }

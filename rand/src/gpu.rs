@@ -7,7 +7,7 @@
 //! consecutive work-items take consecutive units, so the stores of a wave are
 //! contiguous). A unit's position in the stream, not the launch, decides its values.
 
-use crate::dist::{Dist, Kind, Layout};
+use crate::dist::{uniform, Dist, Kind, Layout, PoissonTable};
 use rocm_core::{DType, Error, Result, Target};
 use rocm_kernels::exec::DeviceView;
 use rocm_kernels::generator::{Generator, LaunchRule, Program};
@@ -109,6 +109,12 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
         let z = k.constant(Type::of(elem), 0u32);
         (z, z)
     };
+    let search = (p.dist == Dist::Poisson).then(|| Search {
+        table: k.ptr("table", Scalar::F64, Access::Read),
+        len: k.param("table_len", Scalar::U32),
+        k0: k.param("k0", Scalar::U32),
+        steps: k.param("steps", Scalar::U32),
+    });
     let lead = k.convert(lead, Scalar::U64);
     let end = k.add(n, lead);
     let tid = k.thread_id();
@@ -123,7 +129,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
         let inside = k.lt(first, end);
         k.if_(inside, |k| {
             let unit = k.add(unit0, g);
-            let vals = unit_values(k, &layout, unit, seed, mean, stddev);
+            let vals = unit_values(k, &layout, unit, seed, mean, stddev, search);
             // Position of the unit's first value in the output (wraps below zero for
             // the first unit when `lead > 0`: those values are skipped).
             let pos0 = k.sub(first, lead);
@@ -157,6 +163,40 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
     k.finish()
 }
 
+/// The Poisson kernel's CDF table and its search.
+#[derive(Clone, Copy)]
+struct Search {
+    table: lang::Buf,
+    len: Value,
+    k0: Value,
+    steps: Value,
+}
+
+impl Search {
+    /// `k0` + the first index whose CDF is ≥ `u` ([`PoissonTable::sample`]), by
+    /// `steps` branch-free halvings of [0, len − 1].
+    fn count(self, k: &mut Builder, u: Value) -> Value {
+        let last = k.sub(self.len, 1u32);
+        let lo = k.var(0u32);
+        let hi = k.var(last);
+        k.for_range(0u32, self.steps, 1u32, |k, _| {
+            let (l, h) = (k.get(lo), k.get(hi));
+            let sum = k.add(l, h);
+            let mid = k.shr(sum, 1u32);
+            let off = k.at(self.table, mid);
+            let c = k.load(self.table, off);
+            let right = k.lt(c, u);
+            let above = k.add(mid, 1u32);
+            let nl = k.select(right, above, l);
+            let nh = k.select(right, h, mid);
+            k.set(lo, nl);
+            k.set(hi, nh);
+        });
+        let found = k.get(lo);
+        k.add(self.k0, found)
+    }
+}
+
 /// The values of unit `unit` as language values of the layout's element type.
 fn unit_values(
     k: &mut Builder,
@@ -165,9 +205,21 @@ fn unit_values(
     seed: [Value; 2],
     mean: Value,
     stddev: Value,
+    search: Option<Search>,
 ) -> Vec<Value> {
     match (layout.dist, layout.dtype) {
         (Dist::Bits, _) => layout.unit_words(k, unit, seed),
+        (Dist::Poisson, _) => {
+            let words = layout.unit_words(k, unit, seed);
+            let search = search.expect("the Poisson kernel declares its table");
+            words
+                .chunks(2)
+                .map(|w| {
+                    let u = uniform::<f64, Builder>(k, w);
+                    search.count(k, u)
+                })
+                .collect()
+        }
         (_, DType::F64) => layout.unit_floats::<f64, Builder>(k, unit, seed, mean, stddev),
         _ => layout.unit_floats::<f32, Builder>(k, unit, seed, mean, stddev),
     }
@@ -188,6 +240,26 @@ pub struct Problem {
     pub mean: f64,
     pub stddev: f64,
     pub address: u64,
+    /// Poisson's table shape: first count, length, search steps (its values in slot 1).
+    pub poisson: Option<PoissonShape>,
+}
+
+/// What the Poisson kernel is told about its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoissonShape {
+    pub k0: u32,
+    pub len: u32,
+    pub steps: u32,
+}
+
+impl PoissonShape {
+    pub fn of(t: &PoissonTable) -> PoissonShape {
+        PoissonShape {
+            k0: t.k0,
+            len: t.cdf.len() as u32,
+            steps: t.steps(),
+        }
+    }
 }
 
 /// Where a problem's values sit: the layout, the first unit and the values of it
@@ -264,6 +336,23 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
         bindings.push(("mean", Arg::Value(real(p.mean))));
         bindings.push(("stddev", Arg::Value(real(p.stddev))));
     }
+    if p.dist == Dist::Poisson {
+        let t = p
+            .poisson
+            .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
+        bindings.push((
+            "table",
+            Arg::Buffer {
+                slot: 1,
+                offset_bytes: 0,
+                touched: 0..t.len as u64 * 8,
+                access: Access::Read,
+            },
+        ));
+        bindings.push(("table_len", Arg::Value(ArgValue::U32(t.len))));
+        bindings.push(("k0", Arg::Value(ArgValue::U32(t.k0))));
+        bindings.push(("steps", Arg::Value(ArgValue::U32(t.steps))));
+    }
     let step = Step::bind(program, sig, rule.config(units), bindings)?;
     Ok(Plan {
         steps: vec![step],
@@ -271,8 +360,9 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
     })
 }
 
-/// Runs `p`'s plan on `stream` into `out` (slot 0).
-pub fn run(p: &Problem, stream: &rocm_core::Stream, out: DeviceView<'_>) -> Result<()> {
+/// Runs `p`'s plan on `stream`: `views` are the output (slot 0) and, for Poisson, the
+/// table (slot 1).
+pub fn run(p: &Problem, stream: &rocm_core::Stream, views: &[DeviceView<'_>]) -> Result<()> {
     let plan = plan(p, stream.device().target())?;
-    rocm_kernels::exec::execute(&plan, stream, &[out], None)
+    rocm_kernels::exec::execute(&plan, stream, views, None)
 }

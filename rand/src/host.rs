@@ -2,11 +2,11 @@
 //! seed, an offset and an ordering, filling device buffers. On the CPU device the same
 //! generic code runs on plain values, in parallel over chunks of units (rayon).
 
-use crate::dist::{Dist, Kind, Layout};
-use crate::gpu::{self, Problem};
+use crate::dist::{uniform, Dist, Kind, Layout, PoissonTable};
+use crate::gpu::{self, PoissonShape, Problem};
 use crate::ops::Host;
 use rayon::prelude::*;
-use rocm_core::{BufferSliceMut, DType, Device, Element, Error, Result};
+use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Result};
 use rocm_kernels::exec::DeviceView;
 
 /// cuRAND's orderings of pseudo-random results. Every ordering but `Seeded` is this
@@ -113,7 +113,17 @@ impl Generator {
         self.generate(Dist::LogNormal, out, mean, stddev)
     }
 
-    /// `out.len()` values of `dist` (the normal distributions' `mean` and `stddev`),
+    /// Poisson counts of mean `lambda` (0 < λ ≤ 2²⁴).
+    pub fn generate_poisson(
+        &mut self,
+        out: &mut BufferSliceMut<'_, u32>,
+        lambda: f64,
+    ) -> Result<()> {
+        self.generate(Dist::Poisson, out, lambda, 0.0)
+    }
+
+    /// `out.len()` values of `dist` (the normal distributions' `mean` and `stddev`;
+    /// Poisson's λ is `mean`),
     /// from the generator's offset, which then advances by `out.len()`. Errors before
     /// any work: a dtype `dist` does not have, a non-finite `mean`/`stddev`, an offset
     /// whose values would pass the end of the stream.
@@ -124,6 +134,10 @@ impl Generator {
         mean: f64,
         stddev: f64,
     ) -> Result<()> {
+        let table = match dist {
+            Dist::Poisson => Some(PoissonTable::new(mean)?),
+            _ => None,
+        };
         if !(mean.is_finite() && stddev.is_finite()) {
             return Err(Error::invalid(
                 "mean/stddev",
@@ -147,13 +161,29 @@ impl Generator {
             mean,
             stddev,
             address: out.address(),
+            poisson: table.as_ref().map(PoissonShape::of),
         };
         let (layout, _, _) = gpu::locate(&p)?;
         if let Some(host) = out.as_host_mut() {
-            fill_host(&layout, p.seed, p.offset, mean, stddev, host)?;
+            match &table {
+                Some(t) => {
+                    fill_poisson_host(&layout, p.seed, p.offset, t, bytemuck::cast_slice_mut(host))
+                }
+                None => fill_host(&layout, p.seed, p.offset, mean, stddev, host)?,
+            }
         } else {
             let stream = self.device.default_stream();
-            gpu::run(&p, stream, DeviceView::write(out))?;
+            match &table {
+                Some(t) => {
+                    let cdf = DeviceBuffer::from_slice(&self.device, &t.cdf)?;
+                    let cdf = cdf.as_slice();
+                    let views = [DeviceView::write(out), DeviceView::read(&cdf)];
+                    gpu::run(&p, stream, &views)?;
+                    // The table lives until the fill has read it.
+                    stream.synchronize()?;
+                }
+                None => gpu::run(&p, stream, &[DeviceView::write(out)])?,
+            }
         }
         self.offset += p.n;
         Ok(())
@@ -201,6 +231,23 @@ pub fn fill_host<T: Element>(
         d => return Err(Error::invalid("dtype", format!("no random {d} values"))),
     }
     Ok(())
+}
+
+/// Fills `out` with Poisson counts searched in `table` on the CPU.
+pub fn fill_poisson_host(
+    layout: &Layout,
+    seed: u64,
+    offset: u64,
+    table: &PoissonTable,
+    out: &mut [u32],
+) {
+    fill_units(layout, offset, out, |u| {
+        let words = layout.unit_words(&mut Host, u, seed_words(seed));
+        words
+            .chunks(2)
+            .map(|w| table.sample(uniform::<f64, Host>(&mut Host, w)))
+            .collect()
+    });
 }
 
 fn seed_words(seed: u64) -> [u32; 2] {

@@ -9,7 +9,8 @@
 //!   known-answer vectors.
 //! - [`math`]: ln, √, exp and sin/cos of turns from exactly rounded operations, with
 //!   measured ulp bounds; [`dist`]: uniform (cuRAND's transforms), normal and
-//!   log-normal (Box–Muller) and the stream [`dist::Layout`].
+//!   log-normal (Box–Muller), Poisson (a CDF table searched by a uniform) and the
+//!   stream [`dist::Layout`].
 //! - [`gpu`]: the one fill kernel, its generator and plan (run by
 //!   `rocm_kernels::exec::execute`); [`host`]: the cuRAND-shaped [`Generator`].
 //!

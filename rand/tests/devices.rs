@@ -17,7 +17,8 @@ use rocm_core::{DType, Device, DeviceBuffer, Element, Error};
 use rocm_kernels::lang::interp::{self, Arg};
 use rocm_kernels::lang::ptx;
 use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
-use rocm_rand::gpu::{self, Params, Problem};
+use rocm_rand::dist::PoissonTable;
+use rocm_rand::gpu::{self, Params, PoissonShape, Problem};
 use rocm_rand::{Dist, Generator, Kind, Layout};
 
 const EMU: [&str; 4] = ["emu:gfx908", "emu:gfx90a", "emu:gfx942", "emu:gfx1100"];
@@ -33,6 +34,7 @@ fn combos() -> Vec<(Dist, DType)> {
         (Dist::Normal, DType::F64),
         (Dist::LogNormal, DType::F32),
         (Dist::LogNormal, DType::F64),
+        (Dist::Poisson, DType::U32),
     ]
 }
 
@@ -129,6 +131,13 @@ fn interp_args(p: &Problem, unit0: u64, lead: u32) -> Vec<Arg> {
         a.push(r(p.mean));
         a.push(r(p.stddev));
     }
+    if p.dist == Dist::Poisson {
+        let t = PoissonTable::new(p.mean).unwrap();
+        a.push(Arg::buffer(&t.cdf));
+        a.push(Arg::u32(t.cdf.len() as u32));
+        a.push(Arg::u32(t.k0));
+        a.push(Arg::u32(t.steps()));
+    }
     a
 }
 
@@ -178,6 +187,8 @@ fn ptx_and_interpreter_equal_cpu() {
                         mean: MEAN,
                         stddev: STDDEV,
                         address: 0,
+                        poisson: (dist == Dist::Poisson)
+                            .then(|| PoissonShape::of(&PoissonTable::new(MEAN).unwrap())),
                     };
                     let (layout, unit0, lead) = gpu::locate(&p).unwrap();
                     let want = bytes_on(&host, kind, dist, dtype, p.seed, offset, n as usize);
@@ -320,6 +331,14 @@ fn bad_input_is_an_error() {
         "mean/stddev",
     );
     assert!(g.set_ordering(rocm_rand::Ordering::PseudoSeeded).is_err());
+    // Poisson's λ.
+    for lambda in [0.0, -1.0, f64::NAN, 2f64.powi(24) * 2.0] {
+        invalid(
+            g.generate_poisson(&mut u.as_slice_mut(), lambda)
+                .unwrap_err(),
+            "lambda",
+        );
+    }
     // Layout errors name the types the distribution has.
     let e = Layout::new(Kind::Threefry2x32_20, Dist::Uniform, DType::I64)
         .unwrap_err()
@@ -337,7 +356,7 @@ proptest! {
         seed in any::<u64>(),
         offset in 0u64..1 << 40,
         sizes in proptest::collection::vec(0usize..40, 1..4),
-        which in 0usize..7,
+        which in 0usize..8,
         k in 0usize..2,
     ) {
         let (dist, dtype) = combos()[which];
@@ -353,5 +372,48 @@ proptest! {
             at += s as u64;
         }
         prop_assert!(pieces == whole);
+    }
+}
+
+/// Poisson counts: mean and variance within 5 standard errors of λ over 2¹⁶ values, for
+/// small and large λ (table from the mode outward); large λ on an emulated target too.
+#[test]
+fn poisson_has_its_moments() {
+    let host = cpu();
+    let n = 1 << 16;
+    for lambda in [0.25, 7.5, 1000.0, 1.0e6] {
+        let mut g = Generator::new(&host, Kind::Philox4x32_10).unwrap();
+        g.set_seed(99);
+        let mut b = DeviceBuffer::<u32>::zeros(&host, n).unwrap();
+        g.generate_poisson(&mut b.as_slice_mut(), lambda).unwrap();
+        let v: Vec<f64> = b.to_vec().unwrap().into_iter().map(f64::from).collect();
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        // Var(mean) = λ/n; Var(sample variance) ≈ (2λ² + λ)/n for a Poisson.
+        let se_mean = (lambda / n as f64).sqrt();
+        let se_var = ((2.0 * lambda * lambda + lambda) / n as f64).sqrt();
+        assert!(
+            (mean - lambda).abs() < 5.0 * se_mean,
+            "λ {lambda}: mean {mean}"
+        );
+        assert!((var - lambda).abs() < 5.0 * se_var, "λ {lambda}: var {var}");
+    }
+    let dev = emu("emu:gfx942");
+    for kind in KINDS {
+        for lambda in [1000.0, 3.0e5] {
+            let mut want = DeviceBuffer::<u32>::zeros(&host, 301).unwrap();
+            let mut got = DeviceBuffer::<u32>::zeros(&dev, 301).unwrap();
+            for (d, b) in [(&host, &mut want), (&dev, &mut got)] {
+                let mut g = Generator::new(d, kind).unwrap();
+                g.set_seed(5);
+                g.set_offset(3);
+                g.generate_poisson(&mut b.as_slice_mut(), lambda).unwrap();
+            }
+            assert_eq!(
+                got.to_vec().unwrap(),
+                want.to_vec().unwrap(),
+                "{kind:?} λ {lambda}"
+            );
+        }
     }
 }
