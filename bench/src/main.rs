@@ -18,6 +18,7 @@ mod dnn;
 mod fft;
 mod info;
 mod kernels;
+mod rand;
 mod solver;
 mod sparse;
 mod suite;
@@ -58,6 +59,9 @@ enum Command {
     Sparse(sparse::SparseArgs),
     /// Time an FFT plan (like rocfft-bench).
     Fft(fft::FftArgs),
+    /// Random number generation (like rocrand-bench): GB/s and samples/s beside the
+    /// write bandwidth and, with --vendor, cuRAND.
+    Rand(rand::RandArgs),
     /// DNN primitives (like MIOpenDriver).
     #[command(subcommand)]
     Dnn(dnn::DnnCommand),
@@ -79,6 +83,7 @@ fn main() {
         Command::Ccl(a) => ccl::run(a),
         Command::Sparse(a) => sparse::run(a),
         Command::Fft(a) => fft::run(a),
+        Command::Rand(a) => rand::run(a),
         Command::Dnn(c) => dnn::run(c),
         Command::Tune(c) => tune::run(c),
     };

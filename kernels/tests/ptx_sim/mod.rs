@@ -763,6 +763,28 @@ impl Kernel {
                     .to_f32()
                     .to_bits() as u64
             }
+            // cvt.rn.{f32,f64}.{u32,s32,u64,s64}: integer to float, to nearest even (as
+            // Rust's `as`).
+            "cvt"
+                if op[1] == "rn"
+                    && matches!(op[op.len() - 2], "f32" | "f64")
+                    && matches!(op[op.len() - 1], "u32" | "s32" | "u64" | "s64") =>
+            {
+                let (to, from) = (op[op.len() - 2], op[op.len() - 1]);
+                let v = mask(val(&args[1], t), from);
+                match (to, from.starts_with('s')) {
+                    ("f32", true) => (signed(v, from) as f32).to_bits() as u64,
+                    ("f32", false) => (v as f32).to_bits() as u64,
+                    (_, true) => (signed(v, from) as f64).to_bits(),
+                    _ => (v as f64).to_bits(),
+                }
+            }
+            // shr.{s32,s64}: arithmetic shift (amounts past the width fill with the sign).
+            "shr" if matches!(ty, "s32" | "s64") => {
+                let a = signed(mask(val(&args[1], t), ty), ty);
+                let bits = if ty == "s32" { 31 } else { 63 };
+                mask((a >> val(&args[2], t).min(bits)) as u64, ty)
+            }
             "cvt" => {
                 // cvt.<to>.<from>: integer widening/narrowing only.
                 let (to, from) = (op[op.len() - 2], op[op.len() - 1]);

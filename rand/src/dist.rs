@@ -1,0 +1,316 @@
+//! The distributions as transforms of generator words, each written once over
+//! [`FloatOps`], and the layout that places every output value at a fixed position of
+//! the generator's counter stream (so any grid or chunking gives the same sequence).
+
+use crate::bits::{philox4x32_10, threefry2x32_20};
+use crate::math::{exp, ln, sincos_turns, sqrt};
+use crate::ops::{FloatOps, Ops, Real};
+use rocm_core::{DType, Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The bit generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Philox4x32-10: four words per counter, key = the seed's two words.
+    Philox4x32_10,
+    /// Threefry2x32-20: two words per counter, key = the seed's two words.
+    Threefry2x32_20,
+}
+
+impl Kind {
+    /// Words one counter value gives.
+    pub fn block_words(self) -> u32 {
+        match self {
+            Kind::Philox4x32_10 => 4,
+            Kind::Threefry2x32_20 => 2,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Philox4x32_10 => "philox",
+            Kind::Threefry2x32_20 => "threefry",
+        }
+    }
+
+    /// Parses `philox` / `threefry` (and the cuRAND-style full names).
+    pub fn parse(s: &str) -> Result<Kind> {
+        match s.to_ascii_lowercase().as_str() {
+            "philox" | "philox4x32_10" | "philox4_32_10" => Ok(Kind::Philox4x32_10),
+            "threefry" | "threefry2x32_20" | "threefry2_32_20" => Ok(Kind::Threefry2x32_20),
+            _ => Err(Error::invalid(
+                "generator",
+                format!("`{s}` is not a generator (philox, threefry)"),
+            )),
+        }
+    }
+
+    /// The words of counter `ctr` under seed `seed` (`[lo, hi]`).
+    pub fn block<O: Ops>(self, o: &mut O, ctr: O::U64, seed: [O::U32; 2]) -> Vec<O::U32> {
+        let lo = o.lo32(ctr);
+        let hi = o.hi32(ctr);
+        match self {
+            Kind::Philox4x32_10 => {
+                let z = o.u32(0);
+                philox4x32_10(o, [lo, hi, z, z], seed).to_vec()
+            }
+            Kind::Threefry2x32_20 => threefry2x32_20(o, [lo, hi], seed).to_vec(),
+        }
+    }
+}
+
+/// What the words become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dist {
+    /// The words themselves (u32).
+    Bits,
+    /// Uniform in (0, 1]: cuRAND's transforms (`x·2⁻³² + 2⁻³³` for f32; for f64 53 bits
+    /// `x ^ (y << 21)`, `· 2⁻⁵³ + 2⁻⁵⁴`).
+    Uniform,
+    /// Normal (Box–Muller on two uniforms: `√(−2 ln u)·(sin 2πv, cos 2πv)`), then
+    /// `mean + stddev·z`.
+    Normal,
+    /// `e^normal`.
+    LogNormal,
+    /// Poisson counts (u32) of mean λ: the first `k` whose CDF reaches a uniform f64
+    /// `u` in (0, 1] ([`PoissonTable`], one search per value).
+    Poisson,
+}
+
+impl Dist {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dist::Bits => "bits",
+            Dist::Uniform => "uniform",
+            Dist::Normal => "normal",
+            Dist::LogNormal => "lognormal",
+            Dist::Poisson => "poisson",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Dist> {
+        match s.to_ascii_lowercase().as_str() {
+            "bits" | "u32" => Ok(Dist::Bits),
+            "uniform" => Ok(Dist::Uniform),
+            "normal" => Ok(Dist::Normal),
+            "lognormal" | "log-normal" | "log_normal" => Ok(Dist::LogNormal),
+            "poisson" => Ok(Dist::Poisson),
+            _ => Err(Error::invalid(
+                "distribution",
+                format!("`{s}` is not a distribution (bits, uniform, normal, lognormal, poisson)"),
+            )),
+        }
+    }
+}
+
+/// Where the values of one (distribution, element type) sit in a generator's stream:
+/// a unit is `unit_words` consecutive words (whole counters) giving `values` values;
+/// output value `p` of the stream (counting from the stream's start, offset included)
+/// is value `p % values` of unit `p / values`, which is counters
+/// `(p / values)·blocks ..` of the generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub kind: Kind,
+    pub dist: Dist,
+    pub dtype: DType,
+    /// Words one group of values takes (1 for u32 or f32, 2 for f64, Box–Muller's pair
+    /// 2 or 4).
+    pub group_words: u32,
+    /// Values per group (2 for Box–Muller, else 1).
+    pub group_values: u32,
+    /// Counters per unit.
+    pub blocks: u32,
+    /// Values per unit.
+    pub values: u32,
+}
+
+impl Layout {
+    /// The layout of `dist` in `dtype` from `kind`, or an error naming the element
+    /// types `dist` has.
+    pub fn new(kind: Kind, dist: Dist, dtype: DType) -> Result<Layout> {
+        let (group_words, group_values) = match (dist, dtype) {
+            (Dist::Bits, DType::U32) | (Dist::Uniform, DType::F32) => (1, 1),
+            (Dist::Uniform, DType::F64) | (Dist::Poisson, DType::U32) => (2, 1),
+            (Dist::Normal | Dist::LogNormal, DType::F32) => (2, 2),
+            (Dist::Normal | Dist::LogNormal, DType::F64) => (4, 2),
+            _ => {
+                let has = if matches!(dist, Dist::Bits | Dist::Poisson) {
+                    "u32"
+                } else {
+                    "f32 or f64"
+                };
+                return Err(Error::invalid(
+                    "dtype",
+                    format!("{} values are {has}, not {dtype}", dist.name()),
+                ));
+            }
+        };
+        let unit_words = group_words.max(kind.block_words());
+        Ok(Layout {
+            kind,
+            dist,
+            dtype,
+            group_words,
+            group_values,
+            blocks: unit_words / kind.block_words(),
+            values: unit_words / group_words * group_values,
+        })
+    }
+
+    /// The words of unit `unit`.
+    pub fn unit_words<O: Ops>(&self, o: &mut O, unit: O::U64, seed: [O::U32; 2]) -> Vec<O::U32> {
+        let first = if self.blocks > 1 {
+            o.shl64(unit, self.blocks.trailing_zeros())
+        } else {
+            unit
+        };
+        let mut words = Vec::new();
+        for b in 0..self.blocks {
+            let ctr = if b == 0 {
+                first
+            } else {
+                let db = o.u64(b as u64);
+                o.add64(first, db)
+            };
+            words.extend(self.kind.block(o, ctr, seed));
+        }
+        words
+    }
+
+    /// The float values of unit `unit` (`Uniform`, `Normal`, `LogNormal` of `R`).
+    pub fn unit_floats<R: Real, O: FloatOps<R>>(
+        &self,
+        o: &mut O,
+        unit: O::U64,
+        seed: [O::U32; 2],
+        mean: O::F,
+        stddev: O::F,
+    ) -> Vec<O::F> {
+        let words = self.unit_words(o, unit, seed);
+        let gw = self.group_words as usize;
+        let mut out = Vec::new();
+        for g in words.chunks(gw) {
+            match self.dist {
+                Dist::Uniform => out.push(uniform::<R, O>(o, g)),
+                Dist::Normal | Dist::LogNormal => {
+                    let (z0, z1) = box_muller::<R, O>(o, g);
+                    for z in [z0, z1] {
+                        let x = o.fma(z, stddev, mean);
+                        out.push(if self.dist == Dist::LogNormal {
+                            exp::<R, O>(o, x)
+                        } else {
+                            x
+                        });
+                    }
+                }
+                Dist::Bits | Dist::Poisson => unreachable!("integer values have no float layout"),
+            }
+        }
+        out
+    }
+}
+
+/// A uniform value in (0, 1] from `R::WORDS` words, as cuRAND computes it.
+pub fn uniform<R: Real, O: FloatOps<R>>(o: &mut O, w: &[O::U32]) -> O::F {
+    if R::WORDS == 1 {
+        let x = o.u32_to_f(w[0]);
+        let scale = o.fc(2f64.powi(-32));
+        let half = o.fc(2f64.powi(-33));
+        o.fma(x, scale, half)
+    } else {
+        // 53 bits z = x ^ (y << 21): the low word x ^ (y << 21 mod 2³²), the high
+        // y >> 11; z is exact as hi·2³² + lo.
+        let ys = o.shl32(w[1], 21);
+        let lo = o.xor32(w[0], ys);
+        let hi = o.shr32(w[1], 11);
+        let (lo, hi) = (o.u32_to_f(lo), o.u32_to_f(hi));
+        let two32 = o.fc(2f64.powi(32));
+        let z = o.fma(hi, two32, lo);
+        let scale = o.fc(2f64.powi(-53));
+        let half = o.fc(2f64.powi(-54));
+        o.fma(z, scale, half)
+    }
+}
+
+/// Two standard normal values from `2·R::WORDS` words (Box–Muller: `u` from the first
+/// half, the angle `v` in turns from the second).
+pub fn box_muller<R: Real, O: FloatOps<R>>(o: &mut O, w: &[O::U32]) -> (O::F, O::F) {
+    let n = R::WORDS;
+    let u = uniform::<R, O>(o, &w[..n]);
+    let v = uniform::<R, O>(o, &w[n..2 * n]);
+    let l = ln::<R, O>(o, u);
+    let m2 = o.fc(-2.0);
+    let l = o.fmul(l, m2);
+    let r = sqrt::<R, O>(o, l);
+    let (s, c) = sincos_turns::<R, O>(o, v);
+    (o.fmul(r, s), o.fmul(r, c))
+}
+
+/// The largest λ [`PoissonTable`] takes (its table then holds about 80 000 entries).
+pub const POISSON_MAX_LAMBDA: f64 = (1u32 << 24) as f64;
+
+/// Poisson(λ)'s CDF over the counts whose probability is above 10⁻²⁰ of the mode's
+/// (the mass left out is far below the 2⁻⁵³ resolution of the uniform that searches
+/// it): `cdf[i]` = P(K ≤ k0 + i), the last entry exactly 1. Built once on the host and
+/// read by the CPU path and the kernels alike, so both find the same count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoissonTable {
+    pub k0: u32,
+    pub cdf: Vec<f64>,
+}
+
+impl PoissonTable {
+    /// The table of mean `lambda`: an error unless 0 < λ ≤ [`POISSON_MAX_LAMBDA`].
+    pub fn new(lambda: f64) -> Result<PoissonTable> {
+        if !(lambda > 0.0 && lambda <= POISSON_MAX_LAMBDA) {
+            return Err(Error::invalid(
+                "lambda",
+                format!("Poisson needs 0 < λ ≤ 2^24, got {lambda}"),
+            ));
+        }
+        // Probabilities relative to the mode's, outward: p(k+1) = p(k)·λ/(k+1),
+        // p(k−1) = p(k)·k/λ.
+        let mode = lambda.floor();
+        let tiny = 1e-20;
+        let mut up = vec![1.0f64];
+        let mut k = mode;
+        while *up.last().unwrap() > tiny {
+            k += 1.0;
+            let next = up.last().unwrap() * lambda / k;
+            up.push(next);
+        }
+        let mut down = Vec::new();
+        let (mut p, mut k) = (1.0f64, mode);
+        while k > 0.0 && p > tiny {
+            p *= k / lambda;
+            k -= 1.0;
+            down.push(p);
+        }
+        let k0 = (mode as u32) - down.len() as u32;
+        let pmf: Vec<f64> = down.iter().rev().chain(&up).copied().collect();
+        let total: f64 = pmf.iter().sum();
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = pmf
+            .iter()
+            .map(|p| {
+                acc += p / total;
+                acc.min(1.0)
+            })
+            .collect();
+        *cdf.last_mut().unwrap() = 1.0;
+        Ok(PoissonTable { k0, cdf })
+    }
+
+    /// The count for uniform `u` in (0, 1]: `k0` + the first index whose CDF is ≥ `u`.
+    pub fn sample(&self, u: f64) -> u32 {
+        self.k0 + self.cdf.partition_point(|&c| c < u) as u32
+    }
+
+    /// Halvings of the search range the kernels make: ⌈log₂ len⌉.
+    pub fn steps(&self) -> u32 {
+        let len = self.cdf.len() as u32;
+        32 - (len - 1).leading_zeros()
+    }
+}

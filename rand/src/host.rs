@@ -1,0 +1,281 @@
+//! The host API (cuRAND's shape): a [`Generator`] of one kind on one device, with a
+//! seed, an offset and an ordering, filling device buffers. On the CPU device the same
+//! generic code runs on plain values, in parallel over chunks of units (rayon).
+
+use crate::dist::{uniform, Dist, Kind, Layout, PoissonTable};
+use crate::gpu::{self, PoissonShape, Problem};
+use crate::ops::Host;
+use rayon::prelude::*;
+use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Result};
+use rocm_kernels::exec::DeviceView;
+
+/// cuRAND's orderings of pseudo-random results. Every ordering but `Seeded` is this
+/// crate's one layout (value `p` of the stream from unit `p / values`), as rocRAND's
+/// default, best and legacy orderings are one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ordering {
+    #[default]
+    PseudoDefault,
+    PseudoBest,
+    PseudoLegacy,
+    PseudoDynamic,
+    /// cuRAND's per-thread seeding; not provided.
+    PseudoSeeded,
+}
+
+/// A random number generator: `kind` on `device`, at stream position `offset`
+/// (counted in values of each call's distribution; each call advances it by the values
+/// it writes, so successive calls continue the stream).
+#[derive(Debug, Clone)]
+pub struct Generator {
+    device: Device,
+    kind: Kind,
+    seed: u64,
+    offset: u64,
+    ordering: Ordering,
+}
+
+impl Generator {
+    /// A generator of `kind` on `device` with seed 0 at offset 0.
+    pub fn new(device: &Device, kind: Kind) -> Result<Generator> {
+        Ok(Generator {
+            device: device.clone(),
+            kind,
+            seed: 0,
+            offset: 0,
+            ordering: Ordering::default(),
+        })
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn set_offset(&mut self, offset: u64) {
+        self.offset = offset;
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Sets the ordering; `PseudoSeeded` is `Unsupported`.
+    pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
+        if ordering == Ordering::PseudoSeeded {
+            return Err(Error::unsupported(
+                "the PseudoSeeded ordering",
+                self.device.target(),
+            ));
+        }
+        self.ordering = ordering;
+        Ok(())
+    }
+
+    pub fn ordering(&self) -> Ordering {
+        self.ordering
+    }
+
+    /// Random 32-bit words (cuRAND's `curandGenerate`).
+    pub fn generate_u32(&mut self, out: &mut BufferSliceMut<'_, u32>) -> Result<()> {
+        self.generate(Dist::Bits, out, 0.0, 1.0)
+    }
+
+    /// Uniform values in (0, 1] (f32 or f64).
+    pub fn generate_uniform<T: Element>(&mut self, out: &mut BufferSliceMut<'_, T>) -> Result<()> {
+        self.generate(Dist::Uniform, out, 0.0, 1.0)
+    }
+
+    /// Normal values of `mean` and `stddev` (f32 or f64).
+    pub fn generate_normal<T: Element>(
+        &mut self,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<()> {
+        self.generate(Dist::Normal, out, mean, stddev)
+    }
+
+    /// Log-normal values: `e^x` for `x` normal of `mean` and `stddev` (f32 or f64).
+    pub fn generate_log_normal<T: Element>(
+        &mut self,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<()> {
+        self.generate(Dist::LogNormal, out, mean, stddev)
+    }
+
+    /// Poisson counts of mean `lambda` (0 < λ ≤ 2²⁴).
+    pub fn generate_poisson(
+        &mut self,
+        out: &mut BufferSliceMut<'_, u32>,
+        lambda: f64,
+    ) -> Result<()> {
+        self.generate(Dist::Poisson, out, lambda, 0.0)
+    }
+
+    /// `out.len()` values of `dist` (the normal distributions' `mean` and `stddev`;
+    /// Poisson's λ is `mean`),
+    /// from the generator's offset, which then advances by `out.len()`. Errors before
+    /// any work: a dtype `dist` does not have, a non-finite `mean`/`stddev`, an offset
+    /// whose values would pass the end of the stream.
+    pub fn generate<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<()> {
+        let table = match dist {
+            Dist::Poisson => Some(PoissonTable::new(mean)?),
+            _ => None,
+        };
+        if !(mean.is_finite() && stddev.is_finite()) {
+            return Err(Error::invalid(
+                "mean/stddev",
+                format!("must be finite, got mean {mean} and stddev {stddev}"),
+            ));
+        }
+        if out.device() != &self.device {
+            return Err(Error::DeviceMismatch {
+                what: "output buffer".into(),
+                expected: self.device.id().into(),
+                found: out.device().id().into(),
+            });
+        }
+        let p = Problem {
+            kind: self.kind,
+            dist,
+            dtype: T::DTYPE,
+            n: out.len() as u64,
+            offset: self.offset,
+            seed: self.seed,
+            mean,
+            stddev,
+            address: out.address(),
+            poisson: table.as_ref().map(PoissonShape::of),
+        };
+        let (layout, _, _) = gpu::locate(&p)?;
+        if let Some(host) = out.as_host_mut() {
+            match &table {
+                Some(t) => {
+                    fill_poisson_host(&layout, p.seed, p.offset, t, bytemuck::cast_slice_mut(host))
+                }
+                None => fill_host(&layout, p.seed, p.offset, mean, stddev, host)?,
+            }
+        } else {
+            let stream = self.device.default_stream();
+            match &table {
+                Some(t) => {
+                    let cdf = DeviceBuffer::from_slice(&self.device, &t.cdf)?;
+                    let cdf = cdf.as_slice();
+                    let views = [DeviceView::write(out), DeviceView::read(&cdf)];
+                    gpu::run(&p, stream, &views)?;
+                    // The table lives until the fill has read it.
+                    stream.synchronize()?;
+                }
+                None => gpu::run(&p, stream, &[DeviceView::write(out)])?,
+            }
+        }
+        self.offset += p.n;
+        Ok(())
+    }
+}
+
+/// Units per parallel task of the CPU path.
+const CHUNK_UNITS: usize = 4096;
+
+/// Fills `out` with the values of `layout` from stream position `offset` on the CPU.
+pub fn fill_host<T: Element>(
+    layout: &Layout,
+    seed: u64,
+    offset: u64,
+    mean: f64,
+    stddev: f64,
+    out: &mut [T],
+) -> Result<()> {
+    if T::DTYPE != layout.dtype {
+        return Err(Error::invalid(
+            "dtype",
+            format!("{} buffer for {} values", T::DTYPE, layout.dtype),
+        ));
+    }
+    match layout.dtype {
+        DType::U32 => {
+            let out: &mut [u32] = bytemuck::cast_slice_mut(out);
+            fill_units(layout, offset, out, |u| {
+                layout.unit_words(&mut Host, u, seed_words(seed))
+            });
+        }
+        DType::F32 => {
+            let out: &mut [f32] = bytemuck::cast_slice_mut(out);
+            let (m, s) = (mean as f32, stddev as f32);
+            fill_units(layout, offset, out, |u| {
+                layout.unit_floats::<f32, Host>(&mut Host, u, seed_words(seed), m, s)
+            });
+        }
+        DType::F64 => {
+            let out: &mut [f64] = bytemuck::cast_slice_mut(out);
+            fill_units(layout, offset, out, |u| {
+                layout.unit_floats::<f64, Host>(&mut Host, u, seed_words(seed), mean, stddev)
+            });
+        }
+        d => return Err(Error::invalid("dtype", format!("no random {d} values"))),
+    }
+    Ok(())
+}
+
+/// Fills `out` with Poisson counts searched in `table` on the CPU.
+pub fn fill_poisson_host(
+    layout: &Layout,
+    seed: u64,
+    offset: u64,
+    table: &PoissonTable,
+    out: &mut [u32],
+) {
+    fill_units(layout, offset, out, |u| {
+        let words = layout.unit_words(&mut Host, u, seed_words(seed));
+        words
+            .chunks(2)
+            .map(|w| table.sample(uniform::<f64, Host>(&mut Host, w)))
+            .collect()
+    });
+}
+
+fn seed_words(seed: u64) -> [u32; 2] {
+    [seed as u32, (seed >> 32) as u32]
+}
+
+/// Writes unit `u`'s values (`values(u)`) at their output positions: the rest of the
+/// first unit, then whole chunks of units in parallel.
+fn fill_units<T: Copy + Send>(
+    layout: &Layout,
+    offset: u64,
+    out: &mut [T],
+    values: impl Fn(u64) -> Vec<T> + Sync,
+) {
+    let v = layout.values as usize;
+    let (unit0, lead) = (offset / v as u64, (offset % v as u64) as usize);
+    let head = ((v - lead) % v).min(out.len());
+    let (first, rest) = out.split_at_mut(head);
+    if head > 0 {
+        first.copy_from_slice(&values(unit0)[lead..lead + head]);
+    }
+    let start = unit0 + (head > 0) as u64;
+    rest.par_chunks_mut(v * CHUNK_UNITS)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for (j, slot) in chunk.chunks_mut(v).enumerate() {
+                let u = start + (c * CHUNK_UNITS + j) as u64;
+                slot.copy_from_slice(&values(u)[..slot.len()]);
+            }
+        });
+}

@@ -1,0 +1,419 @@
+//! Every generator × distribution × element type gives the CPU path's bits on every
+//! emulated AMD target (through `Generator`, the plan and the executor), in the PTX
+//! lowering run by the PTX interpreter, in the language interpreter, and on `cuda:0`
+//! when one is present. Exact: the kernels and the CPU path run the same sequence of
+//! exactly rounded operations (no tolerance applies).
+//!
+//! Also: the values do not depend on how a stream is cut (one call equals consecutive
+//! calls of any sizes), the output ranges hold, and bad input is an error before any
+//! work.
+
+#[allow(dead_code)]
+#[path = "../../kernels/tests/ptx_sim/mod.rs"]
+mod ptx_sim;
+
+use proptest::prelude::*;
+use rocm_core::{DType, Device, DeviceBuffer, Element, Error};
+use rocm_kernels::lang::interp::{self, Arg};
+use rocm_kernels::lang::ptx;
+use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
+use rocm_rand::dist::PoissonTable;
+use rocm_rand::gpu::{self, Params, PoissonShape, Problem};
+use rocm_rand::{Dist, Generator, Kind, Layout};
+
+const EMU: [&str; 4] = ["emu:gfx908", "emu:gfx90a", "emu:gfx942", "emu:gfx1100"];
+const KINDS: [Kind; 2] = [Kind::Philox4x32_10, Kind::Threefry2x32_20];
+
+/// Every (distribution, element type) the crate has.
+fn combos() -> Vec<(Dist, DType)> {
+    vec![
+        (Dist::Bits, DType::U32),
+        (Dist::Uniform, DType::F32),
+        (Dist::Uniform, DType::F64),
+        (Dist::Normal, DType::F32),
+        (Dist::Normal, DType::F64),
+        (Dist::LogNormal, DType::F32),
+        (Dist::LogNormal, DType::F64),
+        (Dist::Poisson, DType::U32),
+    ]
+}
+
+const MEAN: f64 = 0.25;
+const STDDEV: f64 = 1.5;
+
+/// `n` values from `offset` on `dev`, as raw bytes.
+fn generate_on<T: Element>(
+    dev: &Device,
+    kind: Kind,
+    dist: Dist,
+    seed: u64,
+    offset: u64,
+    n: usize,
+) -> Vec<T> {
+    let mut g = Generator::new(dev, kind).unwrap();
+    g.set_seed(seed);
+    g.set_offset(offset);
+    let mut buf = DeviceBuffer::<T>::zeros(dev, n).unwrap();
+    g.generate(dist, &mut buf.as_slice_mut(), MEAN, STDDEV)
+        .unwrap_or_else(|e| panic!("{kind:?} {dist:?} on {}: {e}", dev.id()));
+    assert_eq!(g.offset(), offset + n as u64);
+    buf.to_vec().unwrap()
+}
+
+fn bytes_on(
+    dev: &Device,
+    kind: Kind,
+    dist: Dist,
+    dtype: DType,
+    seed: u64,
+    offset: u64,
+    n: usize,
+) -> Vec<u8> {
+    fn b<T: Element>(v: Vec<T>) -> Vec<u8> {
+        bytemuck::cast_slice(&v).to_vec()
+    }
+    match dtype {
+        DType::U32 => b(generate_on::<u32>(dev, kind, dist, seed, offset, n)),
+        DType::F32 => b(generate_on::<f32>(dev, kind, dist, seed, offset, n)),
+        _ => b(generate_on::<f64>(dev, kind, dist, seed, offset, n)),
+    }
+}
+
+fn cpu() -> Device {
+    Device::open("cpu").unwrap()
+}
+
+fn emu(name: &str) -> Device {
+    Device::open(name).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Sizes and offsets that cut units at every place: empty, one value, odd, one unit
+/// plus 1..3, and offsets inside a unit.
+const CASES: [(usize, u64); 6] = [(0, 0), (1, 3), (7, 0), (13, 5), (517, 2), (1030, 1)];
+
+#[test]
+fn emulated_targets_equal_cpu() {
+    let host = cpu();
+    for name in EMU {
+        let dev = emu(name);
+        for kind in KINDS {
+            for (dist, dtype) in combos() {
+                for (n, offset) in CASES {
+                    let seed = 0x1234_5678_9abc_def0 ^ n as u64;
+                    let want = bytes_on(&host, kind, dist, dtype, seed, offset, n);
+                    let got = bytes_on(&dev, kind, dist, dtype, seed, offset, n);
+                    assert!(
+                        got == want,
+                        "{name} {kind:?} {dist:?} {dtype}: n {n} offset {offset} differs"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The kernel's arguments in signature order for the interpreters.
+fn interp_args(p: &Problem, unit0: u64, lead: u32) -> Vec<Arg> {
+    let es = p.dtype.size();
+    let mut a = vec![
+        Arg::Buffer(vec![0u8; p.n as usize * es]),
+        Arg::Scalar(p.n),
+        Arg::Scalar(unit0),
+        Arg::u32(lead),
+        Arg::u32(p.seed as u32),
+        Arg::u32((p.seed >> 32) as u32),
+    ];
+    if matches!(p.dist, Dist::Normal | Dist::LogNormal) {
+        let r = |x: f64| match p.dtype {
+            DType::F64 => Arg::f64(x),
+            _ => Arg::f32(x as f32),
+        };
+        a.push(r(p.mean));
+        a.push(r(p.stddev));
+    }
+    if p.dist == Dist::Poisson {
+        let t = PoissonTable::new(p.mean).unwrap();
+        a.push(Arg::buffer(&t.cdf));
+        a.push(Arg::u32(t.cdf.len() as u32));
+        a.push(Arg::u32(t.k0));
+        a.push(Arg::u32(t.steps()));
+    }
+    a
+}
+
+/// The PTX lowering in the PTX interpreter and the definition in the language
+/// interpreter both give the CPU path's bytes; ptxas accepts the kernel for sm_80,
+/// sm_90 and sm_90a.
+#[test]
+fn ptx_and_interpreter_equal_cpu() {
+    let host = cpu();
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas checks skipped: no ptxas ({HOW_TO_GET})");
+    }
+    for kind in KINDS {
+        for (dist, dtype) in combos() {
+            for vector_store in [false, true] {
+                for arch in ["sm_80", "sm_90", "sm_90a"] {
+                    let target = arch.parse().unwrap();
+                    let params = Params {
+                        kind,
+                        dist,
+                        dtype,
+                        block: 64,
+                        units_per_item: 2,
+                        vector_store,
+                    };
+                    let def = gpu::kernel(&params, &target).unwrap();
+                    let text = ptx::lower(&def).unwrap();
+                    if let Some(p) = &ptxas {
+                        let report = p
+                            .compile(&text, &target)
+                            .unwrap_or_else(|e| panic!("ptxas {arch} {params:?}: {e}"));
+                        let k = report.kernel(gpu::KERNEL).unwrap();
+                        assert_eq!(k.spill_stores, 0, "{arch} {params:?} spills");
+                    }
+                    if arch != "sm_90" {
+                        continue;
+                    }
+                    let (n, offset) = if vector_store { (517, 0) } else { (301, 3) };
+                    let p = Problem {
+                        kind,
+                        dist,
+                        dtype,
+                        n,
+                        offset,
+                        seed: 0xfeed_f00d_0bad_cafe,
+                        mean: MEAN,
+                        stddev: STDDEV,
+                        address: 0,
+                        poisson: (dist == Dist::Poisson)
+                            .then(|| PoissonShape::of(&PoissonTable::new(MEAN).unwrap())),
+                    };
+                    let (layout, unit0, lead) = gpu::locate(&p).unwrap();
+                    let want = bytes_on(&host, kind, dist, dtype, p.seed, offset, n as usize);
+                    let units = (n + lead as u64).div_ceil(layout.values as u64);
+                    let grid = units.div_ceil(128) as u32;
+                    let mut args = interp_args(&p, unit0, lead);
+                    interp::run(&def, [grid, 1, 1], [64, 1, 1], &mut args).unwrap();
+                    let Arg::Buffer(got) = &args[0] else {
+                        unreachable!()
+                    };
+                    assert!(got == &want, "interpreter {params:?} differs");
+                    let kernel = ptx_sim::Kernel::parse(&text);
+                    let mut mem = ptx_sim::Memory::default();
+                    let params_bits: Vec<u64> = interp_args(&p, unit0, lead)
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Scalar(v) => *v,
+                            Arg::Buffer(b) => mem.alloc(b.clone()),
+                        })
+                        .collect();
+                    kernel.run([grid, 1, 1], 64, &params_bits, &mut mem);
+                    let got = mem.bytes(params_bits[0]);
+                    let bad = (0..want.len()).find(|&b| got[b] != want[b]);
+                    assert!(
+                        bad.is_none(),
+                        "PTX interpreter {params:?} differs first at byte {bad:?}: {:02x?} vs {:02x?}",
+                        &got[..16], &want[..16]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// On `cuda:0` (skipped without one): every combination over a size that fills many
+/// workgroups, with and without a unit-aligned start, equal to the CPU bit for bit.
+#[test]
+fn cuda_equals_cpu() {
+    let Ok(dev) = Device::open("cuda:0") else {
+        eprintln!("skipped: no CUDA device (cuda:0 does not open)");
+        return;
+    };
+    let host = cpu();
+    for kind in KINDS {
+        for (dist, dtype) in combos() {
+            for (n, offset) in [(1 << 20, 0), ((1 << 20) + 3, 7), (5, 1)] {
+                let want = bytes_on(&host, kind, dist, dtype, 42, offset, n);
+                let got = bytes_on(&dev, kind, dist, dtype, 42, offset, n);
+                assert!(
+                    got == want,
+                    "cuda {kind:?} {dist:?} {dtype}: n {n} offset {offset} differs"
+                );
+            }
+        }
+    }
+}
+
+/// Ranges: uniform in (0, 1], log-normal positive, normals finite; the mean and
+/// variance of 2¹⁶ normals within 5 standard errors of (MEAN, STDDEV²).
+#[test]
+fn values_have_their_distribution() {
+    let host = cpu();
+    let n = 1 << 16;
+    for kind in KINDS {
+        let u = generate_on::<f64>(&host, kind, Dist::Uniform, 7, 0, n);
+        assert!(u.iter().all(|&x| x > 0.0 && x <= 1.0));
+        let u32s = generate_on::<f32>(&host, kind, Dist::Uniform, 7, 0, n);
+        assert!(u32s.iter().all(|&x| x > 0.0 && x <= 1.0));
+        let m = u.iter().sum::<f64>() / n as f64;
+        // Uniform mean ½, standard error √(1/12/n).
+        assert!(
+            (m - 0.5).abs() < 5.0 * (1.0 / 12.0 / n as f64).sqrt(),
+            "{m}"
+        );
+        for dtype in [DType::F32, DType::F64] {
+            let z: Vec<f64> = match dtype {
+                DType::F32 => generate_on::<f32>(&host, kind, Dist::Normal, 9, 0, n)
+                    .into_iter()
+                    .map(f64::from)
+                    .collect(),
+                _ => generate_on::<f64>(&host, kind, Dist::Normal, 9, 0, n),
+            };
+            assert!(z.iter().all(|x| x.is_finite()));
+            let mean = z.iter().sum::<f64>() / n as f64;
+            let var = z.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let se_mean = STDDEV / (n as f64).sqrt();
+            // Variance of the sample variance of a normal: 2σ⁴/(n−1).
+            let se_var = (2.0 * STDDEV.powi(4) / (n - 1) as f64).sqrt();
+            assert!(
+                (mean - MEAN).abs() < 5.0 * se_mean,
+                "{kind:?} {dtype} mean {mean}"
+            );
+            assert!(
+                (var - STDDEV * STDDEV).abs() < 5.0 * se_var,
+                "{kind:?} {dtype} var {var}"
+            );
+        }
+        let l = generate_on::<f32>(&host, kind, Dist::LogNormal, 11, 0, n);
+        assert!(l.iter().all(|&x| x > 0.0 && x.is_finite()));
+    }
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let host = cpu();
+    let mut g = Generator::new(&host, Kind::Philox4x32_10).unwrap();
+    let mut u = DeviceBuffer::<u32>::zeros(&host, 8).unwrap();
+    let mut f = DeviceBuffer::<f32>::zeros(&host, 8).unwrap();
+    let mut i = DeviceBuffer::<i32>::zeros(&host, 8).unwrap();
+    let invalid = |e: Error, what: &str| match e {
+        Error::InvalidArgument { what: w, why } => {
+            assert_eq!(w, what, "{why}");
+        }
+        other => panic!("{other:?}"),
+    };
+    // A dtype the distribution does not have.
+    invalid(
+        g.generate_normal(&mut u.as_slice_mut(), 0.0, 1.0)
+            .unwrap_err(),
+        "dtype",
+    );
+    invalid(
+        g.generate(Dist::Bits, &mut f.as_slice_mut(), 0.0, 1.0)
+            .unwrap_err(),
+        "dtype",
+    );
+    invalid(
+        g.generate_uniform(&mut i.as_slice_mut()).unwrap_err(),
+        "dtype",
+    );
+    // Offset overflow.
+    g.set_offset(u64::MAX - 3);
+    invalid(g.generate_u32(&mut u.as_slice_mut()).unwrap_err(), "offset");
+    assert_eq!(g.offset(), u64::MAX - 3, "a failed call does not advance");
+    // Non-finite parameters.
+    g.set_offset(0);
+    invalid(
+        g.generate_normal(&mut f.as_slice_mut(), f64::NAN, 1.0)
+            .unwrap_err(),
+        "mean/stddev",
+    );
+    assert!(g.set_ordering(rocm_rand::Ordering::PseudoSeeded).is_err());
+    // Poisson's λ.
+    for lambda in [0.0, -1.0, f64::NAN, 2f64.powi(24) * 2.0] {
+        invalid(
+            g.generate_poisson(&mut u.as_slice_mut(), lambda)
+                .unwrap_err(),
+            "lambda",
+        );
+    }
+    // Layout errors name the types the distribution has.
+    let e = Layout::new(Kind::Threefry2x32_20, Dist::Uniform, DType::I64)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("f32 or f64"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// One call equals consecutive calls of any sizes (the stream does not depend on
+    /// the cut), on the CPU and on an emulated target, for random seeds and offsets.
+    #[test]
+    fn any_cut_gives_the_same_stream(
+        seed in any::<u64>(),
+        offset in 0u64..1 << 40,
+        sizes in proptest::collection::vec(0usize..40, 1..4),
+        which in 0usize..8,
+        k in 0usize..2,
+    ) {
+        let (dist, dtype) = combos()[which];
+        let kind = KINDS[k];
+        let total: usize = sizes.iter().sum();
+        let host = cpu();
+        let whole = bytes_on(&host, kind, dist, dtype, seed, offset, total);
+        let dev = emu("emu:gfx90a");
+        let mut pieces = Vec::new();
+        let mut at = offset;
+        for &s in &sizes {
+            pieces.extend(bytes_on(&dev, kind, dist, dtype, seed, at, s));
+            at += s as u64;
+        }
+        prop_assert!(pieces == whole);
+    }
+}
+
+/// Poisson counts: mean and variance within 5 standard errors of λ over 2¹⁶ values, for
+/// small and large λ (table from the mode outward); large λ on an emulated target too.
+#[test]
+fn poisson_has_its_moments() {
+    let host = cpu();
+    let n = 1 << 16;
+    for lambda in [0.25, 7.5, 1000.0, 1.0e6] {
+        let mut g = Generator::new(&host, Kind::Philox4x32_10).unwrap();
+        g.set_seed(99);
+        let mut b = DeviceBuffer::<u32>::zeros(&host, n).unwrap();
+        g.generate_poisson(&mut b.as_slice_mut(), lambda).unwrap();
+        let v: Vec<f64> = b.to_vec().unwrap().into_iter().map(f64::from).collect();
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        // Var(mean) = λ/n; Var(sample variance) ≈ (2λ² + λ)/n for a Poisson.
+        let se_mean = (lambda / n as f64).sqrt();
+        let se_var = ((2.0 * lambda * lambda + lambda) / n as f64).sqrt();
+        assert!(
+            (mean - lambda).abs() < 5.0 * se_mean,
+            "λ {lambda}: mean {mean}"
+        );
+        assert!((var - lambda).abs() < 5.0 * se_var, "λ {lambda}: var {var}");
+    }
+    let dev = emu("emu:gfx942");
+    for kind in KINDS {
+        for lambda in [1000.0, 3.0e5] {
+            let mut want = DeviceBuffer::<u32>::zeros(&host, 301).unwrap();
+            let mut got = DeviceBuffer::<u32>::zeros(&dev, 301).unwrap();
+            for (d, b) in [(&host, &mut want), (&dev, &mut got)] {
+                let mut g = Generator::new(d, kind).unwrap();
+                g.set_seed(5);
+                g.set_offset(3);
+                g.generate_poisson(&mut b.as_slice_mut(), lambda).unwrap();
+            }
+            assert_eq!(
+                got.to_vec().unwrap(),
+                want.to_vec().unwrap(),
+                "{kind:?} λ {lambda}"
+            );
+        }
+    }
+}
