@@ -288,7 +288,8 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
     }
     let es = p.dtype.size() as u64;
     let unit_bytes = layout.values as u64 * es;
-    let aligned = lead == 0 && p.address % unit_bytes == 0;
+    // A unit of one value has nothing to gather into a vector.
+    let aligned = layout.values > 1 && lead == 0 && p.address % unit_bytes == 0;
     let params = Params::for_problem(p.kind, p.dist, p.dtype, aligned);
     let units = (p.n + lead as u64).div_ceil(layout.values as u64);
     let rule = LaunchRule::Cover {
