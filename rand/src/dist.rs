@@ -47,16 +47,53 @@ impl Kind {
     }
 
     /// The words of counter `ctr` under seed `seed` (`[lo, hi]`).
-    pub fn block<O: Ops>(self, o: &mut O, ctr: O::U64, seed: [O::U32; 2]) -> Vec<O::U32> {
+    pub fn block<O: Ops>(self, o: &mut O, ctr: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
         let lo = o.lo32(ctr);
         let hi = o.hi32(ctr);
         match self {
             Kind::Philox4x32_10 => {
                 let z = o.u32(0);
-                philox4x32_10(o, [lo, hi, z, z], seed).to_vec()
+                Unit::of(&philox4x32_10(o, [lo, hi, z, z], seed))
             }
-            Kind::Threefry2x32_20 => threefry2x32_20(o, [lo, hi], seed).to_vec(),
+            Kind::Threefry2x32_20 => Unit::of(&threefry2x32_20(o, [lo, hi], seed)),
         }
+    }
+}
+
+/// The words or values of one unit (at most four), kept on the stack so the CPU path
+/// allocates nothing per unit.
+#[derive(Debug, Clone, Copy)]
+pub struct Unit<T: Copy> {
+    vals: [T; 4],
+    len: usize,
+}
+
+impl<T: Copy> Unit<T> {
+    /// The unit holding `s` (one to four values).
+    pub fn of(s: &[T]) -> Unit<T> {
+        let mut vals = [s[0]; 4];
+        vals[..s.len()].copy_from_slice(s);
+        Unit { vals, len: s.len() }
+    }
+
+    /// Appends `v` (a unit holds at most four).
+    pub fn push(&mut self, v: T) {
+        self.vals[self.len] = v;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        &self.vals[..self.len]
+    }
+
+    /// The unit of `f` applied to each group of `n` values.
+    pub fn map_groups<U: Copy>(&self, n: usize, mut f: impl FnMut(&[T]) -> U) -> Unit<U> {
+        let mut groups = self.as_slice().chunks(n);
+        let mut out = Unit::of(&[f(groups.next().expect("a unit is never empty"))]);
+        for g in groups {
+            out.push(f(g));
+        }
+        out
     }
 }
 
@@ -160,21 +197,18 @@ impl Layout {
     }
 
     /// The words of unit `unit`.
-    pub fn unit_words<O: Ops>(&self, o: &mut O, unit: O::U64, seed: [O::U32; 2]) -> Vec<O::U32> {
-        let first = if self.blocks > 1 {
-            o.shl64(unit, self.blocks.trailing_zeros())
-        } else {
-            unit
-        };
-        let mut words = Vec::new();
-        for b in 0..self.blocks {
-            let ctr = if b == 0 {
-                first
-            } else {
-                let db = o.u64(b as u64);
-                o.add64(first, db)
-            };
-            words.extend(self.kind.block(o, ctr, seed));
+    pub fn unit_words<O: Ops>(&self, o: &mut O, unit: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
+        if self.blocks == 1 {
+            return self.kind.block(o, unit, seed);
+        }
+        let first = o.shl64(unit, self.blocks.trailing_zeros());
+        let mut words = self.kind.block(o, first, seed);
+        for b in 1..self.blocks {
+            let db = o.u64(b as u64);
+            let ctr = o.add64(first, db);
+            for &w in self.kind.block(o, ctr, seed).as_slice() {
+                words.push(w);
+            }
         }
         words
     }
@@ -187,28 +221,32 @@ impl Layout {
         seed: [O::U32; 2],
         mean: O::F,
         stddev: O::F,
-    ) -> Vec<O::F> {
+    ) -> Unit<O::F> {
         let words = self.unit_words(o, unit, seed);
         let gw = self.group_words as usize;
-        let mut out = Vec::new();
-        for g in words.chunks(gw) {
-            match self.dist {
-                Dist::Uniform => out.push(uniform::<R, O>(o, g)),
-                Dist::Normal | Dist::LogNormal => {
+        match self.dist {
+            Dist::Uniform => words.map_groups(gw, |g| uniform::<R, O>(o, g)),
+            Dist::Normal | Dist::LogNormal => {
+                let mut out: Option<Unit<O::F>> = None;
+                for g in words.as_slice().chunks(gw) {
                     let (z0, z1) = box_muller::<R, O>(o, g);
                     for z in [z0, z1] {
                         let x = o.fma(z, stddev, mean);
-                        out.push(if self.dist == Dist::LogNormal {
+                        let v = if self.dist == Dist::LogNormal {
                             exp::<R, O>(o, x)
                         } else {
                             x
-                        });
+                        };
+                        match &mut out {
+                            Some(u) => u.push(v),
+                            None => out = Some(Unit::of(&[v])),
+                        }
                     }
                 }
-                Dist::Bits | Dist::Poisson => unreachable!("integer values have no float layout"),
+                out.expect("a unit is never empty")
             }
+            Dist::Bits | Dist::Poisson => unreachable!("integer values have no float layout"),
         }
-        out
     }
 }
 

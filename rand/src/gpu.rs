@@ -212,17 +212,16 @@ fn unit_values(
         (Dist::Poisson, _) => {
             let words = layout.unit_words(k, unit, seed);
             let search = search.expect("the Poisson kernel declares its table");
-            words
-                .chunks(2)
-                .map(|w| {
-                    let u = uniform::<f64, Builder>(k, w);
-                    search.count(k, u)
-                })
-                .collect()
+            words.map_groups(2, |w| {
+                let u = uniform::<f64, Builder>(k, w);
+                search.count(k, u)
+            })
         }
         (_, DType::F64) => layout.unit_floats::<f64, Builder>(k, unit, seed, mean, stddev),
         _ => layout.unit_floats::<f32, Builder>(k, unit, seed, mean, stddev),
     }
+    .as_slice()
+    .to_vec()
 }
 
 /// One fill: `n` values of `dist` in `dtype` from stream position `offset` of
@@ -289,7 +288,8 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
     }
     let es = p.dtype.size() as u64;
     let unit_bytes = layout.values as u64 * es;
-    let aligned = lead == 0 && p.address % unit_bytes == 0;
+    // A unit of one value has nothing to gather into a vector.
+    let aligned = layout.values > 1 && lead == 0 && p.address % unit_bytes == 0;
     let params = Params::for_problem(p.kind, p.dist, p.dtype, aligned);
     let units = (p.n + lead as u64).div_ceil(layout.values as u64);
     let rule = LaunchRule::Cover {

@@ -2,7 +2,7 @@
 //! seed, an offset and an ordering, filling device buffers. On the CPU device the same
 //! generic code runs on plain values, in parallel over chunks of units (rayon).
 
-use crate::dist::{uniform, Dist, Kind, Layout, PoissonTable};
+use crate::dist::{uniform, Dist, Kind, Layout, PoissonTable, Unit};
 use crate::gpu::{self, PoissonShape, Problem};
 use crate::ops::Host;
 use rayon::prelude::*;
@@ -243,10 +243,7 @@ pub fn fill_poisson_host(
 ) {
     fill_units(layout, offset, out, |u| {
         let words = layout.unit_words(&mut Host, u, seed_words(seed));
-        words
-            .chunks(2)
-            .map(|w| table.sample(uniform::<f64, Host>(&mut Host, w)))
-            .collect()
+        words.map_groups(2, |w| table.sample(uniform::<f64, Host>(&mut Host, w)))
     });
 }
 
@@ -256,18 +253,18 @@ fn seed_words(seed: u64) -> [u32; 2] {
 
 /// Writes unit `u`'s values (`values(u)`) at their output positions: the rest of the
 /// first unit, then whole chunks of units in parallel.
-fn fill_units<T: Copy + Send>(
+fn fill_units<T: Copy + Send + Sync>(
     layout: &Layout,
     offset: u64,
     out: &mut [T],
-    values: impl Fn(u64) -> Vec<T> + Sync,
+    values: impl Fn(u64) -> Unit<T> + Sync,
 ) {
     let v = layout.values as usize;
     let (unit0, lead) = (offset / v as u64, (offset % v as u64) as usize);
     let head = ((v - lead) % v).min(out.len());
     let (first, rest) = out.split_at_mut(head);
     if head > 0 {
-        first.copy_from_slice(&values(unit0)[lead..lead + head]);
+        first.copy_from_slice(&values(unit0).as_slice()[lead..lead + head]);
     }
     let start = unit0 + (head > 0) as u64;
     rest.par_chunks_mut(v * CHUNK_UNITS)
@@ -275,7 +272,7 @@ fn fill_units<T: Copy + Send>(
         .for_each(|(c, chunk)| {
             for (j, slot) in chunk.chunks_mut(v).enumerate() {
                 let u = start + (c * CHUNK_UNITS + j) as u64;
-                slot.copy_from_slice(&values(u)[..slot.len()]);
+                slot.copy_from_slice(&values(u).as_slice()[..slot.len()]);
             }
         });
 }

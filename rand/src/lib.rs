@@ -17,7 +17,10 @@
 //! **Layout.** A generator seeded `s` has key `(s mod 2³², s >> 32)`; counter `c`
 //! (64 bits, the low words of the counter, the rest zero) gives a block of words
 //! (4 for Philox, 2 for Threefry). Word `i` of the stream is word `i mod W` of block
-//! `i / W`: cuRAND's device-API Philox sequence `curand_init(seed, 0, offset)`. A
+//! `i / W`: for Philox the sequence of cuRAND's device API `curand_init(seed, 0, 0)`
+//! (key = seed, counter = i / 4, word i mod 4), as its documentation defines it; whether
+//! the host API's Philox generator writes the same order is what
+//! `rocm-bench rand philox --dist bits --dtype u32 --vendor` reports (not yet run). A
 //! distribution takes whole groups of words (f32: 1, f64: 2, Box–Muller pairs: 2 or 4),
 //! so value `p` of a call from offset `o` is value `(o + p)` of that distribution's
 //! stream, wherever it is computed.

@@ -417,3 +417,56 @@ fn poisson_has_its_moments() {
         }
     }
 }
+
+/// An output that starts off a unit's alignment (a slice from element 1) takes the
+/// value-by-value stores and still gives the CPU's values; the plans of every
+/// combination check against their programs' signatures on PTX and AMDGPU targets.
+#[test]
+fn unaligned_outputs_and_plans_check() {
+    let host = cpu();
+    let dev = emu("emu:gfx1100");
+    for kind in KINDS {
+        let mut want = DeviceBuffer::<f32>::zeros(&host, 66).unwrap();
+        let mut got = DeviceBuffer::<f32>::zeros(&dev, 66).unwrap();
+        for (d, b) in [(&host, &mut want), (&dev, &mut got)] {
+            let mut g = Generator::new(d, kind).unwrap();
+            g.set_seed(17);
+            g.generate_normal(&mut b.slice_mut(1..).unwrap(), 1.0, 2.0)
+                .unwrap();
+        }
+        assert_eq!(got.to_vec().unwrap(), want.to_vec().unwrap(), "{kind:?}");
+        assert_eq!(got.to_vec().unwrap()[0], 0.0, "element 0 is not written");
+    }
+    for target in ["sm_80", "sm_90a", "gfx908", "gfx942", "gfx1100"] {
+        let target = target.parse().unwrap();
+        for kind in KINDS {
+            for (dist, dtype) in combos() {
+                for (offset, address) in [(0, 256), (3, 260)] {
+                    let p = Problem {
+                        kind,
+                        dist,
+                        dtype,
+                        n: 1000,
+                        offset,
+                        seed: 1,
+                        mean: 2.0,
+                        stddev: 1.0,
+                        address,
+                        poisson: (dist == Dist::Poisson)
+                            .then(|| PoissonShape::of(&PoissonTable::new(2.0).unwrap())),
+                    };
+                    let plan = gpu::plan(&p, &target).unwrap();
+                    plan.check(&target)
+                        .unwrap_or_else(|e| panic!("{target} {p:?}: {e}"));
+                    let text = plan.to_string();
+                    let values = Layout::new(kind, dist, dtype).unwrap().values;
+                    let vector = offset == 0 && values > 1;
+                    assert!(
+                        text.contains(&format!("\"vector_store\":{vector}")),
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+}
