@@ -1328,3 +1328,68 @@ fn half_vectors_match_the_interpreter_on_every_target() {
         against_interp(t, &def, 2, 64, &args, n, &[]);
     }
 }
+
+/// 64-bit index arithmetic on work-item ids (what the AMDGPU lowering keeps as a
+/// uniform part in SGPRs plus a 32-bit varying part): sums with uniform values that wrap
+/// past 2⁶⁴, products and shifts by powers of two, differences, bitcasts, widening
+/// products; each value stored as data (its 64 bits) and used as a global offset.
+fn split_indices(t: &Target) -> KernelDef {
+    let mut k = Builder::new("split_indices", t).unwrap();
+    k.max_workgroup_size(64);
+    let big = k.param("big", Scalar::U64);
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let out = k.ptr("out", Scalar::U64, Access::Write);
+    let copy = k.ptr("copy", Scalar::U32, Access::Write);
+    let tid = k.thread_id();
+    let t64 = k.convert(tid, Scalar::U64);
+    let wg = k.workgroup_id();
+    let wg64 = k.convert(wg, Scalar::U64);
+    let first = k.fma(wg64, 64u64, t64);
+    let wrapped = k.add(first, big);
+    let back = k.sub(wrapped, big);
+    let times8 = k.mul(wrapped, 8u64);
+    let shifted = k.shl(back, 3u32);
+    let signed = k.bitcast(times8, Type::I64);
+    let neg = k.sub(signed, 1i64 << 40);
+    let neg = k.bitcast(neg, Type::U64);
+    let wide = k.mul_wide(tid, 16u32);
+    let scaled = k.fma(first, 4u64, 12u64);
+    let vals = [first, wrapped, back, times8, shifted, neg, wide, scaled];
+    let slots = vals.len() as u64;
+    let row = k.mul(first, slots);
+    for (j, v) in vals.into_iter().enumerate() {
+        let at = k.add(row, j as u64);
+        let o = k.at(out, at);
+        k.store(out, o, v);
+    }
+    // Offsets: element `first` of x (through `back`, which wrapped and came back), and
+    // element 3 past it (a constant in the uniform part).
+    let o = k.at(x, back);
+    let v = k.load(x, o);
+    let o3 = k.sub(scaled, 0u64);
+    let v3 = k.load(x, o3);
+    let s = k.add(v, v3);
+    let co = k.at(copy, first);
+    k.store(copy, co, s);
+    k.finish().unwrap()
+}
+
+#[test]
+fn split_index_arithmetic_matches_the_interpreter_on_every_target() {
+    let mut rng = Rng(31);
+    for t in TARGETS {
+        let def = split_indices(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let x: Vec<u32> = (0..n + 3).map(|_| rng.next() as u32).collect();
+        for big in [0u64, 5, u64::MAX - 70, u64::MAX, 1 << 33] {
+            let args = vec![
+                Arg::Scalar(big),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0u64; 8 * n]),
+                Arg::buffer(&vec![0u32; n]),
+            ];
+            against_interp(t, &def, grid, block, &args, n, &[]);
+        }
+    }
+}

@@ -99,6 +99,31 @@ impl<'a> Lower<'a> {
     }
 
     pub(crate) fn let_(&mut self, v: Value, op: &Op) -> Result<()> {
+        if self.try_split(v, op)? {
+            return Ok(());
+        }
+        // Global accesses take a split offset apart; other readers get its 64 bits.
+        let kept = match op {
+            Op::Load(m) if matches!(m.mem, Mem::Global(_)) => Some(m.offset),
+            Op::Atomic {
+                mem: Mem::Global(_),
+                offset,
+                ..
+            } => Some(*offset),
+            _ => None,
+        };
+        let reads: Vec<Value> = op
+            .inputs()
+            .into_iter()
+            .filter(|x| Some(*x) != kept)
+            .collect();
+        let built = self.materialize(&reads)?;
+        let r = self.let_op(v, op);
+        self.unmaterialize(built);
+        r
+    }
+
+    fn let_op(&mut self, v: Value, op: &Op) -> Result<()> {
         match op {
             Op::Const(bits) => {
                 self.alias(v, Loc::K(*bits));
@@ -397,7 +422,7 @@ impl<'a> Lower<'a> {
 
     /// `d = a ± b` over one or two words (`wide`), on either unit. The vector unit's
     /// subtraction is `a + !b + 1` through the carry chain.
-    fn add64(
+    pub(super) fn add64(
         &mut self,
         on_s: bool,
         d: RegRange,
@@ -526,7 +551,14 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn binary_scalar(&mut self, b: Binary, s: Scalar, d: Loc, x: Loc, y: Loc) -> Result<()> {
+    pub(super) fn binary_scalar(
+        &mut self,
+        b: Binary,
+        s: Scalar,
+        d: Loc,
+        x: Loc,
+        y: Loc,
+    ) -> Result<()> {
         let on_s = matches!(d, Loc::S(_));
         let dr = match d {
             Loc::S(r) | Loc::V(r) => r,
@@ -1535,6 +1567,9 @@ impl<'a> Lower<'a> {
                 ))
             }
         };
+        if let Some(s) = self.split(offset) {
+            return self.split_address(base, s, tv, ts);
+        }
         let off = self.loc(offset)?;
         if scalar_like(off) {
             // Uniform offset: add on the scalar unit, zero VGPR offset.
