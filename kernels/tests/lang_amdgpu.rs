@@ -1393,3 +1393,37 @@ fn split_index_arithmetic_matches_the_interpreter_on_every_target() {
         }
     }
 }
+
+/// A grid-stride loop over 64-bit indices (its index a variable the AMDGPU lowering
+/// keeps split across iterations): every index's value stored at its element.
+fn split_loop(t: &Target) -> KernelDef {
+    let mut k = Builder::new("split_loop", t).unwrap();
+    k.max_workgroup_size(64);
+    let n = k.param("n", Scalar::U64);
+    let out = k.ptr("out", Scalar::U64, Access::Write);
+    let tid = k.thread_id();
+    let t64 = k.convert(tid, Scalar::U64);
+    let wg = k.workgroup_id();
+    let wg64 = k.convert(wg, Scalar::U64);
+    let first = k.fma(wg64, 64u64, t64);
+    let grid = k.grid_size();
+    let grid = k.convert(grid, Scalar::U64);
+    let step = k.mul(grid, 64u64);
+    k.for_range(first, n, step, |k, i| {
+        let v = k.fma(i, 3u64, 7u64);
+        let o = k.at(out, i);
+        k.store(out, o, v);
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn split_loop_index_matches_the_interpreter_on_every_target() {
+    for t in TARGETS {
+        let def = split_loop(&target(t));
+        for n in [0usize, 1, 63, 64, 129, 1000] {
+            let args = vec![Arg::Scalar(n as u64), Arg::buffer(&vec![0u64; n.max(1)])];
+            against_interp(t, &def, 3, 64, &args, n.max(1), &[]);
+        }
+    }
+}

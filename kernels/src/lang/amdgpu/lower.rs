@@ -5,7 +5,7 @@
 
 use super::emit::{Emitter, Src};
 use super::live::{liveness, Liveness};
-use super::split::Split;
+use super::split::{split_vars, Split};
 use crate::amdgpu::asm::{packed_workitem_ids, AssembledKernel, Assembler, Label};
 use crate::lang::ir::{
     Axis, Block, KernelDef, Mem, Op, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
@@ -76,13 +76,16 @@ pub(crate) struct Lower<'a> {
     /// Where to go when EXEC becomes zero (innermost last).
     pub skip: Vec<Label>,
     labels: usize,
-    pos: u32,
+    pub(crate) pos: u32,
     /// The registers the value being defined should take (see `target_hint`).
     hint: Option<(u32, RegRange)>,
     /// By value id: the split form of 64-bit varying integers ([`super::split`]).
     pub splits: Vec<Option<Split>>,
     /// By value id: the special value it is, if it is one.
     pub specials: Vec<Option<Special>>,
+    /// By variable id: whether it may live split, and its split form when it does.
+    pub split_var_ok: Vec<bool>,
+    pub var_splits: Vec<Option<Split>>,
 }
 
 fn axis_index(a: Axis) -> usize {
@@ -232,6 +235,8 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
         hint: None,
         splits: vec![None; def.values.len()],
         specials: vec![None; def.values.len()],
+        split_var_ok: split_vars(def),
+        var_splits: vec![None; def.vars.len()],
     };
     // The group size is a 16-bit field: keep the low half.
     for r in l.group_size.into_iter().flatten() {
@@ -337,6 +342,7 @@ impl<'a> Lower<'a> {
                 if let Some(l) = self.var_locs[id].take() {
                     self.free_loc(l);
                 }
+                self.var_splits[id] = None;
             }
         }
     }
@@ -364,10 +370,16 @@ impl<'a> Lower<'a> {
                     self.expire(p);
                 }
                 Stmt::Var(var, init) => {
-                    self.declare(*var)?;
-                    let built = self.materialize(&[*init])?;
-                    self.assign(*var, *init)?;
-                    self.unmaterialize(built);
+                    if !self.try_split_var(*var, *init)? {
+                        self.declare(*var)?;
+                        let built = self.materialize(&[*init])?;
+                        self.assign(*var, *init)?;
+                        self.unmaterialize(built);
+                    }
+                    self.expire(p);
+                }
+                Stmt::Assign(var, v) if self.var_splits[var.id as usize].is_some() => {
+                    self.assign_split_var(*var, *v)?;
                     self.expire(p);
                 }
                 Stmt::Assign(var, v) => {
@@ -488,6 +500,9 @@ impl<'a> Lower<'a> {
     /// Reads a variable: its registers when the variable is not assigned again while
     /// the value lives (taken over when this is the variable's last use), else a copy.
     pub(crate) fn read_var(&mut self, v: Value, var: Var) -> Result<()> {
+        if self.var_splits[var.id as usize].is_some() {
+            return self.read_split_var(v, var);
+        }
         let src = self.var_loc(var)?;
         let (start, end) = (self.pos, self.live.value_end[v.id as usize]);
         let reassigned = self.live.var_assigns[var.id as usize]

@@ -13,7 +13,9 @@
 
 use super::emit::Src;
 use super::lower::{Loc, Lower};
-use crate::lang::ir::{Binary, Op, Scalar, Special, Type, Uniformity, Value};
+use crate::lang::ir::{
+    Binary, Block, KernelDef, Op, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
+};
 use rocm_core::isa::amdgpu::{Op as I, Operand, RegRange};
 use rocm_core::Result;
 
@@ -24,6 +26,105 @@ pub(crate) struct Split {
     pub base: Value,
     pub shift: u32,
     pub max: u64,
+    /// Whether `u`'s registers are this value's (else a variable's, not freed with it).
+    pub owned: bool,
+}
+
+/// The variables that may live split: a 64-bit varying integer declared just before a
+/// loop, read and assigned only inside it, and assigned only by statements at the top
+/// of the loop's latch that add or subtract a uniform value to its own current value
+/// (a `for_range` index). Every lane still in the loop has run the same assignments,
+/// so one uniform part serves them all; lanes that left never read the variable again.
+pub(crate) fn split_vars(def: &KernelDef) -> Vec<bool> {
+    let mut defs = vec![None; def.values.len()];
+    collect_defs(&def.body, &mut defs);
+    let mut ok = vec![false; def.vars.len()];
+    find_loop_vars(def, &def.body, &defs, &mut ok);
+    ok
+}
+
+fn collect_defs<'a>(b: &'a Block, defs: &mut Vec<Option<&'a Op>>) {
+    for s in &b.0 {
+        match s {
+            Stmt::Let(v, op) => defs[v.id as usize] = Some(op),
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                collect_defs(then, defs);
+                collect_defs(otherwise, defs);
+            }
+            Stmt::Loop { body, latch } => {
+                collect_defs(body, defs);
+                collect_defs(latch, defs);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `b` (recursively) reads or assigns `var`.
+fn touches(b: &Block, var: Var) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Let(_, Op::Var(v)) | Stmt::Assign(v, _) => *v == var,
+        Stmt::If {
+            then, otherwise, ..
+        } => touches(then, var) || touches(otherwise, var),
+        Stmt::Loop { body, latch } => touches(body, var) || touches(latch, var),
+        _ => false,
+    })
+}
+
+/// Whether `b` assigns `var` anywhere.
+fn assigns(b: &Block, var: Var) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Assign(v, _) => *v == var,
+        Stmt::If {
+            then, otherwise, ..
+        } => assigns(then, var) || assigns(otherwise, var),
+        Stmt::Loop { body, latch } => assigns(body, var) || assigns(latch, var),
+        _ => false,
+    })
+}
+
+fn find_loop_vars(def: &KernelDef, b: &Block, defs: &[Option<&Op>], ok: &mut [bool]) {
+    for (at, s) in b.0.iter().enumerate() {
+        match s {
+            Stmt::Var(var, _) if is_wide_int(var.ty) => {
+                let Some(Stmt::Loop { body, latch }) = b.0.get(at + 1) else {
+                    continue;
+                };
+                let rest = Block(b.0[at + 2..].to_vec());
+                let steps = latch.0.iter().all(|s| match s {
+                    Stmt::Assign(v, x) if v == var => match defs[x.id as usize] {
+                        Some(Op::Binary(Binary::Add | Binary::Sub, a, c)) => {
+                            let own = |y: &Value| matches!(defs[y.id as usize], Some(Op::Var(w)) if w == var);
+                            let uni = |y: &Value| def.uniformity(*y) <= Uniformity::WaveUniform;
+                            (own(a) && uni(c)) || (own(c) && uni(a) && matches!(defs[x.id as usize], Some(Op::Binary(Binary::Add, ..))))
+                        }
+                        _ => false,
+                    },
+                    _ => true,
+                });
+                let nested = latch.0.iter().any(|s| match s {
+                    Stmt::If { .. } | Stmt::Loop { .. } => assigns(&Block(vec![s.clone()]), *var),
+                    _ => false,
+                });
+                ok[var.id as usize] =
+                    steps && !nested && !assigns(body, *var) && !touches(&rest, *var);
+            }
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                find_loop_vars(def, then, defs, ok);
+                find_loop_vars(def, otherwise, defs, ok);
+            }
+            Stmt::Loop { body, latch } => {
+                find_loop_vars(def, body, defs, ok);
+                find_loop_vars(def, latch, defs, ok);
+            }
+            _ => {}
+        }
+    }
 }
 
 fn is_wide_int(t: Type) -> bool {
@@ -71,6 +172,7 @@ impl Lower<'_> {
                         base: a,
                         shift: 0,
                         max: self.u32_bound(a),
+                        owned: true,
                     }),
                     _ => None,
                 }
@@ -84,6 +186,7 @@ impl Lower<'_> {
                             base: x,
                             shift: 0,
                             max: self.u32_bound(x),
+                            owned: true,
                         };
                         self.shifted(s, k)?
                     }
@@ -93,6 +196,7 @@ impl Lower<'_> {
             Op::Bitcast(a) if is_wide_int(a.ty) => match self.split(a) {
                 Some(s) => Some(Split {
                     u: self.uniform_op(Binary::Add, s.u, Loc::K(0))?,
+                    owned: true,
                     ..s
                 }),
                 None => None,
@@ -106,10 +210,12 @@ impl Lower<'_> {
                 ) {
                     (Some(s), None, _, Some(o)) => Some(Split {
                         u: self.uniform_op(b, s.u, o)?,
+                        owned: true,
                         ..s
                     }),
                     (None, Some(s), Some(o), _) if b == Binary::Add => Some(Split {
                         u: self.uniform_op(b, o, s.u)?,
+                        owned: true,
                         ..s
                     }),
                     _ => None,
@@ -137,7 +243,11 @@ impl Lower<'_> {
                         let p = self.uniform_op(Binary::Mul, la, lb)?;
                         let u = self.uniform_op(Binary::Add, p, s.u)?;
                         self.free_uniform(p);
-                        Some(Split { u, ..s })
+                        Some(Split {
+                            u,
+                            owned: true,
+                            ..s
+                        })
                     }
                     _ => None,
                 },
@@ -147,7 +257,11 @@ impl Lower<'_> {
                         Some(t) => {
                             let u = self.uniform_op(Binary::Add, t.u, lc)?;
                             self.free_uniform(t.u);
-                            Some(Split { u, ..t })
+                            Some(Split {
+                                u,
+                                owned: true,
+                                ..t
+                            })
                         }
                         None => None,
                     },
@@ -168,6 +282,75 @@ impl Lower<'_> {
         Ok(true)
     }
 
+    /// Declares `var = init` split when the variable qualifies ([`split_vars`]) and
+    /// `init` is split (true); the variable's uniform part gets its own SGPR pair.
+    pub(crate) fn try_split_var(&mut self, var: Var, init: Value) -> Result<bool> {
+        let Some(s) = self.split(init) else {
+            return Ok(false);
+        };
+        if !self.split_var_ok[var.id as usize] {
+            return Ok(false);
+        }
+        let d = self.e.salloc(2)?;
+        self.add64(true, d, s.u, Loc::K(0), true, false)?;
+        self.var_locs[var.id as usize] = Some(Loc::S(d));
+        self.var_splits[var.id as usize] = Some(Split {
+            u: Loc::S(d),
+            owned: false,
+            ..s
+        });
+        // The base lives as long as the variable (to the end of its loop).
+        let b = s.base.id as usize;
+        self.live.value_end[b] = self.live.value_end[b].max(self.live.var_end[var.id as usize]);
+        Ok(true)
+    }
+
+    /// `var = v` for a split variable: `v` must be split on the same base and shift.
+    pub(crate) fn assign_split_var(&mut self, var: Var, v: Value) -> Result<()> {
+        let vs = self.var_splits[var.id as usize].expect("a split variable");
+        match self.split(v) {
+            Some(s) if s.base == vs.base && s.shift == vs.shift && s.max == vs.max => {
+                let Loc::S(d) = vs.u else {
+                    unreachable!("a split variable's uniform part is an SGPR pair")
+                };
+                self.add64(true, d, s.u, Loc::K(0), true, false)
+            }
+            _ => Err(rocm_core::Error::unsupported(
+                format!(
+                    "kernel `{}`: a loop index stepped by a uniform value outside SGPRs",
+                    self.def.name
+                ),
+                self.t,
+            )),
+        }
+    }
+
+    /// `v = var` for a split variable: the variable's uniform part when the variable is
+    /// neither assigned nor gone while `v` lives, else a copy of it.
+    pub(crate) fn read_split_var(&mut self, v: Value, var: Var) -> Result<()> {
+        let vs = self.var_splits[var.id as usize].expect("a split variable");
+        let (start, end) = (self.pos, self.live.value_end[v.id as usize]);
+        let reassigned = self.live.var_assigns[var.id as usize]
+            .iter()
+            .any(|&a| a > start && a <= end);
+        let outlives = self.live.var_end[var.id as usize] < end;
+        let s = if reassigned || outlives {
+            let d = self.e.salloc(2)?;
+            self.add64(true, d, vs.u, Loc::K(0), true, false)?;
+            Split {
+                u: Loc::S(d),
+                owned: true,
+                ..vs
+            }
+        } else {
+            vs
+        };
+        self.splits[v.id as usize] = Some(s);
+        let b = s.base.id as usize;
+        self.live.value_end[b] = self.live.value_end[b].max(end);
+        Ok(())
+    }
+
     /// `s · 2^k`, when the varying part still fits 32 bits.
     fn shifted(&mut self, s: Split, k: u32) -> Result<Option<Split>> {
         let max = s.max << k;
@@ -179,6 +362,7 @@ impl Lower<'_> {
             u,
             shift: s.shift + k,
             max,
+            owned: true,
             ..s
         }))
     }
@@ -217,7 +401,9 @@ impl Lower<'_> {
     /// Frees a split value's registers (at the end of its life).
     pub(crate) fn drop_split(&mut self, id: usize) {
         if let Some(s) = self.splits[id].take() {
-            self.free_uniform(s.u);
+            if s.owned {
+                self.free_uniform(s.u);
+            }
         }
     }
 
