@@ -1427,3 +1427,78 @@ fn split_loop_index_matches_the_interpreter_on_every_target() {
         }
     }
 }
+
+/// Global atomic min and max (u32 and i32) and u32 compare-and-swap: on a slot per
+/// work-item, so the old values returned are the initial ones whatever the order, and
+/// on one slot every work-item hits, whose final value is order-free.
+fn min_max_cas(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::AtomicOp;
+    let mut k = Builder::new("min_max_cas", t).unwrap();
+    let v = k.ptr("v", Scalar::U32, Access::Read);
+    let mine = k.ptr("mine", Scalar::U32, Access::ReadWrite);
+    let shared = k.ptr("shared", Scalar::U32, Access::ReadWrite);
+    let old = k.ptr("old", Scalar::U32, Access::Write);
+    let i = k.global_id();
+    let o = k.at(v, i);
+    let x = k.load(v, o);
+    let xi = k.bitcast(x, Type::I32);
+    let row = k.mul(i, 5u32);
+    let mut olds = Vec::new();
+    for (j, op) in [AtomicOp::Min, AtomicOp::Max].into_iter().enumerate() {
+        let at = k.add(row, j as u32);
+        let at = k.at(mine, at);
+        olds.push(k.atomic(op, mine, at, x));
+        let at = k.add(row, 2 + j as u32);
+        let at = k.at(mine, at);
+        let signed = k.atomic(op, mine, at, xi);
+        olds.push(k.bitcast(signed, Type::U32));
+    }
+    // Swap in x where the slot holds the low half of x's bits (half the lanes).
+    let at = k.add(row, 4u32);
+    let at = k.at(mine, at);
+    let low = k.and(x, 0xFFFFu32);
+    olds.push(k.compare_swap(mine, at, low, x));
+    for (j, o) in olds.into_iter().enumerate() {
+        let at = k.add(row, j as u32);
+        let at = k.at(old, at);
+        k.store(old, at, o);
+    }
+    // Every work-item on slots 0-3 of `shared`, results unused.
+    for (j, op) in [AtomicOp::Min, AtomicOp::Max].into_iter().enumerate() {
+        let at = k.at(shared, j as u32);
+        k.atomic(op, shared, at, x);
+        let at = k.at(shared, 2 + j as u32);
+        k.atomic(op, shared, at, xi);
+    }
+    k.finish().unwrap()
+}
+
+#[test]
+fn global_min_max_and_compare_swap_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(53);
+    for t in TARGETS {
+        let def = min_max_cas(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let v: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+        let mine: Vec<u32> = (0..5 * n)
+            .map(|e| {
+                let r = rng.next() as u32;
+                // Slot 4 of even work-items holds the low half: their swap happens.
+                if e % 5 == 4 && (e / 5) % 2 == 0 {
+                    v[e / 5] & 0xFFFF
+                } else {
+                    r
+                }
+            })
+            .collect();
+        let shared = [u32::MAX, 0, i32::MAX as u32, i32::MIN as u32];
+        let args = vec![
+            Arg::buffer(&v),
+            Arg::buffer(&mine),
+            Arg::buffer(&shared),
+            Arg::buffer(&vec![0u32; 5 * n]),
+        ];
+        against_interp(t, &def, grid, block, &args, 5 * n, &[]);
+    }
+}

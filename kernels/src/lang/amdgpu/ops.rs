@@ -18,10 +18,10 @@
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
 //! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
-//! 64-bit integer ↔ float conversions; 1-byte memory accesses; atomics other than add
-//! (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32 add that
-//! returns the old value) and shared u32 max without a result; compare-and-swap and
-//! exchange.
+//! 64-bit integer ↔ float conversions; 1-byte memory accesses; 64-bit atomics; atomics
+//! beyond add (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32
+//! add that returns the old value), global u32/i32 min and max, global u32
+//! compare-and-swap and shared u32 max without a result; exchange.
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
@@ -1812,15 +1812,30 @@ impl<'a> Lower<'a> {
         compare: Option<Value>,
     ) -> Result<()> {
         let s = value.ty.scalar;
-        if compare.is_some() {
-            return Err(
-                self.unsupported("compare-and-swap (the instruction model has no atomic cmpswap)")
-            );
+        let cas32 = compare.is_some() && s == Scalar::U32 && matches!(mem, Mem::Global(_));
+        if compare.is_some() && !cas32 {
+            return Err(self.unsupported(format!(
+                "compare-and-swap of {} on {mem:?} (the model has the global 32-bit one)",
+                s.name()
+            )));
         }
         let used = self.live.value_used[v.id as usize];
         let lv = self.loc(value)?;
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
-        let data = self.vword(lv, 0, &mut tv)?;
+        let data = match compare {
+            // global_atomic_cmpswap takes {new value, compare value} in a VGPR pair.
+            Some(c) => {
+                let lc = self.loc(c)?;
+                let pair = self.e.valloc(2)?;
+                tv.push(pair);
+                self.e
+                    .valu(I::VMovB32, &[vreg(sub(pair, 0)), word(lv, 0)])?;
+                self.e
+                    .valu(I::VMovB32, &[vreg(sub(pair, 1)), word(lc, 0)])?;
+                pair
+            }
+            None => self.vword(lv, 0, &mut tv)?,
+        };
         let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
             unreachable!()
         };
@@ -1836,6 +1851,16 @@ impl<'a> Lower<'a> {
                         I::GlobalAtomicAddF32Rtn
                     }
                     (AtomicOp::Add, Scalar::F32, false) => I::GlobalAtomicAddF32,
+                    (AtomicOp::Min, Scalar::U32, true) => I::GlobalAtomicUminRtn,
+                    (AtomicOp::Min, Scalar::U32, false) => I::GlobalAtomicUmin,
+                    (AtomicOp::Min, Scalar::I32, true) => I::GlobalAtomicSminRtn,
+                    (AtomicOp::Min, Scalar::I32, false) => I::GlobalAtomicSmin,
+                    (AtomicOp::Max, Scalar::U32, true) => I::GlobalAtomicUmaxRtn,
+                    (AtomicOp::Max, Scalar::U32, false) => I::GlobalAtomicUmax,
+                    (AtomicOp::Max, Scalar::I32, true) => I::GlobalAtomicSmaxRtn,
+                    (AtomicOp::Max, Scalar::I32, false) => I::GlobalAtomicSmax,
+                    (AtomicOp::CompareSwap, Scalar::U32, true) => I::GlobalAtomicCmpswapRtn,
+                    (AtomicOp::CompareSwap, Scalar::U32, false) => I::GlobalAtomicCmpswap,
                     _ => return Err(bad()),
                 };
                 let (va, sa) = self.global_addr(p, offset, &mut tv, &mut ts)?;
