@@ -1502,3 +1502,53 @@ fn global_min_max_and_compare_swap_match_the_interpreter_on_every_target() {
         against_interp(t, &def, grid, block, &args, 5 * n, &[]);
     }
 }
+
+/// u64 and i64 → f64 to nearest: each work-item converts one u64 both ways.
+fn wide_to_f64(t: &Target) -> KernelDef {
+    let mut k = Builder::new("wide_to_f64", t).unwrap();
+    let x = k.ptr("x", Scalar::U64, Access::Read);
+    let out = k.ptr("out", Scalar::F64, Access::Write);
+    let i = k.global_id();
+    let o = k.at(x, i);
+    let v = k.load(x, o);
+    let u = k.convert(v, Scalar::F64);
+    let s = k.bitcast(v, Type::I64);
+    let s = k.convert(s, Scalar::F64);
+    let i2 = k.mul(i, 2u32);
+    let o = k.at(out, i2);
+    k.store(out, o, u);
+    let i2 = k.add(i2, 1u32);
+    let o = k.at(out, i2);
+    k.store(out, o, s);
+    k.finish().unwrap()
+}
+
+#[test]
+fn u64_and_i64_to_f64_round_to_nearest_on_every_target() {
+    let mut rng = Rng(59);
+    for t in TARGETS {
+        let def = wide_to_f64(&target(t));
+        let n = 128usize;
+        let mut x: Vec<u64> = vec![
+            0,
+            1,
+            u64::MAX,
+            1 << 63,
+            (1 << 63) - 1,
+            (1 << 53) + 1,
+            (1 << 54) + 2,
+            (1 << 54) + 6,
+            (1 << 32) - 1,
+            1 << 32,
+            0xFFFF_FFFF_FFFF_F800,
+            0xFFFF_FFFF_FFFF_FC00,
+            0x8000_0000_0000_0401,
+        ];
+        while x.len() < n {
+            let r = rng.next();
+            x.push(r >> (r % 64));
+        }
+        let args = vec![Arg::buffer(&x), Arg::buffer(&vec![0f64; 2 * n])];
+        against_interp(t, &def, 2, 64, &args, 2 * n, &[]);
+    }
+}

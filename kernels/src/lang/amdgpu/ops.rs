@@ -18,7 +18,7 @@
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
 //! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
-//! 64-bit integer ↔ float conversions; 1-byte memory accesses; 64-bit atomics; atomics
+//! 64-bit integer ↔ float conversions other than u64/i64 → f64 to nearest; 1-byte memory accesses; 64-bit atomics; atomics
 //! beyond add (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32
 //! add that returns the old value), global u32/i32 min and max, global u32
 //! compare-and-swap and shared u32 max without a result; exchange.
@@ -1321,6 +1321,24 @@ impl<'a> Lower<'a> {
                     ],
                 )?;
                 self.e.vgprs.free(t);
+            }
+            (U64 | I64, F64) if rn => {
+                // f64(hi)·2³² and f64(lo) are exact, so their sum rounds once.
+                let hi = self.e.valloc(2)?;
+                let cvt_hi = if from == I64 {
+                    I::VCvtF64I32
+                } else {
+                    I::VCvtF64U32
+                };
+                self.e.valu(cvt_hi, &[vreg(hi), word(la, 1)])?;
+                let two32 = Src::K64 {
+                    bits: 2f64.powi(32).to_bits(),
+                    float: true,
+                };
+                self.e.valu(I::VMulF64, &[vreg(hi), vreg(hi), two32])?;
+                self.e.valu(I::VCvtF64U32, &[vreg(dr), word(la, 0)])?;
+                self.e.valu(I::VAddF64, &[vreg(dr), vreg(dr), vreg(hi)])?;
+                self.e.vgprs.free(hi);
             }
             (F32, I32) if r == Rounding::Zero => {
                 self.e.valu(I::VCvtI32F32, &[vreg(dr), word(la, 0)])?
