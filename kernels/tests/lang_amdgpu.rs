@@ -1552,3 +1552,96 @@ fn u64_and_i64_to_f64_round_to_nearest_on_every_target() {
         against_interp(t, &def, 2, 64, &args, 2 * n, &[]);
     }
 }
+
+/// Shared-memory atomic min and max (u32 and i32): every work-item on four shared
+/// slots (results unused, order-free), and on a slot of its own (the old value returned
+/// is the initial one); the workgroup's slots written out after a barrier.
+fn shared_min_max(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::AtomicOp;
+    let mut k = Builder::new("shared_min_max", t).unwrap();
+    k.max_workgroup_size(64);
+    let v = k.ptr("v", Scalar::U32, Access::Read);
+    let out = k.ptr("out", Scalar::U32, Access::Write);
+    let common = k.shared("common", Scalar::U32, 4);
+    let own = k.shared("own", Scalar::U32, 64 * 4);
+    let i = k.global_id();
+    let tid = k.thread_id();
+    let o = k.at(v, i);
+    let x = k.load(v, o);
+    let xi = k.bitcast(x, Type::I32);
+    let first = k.eq(tid, 0u32);
+    k.if_(first, |k| {
+        for (j, init) in [u32::MAX, 0, i32::MAX as u32, i32::MIN as u32]
+            .into_iter()
+            .enumerate()
+        {
+            let c = k.lit(init);
+            k.store(common, 4 * j as u32, c);
+        }
+    });
+    let mine = k.mul(tid, 16u32);
+    let seed = k.xor(x, 0x5555_5555u32);
+    for j in 0..4u32 {
+        let at = k.add(mine, 4 * j);
+        k.store(own, at, seed);
+    }
+    k.barrier();
+    let ops = [AtomicOp::Min, AtomicOp::Max];
+    let mut olds = Vec::new();
+    for (j, op) in ops.into_iter().enumerate() {
+        k.atomic(op, common, 4 * j as u32, x);
+        k.atomic(op, common, 8 + 4 * j as u32, xi);
+        let at = k.add(mine, 8 * j as u32);
+        olds.push(k.atomic(op, own, at, x));
+        let at = k.add(at, 4u32);
+        let signed = k.atomic(op, own, at, xi);
+        olds.push(k.bitcast(signed, Type::U32));
+    }
+    k.barrier();
+    // Per work-item: the four old values and its own slots' final values.
+    let row = k.mul(i, 8u32);
+    for (j, o) in olds.into_iter().enumerate() {
+        let at = k.add(row, j as u32);
+        let at = k.at(out, at);
+        k.store(out, at, o);
+    }
+    for j in 0..4u32 {
+        let from = k.add(mine, 4 * j);
+        let now = k.load(own, from);
+        let at = k.add(row, 4 + j);
+        let at = k.at(out, at);
+        k.store(out, at, now);
+    }
+    // The workgroup's common slots, after every work-item's atomics.
+    let wg = k.workgroup_id();
+    let base = k.mul(wg, 4u32);
+    let groups = k.grid_size();
+    let total = k.mul(groups, 64u32);
+    let tail = k.mul(total, 8u32);
+    k.if_(first, |k| {
+        for j in 0..4u32 {
+            let c = k.load(common, 4 * j);
+            let at = k.add(base, j);
+            let at = k.add(at, tail);
+            let at = k.at(out, at);
+            k.store(out, at, c);
+        }
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn shared_min_max_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(61);
+    for t in TARGETS {
+        let def = shared_min_max(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let v: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+        let args = vec![
+            Arg::buffer(&v),
+            Arg::buffer(&vec![0u32; 8 * n + 4 * grid as usize]),
+        ];
+        against_interp(t, &def, grid, block, &args, 8 * n + 4 * grid as usize, &[]);
+    }
+}

@@ -20,8 +20,8 @@
 //! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
 //! 64-bit integer ↔ float conversions other than u64/i64 → f64 to nearest; 1-byte memory accesses; 64-bit atomics; atomics
 //! beyond add (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32
-//! add that returns the old value), global u32/i32 min and max, global u32
-//! compare-and-swap and shared u32 max without a result; exchange.
+//! add that returns the old value), u32/i32 min and max, global u32 compare-and-swap;
+//! exchange.
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
@@ -1896,6 +1896,13 @@ impl<'a> Lower<'a> {
                     (AtomicOp::Add, Scalar::F32, true) => I::DsAddRtnF32,
                     (AtomicOp::Add, Scalar::F32, false) => I::DsAddF32,
                     (AtomicOp::Max, Scalar::U32, false) => I::DsMaxU32,
+                    (AtomicOp::Max, Scalar::U32, true) => I::DsMaxRtnU32,
+                    (AtomicOp::Max, Scalar::I32, false) => I::DsMaxI32,
+                    (AtomicOp::Max, Scalar::I32, true) => I::DsMaxRtnI32,
+                    (AtomicOp::Min, Scalar::U32, false) => I::DsMinU32,
+                    (AtomicOp::Min, Scalar::U32, true) => I::DsMinRtnU32,
+                    (AtomicOp::Min, Scalar::I32, false) => I::DsMinI32,
+                    (AtomicOp::Min, Scalar::I32, true) => I::DsMinRtnI32,
                     _ => return Err(bad()),
                 };
                 let (addr, base) = self.lds_addr(a, offset, &mut tv)?;
