@@ -1328,3 +1328,320 @@ fn half_vectors_match_the_interpreter_on_every_target() {
         against_interp(t, &def, 2, 64, &args, n, &[]);
     }
 }
+
+/// 64-bit index arithmetic on work-item ids (what the AMDGPU lowering keeps as a
+/// uniform part in SGPRs plus a 32-bit varying part): sums with uniform values that wrap
+/// past 2⁶⁴, products and shifts by powers of two, differences, bitcasts, widening
+/// products; each value stored as data (its 64 bits) and used as a global offset.
+fn split_indices(t: &Target) -> KernelDef {
+    let mut k = Builder::new("split_indices", t).unwrap();
+    k.max_workgroup_size(64);
+    let big = k.param("big", Scalar::U64);
+    let x = k.ptr("x", Scalar::U32, Access::Read);
+    let out = k.ptr("out", Scalar::U64, Access::Write);
+    let copy = k.ptr("copy", Scalar::U32, Access::Write);
+    let tid = k.thread_id();
+    let t64 = k.convert(tid, Scalar::U64);
+    let wg = k.workgroup_id();
+    let wg64 = k.convert(wg, Scalar::U64);
+    let first = k.fma(wg64, 64u64, t64);
+    let wrapped = k.add(first, big);
+    let back = k.sub(wrapped, big);
+    let times8 = k.mul(wrapped, 8u64);
+    let shifted = k.shl(back, 3u32);
+    let signed = k.bitcast(times8, Type::I64);
+    let neg = k.sub(signed, 1i64 << 40);
+    let neg = k.bitcast(neg, Type::U64);
+    let wide = k.mul_wide(tid, 16u32);
+    let scaled = k.fma(first, 4u64, 12u64);
+    let vals = [first, wrapped, back, times8, shifted, neg, wide, scaled];
+    let slots = vals.len() as u64;
+    let row = k.mul(first, slots);
+    for (j, v) in vals.into_iter().enumerate() {
+        let at = k.add(row, j as u64);
+        let o = k.at(out, at);
+        k.store(out, o, v);
+    }
+    // Offsets: element `first` of x (through `back`, which wrapped and came back), and
+    // element 3 past it (a constant in the uniform part).
+    let o = k.at(x, back);
+    let v = k.load(x, o);
+    let o3 = k.sub(scaled, 0u64);
+    let v3 = k.load(x, o3);
+    let s = k.add(v, v3);
+    let co = k.at(copy, first);
+    k.store(copy, co, s);
+    k.finish().unwrap()
+}
+
+#[test]
+fn split_index_arithmetic_matches_the_interpreter_on_every_target() {
+    let mut rng = Rng(31);
+    for t in TARGETS {
+        let def = split_indices(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let x: Vec<u32> = (0..n + 3).map(|_| rng.next() as u32).collect();
+        for big in [0u64, 5, u64::MAX - 70, u64::MAX, 1 << 33] {
+            let args = vec![
+                Arg::Scalar(big),
+                Arg::buffer(&x),
+                Arg::buffer(&vec![0u64; 8 * n]),
+                Arg::buffer(&vec![0u32; n]),
+            ];
+            against_interp(t, &def, grid, block, &args, n, &[]);
+        }
+    }
+}
+
+/// A grid-stride loop over 64-bit indices (its index a variable the AMDGPU lowering
+/// keeps split across iterations): every index's value stored at its element.
+fn split_loop(t: &Target) -> KernelDef {
+    let mut k = Builder::new("split_loop", t).unwrap();
+    k.max_workgroup_size(64);
+    let n = k.param("n", Scalar::U64);
+    let out = k.ptr("out", Scalar::U64, Access::Write);
+    let tid = k.thread_id();
+    let t64 = k.convert(tid, Scalar::U64);
+    let wg = k.workgroup_id();
+    let wg64 = k.convert(wg, Scalar::U64);
+    let first = k.fma(wg64, 64u64, t64);
+    let grid = k.grid_size();
+    let grid = k.convert(grid, Scalar::U64);
+    let step = k.mul(grid, 64u64);
+    k.for_range(first, n, step, |k, i| {
+        let v = k.fma(i, 3u64, 7u64);
+        let o = k.at(out, i);
+        k.store(out, o, v);
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn split_loop_index_matches_the_interpreter_on_every_target() {
+    for t in TARGETS {
+        let def = split_loop(&target(t));
+        for n in [0usize, 1, 63, 64, 129, 1000] {
+            let args = vec![Arg::Scalar(n as u64), Arg::buffer(&vec![0u64; n.max(1)])];
+            against_interp(t, &def, 3, 64, &args, n.max(1), &[]);
+        }
+    }
+}
+
+/// Global atomic min and max (u32 and i32) and u32 compare-and-swap: on a slot per
+/// work-item, so the old values returned are the initial ones whatever the order, and
+/// on one slot every work-item hits, whose final value is order-free.
+fn min_max_cas(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::AtomicOp;
+    let mut k = Builder::new("min_max_cas", t).unwrap();
+    let v = k.ptr("v", Scalar::U32, Access::Read);
+    let mine = k.ptr("mine", Scalar::U32, Access::ReadWrite);
+    let shared = k.ptr("shared", Scalar::U32, Access::ReadWrite);
+    let old = k.ptr("old", Scalar::U32, Access::Write);
+    let i = k.global_id();
+    let o = k.at(v, i);
+    let x = k.load(v, o);
+    let xi = k.bitcast(x, Type::I32);
+    let row = k.mul(i, 5u32);
+    let mut olds = Vec::new();
+    for (j, op) in [AtomicOp::Min, AtomicOp::Max].into_iter().enumerate() {
+        let at = k.add(row, j as u32);
+        let at = k.at(mine, at);
+        olds.push(k.atomic(op, mine, at, x));
+        let at = k.add(row, 2 + j as u32);
+        let at = k.at(mine, at);
+        let signed = k.atomic(op, mine, at, xi);
+        olds.push(k.bitcast(signed, Type::U32));
+    }
+    // Swap in x where the slot holds the low half of x's bits (half the lanes).
+    let at = k.add(row, 4u32);
+    let at = k.at(mine, at);
+    let low = k.and(x, 0xFFFFu32);
+    olds.push(k.compare_swap(mine, at, low, x));
+    for (j, o) in olds.into_iter().enumerate() {
+        let at = k.add(row, j as u32);
+        let at = k.at(old, at);
+        k.store(old, at, o);
+    }
+    // Every work-item on slots 0-3 of `shared`, results unused.
+    for (j, op) in [AtomicOp::Min, AtomicOp::Max].into_iter().enumerate() {
+        let at = k.at(shared, j as u32);
+        k.atomic(op, shared, at, x);
+        let at = k.at(shared, 2 + j as u32);
+        k.atomic(op, shared, at, xi);
+    }
+    k.finish().unwrap()
+}
+
+#[test]
+fn global_min_max_and_compare_swap_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(53);
+    for t in TARGETS {
+        let def = min_max_cas(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let v: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+        let mine: Vec<u32> = (0..5 * n)
+            .map(|e| {
+                let r = rng.next() as u32;
+                // Slot 4 of even work-items holds the low half: their swap happens.
+                if e % 5 == 4 && (e / 5) % 2 == 0 {
+                    v[e / 5] & 0xFFFF
+                } else {
+                    r
+                }
+            })
+            .collect();
+        let shared = [u32::MAX, 0, i32::MAX as u32, i32::MIN as u32];
+        let args = vec![
+            Arg::buffer(&v),
+            Arg::buffer(&mine),
+            Arg::buffer(&shared),
+            Arg::buffer(&vec![0u32; 5 * n]),
+        ];
+        against_interp(t, &def, grid, block, &args, 5 * n, &[]);
+    }
+}
+
+/// u64 and i64 → f64 to nearest: each work-item converts one u64 both ways.
+fn wide_to_f64(t: &Target) -> KernelDef {
+    let mut k = Builder::new("wide_to_f64", t).unwrap();
+    let x = k.ptr("x", Scalar::U64, Access::Read);
+    let out = k.ptr("out", Scalar::F64, Access::Write);
+    let i = k.global_id();
+    let o = k.at(x, i);
+    let v = k.load(x, o);
+    let u = k.convert(v, Scalar::F64);
+    let s = k.bitcast(v, Type::I64);
+    let s = k.convert(s, Scalar::F64);
+    let i2 = k.mul(i, 2u32);
+    let o = k.at(out, i2);
+    k.store(out, o, u);
+    let i2 = k.add(i2, 1u32);
+    let o = k.at(out, i2);
+    k.store(out, o, s);
+    k.finish().unwrap()
+}
+
+#[test]
+fn u64_and_i64_to_f64_round_to_nearest_on_every_target() {
+    let mut rng = Rng(59);
+    for t in TARGETS {
+        let def = wide_to_f64(&target(t));
+        let n = 128usize;
+        let mut x: Vec<u64> = vec![
+            0,
+            1,
+            u64::MAX,
+            1 << 63,
+            (1 << 63) - 1,
+            (1 << 53) + 1,
+            (1 << 54) + 2,
+            (1 << 54) + 6,
+            (1 << 32) - 1,
+            1 << 32,
+            0xFFFF_FFFF_FFFF_F800,
+            0xFFFF_FFFF_FFFF_FC00,
+            0x8000_0000_0000_0401,
+        ];
+        while x.len() < n {
+            let r = rng.next();
+            x.push(r >> (r % 64));
+        }
+        let args = vec![Arg::buffer(&x), Arg::buffer(&vec![0f64; 2 * n])];
+        against_interp(t, &def, 2, 64, &args, 2 * n, &[]);
+    }
+}
+
+/// Shared-memory atomic min and max (u32 and i32): every work-item on four shared
+/// slots (results unused, order-free), and on a slot of its own (the old value returned
+/// is the initial one); the workgroup's slots written out after a barrier.
+fn shared_min_max(t: &Target) -> KernelDef {
+    use rocm_kernels::lang::AtomicOp;
+    let mut k = Builder::new("shared_min_max", t).unwrap();
+    k.max_workgroup_size(64);
+    let v = k.ptr("v", Scalar::U32, Access::Read);
+    let out = k.ptr("out", Scalar::U32, Access::Write);
+    let common = k.shared("common", Scalar::U32, 4);
+    let own = k.shared("own", Scalar::U32, 64 * 4);
+    let i = k.global_id();
+    let tid = k.thread_id();
+    let o = k.at(v, i);
+    let x = k.load(v, o);
+    let xi = k.bitcast(x, Type::I32);
+    let first = k.eq(tid, 0u32);
+    k.if_(first, |k| {
+        for (j, init) in [u32::MAX, 0, i32::MAX as u32, i32::MIN as u32]
+            .into_iter()
+            .enumerate()
+        {
+            let c = k.lit(init);
+            k.store(common, 4 * j as u32, c);
+        }
+    });
+    let mine = k.mul(tid, 16u32);
+    let seed = k.xor(x, 0x5555_5555u32);
+    for j in 0..4u32 {
+        let at = k.add(mine, 4 * j);
+        k.store(own, at, seed);
+    }
+    k.barrier();
+    let ops = [AtomicOp::Min, AtomicOp::Max];
+    let mut olds = Vec::new();
+    for (j, op) in ops.into_iter().enumerate() {
+        k.atomic(op, common, 4 * j as u32, x);
+        k.atomic(op, common, 8 + 4 * j as u32, xi);
+        let at = k.add(mine, 8 * j as u32);
+        olds.push(k.atomic(op, own, at, x));
+        let at = k.add(at, 4u32);
+        let signed = k.atomic(op, own, at, xi);
+        olds.push(k.bitcast(signed, Type::U32));
+    }
+    k.barrier();
+    // Per work-item: the four old values and its own slots' final values.
+    let row = k.mul(i, 8u32);
+    for (j, o) in olds.into_iter().enumerate() {
+        let at = k.add(row, j as u32);
+        let at = k.at(out, at);
+        k.store(out, at, o);
+    }
+    for j in 0..4u32 {
+        let from = k.add(mine, 4 * j);
+        let now = k.load(own, from);
+        let at = k.add(row, 4 + j);
+        let at = k.at(out, at);
+        k.store(out, at, now);
+    }
+    // The workgroup's common slots, after every work-item's atomics.
+    let wg = k.workgroup_id();
+    let base = k.mul(wg, 4u32);
+    let groups = k.grid_size();
+    let total = k.mul(groups, 64u32);
+    let tail = k.mul(total, 8u32);
+    k.if_(first, |k| {
+        for j in 0..4u32 {
+            let c = k.load(common, 4 * j);
+            let at = k.add(base, j);
+            let at = k.add(at, tail);
+            let at = k.at(out, at);
+            k.store(out, at, c);
+        }
+    });
+    k.finish().unwrap()
+}
+
+#[test]
+fn shared_min_max_match_the_interpreter_on_every_target() {
+    let mut rng = Rng(61);
+    for t in TARGETS {
+        let def = shared_min_max(&target(t));
+        let (grid, block) = (3u32, 64u32);
+        let n = (grid * block) as usize;
+        let v: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
+        let args = vec![
+            Arg::buffer(&v),
+            Arg::buffer(&vec![0u32; 8 * n + 4 * grid as usize]),
+        ];
+        against_interp(t, &def, grid, block, &args, 8 * n + 4 * grid as usize, &[]);
+    }
+}

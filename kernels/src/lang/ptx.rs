@@ -11,7 +11,7 @@
 //! - Wave operations are `shfl.sync` / `vote.sync` over the full warp; a wave reduction
 //!   is the butterfly of the IR's definition (`shfl.sync.bfly` 16, 8, 4, 2, 1).
 //! - Accuracy: `div`, `sqrt`, `rcp` are the correctly rounded `.rn` forms; `rsqrt` of
-//!   f32 is computed in f64 (`sqrt.rn`, `rcp.rn`) and rounded once; of f64, `sqrt.rn`
+//!   f32 is `rsqrt.approx.f32` and one Newton step (within 1 ulp); of f64, `sqrt.rn`
 //!   then `rcp.rn` (within 2 ulp); `exp2`/`log2` are `ex2.approx.f32`/`lg2.approx.f32`.
 
 use super::ir::*;
@@ -532,11 +532,26 @@ impl Lower<'_> {
             (Unary::Sqrt, _) => format!("sqrt.rn.{t} {r}, {x}"),
             (Unary::Rcp, _) => format!("rcp.rn.{t} {r}, {x}"),
             (Unary::Rsqrt, Scalar::F32) => {
-                let w = self.b.reg(Ty::F64);
-                self.emit(format!("cvt.f64.f32 {w}, {x}"));
-                self.emit(format!("sqrt.rn.f64 {w}, {w}"));
-                self.emit(format!("rcp.rn.f64 {w}, {w}"));
-                format!("cvt.rn.f32.f64 {r}, {w}")
+                // y0 = rsqrt.approx (relative error ≤ 2^-22.9), one Newton step
+                // y0 + y0/2·(1 − x·y0²) with the residual from one fma: ≤ 1 ulp. Where the
+                // residual is NaN (x = ±0, +∞, negative, NaN) y0 is already the answer.
+                let (y0, h, res, half) = (
+                    self.b.reg(Ty::F32),
+                    self.b.reg(Ty::F32),
+                    self.b.reg(Ty::F32),
+                    self.b.reg(Ty::F32),
+                );
+                let (y1, finite) = (self.b.reg(Ty::F32), self.b.reg(Ty::Pred));
+                let one = POp::F32(1.0);
+                let a_half = POp::F32(0.5);
+                self.emit(format!("rsqrt.approx.f32 {y0}, {x}"));
+                self.emit(format!("mul.rn.f32 {h}, {x}, {y0}"));
+                self.emit(format!("neg.f32 {h}, {h}"));
+                self.emit(format!("fma.rn.f32 {res}, {h}, {y0}, {one}"));
+                self.emit(format!("mul.rn.f32 {half}, {y0}, {a_half}"));
+                self.emit(format!("fma.rn.f32 {y1}, {half}, {res}, {y0}"));
+                self.emit(format!("setp.eq.f32 {finite}, {res}, {res}"));
+                format!("selp.f32 {r}, {y1}, {y0}, {finite}")
             }
             (Unary::Rsqrt, _) => {
                 self.emit(format!("sqrt.rn.f64 {r}, {x}"));

@@ -717,6 +717,16 @@ impl Kernel {
             "sqrt" if ty == "f32" => f32v(val(&args[1], t)).sqrt().to_bits() as u64,
             "rcp" if ty == "f32" => (1.0 / f32v(val(&args[1], t))).to_bits() as u64,
             "rcp" if ty == "f64" => (1.0 / f64v(val(&args[1], t))).to_bits(),
+            // rsqrt.approx.f32 at the relative error PTX documents as its worst
+            // (2^-22.9), high or low by the input's last bit, so what refines it is
+            // tested against that error.
+            "rsqrt" if ty == "f32" => {
+                let x = f32v(val(&args[1], t)) as f64;
+                let exact = 1.0 / x.sqrt();
+                let err = 2f64.powf(-22.9);
+                let sign = if val(&args[1], t) & 1 == 0 { 1.0 } else { -1.0 };
+                ((exact * (1.0 + sign * err)) as f32).to_bits() as u64
+            }
             // The approximations computed exactly (rounded once from f64): tests of
             // the interpreter compare with the language's correctly rounded reference.
             "ex2" if ty == "f32" => {

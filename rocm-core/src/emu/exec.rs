@@ -679,14 +679,22 @@ fn ds(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
             | Op::DsAddF32
             | Op::DsAddRtnF32
             | Op::DsMaxU32
-            | Op::DsMinI32 => {
+            | Op::DsMinI32
+            | Op::DsMinU32
+            | Op::DsMaxI32
+            | Op::DsMinRtnI32
+            | Op::DsMinRtnU32
+            | Op::DsMaxRtnI32
+            | Op::DsMaxRtnU32 => {
                 let s = need(data[0])?;
                 let old = lds_read(lds, a, lane, op)?;
                 let x = w.get(s, 0, lane);
                 let new = match op {
                     Op::DsAddU32 | Op::DsAddRtnU32 => old.wrapping_add(x),
-                    Op::DsMaxU32 => old.max(x),
-                    Op::DsMinI32 => (old as i32).min(x as i32) as u32,
+                    Op::DsMaxU32 | Op::DsMaxRtnU32 => old.max(x),
+                    Op::DsMinU32 | Op::DsMinRtnU32 => old.min(x),
+                    Op::DsMinI32 | Op::DsMinRtnI32 => (old as i32).min(x as i32) as u32,
+                    Op::DsMaxI32 | Op::DsMaxRtnI32 => (old as i32).max(x as i32) as u32,
                     _ => (f32::from_bits(old) + f32::from_bits(x)).to_bits(),
                 };
                 lds_write(lds, a, new, lane, op)?;

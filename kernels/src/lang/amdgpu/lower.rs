@@ -5,9 +5,10 @@
 
 use super::emit::{Emitter, Src};
 use super::live::{liveness, Liveness};
+use super::split::{split_vars, Split};
 use crate::amdgpu::asm::{packed_workitem_ids, AssembledKernel, Assembler, Label};
 use crate::lang::ir::{
-    Axis, Block, KernelDef, Op, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
+    Axis, Block, KernelDef, Mem, Op, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
 };
 use rocm_core::isa::amdgpu::{IsaTarget, Op as I, Operand, RegRange};
 use rocm_core::{Error, Result};
@@ -75,9 +76,16 @@ pub(crate) struct Lower<'a> {
     /// Where to go when EXEC becomes zero (innermost last).
     pub skip: Vec<Label>,
     labels: usize,
-    pos: u32,
+    pub(crate) pos: u32,
     /// The registers the value being defined should take (see `target_hint`).
     hint: Option<(u32, RegRange)>,
+    /// By value id: the split form of 64-bit varying integers ([`super::split`]).
+    pub splits: Vec<Option<Split>>,
+    /// By value id: the special value it is, if it is one.
+    pub specials: Vec<Option<Special>>,
+    /// By variable id: whether it may live split, and its split form when it does.
+    pub split_var_ok: Vec<bool>,
+    pub var_splits: Vec<Option<Split>>,
 }
 
 fn axis_index(a: Axis) -> usize {
@@ -225,6 +233,10 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
         labels: 0,
         pos: 0,
         hint: None,
+        splits: vec![None; def.values.len()],
+        specials: vec![None; def.values.len()],
+        split_var_ok: split_vars(def),
+        var_splits: vec![None; def.vars.len()],
     };
     // The group size is a 16-bit field: keep the low half.
     for r in l.group_size.into_iter().flatten() {
@@ -315,6 +327,9 @@ impl<'a> Lower<'a> {
     /// Frees what dies at statement `pos`.
     fn expire(&mut self, pos: u32) {
         for id in 0..self.locs.len() {
+            if self.live.value_end[id] == pos && self.splits[id].is_some() {
+                self.drop_split(id);
+            }
             if self.live.value_end[id] == pos && self.owned[id] {
                 if let Some(l) = self.locs[id] {
                     self.free_loc(l);
@@ -327,6 +342,7 @@ impl<'a> Lower<'a> {
                 if let Some(l) = self.var_locs[id].take() {
                     self.free_loc(l);
                 }
+                self.var_splits[id] = None;
             }
         }
     }
@@ -354,17 +370,34 @@ impl<'a> Lower<'a> {
                     self.expire(p);
                 }
                 Stmt::Var(var, init) => {
-                    self.declare(*var)?;
-                    self.assign(*var, *init)?;
+                    if !self.try_split_var(*var, *init)? {
+                        self.declare(*var)?;
+                        let built = self.materialize(&[*init])?;
+                        self.assign(*var, *init)?;
+                        self.unmaterialize(built);
+                    }
+                    self.expire(p);
+                }
+                Stmt::Assign(var, v) if self.var_splits[var.id as usize].is_some() => {
+                    self.assign_split_var(*var, *v)?;
                     self.expire(p);
                 }
                 Stmt::Assign(var, v) => {
+                    let built = self.materialize(&[*v])?;
                     self.assign(*var, *v)?;
+                    self.unmaterialize(built);
                     self.expire(p);
                 }
                 Stmt::Store(m, v) => {
+                    // A global store takes a split offset apart itself.
+                    let mut reads = vec![*v];
+                    if matches!(m.mem, Mem::Shared(_)) {
+                        reads.push(m.offset);
+                    }
+                    let built = self.materialize(&reads)?;
                     self.store(m, *v)
                         .map_err(|e| self.context(e, &format!("store {m:?}")))?;
+                    self.unmaterialize(built);
                     self.expire(p);
                 }
                 Stmt::If {
@@ -465,8 +498,11 @@ impl<'a> Lower<'a> {
     }
 
     /// Reads a variable: its registers when the variable is not assigned again while
-    /// the value lives, else a copy.
+    /// the value lives (taken over when this is the variable's last use), else a copy.
     pub(crate) fn read_var(&mut self, v: Value, var: Var) -> Result<()> {
+        if self.var_splits[var.id as usize].is_some() {
+            return self.read_split_var(v, var);
+        }
         let src = self.var_loc(var)?;
         let (start, end) = (self.pos, self.live.value_end[v.id as usize]);
         let reassigned = self.live.var_assigns[var.id as usize]
@@ -474,6 +510,13 @@ impl<'a> Lower<'a> {
             .any(|&a| a > start && a <= end);
         if !reassigned && self.live.var_end[var.id as usize] >= end {
             self.alias(v, src);
+            return Ok(());
+        }
+        if !reassigned && self.live.var_end[var.id as usize] == start {
+            // The variable's last use: the value takes its registers over.
+            self.var_locs[var.id as usize] = None;
+            self.locs[v.id as usize] = Some(src);
+            self.owned[v.id as usize] = true;
             return Ok(());
         }
         let d = self.define(v, src)?;
@@ -547,6 +590,7 @@ impl<'a> Lower<'a> {
     // ---- special values --------------------------------------------------------------
 
     pub(crate) fn special(&mut self, v: Value, s: Special) -> Result<()> {
+        self.specials[v.id as usize] = Some(s);
         let packed = packed_workitem_ids(self.t);
         match s {
             Special::ThreadId(a) => {

@@ -70,6 +70,7 @@ mod live;
 mod lower;
 mod ops;
 mod pool;
+mod split;
 
 use super::ir::KernelDef;
 use crate::amdgpu::AssembledKernel;

@@ -18,9 +18,9 @@
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
 //! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
-//! 64-bit integer ↔ float conversions; 1-byte memory accesses; atomics other than add
-//! (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32 add that
-//! returns the old value) and shared u32 max without a result; compare-and-swap and
+//! 64-bit integer ↔ float conversions other than u64/i64 → f64 to nearest; 1-byte memory accesses; 64-bit atomics; atomics
+//! beyond add (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32
+//! add that returns the old value), u32/i32 min and max, global u32 compare-and-swap;
 //! exchange.
 
 use super::emit::Src;
@@ -99,6 +99,31 @@ impl<'a> Lower<'a> {
     }
 
     pub(crate) fn let_(&mut self, v: Value, op: &Op) -> Result<()> {
+        if self.try_split(v, op)? {
+            return Ok(());
+        }
+        // Global accesses take a split offset apart; other readers get its 64 bits.
+        let kept = match op {
+            Op::Load(m) if matches!(m.mem, Mem::Global(_)) => Some(m.offset),
+            Op::Atomic {
+                mem: Mem::Global(_),
+                offset,
+                ..
+            } => Some(*offset),
+            _ => None,
+        };
+        let reads: Vec<Value> = op
+            .inputs()
+            .into_iter()
+            .filter(|x| Some(*x) != kept)
+            .collect();
+        let built = self.materialize(&reads)?;
+        let r = self.let_op(v, op);
+        self.unmaterialize(built);
+        r
+    }
+
+    fn let_op(&mut self, v: Value, op: &Op) -> Result<()> {
         match op {
             Op::Const(bits) => {
                 self.alias(v, Loc::K(*bits));
@@ -397,7 +422,7 @@ impl<'a> Lower<'a> {
 
     /// `d = a ± b` over one or two words (`wide`), on either unit. The vector unit's
     /// subtraction is `a + !b + 1` through the carry chain.
-    fn add64(
+    pub(super) fn add64(
         &mut self,
         on_s: bool,
         d: RegRange,
@@ -526,7 +551,14 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn binary_scalar(&mut self, b: Binary, s: Scalar, d: Loc, x: Loc, y: Loc) -> Result<()> {
+    pub(super) fn binary_scalar(
+        &mut self,
+        b: Binary,
+        s: Scalar,
+        d: Loc,
+        x: Loc,
+        y: Loc,
+    ) -> Result<()> {
         let on_s = matches!(d, Loc::S(_));
         let dr = match d {
             Loc::S(r) | Loc::V(r) => r,
@@ -1290,6 +1322,24 @@ impl<'a> Lower<'a> {
                 )?;
                 self.e.vgprs.free(t);
             }
+            (U64 | I64, F64) if rn => {
+                // f64(hi)·2³² and f64(lo) are exact, so their sum rounds once.
+                let hi = self.e.valloc(2)?;
+                let cvt_hi = if from == I64 {
+                    I::VCvtF64I32
+                } else {
+                    I::VCvtF64U32
+                };
+                self.e.valu(cvt_hi, &[vreg(hi), word(la, 1)])?;
+                let two32 = Src::K64 {
+                    bits: 2f64.powi(32).to_bits(),
+                    float: true,
+                };
+                self.e.valu(I::VMulF64, &[vreg(hi), vreg(hi), two32])?;
+                self.e.valu(I::VCvtF64U32, &[vreg(dr), word(la, 0)])?;
+                self.e.valu(I::VAddF64, &[vreg(dr), vreg(dr), vreg(hi)])?;
+                self.e.vgprs.free(hi);
+            }
             (F32, I32) if r == Rounding::Zero => {
                 self.e.valu(I::VCvtI32F32, &[vreg(dr), word(la, 0)])?
             }
@@ -1535,6 +1585,9 @@ impl<'a> Lower<'a> {
                 ))
             }
         };
+        if let Some(s) = self.split(offset) {
+            return self.split_address(base, s, tv, ts);
+        }
         let off = self.loc(offset)?;
         if scalar_like(off) {
             // Uniform offset: add on the scalar unit, zero VGPR offset.
@@ -1777,15 +1830,30 @@ impl<'a> Lower<'a> {
         compare: Option<Value>,
     ) -> Result<()> {
         let s = value.ty.scalar;
-        if compare.is_some() {
-            return Err(
-                self.unsupported("compare-and-swap (the instruction model has no atomic cmpswap)")
-            );
+        let cas32 = compare.is_some() && s == Scalar::U32 && matches!(mem, Mem::Global(_));
+        if compare.is_some() && !cas32 {
+            return Err(self.unsupported(format!(
+                "compare-and-swap of {} on {mem:?} (the model has the global 32-bit one)",
+                s.name()
+            )));
         }
         let used = self.live.value_used[v.id as usize];
         let lv = self.loc(value)?;
         let (mut tv, mut ts) = (Vec::new(), Vec::new());
-        let data = self.vword(lv, 0, &mut tv)?;
+        let data = match compare {
+            // global_atomic_cmpswap takes {new value, compare value} in a VGPR pair.
+            Some(c) => {
+                let lc = self.loc(c)?;
+                let pair = self.e.valloc(2)?;
+                tv.push(pair);
+                self.e
+                    .valu(I::VMovB32, &[vreg(sub(pair, 0)), word(lv, 0)])?;
+                self.e
+                    .valu(I::VMovB32, &[vreg(sub(pair, 1)), word(lc, 0)])?;
+                pair
+            }
+            None => self.vword(lv, 0, &mut tv)?,
+        };
         let Loc::V(d) = self.define(v, Loc::V(RegRange::new(0, 0)))? else {
             unreachable!()
         };
@@ -1801,6 +1869,16 @@ impl<'a> Lower<'a> {
                         I::GlobalAtomicAddF32Rtn
                     }
                     (AtomicOp::Add, Scalar::F32, false) => I::GlobalAtomicAddF32,
+                    (AtomicOp::Min, Scalar::U32, true) => I::GlobalAtomicUminRtn,
+                    (AtomicOp::Min, Scalar::U32, false) => I::GlobalAtomicUmin,
+                    (AtomicOp::Min, Scalar::I32, true) => I::GlobalAtomicSminRtn,
+                    (AtomicOp::Min, Scalar::I32, false) => I::GlobalAtomicSmin,
+                    (AtomicOp::Max, Scalar::U32, true) => I::GlobalAtomicUmaxRtn,
+                    (AtomicOp::Max, Scalar::U32, false) => I::GlobalAtomicUmax,
+                    (AtomicOp::Max, Scalar::I32, true) => I::GlobalAtomicSmaxRtn,
+                    (AtomicOp::Max, Scalar::I32, false) => I::GlobalAtomicSmax,
+                    (AtomicOp::CompareSwap, Scalar::U32, true) => I::GlobalAtomicCmpswapRtn,
+                    (AtomicOp::CompareSwap, Scalar::U32, false) => I::GlobalAtomicCmpswap,
                     _ => return Err(bad()),
                 };
                 let (va, sa) = self.global_addr(p, offset, &mut tv, &mut ts)?;
@@ -1818,6 +1896,13 @@ impl<'a> Lower<'a> {
                     (AtomicOp::Add, Scalar::F32, true) => I::DsAddRtnF32,
                     (AtomicOp::Add, Scalar::F32, false) => I::DsAddF32,
                     (AtomicOp::Max, Scalar::U32, false) => I::DsMaxU32,
+                    (AtomicOp::Max, Scalar::U32, true) => I::DsMaxRtnU32,
+                    (AtomicOp::Max, Scalar::I32, false) => I::DsMaxI32,
+                    (AtomicOp::Max, Scalar::I32, true) => I::DsMaxRtnI32,
+                    (AtomicOp::Min, Scalar::U32, false) => I::DsMinU32,
+                    (AtomicOp::Min, Scalar::U32, true) => I::DsMinRtnU32,
+                    (AtomicOp::Min, Scalar::I32, false) => I::DsMinI32,
+                    (AtomicOp::Min, Scalar::I32, true) => I::DsMinRtnI32,
                     _ => return Err(bad()),
                 };
                 let (addr, base) = self.lds_addr(a, offset, &mut tv)?;

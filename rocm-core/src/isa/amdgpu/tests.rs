@@ -20,6 +20,49 @@ fn known() -> Vec<(IsaTarget, Instr, &'static str, Vec<u32>)> {
     let max9 = Waitcnt::max(IsaFamily::Gfx9);
     let max11 = Waitcnt::max(IsaFamily::Gfx11);
     vec![
+        // Shared-memory min/max (llvm-mc-19 -show-encoding).
+        (
+            Gfx90a,
+            Instr::new(Op::DsMinU32, [v(1), v(2)]),
+            "ds_min_u32 v1, v2",
+            w(&[0x00, 0x00, 0x0e, 0xd8, 0x01, 0x02, 0x00, 0x00]),
+        ),
+        (
+            Gfx908,
+            Instr::new(Op::DsMaxI32, [v(1), v(2)]),
+            "ds_max_i32 v1, v2",
+            w(&[0x00, 0x00, 0x0c, 0xd8, 0x01, 0x02, 0x00, 0x00]),
+        ),
+        (
+            Gfx942,
+            Instr::new(Op::DsMinRtnI32, [v(3), v(1), v(2)]),
+            "ds_min_rtn_i32 v3, v1, v2",
+            w(&[0x00, 0x00, 0x4a, 0xd8, 0x01, 0x02, 0x00, 0x03]),
+        ),
+        (
+            Gfx90a,
+            Instr::new(Op::DsMaxRtnU32, [v(3), v(1), v(2)]),
+            "ds_max_rtn_u32 v3, v1, v2",
+            w(&[0x00, 0x00, 0x50, 0xd8, 0x01, 0x02, 0x00, 0x03]),
+        ),
+        (
+            Gfx1100,
+            Instr::new(Op::DsMinRtnU32, [v(3), v(1), v(2)]),
+            "ds_min_rtn_u32 v3, v1, v2",
+            w(&[0x00, 0x00, 0x9c, 0xd8, 0x01, 0x02, 0x00, 0x03]),
+        ),
+        (
+            Gfx1100,
+            Instr::new(Op::DsMaxRtnI32, [v(3), v(1), v(2)]),
+            "ds_max_rtn_i32 v3, v1, v2",
+            w(&[0x00, 0x00, 0x98, 0xd8, 0x01, 0x02, 0x00, 0x03]),
+        ),
+        (
+            Gfx1100,
+            Instr::new(Op::DsMaxI32, [v(1), v(2)]),
+            "ds_max_i32 v1, v2",
+            w(&[0x00, 0x00, 0x18, 0xd8, 0x01, 0x02, 0x00, 0x00]),
+        ),
         (
             Gfx90a,
             Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),

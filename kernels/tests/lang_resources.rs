@@ -1,0 +1,203 @@
+//! Code quality of the kernel language's lowerings against the hand-written emitters
+//! they replace: Level 1 copy and axpby (f32/f64, contiguous and strided, grid-stride
+//! on and off) written in the language (`lang::level1`) beside the PTX generator's
+//! kernel (`level1::Level1`) under ptxas for sm_80 and sm_90, and beside the
+//! hand-written AMDGPU kernel (`amdgpu::level1`) by the resource report on gfx908,
+//! gfx90a, gfx942 and gfx1100. Every row is printed (`--nocapture`); the test fails
+//! where the language's kernel spills, needs more registers than the hand-written one,
+//! or loses occupancy, except for the gaps listed in `data/lang_resource_gaps.txt`, each of which
+//! must still be a gap (a closed gap is removed from the list).
+
+use rocm_core::isa::amdgpu::IsaTarget;
+use rocm_core::{DType, ModuleImage, Target};
+use rocm_kernels::generator::Generator;
+use rocm_kernels::lang::{amdgpu, ptx};
+use rocm_kernels::level1::{L1Op, Level1, Level1Params, KERNEL};
+use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
+
+const AMD: [IsaTarget; 4] = [
+    IsaTarget::Gfx908,
+    IsaTarget::Gfx90a,
+    IsaTarget::Gfx942,
+    IsaTarget::Gfx1100,
+];
+
+/// The rows where the language's kernel is still worse, one `name | target | measure`
+/// a line (`measure`: `regs` for PTX registers, `vgprs`, `sgprs` or `occupancy`).
+const KNOWN_GAPS: &str = include_str!("data/lang_resource_gaps.txt");
+
+fn known_gaps() -> Vec<(String, String, String)> {
+    KNOWN_GAPS
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('|').map(str::trim).collect();
+            assert_eq!(f.len(), 3, "gap line `{l}`");
+            (f[0].to_string(), f[1].to_string(), f[2].to_string())
+        })
+        .collect()
+}
+
+/// The variants measured: the catalog's default shape of each (256 work-items, 4
+/// units each, 16-byte vectors when contiguous).
+fn variants() -> Vec<(String, Level1Params)> {
+    let mut out = Vec::new();
+    for (op, op_name) in [
+        (L1Op::Copy, "copy"),
+        (L1Op::Axpby { read_y: true }, "axpby"),
+    ] {
+        for dtype in [DType::F32, DType::F64] {
+            for contiguous in [true, false] {
+                for grid_stride in [false, true] {
+                    let p = Level1Params {
+                        grid_stride,
+                        ..Level1Params::fallback(op, dtype, contiguous)
+                    };
+                    let name = format!(
+                        "{op_name} {dtype} {}{}",
+                        if contiguous { "contiguous" } else { "strided" },
+                        if grid_stride { " grid-stride" } else { "" }
+                    );
+                    out.push((name, p));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One comparison: the language's figure against the hand-written one, where a larger
+/// figure is worse unless `higher_is_better`.
+struct Row {
+    name: String,
+    target: String,
+    measure: &'static str,
+    language: u32,
+    hand: u32,
+    higher_is_better: bool,
+}
+
+impl Row {
+    fn worse(&self) -> bool {
+        if self.higher_is_better {
+            self.language < self.hand
+        } else {
+            self.language > self.hand
+        }
+    }
+}
+
+/// Checks every row against [`KNOWN_GAPS`]: a gap not listed fails, and so does a
+/// listed gap that closed.
+fn check(rows: &[Row]) {
+    let gaps = known_gaps();
+    let mut failures = Vec::new();
+    for r in rows {
+        let listed = gaps
+            .iter()
+            .any(|(n, t, m)| *n == r.name && *t == r.target && m == r.measure);
+        let mark = if r.worse() { "WORSE" } else { "ok" };
+        println!(
+            "{:<36} {:<8} {:<10} language {:>3}  hand-written {:>3}  {mark}",
+            r.name, r.target, r.measure, r.language, r.hand
+        );
+        match (r.worse(), listed) {
+            (true, false) => failures.push(format!(
+                "{} | {} | {}: language {}, hand-written {} (a regression)",
+                r.name, r.target, r.measure, r.language, r.hand
+            )),
+            (false, true) => failures.push(format!(
+                "{} | {} | {}: closed ({} vs {}); remove it from data/lang_resource_gaps.txt",
+                r.name, r.target, r.measure, r.language, r.hand
+            )),
+            _ => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Prints the language kernel's code when `LANG_LISTING` is `<row name>@<target>`
+/// (for looking at what a row's registers go to).
+fn show_listing(name: &str, target: &str, text: &str) {
+    if std::env::var("LANG_LISTING").is_ok_and(|v| v == format!("{name}@{target}")) {
+        println!("{text}");
+    }
+}
+
+#[test]
+fn ptx_registers_are_no_worse_than_the_ptx_generator() {
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
+        return;
+    };
+    let mut rows = Vec::new();
+    for sm in ["sm_80", "sm_90"] {
+        let t: Target = sm.parse().unwrap();
+        for (name, p) in variants() {
+            let hand = match Level1::generate(&p, &t).unwrap().image {
+                ModuleImage::Ptx(text) => text,
+                _ => unreachable!("PTX on {sm}"),
+            };
+            let def = rocm_kernels::lang::level1::kernel(&p, &t).unwrap();
+            let lang = ptx::lower(&def).unwrap();
+            show_listing(&name, sm, &lang);
+            let report = |text: &str| {
+                let r = ptxas
+                    .compile(text, &t)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let k = r.kernel(KERNEL).unwrap().clone();
+                assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
+                k
+            };
+            let (h, l) = (report(&hand), report(&lang));
+            for (what, k) in [("hand-written", &h), ("language", &l)] {
+                assert_eq!(
+                    (k.spill_stores, k.spill_loads, k.stack_bytes),
+                    (0, 0, 0),
+                    "{name} on {sm}: the {what} kernel spills"
+                );
+            }
+            rows.push(Row {
+                name,
+                target: sm.into(),
+                measure: "regs",
+                language: l.registers,
+                hand: h.registers,
+                higher_is_better: false,
+            });
+        }
+    }
+    check(&rows);
+}
+
+#[test]
+fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+    let mut rows = Vec::new();
+    for t in AMD {
+        let target: Target = t.name().parse().unwrap();
+        for (name, p) in variants() {
+            let hand = rocm_kernels::amdgpu::level1::generate(t, &p)
+                .unwrap()
+                .report;
+            let def = rocm_kernels::lang::level1::kernel(&p, &target).unwrap();
+            let built = amdgpu::lower(&def).unwrap_or_else(|e| panic!("{name} on {t}: {e}"));
+            show_listing(&name, t.name(), &built.listing);
+            let lang = built.report;
+            for (measure, l, h, higher_is_better) in [
+                ("vgprs", lang.vgprs, hand.vgprs, false),
+                ("sgprs", lang.sgprs, hand.sgprs, false),
+                ("occupancy", lang.occupancy, hand.occupancy, true),
+            ] {
+                rows.push(Row {
+                    name: name.clone(),
+                    target: t.name().into(),
+                    measure,
+                    language: l,
+                    hand: h,
+                    higher_is_better,
+                });
+            }
+        }
+    }
+    check(&rows);
+}
