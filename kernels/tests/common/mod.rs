@@ -4,6 +4,7 @@
 
 pub mod host;
 pub mod lang;
+pub mod plan;
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::isa::amdgpu::IsaTarget;
