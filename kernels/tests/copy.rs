@@ -10,9 +10,9 @@ mod common;
 mod ptx_sim;
 
 use common::host::TARGETS;
-use common::plan::{params, View};
 use proptest::prelude::*;
-use rocm_core::{Device, ModuleImage, Target};
+use ptx_sim::plan::View;
+use rocm_core::{Device, Target};
 use rocm_kernels::copy::{self, Problem};
 
 /// Lengths in bytes: the edges of a vector and of a tile, odd, several tiles.
@@ -86,15 +86,7 @@ fn in_ptx_sim(target: &Target, len: usize, so: usize, do_: usize, seed: u64) {
         src_address: views[1].address,
     };
     let plan = copy::plan(&problem, target).unwrap();
-    plan.check(target).unwrap();
-    for step in &plan.steps {
-        let ModuleImage::Ptx(text) = step.program.generate(target).unwrap().image else {
-            panic!("{target}: the copy is not PTX");
-        };
-        let kernel = ptx_sim::host::entry(&text, &step.signature.kernel);
-        let c = step.config;
-        kernel.run(c.grid, c.block[0], &params(step, &views), &mut mem);
-    }
+    ptx_sim::plan::run(&plan, target, &views, &mut mem);
     assert!(
         mem.bytes(dst) == expected(&src_host, so, do_, len).as_slice(),
         "{target}: {len} bytes at {so}->{do_}"

@@ -11,8 +11,8 @@ mod common;
 mod ptx_sim;
 
 use common::host::TARGETS;
-use common::plan::{params, View};
 use proptest::prelude::*;
+use ptx_sim::plan::View;
 use rocm_core::{Device, ModuleImage, Target};
 use rocm_kernels::exec::{self, DeviceView};
 use rocm_kernels::generator::Generator;
@@ -135,14 +135,7 @@ impl Case {
                 bytes: self.src.len() as u64,
             },
         ];
-        for step in &plan.steps {
-            let ModuleImage::Ptx(text) = step.program.generate(target).unwrap().image else {
-                panic!("{target}: the transpose is not PTX");
-            };
-            let kernel = ptx_sim::host::entry(&text, &step.signature.kernel);
-            let c = step.config;
-            kernel.run(c.grid, c.block[0], &params(step, &views), &mut mem);
-        }
+        ptx_sim::plan::run(&plan, target, &views, &mut mem);
         assert!(
             mem.bytes(dst) == self.want().as_slice(),
             "{target}: {:?}",

@@ -4,7 +4,6 @@
 
 pub mod host;
 pub mod lang;
-pub mod plan;
 
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::isa::amdgpu::IsaTarget;

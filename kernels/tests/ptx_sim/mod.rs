@@ -16,6 +16,7 @@
 //! instruction the interpreter does not know panics rather than being skipped.
 
 pub mod host;
+pub mod plan;
 mod wgmma;
 
 use std::collections::HashMap;

@@ -1,15 +1,30 @@
-//! Running a plan outside the executor: each step's kernel arguments resolved against
-//! view addresses, as raw parameter bits in signature order (what the PTX interpreter
-//! takes), with the executor's range checks.
+//! Running a plan in the PTX interpreter: each step's program generated for the target,
+//! its kernel's arguments resolved against view addresses (with the executor's range
+//! check) as raw parameter bits in signature order.
 
-use rocm_kernels::plan::{Arg, Step};
+use super::{host, Memory};
+use rocm_core::{ModuleImage, Target};
+use rocm_kernels::plan::{Arg, Plan, Step};
 use rocm_kernels::signature::Value;
 
-/// A view of the problem: its address and length in bytes.
+/// A view of the problem in the interpreter's memory: its address and length in bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct View {
     pub address: u64,
     pub bytes: u64,
+}
+
+/// Runs every step of `plan` (checked against `target`) on `views` (slot order) in `mem`.
+pub fn run(plan: &Plan, target: &Target, views: &[View], mem: &mut Memory) {
+    plan.check(target).unwrap();
+    for step in &plan.steps {
+        let ModuleImage::Ptx(text) = step.program.generate(target).unwrap().image else {
+            panic!("{target}: {} is not PTX", step.program.generator());
+        };
+        let kernel = host::entry(&text, &step.signature.kernel);
+        let c = step.config;
+        kernel.run(c.grid, c.block[0], &params(step, views), mem);
+    }
 }
 
 /// The parameters of `step` in order: buffers at `views[slot].address + offset`
@@ -40,7 +55,7 @@ pub fn params(step: &Step, views: &[View]) -> Vec<u64> {
             Arg::Value(Value::F32(x)) => u64::from(x.to_bits()),
             Arg::Value(Value::F64(x)) => x.to_bits(),
             other => panic!(
-                "{}: argument {other} in a raw runner",
+                "{}: argument {other} in the interpreter",
                 step.signature.kernel
             ),
         })
