@@ -260,6 +260,37 @@ impl Step {
         self
     }
 
+    /// This step with its buffer arguments moved into other views: `to(slot)` gives the
+    /// view that holds slot `slot`'s view and the byte offset at which it starts there
+    /// (a plan built for sub-views, run inside a larger problem's views).
+    pub fn rebased(mut self, to: impl Fn(usize) -> (usize, u64)) -> Step {
+        fn move_arg(a: &mut Arg, to: &dyn Fn(usize) -> (usize, u64)) {
+            match a {
+                Arg::Buffer {
+                    slot,
+                    offset_bytes,
+                    touched,
+                    ..
+                } => {
+                    let (new_slot, at) = to(*slot);
+                    *slot = new_slot;
+                    *offset_bytes += at;
+                    *touched = touched.start + at..touched.end + at;
+                }
+                Arg::TensorMap { base, .. } => move_arg(base, to),
+                Arg::Workspace { .. } | Arg::Value(_) => {}
+            }
+        }
+        for a in &mut self.args {
+            move_arg(a, &to);
+        }
+        for c in &mut self.copies {
+            move_arg(&mut c.dst, &to);
+            move_arg(&mut c.src, &to);
+        }
+        self
+    }
+
     /// This step, marked dependent on the previous one.
     pub fn dependent(mut self) -> Step {
         self.dependent = true;
