@@ -4,6 +4,7 @@ use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::complex::ComplexPrep;
+use rocm_kernels::copy::DeviceCopy;
 use rocm_kernels::extension::Extension;
 use rocm_kernels::gemm::splitk::SplitKFinish;
 use rocm_kernels::gemm::{Gemm, GemmClass, GemmOperand, GemmParams, GemmProblem};
@@ -39,9 +40,14 @@ const GENERATORS: &[(&str, u32, &str)] = &[
         "complex GEMM preparation (expand, copy, scale)",
     ),
     (
+        DeviceCopy::NAME,
+        DeviceCopy::VERSION,
+        "device-to-device copy (kernel language; params unit_bytes 16, 8, 4, 2, 1)",
+    ),
+    (
         Transpose::NAME,
         Transpose::VERSION,
-        "tiled batched transpose (PTX only)",
+        "tiled batched transpose (kernel language, every target)",
     ),
     (
         Finish::NAME,
@@ -88,7 +94,7 @@ pub enum KernelsCommand {
 pub struct ShowArgs {
     /// A Level 1 operation (scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
     /// iamax, iamin) or a generator name (`kernels list`: gemm, gemv, rank_update,
-    /// tri_mv, trsv_block, level3, extension, complex_prep, transpose,
+    /// tri_mv, trsv_block, level3, extension, complex_prep, copy, transpose,
     /// gemm_splitk_finish, level1_finish).
     op: String,
     /// The generator's params as JSON (overrides the problem flags).
@@ -241,6 +247,11 @@ fn show_generator(
         }),
         n if n == ComplexPrep::NAME => show::<ComplexPrep>(a, target, || {
             Ok(serde_json::from_value(serde_json::json!({"dtype": d}))?)
+        }),
+        n if n == DeviceCopy::NAME => show::<DeviceCopy>(a, target, || {
+            Ok(serde_json::from_value(
+                serde_json::json!({"unit_bytes": 16}),
+            )?)
         }),
         n if n == Transpose::NAME => show::<Transpose>(a, target, || {
             Ok(serde_json::from_value(
