@@ -3,10 +3,11 @@
 //!
 //! Host-to-device and device-to-host count the bytes moved once. Device-to-device counts
 //! bytes read plus bytes written, the convention torch and nccl-tests use for copies. On
-//! CUDA devices the device-to-device copy runs our PTX kernel (`rocm_kernels::copy`); the
-//! driver's own cuMemcpyDtoD is shown beside it. On the CPU it is a memcpy.
+//! GPUs (and the emulated AMD devices) the device-to-device copy runs our kernel
+//! (`rocm_kernels::copy`, through the executor), the driver's own copy beside it. On
+//! the CPU it is a memcpy.
 
-use rocm_core::{BackendKind, Device, DeviceBuffer, Result, Stream};
+use rocm_core::{Device, DeviceBuffer, Result, Stream};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -117,13 +118,13 @@ pub fn run(args: &BandwidthArgs) -> Result<(), Box<dyn std::error::Error>> {
     rows.push(row("device-to-host", "driver", bytes, bytes, ms));
 
     let stream = device.default_stream();
-    if device.kind() == BackendKind::Cuda {
+    if !device.is_cpu() {
         let ms = stream_timed(stream, iters, || {
             rocm_kernels::copy::copy(stream, &mut dst.as_slice_mut(), &src.as_slice())
         })?;
         rows.push(row(
             "device-to-device",
-            "rocm-rs PTX kernel",
+            "rocm-rs kernel",
             bytes,
             2 * bytes,
             ms,

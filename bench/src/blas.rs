@@ -21,7 +21,7 @@
 
 use rocm_blas::Blas;
 use rocm_core::scalar::Scalar;
-use rocm_core::{BackendKind, Device, DeviceBuffer, Result};
+use rocm_core::{Device, DeviceBuffer, Result};
 use std::time::Instant;
 
 #[derive(clap::Subcommand)]
@@ -375,7 +375,7 @@ fn l1(a: &L1Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut dst = dev.alloc::<u8>(bytes)?;
     let stream = dev.default_stream();
     let copy_secs = time(&dev, a.iters, || {
-        if dev.kind() == BackendKind::Cuda {
+        if !dev.is_cpu() {
             rocm_kernels::copy::copy(stream, &mut dst.as_slice_mut(), &src.as_slice())
         } else {
             dst.as_slice_mut().copy_from(&src.as_slice())

@@ -15,7 +15,7 @@ use crate::blas::time;
 use rocm_blas::Blas;
 use rocm_core::linalg::Transpose;
 use rocm_core::scalar::Scalar;
-use rocm_core::{BackendKind, Device, DeviceBuffer, Error, Result};
+use rocm_core::{Device, DeviceBuffer, Error, Result};
 use rocm_kernels::level2::gemv::GemvTuning;
 
 #[derive(clap::Args)]
@@ -187,7 +187,7 @@ fn bench<T: Scalar>(
         let mut dst = dev.alloc::<u8>(cb)?;
         let stream = dev.default_stream();
         let secs = time(dev, a.iters, || {
-            if dev.kind() == BackendKind::Cuda {
+            if !dev.is_cpu() {
                 rocm_kernels::copy::copy(stream, &mut dst.as_slice_mut(), &src.as_slice())
             } else {
                 dst.as_slice_mut().copy_from(&src.as_slice())

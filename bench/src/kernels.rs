@@ -4,9 +4,10 @@ use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::catalog::Catalog;
 use rocm_kernels::complex::ComplexPrep;
+use rocm_kernels::copy::DeviceCopy;
 use rocm_kernels::extension::Extension;
 use rocm_kernels::gemm::splitk::SplitKFinish;
-use rocm_kernels::gemm::{Gemm, GemmInstruction, GemmParams};
+use rocm_kernels::gemm::{Gemm, GemmClass, GemmOperand, GemmParams, GemmProblem};
 use rocm_kernels::generator::{Generator, Program};
 use rocm_kernels::level1::finish::{Finish, FinishParams};
 use rocm_kernels::level1::{L1Op, Level1, Level1Params, ALL_OPS, DTYPES};
@@ -39,9 +40,14 @@ const GENERATORS: &[(&str, u32, &str)] = &[
         "complex GEMM preparation (expand, copy, scale)",
     ),
     (
+        DeviceCopy::NAME,
+        DeviceCopy::VERSION,
+        "device-to-device copy (kernel language; params unit_bytes 16, 8, 4, 2, 1)",
+    ),
+    (
         Transpose::NAME,
         Transpose::VERSION,
-        "tiled batched transpose (PTX only)",
+        "tiled batched transpose (kernel language, every target)",
     ),
     (
         Finish::NAME,
@@ -88,7 +94,7 @@ pub enum KernelsCommand {
 pub struct ShowArgs {
     /// A Level 1 operation (scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
     /// iamax, iamin) or a generator name (`kernels list`: gemm, gemv, rank_update,
-    /// tri_mv, trsv_block, level3, extension, complex_prep, transpose,
+    /// tri_mv, trsv_block, level3, extension, complex_prep, copy, transpose,
     /// gemm_splitk_finish, level1_finish).
     op: String,
     /// The generator's params as JSON (overrides the problem flags).
@@ -242,6 +248,11 @@ fn show_generator(
         n if n == ComplexPrep::NAME => show::<ComplexPrep>(a, target, || {
             Ok(serde_json::from_value(serde_json::json!({"dtype": d}))?)
         }),
+        n if n == DeviceCopy::NAME => show::<DeviceCopy>(a, target, || {
+            Ok(serde_json::from_value(
+                serde_json::json!({"unit_bytes": 16}),
+            )?)
+        }),
         n if n == Transpose::NAME => show::<Transpose>(a, target, || {
             Ok(serde_json::from_value(
                 serde_json::json!({"element_bytes": dtype.size()}),
@@ -266,56 +277,55 @@ fn show_generator(
     }
 }
 
-/// The GEMM params the library's selection takes for `--dtype` and `--shape` (NN,
-/// C = f32 for 16-bit inputs): the catalog's entry of the target's class where the
-/// target builds it (on sm_90/sm_90a the wgmma class for 16-bit inputs), else the
-/// family's default.
+/// The GEMM params the library's selection (`rocm_kernels::gemm::select`) takes for
+/// `--dtype` and `--shape`: NN, column-major with tight leading dimensions, 256-byte
+/// aligned operands, one problem; 16-bit inputs as `gemm_ex` with an f32 C.
 fn gemm_params(
     a: &ShowArgs,
     target: &Target,
     dtype: DType,
 ) -> Result<GemmParams, Box<dyn std::error::Error>> {
-    let dims: Vec<u64> = a
+    let dims: Vec<usize> = a
         .shape
         .split('x')
-        .map(|d| d.parse::<u64>())
+        .map(|d| d.parse::<usize>())
         .collect::<Result<_, _>>()?;
-    if dims.len() != 3 {
+    let [m, n, k] = dims[..] else {
         return Err(format!("--shape {}: MxNxK", a.shape).into());
-    }
-    let half = matches!(dtype, DType::F16 | DType::Bf16);
-    let c = if half { DType::F32 } else { dtype };
-    let catalog = Catalog::for_target(target);
-    let key = GemmParams::key(dtype, c, c, false, false);
-    if let Ok(t) = IsaTarget::try_from(target) {
-        let mut fallback = rocm_kernels::gemm::amdgpu::model::default_params(t, dtype)?;
-        fallback.trans_a = false;
-        fallback.trans_b = false;
-        let p = catalog.select_shape(Gemm::NAME, &key, &dims, fallback.clone());
-        let builds = p.instruction.builds_for(target.caps().kernel_isa)
-            && rocm_kernels::gemm::amdgpu::plan::Plan::new(&p, t).is_ok();
-        return Ok(if builds { p } else { fallback });
-    }
-    let fallback = if half {
-        rocm_kernels::gemm::ptx::half(dtype, false, false)
-    } else {
-        rocm_kernels::gemm::ptx::fallback(dtype, false, false)?
     };
-    if half && matches!(target.arch().name(), "sm_90" | "sm_90a") {
-        let w = catalog.select_shape(
-            Gemm::NAME,
-            &(key.clone() + "/wgmma"),
-            &dims,
-            fallback.clone(),
-        );
-        if matches!(w.instruction, GemmInstruction::Wgmma { .. }) {
-            return Ok(w);
+    let class = if matches!(dtype, DType::F16 | DType::Bf16) {
+        GemmClass::Mixed {
+            ab: dtype,
+            c: DType::F32,
         }
-    }
-    let p = catalog.select_shape(Gemm::NAME, &key, &dims, fallback.clone());
-    let fits = p.instruction.builds_for(target.caps().kernel_isa)
-        && !matches!(p.instruction, GemmInstruction::Wgmma { .. });
-    Ok(if fits { p } else { fallback })
+    } else {
+        GemmClass::Real {
+            dtype,
+            reduced_f32: false,
+        }
+    };
+    let aligned = GemmOperand::at(0, 0);
+    let problem = GemmProblem {
+        class,
+        trans_a: false,
+        trans_b: false,
+        m,
+        n,
+        k,
+        lda: m.max(1),
+        ldb: k.max(1),
+        ldc: m.max(1),
+        a: aligned,
+        b: aligned,
+        c: aligned,
+        batch: 1,
+        alpha: 1.0,
+        beta: 0.0,
+        // Split-K sizes itself by the SM count: the target's first listed part's.
+        compute_units: target.caps().parts.first().map_or(1, |p| p.1),
+    };
+    rocm_kernels::gemm::select(&problem, target, Catalog::for_target(target))?
+        .ok_or_else(|| format!("no GEMM kernel of {dtype} on {target}").into())
 }
 
 /// A program and its resource report.

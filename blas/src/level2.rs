@@ -371,9 +371,6 @@ impl Blas {
                 Ok(())
             }
             Dispatch::Gpu if op == "trsv" => {
-                let (mut minus_one, mut one) = (Vec::new(), Vec::new());
-                element_args(T::zero() - T::one(), &mut minus_one);
-                element_args(T::one(), &mut one);
                 let call = gpu::level2::trsv::TrsvCall {
                     upper: s.uplo == Uplo::Upper,
                     trans: gemv_trans::<T>(s.trans),
@@ -385,8 +382,6 @@ impl Blas {
                     a: a.address(),
                     lda: s.lda,
                     x: (x.address(), s.incx),
-                    minus_one: &minus_one,
-                    one: &one,
                 };
                 gpu::level2::trsv::trsv(self, op, &call)
             }
@@ -1081,9 +1076,6 @@ impl Blas {
                 if op.ends_with("mv") {
                     return self.gpu_trmv(op, (storage, lda, band), tri, st.n, a, (x, incx));
                 }
-                let (mut minus_one, mut one) = (Vec::new(), Vec::new());
-                element_args(T::zero() - T::one(), &mut minus_one);
-                element_args(T::one(), &mut one);
                 let call = gpu::level2::trsv::TrsvCall {
                     upper: uplo == Uplo::Upper,
                     trans: gemv_trans::<T>(trans),
@@ -1095,8 +1087,6 @@ impl Blas {
                     a: a.address(),
                     lda,
                     x: (x.address(), incx),
-                    minus_one: &minus_one,
-                    one: &one,
                 };
                 gpu::level2::trsv::trsv(self, op, &call)
             }

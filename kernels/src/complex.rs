@@ -85,7 +85,7 @@ impl Generator for ComplexPrep {
             }
         };
         let mut module = Module::for_kernels(target, "complex preparation kernel")?;
-        module.push(&cprep(ty));
+        module.push(&cprep(ty, &signature(p.dtype))?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![CPREP.into()],
@@ -273,20 +273,20 @@ pub fn config(rows: usize, cols: usize, batch: usize) -> LaunchConfig {
     }
 }
 
-fn cprep(ty: Ty) -> KernelBuilder {
+fn cprep(ty: Ty, sig: &Signature) -> Result<KernelBuilder> {
     let es = ty.size();
-    let mut k = KernelBuilder::new(CPREP);
-    let po = k.param("out", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let prows = k.param("rows", Ty::U32);
-    let pcols = k.param("cols", Ty::U32);
-    let pldx = k.param("ldx", Ty::U32);
-    let pldo = k.param("ldo", Ty::U32);
-    let psx = k.param("stride_x", Ty::U64);
-    let pso = k.param("stride_o", Ty::U64);
-    let par = k.param("alpha_re", ty);
-    let pai = k.param("alpha_im", ty);
-    let pflags = k.param("flags", Ty::U32);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let po = params.get("out")?.clone();
+    let px = params.get("x")?.clone();
+    let prows = params.get("rows")?.clone();
+    let pcols = params.get("cols")?.clone();
+    let pldx = params.get("ldx")?.clone();
+    let pldo = params.get("ldo")?.clone();
+    let psx = params.get("stride_x")?.clone();
+    let pso = params.get("stride_o")?.clone();
+    let par = params.get("alpha_re")?.clone();
+    let pai = params.get("alpha_im")?.clone();
+    let pflags = params.get("flags")?.clone();
     let (o0, x0) = (k.ld_param_global_ptr(&po), k.ld_param_global_ptr(&px));
     let (rows, cols) = (k.ld_param(&prows), k.ld_param(&pcols));
     let (ldx, ldo) = (k.ld_param(&pldx), k.ld_param(&pldo));
@@ -346,7 +346,7 @@ fn cprep(ty: Ty) -> KernelBuilder {
     k.when(both, false).st_global(second, 0, &[nwi]);
     k.when(both, false).st_global(second, es as i64, &[wr]);
     k.ret();
-    k
+    Ok(k)
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@
 
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::level3::{element, flag, ops, strided, El};
-use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Param, Params, Reg, Special, Ty};
+use crate::signature::Signature;
 use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, LaunchConfig, ModuleImage, Result, Target};
 
@@ -87,8 +88,8 @@ impl Generator for Extension {
             )
         })?;
         let mut module = Module::for_kernels(target, "geam/dgmm kernels")?;
-        module.push(&geam(el));
-        module.push(&dgmm(el));
+        module.push(&geam(el, &plan::geam_signature(p))?);
+        module.push(&dgmm(el, &plan::dgmm_signature(p))?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![GEAM.into(), DGMM.into()],
@@ -133,36 +134,37 @@ fn frame(k: &mut KernelBuilder) -> Frame {
     Frame { x, y, r0, c0, z }
 }
 
-/// Scalar parameters of the element type: `name` (and `name_im` for complex).
-fn scalar_params(k: &mut KernelBuilder, el: El, name: &str) -> Vec<crate::ptx::Param> {
+/// The handles of the scalar parameters of the element type: `name` (and `name_im` for
+/// complex).
+fn scalar_params(params: &Params, el: El, name: &str) -> Result<Vec<Param>> {
     (0..el.comps)
         .map(|c| {
             if c == 0 {
-                k.param(name, el.ty)
+                params.get(name).cloned()
             } else {
-                k.param(&format!("{name}_im"), el.ty)
+                params.get(&format!("{name}_im")).cloned()
             }
         })
         .collect()
 }
 
-fn geam(el: El) -> KernelBuilder {
+fn geam(el: El, sig: &Signature) -> Result<KernelBuilder> {
     let (ty, es) = (el.ty, el.size());
-    let mut k = KernelBuilder::new(GEAM);
-    let pc = k.param("c", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let pb = k.param("b", Ty::U64);
-    let pm = k.param("m", Ty::U32);
-    let pn = k.param("n", Ty::U32);
-    let plda = k.param("lda", Ty::U32);
-    let pldb = k.param("ldb", Ty::U32);
-    let pldc = k.param("ldc", Ty::U32);
-    let psa = k.param("stride_a", Ty::U64);
-    let psb = k.param("stride_b", Ty::U64);
-    let psc = k.param("stride_c", Ty::U64);
-    let palpha = scalar_params(&mut k, el, "alpha");
-    let pbeta = scalar_params(&mut k, el, "beta");
-    let pflags = k.param("flags", Ty::U32);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pc = params.get("c")?.clone();
+    let pa = params.get("a")?.clone();
+    let pb = params.get("b")?.clone();
+    let pm = params.get("m")?.clone();
+    let pn = params.get("n")?.clone();
+    let plda = params.get("lda")?.clone();
+    let pldb = params.get("ldb")?.clone();
+    let pldc = params.get("ldc")?.clone();
+    let psa = params.get("stride_a")?.clone();
+    let psb = params.get("stride_b")?.clone();
+    let psc = params.get("stride_c")?.clone();
+    let palpha = scalar_params(&params, el, "alpha")?;
+    let pbeta = scalar_params(&params, el, "beta")?;
+    let pflags = params.get("flags")?.clone();
     let (c0p, a0p, b0p) = (
         k.ld_param_global_ptr(&pc),
         k.ld_param_global_ptr(&pa),
@@ -264,24 +266,24 @@ fn geam(el: El) -> KernelBuilder {
         k.when(inside, false).st_global(addr, 0, &v);
     }
     k.ret();
-    k
+    Ok(k)
 }
 
-fn dgmm(el: El) -> KernelBuilder {
+fn dgmm(el: El, sig: &Signature) -> Result<KernelBuilder> {
     let es = el.size();
-    let mut k = KernelBuilder::new(DGMM);
-    let pc = k.param("c", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pm = k.param("m", Ty::U32);
-    let pn = k.param("n", Ty::U32);
-    let plda = k.param("lda", Ty::U32);
-    let pldc = k.param("ldc", Ty::U32);
-    let pincx = k.param("incx", Ty::S32);
-    let psa = k.param("stride_a", Ty::U64);
-    let psx = k.param("stride_x", Ty::U64);
-    let psc = k.param("stride_c", Ty::U64);
-    let pflags = k.param("flags", Ty::U32);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pc = params.get("c")?.clone();
+    let pa = params.get("a")?.clone();
+    let px = params.get("x")?.clone();
+    let pm = params.get("m")?.clone();
+    let pn = params.get("n")?.clone();
+    let plda = params.get("lda")?.clone();
+    let pldc = params.get("ldc")?.clone();
+    let pincx = params.get("incx")?.clone();
+    let psa = params.get("stride_a")?.clone();
+    let psx = params.get("stride_x")?.clone();
+    let psc = params.get("stride_c")?.clone();
+    let pflags = params.get("flags")?.clone();
     let (c0p, a0p, x0p) = (
         k.ld_param_global_ptr(&pc),
         k.ld_param_global_ptr(&pa),
@@ -320,7 +322,7 @@ fn dgmm(el: El) -> KernelBuilder {
         k.when(inside, false).st_global(addr, 0, &v);
     }
     k.ret();
-    k
+    Ok(k)
 }
 
 #[cfg(test)]

@@ -116,9 +116,12 @@ impl Generator for Level3 {
         })?;
         check_invert_block(p)?;
         let mut module = Module::for_kernels(target, "Level 3 triangle kernels")?;
-        module.push(&expand(el));
-        module.push(&invert(el, p.invert_block));
-        module.push(&update(el));
+        let [expand_sig, invert_sig, update_sig] = &signatures(p.dtype)[..] else {
+            unreachable!("three level 3 kernels")
+        };
+        module.push(&expand(el, expand_sig)?);
+        module.push(&invert(el, p.invert_block, invert_sig)?);
+        module.push(&update(el, update_sig)?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![EXPAND.into(), INVERT.into(), UPDATE.into()],
@@ -643,17 +646,17 @@ pub(crate) fn ops(v: &[Reg]) -> Vec<Op> {
     v.iter().map(|&r| Op::R(r)).collect()
 }
 
-fn expand(el: El) -> KernelBuilder {
+fn expand(el: El, sig: &Signature) -> Result<KernelBuilder> {
     let (ty, es) = (el.ty, el.size());
-    let mut k = KernelBuilder::new(EXPAND);
-    let pdst = k.param("dst", Ty::U64);
-    let psrc = k.param("src", Ty::U64);
-    let pn = k.param("n", Ty::U32);
-    let pnb = k.param("nb", Ty::U32);
-    let pld_src = k.param("ld_src", Ty::U32);
-    let pld_dst = k.param("ld_dst", Ty::U32);
-    let pstride = k.param("stride_dst", Ty::U64);
-    let pflags = k.param("flags", Ty::U32);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pdst = params.get("dst")?.clone();
+    let psrc = params.get("src")?.clone();
+    let pn = params.get("n")?.clone();
+    let pnb = params.get("nb")?.clone();
+    let pld_src = params.get("ld_src")?.clone();
+    let pld_dst = params.get("ld_dst")?.clone();
+    let pstride = params.get("stride_dst")?.clone();
+    let pflags = params.get("flags")?.clone();
     let dst0 = k.ld_param_global_ptr(&pdst);
     let src0 = k.ld_param_global_ptr(&psrc);
     let n = k.ld_param(&pn);
@@ -731,19 +734,19 @@ fn expand(el: El) -> KernelBuilder {
         k.when(inside, false).st_global(out, 0, &v);
     }
     k.ret();
-    k
+    Ok(k)
 }
 
-fn invert(el: El, nb: u32) -> KernelBuilder {
+fn invert(el: El, nb: u32, sig: &Signature) -> Result<KernelBuilder> {
     let (ty, es) = (el.ty, el.size());
     let pitch = nb + 1;
-    let mut k = KernelBuilder::new(INVERT);
-    let pdst = k.param("dst", Ty::U64);
-    let psrc = k.param("src", Ty::U64);
-    let pn = k.param("n", Ty::U32);
-    let pld_src = k.param("ld_src", Ty::U32);
-    let pstride = k.param("stride_dst", Ty::U64);
-    let pflags = k.param("flags", Ty::U32);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pdst = params.get("dst")?.clone();
+    let psrc = params.get("src")?.clone();
+    let pn = params.get("n")?.clone();
+    let pld_src = params.get("ld_src")?.clone();
+    let pstride = params.get("stride_dst")?.clone();
+    let pflags = params.get("flags")?.clone();
     let dst0 = k.ld_param_global_ptr(&pdst);
     let src0 = k.ld_param_global_ptr(&psrc);
     let n = k.ld_param(&pn);
@@ -842,23 +845,23 @@ fn invert(el: El, nb: u32) -> KernelBuilder {
     k.st_global(out, 0, &v);
     loop_end(&mut k, lj);
     k.ret();
-    k
+    Ok(k)
 }
 
-fn update(el: El) -> KernelBuilder {
+fn update(el: El, sig: &Signature) -> Result<KernelBuilder> {
     let (ty, es) = (el.ty, el.size());
-    let mut k = KernelBuilder::new(UPDATE);
-    let pc = k.param("c", Ty::U64);
-    let pw = k.param("w", Ty::U64);
-    let pn = k.param("n", Ty::U32);
-    let pnb = k.param("nb", Ty::U32);
-    let pldc = k.param("ldc", Ty::U32);
-    let pld_w = k.param("ld_w", Ty::U32);
-    let pstride = k.param("stride_w", Ty::U64);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
+    let pc = params.get("c")?.clone();
+    let pw = params.get("w")?.clone();
+    let pn = params.get("n")?.clone();
+    let pnb = params.get("nb")?.clone();
+    let pldc = params.get("ldc")?.clone();
+    let pld_w = params.get("ld_w")?.clone();
+    let pstride = params.get("stride_w")?.clone();
     let pbeta: Vec<_> = (0..el.comps)
-        .map(|c| k.param(if c == 0 { "beta" } else { "beta_im" }, ty))
-        .collect();
-    let pflags = k.param("flags", Ty::U32);
+        .map(|c| params.get(if c == 0 { "beta" } else { "beta_im" }).cloned())
+        .collect::<Result<_>>()?;
+    let pflags = params.get("flags")?.clone();
     let c0 = k.ld_param_global_ptr(&pc);
     let w0 = k.ld_param_global_ptr(&pw);
     let n = k.ld_param(&pn);
@@ -907,7 +910,7 @@ fn update(el: El) -> KernelBuilder {
         k.when(inside, false).st_global(c_addr, 0, &v);
     }
     k.ret();
-    k
+    Ok(k)
 }
 
 #[cfg(test)]

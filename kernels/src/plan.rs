@@ -20,7 +20,7 @@
 //! By-value byte arguments (a 128-byte tensor map), dynamic shared memory
 //! (`LaunchConfig::shared_bytes`) and 3-D grids are ordinary step data.
 
-use crate::generator::{self, Generator, Loaded};
+use crate::generator::{self, Generator, Loaded, Program};
 use crate::signature::{Access, ParamType, Signature, Value};
 use rocm_core::tensor_map::TensorMapDesc;
 use rocm_core::{Device, Error, LaunchConfig, Result, Target};
@@ -32,6 +32,7 @@ trait Source: Send + Sync {
     fn generator(&self) -> &'static str;
     fn describe(&self) -> String;
     fn load(&self, device: &Device) -> Result<Loaded>;
+    fn generate(&self, target: &Target) -> Result<Program>;
     fn signatures(&self, target: &Target) -> Result<Vec<Signature>>;
 }
 
@@ -51,6 +52,10 @@ where
 
     fn load(&self, device: &Device) -> Result<Loaded> {
         generator::load::<G>(device, &self.0)
+    }
+
+    fn generate(&self, target: &Target) -> Result<Program> {
+        G::generate(&self.0, target)
     }
 
     fn signatures(&self, target: &Target) -> Result<Vec<Signature>> {
@@ -83,6 +88,12 @@ impl ProgramRef {
     /// The program on `device` (generated and loaded once).
     pub fn load(&self, device: &Device) -> Result<Loaded> {
         self.0.load(device)
+    }
+
+    /// The program for `target`, generated without a device (what the tests run in the
+    /// PTX interpreter).
+    pub fn generate(&self, target: &Target) -> Result<Program> {
+        self.0.generate(target)
     }
 
     /// The signatures of the program's kernels on `target`.
@@ -246,6 +257,37 @@ impl Step {
     /// This step with `copies` queued before its kernel.
     pub fn after_copies(mut self, copies: Vec<PitchedCopy>) -> Step {
         self.copies = copies;
+        self
+    }
+
+    /// This step with its buffer arguments moved into other views: `to(slot)` gives the
+    /// view that holds slot `slot`'s view and the byte offset at which it starts there
+    /// (a plan built for sub-views, run inside a larger problem's views).
+    pub fn rebased(mut self, to: impl Fn(usize) -> (usize, u64)) -> Step {
+        fn move_arg(a: &mut Arg, to: &dyn Fn(usize) -> (usize, u64)) {
+            match a {
+                Arg::Buffer {
+                    slot,
+                    offset_bytes,
+                    touched,
+                    ..
+                } => {
+                    let (new_slot, at) = to(*slot);
+                    *slot = new_slot;
+                    *offset_bytes += at;
+                    *touched = touched.start + at..touched.end + at;
+                }
+                Arg::TensorMap { base, .. } => move_arg(base, to),
+                Arg::Workspace { .. } | Arg::Value(_) => {}
+            }
+        }
+        for a in &mut self.args {
+            move_arg(a, &to);
+        }
+        for c in &mut self.copies {
+            move_arg(&mut c.dst, &to);
+            move_arg(&mut c.src, &to);
+        }
         self
     }
 

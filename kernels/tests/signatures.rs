@@ -8,6 +8,7 @@
 use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::{DType, ModuleImage, Target};
 use rocm_kernels::complex::{ComplexPrep, ComplexPrepParams};
+use rocm_kernels::copy::{CopyParams, DeviceCopy};
 use rocm_kernels::extension::{Extension, ExtensionParams};
 use rocm_kernels::gemm::splitk::{SplitKFinish, SplitKParams};
 use rocm_kernels::gemm::{amdgpu, ptx, Gemm, GemmInstruction, GemmParams};
@@ -258,7 +259,7 @@ fn gemm_signatures_match_the_emitted_kernels() {
 }
 
 #[test]
-fn gemm_helper_signatures_match_the_emitted_kernels() {
+fn gemm_helper_and_copy_signatures_match_the_emitted_kernels() {
     let finishes: Vec<SplitKParams> = [
         (DType::F32, DType::F32),
         (DType::F32, DType::F16),
@@ -279,9 +280,19 @@ fn gemm_helper_signatures_match_the_emitted_kernels() {
             .map(|element_bytes| walk::<Transpose>(&TransposeParams { element_bytes }, &target))
             .iter()
             .sum();
-        // Both are NVIDIA kernels (AMD targets run no split-K or operand transposes).
-        let want = if nvidia { (finishes.len(), 3) } else { (0, 0) };
+        // Split-K's finish is an NVIDIA kernel; the transpose is written in the kernel
+        // language, so every target has it.
+        let want = if nvidia { (finishes.len(), 3) } else { (0, 3) };
         assert_eq!((finish, transposes), want, "{target}");
+        let copies: usize = rocm_kernels::copy::UNITS
+            .map(|unit_bytes| walk::<DeviceCopy>(&CopyParams { unit_bytes }, &target))
+            .iter()
+            .sum();
+        assert_eq!(
+            copies,
+            rocm_kernels::copy::UNITS.len(),
+            "{target}: copy kernels"
+        );
     }
 }
 

@@ -74,14 +74,6 @@ pub(crate) fn require(blas: &Blas, routine: &str, needs: &[Kernels]) -> Result<(
     Ok(())
 }
 
-pub(crate) fn logical_start(address: u64, inc: isize, len: usize, esize: u64) -> u64 {
-    if inc >= 0 || len == 0 {
-        address
-    } else {
-        address + (len as u64 - 1) * inc.unsigned_abs() as u64 * esize
-    }
-}
-
 /// A view of `elements` elements of `es` bytes from `address` (a vector's or matrix's
 /// lowest element), for a routine that holds addresses its caller checked.
 ///
@@ -189,15 +181,4 @@ pub(crate) fn gemv(blas: &Blas, call: &GemvCall<'_>, tuning: GemvTuning) -> Resu
             Some(&DeviceView::buffer(work)),
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn negative_increments_start_at_the_far_end() {
-        assert_eq!(logical_start(1000, -3, 5, 8), 1000 + 4 * 3 * 8);
-        assert_eq!(logical_start(1000, 2, 5, 8), 1000);
-    }
 }

@@ -47,7 +47,7 @@ use crate::catalog::Catalog;
 use crate::generator::Generator;
 use crate::plan::{Arg, PitchedCopy, Plan, ProgramRef, Step};
 use crate::signature::{Access, Value};
-use crate::transpose::{self, Transpose, TransposeParams};
+use crate::transpose;
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::KernelIsa;
 use rocm_core::{Arch, DType, Error, LaunchConfig, Result, Target};
@@ -628,55 +628,31 @@ impl Transposed {
     }
 
     /// The transpose steps from view `slot` to workspace bytes `to..`.
-    fn steps(&self, slot: usize, es: usize, to: u64) -> Result<Vec<Step>> {
-        let params = TransposeParams {
+    fn steps(&self, slot: usize, es: usize, to: u64, target: &Target) -> Result<Vec<Step>> {
+        let problem = transpose::Problem {
             element_bytes: es as u32,
+            rows: self.rows,
+            cols: self.cols,
+            ld_src: self.ld,
+            ld_dst: self.new_ld,
+            stride_src: self.stride,
+            stride_dst: self.new_ld * self.rows,
+            batch: self.problems,
         };
-        let sig = transpose::signature(&params)?;
-        let dim = |v: usize| {
-            u32::try_from(v).map_err(|_| Error::invalid("gemm", format!("{v} exceeds u32")))
-        };
-        let out_stride = self.new_ld * self.rows;
-        let mut steps = Vec::new();
-        for first in (0..self.problems).step_by(MAX_GRID_Z) {
-            let count = (self.problems - first).min(MAX_GRID_Z);
-            let src_at = (first * self.stride * es) as u64;
-            let src_len =
-                (self.stride * (count - 1) + matrix_extent(self.rows, self.cols, self.ld)) * es;
-            let dst_at = to + (first * out_stride * es) as u64;
-            let dst_len =
-                (out_stride * (count - 1) + matrix_extent(self.cols, self.rows, self.new_ld)) * es;
-            steps.push(Step::bind(
-                ProgramRef::of::<Transpose>(params.clone()),
-                sig.clone(),
-                transpose::launch_config(self.rows, self.cols, count),
-                vec![
-                    (
-                        "dst",
-                        Arg::Workspace {
-                            offset: dst_at,
-                            bytes: dst_len as u64,
-                        },
-                    ),
-                    (
-                        "src",
-                        Arg::Buffer {
-                            slot,
-                            offset_bytes: src_at,
-                            touched: src_at..src_at + src_len as u64,
-                            access: Access::Read,
-                        },
-                    ),
-                    ("rows", Arg::Value(Value::U32(dim(self.rows)?))),
-                    ("cols", Arg::Value(Value::U32(dim(self.cols)?))),
-                    ("ld_src", Arg::Value(Value::U32(dim(self.ld)?))),
-                    ("ld_dst", Arg::Value(Value::U32(dim(self.new_ld)?))),
-                    ("stride_src", Arg::Value(Value::U64(self.stride as u64))),
-                    ("stride_dst", Arg::Value(Value::U64(out_stride as u64))),
-                ],
-            )?);
-        }
-        Ok(steps)
+        transpose::steps(
+            &problem,
+            target,
+            |at, bytes| Arg::Buffer {
+                slot,
+                offset_bytes: at,
+                touched: at..at + bytes,
+                access: Access::Read,
+            },
+            |at, bytes| Arg::Workspace {
+                offset: to + at,
+                bytes,
+            },
+        )
     }
 }
 
@@ -949,7 +925,7 @@ impl<'a> Planner<'a> {
             match st {
                 Staging::Repack(r) => self.copies.extend(r.copies_to(slot, es, to, batch)),
                 Staging::Transpose(t) => {
-                    for step in t.steps(slot, es, to)? {
+                    for step in t.steps(slot, es, to, self.target)? {
                         self.push(step);
                     }
                 }

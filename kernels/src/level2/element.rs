@@ -84,10 +84,14 @@ impl El {
     }
 }
 
-/// Declares the scalar parameters `name0..` (reals of the element).
-pub(crate) fn scalar_params(k: &mut KernelBuilder, el: El, name: &str) -> Vec<crate::ptx::Param> {
+/// The handles of the scalar parameters `name0..` (reals of the element).
+pub(crate) fn scalar_params(
+    params: &crate::ptx::Params,
+    el: El,
+    name: &str,
+) -> rocm_core::Result<Vec<crate::ptx::Param>> {
     (0..el.comps)
-        .map(|c| k.param(&format!("{name}{c}"), el.rt))
+        .map(|c| params.get(&format!("{name}{c}")).cloned())
         .collect()
 }
 

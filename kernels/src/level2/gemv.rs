@@ -48,6 +48,7 @@
 use super::element::{ctaid_y, epilogue, nctaid_y, scalar_params, El};
 use crate::generator::{Generator, LaunchRule, Program};
 use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
+use crate::signature::Signature;
 use rocm_core::target::KernelIsa;
 use rocm_core::{DType, Error, ModuleImage, Result, Target};
 
@@ -217,23 +218,22 @@ impl Generator for Gemv {
             return crate::amdgpu::level2::gemv::program(p, target);
         }
         let mut module = Module::for_kernels(target, format!("gemv kernels for {}", p.dtype))?;
-        let mut kernels = vec![KERNEL.to_string()];
+        let signatures = super::signatures::gemv(p, false);
         // Where the target has dependent launches the host starts the finish kernel that
         // way: it is scheduled while the main kernel still runs and waits for it on the
         // device, which hides its launch (H100 16384² f64: see `build_finish`).
         let dependent = p.splits() && target.caps().dependent_launch;
         module.push(&match p.trans {
-            GemvTrans::N => build_n(p, dependent),
-            _ => build_t(p),
+            GemvTrans::N => build_n(p, dependent, &signatures[0])?,
+            _ => build_t(p, &signatures[0])?,
         });
-        if p.splits() {
-            module.push(&build_finish(p, dependent));
-            kernels.push(FINISH.into());
+        if let Some(finish) = signatures.get(1) {
+            module.push(&build_finish(p, dependent, finish)?);
         }
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
-            kernels,
-            signatures: super::signatures::gemv(p, false),
+            kernels: signatures.iter().map(|s| s.kernel.clone()).collect(),
+            signatures,
             launch: LaunchRule::Cover {
                 block: p.block,
                 units_per_item: 1,
@@ -258,24 +258,27 @@ fn register_limit(k: &mut KernelBuilder, p: &GemvParams) {
 
 /// `N`: rows per work-item, columns per step, chunks over gridDim.y. With `dependent`
 /// every workgroup lets the finish kernel be scheduled as it starts.
-fn build_n(p: &GemvParams, dependent: bool) -> KernelBuilder {
+fn build_n(p: &GemvParams, dependent: bool, sig: &Signature) -> Result<KernelBuilder> {
     let el = El::of(p.dtype);
     let eb = el.bytes();
-    let mut k = KernelBuilder::new(KERNEL);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
     register_limit(&mut k, p);
-    let pm = k.param("m", Ty::U64);
-    let pn = k.param("n", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let plda = k.param("lda", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pincx = k.param("incx", Ty::S64);
+    let pm = params.get("m")?.clone();
+    let pn = params.get("n")?.clone();
+    let pa = params.get("a")?.clone();
+    let plda = params.get("lda")?.clone();
+    let px = params.get("x")?.clone();
+    let pincx = params.get("incx")?.clone();
     let (tail_params, work_param) = if p.split {
-        (None, Some(k.param("work", Ty::U64)))
+        (None, Some(params.get("work")?.clone()))
     } else {
-        let py = k.param("y", Ty::U64);
-        let pincy = k.param("incy", Ty::S64);
-        let alpha = scalar_params(&mut k, el, "alpha");
-        let beta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+        let py = params.get("y")?.clone();
+        let pincy = params.get("incy")?.clone();
+        let alpha = scalar_params(&params, el, "alpha")?;
+        let beta = p
+            .read_y
+            .then(|| scalar_params(&params, el, "beta"))
+            .transpose()?;
         (Some((py, pincy, alpha, beta)), None)
     };
 
@@ -446,7 +449,7 @@ fn build_n(p: &GemvParams, dependent: bool) -> KernelBuilder {
         k.place(skip);
     }
     k.ret();
-    k
+    Ok(k)
 }
 
 enum Out {
@@ -470,18 +473,21 @@ const FINISH_BATCH: u32 = 8;
 /// Split `N`'s second pass: one work-item per row sums the chunks in order, loading
 /// [`FINISH_BATCH`] of them at a time. With `dependent` (launched while the main kernel
 /// runs) it first waits for the main kernel's partials (`griddepcontrol.wait`).
-fn build_finish(p: &GemvParams, dependent: bool) -> KernelBuilder {
+fn build_finish(p: &GemvParams, dependent: bool, sig: &Signature) -> Result<KernelBuilder> {
     let el = El::of(p.dtype);
     let eb = el.bytes();
-    let mut k = KernelBuilder::new(FINISH);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
     register_limit(&mut k, p);
-    let pm = k.param("m", Ty::U64);
-    let pchunks = k.param("chunks", Ty::U64);
-    let pwork = k.param("work", Ty::U64);
-    let py = k.param("y", Ty::U64);
-    let pincy = k.param("incy", Ty::S64);
-    let palpha = scalar_params(&mut k, el, "alpha");
-    let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+    let pm = params.get("m")?.clone();
+    let pchunks = params.get("chunks")?.clone();
+    let pwork = params.get("work")?.clone();
+    let py = params.get("y")?.clone();
+    let pincy = params.get("incy")?.clone();
+    let palpha = scalar_params(&params, el, "alpha")?;
+    let pbeta = p
+        .read_y
+        .then(|| scalar_params(&params, el, "beta"))
+        .transpose()?;
 
     if dependent {
         k.griddep_wait();
@@ -548,27 +554,30 @@ fn build_finish(p: &GemvParams, dependent: bool) -> KernelBuilder {
     epilogue(&mut k, el, &acc, pyr, &alpha, beta.as_deref());
     k.place(exit);
     k.ret();
-    k
+    Ok(k)
 }
 
 /// `T`/`C`: `warps_per_column` warps per column (a *group*), its work-items over rows,
 /// a shuffle tree per warp, then (more than one warp) the warps' partials in order.
-fn build_t(p: &GemvParams) -> KernelBuilder {
+fn build_t(p: &GemvParams, sig: &Signature) -> Result<KernelBuilder> {
     let el = El::of(p.dtype);
     let eb = el.bytes();
     let conj = p.trans == GemvTrans::C;
-    let mut k = KernelBuilder::new(KERNEL);
+    let (mut k, params) = KernelBuilder::from_signature(sig);
     register_limit(&mut k, p);
-    let pm = k.param("m", Ty::U64);
-    let pn = k.param("n", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let plda = k.param("lda", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pincx = k.param("incx", Ty::S64);
-    let py = k.param("y", Ty::U64);
-    let pincy = k.param("incy", Ty::S64);
-    let palpha = scalar_params(&mut k, el, "alpha");
-    let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
+    let pm = params.get("m")?.clone();
+    let pn = params.get("n")?.clone();
+    let pa = params.get("a")?.clone();
+    let plda = params.get("lda")?.clone();
+    let px = params.get("x")?.clone();
+    let pincx = params.get("incx")?.clone();
+    let py = params.get("y")?.clone();
+    let pincy = params.get("incy")?.clone();
+    let palpha = scalar_params(&params, el, "alpha")?;
+    let pbeta = p
+        .read_y
+        .then(|| scalar_params(&params, el, "beta"))
+        .transpose()?;
 
     let m = k.ld_param(&pm);
     let n = k.ld_param(&pn);
@@ -744,7 +753,7 @@ fn build_t(p: &GemvParams) -> KernelBuilder {
     epilogue(&mut k, el, &acc, pyc, &alpha, beta.as_deref());
     k.place(exit);
     k.ret();
-    k
+    Ok(k)
 }
 
 /// Every variant the tests and the host use: each dtype × trans × β, fallback plus a

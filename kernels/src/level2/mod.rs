@@ -14,6 +14,7 @@ pub use element::Storage;
 pub mod gemv;
 pub mod plan;
 pub mod rank;
+pub mod solve;
 pub mod trimv;
 pub mod trsv;
 

@@ -169,7 +169,7 @@ impl Generator for Rank {
         }
         let mut module =
             Module::for_kernels(target, format!("rank-update kernels for {}", p.dtype))?;
-        module.push(&build(p));
+        module.push(&build(p)?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
@@ -182,21 +182,21 @@ impl Generator for Rank {
     }
 }
 
-fn build(p: &RankParams) -> KernelBuilder {
+fn build(p: &RankParams) -> Result<KernelBuilder> {
     let el = El::of(p.dtype);
     let eb = el.bytes();
     let tr = p.op.traits();
-    let mut k = KernelBuilder::new(KERNEL);
-    let pm = k.param("m", Ty::U64);
-    let pn = k.param("n", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let plda = k.param("lda", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pincx = k.param("incx", Ty::S64);
-    let py = k.param("y", Ty::U64);
-    let pincy = k.param("incy", Ty::S64);
-    let palpha = scalar_params(&mut k, el, "alpha");
-    let pflags = k.param("flags", Ty::U32);
+    let (mut k, params) = KernelBuilder::from_signature(&super::signatures::rank(p, false));
+    let pm = params.get("m")?.clone();
+    let pn = params.get("n")?.clone();
+    let pa = params.get("a")?.clone();
+    let plda = params.get("lda")?.clone();
+    let px = params.get("x")?.clone();
+    let pincx = params.get("incx")?.clone();
+    let py = params.get("y")?.clone();
+    let pincy = params.get("incy")?.clone();
+    let palpha = scalar_params(&params, el, "alpha")?;
+    let pflags = params.get("flags")?.clone();
 
     let m = k.ld_param(&pm);
     let n = k.ld_param(&pn);
@@ -280,7 +280,7 @@ fn build(p: &RankParams) -> KernelBuilder {
     k.bra(top);
     k.place(done);
     k.ret();
-    k
+    Ok(k)
 }
 
 #[cfg(test)]

@@ -231,7 +231,7 @@ impl Generator for TriMv {
         }
         let mut module =
             Module::for_kernels(target, format!("triangle-product kernels for {}", p.dtype))?;
-        module.push(&build(p));
+        module.push(&build(p)?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
@@ -247,28 +247,32 @@ impl Generator for TriMv {
 /// A's operands for [`element_at`]: base, lda, n (or the band's k).
 type Matrix = (Reg, Reg, Reg);
 
-fn build(p: &TriMvParams) -> KernelBuilder {
+fn build(p: &TriMvParams) -> Result<KernelBuilder> {
     let el = El::of(p.dtype);
     let eb = el.bytes();
     let tr = p.op.traits();
     let w_count = p.warps;
-    let mut k = KernelBuilder::new(KERNEL);
-    let pn = k.param("n", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let plda = k.param("lda", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pincx = k.param("incx", Ty::S64);
-    let py = k.param("y", Ty::U64);
-    let pincy = k.param("incy", Ty::S64);
-    let palpha = scalar_params(&mut k, el, "alpha");
-    let pbeta = p.read_y.then(|| scalar_params(&mut k, el, "beta"));
-    let pflags = k.param("flags", Ty::U32);
-    let pband = (p.storage == Storage::Band).then(|| k.param("band", Ty::U64));
+    let (mut k, params) = KernelBuilder::from_signature(&super::signatures::tri_mv(p, false));
+    let pn = params.get("n")?.clone();
+    let pa = params.get("a")?.clone();
+    let plda = params.get("lda")?.clone();
+    let px = params.get("x")?.clone();
+    let pincx = params.get("incx")?.clone();
+    let py = params.get("y")?.clone();
+    let pincy = params.get("incy")?.clone();
+    let palpha = scalar_params(&params, el, "alpha")?;
+    let pbeta = p
+        .read_y
+        .then(|| scalar_params(&params, el, "beta"))
+        .transpose()?;
+    let pflags = params.get("flags")?.clone();
+    let pband = params.opt("band").cloned();
     let general = p.op.is_general();
-    let plower = general.then(|| k.param("band_lower", Ty::U64));
-    let pwindow = p
-        .window
-        .then(|| ["rows_from", "rows_to", "cols_from", "cols_to"].map(|q| k.param(q, Ty::U64)));
+    let plower = params.opt("band_lower").cloned();
+    let pwindow = match ["rows_from", "rows_to", "cols_from", "cols_to"].map(|q| params.opt(q)) {
+        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d].map(Clone::clone)),
+        _ => None,
+    };
 
     let n = k.ld_param(&pn);
     let a = k.ld_param_global_ptr(&pa);
@@ -493,7 +497,7 @@ fn build(p: &TriMvParams) -> KernelBuilder {
     epilogue(&mut k, el, &s, pyi, &alpha, beta.as_deref());
     k.place(exit);
     k.ret();
-    k
+    Ok(k)
 }
 
 /// Where A is stored, relative to the diagonal, and the window's entries of x.

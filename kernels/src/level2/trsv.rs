@@ -104,7 +104,7 @@ impl Generator for TrsvBlock {
             return crate::amdgpu::level2::trsv::program(p, target);
         }
         let mut module = Module::for_kernels(target, format!("trsv kernels for {}", p.dtype))?;
-        module.push(&build(p));
+        module.push(&build(p)?);
         Ok(Program {
             image: ModuleImage::Ptx(module.text()),
             kernels: vec![KERNEL.into()],
@@ -130,20 +130,20 @@ fn counted(k: &mut KernelBuilder, limit: u32, body: impl FnOnce(&mut KernelBuild
     k.place(done);
 }
 
-fn build(p: &TrsvParams) -> KernelBuilder {
+fn build(p: &TrsvParams) -> Result<KernelBuilder> {
     let el = El::of(p.dtype);
     let eb = el.bytes();
     let nb = p.block;
     let pitch = nb + 1;
-    let mut k = KernelBuilder::new(KERNEL);
-    let pn = k.param("n", Ty::U64);
-    let pk0 = k.param("k0", Ty::U64);
-    let pa = k.param("a", Ty::U64);
-    let plda = k.param("lda", Ty::U64);
-    let px = k.param("x", Ty::U64);
-    let pincx = k.param("incx", Ty::S64);
-    let pflags = k.param("flags", Ty::U32);
-    let pband = (p.storage == Storage::Band).then(|| k.param("band", Ty::U64));
+    let (mut k, params) = KernelBuilder::from_signature(&super::signatures::trsv_block(p));
+    let pn = params.get("n")?.clone();
+    let pk0 = params.get("k0")?.clone();
+    let pa = params.get("a")?.clone();
+    let plda = params.get("lda")?.clone();
+    let px = params.get("x")?.clone();
+    let pincx = params.get("incx")?.clone();
+    let pflags = params.get("flags")?.clone();
+    let pband = params.opt("band").cloned();
     let n = k.ld_param(&pn);
     let k0 = k.ld_param(&pk0);
     let a = k.ld_param_global_ptr(&pa);
@@ -268,7 +268,7 @@ fn build(p: &TrsvParams) -> KernelBuilder {
     });
     k.when(t_in, false).st_global(px, 0, &res);
     k.ret();
-    k
+    Ok(k)
 }
 
 #[cfg(test)]

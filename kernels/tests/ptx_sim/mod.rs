@@ -16,6 +16,7 @@
 //! instruction the interpreter does not know panics rather than being skipped.
 
 pub mod host;
+pub mod plan;
 mod wgmma;
 
 use std::collections::HashMap;
@@ -569,6 +570,7 @@ impl Kernel {
         let width = |ty: &str| -> u32 {
             match ty {
                 "pred" => 1,
+                "b8" | "u8" | "s8" => 8,
                 "b16" | "u16" | "s16" | "f16" | "bf16" => 16,
                 "b32" | "u32" | "s32" | "f32" => 32,
                 _ => 64,

@@ -736,6 +736,7 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     let offset = ins.mods.offset as i64 as u64;
     let op = ins.op;
     let (bytes, dwords) = match op {
+        Op::GlobalLoadUbyte | Op::GlobalStoreByte => (1, 1),
         Op::GlobalLoadUshort | Op::GlobalStoreShort => (2, 1),
         Op::GlobalLoadDwordx2 | Op::GlobalStoreDwordx2 => (8, 2),
         Op::GlobalLoadDwordx3 | Op::GlobalStoreDwordx3 => (12, 3),
@@ -790,13 +791,11 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                 w.set(d, 0, lane, old);
             }
         } else if let Some((d, _)) = dst {
-            if bytes == 2 {
-                w.set(
-                    d,
-                    0,
-                    lane,
-                    u32::from(u16::from_le_bytes([region[0], region[1]])),
-                );
+            if bytes < 4 {
+                // Narrow loads zero-extend into the word.
+                let mut word = [0u8; 4];
+                word[..bytes].copy_from_slice(region);
+                w.set(d, 0, lane, u32::from_le_bytes(word));
             } else {
                 for r in 0..dwords {
                     let c = &region[4 * r..4 * r + 4];
@@ -804,9 +803,9 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                 }
             }
         } else if let Some((s, _)) = data {
-            if bytes == 2 {
-                let v = w.get(s, 0, lane) as u16;
-                region.copy_from_slice(&v.to_le_bytes());
+            if bytes < 4 {
+                let v = w.get(s, 0, lane).to_le_bytes();
+                region.copy_from_slice(&v[..bytes]);
             } else {
                 for r in 0..dwords {
                     region[4 * r..4 * r + 4].copy_from_slice(&w.get(s, r, lane).to_le_bytes());

@@ -18,10 +18,11 @@
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
 //! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
-//! 64-bit integer ↔ float conversions other than u64/i64 → f64 to nearest; 1-byte memory accesses; 64-bit atomics; atomics
-//! beyond add (u32/i32 everywhere, f32 on global and shared memory; gfx908 has no f32
-//! add that returns the old value), u32/i32 min and max, global u32 compare-and-swap;
-//! exchange.
+//! 64-bit integer ↔ float conversions other than u64/i64 → f64 to nearest; 1-byte
+//! shared-memory accesses; 64-bit atomics; atomic exchange and shared-memory
+//! compare-and-swap. (Atomics that lower: add on u32/i32 everywhere and on f32 in global
+//! and shared memory, where gfx908 has no f32 add returning the old value; u32/i32 min and
+//! max; global u32 compare-and-swap.)
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
@@ -1628,6 +1629,7 @@ impl<'a> Lower<'a> {
         match m.mem {
             Mem::Global(p) => {
                 let op = match m.bytes {
+                    1 => I::GlobalLoadUbyte,
                     2 => I::GlobalLoadUshort,
                     4 => I::GlobalLoadDword,
                     8 => I::GlobalLoadDwordx2,
@@ -1656,12 +1658,11 @@ impl<'a> Lower<'a> {
         if halves(v.ty) {
             self.unpack_halves(out, d, v.ty.lanes)?;
         }
-        // Narrow integer loads: sign-extend i32 from 16 bits.
-        if m.bytes == 2 && v.ty.scalar == Scalar::I32 {
-            self.e
-                .valu(I::VLshlrevB32, &[vreg(d), Src::K32(16), vreg(d)])?;
-            self.e
-                .valu(I::VAshrrevI32, &[vreg(d), Src::K32(16), vreg(d)])?;
+        // Narrow integer loads: sign-extend i32 from 8 or 16 bits.
+        if m.bytes < 4 && v.ty.scalar == Scalar::I32 {
+            let shift = Src::K32(32 - 8 * m.bytes);
+            self.e.valu(I::VLshlrevB32, &[vreg(d), shift, vreg(d)])?;
+            self.e.valu(I::VAshrrevI32, &[vreg(d), shift, vreg(d)])?;
         }
         self.free_v(tv);
         for r in ts {
@@ -1774,6 +1775,7 @@ impl<'a> Lower<'a> {
         match m.mem {
             Mem::Global(p) => {
                 let op = match m.bytes {
+                    1 => I::GlobalStoreByte,
                     2 => I::GlobalStoreShort,
                     4 => I::GlobalStoreDword,
                     8 => I::GlobalStoreDwordx2,

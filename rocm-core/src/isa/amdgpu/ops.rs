@@ -619,6 +619,8 @@ pub enum Op {
     DsMinRtnU32,
     DsMaxRtnI32,
     DsMaxRtnU32,
+    GlobalLoadUbyte,
+    GlobalStoreByte,
 }
 
 /// The table row of every [`Op`], in enum order.
@@ -4036,5 +4038,23 @@ pub static OPS: &[OpInfo] = &[
         ty: Ty::B32,
         atomic: false,
         slots: &[DsDst(1), DsAddr, DsData(1)],
+    },
+    OpInfo {
+        op: Op::GlobalLoadUbyte,
+        form: Form::Global,
+        names: ["global_load_ubyte", "global_load_ubyte", "global_load_u8"],
+        opcode: [0x10, 0x10, 0x10, 0x10],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[GDst(1), GAddr, GSaddr],
+    },
+    OpInfo {
+        op: Op::GlobalStoreByte,
+        form: Form::Global,
+        names: ["global_store_byte", "global_store_byte", "global_store_b8"],
+        opcode: [0x18, 0x18, 0x18, 0x18],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[GAddr, GData(1), GSaddr],
     },
 ];
