@@ -93,6 +93,31 @@ pub enum L1Op {
 }
 
 impl L1Op {
+    /// The op's stable short name (catalog keys, kernel names): `scal`, `axpby`,
+    /// `axpby_b0` (β = 0, y not read), `copy`, `swap`, `dot`, `dotc`, `sum`, `asum`,
+    /// `nrm2`, `iamax`, `iamin`, `fill`, `rot`, `rotm`, `convert_<to>`.
+    pub fn token(self) -> String {
+        let name = match self {
+            L1Op::Scal => "scal",
+            L1Op::Axpby { read_y: true } => "axpby",
+            L1Op::Axpby { read_y: false } => "axpby_b0",
+            L1Op::Copy => "copy",
+            L1Op::Swap => "swap",
+            L1Op::Dot { conj: false } => "dot",
+            L1Op::Dot { conj: true } => "dotc",
+            L1Op::Sum => "sum",
+            L1Op::Asum => "asum",
+            L1Op::Nrm2 => "nrm2",
+            L1Op::Iamax { max: true } => "iamax",
+            L1Op::Iamax { max: false } => "iamin",
+            L1Op::Fill => "fill",
+            L1Op::Rot => "rot",
+            L1Op::Rotm => "rotm",
+            L1Op::Convert { to } => return format!("convert_{to}"),
+        };
+        name.to_string()
+    }
+
     pub fn is_reduction(self) -> bool {
         matches!(
             self,
@@ -209,10 +234,15 @@ impl Level1Params {
         self.op.is_reduction() || self.grid_stride
     }
 
-    /// Catalog key: `<op>/<dtype>/<contiguous|strided>`.
+    /// Catalog key: `<op>/<dtype>/<contiguous|strided>`, with `<op>` the op's
+    /// [`L1Op::token`] and `<dtype>` the dtype's name (`f32`, `c64`, `bf16`, ...): e.g.
+    /// `axpby/f32/contiguous`, `iamin/c64/strided`, `convert_f16/f32/contiguous`. The
+    /// encoding is explicit (not derived from `Debug`) so catalog files stay valid when
+    /// the Rust types change; `key_encoding_is_stable` pins it.
     pub fn key(op: L1Op, dtype: DType, contiguous: bool) -> String {
         format!(
-            "{op:?}/{dtype}/{}",
+            "{}/{dtype}/{}",
+            op.token(),
             if contiguous { "contiguous" } else { "strided" }
         )
     }
@@ -263,7 +293,7 @@ impl Level1Params {
         Ok(self.block as u64 * self.unroll as u64 * (self.reals_per_vector()? / comps) as u64)
     }
 
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if !supports(self.op, self.dtype) {
             let what = match self.op {
                 L1Op::Convert { to } => format!(
@@ -448,10 +478,10 @@ fn zero_of(ty: Ty) -> Op {
 
 /// Blue's thresholds for f64 (LAPACK 3.10 dnrm2): |x| < TSML is scaled up by SSML,
 /// |x| > TBIG scaled down by SBIG, the rest summed as is.
-const TSML: f64 = 1.4916681462400413e-154;
-const TBIG: f64 = 1.997_919_072_202_235e146;
-const SSML: f64 = 4.4989137945431964e161;
-const SBIG: f64 = 1.1113793747425387e-162;
+pub(crate) const TSML: f64 = 1.4916681462400413e-154;
+pub(crate) const TBIG: f64 = 1.997_919_072_202_235e146;
+pub(crate) const SSML: f64 = 4.4989137945431964e161;
+pub(crate) const SBIG: f64 = 1.1113793747425387e-162;
 
 /// Per-thread accumulator state of a reduction.
 enum Acc {
@@ -543,7 +573,7 @@ pub fn y_dtype(op: L1Op, dtype: DType) -> DType {
 
 /// The names of the PTX kernel's scalar parameters, in order (the module docs): reals
 /// of the element (`comps` per element), α and β of axpby (β only when y is read).
-fn ptx_scalar_names(op: L1Op, comps: u32) -> Vec<String> {
+pub(crate) fn scalar_names(op: L1Op, comps: u32) -> Vec<String> {
     match op {
         L1Op::Scal | L1Op::Fill => (0..comps).map(|c| format!("alpha{c}")).collect(),
         L1Op::Axpby { read_y } => {
@@ -580,7 +610,7 @@ pub fn ptx_signature(p: &Level1Params) -> Result<Signature> {
             .pointer("y", y_dtype(p.op, p.dtype), ay)
             .scalar("incy", ScalarType::I64);
     }
-    for name in ptx_scalar_names(p.op, xl.comps) {
+    for name in scalar_names(p.op, xl.comps) {
         sig = sig.scalar(name, scalar);
     }
     if p.op.is_reduction() {
@@ -605,7 +635,7 @@ fn build(p: &Level1Params) -> Result<KernelBuilder> {
     let incx = k.ld_param(params.get("incx")?);
     let y = params.opt("y").map(|q| k.ld_param_global_ptr(q));
     let incy = params.opt("incy").map(|q| k.ld_param(q));
-    let scalars: Val = ptx_scalar_names(p.op, comps)
+    let scalars: Val = scalar_names(p.op, comps)
         .iter()
         .map(|s| params.get(s).map(|q| k.ld_param(q)))
         .collect::<Result<_>>()?;
@@ -1427,6 +1457,110 @@ mod tests {
             ),
             Err(Error::Unsupported { .. })
         ));
+    }
+
+    /// The catalog key encoding is a file format: these strings must not change.
+    #[test]
+    fn key_encoding_is_stable() {
+        let table = [
+            (L1Op::Scal, DType::F32, true, "scal/f32/contiguous"),
+            (
+                L1Op::Axpby { read_y: true },
+                DType::F64,
+                true,
+                "axpby/f64/contiguous",
+            ),
+            (
+                L1Op::Axpby { read_y: false },
+                DType::C32,
+                false,
+                "axpby_b0/c32/strided",
+            ),
+            (L1Op::Copy, DType::F16, true, "copy/f16/contiguous"),
+            (L1Op::Swap, DType::Bf16, false, "swap/bf16/strided"),
+            (
+                L1Op::Dot { conj: false },
+                DType::F32,
+                true,
+                "dot/f32/contiguous",
+            ),
+            (
+                L1Op::Dot { conj: true },
+                DType::C64,
+                true,
+                "dotc/c64/contiguous",
+            ),
+            (L1Op::Sum, DType::F64, false, "sum/f64/strided"),
+            (L1Op::Asum, DType::C32, true, "asum/c32/contiguous"),
+            (L1Op::Nrm2, DType::Bf16, true, "nrm2/bf16/contiguous"),
+            (
+                L1Op::Iamax { max: true },
+                DType::F32,
+                true,
+                "iamax/f32/contiguous",
+            ),
+            (
+                L1Op::Iamax { max: false },
+                DType::C64,
+                false,
+                "iamin/c64/strided",
+            ),
+            (L1Op::Fill, DType::F16, true, "fill/f16/contiguous"),
+            (L1Op::Rot, DType::C32, false, "rot/c32/strided"),
+            (L1Op::Rotm, DType::F64, true, "rotm/f64/contiguous"),
+            (
+                L1Op::Convert { to: DType::F16 },
+                DType::F32,
+                true,
+                "convert_f16/f32/contiguous",
+            ),
+            (
+                L1Op::Convert { to: DType::F64 },
+                DType::F32,
+                false,
+                "convert_f64/f32/strided",
+            ),
+        ];
+        for (op, dtype, contiguous, want) in table {
+            assert_eq!(Level1Params::key(op, dtype, contiguous), want);
+        }
+        // Every op has its own token.
+        let mut tokens: Vec<String> = ALL_OPS.iter().map(|o| o.token()).collect();
+        tokens.sort();
+        tokens.dedup();
+        assert_eq!(tokens.len(), ALL_OPS.len());
+    }
+
+    /// Every level1 catalog key of every shipped catalog is a key [`Level1Params::key`]
+    /// builds (the files were migrated with the encoding).
+    #[test]
+    fn shipped_catalog_keys_use_the_encoding() {
+        let mut keys = Vec::new();
+        for (op, dtype) in ALL_OPS.iter().flat_map(|op| DTYPES.map(|d| (*op, d))) {
+            for contiguous in [true, false] {
+                keys.push(Level1Params::key(op, dtype, contiguous));
+            }
+        }
+        for (from, to) in CONVERSIONS {
+            for contiguous in [true, false] {
+                keys.push(Level1Params::key(L1Op::Convert { to }, from, contiguous));
+            }
+        }
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/catalogs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            for e in json["entries"].as_array().unwrap() {
+                if e["generator"] == "level1" {
+                    let key = e["key"].as_str().unwrap();
+                    assert!(keys.iter().any(|k| k == key), "{}: {key}", path.display());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 0, "no level1 entries in {dir}");
     }
 
     #[test]
