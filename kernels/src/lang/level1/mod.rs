@@ -1,7 +1,7 @@
 //! BLAS Level 1 written once in the language: every op of [`crate::level1`] (fill,
 //! scal, axpby, copy, swap, rot, rotm, the dtype conversions, and the reductions dot,
 //! dotc, sum, asum, nrm2, iamax, iamin) for f32, f64, c32, c64, f16 and bf16, lowered to
-//! PTX and AMDGPU from one definition with one signature ([`crate::level1::ptx_signature`]:
+//! PTX and AMDGPU from one definition with one signature ([`crate::level1::signature`]:
 //! `n: u64, x, incx: i64, [y, incy: i64], scalars, [partials]`).
 //!
 //! Work split: a unit is one vector of `vector_bytes` of x (contiguous) or one element
