@@ -345,7 +345,7 @@ pub const KERNEL: &str = "rocm_blas_l1";
 impl Generator for Level1 {
     type Params = Level1Params;
     const NAME: &'static str = "level1";
-    const VERSION: u32 = 6;
+    const VERSION: u32 = 7;
 
     fn generate(p: &Level1Params, target: &Target) -> Result<Program> {
         let def = crate::lang::level1::kernel(p, target)?;

@@ -151,7 +151,7 @@ pub struct Finish;
 impl Generator for Finish {
     type Params = FinishParams;
     const NAME: &'static str = "level1_finish";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
         p.check_target(target)?;
