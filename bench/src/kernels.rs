@@ -365,7 +365,9 @@ fn show_program(
 /// The AMDGPU kernel of `p`: its LLVM source, then the resource report and the width of
 /// each global load (the acceptance of the Level 1 issue reads both).
 fn show_amdgpu(t: IsaTarget, p: &Level1Params) -> Result<(), Box<dyn std::error::Error>> {
-    let k = rocm_kernels::amdgpu::level1::generate(t, p)?;
+    let target: rocm_core::Target = t.name().parse()?;
+    let def = rocm_kernels::lang::level1::kernel(p, &target)?;
+    let k = rocm_kernels::lang::amdgpu::lower(&def)?;
     println!("// params: {p:?}");
     println!(
         "{}",

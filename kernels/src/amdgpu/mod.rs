@@ -24,7 +24,6 @@
 //! - [`regs`]: typed registers and alignment rules.
 //! - [`report`]: [`ResourceReport`], occupancy per target.
 //! - [`text`]: the kernel as an `llvm-mc-19` source file.
-//! - [`level1`]: BLAS Level 1 elementwise kernels from [`crate::level1::Level1Params`].
 //! - [`complex`]: complex GEMM's preparation kernel ([`crate::complex`]).
 //! - [`extension`]: geam and dgmm from [`crate::extension::ExtensionParams`].
 //! - [`level3`]: the Level 3 triangle kernels from [`crate::level3::Level3Params`].
@@ -34,7 +33,6 @@
 pub mod asm;
 pub mod complex;
 pub mod extension;
-pub mod level1;
 pub mod level2;
 pub mod level3;
 pub(crate) mod math;

@@ -12,8 +12,8 @@
 //! - [`program`]: kernels of one target as a generator's `Program` (PTX or a code
 //!   object, chosen by the target's `Caps::kernel_isa`), what every generator written in
 //!   the language returns.
-//! - [`ptx`]: the PTX lowering; [`level1`]: Level 1 copy and axpby written in the
-//!   language (the first port candidate).
+//! - [`ptx`]: the PTX lowering; [`level1`]: every BLAS Level 1 kernel and its
+//!   reductions' final pass, the kernels `level1::Level1` and `level1::Finish` return.
 //!
 //! # Shape
 //!

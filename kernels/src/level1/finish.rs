@@ -27,27 +27,22 @@
 //!   1 when no element qualified (all NaN: BLAS's first element).
 //! - `grid = 0` stands for n = 0: the result is +0 (index 0), as BLAS returns.
 //!
-//! Kernel arguments (both families): `partials: u64, result: u64, grid: u32`. The
+//! Kernel arguments (every target): `partials: u64, result: u64, grid: u32`. The
 //! result is written by work-item 0 at `result` (complex: re then im). Launch: one
 //! workgroup of [`FINISH_LANES`] work-items (two warps on NVIDIA, one wave64 on gfx9,
-//! two wave32 on gfx11). The program's one kernel is [`FINISH_KERNEL`] in PTX and
-//! `l1_finish_<op>_<dtype>_<out>` on AMDGPU ([`crate::amdgpu::level1::finish`], which
-//! covers every reduction but nrm2 so far: nrm2 answers `Unsupported` there and the
-//! host combines its partials in this order).
+//! two wave32 on gfx11). The program's one kernel, [`FINISH_KERNEL`], is written in the
+//! language ([`crate::lang::level1::finish`]). The AMDGPU lowering has no f64 square
+//! root yet, so nrm2 answers `Unsupported` on AMDGPU targets and the host combines its
+//! partials in this order.
 
-use super::{better_arg, partial_slots, L1Op, SBIG, SSML};
+use super::{partial_slots, L1Op};
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Op, Reg, Special, Ty};
 use crate::signature::{Access, ScalarType, Signature};
-use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::target::KernelIsa;
-use rocm_core::{DType, Error, ModuleImage, Result, Target};
+use rocm_core::{DType, Error, Result, Target};
 
 /// Lanes of the fixed combination order (and work-items of the finish workgroup).
 pub const FINISH_LANES: u32 = 64;
-
-/// Partials each lane loads per step of the first phase (latency hiding).
-const UNROLL: u32 = 8;
 
 /// Name of the generated kernel.
 pub const FINISH_KERNEL: &str = "rocm_blas_l1_finish";
@@ -100,9 +95,18 @@ impl FinishParams {
             .scalar("grid", ScalarType::U32)
     }
 
-    /// The result's real components: (type, count); `I64` for an index.
-    fn components(&self) -> (Ty, u32) {
-        Ty::components_of(self.out).unwrap_or((Ty::U64, 1))
+    /// Whether `target` has this program: every GPU target, except nrm2 on AMDGPU (its
+    /// lowering has no f64 square root; `amdgpu_has_no_f64_sqrt_yet` notices when it
+    /// does).
+    fn check_target(&self, target: &Target) -> Result<()> {
+        let isa = target.caps().kernel_isa;
+        if isa == KernelIsa::Host || (isa == KernelIsa::Amdgpu && self.op == L1Op::Nrm2) {
+            return Err(Error::unsupported(
+                format!("Level 1 finish {:?} ({})", self.op, self.out),
+                target.to_string(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -147,240 +151,49 @@ pub struct Finish;
 impl Generator for Finish {
     type Params = FinishParams;
     const NAME: &'static str = "level1_finish";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
 
     fn generate(p: &FinishParams, target: &Target) -> Result<Program> {
-        p.validate()?;
-        let (image, sig) = match target.caps().kernel_isa {
-            KernelIsa::Ptx => {
-                let mut module = Module::new(target)?;
-                module.push(&build_ptx(p)?);
-                (ModuleImage::Ptx(module.text()), p.signature(FINISH_KERNEL))
-            }
-            KernelIsa::Amdgpu => {
-                let t = IsaTarget::try_from(target)?;
-                let k = crate::amdgpu::level1::finish::generate(t, p)?;
-                let sig = crate::amdgpu::level1::finish::signature(t, p)?;
-                (ModuleImage::CodeObject(k.to_elf()?), sig)
-            }
-            KernelIsa::Host => {
-                return Err(Error::unsupported(
-                    format!("Level 1 finish {:?} ({})", p.op, p.out),
-                    target.to_string(),
-                ))
-            }
+        p.check_target(target)?;
+        let def = crate::lang::level1::finish::kernel(p, target)?;
+        let launch = LaunchRule::Fixed {
+            grid: 1,
+            block: FINISH_LANES,
         };
-        Ok(Program::declared(
-            image,
-            vec![sig],
-            LaunchRule::Fixed {
-                grid: 1,
-                block: FINISH_LANES,
-            },
-        ))
+        crate::lang::program(&[def], launch)
     }
 
     fn signatures(p: &FinishParams, target: &Target) -> Result<Vec<Signature>> {
         p.validate()?;
-        match IsaTarget::try_from(target) {
-            Ok(t) => Ok(vec![crate::amdgpu::level1::finish::signature(t, p)?]),
-            Err(_) => {
-                Module::new(target)?;
-                Ok(vec![p.signature(FINISH_KERNEL)])
-            }
-        }
+        p.check_target(target)?;
+        Ok(vec![p.signature(FINISH_KERNEL)])
     }
-}
-
-/// The PTX kernel: lanes accumulate into shared memory, work-item 0 finishes.
-fn build_ptx(p: &FinishParams) -> Result<KernelBuilder> {
-    let (mut k, params) = KernelBuilder::from_signature(&p.signature(FINISH_KERNEL));
-    k.comment(&format!("{p:?}"));
-    let partials = k.ld_param_global_ptr(params.get("partials")?);
-    let result = k.ld_param_global_ptr(params.get("result")?);
-    let grid = k.ld_param(params.get("grid")?);
-    let tid = k.special(Special::TidX);
-    let lanes = FINISH_LANES as i64;
-    let slots = p.slots() as u32;
-    let lane_bytes = FINISH_LANES * 8;
-    let shared = k.shared_array("finish_lanes", slots * lane_bytes, 8);
-    let tid_bytes = k.shl(Ty::U32, tid, 3);
-    let my_shared = k.add(Ty::U32, shared, tid_bytes);
-    let grid64 = k.cvt(Ty::U64, grid);
-    let slot_bytes = k.shl(Ty::U64, grid64, 3);
-
-    // Phase 1: lane `tid` over partials tid, tid + 64, … of every slot, UNROLL loads in
-    // flight per step; a load past the grid leaves its identity (−0.0, or an iamax
-    // candidate that never wins), so it changes no bits.
-    let j = k.cvt(Ty::U64, tid);
-    let tid_off = k.shl(Ty::U64, j, 3);
-    let addr = k.add(Ty::U64, partials, tid_off);
-    let (top, done) = (k.label(), k.label());
-    let step = lanes * UNROLL as i64;
-    // Per slot, per unrolled load: the partial (or the identity), in order.
-    let load_step = |k: &mut KernelBuilder, identity: &[Op]| -> Vec<Vec<Reg>> {
-        let past = k.setp(Cmp::Ge, Ty::U64, j, grid64);
-        k.bra_if(past, false, done);
-        let mut slot_addr = addr;
-        let mut out = Vec::new();
-        for (s, id) in identity.iter().enumerate() {
-            if s > 0 {
-                slot_addr = k.add(Ty::U64, slot_addr, slot_bytes);
-            }
-            let ty = if matches!(id, Op::I(_)) {
-                Ty::U64
-            } else {
-                Ty::F64
-            };
-            let vals: Vec<Reg> = (0..UNROLL as i64)
-                .map(|u| {
-                    let v = k.mov(ty, *id);
-                    let ju = k.add(Ty::U64, j, u * lanes);
-                    let inside = k.setp(Cmp::Lt, Ty::U64, ju, grid64);
-                    k.when(inside, false);
-                    k.ld_global_into(&[v], slot_addr, u * lanes * 8, LoadCache::Default);
-                    v
-                })
-                .collect();
-            out.push(vals);
-        }
-        out
-    };
-    match p.op {
-        L1Op::Iamax { max } => {
-            let id_v = Op::F64(if max { -1.0 } else { f64::INFINITY });
-            let bv = k.mov(Ty::F64, id_v);
-            let bi = k.mov(Ty::U64, Op::I(-1));
-            k.place(top);
-            let loaded = load_step(&mut k, &[id_v, Op::I(-1)]);
-            for (v, i) in loaded[0].iter().zip(&loaded[1]) {
-                let (nv, ni) = better_arg(&mut k, max, (bv, bi), (*v, *i));
-                k.assign(bv, nv);
-                k.assign(bi, ni);
-            }
-            k.add_to(j, step);
-            k.add_to(addr, step * 8);
-            k.bra(top);
-            k.place(done);
-            k.st_shared(my_shared, 0, bv);
-            k.st_shared(my_shared, lane_bytes as i64, bi);
-        }
-        _ => {
-            let acc: Vec<Reg> = (0..slots).map(|_| k.mov(Ty::F64, Op::F64(-0.0))).collect();
-            k.place(top);
-            let ids = vec![Op::F64(-0.0); slots as usize];
-            let loaded = load_step(&mut k, &ids);
-            for (r, vals) in acc.iter().zip(&loaded) {
-                for v in vals {
-                    k.add_to(*r, *v);
-                }
-            }
-            k.add_to(j, step);
-            k.add_to(addr, step * 8);
-            k.bra(top);
-            k.place(done);
-            for (s, r) in acc.iter().enumerate() {
-                k.st_shared(my_shared, (s as u32 * lane_bytes) as i64, *r);
-            }
-        }
-    }
-    k.bar_sync();
-    let end = k.label();
-    let not_first = k.setp(Cmp::Ne, Ty::U32, tid, 0i64);
-    k.bra_if(not_first, false, end);
-
-    // Phase 2 (work-item 0): the lanes in order, then the result.
-    let empty = k.setp(Cmp::Eq, Ty::U32, grid, 0i64);
-    let (ty, comps) = p.components();
-    let out: Vec<Reg> = match p.op {
-        L1Op::Iamax { max } => {
-            let bv = k.mov(Ty::F64, Op::F64(if max { -1.0 } else { f64::INFINITY }));
-            let bi = k.mov(Ty::U64, Op::I(-1));
-            for l in 0..FINISH_LANES as i64 {
-                let v = k.ld_shared(Ty::F64, shared, l * 8);
-                let i = k.ld_shared(Ty::U64, shared, lane_bytes as i64 + l * 8);
-                let (nv, ni) = better_arg(&mut k, max, (bv, bi), (v, i));
-                k.assign(bv, nv);
-                k.assign(bi, ni);
-            }
-            // 1-based; u64::MAX + 1 wraps to 0: none qualified gives 1; n = 0 gives 0.
-            let one_based = k.add(Ty::U64, bi, 1i64);
-            let none = k.setp(Cmp::Eq, Ty::U64, one_based, 0i64);
-            let idx = k.selp(Ty::U64, 1i64, one_based, none);
-            vec![k.selp(Ty::U64, 0i64, idx, empty)]
-        }
-        _ => {
-            let totals: Vec<Reg> = (0..slots)
-                .map(|s| {
-                    let t = k.mov(Ty::F64, Op::F64(-0.0));
-                    for l in 0..FINISH_LANES {
-                        let v = k.ld_shared(Ty::F64, shared, ((s * lane_bytes) + l * 8) as i64);
-                        k.add_to(t, v);
-                    }
-                    t
-                })
-                .collect();
-            let reals = if p.op == L1Op::Nrm2 {
-                vec![blue_finish_ptx(&mut k, totals[0], totals[1], totals[2])]
-            } else {
-                totals[..comps as usize].to_vec()
-            };
-            reals
-                .iter()
-                .map(|r| {
-                    let r = k.selp(Ty::F64, Op::F64(0.0), *r, empty);
-                    if ty == Ty::F32 {
-                        k.cvt(Ty::F32, r)
-                    } else {
-                        r
-                    }
-                })
-                .collect()
-        }
-    };
-    for (c, r) in out.iter().enumerate() {
-        k.st_global(result, (c as u32 * ty.size()) as i64, &[*r]);
-    }
-    k.place(end);
-    k.ret();
-    Ok(k)
-}
-
-/// [`super::blue_finish`] in PTX: every branch computed, the taken one selected (the
-/// others may be NaN or ∞; selection discards them).
-fn blue_finish_ptx(k: &mut KernelBuilder, small: Reg, medium: Reg, big: Reg) -> Reg {
-    let f = Ty::F64;
-    // big > 0: sqrt(big + (medium·SBIG)·SBIG) / SBIG.
-    let m1 = k.mul(f, medium, Op::F64(SBIG));
-    let m2 = k.mul(f, m1, Op::F64(SBIG));
-    let b = k.add(f, big, m2);
-    let sb = k.sqrt(f, b);
-    let from_big = k.div(f, sb, Op::F64(SBIG));
-    // small > 0 and medium > 0: ymax·sqrt(1 + (ymin/ymax)²).
-    let ymed = k.sqrt(f, medium);
-    let ss = k.sqrt(f, small);
-    let ysml = k.div(f, ss, Op::F64(SSML));
-    let sml_bigger = k.setp(Cmp::Gt, f, ysml, ymed);
-    let ymin = k.selp(f, ymed, ysml, sml_bigger);
-    let ymax = k.selp(f, ysml, ymed, sml_bigger);
-    let q = k.div(f, ymin, ymax);
-    let q2 = k.mul(f, q, q);
-    let s1 = k.add(f, Op::F64(1.0), q2);
-    let r1 = k.sqrt(f, s1);
-    let from_both = k.mul(f, ymax, r1);
-    let big_pos = k.setp(Cmp::Gt, f, big, Op::F64(0.0));
-    let small_pos = k.setp(Cmp::Gt, f, small, Op::F64(0.0));
-    let medium_pos = k.setp(Cmp::Gt, f, medium, Op::F64(0.0));
-    // Innermost first: medium only, small only, both, big.
-    let r = k.selp(f, from_both, ysml, medium_pos);
-    let r = k.selp(f, r, ymed, small_pos);
-    k.selp(f, from_big, r, big_pos)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ptxas::{Ptxas, HOW_TO_GET};
+    use rocm_core::ModuleImage;
+
+    /// The signature the plan binds is the kernel's, and nrm2's AMDGPU refusal stands
+    /// only while the AMDGPU lowering has no f64 square root.
+    #[test]
+    fn signatures_are_the_kernels_and_amdgpu_has_no_f64_sqrt_yet() {
+        for name in ["sm_90", "gfx90a", "gfx1100"] {
+            let target: Target = name.parse().unwrap();
+            for p in all_params() {
+                let def = crate::lang::level1::finish::kernel(&p, &target).unwrap();
+                assert_eq!(def.signature, p.signature(FINISH_KERNEL), "{p:?}");
+                let amd_nrm2 = name.starts_with("gfx") && p.op == L1Op::Nrm2;
+                assert_eq!(Finish::signatures(&p, &target).is_err(), amd_nrm2, "{p:?}");
+                if amd_nrm2 {
+                    let e = crate::lang::amdgpu::lower(&def).unwrap_err().to_string();
+                    assert!(e.contains("sqrt"), "{e}");
+                }
+            }
+        }
+    }
 
     /// Every reduction with each of its result types.
     pub(crate) fn all_params() -> Vec<FinishParams> {

@@ -1,33 +1,21 @@
 //! Level 1 selection: a problem and a target in, a [`Plan`] out.
 //!
 //! The variant comes from the catalog (then the fallback) and is adapted to the views:
-//! the PTX kernels narrow their vector width to the views' alignment; the AMDGPU kernels
-//! load 16 bytes per lane, so an unaligned contiguous problem runs their strided kernel
-//! at increment one. Each vector is aligned to its own access width: for a conversion
-//! PTX's `vector_bytes` is x's (y's accesses cover as many elements, at most that wide),
-//! AMDGPU's the wider side's. Those rules, and the AMDGPU kernels' 32-bit byte offsets
-//! (a vector spans less than 2³² bytes, |inc| < 2³¹), are the rows of [`RULES`], chosen
-//! by whether the target has an AMDGPU ISA.
+//! the vector width narrows to the views' alignment (never below one element). Each
+//! vector is aligned to its own access width: `vector_bytes` is x's, a conversion's y
+//! covers as many elements in accesses of at most that width.
 //!
-//! Arguments are bound by name from the kernel's signature, so the two kernel families'
-//! different argument lists ([`super::ptx_signature`],
-//! [`crate::amdgpu::level1::signature`]) need no host-side knowledge: `n`, `incx`,
-//! `incy` take the declared integer width; vectors are passed at logical element 0 by
-//! PTX (the far end for a negative increment) and at their lowest address by AMDGPU
-//! (`n` and `incx` declared 32-bit say which); scalars fill the declared scalar
-//! parameters in order (f32/f64 as themselves, `u32` words as f32 bits or an f64's low
-//! then high word); `groups` is the launched grid.
+//! One kernel signature on every target ([`super::signature`]): arguments are bound by
+//! name, `n: u64`, vectors at logical element 0 (the far end for a negative increment),
+//! `incx`/`incy: i64`, the scalars in order.
 //!
 //! Reductions ([`plan_reduction`]): a first pass writes `slots × grid` f64 partials
 //! (structure of arrays) at the workspace's start, then the finish program
 //! ([`super::finish`]) combines them into the result, in the caller's buffer or in the
-//! two f64s after the partials. A PTX reduction's grid is compiled in
-//! (`Level1Params::grid`), so the plan asks for min(catalog grid, workgroups covering n)
-//! rounded up to a power of two (a dozen variants at most); AMDGPU kernels read their
-//! grid from `groups`, so any grid runs one code: min(catalog grid, covering). n = 0
-//! runs the finish alone (`grid = 0`: the result is 0). Where a target has no finish
-//! kernel (AMDGPU nrm2) the plan says so and the host combines the partials in the same
-//! order.
+//! two f64s after the partials. The kernels loop over tiles by the launched grid, so
+//! one code runs any grid: min(catalog grid, workgroups covering n). n = 0 runs the
+//! finish alone (`grid = 0`: the result is 0). Where a target has no finish kernel
+//! (AMDGPU nrm2) the plan says so and the host combines the partials in the same order.
 
 use super::finish::{Finish, FinishParams, FINISH_LANES};
 use super::{partial_slots, L1Op, Level1, Level1Params};
@@ -35,7 +23,6 @@ use crate::catalog::Catalog;
 use crate::generator::{Generator, LaunchRule};
 use crate::plan::{Arg, Plan, ProgramRef, Step};
 use crate::signature::{Access, ParamType, ScalarType, Signature, Value};
-use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, Error, LaunchConfig, Result, Target};
 use std::ops::Range;
 
@@ -62,12 +49,6 @@ pub struct Vector {
 impl Vector {
     fn esize(&self) -> u64 {
         self.dtype.size() as u64
-    }
-
-    /// Bytes from the lowest to one past the highest element slot of an `n`-vector
-    /// (`n·|inc|·size`, the AMDGPU addressing measure).
-    fn span_bytes(&self, n: u64) -> u128 {
-        n as u128 * self.inc.unsigned_abs() as u128 * self.esize() as u128
     }
 
     /// The bytes an `n`-vector's elements occupy, from the view's start.
@@ -121,120 +102,35 @@ pub fn scalar_count(op: L1Op, dtype: DType) -> usize {
     }
 }
 
-/// What `vector_bytes` measures when x and y differ in element size (a conversion).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VectorWidth {
-    /// x's loads; y's accesses cover as many elements, split to at most that width.
-    OfX,
-    /// The wider side's accesses; the narrower side's cover as many elements.
-    OfWider,
-}
-
-/// One kernel family's selection rules.
-#[derive(Debug)]
-struct Rules {
-    name: &'static str,
-    /// The largest byte span of one vector plus one, and the largest |inc| plus one.
-    max_span_bytes: Option<u128>,
-    max_inc: Option<u128>,
-    /// Contiguous kernels with a fixed vector width: unaligned views run strided.
-    fixed_vector: bool,
-    /// The reduction grid is compiled in (another grid is another variant); otherwise
-    /// the kernel reads it from `groups`.
-    grid_compiled: bool,
-    vector_width: VectorWidth,
-}
-
-/// The rules of the PTX kernels and of the AMDGPU kernels.
-const RULES: [Rules; 2] = [
-    Rules {
-        name: "PTX",
-        max_span_bytes: None,
-        max_inc: None,
-        fixed_vector: false,
-        grid_compiled: true,
-        vector_width: VectorWidth::OfX,
-    },
-    Rules {
-        name: "AMDGPU",
-        max_span_bytes: Some(1 << 32),
-        max_inc: Some(1 << 31),
-        fixed_vector: true,
-        grid_compiled: false,
-        vector_width: VectorWidth::OfWider,
-    },
-];
-
-fn rules(target: &Target) -> &'static Rules {
-    let amdgpu = IsaTarget::try_from(target).is_ok();
-    &RULES[usize::from(amdgpu)]
-}
-
-impl Rules {
-    /// Rejects vectors the family cannot address.
-    fn check_limits(&self, n: u64, vectors: &[Vector]) -> Result<()> {
-        for v in vectors {
-            let inc = v.inc.unsigned_abs() as u128;
-            let span = v.span_bytes(n);
-            let too_far = self.max_span_bytes.is_some_and(|m| span >= m);
-            let too_wide = self.max_inc.is_some_and(|m| inc >= m);
-            if too_far || too_wide {
-                return Err(Error::unsupported(
-                    format!(
-                        "{} spanning {span} bytes (n = {n}, inc{} = {}): the {} kernels \
-                         address with 32-bit byte offsets (span < 2^32, |inc| < 2^31)",
-                        v.name, v.name, v.inc, self.name
-                    ),
-                    self.name,
-                ));
-            }
-        }
-        Ok(())
+/// The variant for the views: the catalog's choice, its vector width narrowed to the
+/// widest every view is aligned to.
+fn select_params(catalog: &Catalog, p: &Problem<'_>, vectors: &[Vector]) -> Level1Params {
+    let (op, dtype) = (p.op, p.dtype);
+    let contiguous = vectors.iter().all(|v| v.inc == 1);
+    let mut params = catalog.select(
+        Level1::NAME,
+        &Level1Params::key(op, dtype, contiguous),
+        p.n,
+        Level1Params::fallback(op, dtype, contiguous),
+    );
+    if !contiguous {
+        return params;
     }
-
-    /// The variant for the views: the catalog's choice, adapted to their alignment.
-    fn params(&self, catalog: &Catalog, p: &Problem<'_>, vectors: &[Vector]) -> Level1Params {
-        let (op, dtype) = (p.op, p.dtype);
-        let select = |contiguous: bool| {
-            catalog.select(
-                Level1::NAME,
-                &Level1Params::key(op, dtype, contiguous),
-                p.n,
-                Level1Params::fallback(op, dtype, contiguous),
-            )
-        };
-        let contiguous = vectors.iter().all(|v| v.inc == 1);
-        let mut params = select(contiguous);
-        if !contiguous {
-            return params;
-        }
-        let widest = vectors.iter().map(Vector::esize).max().unwrap_or(1);
-        let aligned = |bytes: u32| {
-            vectors.iter().all(|v| {
-                let bytes = bytes as u64;
-                let own = match self.vector_width {
-                    VectorWidth::OfX => bytes.min(bytes * v.esize() / dtype.size() as u64),
-                    VectorWidth::OfWider => bytes * v.esize() / widest,
-                };
-                own == 0 || v.address % own == 0
-            })
-        };
-        if self.fixed_vector {
-            if aligned(params.vector_bytes) {
-                params
-            } else {
-                select(false)
-            }
-        } else {
-            // The widest vector every view is aligned to, and never below one element.
-            let esize = dtype.size() as u32;
-            while params.vector_bytes > esize && !aligned(params.vector_bytes) {
-                params.vector_bytes /= 2;
-            }
-            params.vector_bytes = params.vector_bytes.max(esize);
-            params
-        }
+    // x's accesses are `bytes` wide; another vector's cover as many elements, at most
+    // `bytes` wide each.
+    let aligned = |bytes: u32| {
+        vectors.iter().all(|v| {
+            let bytes = bytes as u64;
+            let own = bytes.min(bytes * v.esize() / dtype.size() as u64);
+            own == 0 || v.address % own == 0
+        })
+    };
+    let esize = dtype.size() as u32;
+    while params.vector_bytes > esize && !aligned(params.vector_bytes) {
+        params.vector_bytes /= 2;
     }
+    params.vector_bytes = params.vector_bytes.max(esize);
+    params
 }
 
 /// Work units (vectors when contiguous, elements when strided) of `n` elements.
@@ -291,14 +187,7 @@ fn choose(
     catalog: &Catalog,
 ) -> Result<(Level1Params, Signature)> {
     check_problem(p)?;
-    let r = rules(target);
-    let v = vectors(p);
-    r.check_limits(p.n, &v)?;
-    let mut params = r.params(catalog, p, &v);
-    if p.op.is_reduction() && r.grid_compiled {
-        let covering = covering_groups(&params, p.n).next_power_of_two();
-        params.grid = (params.grid as u64).min(covering).max(1) as u32;
-    }
+    let params = select_params(catalog, p, &vectors(p));
     let sig = Level1::signatures(&params, target)?
         .into_iter()
         .next()
@@ -306,21 +195,16 @@ fn choose(
     Ok((params, sig))
 }
 
-/// Why `p` cannot run on `target` (its scalars, the kernels' addressing limits, a
-/// missing kernel), or `Ok` where it can.
+/// Why `p` cannot run on `target` (its scalars, a missing kernel), or `Ok` where it
+/// can.
 pub fn can_implement(p: &Problem<'_>, target: &Target) -> Result<()> {
     choose(p, target, Catalog::for_target(target)).map(|_| ())
 }
 
 /// The launch rule of `p`'s program (elementwise: enough workgroups to cover n; a
-/// fixed grid for reductions and, on PTX, grid-stride variants).
-pub(crate) fn launch_rule(p: &Level1Params, amdgpu: bool) -> LaunchRule {
-    let fixed = if amdgpu {
-        p.op.is_reduction()
-    } else {
-        p.loops()
-    };
-    if fixed {
+/// fixed grid for reductions and grid-stride variants).
+pub(crate) fn launch_rule(p: &Level1Params) -> LaunchRule {
+    if p.loops() {
         LaunchRule::Fixed {
             grid: p.grid,
             block: p.block,
@@ -337,98 +221,55 @@ pub(crate) fn launch_rule(p: &Level1Params, amdgpu: bool) -> LaunchRule {
 fn bind_first_pass(
     p: &Problem<'_>,
     sig: &Signature,
-    groups: u32,
     partials: Option<Arg>,
 ) -> Result<Vec<(String, Arg)>> {
     let (ax, ay) = super::accesses(p.op);
-    let narrow = |name: &str| -> Result<bool> {
-        Ok(matches!(
-            sig.params[sig.index(name)?].ty,
-            ParamType::Scalar(ScalarType::U32 | ScalarType::I32)
-        ))
-    };
-    // 32-bit `n` (AMDGPU): vectors at their lowest address; else at logical element 0.
-    let lowest = narrow("n")?;
     let vector = |v: &Vector, access: Access| Arg::Buffer {
         slot: v.slot,
-        offset_bytes: if lowest { 0 } else { v.logical_offset(p.n) },
+        offset_bytes: v.logical_offset(p.n),
         touched: v.touched(p.n),
         access,
     };
     let mut out: Vec<(String, Arg)> = Vec::new();
     let mut scalars = p.scalars.iter();
-    let mut words: Vec<u32> = Vec::new();
     for param in &sig.params {
         let name = param.name.as_str();
         let arg = match name {
-            "n" if lowest => Arg::Value(Value::U32(p.n as u32)),
             "n" => Arg::Value(Value::U64(p.n)),
-            "groups" => Arg::Value(Value::U32(groups)),
             "x" => vector(&p.x, ax),
             "y" => match &p.y {
                 Some(y) => vector(y, ay),
                 None => continue,
             },
-            "incx" | "incy" => {
-                let v = if name == "incx" {
-                    Some(&p.x)
-                } else {
-                    p.y.as_ref()
-                };
-                let inc = v.map_or(0, |v| v.inc);
-                if narrow(name)? {
-                    Arg::Value(Value::I32(inc as i32))
-                } else {
-                    Arg::Value(Value::I64(inc))
-                }
-            }
+            "incx" => Arg::Value(Value::I64(p.x.inc)),
+            "incy" => Arg::Value(Value::I64(p.y.as_ref().map_or(0, |v| v.inc))),
             "partials" => match &partials {
                 Some(a) => a.clone(),
                 None => continue,
             },
             _ => {
-                // A scalar parameter: the next real, or the next u32 word of it.
-                let value = match param.ty {
-                    ParamType::Scalar(ScalarType::U32) => {
-                        if words.is_empty() {
-                            words = match scalars.next() {
-                                Some(ScalarArg::F32(v)) => vec![v.to_bits()],
-                                Some(ScalarArg::F64(v)) => {
-                                    let b = v.to_bits();
-                                    vec![(b >> 32) as u32, b as u32]
-                                }
-                                None => vec![],
-                            };
-                        }
-                        words.pop().map(Value::U32)
+                // A scalar parameter: the next real.
+                let value = match (param.ty, scalars.next()) {
+                    (ParamType::Scalar(ScalarType::F32), Some(ScalarArg::F32(v))) => Value::F32(*v),
+                    (ParamType::Scalar(ScalarType::F64), Some(ScalarArg::F64(v))) => Value::F64(*v),
+                    _ => {
+                        return Err(Error::invalid(
+                            "scalars",
+                            format!(
+                                "{}: no {} scalar for `{name}` among the call's {:?}",
+                                sig.kernel, param.ty, p.scalars
+                            ),
+                        ))
                     }
-                    ParamType::Scalar(ScalarType::F32) => match scalars.next() {
-                        Some(ScalarArg::F32(v)) => Some(Value::F32(*v)),
-                        _ => None,
-                    },
-                    ParamType::Scalar(ScalarType::F64) => match scalars.next() {
-                        Some(ScalarArg::F64(v)) => Some(Value::F64(*v)),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                let Some(value) = value else {
-                    return Err(Error::invalid(
-                        "scalars",
-                        format!(
-                            "{}: no {} scalar for `{name}` among the call's {:?}",
-                            sig.kernel, param.ty, p.scalars
-                        ),
-                    ));
                 };
                 Arg::Value(value)
             }
         };
         out.push((param.name.clone(), arg));
     }
-    // Reals left over: only axpby's β of a kernel that does not read y (PTX declares α
-    // alone there).
-    let left = scalars.count() + words.len();
+    // Reals left over: only axpby's β of a kernel that does not read y (the kernel
+    // declares α alone there).
+    let left = scalars.count();
     if left > 0 && !matches!(p.op, L1Op::Axpby { read_y: false }) {
         return Err(Error::invalid(
             "scalars",
@@ -468,9 +309,8 @@ pub fn plan(p: &Problem<'_>, target: &Target, catalog: &Catalog) -> Result<Plan>
         return Ok(Plan::default());
     }
     let (params, sig) = choose(p, target, catalog)?;
-    let amdgpu = IsaTarget::try_from(target).is_ok();
-    let config = launch_rule(&params, amdgpu).config(units(&params, p.n));
-    let bindings = bind_first_pass(p, &sig, config.grid[0], None)?;
+    let config = launch_rule(&params).config(units(&params, p.n));
+    let bindings = bind_first_pass(p, &sig, None)?;
     let step = bind(ProgramRef::of::<Level1>(params), sig, config, bindings)?;
     Ok(Plan {
         steps: vec![step],
@@ -530,18 +370,13 @@ pub fn plan_reduction(
         (0, 0)
     } else {
         let (params, sig) = choose(p, target, catalog)?;
-        let r = rules(target);
-        let grid = if r.grid_compiled {
-            params.grid
-        } else {
-            covering_groups(&params, p.n).min(params.grid.max(1) as u64) as u32
-        };
+        let grid = covering_groups(&params, p.n).min(params.grid.max(1) as u64) as u32;
         let config = LaunchConfig::linear(grid, params.block);
         let partials = Arg::Workspace {
             offset: 0,
             bytes: (slots * grid as usize * 8) as u64,
         };
-        let bindings = bind_first_pass(p, &sig, grid, Some(partials))?;
+        let bindings = bind_first_pass(p, &sig, Some(partials))?;
         steps.push(bind(
             ProgramRef::of::<Level1>(params.clone()),
             sig,

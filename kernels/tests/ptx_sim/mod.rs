@@ -248,6 +248,9 @@ impl Kernel {
                 if let Ok(v) = a.parse::<i64>() {
                     return Arg::Imm(v as u64);
                 }
+                if let Ok(v) = a.parse::<u64>() {
+                    return Arg::Imm(v);
+                }
                 Arg::Label(a.to_string())
             };
             let args = split_args(rest).iter().map(|a| parse_arg(a)).collect();
@@ -685,11 +688,12 @@ impl Kernel {
                 return;
             }
             "mov" => match (&args[0], &args[1]) {
-                // mov.b64 {lo, hi}, r: the two 32-bit halves of r.
-                (Arg::List(l), a) if l.len() == 2 && ty == "b64" => {
+                // mov.bN {lo, hi}, r: the two N/2-bit halves of r.
+                (Arg::List(l), a) if l.len() == 2 => {
                     let v = val(a, t);
-                    t.regs[l[0]] = v & 0xFFFF_FFFF;
-                    t.regs[l[1]] = v >> 32;
+                    let h = width(ty) / 2;
+                    t.regs[l[0]] = v & ((1u64 << h) - 1);
+                    t.regs[l[1]] = v >> h;
                     return;
                 }
                 // mov.bN r, {lo, hi}: two N/2-bit halves, lo in the low bits.
@@ -710,6 +714,10 @@ impl Kernel {
                     inst.text
                 );
                 (x.wrapping_add(0x1000) & 0xFFFF_E000) as u64
+            }
+            "cvt" if op[op.len() - 2..] == ["f64", "f32"] => {
+                // cvt.f64.f32: exact.
+                (f32v(val(&args[1], t)) as f64).to_bits()
             }
             "cvt" if op[op.len() - 2..] == ["f32", "f64"] => {
                 // cvt.rn.f32.f64: round to nearest even, as Rust's `as`.

@@ -1,18 +1,22 @@
-//! The PTX Level 1 kernels (`rocm_kernels::level1`) launched directly through rocm-core
-//! on the first CUDA device, against f64 host references on random data:
+//! The Level 1 kernels (`rocm_kernels::level1`, one kernel language definition and one
+//! signature for every target) launched directly through rocm-core on the first CUDA
+//! device and on every emulated AMD target (emu:gfx908, gfx90a, gfx942, gfx1100),
+//! against f64 host references on random data:
 //! - fill, rot and rotm on every dtype they cover, and every other op on f16 and bf16
 //!   (reductions on every dtype);
 //! - conversions bit for bit against the `half` crate and Rust's `as` (round to nearest
 //!   even), over every 16-bit pattern, random bit patterns, exact ties and range edges;
-//! - each load/store cache hint against the default variant (bit for bit).
+//! - each load/store cache hint the language has against the default variant (bit for
+//!   bit).
 //!
-//! Lengths 0, 1, 2, 7–9 (around one 8-value vector), warp ± 1, 255/257, primes, 65 537;
+//! Lengths 0, 1, 2, 7–9 (around one 8-value vector), warp ± 1, 255/257, primes, 65 537
+//! (the emulated targets stop at 4099);
 //! contiguous (16-byte vectors at the buffer's start, element-wide vectors one element
 //! in, a 64-wide block with 3 units per item) and strided with positive and negative
 //! increments. Every buffer slot outside the vector holds a sentinel that must survive.
 //!
-//! Skips, saying why, when no CUDA device is present. On the GPU machine:
-//! `cargo test -p rocm-kernels --release --test level1_ptx_cuda`.
+//! The CUDA runs skip, saying why, when no CUDA device is present. On the GPU machine:
+//! `cargo test -p rocm-kernels --release --test level1_devices`.
 
 use rocm_core::{
     bf16, f16, Complex32, Complex64, DType, Device, DeviceBuffer, Element, KernelArgs,
@@ -28,10 +32,30 @@ fn cuda() -> Option<Device> {
     {
         Some(info) => Some(Device::open(&info.id).unwrap()),
         None => {
-            println!("skipped: no CUDA device present (no driver or no GPU)");
+            println!("skipped on CUDA: no CUDA device present (no driver or no GPU)");
             None
         }
     }
+}
+
+/// The emulated AMD targets, always present.
+const EMULATED: [&str; 4] = ["emu:gfx908", "emu:gfx90a", "emu:gfx942", "emu:gfx1100"];
+
+/// The first CUDA device (when present), then every emulated AMD target.
+fn devices() -> Vec<Device> {
+    cuda()
+        .into_iter()
+        .chain(EMULATED.map(|id| Device::open(id).unwrap_or_else(|e| panic!("{id}: {e}"))))
+        .collect()
+}
+
+/// The lengths a device runs: all of [`LENGTHS`] on a GPU, up to 4099 emulated.
+fn lengths(dev: &Device) -> Vec<usize> {
+    let emulated = dev.id().starts_with("emu:");
+    LENGTHS
+        .into_iter()
+        .filter(|n| !emulated || *n <= 4099)
+        .collect()
 }
 
 /// xorshift64*.
@@ -344,7 +368,7 @@ fn elementwise<T: Elem>(dev: &Device, op: L1Op, seed: u64) {
     let mut rng = Rng(seed);
     let comps = T::COMPS;
     for (p, incx, incy, offset) in shapes(op, T::DTYPE) {
-        for n in LENGTHS {
+        for n in lengths(dev) {
             let ctx = format!("{op:?} {} n={n} {p:?} incx={incx} incy={incy}", T::DTYPE);
             let x = Vector::new(dev, &random_values::<T>(&mut rng, n, 1.0), incx, offset);
             let y = Vector::new(dev, &random_values::<T>(&mut rng, n, 1.0), incy, offset);
@@ -554,7 +578,12 @@ fn chain(p: &Level1Params, n: usize, comps: usize) -> f64 {
 fn reduction<T: Elem>(dev: &Device, op: L1Op, seed: u64) {
     let mut rng = Rng(seed);
     let comps = T::COMPS;
-    for (p, incx, incy, offset) in shapes(op, T::DTYPE) {
+    for (mut p, incx, incy, offset) in shapes(op, T::DTYPE) {
+        if dev.id().starts_with("emu:") {
+            // The emulators run every launched work-item: at most 8 workgroups (the
+            // grid-stride loop then runs many tiles, which is what the grid tests).
+            p.grid = p.grid.min(8);
+        }
         let scales: Vec<f64> = match (op, T::DTYPE) {
             // Large and small vectors where only scaling (f64: Blue's) keeps the sum of
             // squares in range; f32/bf16/f16 squares are always normal in f64.
@@ -566,7 +595,7 @@ fn reduction<T: Elem>(dev: &Device, op: L1Op, seed: u64) {
             _ => vec![1.0],
         };
         for scale in scales {
-            for n in LENGTHS {
+            for n in lengths(dev) {
                 let ctx = format!(
                     "{op:?} {} n={n} scale={scale:e} {p:?} incx={incx} incy={incy}",
                     T::DTYPE
@@ -630,14 +659,23 @@ fn reduction<T: Elem>(dev: &Device, op: L1Op, seed: u64) {
                         );
                     }
                     (L1Op::Nrm2, Reduced::Norm(g)) => {
-                        // Scaled by a power of two, so the reference sum stays in range.
-                        let sum: f64 = xs
-                            .iter()
-                            .map(|v| {
-                                let r = v.reals();
-                                (r[0] / scale).powi(2) + (r[1] / scale).powi(2)
-                            })
-                            .sum();
+                        // Scaled by a power of two, so the reference sum stays in range;
+                        // summed with Neumaier's compensation, so the reference itself is
+                        // within a few ulps (a plain sum of 65 537 squares is not).
+                        let (mut sum, mut carry) = (0.0f64, 0.0f64);
+                        for v in &xs {
+                            let r = v.reals();
+                            for term in [(r[0] / scale).powi(2), (r[1] / scale).powi(2)] {
+                                let t = sum + term;
+                                carry += if sum.abs() >= term.abs() {
+                                    (sum - t) + term
+                                } else {
+                                    (term - t) + sum
+                                };
+                                sum = t;
+                            }
+                        }
+                        let sum = sum + carry;
                         let want = sum.sqrt() * scale;
                         // Squares summed in f64 (f64 inputs: in Blue's scaled
                         // accumulators); the sqrt and the host's combination add a few
@@ -684,50 +722,53 @@ const REDUCTIONS: [L1Op; 7] = [
 
 #[test]
 fn cuda_level1_fill_rot_rotm_every_dtype() {
-    let Some(dev) = cuda() else { return };
-    for op in [L1Op::Fill, L1Op::Rot] {
-        elementwise::<f32>(&dev, op, 1);
-        elementwise::<f64>(&dev, op, 2);
-        elementwise::<Complex32>(&dev, op, 3);
-        elementwise::<Complex64>(&dev, op, 4);
-        elementwise::<f16>(&dev, op, 5);
-        elementwise::<bf16>(&dev, op, 6);
+    for dev in &devices() {
+        for op in [L1Op::Fill, L1Op::Rot] {
+            elementwise::<f32>(dev, op, 1);
+            elementwise::<f64>(dev, op, 2);
+            elementwise::<Complex32>(dev, op, 3);
+            elementwise::<Complex64>(dev, op, 4);
+            elementwise::<f16>(dev, op, 5);
+            elementwise::<bf16>(dev, op, 6);
+        }
+        elementwise::<f32>(dev, L1Op::Rotm, 7);
+        elementwise::<f64>(dev, L1Op::Rotm, 8);
+        elementwise::<f16>(dev, L1Op::Rotm, 9);
+        elementwise::<bf16>(dev, L1Op::Rotm, 10);
     }
-    elementwise::<f32>(&dev, L1Op::Rotm, 7);
-    elementwise::<f64>(&dev, L1Op::Rotm, 8);
-    elementwise::<f16>(&dev, L1Op::Rotm, 9);
-    elementwise::<bf16>(&dev, L1Op::Rotm, 10);
 }
 
 #[test]
 fn cuda_level1_f16_bf16_elementwise() {
-    let Some(dev) = cuda() else { return };
-    for (i, op) in [
-        L1Op::Scal,
-        L1Op::Axpby { read_y: true },
-        L1Op::Axpby { read_y: false },
-        L1Op::Copy,
-        L1Op::Swap,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        elementwise::<f16>(&dev, op, 20 + i as u64);
-        elementwise::<bf16>(&dev, op, 40 + i as u64);
+    for dev in &devices() {
+        for (i, op) in [
+            L1Op::Scal,
+            L1Op::Axpby { read_y: true },
+            L1Op::Axpby { read_y: false },
+            L1Op::Copy,
+            L1Op::Swap,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            elementwise::<f16>(dev, op, 20 + i as u64);
+            elementwise::<bf16>(dev, op, 40 + i as u64);
+        }
     }
 }
 
 #[test]
 fn cuda_level1_reductions_every_dtype() {
-    let Some(dev) = cuda() else { return };
-    for (i, op) in REDUCTIONS.into_iter().enumerate() {
-        let seed = 100 + 10 * i as u64;
-        reduction::<f16>(&dev, op, seed);
-        reduction::<bf16>(&dev, op, seed + 1);
-        reduction::<f32>(&dev, op, seed + 2);
-        reduction::<f64>(&dev, op, seed + 3);
-        reduction::<Complex32>(&dev, op, seed + 4);
-        reduction::<Complex64>(&dev, op, seed + 5);
+    for dev in &devices() {
+        for (i, op) in REDUCTIONS.into_iter().enumerate() {
+            let seed = 100 + 10 * i as u64;
+            reduction::<f16>(dev, op, seed);
+            reduction::<bf16>(dev, op, seed + 1);
+            reduction::<f32>(dev, op, seed + 2);
+            reduction::<f64>(dev, op, seed + 3);
+            reduction::<Complex32>(dev, op, seed + 4);
+            reduction::<Complex64>(dev, op, seed + 5);
+        }
     }
 }
 
@@ -812,89 +853,91 @@ fn f64_sources(rng: &mut Rng, n: usize) -> Vec<f64> {
 
 #[test]
 fn cuda_level1_conversions_round_to_nearest_even_bit_for_bit() {
-    let Some(dev) = cuda() else { return };
-    let mut rng = Rng(77);
-    let n = 65536 + 4099;
-    let f32s = f32_sources(&mut rng, n);
-    conversion::<f32, f16>(&dev, &f32s, f16::from_f32, 1);
-    conversion::<f32, bf16>(&dev, &f32s, bf16::from_f32, 2);
-    conversion::<f32, f64>(&dev, &f32s, |v| v as f64, 3);
-    // Every 16-bit pattern, then random ones.
-    let h16: Vec<u16> = (0..n)
-        .map(|i| {
-            if i < 65536 {
-                i as u16
-            } else {
-                rng.next() as u16
-            }
-        })
-        .collect();
-    let halves: Vec<f16> = h16.iter().map(|b| f16::from_bits(*b)).collect();
-    conversion::<f16, f32>(&dev, &halves, f16::to_f32, 4);
-    let bhalves: Vec<bf16> = h16.iter().map(|b| bf16::from_bits(*b)).collect();
-    conversion::<bf16, f32>(&dev, &bhalves, bf16::to_f32, 5);
-    let f64s = f64_sources(&mut rng, n);
-    conversion::<f64, f32>(&dev, &f64s, |v| v as f32, 6);
+    for dev in &devices() {
+        let mut rng = Rng(77);
+        let n = 65536 + 4099;
+        let f32s = f32_sources(&mut rng, n);
+        conversion::<f32, f16>(dev, &f32s, f16::from_f32, 1);
+        conversion::<f32, bf16>(dev, &f32s, bf16::from_f32, 2);
+        conversion::<f32, f64>(dev, &f32s, |v| v as f64, 3);
+        // Every 16-bit pattern, then random ones.
+        let h16: Vec<u16> = (0..n)
+            .map(|i| {
+                if i < 65536 {
+                    i as u16
+                } else {
+                    rng.next() as u16
+                }
+            })
+            .collect();
+        let halves: Vec<f16> = h16.iter().map(|b| f16::from_bits(*b)).collect();
+        conversion::<f16, f32>(dev, &halves, f16::to_f32, 4);
+        let bhalves: Vec<bf16> = h16.iter().map(|b| bf16::from_bits(*b)).collect();
+        conversion::<bf16, f32>(dev, &bhalves, bf16::to_f32, 5);
+        let f64s = f64_sources(&mut rng, n);
+        conversion::<f64, f32>(dev, &f64s, |v| v as f32, 6);
+    }
 }
 
 /// Each load/store hint computes what the default does, bit for bit.
 #[test]
 fn cuda_level1_cache_hints_change_nothing_but_speed() {
-    let Some(dev) = cuda() else { return };
-    fn case<T: Elem>(dev: &Device, op: L1Op) {
-        let n = 65537;
-        let mut rng = Rng(5);
-        let xs = random_values::<T>(&mut rng, n, 1.0);
-        let ys = random_values::<T>(&mut rng, n, 1.0);
-        let run = |p: &Level1Params| -> (Vec<u128>, Option<u64>) {
-            let x = Vector::new(dev, &xs, 1, 0);
-            let y = Vector::new(dev, &ys, 1, 0);
-            if op.is_reduction() {
-                let Reduced::Index(i) = reduce(dev, p, &x, None) else {
-                    unreachable!()
-                };
-                return (vec![], i);
+    for dev in &devices() {
+        fn case<T: Elem>(dev: &Device, op: L1Op) {
+            let n = 65537;
+            let mut rng = Rng(5);
+            let xs = random_values::<T>(&mut rng, n, 1.0);
+            let ys = random_values::<T>(&mut rng, n, 1.0);
+            let run = |p: &Level1Params| -> (Vec<u128>, Option<u64>) {
+                let x = Vector::new(dev, &xs, 1, 0);
+                let y = Vector::new(dev, &ys, 1, 0);
+                if op.is_reduction() {
+                    let Reduced::Index(i) = reduce(dev, p, &x, None) else {
+                        unreachable!()
+                    };
+                    return (vec![], i);
+                }
+                let mut args = KernelArgs::new();
+                args.push(n as u64)
+                    .push_pointer(x.address(), dev)
+                    .push(1i64)
+                    .push_pointer(y.address(), dev)
+                    .push(1i64);
+                T::push_param(&mut args, 1.5);
+                T::push_param(&mut args, -0.75);
+                launch(dev, p, n, &args);
+                (y.download("hints").iter().map(|v| v.bits()).collect(), None)
+            };
+            let base = Level1Params::fallback(op, T::DTYPE, true);
+            let want = run(&base);
+            for load_cache in [LoadHint::Default, LoadHint::Streaming] {
+                for store_cache in [StoreCache::Default, StoreCache::Streaming] {
+                    let p = Level1Params {
+                        load_cache,
+                        store_cache,
+                        ..base.clone()
+                    };
+                    assert!(run(&p) == want, "{p:?} differs from the default variant");
+                }
             }
-            let mut args = KernelArgs::new();
-            args.push(n as u64)
-                .push_pointer(x.address(), dev)
-                .push(1i64)
-                .push_pointer(y.address(), dev)
-                .push(1i64);
-            T::push_param(&mut args, 1.5);
-            T::push_param(&mut args, -0.75);
-            launch(dev, p, n, &args);
-            (y.download("hints").iter().map(|v| v.bits()).collect(), None)
-        };
-        let base = Level1Params::fallback(op, T::DTYPE, true);
-        let want = run(&base);
-        for load_cache in LoadHint::ALL {
-            for store_cache in StoreCache::ALL {
+            // Grid-stride elementwise kernels: a grid far below the tiles must still cover
+            // every element (reductions always loop; the flag changes nothing for them).
+            for grid in [1, 3, 2112] {
                 let p = Level1Params {
-                    load_cache,
-                    store_cache,
+                    grid_stride: true,
+                    grid,
                     ..base.clone()
                 };
-                assert!(run(&p) == want, "{p:?} differs from the default variant");
+                if !p.op.is_reduction() {
+                    assert!(run(&p) == want, "{p:?} differs from the default variant");
+                }
             }
         }
-        // Grid-stride elementwise kernels: a grid far below the tiles must still cover
-        // every element (reductions always loop; the flag changes nothing for them).
-        for grid in [1, 3, 2112] {
-            let p = Level1Params {
-                grid_stride: true,
-                grid,
-                ..base.clone()
-            };
-            if !p.op.is_reduction() {
-                assert!(run(&p) == want, "{p:?} differs from the default variant");
-            }
-        }
+        case::<f64>(dev, L1Op::Axpby { read_y: true });
+        case::<f64>(dev, L1Op::Iamax { max: true });
+        case::<f32>(dev, L1Op::Axpby { read_y: true });
+        case::<bf16>(dev, L1Op::Axpby { read_y: true });
     }
-    case::<f64>(&dev, L1Op::Axpby { read_y: true });
-    case::<f64>(&dev, L1Op::Iamax { max: true });
-    case::<f32>(&dev, L1Op::Axpby { read_y: true });
-    case::<bf16>(&dev, L1Op::Axpby { read_y: true });
 }
 
 #[allow(dead_code)]
@@ -1038,31 +1081,36 @@ fn finish_programs_match_the_host_order_in_the_ptx_interpreter() {
     }
 }
 
-/// The same on the first CUDA device.
+/// The same on the first CUDA device and the emulated AMD targets.
 #[test]
 fn cuda_level1_finish_matches_the_host_order() {
-    let Some(dev) = cuda() else { return };
-    let mut rng = Rng(0xf1_7158);
-    for p in finish_params() {
-        let loaded = generator::load::<Finish>(&dev, &p).unwrap();
-        let kernel = loaded.module.kernel(FINISH_KERNEL).unwrap();
-        for grid in FINISH_GRIDS.into_iter().chain([2112, 4096]) {
-            let partials = finish_partials(&p, grid, &mut rng);
-            let pd = DeviceBuffer::from_slice(&dev, &partials).unwrap();
-            let size = p.out.size();
-            let mut rd = DeviceBuffer::from_slice(&dev, &vec![0xa5u8; size + 8]).unwrap();
-            let mut args = KernelArgs::new();
-            args.push_pointer(pd.address(), &dev)
-                .push_pointer(rd.address(), &dev)
-                .push(grid as u32);
-            let cfg = rocm_core::LaunchConfig::linear(1, FINISH_LANES);
-            // SAFETY: the partials buffer holds slots × grid f64s (zero-length when
-            // grid = 0: nothing is read), the result buffer holds the result and more.
-            unsafe { kernel.launch(dev.default_stream(), &cfg, &args).unwrap() };
-            let got = rd.as_slice_mut().to_vec().unwrap();
-            let want = finish_want(&p, &partials, grid);
-            assert_eq!(&got[..size], &want[..], "{p:?} grid {grid}");
-            assert!(got[size..].iter().all(|b| *b == 0xa5), "{p:?}: wrote past");
+    for dev in &devices() {
+        let mut rng = Rng(0xf1_7158);
+        for p in finish_params() {
+            if Finish::signatures(&p, dev.target()).is_err() {
+                // No finish program here (AMDGPU nrm2): the host combines in this order.
+                continue;
+            }
+            let loaded = generator::load::<Finish>(dev, &p).unwrap();
+            let kernel = loaded.module.kernel(FINISH_KERNEL).unwrap();
+            for grid in FINISH_GRIDS.into_iter().chain([2112, 4096]) {
+                let partials = finish_partials(&p, grid, &mut rng);
+                let pd = DeviceBuffer::from_slice(dev, &partials).unwrap();
+                let size = p.out.size();
+                let mut rd = DeviceBuffer::from_slice(dev, &vec![0xa5u8; size + 8]).unwrap();
+                let mut args = KernelArgs::new();
+                args.push_pointer(pd.address(), dev)
+                    .push_pointer(rd.address(), dev)
+                    .push(grid as u32);
+                let cfg = rocm_core::LaunchConfig::linear(1, FINISH_LANES);
+                // SAFETY: the partials buffer holds slots × grid f64s (zero-length when
+                // grid = 0: nothing is read), the result buffer holds the result and more.
+                unsafe { kernel.launch(dev.default_stream(), &cfg, &args).unwrap() };
+                let got = rd.as_slice_mut().to_vec().unwrap();
+                let want = finish_want(&p, &partials, grid);
+                assert_eq!(&got[..size], &want[..], "{p:?} grid {grid}");
+                assert!(got[size..].iter().all(|b| *b == 0xa5), "{p:?}: wrote past");
+            }
         }
     }
 }
