@@ -5,6 +5,12 @@
 //! (`batch·k·N·log2 N / t`, `k = 5` complex, `2.5` real), GB/s (input plus output bytes
 //! over time) and the relative L2 error of the first batch against the f64 reference
 //! (skipped where that reference would be slow: a prime factor above 1000).
+//!
+//! On a GPU each timed execution ends in a stream synchronisation, and the GB/s come from
+//! the mean of `--ntrial` back-to-back executions between two synchronisations; with
+//! `--vendor` (CUDA, `--features vendor`) cuFFT runs the same transform on the same
+//! input in the same run, timed the same way, and the line adds its time, GB/s, the
+//! ratio (cuFFT time / ours: above 1 is faster than cuFFT) and the two results' difference.
 
 use rocm_core::{Complex64, Device, DeviceBuffer, Element};
 use rocm_fft::reference::{rel_l2, transform_nd};
@@ -37,9 +43,27 @@ pub struct FftArgs {
     /// Print the plan tree.
     #[arg(long)]
     explain: bool,
-    /// Device (only `cpu` executes today).
+    /// Device: `cpu`, `cuda:N`, `hip:N` or `emu:<gfx>`.
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Also run cuFFT on the same data (c2c 1-D out of place on CUDA).
+    #[arg(long)]
+    vendor: bool,
+    /// Batch filling this many MiB of input (overrides `--batch`).
+    #[arg(long)]
+    fill_mib: Option<usize>,
+}
+
+/// Timings of one transform.
+struct Timing {
+    /// Each execution's seconds (the first apart: it builds what plans defer).
+    times: Vec<f64>,
+    /// Relative L2 error of batch 0 against the reference, where computed.
+    err: Option<f64>,
+    /// GPU: mean seconds of back-to-back executions.
+    loop_s: Option<f64>,
+    /// cuFFT's mean seconds and the relative L2 difference of its result from ours.
+    vendor: Option<(f64, f64)>,
 }
 
 pub fn run(a: &FftArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -74,6 +98,8 @@ pub fn quick() -> Result<(), Box<dyn std::error::Error>> {
             ntrial: 3,
             explain: false,
             device: "cpu".into(),
+            vendor: false,
+            fill_mib: None,
         };
         let Some(err) = measure(&a)? else {
             continue;
@@ -106,6 +132,24 @@ pub fn quick() -> Result<(), Box<dyn std::error::Error>> {
 fn measure(a: &FftArgs) -> Result<Option<f64>, Box<dyn std::error::Error>> {
     let dev = Device::open(&a.device)?;
     let precision: Precision = a.precision.parse()?;
+    let mut a_filled;
+    let a = match a.fill_mib {
+        Some(mib) => {
+            let n: usize = a.length.iter().product();
+            let bytes = n.max(1) * 2 * precision.scalar_bytes();
+            a_filled = FftArgs {
+                length: a.length.clone(),
+                kind: a.kind.clone(),
+                precision: a.precision.clone(),
+                device: a.device.clone(),
+                fill_mib: None,
+                ..*a
+            };
+            a_filled.batch = ((mib << 20) / bytes).max(1);
+            &a_filled
+        }
+        None => a,
+    };
     let kind = match (a.kind.as_str(), a.inverse) {
         ("c2c", false) => TransformType::ComplexForward,
         ("c2c", true) => TransformType::ComplexInverse,
@@ -128,7 +172,12 @@ fn measure(a: &FftArgs) -> Result<Option<f64>, Box<dyn std::error::Error>> {
     if a.explain {
         print!("{}", plan.describe());
     }
-    let (times, err) = match precision {
+    let Timing {
+        times,
+        err,
+        loop_s,
+        vendor,
+    } = match precision {
         Precision::F64 => bench_t::<f64>(&plan, &dev, a, kind)?,
         Precision::F32 => bench_t::<f32>(&plan, &dev, a, kind)?,
         Precision::F16 => bench_t::<half::f16>(&plan, &dev, a, kind)?,
@@ -138,7 +187,7 @@ fn measure(a: &FftArgs) -> Result<Option<f64>, Box<dyn std::error::Error>> {
     let n: usize = a.length.iter().product();
     let mut sorted = times[1..].to_vec();
     sorted.sort_by(f64::total_cmp);
-    let med = sorted[sorted.len() / 2];
+    let med = loop_s.unwrap_or(sorted[sorted.len() / 2]);
     let k = if kind.is_real() { 2.5 } else { 5.0 };
     let flops = a.batch as f64 * k * n as f64 * (n as f64).log2().max(1.0);
     let h = a.length[0] / 2 + 1;
@@ -164,6 +213,15 @@ fn measure(a: &FftArgs) -> Result<Option<f64>, Box<dyn std::error::Error>> {
         bytes / med / 1e9,
         err.map_or("n/a".into(), |e| format!("{e:.3e}"))
     );
+    if let Some((t, diff)) = vendor {
+        println!(
+            "  cuFFT: time {:.4} ms, {:.2} GB/s; ours/cuFFT speed {:.3}x; results differ by rel L2 {:.3e}",
+            t * 1e3,
+            bytes / t / 1e9,
+            t / med,
+            diff
+        );
+    }
     Ok(err)
 }
 
@@ -195,7 +253,7 @@ fn bench_t<S: Num>(
     dev: &Device,
     a: &FftArgs,
     kind: TransformType,
-) -> Result<(Vec<f64>, Option<f64>), Box<dyn std::error::Error>> {
+) -> Result<Timing, Box<dyn std::error::Error>> {
     let in_real = kind == TransformType::RealForward;
     let out_real = kind == TransformType::RealInverse;
     let in_s = plan.input_elements() * if in_real { 1 } else { 2 };
@@ -225,6 +283,7 @@ fn bench_t<S: Num>(
                 &mut data.as_slice_mut(),
                 Some(&mut work.as_slice_mut()),
             )?;
+            stream.synchronize()?;
             times.push(t.elapsed().as_secs_f64());
             first_out.get_or_insert_with(|| S::take(&data.to_vec().unwrap_or_default()));
         } else {
@@ -235,6 +294,7 @@ fn bench_t<S: Num>(
                 &mut out.as_slice_mut(),
                 Some(&mut work.as_slice_mut()),
             )?;
+            stream.synchronize()?;
             times.push(t.elapsed().as_secs_f64());
             if first_out.is_none() {
                 first_out = Some(S::take(&out.to_vec()?));
@@ -243,6 +303,28 @@ fn bench_t<S: Num>(
     }
     // times[0] is the first execution (it builds deferred tables); the caller reports it
     // apart from the timed ones.
+    let mut loop_s = None;
+    let mut vendor = None;
+    if !dev.is_cpu() && !a.inplace {
+        let iters = a.ntrial.max(1);
+        let t = Instant::now();
+        for _ in 0..iters {
+            plan.execute(stream, &input.as_slice(), &mut out.as_slice_mut(), None)?;
+        }
+        stream.synchronize()?;
+        loop_s = Some(t.elapsed().as_secs_f64() / iters as f64);
+        if a.vendor {
+            vendor = Some(vendor_peer::<S>(plan, dev, a, kind, &input, &out)?);
+        }
+    } else if a.vendor {
+        return Err("--vendor runs c2c out of place on a CUDA device".into());
+    }
+    let timing = |err| Timing {
+        times: times.clone(),
+        err,
+        loop_s,
+        vendor,
+    };
     let n: usize = a.length.iter().product();
     let max_prime = a
         .length
@@ -256,7 +338,7 @@ fn bench_t<S: Num>(
         .max()
         .unwrap_or(1);
     if max_prime > 1000 || n > 1 << 22 {
-        return Ok((times, None));
+        return Ok(timing(None));
     }
     // Error of batch 0 (contiguous default layouts) against the f64 reference.
     let out = first_out.unwrap_or_default();
@@ -309,7 +391,7 @@ fn bench_t<S: Num>(
         }
         TransformType::RealInverse => {
             if a.length.len() > 1 {
-                return Ok((times, None));
+                return Ok(timing(None));
             }
             rocm_fft::reference::real_inverse(&x, a.length[0], dd)
                 .into_iter()
@@ -327,7 +409,44 @@ fn bench_t<S: Num>(
             }
         })
         .collect();
-    Ok((times, Some(rel_l2(&got, &want))))
+    Ok(timing(Some(rel_l2(&got, &want))))
+}
+
+/// cuFFT on `input` into a buffer of its own: its mean time and the relative L2
+/// difference of its result from ours (`ours`, the plan's output).
+fn vendor_peer<S: Num>(
+    plan: &Plan,
+    dev: &Device,
+    a: &FftArgs,
+    kind: TransformType,
+    input: &DeviceBuffer<S>,
+    ours: &DeviceBuffer<S>,
+) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    let contiguous = |l: &rocm_fft::Layout| l.offset == 0 && l.strides == [1];
+    if kind.is_real()
+        || a.length.len() != 1
+        || !contiguous(plan.input_layout())
+        || !contiguous(plan.output_layout())
+    {
+        return Err("--vendor compares contiguous 1-D c2c transforms".into());
+    }
+    let theirs = DeviceBuffer::<S>::zeros(dev, ours.len())?;
+    let call = crate::vendor_fft::Call {
+        n: a.length[0],
+        batch: a.batch,
+        f64: std::mem::size_of::<S>() == 8,
+        forward: kind.is_forward(),
+        input: input.address(),
+        output: theirs.address(),
+    };
+    let t = crate::vendor_fft::time(dev, &call, a.ntrial.max(1) as u32)?;
+    let c = |v: Vec<f64>| -> Vec<Complex64> {
+        v.chunks_exact(2)
+            .map(|p| Complex64::new(p[0], p[1]))
+            .collect()
+    };
+    let diff = rel_l2(&c(S::take(&ours.to_vec()?)), &c(S::take(&theirs.to_vec()?)));
+    Ok((t, diff))
 }
 
 #[cfg(test)]

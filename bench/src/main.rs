@@ -25,6 +25,7 @@ mod suite;
 mod tune;
 #[cfg(feature = "vendor")]
 mod vendor;
+mod vendor_fft;
 mod vendor_gemm;
 
 /// rocm-rs benchmarks and device inspection.

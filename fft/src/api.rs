@@ -10,12 +10,14 @@
 //! [`PlanBuilder::scale`] is given.
 
 use crate::cpu::{CpuPlan, Raw};
+use crate::gpu::{GpuPlan, GpuProblem, SharedGpuPlan};
 use crate::layout::Layout;
 use crate::plan::{PlanTree, TransformType};
 use crate::scalar::{Precision, Storage};
 use half::{bf16, f16};
 use num_complex::Complex;
 use rocm_core::{BufferSlice, BufferSliceMut, Device, Element, Error, Result, Stream};
+use rocm_kernels::exec::DeviceView;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -93,17 +95,15 @@ impl PlanBuilder {
 
     /// Validates the description and plans it for `device`.
     ///
-    /// Errors: [`Error::Unsupported`] on a device other than the CPU (GPU execution is a
-    /// later issue); [`Error::InvalidArgument`] for empty or zero lengths, more than 3
+    /// On a GPU device (CUDA, HIP, `emu:<gfx>`) the plan generates its kernels
+    /// ([`crate::gpu`]); what the GPU path does not run yet is [`Error::Unsupported`]
+    /// naming it. Errors: [`Error::InvalidArgument`] for empty or zero lengths, more than 3
     /// dimensions, a zero batch, a non-finite scale, strides of the wrong rank, an output
     /// layout whose elements overlap (within or across batches), an in-place transform
     /// whose input and output layouts differ, or an in-place real transform without
     /// the padding rows need.
     pub fn build(&self, device: &Device) -> Result<Plan> {
         let t0 = Instant::now();
-        if !device.is_cpu() {
-            return Err(Error::unsupported("rocm-fft plan", device.id()));
-        }
         let rank = self.lengths.len();
         rocm_core::ensure_arg!(
             (1..=3).contains(&rank),
@@ -254,6 +254,19 @@ impl PlanBuilder {
             2 * self.precision.compute_bytes(),
         );
         let exec = match self.precision {
+            _ if !device.is_cpu() => {
+                let problem = GpuProblem {
+                    tree: &tree,
+                    precision: self.precision,
+                    in_place,
+                    input: &input,
+                    output: &output,
+                    in_lens: &in_lens,
+                    out_lens: &out_lens,
+                    scale: self.scale,
+                };
+                ExecKind::Gpu(std::sync::Arc::new(GpuPlan::new(&problem, device)?))
+            }
             Precision::F64 => ExecKind::F64(CpuPlan::new(&tree)),
             _ => ExecKind::F32(CpuPlan::new(&tree)),
         };
@@ -280,6 +293,7 @@ impl PlanBuilder {
 enum ExecKind {
     F32(CpuPlan<f32>),
     F64(CpuPlan<f64>),
+    Gpu(SharedGpuPlan),
 }
 
 /// A planned transform: created once, executed many times.
@@ -309,11 +323,21 @@ impl Plan {
         &self.tree
     }
 
-    /// The decomposition and layouts as text (`rocm-bench fft --explain`).
+    /// The generated kernels of a GPU plan (`None` on the CPU).
+    pub fn gpu(&self) -> Option<&GpuPlan> {
+        match &self.exec {
+            ExecKind::Gpu(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The decomposition and layouts as text (`rocm-bench fft --explain`); a GPU plan
+    /// adds its kernel node and launch plan.
     pub fn describe(&self) -> String {
         format!(
-            "{}precision {}, {:?}, scale {}\ninput  {:?} of {:?}\noutput {:?} of {:?}\nwork buffer {} bytes, planned in {:?}\n",
+            "{}{}precision {}, {:?}, scale {}\ninput  {:?} of {:?}\noutput {:?} of {:?}\nwork buffer {} bytes, planned in {:?}\n",
             self.tree.describe(),
+            self.gpu().map(|g| g.describe()).unwrap_or_default(),
             self.precision,
             self.placement,
             self.scale,
@@ -372,6 +396,7 @@ impl Plan {
         match &self.exec {
             ExecKind::F32(p) => (p.lane_len() * 8, p.lanes(self.tree.batch)),
             ExecKind::F64(p) => (p.lane_len() * 16, p.lanes(self.tree.batch)),
+            ExecKind::Gpu(_) => (0, 0),
         }
     }
 
@@ -403,18 +428,29 @@ impl Plan {
             "placement",
             "this plan is in-place; use execute_in_place"
         );
-        self.check_device(stream, input.device())?;
-        self.check_device(stream, output.device())?;
-        let src = input
-            .as_host()
-            .ok_or_else(|| Error::unsupported("rocm-fft execute", input.device().id()))?;
-        self.check_buffer::<I>("input", src.len(), self.in_real, self.input_elements())?;
+        if let ExecKind::Gpu(_) = &self.exec {
+            self.check_gpu_device(stream, "input", input.device())?;
+            self.check_gpu_device(stream, "output", output.device())?;
+        } else {
+            self.check_device(stream, input.device())?;
+            self.check_device(stream, output.device())?;
+        }
+        self.check_buffer::<I>("input", input.len(), self.in_real, self.input_elements())?;
         self.check_buffer::<O>(
             "output",
             output.len(),
             self.out_real,
             self.output_elements(),
         )?;
+        if let ExecKind::Gpu(g) = &self.exec {
+            return g.run(
+                stream,
+                &[DeviceView::read(input), DeviceView::write(output)],
+            );
+        }
+        let src = input
+            .as_host()
+            .ok_or_else(|| Error::unsupported("rocm-fft execute", input.device().id()))?;
         let dev = output.device().clone();
         let dst = output
             .as_host_mut()
@@ -442,9 +478,16 @@ impl Plan {
             "placement",
             "this plan is out-of-place; use execute"
         );
-        self.check_device(stream, data.device())?;
+        if let ExecKind::Gpu(_) = &self.exec {
+            self.check_gpu_device(stream, "data", data.device())?;
+        } else {
+            self.check_device(stream, data.device())?;
+        }
         self.check_buffer::<T>("data", data.len(), self.in_real, self.input_elements())?;
         self.check_buffer::<T>("data", data.len(), self.out_real, self.output_elements())?;
+        if let ExecKind::Gpu(g) = &self.exec {
+            return g.run(stream, &[DeviceView::write(data)]);
+        }
         let dev = data.device().clone();
         let host = data
             .as_host_mut()
@@ -457,6 +500,20 @@ impl Plan {
         for d in [stream.device(), buf] {
             if !d.is_cpu() {
                 return Err(Error::unsupported("rocm-fft execute", d.id()));
+            }
+        }
+        Ok(())
+    }
+
+    /// A GPU plan runs on its own device's streams and buffers.
+    fn check_gpu_device(&self, stream: &Stream, what: &str, buf: &Device) -> Result<()> {
+        for (w, d) in [("stream", stream.device()), (what, buf)] {
+            if d != &self.device {
+                return Err(Error::DeviceMismatch {
+                    what: format!("rocm-fft plan's {w}"),
+                    expected: self.device.id().into(),
+                    found: d.id().into(),
+                });
             }
         }
         Ok(())

@@ -7,7 +7,8 @@
 //! [`PlanTree`] of explicit steps: Stockham radix passes, four-step row/column splits,
 //! Bluestein convolutions, real pre/post-processing and axis passes. A [`Plan`] is then
 //! executed many times on a stream; on the CPU by this crate's own radix passes
-//! ([`cpu`]), with rayon across batches, rows and columns.
+//! ([`cpu`]), with rayon across batches, rows and columns; on GPUs (CUDA, HIP, the
+//! emulated `emu:<gfx>` devices) by kernels generated from the same tree ([`gpu`]).
 //!
 //! The forward transform is `X_k = Σ_j x_j e^{−2πijk/N}`; the backward one has `+` and
 //! is not normalised (use [`PlanBuilder::scale`]).
@@ -27,6 +28,7 @@
 
 pub mod api;
 pub mod cpu;
+pub mod gpu;
 pub mod layout;
 pub mod plan;
 pub mod reference;
