@@ -2,17 +2,25 @@
 //! samples/s and GB/s (bytes written) of one rocm-rand fill, beside the device's write
 //! bandwidth (a memset of the same buffer) and, with `--vendor` on CUDA, cuRAND's same
 //! generator and distribution in the same run (Philox only: cuRAND has no Threefry).
-//! `--explain` prints the plan.
+//! `--explain` prints the plan. `rocm-bench rand capture --device cuda:0 --out FILE`
+//! (vendor) writes cuRAND's sequences as test data ([`capture`]).
 
 use rocm_core::{DType, Device, DeviceBuffer, Element, Result};
 use rocm_rand::gpu::{self, Problem};
 use rocm_rand::{Dist, Generator, Kind};
 use std::time::Instant;
 
+#[cfg(feature = "vendor")]
+mod capture;
+
 #[derive(clap::Args)]
 pub struct RandArgs {
-    /// Generator: philox, threefry.
+    /// Generator: philox, threefry; or `capture` (with `--out`): cuRAND's sequences as
+    /// a test data file.
     generator: String,
+    /// Where `capture` writes (e.g. rand/tests/data/curand_sequences.txt).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
     /// Distribution: uniform, normal, lognormal, bits, poisson.
     #[arg(long, default_value = "uniform")]
     dist: String,
@@ -80,6 +88,9 @@ pub fn run(a: &RandArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
         Some(d) => Device::open(d)?,
         None => Device::default()?,
     };
+    if a.generator == "capture" {
+        return capture_to_file(a, &dev);
+    }
     let kind = Kind::parse(&a.generator)?;
     let dist = Dist::parse(&a.dist)?;
     let dtype = match a.dtype.as_str() {
@@ -142,6 +153,31 @@ fn bench<T: Element>(
         vendor_peer::<T>(a, dev, kind, dist, &mut buf, ours)?;
     }
     Ok(())
+}
+
+#[cfg(feature = "vendor")]
+fn capture_to_file(
+    a: &RandArgs,
+    dev: &Device,
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let out = a.out.as_ref().ok_or("rand capture needs --out FILE")?;
+    let text = capture::capture(dev)?;
+    std::fs::write(out, &text)?;
+    let records = text.lines().filter(|l| !l.starts_with('#')).count();
+    let refused = text.lines().filter(|l| l.starts_with("# refused")).count();
+    println!(
+        "wrote {} ({records} records, {refused} combinations cuRAND refused)",
+        out.display()
+    );
+    Ok(())
+}
+
+#[cfg(not(feature = "vendor"))]
+fn capture_to_file(
+    _: &RandArgs,
+    _: &Device,
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    Err("rand capture needs rocm-bench built with --features vendor".into())
 }
 
 #[cfg(not(feature = "vendor"))]
@@ -228,15 +264,7 @@ mod curand {
                     format!("{} (libcurand not found on the library path)", dev.id()),
                 ));
             }
-            let ordinal = dev
-                .id()
-                .strip_prefix("cuda:")
-                .and_then(|o| o.parse().ok())
-                .unwrap_or(0);
-            let ctx = CudaContext::new(ordinal)
-                .map_err(|e| Error::backend("cuDevicePrimaryCtxRetain", 0, e.to_string()))?;
-            ctx.bind_to_thread()
-                .map_err(|e| Error::backend("cuCtxSetCurrent", 0, e.to_string()))?;
+            let ctx = bind_primary_context(dev)?;
             let gen = result::create_generator_kind(rng)
                 .map_err(|e| Error::backend("curandCreateGenerator", 0, format!("{e:?}")))?;
             // SAFETY: `gen` was just created.
@@ -290,6 +318,21 @@ mod curand {
             };
             r.map_err(|e| Error::backend("curandGenerate", 0, format!("{e:?}")))
         }
+    }
+
+    /// The CUDA device's primary context (where rocm-core's buffers live), current on
+    /// this thread for cuRAND's calls.
+    pub fn bind_primary_context(dev: &Device) -> Result<Arc<CudaContext>> {
+        let ordinal = dev
+            .id()
+            .strip_prefix("cuda:")
+            .and_then(|o| o.parse().ok())
+            .unwrap_or(0);
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| Error::backend("cuDevicePrimaryCtxRetain", 0, e.to_string()))?;
+        ctx.bind_to_thread()
+            .map_err(|e| Error::backend("cuCtxSetCurrent", 0, e.to_string()))?;
+        Ok(ctx)
     }
 
     impl Drop for Curand {
