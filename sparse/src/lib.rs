@@ -5,6 +5,7 @@
 //!   construction, with exact conversions between every pair.
 //! - [`ops`]: SpMV, SpMM, SpGEMM, SpGEAM, SDDMM, SpSV/SpSM, ILU(0)/IC(0) in rocSPARSE's
 //!   staged style (buffer size → analysis → compute), rayon-parallel on the CPU.
+//! - [`gpu`]: device-resident CSR and SpMV with generated kernels (NVIDIA, AMD).
 //! - [`mm`]: Matrix Market reading and writing; [`gen`]: test and benchmark matrices.
 //! - [`reference`]: dense, obviously correct implementations every operation is tested
 //!   against.
@@ -13,6 +14,7 @@
 
 pub mod format;
 pub mod gen;
+pub mod gpu;
 pub mod mm;
 pub mod ops;
 pub mod reference;
