@@ -398,17 +398,6 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
     Ok(err)
 }
 
-#[cfg(test)]
-mod tests {
-    /// The suite's sparse section runs to the end: every operation on both generated
-    /// matrices within its error bound. (Its triangular solve once stopped the suite: the
-    /// power-law matrix stores no diagonal in some rows.)
-    #[test]
-    fn suite_section_passes() {
-        super::quick().unwrap();
-    }
-}
-
 /// SpMV CSR (op n) with the generated kernels on `c.device`: the analysis (printed with
 /// `--explain`), the error against the reference and the median time of `iters`
 /// products (each waited for). Bytes: values and column indices once, row pointers, `x`
@@ -482,4 +471,15 @@ fn device_bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
         bytes / t / 1e9
     );
     Ok(err)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The suite's sparse section runs to the end: every operation on both generated
+    /// matrices within its error bound. (Its triangular solve once stopped the suite: the
+    /// power-law matrix stores no diagonal in some rows.)
+    #[test]
+    fn suite_section_passes() {
+        super::quick().unwrap();
+    }
 }
