@@ -218,9 +218,9 @@ mod tests {
         assert!(!Arc::ptr_eq(&first.program, &other_device.program));
         assert_eq!(other_device.module.device().id(), "emu:gfx1100");
         // Push p out of the per-thread list; the process-wide cache still has it.
-        for unroll in 1..=RECENT_LEN as u32 + 1 {
+        for grid in 1..=RECENT_LEN as u32 + 1 {
             let mut r = p.clone();
-            r.unroll = unroll + 8;
+            r.grid = grid + 1000;
             load::<Level1>(&a, &r).unwrap();
         }
         let back = load::<Level1>(&a, &p).unwrap();
