@@ -7,12 +7,16 @@
 //! the test fails where the language's kernel spills, needs more registers than the
 //! hand-written one, or loses occupancy, except for the gaps listed in
 //! `data/lang_resource_gaps.txt`, each of which must still be a gap (a closed gap is
-//! removed from the list).
+//! removed from the list). The rank-update kernel (`lang::level2::rank`, every dtype,
+//! op and storage at the fallback shape) is compared the same way with the deleted
+//! hand-written PTX and AMDGPU emitters (`data/rank_hand_written_resources.txt`).
 
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, Target};
 use rocm_kernels::lang::{amdgpu, ptx};
 use rocm_kernels::level1::{L1Op, Level1Params, KERNEL};
+use rocm_kernels::level2::rank::{RankOp, RankParams, KERNEL as RANK_KERNEL};
+use rocm_kernels::level2::Storage;
 use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
 
 const AMD: [IsaTarget; 4] = [
@@ -29,10 +33,17 @@ const KNOWN_GAPS: &str = include_str!("data/lang_resource_gaps.txt");
 /// The deleted hand-written kernels' figures, `name | target | measure | value` a line.
 const HAND_WRITTEN: &str = include_str!("data/level1_hand_written_resources.txt");
 
+/// The deleted hand-written rank-update kernels' figures, in the same form.
+const RANK_HAND_WRITTEN: &str = include_str!("data/rank_hand_written_resources.txt");
+
 /// The hand-written kernel's figure for a row.
 fn hand_written(name: &str, target: &str, measure: &str) -> u32 {
-    HAND_WRITTEN
-        .lines()
+    figure(HAND_WRITTEN, name, target, measure)
+}
+
+/// The figure of a row in `data` (`name | target | measure | value` lines).
+fn figure(data: &str, name: &str, target: &str, measure: &str) -> u32 {
+    data.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .find_map(|l| {
             let f: Vec<&str> = l.split('|').map(str::trim).collect();
@@ -202,6 +213,100 @@ fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
                     measure,
                     language: l,
                     hand: hand_written(&name, t.name(), measure),
+                    higher_is_better,
+                });
+            }
+        }
+    }
+    check(&rows);
+}
+
+/// The rank-update variants measured (the names of the hand-written figures): every op
+/// of each dtype (gerc and her only complex), dense and, for the triangle ops, packed.
+fn rank_variants() -> Vec<(String, RankParams)> {
+    let mut out = Vec::new();
+    for dtype in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        for (op, op_name) in [
+            (RankOp::Ger, "ger"),
+            (RankOp::Gerc, "gerc"),
+            (RankOp::Syr, "syr"),
+            (RankOp::Her, "her"),
+            (RankOp::Syr2, "syr2"),
+            (RankOp::Her2, "her2"),
+        ] {
+            let conj = matches!(op, RankOp::Gerc | RankOp::Her | RankOp::Her2);
+            if conj && !dtype.is_complex() {
+                continue;
+            }
+            for (storage, s) in [(Storage::Dense, "dense"), (Storage::Packed, "packed")] {
+                if storage == Storage::Packed && matches!(op, RankOp::Ger | RankOp::Gerc) {
+                    continue;
+                }
+                let name = format!("{op_name} {dtype} {s}");
+                out.push((name, RankParams::fallback(dtype, op, storage)));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn rank_ptx_registers_are_no_worse_than_the_hand_written_kernels() {
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
+        return;
+    };
+    let mut rows = Vec::new();
+    for sm in ["sm_80", "sm_90"] {
+        let t: Target = sm.parse().unwrap();
+        for (name, p) in rank_variants() {
+            let def = rocm_kernels::lang::level2::rank::kernel(&p, &t).unwrap();
+            let text = ptx::lower(&def).unwrap();
+            show_listing(&name, sm, &text);
+            let r = ptxas
+                .compile(&text, &t)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
+            let k = r.kernel(RANK_KERNEL).unwrap();
+            assert_eq!(
+                (k.spill_stores, k.spill_loads, k.stack_bytes),
+                (0, 0, 0),
+                "{name} on {sm}: the language kernel spills"
+            );
+            rows.push(Row {
+                hand: figure(RANK_HAND_WRITTEN, &name, sm, "regs"),
+                name,
+                target: sm.into(),
+                measure: "regs",
+                language: k.registers,
+                higher_is_better: false,
+            });
+        }
+    }
+    check(&rows);
+}
+
+#[test]
+fn rank_amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+    let mut rows = Vec::new();
+    for t in AMD {
+        let target: Target = t.name().parse().unwrap();
+        for (name, p) in rank_variants() {
+            let def = rocm_kernels::lang::level2::rank::kernel(&p, &target).unwrap();
+            let built = amdgpu::lower(&def).unwrap_or_else(|e| panic!("{name} on {t}: {e}"));
+            show_listing(&name, t.name(), &built.listing);
+            let lang = built.report;
+            for (measure, l, higher_is_better) in [
+                ("vgprs", lang.vgprs, false),
+                ("sgprs", lang.sgprs, false),
+                ("occupancy", lang.occupancy, true),
+            ] {
+                rows.push(Row {
+                    name: name.clone(),
+                    target: t.name().into(),
+                    measure,
+                    language: l,
+                    hand: figure(RANK_HAND_WRITTEN, &name, t.name(), measure),
                     higher_is_better,
                 });
             }
