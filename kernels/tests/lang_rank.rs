@@ -545,27 +545,34 @@ fn every_variant_on_an_odd_shape() {
     }
 }
 
+/// The fallback variant of every dtype, op and storage.
+fn fallbacks() -> Vec<RankParams> {
+    let mut out = Vec::new();
+    for dtype in DTYPES {
+        for op in OPS {
+            for storage in [Storage::Dense, Storage::Packed] {
+                if storage == Storage::Dense || triangle(op) {
+                    out.push(RankParams::fallback(dtype, op, storage));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The one definition declares the generator's signature (the PTX names) on every
 /// target, and the program on each target is built from it.
 #[test]
 fn one_signature_on_every_target() {
-    for dtype in DTYPES {
-        for op in OPS {
-            for storage in [Storage::Dense, Storage::Packed] {
-                if storage == Storage::Packed && !triangle(op) {
-                    continue;
-                }
-                let p = RankParams::fallback(dtype, op, storage);
-                let want = signatures::rank(&p);
-                for t in ["sm_80", "sm_90", "gfx908", "gfx90a", "gfx942", "gfx1100"] {
-                    let target: Target = t.parse().unwrap();
-                    let def = rocm_kernels::lang::level2::rank::kernel(&p, &target).unwrap();
-                    assert_eq!(def.signature(), &want, "{p:?} on {t}");
-                    let prog = Rank::generate(&p, &target).unwrap();
-                    assert_eq!(prog.signatures, std::slice::from_ref(&want), "{p:?} on {t}");
-                    assert_eq!(prog.kernels, [KERNEL.to_string()]);
-                }
-            }
+    for p in fallbacks() {
+        let want = signatures::rank(&p);
+        for t in ["sm_80", "sm_90", "gfx908", "gfx90a", "gfx942", "gfx1100"] {
+            let target: Target = t.parse().unwrap();
+            let def = rocm_kernels::lang::level2::rank::kernel(&p, &target).unwrap();
+            assert_eq!(def.signature(), &want, "{p:?} on {t}");
+            let prog = Rank::generate(&p, &target).unwrap();
+            assert_eq!(prog.signatures, std::slice::from_ref(&want), "{p:?} on {t}");
+            assert_eq!(prog.kernels, [KERNEL.to_string()]);
         }
     }
 }
@@ -578,19 +585,9 @@ fn llvm_agrees_on_every_variant() {
         println!("skipped: llvm-mc-19 / ld.lld-19 not installed");
         return;
     }
-    let mut turn = AMD.iter().cycle();
-    for dtype in DTYPES {
-        for op in OPS {
-            for storage in [Storage::Dense, Storage::Packed] {
-                if storage == Storage::Packed && !triangle(op) {
-                    continue;
-                }
-                let p = RankParams::fallback(dtype, op, storage);
-                let t = turn.next().unwrap();
-                let target: Target = t.name().parse().unwrap();
-                let def = rocm_kernels::lang::level2::rank::kernel(&p, &target).unwrap();
-                common::agree(&[rocm_kernels::lang::amdgpu::lower(&def).unwrap()]);
-            }
-        }
+    for (p, t) in fallbacks().into_iter().zip(AMD.iter().cycle()) {
+        let target: Target = t.name().parse().unwrap();
+        let def = rocm_kernels::lang::level2::rank::kernel(&p, &target).unwrap();
+        common::agree(&[rocm_kernels::lang::amdgpu::lower(&def).unwrap()]);
     }
 }

@@ -13,9 +13,9 @@
 
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, Target};
-use rocm_kernels::lang::{amdgpu, ptx};
-use rocm_kernels::level1::{L1Op, Level1Params, KERNEL};
-use rocm_kernels::level2::rank::{RankOp, RankParams, KERNEL as RANK_KERNEL};
+use rocm_kernels::lang::{amdgpu, ptx, KernelDef};
+use rocm_kernels::level1::{L1Op, Level1Params};
+use rocm_kernels::level2::rank::{RankOp, RankParams};
 use rocm_kernels::level2::Storage;
 use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
 
@@ -35,11 +35,6 @@ const HAND_WRITTEN: &str = include_str!("data/level1_hand_written_resources.txt"
 
 /// The deleted hand-written rank-update kernels' figures, in the same form.
 const RANK_HAND_WRITTEN: &str = include_str!("data/rank_hand_written_resources.txt");
-
-/// The hand-written kernel's figure for a row.
-fn hand_written(name: &str, target: &str, measure: &str) -> u32 {
-    figure(HAND_WRITTEN, name, target, measure)
-}
 
 /// The figure of a row in `data` (`name | target | measure | value` lines).
 fn figure(data: &str, name: &str, target: &str, measure: &str) -> u32 {
@@ -152,35 +147,31 @@ fn show_listing(name: &str, target: &str, text: &str) {
     }
 }
 
-#[test]
-fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
-    let Some(ptxas) = Ptxas::find() else {
-        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
-        return;
-    };
+/// Each named kernel `defs(target)` builds, under ptxas for sm_80 and sm_90 (no
+/// spills, no warnings), beside its figure in `data`.
+fn ptx_rows(
+    ptxas: &Ptxas,
+    data: &str,
+    defs: &dyn Fn(&Target) -> Vec<(String, KernelDef)>,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for sm in ["sm_80", "sm_90"] {
         let t: Target = sm.parse().unwrap();
-        for (name, p) in variants() {
-            let def = rocm_kernels::lang::level1::kernel(&p, &t).unwrap();
+        for (name, def) in defs(&t) {
             let lang = ptx::lower(&def).unwrap();
             show_listing(&name, sm, &lang);
-            let report = |text: &str| {
-                let r = ptxas
-                    .compile(text, &t)
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let k = r.kernel(KERNEL).unwrap().clone();
-                assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
-                k
-            };
-            let l = report(&lang);
+            let r = ptxas
+                .compile(&lang, &t)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
+            let l = r.kernel(&def.name).unwrap();
             assert_eq!(
                 (l.spill_stores, l.spill_loads, l.stack_bytes),
                 (0, 0, 0),
                 "{name} on {sm}: the language kernel spills"
             );
             rows.push(Row {
-                hand: hand_written(&name, sm, "regs"),
+                hand: figure(data, &name, sm, "regs"),
                 name,
                 target: sm.into(),
                 measure: "regs",
@@ -189,16 +180,16 @@ fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
             });
         }
     }
-    check(&rows);
+    rows
 }
 
-#[test]
-fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+/// Each named kernel `defs(target)` builds, lowered for every AMD target, beside its
+/// figures in `data`.
+fn amdgpu_rows(data: &str, defs: &dyn Fn(&Target) -> Vec<(String, KernelDef)>) -> Vec<Row> {
     let mut rows = Vec::new();
     for t in AMD {
         let target: Target = t.name().parse().unwrap();
-        for (name, p) in variants() {
-            let def = rocm_kernels::lang::level1::kernel(&p, &target).unwrap();
+        for (name, def) in defs(&target) {
             let built = amdgpu::lower(&def).unwrap_or_else(|e| panic!("{name} on {t}: {e}"));
             show_listing(&name, t.name(), &built.listing);
             let lang = built.report;
@@ -212,13 +203,35 @@ fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
                     target: t.name().into(),
                     measure,
                     language: l,
-                    hand: hand_written(&name, t.name(), measure),
+                    hand: figure(data, &name, t.name(), measure),
                     higher_is_better,
                 });
             }
         }
     }
-    check(&rows);
+    rows
+}
+
+/// The Level 1 kernels measured, built for `t`.
+fn level1_defs(t: &Target) -> Vec<(String, KernelDef)> {
+    variants()
+        .into_iter()
+        .map(|(name, p)| (name, rocm_kernels::lang::level1::kernel(&p, t).unwrap()))
+        .collect()
+}
+
+#[test]
+fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
+        return;
+    };
+    check(&ptx_rows(&ptxas, HAND_WRITTEN, &level1_defs));
+}
+
+#[test]
+fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+    check(&amdgpu_rows(HAND_WRITTEN, &level1_defs));
 }
 
 /// The rank-update variants measured (the names of the hand-written figures): every op
@@ -250,67 +263,29 @@ fn rank_variants() -> Vec<(String, RankParams)> {
     out
 }
 
+/// The rank-update kernels measured, built for `t`.
+fn rank_defs(t: &Target) -> Vec<(String, KernelDef)> {
+    rank_variants()
+        .into_iter()
+        .map(|(name, p)| {
+            (
+                name,
+                rocm_kernels::lang::level2::rank::kernel(&p, t).unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn rank_ptx_registers_are_no_worse_than_the_hand_written_kernels() {
     let Some(ptxas) = Ptxas::find() else {
         eprintln!("skipped: no ptxas ({HOW_TO_GET})");
         return;
     };
-    let mut rows = Vec::new();
-    for sm in ["sm_80", "sm_90"] {
-        let t: Target = sm.parse().unwrap();
-        for (name, p) in rank_variants() {
-            let def = rocm_kernels::lang::level2::rank::kernel(&p, &t).unwrap();
-            let text = ptx::lower(&def).unwrap();
-            show_listing(&name, sm, &text);
-            let r = ptxas
-                .compile(&text, &t)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
-            let k = r.kernel(RANK_KERNEL).unwrap();
-            assert_eq!(
-                (k.spill_stores, k.spill_loads, k.stack_bytes),
-                (0, 0, 0),
-                "{name} on {sm}: the language kernel spills"
-            );
-            rows.push(Row {
-                hand: figure(RANK_HAND_WRITTEN, &name, sm, "regs"),
-                name,
-                target: sm.into(),
-                measure: "regs",
-                language: k.registers,
-                higher_is_better: false,
-            });
-        }
-    }
-    check(&rows);
+    check(&ptx_rows(&ptxas, RANK_HAND_WRITTEN, &rank_defs));
 }
 
 #[test]
 fn rank_amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
-    let mut rows = Vec::new();
-    for t in AMD {
-        let target: Target = t.name().parse().unwrap();
-        for (name, p) in rank_variants() {
-            let def = rocm_kernels::lang::level2::rank::kernel(&p, &target).unwrap();
-            let built = amdgpu::lower(&def).unwrap_or_else(|e| panic!("{name} on {t}: {e}"));
-            show_listing(&name, t.name(), &built.listing);
-            let lang = built.report;
-            for (measure, l, higher_is_better) in [
-                ("vgprs", lang.vgprs, false),
-                ("sgprs", lang.sgprs, false),
-                ("occupancy", lang.occupancy, true),
-            ] {
-                rows.push(Row {
-                    name: name.clone(),
-                    target: t.name().into(),
-                    measure,
-                    language: l,
-                    hand: figure(RANK_HAND_WRITTEN, &name, t.name(), measure),
-                    higher_is_better,
-                });
-            }
-        }
-    }
-    check(&rows);
+    check(&amdgpu_rows(RANK_HAND_WRITTEN, &rank_defs));
 }
