@@ -37,14 +37,6 @@ const AMD: [IsaTarget; 4] = [
     IsaTarget::Gfx942,
     IsaTarget::Gfx1100,
 ];
-const OPS: [RankOp; 6] = [
-    RankOp::Ger,
-    RankOp::Gerc,
-    RankOp::Syr,
-    RankOp::Her,
-    RankOp::Syr2,
-    RankOp::Her2,
-];
 const DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C32, DType::C64];
 
 fn triangle(op: RankOp) -> bool {
@@ -507,7 +499,7 @@ proptest! {
     #[test]
     fn every_backend_gives_the_documented_bits(
         dtype in prop::sample::select(DTYPES.to_vec()),
-        op in prop::sample::select(OPS.to_vec()),
+        op in prop::sample::select(RankOp::ALL.to_vec()),
         packed in any::<bool>(),
         shape in shapes(),
         seed in any::<u64>(),
@@ -522,7 +514,7 @@ proptest! {
 fn every_variant_on_an_odd_shape() {
     let dev = cuda();
     for dtype in DTYPES {
-        for op in OPS {
+        for op in RankOp::ALL {
             for (packed, upper) in [(false, false), (false, true), (true, false), (true, true)] {
                 if !triangle(op) && (packed || upper) {
                     continue;
@@ -549,7 +541,7 @@ fn every_variant_on_an_odd_shape() {
 fn fallbacks() -> Vec<RankParams> {
     let mut out = Vec::new();
     for dtype in DTYPES {
-        for op in OPS {
+        for op in RankOp::ALL {
             for storage in [Storage::Dense, Storage::Packed] {
                 if storage == Storage::Dense || triangle(op) {
                     out.push(RankParams::fallback(dtype, op, storage));

@@ -70,6 +70,16 @@ pub(crate) struct Traits {
 }
 
 impl RankOp {
+    /// Every op.
+    pub const ALL: [RankOp; 6] = [
+        RankOp::Ger,
+        RankOp::Gerc,
+        RankOp::Syr,
+        RankOp::Her,
+        RankOp::Syr2,
+        RankOp::Her2,
+    ];
+
     pub(crate) fn traits(self) -> Traits {
         let t = |triangle, rank2, conj, hermitian| Traits {
             triangle,
@@ -181,20 +191,11 @@ mod tests {
     use super::*;
     use rocm_core::ModuleImage;
 
-    const OPS: [RankOp; 6] = [
-        RankOp::Ger,
-        RankOp::Gerc,
-        RankOp::Syr,
-        RankOp::Her,
-        RankOp::Syr2,
-        RankOp::Her2,
-    ];
-
     /// Every dtype × op × storage the host launches, plus odd shapes.
     pub(crate) fn variants() -> Vec<RankParams> {
         let mut v = Vec::new();
         for dtype in super::super::gemv::DTYPES {
-            for op in OPS {
+            for op in RankOp::ALL {
                 for storage in [Storage::Dense, Storage::Packed] {
                     let f = RankParams::fallback(dtype, op, storage);
                     if f.validate().is_err() {
