@@ -6,10 +6,9 @@
 
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::DType;
-use rocm_kernels::amdgpu::level2::{gemv, rank, trimv, trsv};
+use rocm_kernels::amdgpu::level2::{gemv, trimv, trsv};
 use rocm_kernels::amdgpu::AssembledKernel;
 use rocm_kernels::level2::gemv::{GemvParams, GemvTrans};
-use rocm_kernels::level2::rank::{RankOp, RankParams};
 use rocm_kernels::level2::trimv::{TriMvOp, TriMvParams};
 use rocm_kernels::level2::trsv::TrsvParams;
 use rocm_kernels::level2::Storage;
@@ -76,36 +75,6 @@ fn trimv_variants() -> Vec<TriMvParams> {
     v
 }
 
-/// Every rank-update variant: each op and dtype, dense and (triangle ops) packed, and a
-/// small block.
-fn rank_variants() -> Vec<RankParams> {
-    let mut v = Vec::new();
-    for dtype in DTYPES {
-        for op in [
-            RankOp::Ger,
-            RankOp::Gerc,
-            RankOp::Syr,
-            RankOp::Her,
-            RankOp::Syr2,
-            RankOp::Her2,
-        ] {
-            let triangle = !matches!(op, RankOp::Ger | RankOp::Gerc);
-            for storage in [Storage::Dense, Storage::Packed] {
-                if storage == Storage::Packed && !triangle {
-                    continue;
-                }
-                let f = RankParams::fallback(dtype, op, storage);
-                v.push(RankParams {
-                    block: 64,
-                    ..f.clone()
-                });
-                v.push(f);
-            }
-        }
-    }
-    v
-}
-
 /// Every program of every Level 2 generator with an AMDGPU back end, as kernel sets (one
 /// code object each: the kernels of one program share names with other programs'), in
 /// a fixed order.
@@ -128,10 +97,6 @@ fn programs(t: IsaTarget) -> Vec<(String, Vec<AssembledKernel>)> {
                 out.push((format!("{p:?}"), vec![k]));
             }
         }
-    }
-    for p in rank_variants() {
-        let k = rank::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
-        out.push((format!("{p:?}"), vec![k]));
     }
     for p in trimv_variants() {
         let k = trimv::generate(t, &p).unwrap_or_else(|e| panic!("{p:?} on {t}: {e}"));
@@ -172,8 +137,7 @@ fn every_kernel_matches_llvm() {
     }
 }
 
-/// The assembler's hidden arguments (the grid's y count of the split gemv and the rank
-/// update): placed after the explicit ones at an 8-byte boundary, named by kind in the
+/// The assembler's hidden arguments (the grid's y count of the split gemv): placed after the explicit ones at an 8-byte boundary, named by kind in the
 /// metadata; an explicit argument after one is an error.
 #[test]
 fn hidden_arguments_follow_the_explicit_ones() {

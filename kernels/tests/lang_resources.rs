@@ -7,12 +7,16 @@
 //! the test fails where the language's kernel spills, needs more registers than the
 //! hand-written one, or loses occupancy, except for the gaps listed in
 //! `data/lang_resource_gaps.txt`, each of which must still be a gap (a closed gap is
-//! removed from the list).
+//! removed from the list). The rank-update kernel (`lang::level2::rank`, every dtype,
+//! op and storage at the fallback shape) is compared the same way with the deleted
+//! hand-written PTX and AMDGPU emitters (`data/rank_hand_written_resources.txt`).
 
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{DType, Target};
-use rocm_kernels::lang::{amdgpu, ptx};
-use rocm_kernels::level1::{L1Op, Level1Params, KERNEL};
+use rocm_kernels::lang::{amdgpu, ptx, KernelDef};
+use rocm_kernels::level1::{L1Op, Level1Params};
+use rocm_kernels::level2::rank::{RankOp, RankParams};
+use rocm_kernels::level2::Storage;
 use rocm_kernels::ptxas::{Ptxas, HOW_TO_GET};
 
 const AMD: [IsaTarget; 4] = [
@@ -29,10 +33,12 @@ const KNOWN_GAPS: &str = include_str!("data/lang_resource_gaps.txt");
 /// The deleted hand-written kernels' figures, `name | target | measure | value` a line.
 const HAND_WRITTEN: &str = include_str!("data/level1_hand_written_resources.txt");
 
-/// The hand-written kernel's figure for a row.
-fn hand_written(name: &str, target: &str, measure: &str) -> u32 {
-    HAND_WRITTEN
-        .lines()
+/// The deleted hand-written rank-update kernels' figures, in the same form.
+const RANK_HAND_WRITTEN: &str = include_str!("data/rank_hand_written_resources.txt");
+
+/// The figure of a row in `data` (`name | target | measure | value` lines).
+fn figure(data: &str, name: &str, target: &str, measure: &str) -> u32 {
+    data.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .find_map(|l| {
             let f: Vec<&str> = l.split('|').map(str::trim).collect();
@@ -141,35 +147,31 @@ fn show_listing(name: &str, target: &str, text: &str) {
     }
 }
 
-#[test]
-fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
-    let Some(ptxas) = Ptxas::find() else {
-        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
-        return;
-    };
+/// Each named kernel `defs(target)` builds, under ptxas for sm_80 and sm_90 (no
+/// spills, no warnings), beside its figure in `data`.
+fn ptx_rows(
+    ptxas: &Ptxas,
+    data: &str,
+    defs: &dyn Fn(&Target) -> Vec<(String, KernelDef)>,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for sm in ["sm_80", "sm_90"] {
         let t: Target = sm.parse().unwrap();
-        for (name, p) in variants() {
-            let def = rocm_kernels::lang::level1::kernel(&p, &t).unwrap();
+        for (name, def) in defs(&t) {
             let lang = ptx::lower(&def).unwrap();
             show_listing(&name, sm, &lang);
-            let report = |text: &str| {
-                let r = ptxas
-                    .compile(text, &t)
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let k = r.kernel(KERNEL).unwrap().clone();
-                assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
-                k
-            };
-            let l = report(&lang);
+            let r = ptxas
+                .compile(&lang, &t)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(r.warnings.is_empty(), "{name} on {sm}: {:?}", r.warnings);
+            let l = r.kernel(&def.name).unwrap();
             assert_eq!(
                 (l.spill_stores, l.spill_loads, l.stack_bytes),
                 (0, 0, 0),
                 "{name} on {sm}: the language kernel spills"
             );
             rows.push(Row {
-                hand: hand_written(&name, sm, "regs"),
+                hand: figure(data, &name, sm, "regs"),
                 name,
                 target: sm.into(),
                 measure: "regs",
@@ -178,16 +180,16 @@ fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
             });
         }
     }
-    check(&rows);
+    rows
 }
 
-#[test]
-fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+/// Each named kernel `defs(target)` builds, lowered for every AMD target, beside its
+/// figures in `data`.
+fn amdgpu_rows(data: &str, defs: &dyn Fn(&Target) -> Vec<(String, KernelDef)>) -> Vec<Row> {
     let mut rows = Vec::new();
     for t in AMD {
         let target: Target = t.name().parse().unwrap();
-        for (name, p) in variants() {
-            let def = rocm_kernels::lang::level1::kernel(&p, &target).unwrap();
+        for (name, def) in defs(&target) {
             let built = amdgpu::lower(&def).unwrap_or_else(|e| panic!("{name} on {t}: {e}"));
             show_listing(&name, t.name(), &built.listing);
             let lang = built.report;
@@ -201,11 +203,89 @@ fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
                     target: t.name().into(),
                     measure,
                     language: l,
-                    hand: hand_written(&name, t.name(), measure),
+                    hand: figure(data, &name, t.name(), measure),
                     higher_is_better,
                 });
             }
         }
     }
-    check(&rows);
+    rows
+}
+
+/// The Level 1 kernels measured, built for `t`.
+fn level1_defs(t: &Target) -> Vec<(String, KernelDef)> {
+    variants()
+        .into_iter()
+        .map(|(name, p)| (name, rocm_kernels::lang::level1::kernel(&p, t).unwrap()))
+        .collect()
+}
+
+#[test]
+fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
+        return;
+    };
+    check(&ptx_rows(&ptxas, HAND_WRITTEN, &level1_defs));
+}
+
+#[test]
+fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+    check(&amdgpu_rows(HAND_WRITTEN, &level1_defs));
+}
+
+/// The rank-update variants measured (the names of the hand-written figures): every op
+/// of each dtype (gerc and her only complex), dense and, for the triangle ops, packed.
+fn rank_variants() -> Vec<(String, RankParams)> {
+    let mut out = Vec::new();
+    for dtype in [DType::F32, DType::F64, DType::C32, DType::C64] {
+        for (op, op_name) in [
+            (RankOp::Ger, "ger"),
+            (RankOp::Gerc, "gerc"),
+            (RankOp::Syr, "syr"),
+            (RankOp::Her, "her"),
+            (RankOp::Syr2, "syr2"),
+            (RankOp::Her2, "her2"),
+        ] {
+            let conj = matches!(op, RankOp::Gerc | RankOp::Her | RankOp::Her2);
+            if conj && !dtype.is_complex() {
+                continue;
+            }
+            for (storage, s) in [(Storage::Dense, "dense"), (Storage::Packed, "packed")] {
+                if storage == Storage::Packed && matches!(op, RankOp::Ger | RankOp::Gerc) {
+                    continue;
+                }
+                let name = format!("{op_name} {dtype} {s}");
+                out.push((name, RankParams::fallback(dtype, op, storage)));
+            }
+        }
+    }
+    out
+}
+
+/// The rank-update kernels measured, built for `t`.
+fn rank_defs(t: &Target) -> Vec<(String, KernelDef)> {
+    rank_variants()
+        .into_iter()
+        .map(|(name, p)| {
+            (
+                name,
+                rocm_kernels::lang::level2::rank::kernel(&p, t).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn rank_ptx_registers_are_no_worse_than_the_hand_written_kernels() {
+    let Some(ptxas) = Ptxas::find() else {
+        eprintln!("skipped: no ptxas ({HOW_TO_GET})");
+        return;
+    };
+    check(&ptx_rows(&ptxas, RANK_HAND_WRITTEN, &rank_defs));
+}
+
+#[test]
+fn rank_amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
+    check(&amdgpu_rows(RANK_HAND_WRITTEN, &rank_defs));
 }

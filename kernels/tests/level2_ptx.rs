@@ -423,14 +423,7 @@ fn rank_case(ty: Ty, op: RankOp, storage: Storage, upper: bool) {
 #[test]
 fn rank_updates_in_the_ptx_interpreter() {
     for ty in TYPES {
-        for op in [
-            RankOp::Ger,
-            RankOp::Gerc,
-            RankOp::Syr,
-            RankOp::Her,
-            RankOp::Syr2,
-            RankOp::Her2,
-        ] {
+        for op in RankOp::ALL {
             let triangle = !matches!(op, RankOp::Ger | RankOp::Gerc);
             let storages: &[Storage] = if triangle {
                 &[Storage::Dense, Storage::Packed]

@@ -312,14 +312,7 @@ fn level2_signatures_match_the_emitted_kernels() {
                     checked += walk::<Gemv>(&p, &target);
                 }
             }
-            for op in [
-                RankOp::Ger,
-                RankOp::Gerc,
-                RankOp::Syr,
-                RankOp::Her,
-                RankOp::Syr2,
-                RankOp::Her2,
-            ] {
+            for op in RankOp::ALL {
                 for storage in [Storage::Dense, Storage::Packed] {
                     checked += walk::<Rank>(&RankParams::fallback(dtype, op, storage), &target);
                 }

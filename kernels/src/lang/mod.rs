@@ -84,6 +84,7 @@ pub mod examples;
 pub mod interp;
 pub mod ir;
 pub mod level1;
+pub mod level2;
 mod program;
 pub mod ptx;
 

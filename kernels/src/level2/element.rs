@@ -175,14 +175,6 @@ impl El {
         vec![a[0], k.selp(self.rt, neg, a[1], p)]
     }
 
-    /// conj(a) (reals unchanged).
-    pub(crate) fn conj(self, k: &mut KernelBuilder, a: &[Reg]) -> Vec<Reg> {
-        if self.comps == 1 {
-            return a.to_vec();
-        }
-        vec![a[0], k.neg(self.rt, a[1])]
-    }
-
     /// The element with its imaginary part replaced by zero where `p` holds (the real
     /// diagonal of a Hermitian matrix); reals unchanged.
     pub(crate) fn real_if(self, k: &mut KernelBuilder, a: &[Reg], p: Reg) -> Vec<Reg> {
@@ -211,17 +203,6 @@ impl El {
 pub(crate) fn flag(k: &mut KernelBuilder, flags: Reg, bit: u32) -> Reg {
     let v = k.and_b32(flags, bit);
     k.setp(crate::ptx::Cmp::Ne, Ty::U32, v, 0u32)
-}
-
-/// Whether (i, j) (u64 indices) lies in the stored triangle, diagonal included.
-pub(crate) fn stored(k: &mut KernelBuilder, upper: Reg, i: Reg, j: Reg) -> Reg {
-    use crate::ptx::Cmp;
-    let le = k.setp(Cmp::Le, Ty::U64, i, j);
-    let ge = k.setp(Cmp::Ge, Ty::U64, i, j);
-    let up = k.and_pred(upper, le);
-    let lower = k.not_pred(upper);
-    let lo = k.and_pred(lower, ge);
-    k.or_pred(up, lo)
 }
 
 /// `base + i·inc·es` for a vector passed as the address of its logical element 0 with a

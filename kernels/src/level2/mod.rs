@@ -117,13 +117,14 @@ pub mod signatures {
         out
     }
 
-    /// The rank update: A += α·x·op(y) (+ the second term), `flags` its variant bits.
-    pub fn rank(p: &RankParams, amdgpu: bool) -> Signature {
+    /// The rank update: A += α·x·op(y) (+ the second term), `flags` its variant bits;
+    /// one kernel on every target, so the scalars have the PTX names everywhere.
+    pub fn rank(p: &RankParams) -> Signature {
         let d = p.dtype;
         let s = matrix_head(RANK, d, Access::ReadWrite)
             .pointer("y", d, Access::Read)
             .scalar("incy", ScalarType::I64);
-        scalars(s, d, "alpha", amdgpu).scalar("flags", ScalarType::U32)
+        scalars(s, d, "alpha", false).scalar("flags", ScalarType::U32)
     }
 
     /// The triangle/band product: `n, a, lda, x, incx, y, incy, alpha, [beta], flags,

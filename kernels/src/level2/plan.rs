@@ -9,9 +9,10 @@
 //! to the workspace (chunks × m elements) and the finish kernel, a dependent step, sums
 //! them in chunk order. Wide lane loads only where every lane load is aligned.
 //!
-//! The AMDGPU kernels form element indices and byte strides in 32 bits: there every
-//! span a kernel indexes and every stride in bytes must stay below 2³¹ (module doc of
-//! [`crate::amdgpu::level2`]); larger problems answer `Unsupported`.
+//! The hand-written AMDGPU kernels (gemv and the triangle products) form element indices
+//! and byte strides in 32 bits: there every span a kernel indexes and every stride in
+//! bytes must stay below 2³¹ (module doc of [`crate::amdgpu::level2`]); larger problems
+//! answer `Unsupported`.
 
 use super::gemv::{Gemv, GemvParams, GemvTrans, GemvTuning};
 use super::rank::{Rank, RankOp, RankParams, UPPER as RANK_UPPER};
@@ -357,26 +358,15 @@ pub struct RankProblem<'a> {
 }
 
 /// The rank update's plan: one launch, rows over grid x (one work-item per row), column
-/// groups over grid y.
-pub fn plan_rank(p: &RankProblem<'_>, target: &Target) -> Result<Plan> {
-    let amdgpu = signatures::amdgpu(target);
+/// groups over grid y; the same on every target (the kernel indexes in 64 bits
+/// everywhere).
+pub fn plan_rank(p: &RankProblem<'_>) -> Result<Plan> {
     let (m, n, lda) = (p.m as u128, p.n as u128, p.a.lda as u128);
     if lda * n + m > i64::MAX as u128 {
         return Err(Error::invalid(
             "lda",
             "the matrix spans more than 2⁶³ elements",
         ));
-    }
-    let (ix, iy) = (
-        p.x.inc.unsigned_abs() as u128,
-        p.y.inc.unsigned_abs() as u128,
-    );
-    if amdgpu {
-        check_extent(
-            p.dtype,
-            &[lda * n + m, n * (n + 1) / 2, ix * m, iy * n],
-            &[lda, ix, iy],
-        )?;
     }
     let g = RankParams::fallback(p.dtype, p.op, p.storage);
     let es = p.dtype.size() as u64;
@@ -406,13 +396,14 @@ pub fn plan_rank(p: &RankProblem<'_>, target: &Target) -> Result<Plan> {
             Arg::Value(Value::U32(if p.upper { RANK_UPPER } else { 0 })),
         ),
     ];
-    bind_scalars(&mut b, p.dtype, "alpha", amdgpu, p.alpha)?;
+    // One kernel for every target (the language's), one signature.
+    bind_scalars(&mut b, p.dtype, "alpha", false, p.alpha)?;
     let config = LaunchConfig {
         grid: g.grid(p.m as usize, p.n as usize),
         block: [g.block, 1, 1],
         shared_bytes: 0,
     };
-    let sig = signatures::rank(&g, amdgpu);
+    let sig = signatures::rank(&g);
     Ok(Plan {
         steps: vec![step(ProgramRef::of::<Rank>(g), sig, config, &b)?],
         workspace_bytes: 0,

@@ -1,4 +1,5 @@
-//! Rank-1 and rank-2 updates of a matrix (PTX, f32, f64, Complex32, Complex64):
+//! Rank-1 and rank-2 updates of a matrix (f32, f64, Complex32, Complex64), one kernel
+//! written in the kernel language ([`crate::lang::level2::rank`]) for every target:
 //!
 //! | op | update | region |
 //! | --- | --- | --- |
@@ -21,20 +22,23 @@
 //!
 //! Each element gets A(i, j) + x(i)·c1(j) [+ y(i)·c2(j)] with c1 = α·op(y(j)),
 //! c2 = α'·op(x(j)) computed first (op = conj for gerc/her/her2, α' = ᾱ for her2):
-//! complex products are four fused multiply-adds, so |error| ≤ 3u·(|a| + |x||c1| +
-//! |y||c2|) per component pair (reals: 2u), whatever m and n.
+//! complex products are four fused multiply-adds. With S = |a| + |x||c1| + |y||c2|,
+//! every partial sum on the way to a real of the result is at most S, so the (at most
+//! four) roundings of the passes over A add 4u·S; each real of c1 (c2) carries at most
+//! 2u·|c1| (two roundings), which adds 2√2u·|x||c1| (|y||c2|). To first order:
+//! reals |error| ≤ 3u·S; complex each real ≤ (4 + 2√2)u·S, the magnitude ≤ 10u·S,
+//! whatever m and n.
 //!
 //! Kernel `rocm_blas_rank_update(m: u64, n: u64, a: u64, lda: u64, x: u64, incx: s64,
 //! y: u64, incy: s64, alpha.., flags: u32)`: x and y are the addresses of their logical
 //! element 0 (the far end for a negative increment); syr/her pass x as y; scalars are
 //! the reals of α (complex: re, im); `flags` holds [`UPPER`]. Launch:
-//! grid (⌈m / block⌉, min(⌈n / cols⌉, 65535)) of `block` work-items ([`RankParams::grid`]).
+//! grid (⌈m / block⌉, min(⌈n / cols⌉, 65535)) of `block` work-items ([`RankParams::grid`]);
+//! any grid y covers every column (the column groups repeat with its stride).
 
-use super::element::{element_at, flag, scalar_params, stored, vector_at, El, Storage};
+use super::element::Storage;
 use crate::generator::{Generator, LaunchRule, Program};
-use crate::ptx::{Cmp, KernelBuilder, LoadCache, Module, Reg, Special, Ty};
-use rocm_core::target::KernelIsa;
-use rocm_core::{DType, Error, ModuleImage, Result, Target};
+use rocm_core::{DType, Error, Result, Target};
 
 /// Name of the kernel.
 pub const KERNEL: &str = "rocm_blas_rank_update";
@@ -54,19 +58,29 @@ pub enum RankOp {
 
 /// What an op does, as data.
 #[derive(Debug, Clone, Copy)]
-struct Traits {
+pub(crate) struct Traits {
     /// Only the `uplo` triangle of an n×n matrix.
-    triangle: bool,
+    pub triangle: bool,
     /// The second term y(i)·α'·op(x(j)).
-    rank2: bool,
+    pub rank2: bool,
     /// op = conj on the column factors (yᴴ, xᴴ).
-    conj: bool,
+    pub conj: bool,
     /// Hermitian: α' = ᾱ and the diagonal's imaginary part becomes zero.
-    hermitian: bool,
+    pub hermitian: bool,
 }
 
 impl RankOp {
-    fn traits(self) -> Traits {
+    /// Every op.
+    pub const ALL: [RankOp; 6] = [
+        RankOp::Ger,
+        RankOp::Gerc,
+        RankOp::Syr,
+        RankOp::Her,
+        RankOp::Syr2,
+        RankOp::Her2,
+    ];
+
+    pub(crate) fn traits(self) -> Traits {
         let t = |triangle, rank2, conj, hermitian| Traits {
             triangle,
             rank2,
@@ -116,11 +130,11 @@ impl RankParams {
         [rows.min(i32::MAX as usize) as u32, groups as u32, 1]
     }
 
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if !super::gemv::DTYPES.contains(&self.dtype) {
             return Err(Error::unsupported(
                 format!("rank-update kernels for {}", self.dtype),
-                "PTX",
+                "any target",
             ));
         }
         if self.block == 0 || self.block % 32 != 0 || self.block > 1024 {
@@ -163,144 +177,25 @@ impl Generator for Rank {
     const VERSION: u32 = 1;
 
     fn generate(p: &RankParams, target: &Target) -> Result<Program> {
-        p.validate()?;
-        if target.caps().kernel_isa == KernelIsa::Amdgpu {
-            return crate::amdgpu::level2::rank::program(p, target);
-        }
-        let mut module =
-            Module::for_kernels(target, format!("rank-update kernels for {}", p.dtype))?;
-        module.push(&build(p)?);
-        Ok(Program {
-            image: ModuleImage::Ptx(module.text()),
-            kernels: vec![KERNEL.into()],
-            signatures: vec![super::signatures::rank(p, false)],
-            launch: LaunchRule::Cover {
-                block: p.block,
-                units_per_item: 1,
-            },
-        })
+        let def = crate::lang::level2::rank::kernel(p, target)?;
+        let rule = LaunchRule::Cover {
+            block: p.block,
+            units_per_item: 1,
+        };
+        crate::lang::program(&[def], rule)
     }
-}
-
-fn build(p: &RankParams) -> Result<KernelBuilder> {
-    let el = El::of(p.dtype);
-    let eb = el.bytes();
-    let tr = p.op.traits();
-    let (mut k, params) = KernelBuilder::from_signature(&super::signatures::rank(p, false));
-    let pm = params.get("m")?.clone();
-    let pn = params.get("n")?.clone();
-    let pa = params.get("a")?.clone();
-    let plda = params.get("lda")?.clone();
-    let px = params.get("x")?.clone();
-    let pincx = params.get("incx")?.clone();
-    let py = params.get("y")?.clone();
-    let pincy = params.get("incy")?.clone();
-    let palpha = scalar_params(&params, el, "alpha")?;
-    let pflags = params.get("flags")?.clone();
-
-    let m = k.ld_param(&pm);
-    let n = k.ld_param(&pn);
-    let a = k.ld_param_global_ptr(&pa);
-    let lda = k.ld_param(&plda);
-    let x = k.ld_param_global_ptr(&px);
-    let incx = k.ld_param(&pincx);
-    let y = k.ld_param_global_ptr(&py);
-    let incy = k.ld_param(&pincy);
-    let alpha: Vec<Reg> = palpha.iter().map(|q| k.ld_param(q)).collect();
-    let flags = k.ld_param(&pflags);
-    let upper = flag(&mut k, flags, UPPER);
-    let incxb = k.mul(Ty::S64, incx, eb);
-    let incyb = k.mul(Ty::S64, incy, eb);
-    // α' of the second term: ᾱ for her2, α otherwise.
-    let alpha2 = if tr.hermitian {
-        el.conj(&mut k, &alpha)
-    } else {
-        alpha.clone()
-    };
-
-    let tid = k.special(Special::TidX);
-    let cx = k.special(Special::CtaidX);
-    let base = k.mul_wide_u32(cx, p.block);
-    let tid64 = k.cvt(Ty::U64, tid);
-    let i = k.add(Ty::U64, base, tid64);
-    let row_in = k.setp(Cmp::Lt, Ty::U64, i, m);
-    let pxi = vector_at(&mut k, x, i, incxb);
-    let xi = el.load_if(&mut k, pxi, row_in, LoadCache::NonCoherent);
-    let yi = tr.rank2.then(|| {
-        let pyi = vector_at(&mut k, y, i, incyb);
-        el.load_if(&mut k, pyi, row_in, LoadCache::NonCoherent)
-    });
-
-    // Column groups g = ctaid.y, ctaid.y + nctaid.y, ... while g·cols < n.
-    let cy = k.special_named("%ctaid.y");
-    let ny = k.special_named("%nctaid.y");
-    let g = k.cvt(Ty::U64, cy);
-    let ny64 = k.cvt(Ty::U64, ny);
-    let stride = k.mul(Ty::U64, ny64, p.cols as i64);
-    let j0 = k.mul(Ty::U64, g, p.cols as i64);
-    let top = k.label();
-    let done = k.label();
-    k.place(top);
-    let fin = k.setp(Cmp::Ge, Ty::U64, j0, n);
-    k.bra_if(fin, false, done);
-    let mut cells = Vec::new();
-    for c in 0..p.cols {
-        let j = k.add(Ty::U64, j0, c as i64);
-        let col_in = k.setp(Cmp::Lt, Ty::U64, j, n);
-        let mut inside = k.and_pred(row_in, col_in);
-        if tr.triangle {
-            let st = stored(&mut k, upper, i, j);
-            inside = k.and_pred(inside, st);
-        }
-        let addr = element_at(&mut k, p.storage, (a, lda, n), upper, (i, j), eb);
-        // A is written by this kernel: the coherent path.
-        let av = el.load_if(&mut k, addr, inside, LoadCache::Default);
-        cells.push((j, col_in, inside, addr, av));
-    }
-    for (j, col_in, inside, addr, av) in cells {
-        let zero = el.zero(&mut k);
-        let pyj = vector_at(&mut k, y, j, incyb);
-        let yj = el.load_if(&mut k, pyj, col_in, LoadCache::NonCoherent);
-        // c1 = α·op(y(j)): El::fma conjugates its first factor.
-        let c1 = el.fma(&mut k, &yj, &alpha, &zero, tr.conj);
-        let mut v = el.fma(&mut k, &xi, &c1, &av, false);
-        if let Some(yi) = &yi {
-            let pxj = vector_at(&mut k, x, j, incxb);
-            let xj = el.load_if(&mut k, pxj, col_in, LoadCache::NonCoherent);
-            let c2 = el.fma(&mut k, &xj, &alpha2, &zero, tr.conj);
-            v = el.fma(&mut k, yi, &c2, &v, false);
-        }
-        if tr.hermitian {
-            let diag = k.setp(Cmp::Eq, Ty::U64, i, j);
-            v = el.real_if(&mut k, &v, diag);
-        }
-        k.when(inside, false).st_global(addr, 0, &v);
-    }
-    k.add_to(j0, stride);
-    k.bra(top);
-    k.place(done);
-    k.ret();
-    Ok(k)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const OPS: [RankOp; 6] = [
-        RankOp::Ger,
-        RankOp::Gerc,
-        RankOp::Syr,
-        RankOp::Her,
-        RankOp::Syr2,
-        RankOp::Her2,
-    ];
+    use rocm_core::ModuleImage;
 
     /// Every dtype × op × storage the host launches, plus odd shapes.
     pub(crate) fn variants() -> Vec<RankParams> {
         let mut v = Vec::new();
         for dtype in super::super::gemv::DTYPES {
-            for op in OPS {
+            for op in RankOp::ALL {
                 for storage in [Storage::Dense, Storage::Packed] {
                     let f = RankParams::fallback(dtype, op, storage);
                     if f.validate().is_err() {

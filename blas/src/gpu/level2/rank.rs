@@ -49,8 +49,7 @@ pub(crate) fn update(blas: &Blas, routine: &str, call: &RankCall<'_>) -> Result<
         y,
         alpha: call.alpha,
     };
-    let plan = l2plan::plan_rank(&problem, blas.device().target())
-        .map_err(|e| routine_error(blas, routine, e))?;
+    let plan = l2plan::plan_rank(&problem).map_err(|e| routine_error(blas, routine, e))?;
     let es = call.dtype.size();
     let a_elements = match call.storage {
         Storage::Packed => call.n * (call.n + 1) / 2,

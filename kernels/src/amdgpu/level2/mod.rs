@@ -6,7 +6,6 @@
 //! - [`gemv`]: `rocm_blas_gemv` (N, T, C) and `rocm_blas_gemv_finish`.
 //! - [`trimv`]: `rocm_blas_tri_mv` (symv/hemv, trmv N/T/C; dense, packed, band; gbmv
 //!   N/T/C on a general band; the windowed products of the blocked trsv).
-//! - [`rank`]: `rocm_blas_rank_update` (ger/gerc, syr/her, syr2/her2; dense, packed).
 //! - [`trsv`]: `rocm_blas_trsv_block` (the diagonal-block solve of the blocked trsv;
 //!   dense, packed, band).
 //!
@@ -33,7 +32,6 @@
 //!   products as four fmas (`cfma_into` of the Level 1 kernels' `math`); every sum in a fixed order.
 
 pub mod gemv;
-pub mod rank;
 pub mod trimv;
 pub mod trsv;
 
