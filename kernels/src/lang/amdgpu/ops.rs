@@ -26,6 +26,7 @@
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
+use crate::amdgpu::regs::{required_alignment, RegFile};
 use crate::lang::ir::{
     AtomicOp, Binary, Cache, Cmp, Mem, MemAccess, Op, Reduce, Rounding, Scalar, Shuffle, Type,
     Unary, Value,
@@ -173,6 +174,7 @@ impl<'a> Lower<'a> {
                         self.free_v(tmps);
                         Ok(())
                     }
+                    _ if self.alias_within(v, *a, l) => Ok(()),
                     _ => self.copy_value(v, l),
                 }
             }
@@ -180,7 +182,11 @@ impl<'a> Lower<'a> {
             Op::Extract(a, i) => {
                 let l = self.loc(*a)?;
                 let w = scalar_words(a.ty.scalar);
-                self.copy_value(v, lane(l, *i, w))
+                let at = lane(l, *i, w);
+                if self.alias_within(v, *a, at) {
+                    return Ok(());
+                }
+                self.copy_value(v, at)
             }
             Op::Load(m) => self.load(v, m),
             Op::Atomic {
@@ -226,10 +232,46 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// The registers `parts` already sit in when they are one aligned run, in order, of
+    /// values' own registers (`Pack` of a vector's lanes, or of results computed into
+    /// consecutive registers): the packed value holds them too.
+    fn pack_in_place(&mut self, v: Value, parts: &[Value], w: u8) -> bool {
+        let n = w * parts.len() as u8;
+        let run = match self.locs[parts[0].id as usize] {
+            Some(Loc::V(r)) => Loc::V(RegRange::new(r.first, n)),
+            Some(Loc::S(r)) => Loc::S(RegRange::new(r.first, n)),
+            _ => return false,
+        };
+        let in_place = parts.iter().enumerate().all(|(i, p)| {
+            let id = p.id as usize;
+            self.owned[id]
+                && self.splits[id].is_none()
+                && self.locs[id] == Some(lane(run, i as u8, w))
+        });
+        let (file, r) = match run {
+            Loc::V(r) => (RegFile::Vgpr, r),
+            Loc::S(r) => (RegFile::Sgpr, r),
+            _ => return false,
+        };
+        if !in_place || r.first % required_alignment(self.t, file, n) != 0 {
+            return false;
+        }
+        match run {
+            Loc::V(r) => self.e.vgprs.hold(r),
+            _ => self.e.sgprs.hold(r),
+        }
+        self.locs[v.id as usize] = Some(run);
+        self.set_owned(v);
+        true
+    }
+
     fn pack(&mut self, v: Value, parts: &[Value]) -> Result<()> {
+        let w = scalar_words(v.ty.scalar);
+        if self.pack_in_place(v, parts, w) {
+            return Ok(());
+        }
         let locs: Vec<Loc> = parts.iter().map(|p| self.loc(*p)).collect::<Result<_>>()?;
         let scalar = locs.iter().all(|l| scalar_like(*l));
-        let w = scalar_words(v.ty.scalar);
         let elem = Type::of(v.ty.scalar);
         if scalar {
             let Loc::S(d) = self.define(v, Loc::S(RegRange::new(0, 0)))? else {
