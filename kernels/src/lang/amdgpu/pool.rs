@@ -80,6 +80,11 @@ impl Pool {
         }
     }
 
+    /// How many registers are free.
+    pub(crate) fn free_count(&self) -> usize {
+        self.used.iter().filter(|&&u| u == 0).count()
+    }
+
     /// Whether every register of `r` has exactly one holder.
     pub(crate) fn sole(&self, r: RegRange) -> bool {
         (r.first..r.first + u16::from(r.count)).all(|i| self.used.get(usize::from(i)) == Some(&1))

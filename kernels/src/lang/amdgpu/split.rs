@@ -25,6 +25,10 @@ use crate::lang::ir::{
 use rocm_core::isa::amdgpu::{Op as I, Operand, RegRange};
 use rocm_core::Result;
 
+/// Free SGPRs below which a product is not kept as a scaled split (its uniform parts
+/// take 4 to 6 SGPRs, and the operations after it need a few temporaries).
+const SCALED_SPLIT_SGPR_RESERVE: usize = 24;
+
 /// `u + (base << shift)`, the shifted base at most `max` (below 2³²).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Split {
@@ -377,9 +381,10 @@ impl Lower<'_> {
     }
 
     /// Defines `v = s · y` (y uniform) as a scaled split when `s` is not scaled yet
-    /// (true), else leaves `v` to the ordinary lowering.
+    /// and SGPRs are plentiful (true), else leaves `v` to the ordinary lowering (a
+    /// VGPR pair): a scaled split trades VGPRs for SGPRs, which large unrolls run out of.
     fn try_scale(&mut self, v: Value, s: Split, y: Value) -> Result<bool> {
-        if s.scale.is_some() {
+        if s.scale.is_some() || self.e.sgprs.free_count() < SCALED_SPLIT_SGPR_RESERVE {
             return Ok(false);
         }
         let ly = match self.locs[y.id as usize] {
