@@ -1645,3 +1645,97 @@ fn shared_min_max_match_the_interpreter_on_every_target() {
         against_interp(t, &def, grid, block, &args, 8 * n + 4 * grid as usize, &[]);
     }
 }
+
+/// Distance in ulps between two f64s of the same sign (both NaN: 0).
+fn ulps64(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    (a.to_bits() as i128 - b.to_bits() as i128).unsigned_abs() as u64
+}
+
+/// f64 sqrt and rsqrt on the emulated targets against the host's correctly rounded
+/// sqrt: within the IR's bounds (sqrt 1 ulp, rsqrt 2 ulps of 1/sqrt rounded once from
+/// the exact value, which the host's `1.0 / x.sqrt()` is within 1 ulp of, so 3 from
+/// it), over every binade of the normal and subnormal range, the binade edges, and
+/// ±0, ±∞, NaN and negative inputs.
+#[test]
+fn f64_sqrt_and_rsqrt_are_within_their_ulp_bounds_on_every_target() {
+    let mut rng = Rng(77);
+    let mut xs: Vec<f64> = vec![
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -1.0,
+        -f64::MIN_POSITIVE,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::from_bits(1),
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+        1.0,
+        4.0,
+        4.0 - f64::EPSILON * 2.0,
+        2.0,
+    ];
+    for e in -1074..1024 {
+        let m = 1.0 + (rng.next() >> 12) as f64 / (1u64 << 52) as f64;
+        xs.push((m * 2f64.powi(e.max(-1022))) * if e < -1022 { 2f64.powi(e + 1022) } else { 1.0 });
+    }
+    for _ in 0..500 {
+        xs.push(f64::from_bits(rng.next() & 0x7fff_ffff_ffff_ffff));
+    }
+    let n = xs.len();
+    for t in TARGETS {
+        let mut k = Builder::new("sqrt_f64", &target(t)).unwrap();
+        let nn = k.param("n", Scalar::U32);
+        let x = k.ptr("x", Scalar::F64, Access::Read);
+        let out = k.ptr("out", Scalar::F64, Access::Write);
+        let i = k.global_id();
+        let inside = k.lt(i, nn);
+        k.if_(inside, |k| {
+            let at = k.at(x, i);
+            let v = k.load(x, at);
+            let s = k.sqrt(v);
+            k.store(out, at, s);
+            let r = k.rsqrt(v);
+            let j = k.add(i, nn);
+            let at2 = k.at(out, j);
+            k.store(out, at2, r);
+        });
+        let def = k.finish().unwrap();
+        let built = lowered(&def);
+        let mut args = vec![
+            Arg::u32(n as u32),
+            Arg::buffer(&xs),
+            Arg::buffer(&vec![0f64; 2 * n]),
+        ];
+        run(
+            &emu(t),
+            &def,
+            &built,
+            (n as u32).div_ceil(64),
+            64,
+            &mut args,
+        );
+        let got: Vec<f64> = args[2].values();
+        for (j, &v) in xs.iter().enumerate() {
+            let (s, r) = (got[j], got[n + j]);
+            let want_s = v.sqrt();
+            assert!(
+                ulps64(s, want_s) <= 1,
+                "{t}: sqrt({v:e} = {:#x}) = {s:e}, want {want_s:e}",
+                v.to_bits()
+            );
+            let want_r = 1.0 / v.sqrt();
+            assert!(
+                ulps64(r, want_r) <= 3,
+                "{t}: rsqrt({v:e} = {:#x}) = {r:e} ({:#x}), want {want_r:e} ({:#x})",
+                v.to_bits(),
+                r.to_bits(),
+                want_r.to_bits()
+            );
+        }
+    }
+}

@@ -289,3 +289,28 @@ fn rank_ptx_registers_are_no_worse_than_the_hand_written_kernels() {
 fn rank_amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
     check(&amdgpu_rows(RANK_HAND_WRITTEN, &rank_defs));
 }
+
+/// The largest unroll the catalog allows: strided kernels lower for every AMD target
+/// (their offsets fall back from SGPRs to VGPR pairs when SGPRs run short); contiguous
+/// ones with 16 units still run out of SGPRs (each unit keeps its bound mask and scalar
+/// offsets from the load phase to the store phase), printed here.
+#[test]
+fn the_largest_unrolls_of_strided_kernels_lower_on_every_amd_target() {
+    for t in AMD {
+        let target: Target = t.name().parse().unwrap();
+        for (name, p) in variants() {
+            let p = Level1Params { unroll: 16, ..p };
+            let def = rocm_kernels::lang::level1::kernel(&p, &target).unwrap();
+            match amdgpu::lower(&def) {
+                Ok(built) => println!(
+                    "unroll 16 {name:<36} {t:<8} vgprs {:>3} sgprs {:>3} occupancy {:>2}",
+                    built.report.vgprs, built.report.sgprs, built.report.occupancy
+                ),
+                Err(e) if p.contiguous => {
+                    println!("unroll 16 {name:<36} {t:<8} does not lower: {e}")
+                }
+                Err(e) => panic!("unroll 16 {name} on {t}: {e}"),
+            }
+        }
+    }
+}

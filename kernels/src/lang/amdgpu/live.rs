@@ -7,6 +7,10 @@
 //! `otherwise` are numbered one after the other, which is also the order the lowering
 //! emits them in, so a register freed in `then` may be reused in `otherwise`: lanes of
 //! one branch never read what the other branch's lanes computed.
+//!
+//! Values nothing needs (no store, branch, variable or atomic depends on them, directly
+//! or through other values) are dead: the lowering emits nothing for them, and their
+//! reads do not keep their inputs live.
 
 use crate::lang::ir::{Block, KernelDef, Op, Stmt};
 
@@ -21,10 +25,73 @@ pub(crate) struct Liveness {
     pub value_used: Vec<bool>,
     /// By variable id: the statement numbers that assign it.
     pub var_assigns: Vec<Vec<u32>>,
+    /// By value id: whether anything with an effect depends on it (see [`needed`]).
+    pub value_needed: Vec<bool>,
+}
+
+/// Whether an operation may be left out when its value is dead: everything but an
+/// atomic, which writes memory.
+pub(crate) fn pure(op: &Op) -> bool {
+    !matches!(op, Op::Atomic { .. })
+}
+
+/// The `Let`s of `b` in program order, and the values statements other than pure
+/// `Let`s read (the roots of [`needed`]).
+fn lets<'a>(b: &'a Block, out: &mut Vec<(u32, &'a Op)>, roots: &mut Vec<u32>) {
+    for s in &b.0 {
+        match s {
+            Stmt::Let(v, op) => {
+                out.push((v.id, op));
+                if !pure(op) {
+                    roots.extend(op.inputs().iter().map(|i| i.id));
+                    roots.push(v.id);
+                }
+            }
+            Stmt::Var(_, v) | Stmt::Assign(_, v) => roots.push(v.id),
+            Stmt::Store(m, v) => roots.extend([m.offset.id, v.id]),
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                roots.push(cond.id);
+                lets(then, out, roots);
+                lets(otherwise, out, roots);
+            }
+            Stmt::Loop { body, latch } => {
+                lets(body, out, roots);
+                lets(latch, out, roots);
+            }
+            Stmt::Break(c) | Stmt::Continue(c) => roots.push(c.id),
+            Stmt::Barrier | Stmt::Fence(_) => {}
+        }
+    }
+}
+
+/// By value id: whether a store, branch, variable or atomic depends on the value. A
+/// `Let` reads only values defined before it, so one pass backwards over the `Let`s in
+/// program order finds every needed value.
+pub(crate) fn needed(def: &KernelDef) -> Vec<bool> {
+    let mut all = Vec::new();
+    let mut roots = Vec::new();
+    lets(&def.body, &mut all, &mut roots);
+    let mut needed = vec![false; def.values.len()];
+    for r in roots {
+        needed[r as usize] = true;
+    }
+    for (v, op) in all.iter().rev() {
+        if needed[*v as usize] {
+            for i in op.inputs() {
+                needed[i.id as usize] = true;
+            }
+        }
+    }
+    needed
 }
 
 struct Walk {
     pos: u32,
+    needed: Vec<bool>,
     value_def: Vec<u32>,
     var_def: Vec<u32>,
     /// (value or var, is_var, use position)
@@ -46,6 +113,9 @@ impl Walk {
             match s {
                 Stmt::Let(v, op) => {
                     self.value_def[v.id as usize] = self.pos;
+                    if !self.needed[v.id as usize] && pure(op) {
+                        continue;
+                    }
                     for i in op.inputs() {
                         self.use_value(i.id);
                     }
@@ -94,6 +164,7 @@ impl Walk {
 pub(crate) fn liveness(def: &KernelDef) -> Liveness {
     let mut w = Walk {
         pos: 0,
+        needed: needed(def),
         value_def: vec![0; def.values.len()],
         var_def: vec![0; def.vars.len()],
         uses: Vec::new(),
@@ -135,5 +206,6 @@ pub(crate) fn liveness(def: &KernelDef) -> Liveness {
         var_end,
         value_used,
         var_assigns,
+        value_needed: w.needed,
     }
 }

@@ -4,11 +4,12 @@
 //! for varying ones). The operations themselves are in [`super::ops`].
 
 use super::emit::{Emitter, Src};
-use super::live::{liveness, Liveness};
+use super::live::{liveness, pure, Liveness};
 use super::split::{split_vars, Split};
 use crate::amdgpu::asm::{packed_workitem_ids, AssembledKernel, Assembler, Label};
 use crate::lang::ir::{
-    Axis, Block, KernelDef, Mem, Op, Scalar, Special, Stmt, Type, Uniformity, Value, Var,
+    Axis, Binary, Block, KernelDef, Mem, Op, Scalar, Special, Stmt, Type, Unary, Uniformity, Value,
+    Var,
 };
 use rocm_core::isa::amdgpu::{IsaTarget, Op as I, Operand, RegRange};
 use rocm_core::{Error, Result};
@@ -60,7 +61,7 @@ pub(crate) struct Lower<'a> {
     pub t: IsaTarget,
     pub live: Liveness,
     pub locs: Vec<Option<Loc>>,
-    owned: Vec<bool>,
+    pub(crate) owned: Vec<bool>,
     pub var_locs: Vec<Option<Loc>>,
     /// Kernel parameters: pointers as SGPR pairs, scalars in SGPRs (`None`: a byte
     /// array, not loaded).
@@ -79,6 +80,10 @@ pub(crate) struct Lower<'a> {
     pub(crate) pos: u32,
     /// The registers the value being defined should take (see `target_hint`).
     hint: Option<(u32, RegRange)>,
+    /// By value id: the earlier value it equals ([`super::cse`]).
+    same: Vec<Option<u32>>,
+    /// The input whose registers the value being defined takes over (see `reuse_hint`).
+    reuse: Option<(u32, u32, RegRange)>,
     /// By value id: the split form of 64-bit varying integers ([`super::split`]).
     pub splits: Vec<Option<Split>>,
     /// By value id: the special value it is, if it is one.
@@ -233,6 +238,8 @@ pub(crate) fn lower(def: &KernelDef) -> Result<AssembledKernel> {
         labels: 0,
         pos: 0,
         hint: None,
+        reuse: None,
+        same: super::cse::same_values(def),
         splits: vec![None; def.values.len()],
         specials: vec![None; def.values.len()],
         split_var_ok: split_vars(def),
@@ -298,6 +305,15 @@ impl<'a> Lower<'a> {
                 return Ok(Loc::V(r));
             }
         }
+        if let (Loc::V(_), Some((id, from, r))) = (kind, self.reuse) {
+            if id == v.id && r.count == n && self.owned[from as usize] {
+                self.reuse = None;
+                self.owned[from as usize] = false;
+                self.locs[v.id as usize] = Some(Loc::V(r));
+                self.owned[v.id as usize] = true;
+                return Ok(Loc::V(r));
+            }
+        }
         let loc = match kind {
             Loc::S(_) => Loc::S(self.e.salloc(n)?),
             Loc::V(_) => Loc::V(self.e.valloc(n)?),
@@ -307,6 +323,134 @@ impl<'a> Lower<'a> {
         self.locs[v.id as usize] = Some(loc);
         self.owned[v.id as usize] = !matches!(loc, Loc::K(_));
         Ok(loc)
+    }
+
+    /// Records `loc`, registers of value `of`, for `v` as one more holder of them,
+    /// when they are a value's own: `v` then needs no copy (false: `of` is in a
+    /// variable's registers or launch state, which may change or are not counted, so `v`
+    /// gets a copy).
+    pub(crate) fn alias_within(&mut self, v: Value, of: Value, loc: Loc) -> bool {
+        if let Loc::K(b) = loc {
+            self.alias(v, Loc::K(b));
+            return true;
+        }
+        if !self.owned[of.id as usize] || self.splits[of.id as usize].is_some() {
+            return false;
+        }
+        match loc {
+            Loc::V(r) => self.e.vgprs.hold(r),
+            Loc::S(r) | Loc::M(r) => self.e.sgprs.hold(r),
+            Loc::K(_) => {}
+        }
+        self.locs[v.id as usize] = Some(loc);
+        self.owned[v.id as usize] = true;
+        true
+    }
+
+    /// Sets up `define` to give `v = op` the registers of an input that dies at this
+    /// statement, for operations that read every input of a lane before writing that
+    /// lane (one instruction a lane). With more than one lane, no other input may
+    /// overlap the taken registers (lane 0's result would overwrite what lane 1 reads).
+    fn reuse_hint(&mut self, v: Value, op: &Op, p: u32) {
+        self.reuse = None;
+        let s = v.ty.scalar;
+        let f = matches!(s, Scalar::F32 | Scalar::F64);
+        let i32 = matches!(s, Scalar::U32 | Scalar::I32);
+        let lane_wise = match op {
+            Op::Unary(u, _) => f && matches!(u, Unary::Neg | Unary::Abs),
+            Op::Binary(b, x, _) => {
+                use Binary as B;
+                x.ty.scalar == s
+                    && ((f && matches!(b, B::Add | B::Sub | B::Mul))
+                        || (s == Scalar::F32 && matches!(b, B::Min | B::Max))
+                        || (i32 && matches!(b, B::Add | B::Sub | B::And | B::Or | B::Xor)))
+            }
+            Op::Fma(..) => f,
+            _ => false,
+        };
+        if !lane_wise {
+            return;
+        }
+        let inputs = op.inputs();
+        for x in &inputs {
+            let id = x.id as usize;
+            let Some(Loc::V(r)) = self.locs[id] else {
+                continue;
+            };
+            if !self.owned[id]
+                || self.live.value_end[id] != p
+                || x.ty != v.ty
+                || self.splits[id].is_some()
+                || !self.e.vgprs.sole(r)
+            {
+                continue;
+            }
+            let overlaps = |l: Option<Loc>| match l {
+                Some(Loc::V(o)) => {
+                    o.first < r.first + u16::from(r.count) && r.first < o.first + u16::from(o.count)
+                }
+                _ => false,
+            };
+            let clash = v.ty.lanes > 1
+                && inputs
+                    .iter()
+                    .any(|y| y.id != x.id && overlaps(self.locs[y.id as usize]));
+            if !clash {
+                self.reuse = Some((v.id, x.id, r));
+                return;
+            }
+        }
+    }
+
+    /// Gives `v` the location of the earlier value it equals ([`super::cse`]), as one
+    /// more holder of its registers, when that value is still held (false: `v` is
+    /// computed itself).
+    fn same_as_earlier(&mut self, v: Value) -> bool {
+        let Some(w) = self.same[v.id as usize] else {
+            return false;
+        };
+        let (wi, vi) = (w as usize, v.id as usize);
+        let end = self.live.value_end[vi];
+        if let Some(s) = self.splits[wi] {
+            let u = match s.u {
+                Loc::S(r) if s.owned => {
+                    self.e.sgprs.hold(r);
+                    s.u
+                }
+                Loc::K(b) => Loc::K(b),
+                _ => return false,
+            };
+            let t = Split {
+                u,
+                owned: true,
+                ..s
+            };
+            self.hold_scale(t);
+            self.splits[vi] = Some(t);
+            let b = s.base.id as usize;
+            self.live.value_end[b] = self.live.value_end[b].max(end);
+        } else {
+            match self.locs[wi] {
+                Some(Loc::K(b)) => self.alias(v, Loc::K(b)),
+                Some(l) if self.owned[wi] => {
+                    match l {
+                        Loc::V(r) => self.e.vgprs.hold(r),
+                        Loc::S(r) | Loc::M(r) => self.e.sgprs.hold(r),
+                        Loc::K(_) => {}
+                    }
+                    self.locs[vi] = Some(l);
+                    self.owned[vi] = true;
+                }
+                _ => return false,
+            }
+        }
+        self.specials[vi] = self.specials[wi];
+        true
+    }
+
+    /// Marks `v` as a holder of the registers its location names.
+    pub(crate) fn set_owned(&mut self, v: Value) {
+        self.owned[v.id as usize] = true;
     }
 
     /// Records `loc` for `v` without owning its registers (launch state, parameters,
@@ -342,7 +486,9 @@ impl<'a> Lower<'a> {
                 if let Some(l) = self.var_locs[id].take() {
                     self.free_loc(l);
                 }
-                self.var_splits[id] = None;
+                if let Some(s) = self.var_splits[id].take() {
+                    self.free_scale(s);
+                }
             }
         }
     }
@@ -363,10 +509,16 @@ impl<'a> Lower<'a> {
             self.pos += 1;
             let p = self.pos;
             match s {
+                Stmt::Let(v, op) if !self.live.value_needed[v.id as usize] && pure(op) => {
+                    self.expire(p);
+                }
+                Stmt::Let(v, _) if self.same_as_earlier(*v) => self.expire(p),
                 Stmt::Let(v, op) => {
                     self.target_hint(*v, op, b.0.get(at + 1), p);
+                    self.reuse_hint(*v, op, p);
                     self.let_(*v, op)
                         .map_err(|e| self.context(e, &format!("%{} = {op:?}", v.id)))?;
+                    self.reuse = None;
                     self.expire(p);
                 }
                 Stmt::Var(var, init) => {

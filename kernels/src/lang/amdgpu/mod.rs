@@ -35,7 +35,13 @@
 //!
 //! Registers are handed out by a linear scan over the structured program
 //! (`live.rs`): each value from its definition to its last use, extended to the end of
-//! any loop that uses it without defining it.
+//! any loop that uses it without defining it. Registers count their holders
+//! (`pool.rs`), so copies cost nothing: a vector's lane, a `Pack` of consecutive lanes,
+//! a same-width bitcast and a value equal to an earlier one (`cse.rs`) hold the
+//! registers they are in. A lane-wise result (add, mul, fma, …) takes the registers
+//! of an input that dies with it. Values nothing depends on are not emitted. 64-bit
+//! varying offsets stay split into scalar and 32-bit varying parts (`split.rs`),
+//! strided ones as `u + base · scale`.
 //!
 //! # Control flow
 //!
@@ -65,6 +71,7 @@
 //!
 //! `ops.rs` lists the operations and what is not supported yet.
 
+mod cse;
 mod emit;
 mod live;
 mod lower;

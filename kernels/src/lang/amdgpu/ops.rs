@@ -9,6 +9,7 @@
 //! | f32 add, sub, mul, fma, min, max, sqrt, rcp, rsqrt, exp2, log2 | — | one instruction each |
 //! | f32 div | — | `v_rcp_f32`, one Newton step on the reciprocal and one on the quotient (≤ 1 ulp for normal quotients with \|b\| < 2¹²⁶; a NaN from the refinement falls back to `a·rcp(b)`, which gets ±0, ±∞ and NaN right) |
 //! | f64 add, sub, mul, fma, max, min, rcp, div | — | `v_add_f64` (sub: negated source), `v_max_f64` (min: `−max(−a, −b)`), `v_rcp_f64`, div as f32 with two reciprocal steps |
+//! | f64 sqrt, rsqrt | — | exponent split, `v_rsq_f32` estimate, Goldschmidt and Newton steps in `v_fma_f64` (≤ 1 and 2 ulps) |
 //! | u32/i32 div, rem | — | the reciprocal-estimate expansion LLVM uses, two corrections |
 //! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers from their halves; f64 through order-preserving i64 keys and a NaN test (the model has no `v_cmp_*_f64`) |
 //! | f32 → f16 | — | `v_cvt_f16_f32` (rn), `v_cvt_pkrtz_f16_f32` (rz) |
@@ -17,7 +18,7 @@
 //! | 16-bit vectors | — | one lane a register; packed two a word for memory and bitcasts (`v_lshl_or_b32`) |
 //!
 //! What the instruction model lacks is [`Error::unsupported`] naming the operation and
-//! the target: f64 sqrt and rsqrt; u64/i64 division, remainder and `mul_hi`; f64 → u32;
+//! the target: u64/i64 division, remainder and `mul_hi`; f64 → u32;
 //! 64-bit integer ↔ float conversions other than u64/i64 → f64 to nearest; 1-byte
 //! shared-memory accesses; 64-bit atomics; atomic exchange and shared-memory
 //! compare-and-swap. (Atomics that lower: add on u32/i32 everywhere and on f32 in global
@@ -26,6 +27,7 @@
 
 use super::emit::Src;
 use super::lower::{scalar_words, sub, words, Loc, Lower};
+use crate::amdgpu::regs::{required_alignment, RegFile};
 use crate::lang::ir::{
     AtomicOp, Binary, Cache, Cmp, Mem, MemAccess, Op, Reduce, Rounding, Scalar, Shuffle, Type,
     Unary, Value,
@@ -173,6 +175,7 @@ impl<'a> Lower<'a> {
                         self.free_v(tmps);
                         Ok(())
                     }
+                    _ if self.alias_within(v, *a, l) => Ok(()),
                     _ => self.copy_value(v, l),
                 }
             }
@@ -180,7 +183,11 @@ impl<'a> Lower<'a> {
             Op::Extract(a, i) => {
                 let l = self.loc(*a)?;
                 let w = scalar_words(a.ty.scalar);
-                self.copy_value(v, lane(l, *i, w))
+                let at = lane(l, *i, w);
+                if self.alias_within(v, *a, at) {
+                    return Ok(());
+                }
+                self.copy_value(v, at)
             }
             Op::Load(m) => self.load(v, m),
             Op::Atomic {
@@ -226,10 +233,46 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// The registers `parts` already sit in when they are one aligned run, in order, of
+    /// values' own registers (`Pack` of a vector's lanes, or of results computed into
+    /// consecutive registers): the packed value holds them too.
+    fn pack_in_place(&mut self, v: Value, parts: &[Value], w: u8) -> bool {
+        let n = w * parts.len() as u8;
+        let run = match self.locs[parts[0].id as usize] {
+            Some(Loc::V(r)) => Loc::V(RegRange::new(r.first, n)),
+            Some(Loc::S(r)) => Loc::S(RegRange::new(r.first, n)),
+            _ => return false,
+        };
+        let in_place = parts.iter().enumerate().all(|(i, p)| {
+            let id = p.id as usize;
+            self.owned[id]
+                && self.splits[id].is_none()
+                && self.locs[id] == Some(lane(run, i as u8, w))
+        });
+        let (file, r) = match run {
+            Loc::V(r) => (RegFile::Vgpr, r),
+            Loc::S(r) => (RegFile::Sgpr, r),
+            _ => return false,
+        };
+        if !in_place || r.first % required_alignment(self.t, file, n) != 0 {
+            return false;
+        }
+        match run {
+            Loc::V(r) => self.e.vgprs.hold(r),
+            _ => self.e.sgprs.hold(r),
+        }
+        self.locs[v.id as usize] = Some(run);
+        self.set_owned(v);
+        true
+    }
+
     fn pack(&mut self, v: Value, parts: &[Value]) -> Result<()> {
+        let w = scalar_words(v.ty.scalar);
+        if self.pack_in_place(v, parts, w) {
+            return Ok(());
+        }
         let locs: Vec<Loc> = parts.iter().map(|p| self.loc(*p)).collect::<Result<_>>()?;
         let scalar = locs.iter().all(|l| scalar_like(*l));
-        let w = scalar_words(v.ty.scalar);
         let elem = Type::of(v.ty.scalar);
         if scalar {
             let Loc::S(d) = self.define(v, Loc::S(RegRange::new(0, 0)))? else {
@@ -384,10 +427,152 @@ impl<'a> Lower<'a> {
             (Unary::Rcp, Scalar::F64) => {
                 self.e.valu(I::VRcpF64, &[vreg(dr), pair(a, 0, true)])?;
             }
+            (Unary::Sqrt | Unary::Rsqrt, Scalar::F64) if !on_s => {
+                self.sqrt_f64(dr, a, u == Unary::Rsqrt)?;
+            }
             _ => {
                 return Err(self.unsupported(format!("{} of {}", u.name(), s.name())));
             }
         }
+        Ok(())
+    }
+
+    /// `d = sqrt(a)` (`rsqrt`: `1/sqrt(a)`) in f64 on the vector unit, from the
+    /// f32 estimate: subnormals are scaled by 2¹⁰⁸, `x = m · 2^(2k)` with `m` in
+    /// [1, 4) by the exponent field, `y ≈ 1/sqrt(m)` by `v_rsq_f32`, Goldschmidt's
+    /// iteration `r = 1/2 − g·h, g += g·r, h += h·r` from `g = m·y`, `h = y/2` (once for
+    /// sqrt, twice for rsqrt), then for sqrt two corrections `g += (m − g²)·h`; the
+    /// result is scaled back by the exponent. Within 1 ulp (sqrt) and 2 ulps (rsqrt) of
+    /// the correctly rounded result. ±0, +∞, NaN and negative inputs are selected at
+    /// the end: sqrt(±0) = ±0, sqrt(+∞) = +∞, rsqrt(±0) = ±∞, rsqrt(+∞) = +0, NaN for
+    /// NaN and negative inputs.
+    fn sqrt_f64(&mut self, d: RegRange, a: Loc, recip: bool) -> Result<()> {
+        let mut tmps = Vec::new();
+        let x = self.in_vgprs(a, Type::of(Scalar::F64), &mut tmps)?;
+        let (xl, xh) = (vreg(sub(x, 0)), vreg(sub(x, 1)));
+        let lo = |r: RegRange| vreg(sub(r, 0));
+        let hi = |r: RegRange| vreg(sub(r, 1));
+        let f64k = |v: f64| Src::K64 {
+            bits: v.to_bits(),
+            float: true,
+        };
+        let e = self.e.valloc(1)?;
+        let t = self.e.valloc(1)?;
+        let sub_m = self.e.mask_alloc()?;
+        // Subnormals: xs = x · 2^108 (exact), else xs = x.
+        let xs = self.e.valloc(2)?;
+        self.e
+            .valu(I::VBfeU32, &[vreg(e), xh, Src::K32(20), Src::K32(11)])?;
+        self.e
+            .valu(I::VCmpEqU32, &[sreg(sub_m), Src::K32(0), vreg(e)])?;
+        self.e
+            .valu(I::VMulF64, &[vreg(xs), vreg(x), f64k(2f64.powi(108))])?;
+        for (j, src) in [(0, xl), (1, xh)] {
+            self.e.valu(
+                I::VCndmaskB32,
+                &[vreg(sub(xs, j)), src, vreg(sub(xs, j)), sreg(sub_m)],
+            )?;
+        }
+        // k = (exponent − 1023) >> 1; m = xs · 2^(−2k) by the exponent field.
+        self.e
+            .valu(I::VBfeU32, &[vreg(e), hi(xs), Src::K32(20), Src::K32(11)])?;
+        self.e
+            .valu(I::VAddU32, &[vreg(e), Src::K32((-1023i32) as u32), vreg(e)])?;
+        self.e
+            .valu(I::VAshrrevI32, &[vreg(e), Src::K32(1), vreg(e)])?;
+        self.e
+            .valu(I::VLshlrevB32, &[vreg(t), Src::K32(21), vreg(e)])?;
+        self.e.valu(I::VSubU32, &[hi(xs), hi(xs), vreg(t)])?;
+        // The result's exponent change: k, less 54 for scaled subnormals.
+        self.e
+            .valu(I::VAddU32, &[vreg(t), Src::K32((-54i32) as u32), vreg(e)])?;
+        self.e
+            .valu(I::VCndmaskB32, &[vreg(e), vreg(e), vreg(t), sreg(sub_m)])?;
+        self.e.sgprs.free(sub_m);
+        let m = xs;
+        // y ≈ 1/sqrt(m) from f32; g = m·y, nh = −y/2.
+        let (g, nh, r) = (self.e.valloc(2)?, self.e.valloc(2)?, self.e.valloc(2)?);
+        self.e.valu(I::VCvtF32F64, &[vreg(t), vreg(m)])?;
+        self.e.valu(I::VRsqF32, &[vreg(t), vreg(t)])?;
+        self.e.valu(I::VCvtF64F32, &[vreg(r), vreg(t)])?;
+        self.e.valu(I::VMulF64, &[vreg(g), vreg(m), vreg(r)])?;
+        self.e.valu(I::VMulF64, &[vreg(nh), vreg(r), f64k(-0.5)])?;
+        for _ in 0..if recip { 2 } else { 1 } {
+            self.e
+                .valu(I::VFmaF64, &[vreg(r), vreg(g), vreg(nh), f64k(0.5)])?;
+            self.e
+                .valu(I::VFmaF64, &[vreg(g), vreg(g), vreg(r), vreg(g)])?;
+            self.e
+                .valu(I::VFmaF64, &[vreg(nh), vreg(nh), vreg(r), vreg(nh)])?;
+        }
+        // The exponent change as a field: k << 20.
+        self.e
+            .valu(I::VLshlrevB32, &[vreg(t), Src::K32(20), vreg(e)])?;
+        if recip {
+            // 1/sqrt(x) = −2·nh · 2^(−k).
+            self.e.valu(I::VMovB32, &[lo(d), lo(nh)])?;
+            self.e
+                .valu(I::VXorB32, &[hi(d), Src::K32(SIGN32), hi(nh)])?;
+            self.e.valu(I::VSubU32, &[hi(d), hi(d), vreg(t)])?;
+            self.e
+                .valu(I::VAddU32, &[hi(d), Src::K32(1 << 20), hi(d)])?;
+        } else {
+            // g += (m − g²)·h twice, with nm = −m: (g² − m)·nh = (m − g²)·h.
+            self.e.valu(I::VXorB32, &[hi(m), Src::K32(SIGN32), hi(m)])?;
+            for _ in 0..2 {
+                self.e
+                    .valu(I::VFmaF64, &[vreg(r), vreg(g), vreg(g), vreg(m)])?;
+                self.e
+                    .valu(I::VFmaF64, &[vreg(g), vreg(r), vreg(nh), vreg(g)])?;
+            }
+            self.e.valu(I::VMovB32, &[lo(d), lo(g)])?;
+            self.e.valu(I::VAddU32, &[hi(d), hi(g), vreg(t)])?;
+        }
+        for reg in [g, nh, r, m] {
+            self.e.vgprs.free(reg);
+        }
+        // Special inputs, the last selection winning: negative → NaN, +∞ and NaN →
+        // x (rsqrt(+∞) → +0), ±0 → x (rsqrt: ±∞).
+        let mask = self.e.mask_alloc()?;
+        let set = |l: &mut Self, m: RegRange, vlo: Src, vhi: Src| -> Result<()> {
+            for (j, v) in [(0, vlo), (1, vhi)] {
+                l.e.valu(
+                    I::VCndmaskB32,
+                    &[vreg(sub(d, j)), vreg(sub(d, j)), v, sreg(m)],
+                )?;
+            }
+            Ok(())
+        };
+        self.e.valu(I::VCmpGtI32, &[sreg(mask), Src::K32(0), xh])?;
+        self.e.valu(I::VMovB32, &[vreg(t), Src::K32(0x7ff8_0000)])?;
+        set(self, mask, Src::K32(0), vreg(t))?;
+        self.e
+            .valu(I::VCmpLeI32, &[sreg(mask), Src::K32(0x7ff0_0000), xh])?;
+        set(self, mask, xl, xh)?;
+        if recip {
+            self.e
+                .valu(I::VXorB32, &[vreg(t), Src::K32(0x7ff0_0000), xh])?;
+            self.e.valu(I::VOrB32, &[vreg(t), vreg(t), xl])?;
+            self.e
+                .valu(I::VCmpEqU32, &[sreg(mask), Src::K32(0), vreg(t)])?;
+            set(self, mask, Src::K32(0), Src::K32(0))?;
+        }
+        self.e.valu(I::VAndB32, &[vreg(t), Src::K32(!SIGN32), xh])?;
+        self.e.valu(I::VOrB32, &[vreg(t), vreg(t), xl])?;
+        self.e
+            .valu(I::VCmpEqU32, &[sreg(mask), Src::K32(0), vreg(t)])?;
+        if recip {
+            self.e.valu(I::VAndB32, &[vreg(t), Src::K32(SIGN32), xh])?;
+            self.e
+                .valu(I::VOrB32, &[vreg(t), Src::K32(0x7ff0_0000), vreg(t)])?;
+            set(self, mask, Src::K32(0), vreg(t))?;
+        } else {
+            set(self, mask, xl, xh)?;
+        }
+        self.e.sgprs.free(mask);
+        self.e.vgprs.free(e);
+        self.e.vgprs.free(t);
+        self.free_v(tmps);
         Ok(())
     }
 

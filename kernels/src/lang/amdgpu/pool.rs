@@ -1,17 +1,19 @@
 //! Register pools for the lowering: first-fit allocation of aligned tuples out of one
 //! register file, with frees (the lowering's linear scan returns a value's registers
-//! after its last use).
+//! after its last use). A register counts the values holding it: a value that is part
+//! of another's registers (a vector's lane, a vector of consecutive lanes) holds them
+//! too, and a register is free again when the last holder lets go.
 
 use crate::amdgpu::regs::{file_size, required_alignment, RegFile};
 use rocm_core::isa::amdgpu::{IsaTarget, RegRange};
 use rocm_core::{Error, Result};
 
-/// One register file: which registers are taken, and the highest ever handed out.
+/// One register file: how many holders each register has.
 #[derive(Debug, Clone)]
 pub(crate) struct Pool {
     file: RegFile,
     target: IsaTarget,
-    used: Vec<bool>,
+    used: Vec<u16>,
 }
 
 impl Pool {
@@ -19,9 +21,9 @@ impl Pool {
     /// state the hardware writes).
     pub(crate) fn new(t: IsaTarget, file: RegFile, reserved: u16) -> Self {
         let size = usize::from(file_size(t, file));
-        let mut used = vec![false; size];
+        let mut used = vec![0; size];
         for u in used.iter_mut().take(usize::from(reserved)) {
-            *u = true;
+            *u = 1;
         }
         Pool {
             file,
@@ -37,9 +39,9 @@ impl Pool {
         let n = usize::from(count);
         let mut first = 0;
         while first + n <= self.used.len() {
-            if self.used[first..first + n].iter().all(|u| !u) {
+            if self.used[first..first + n].iter().all(|&u| u == 0) {
                 for u in &mut self.used[first..first + n] {
-                    *u = true;
+                    *u = 1;
                 }
                 return Ok(RegRange::new(first as u16, count));
             }
@@ -60,13 +62,32 @@ impl Pool {
         ))
     }
 
-    /// Returns `r` to the pool.
+    /// One holder lets go of `r` (the registers return to the pool with the last).
     pub(crate) fn free(&mut self, r: RegRange) {
         for i in r.first..r.first + u16::from(r.count) {
             if let Some(u) = self.used.get_mut(usize::from(i)) {
-                *u = false;
+                *u = u.saturating_sub(1);
             }
         }
+    }
+
+    /// One more holder of the (taken) registers `r`.
+    pub(crate) fn hold(&mut self, r: RegRange) {
+        for i in r.first..r.first + u16::from(r.count) {
+            if let Some(u) = self.used.get_mut(usize::from(i)) {
+                *u += 1;
+            }
+        }
+    }
+
+    /// How many registers are free.
+    pub(crate) fn free_count(&self) -> usize {
+        self.used.iter().filter(|&&u| u == 0).count()
+    }
+
+    /// Whether every register of `r` has exactly one holder.
+    pub(crate) fn sole(&self, r: RegRange) -> bool {
+        (r.first..r.first + u16::from(r.count)).all(|i| self.used.get(usize::from(i)) == Some(&1))
     }
 }
 
@@ -86,6 +107,15 @@ mod tests {
         assert_eq!(p.alloc(1).unwrap(), RegRange::new(1, 1));
         p.free(b);
         assert_eq!(p.alloc(4).unwrap(), RegRange::new(2, 4));
+        // A second holder keeps a register taken until both let go.
+        let c = RegRange::new(3, 1);
+        p.hold(c);
+        assert!(!p.sole(RegRange::new(2, 4)) && p.sole(RegRange::new(2, 1)));
+        p.free(RegRange::new(2, 4));
+        assert_eq!(p.alloc(1).unwrap(), RegRange::new(2, 1));
+        assert_eq!(p.alloc(1).unwrap(), RegRange::new(4, 1));
+        p.free(c);
+        assert_eq!(p.alloc(1).unwrap(), RegRange::new(3, 1));
         let mut s = Pool::new(IsaTarget::Gfx1100, RegFile::Sgpr, 3);
         assert_eq!(s.alloc(4).unwrap(), RegRange::new(4, 4));
         assert!(s.alloc(200).is_err());

@@ -6,6 +6,12 @@
 //! and a global access at such an offset is `global_load v, base << shift, s[ptr + u]`
 //! (the saddr form: a 32-bit VGPR offset on a 64-bit scalar base).
 //!
+//! A product of such a value and a uniform factor that is no power of two (a strided
+//! offset, `index · increment · bytes`) is kept as `u + base · scale` with `scale` a
+//! uniform 64-bit value: the wrapping product distributes over the sum, so the bits
+//! are the IR's, and the only registers it keeps live are scalar ones. Its global
+//! accesses compute the 64-bit address (`v_mad_u64_u32`) right before the access.
+//!
 //! A split value has no location of its own; an operation that does not take it apart
 //! reads it through a VGPR pair built for that one statement ([`Lower::materialize`]),
 //! so the bits every reader sees are the IR's wrapping 64-bit result. The base stays
@@ -19,6 +25,10 @@ use crate::lang::ir::{
 use rocm_core::isa::amdgpu::{Op as I, Operand, RegRange};
 use rocm_core::Result;
 
+/// Free SGPRs below which a product is not kept as a scaled split (its uniform parts
+/// take 4 to 6 SGPRs, and the operations after it need a few temporaries).
+const SCALED_SPLIT_SGPR_RESERVE: usize = 24;
+
 /// `u + (base << shift)`, the shifted base at most `max` (below 2³²).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Split {
@@ -28,6 +38,9 @@ pub(crate) struct Split {
     pub max: u64,
     /// Whether `u`'s registers are this value's (else a variable's, not freed with it).
     pub owned: bool,
+    /// `Some(scale)`: the value is `u + base · scale` (and `shift` is 0, `max` unused);
+    /// a scale in SGPRs is held by every split that names it.
+    pub scale: Option<Loc>,
 }
 
 /// The variables that may live split: a 64-bit varying integer declared just before a
@@ -173,6 +186,7 @@ impl Lower<'_> {
                         shift: 0,
                         max: self.u32_bound(a),
                         owned: true,
+                        scale: None,
                     }),
                     _ => None,
                 }
@@ -187,6 +201,7 @@ impl Lower<'_> {
                             shift: 0,
                             max: self.u32_bound(x),
                             owned: true,
+                            scale: None,
                         };
                         self.shifted(s, k)?
                     }
@@ -232,6 +247,12 @@ impl Lower<'_> {
                 let (s, k) = match (self.split(x), k, self.split(y), pow2(self, x)) {
                     (Some(s), Some(k), _, _) => (s, k),
                     (None, _, Some(s), Some(k)) if b == Binary::Mul => (s, k),
+                    (Some(s), None, None, _) if b == Binary::Mul => {
+                        return self.try_scale(v, s, y);
+                    }
+                    (None, _, Some(s), None) if b == Binary::Mul => {
+                        return self.try_scale(v, s, x);
+                    }
                     _ => return Ok(false),
                 };
                 self.shifted(s, k)?
@@ -274,6 +295,7 @@ impl Lower<'_> {
         let Some(s) = made else {
             return Ok(false);
         };
+        self.hold_scale(s);
         self.splits[v.id as usize] = Some(s);
         // The base lives while anything split on it does.
         let end = self.live.value_end[v.id as usize];
@@ -293,6 +315,7 @@ impl Lower<'_> {
         }
         let d = self.e.salloc(2)?;
         self.add64(true, d, s.u, Loc::K(0), true, false)?;
+        self.hold_scale(s);
         self.var_locs[var.id as usize] = Some(Loc::S(d));
         self.var_splits[var.id as usize] = Some(Split {
             u: Loc::S(d),
@@ -309,7 +332,12 @@ impl Lower<'_> {
     pub(crate) fn assign_split_var(&mut self, var: Var, v: Value) -> Result<()> {
         let vs = self.var_splits[var.id as usize].expect("a split variable");
         match self.split(v) {
-            Some(s) if s.base == vs.base && s.shift == vs.shift && s.max == vs.max => {
+            Some(s)
+                if s.base == vs.base
+                    && s.shift == vs.shift
+                    && s.max == vs.max
+                    && s.scale == vs.scale =>
+            {
                 let Loc::S(d) = vs.u else {
                     unreachable!("a split variable's uniform part is an SGPR pair")
                 };
@@ -345,16 +373,71 @@ impl Lower<'_> {
         } else {
             vs
         };
+        self.hold_scale(s);
         self.splits[v.id as usize] = Some(s);
         let b = s.base.id as usize;
         self.live.value_end[b] = self.live.value_end[b].max(end);
         Ok(())
     }
 
+    /// Defines `v = s · y` (y uniform) as a scaled split when `s` is not scaled yet
+    /// and SGPRs are plentiful (true), else leaves `v` to the ordinary lowering (a
+    /// VGPR pair): a scaled split trades VGPRs for SGPRs, which large unrolls run out of.
+    fn try_scale(&mut self, v: Value, s: Split, y: Value) -> Result<bool> {
+        if s.scale.is_some() || self.e.sgprs.free_count() < SCALED_SPLIT_SGPR_RESERVE {
+            return Ok(false);
+        }
+        let ly = match self.locs[y.id as usize] {
+            Some(l @ (Loc::K(_) | Loc::S(_))) if self.split(y).is_none() => l,
+            _ => return Ok(false),
+        };
+        let u = self.uniform_op(Binary::Mul, s.u, ly)?;
+        // scale = y << shift, in registers of its own unless y's may be kept.
+        let keep = match ly {
+            Loc::K(_) => true,
+            l => self.owned[y.id as usize] || self.params.contains(&Some(l)),
+        };
+        let scale = if s.shift == 0 && keep {
+            if let Loc::S(r) = ly {
+                self.e.sgprs.hold(r);
+            }
+            ly
+        } else {
+            self.uniform_op(Binary::Shl, ly, Loc::K(u64::from(s.shift)))?
+        };
+        let t = Split {
+            u,
+            base: s.base,
+            shift: 0,
+            max: u64::MAX,
+            owned: true,
+            scale: Some(scale),
+        };
+        self.splits[v.id as usize] = Some(t);
+        let end = self.live.value_end[v.id as usize];
+        let b = s.base.id as usize;
+        self.live.value_end[b] = self.live.value_end[b].max(end);
+        Ok(true)
+    }
+
+    /// One more holder of `s`'s scale registers (every stored split holds them once).
+    pub(crate) fn hold_scale(&mut self, s: Split) {
+        if let Some(Loc::S(r)) = s.scale {
+            self.e.sgprs.hold(r);
+        }
+    }
+
+    /// Lets go of `s`'s scale registers.
+    pub(crate) fn free_scale(&mut self, s: Split) {
+        if let Some(Loc::S(r)) = s.scale {
+            self.e.sgprs.free(r);
+        }
+    }
+
     /// `s · 2^k`, when the varying part still fits 32 bits.
     fn shifted(&mut self, s: Split, k: u32) -> Result<Option<Split>> {
         let max = s.max << k;
-        if k >= 32 || max > u64::from(u32::MAX) {
+        if k >= 32 || max > u64::from(u32::MAX) || s.scale.is_some() {
             return Ok(None);
         }
         let u = self.uniform_op(Binary::Shl, s.u, Loc::K(u64::from(k)))?;
@@ -404,6 +487,7 @@ impl Lower<'_> {
             if s.owned {
                 self.free_uniform(s.u);
             }
+            self.free_scale(s);
         }
     }
 
@@ -440,8 +524,55 @@ impl Lower<'_> {
         let a = self.e.salloc(2)?;
         ts.push(a);
         self.add64(true, a, Loc::S(base), s.u, true, false)?;
+        if s.scale.is_some() {
+            let d = self.e.valloc(2)?;
+            tv.push(d);
+            self.scaled_into(d, s, Loc::S(a))?;
+            return Ok((Operand::Vgpr(d), Operand::Off));
+        }
         let off = self.shifted_base(s, tv)?;
         Ok((Operand::Vgpr(off), Operand::Sgpr(a)))
+    }
+
+    /// `d = base · scale + add` (64 bits, wrapping) for a scaled split. `d` is no
+    /// source of the `v_mad_u64_u32` (gfx11 forbids its destination overlapping the
+    /// addend), so the high cross term takes one temporary.
+    fn scaled_into(&mut self, d: RegRange, s: Split, add: Loc) -> Result<()> {
+        let (Some(scale), Some(Loc::V(b))) = (s.scale, self.locs[s.base.id as usize]) else {
+            unreachable!("a scaled split has a scale and a live VGPR base")
+        };
+        let word = |l: Loc, j: u16| match l {
+            Loc::K(c) => Src::K32((c >> (32 * j)) as u32),
+            Loc::S(r) | Loc::M(r) => Src::Op(Operand::Sgpr(RegRange::new(r.first + j, 1))),
+            Loc::V(r) => Src::Op(Operand::Vgpr(RegRange::new(r.first + j, 1))),
+        };
+        let base = Src::Op(Operand::Vgpr(b));
+        let carry = self.e.mask_alloc()?;
+        self.e.valu(
+            I::VMadU64U32,
+            &[
+                Src::Op(Operand::Vgpr(d)),
+                Src::Op(Operand::Sgpr(carry)),
+                base,
+                word(scale, 0),
+                Src::K64 {
+                    bits: 0,
+                    float: false,
+                },
+            ],
+        )?;
+        self.e.sgprs.free(carry);
+        if !matches!(scale, Loc::K(c) if c >> 32 == 0) {
+            let t = self.e.valloc(1)?;
+            let (tv, hi) = (
+                Src::Op(Operand::Vgpr(t)),
+                Src::Op(Operand::Vgpr(RegRange::new(d.first + 1, 1))),
+            );
+            self.e.valu(I::VMulLoU32, &[tv, base, word(scale, 1)])?;
+            self.e.valu(I::VAddU32, &[hi, hi, tv])?;
+            self.e.vgprs.free(t);
+        }
+        self.add64(false, d, Loc::V(d), add, true, false)
     }
 
     /// Gives each split value among `inputs` a VGPR pair holding its 64 bits, for one
@@ -454,6 +585,12 @@ impl Lower<'_> {
                 continue;
             }
             let d = self.e.valloc(2)?;
+            if s.scale.is_some() {
+                self.scaled_into(d, s, s.u)?;
+                self.locs[x.id as usize] = Some(Loc::V(d));
+                done.push(x);
+                continue;
+            }
             let mut tmps = Vec::new();
             let lo = self.shifted_base(s, &mut tmps)?;
             let (d0, d1) = (RegRange::new(d.first, 1), RegRange::new(d.first + 1, 1));
