@@ -13,8 +13,8 @@
 //! - [`reference`]: obviously-correct f64 implementations every kernel is tested against.
 //!
 //! Executed on the CPU device; on GPU devices (CUDA, and the emulated AMD targets)
-//! [`gpu`] runs softmax and log-softmax with generated kernels, and the other operations
-//! return `Error::Unsupported` until their kernels land.
+//! [`gpu`] runs softmax, log-softmax and dropout with generated kernels, and the other
+//! operations return `Error::Unsupported` until their kernels land.
 
 pub mod activation;
 pub mod attention;

@@ -3,6 +3,8 @@
 //! [`rocm_kernels::exec::execute`].
 //!
 //! - [`softmax`]: softmax and log-softmax along any axis, forward and backward.
+//! - [`dropout`]: dropout forward and backward with rocm-rand's Philox stream (the same
+//!   masks as the CPU path, bit for bit).
 //!
 //! Shared here: the view of a tensor as *lines* along one axis ([`Lines`]) and the
 //! kernel side of a strided tensor ([`Strided`]): every kernel addresses elements as
@@ -10,6 +12,7 @@
 //! allows work, and the storage type (f32, f16, bf16) is widened to f32 on load and
 //! rounded once on store.
 
+pub mod dropout;
 pub mod softmax;
 
 use crate::tensor::{Tensor, TensorDesc};
