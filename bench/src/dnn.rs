@@ -3,7 +3,9 @@
 //! `conv` takes MIOpenDriver's flags (-n -c -H -W -k -y -x -p -q -u -v -l -j -g -m -F
 //! -t -i -I -S); `attention`, `norm`, `pool` and `softmax` take the analogous sizes.
 //! Every run prints the equivalent command line, the algorithm, the time per call and
-//! GFLOP/s (or GB/s for memory-bound ops).
+//! GFLOP/s (or GB/s for memory-bound ops). `softmax` and `dropout` run on any device
+//! (`--device`, `--dtype`, `--size-mib`) and print % of a device copy of the same tensor
+//! and, with `--vendor`, cuDNN's time on the same buffers.
 
 use clap::{Args, Subcommand};
 use rocm_core::{DType, Device, DeviceBuffer};
@@ -14,6 +16,18 @@ use rocm_dnn::*;
 use std::time::Instant;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// `f::<T>(a)` for the storage type `dtype` names.
+macro_rules! by_dtype {
+    ($dtype:expr, $f:ident, $a:expr) => {
+        match $dtype.as_str() {
+            "f32" => $f::<f32>($a),
+            "f16" => $f::<half::f16>($a),
+            "bf16" => $f::<half::bf16>($a),
+            d => Err(format!("--dtype {d}: expected f32, f16 or bf16").into()),
+        }
+    };
+}
 
 #[derive(Subcommand)]
 pub enum DnnCommand {
@@ -27,6 +41,8 @@ pub enum DnnCommand {
     Pool(PoolArgs),
     /// Softmax forward and backward.
     Softmax(SoftmaxArgs),
+    /// Dropout forward and backward.
+    Dropout(DropoutArgs),
 }
 
 #[derive(Args, Clone)]
@@ -188,6 +204,47 @@ pub struct SoftmaxArgs {
     log: bool,
     #[arg(short = 'i', default_value_t = 10)]
     iters: usize,
+    /// Device (cpu, cuda:0, emu:gfx90a, ...).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Element type: f32, f16, bf16.
+    #[arg(long, default_value = "f32")]
+    dtype: String,
+    /// Tensor size in MiB: sets N so that N·C·H·W elements fill it (overrides -n).
+    #[arg(long)]
+    size_mib: Option<usize>,
+    /// cuDNN's softmax on the same buffers in the same run (`--features vendor`, CUDA).
+    #[arg(long)]
+    vendor: bool,
+}
+
+#[derive(Args)]
+pub struct DropoutArgs {
+    #[arg(short = 'n', default_value_t = 32)]
+    n: usize,
+    #[arg(short = 'c', default_value_t = 64)]
+    c: usize,
+    #[arg(short = 'H', default_value_t = 56)]
+    h: usize,
+    #[arg(short = 'W', default_value_t = 56)]
+    w: usize,
+    /// Drop probability.
+    #[arg(short = 'p', default_value_t = 0.5)]
+    p: f32,
+    #[arg(short = 'i', default_value_t = 10)]
+    iters: usize,
+    /// Device (cpu, cuda:0, emu:gfx90a, ...).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Element type: f32, f16, bf16.
+    #[arg(long, default_value = "f32")]
+    dtype: String,
+    /// Tensor size in MiB: sets N so that N·C·H·W elements fill it (overrides -n).
+    #[arg(long)]
+    size_mib: Option<usize>,
+    /// cuDNN's dropout on the same tensors in the same run (`--features vendor`, CUDA).
+    #[arg(long)]
+    vendor: bool,
 }
 
 pub fn run(cmd: &DnnCommand) -> R<()> {
@@ -197,6 +254,7 @@ pub fn run(cmd: &DnnCommand) -> R<()> {
         DnnCommand::Norm(a) => norm(a),
         DnnCommand::Pool(a) => pool(a),
         DnnCommand::Softmax(a) => softmax(a),
+        DnnCommand::Dropout(a) => dropout(a),
     }
 }
 
@@ -264,12 +322,7 @@ fn time(iters: usize, mut f: impl FnMut() -> rocm_core::Result<()>) -> R<f64> {
 }
 
 fn conv(a: &ConvArgs) -> R<()> {
-    match a.dtype.as_str() {
-        "f32" => conv_t::<f32>(a),
-        "f16" => conv_t::<half::f16>(a),
-        "bf16" => conv_t::<half::bf16>(a),
-        d => Err(format!("--dtype {d}: expected f32, f16 or bf16").into()),
-    }
+    by_dtype!(a.dtype, conv_t, a)
 }
 
 fn conv_t<T: DnnFloat>(a: &ConvArgs) -> R<()> {
@@ -621,45 +674,247 @@ fn pool(a: &PoolArgs) -> R<()> {
 }
 
 fn softmax(a: &SoftmaxArgs) -> R<()> {
-    let dev = Device::cpu();
-    let dnn = Dnn::new(&dev)?;
+    by_dtype!(a.dtype, softmax_t, a)
+}
+
+/// The buffers and timers of a bandwidth-bound run: x, dy (random), y, dx of one
+/// packed NCHW tensor on the device, and a device-to-device copy of it timed first.
+struct Bandwidth<T: DnnFloat> {
+    dev: Device,
+    dnn: Dnn,
+    dims: [usize; 4],
+    desc: TensorDesc,
+    x: DeviceBuffer<T>,
+    dy: DeviceBuffer<T>,
+    y: DeviceBuffer<T>,
+    dx: DeviceBuffer<T>,
+    iters: u32,
+    bytes: f64,
+    copy: Option<f64>,
+}
+
+impl<T: DnnFloat> Bandwidth<T> {
+    /// `[n, c, h, w]` (n from `size_mib` where given) on `device`.
+    fn new(device: &str, dims: [usize; 4], size_mib: Option<usize>, iters: usize) -> R<Self> {
+        let dev = Device::open(device)?;
+        let size = std::mem::size_of::<T>();
+        let per_image = dims[1] * dims[2] * dims[3] * size;
+        let n = size_mib.map_or(dims[0], |mib| ((mib << 20) / per_image.max(1)).max(1));
+        let dims = [n, dims[1], dims[2], dims[3]];
+        let desc = TensorDesc::new(T::DTYPE, Layout::Nchw, &dims)?;
+        let numel = desc.numel();
+        let host =
+            |seed| -> Vec<T> { rand_vec(numel, seed).into_iter().map(T::from_f32).collect() };
+        let mut b = Bandwidth {
+            dnn: Dnn::new(&dev)?,
+            x: DeviceBuffer::from_slice(&dev, &host(1))?,
+            dy: DeviceBuffer::from_slice(&dev, &host(2))?,
+            y: DeviceBuffer::zeros(&dev, numel)?,
+            dx: DeviceBuffer::zeros(&dev, numel)?,
+            iters: iters.max(1) as u32,
+            bytes: (numel * size) as f64,
+            copy: None,
+            dims,
+            desc,
+            dev,
+        };
+        if !b.dev.is_cpu() {
+            let stream = b.dev.default_stream().clone();
+            let (x, y) = (&b.x, &mut b.y);
+            let dev = &b.dev;
+            b.copy = Some(crate::rand::timed(
+                b.iters,
+                || dev.synchronize(),
+                || rocm_kernels::copy::copy(&stream, &mut y.as_slice_mut(), &x.as_slice()),
+            )?);
+        }
+        Ok(b)
+    }
+
+    fn header(&self, what: &str) {
+        println!(
+            "{what} {:?} {} on {} ({:.1} MiB per tensor)",
+            self.dims,
+            T::DTYPE,
+            self.dev.id(),
+            self.bytes / (1u64 << 20) as f64
+        );
+        if let Some(c) = self.copy {
+            self.row("device copy", 2.0 * self.bytes, c);
+        }
+    }
+
+    /// A line: time, GB/s of `moved` bytes and % of the copy's GB/s.
+    fn row(&self, what: &str, moved: f64, s: f64) {
+        let pct = self.copy.map_or(String::new(), |c| {
+            format!(
+                ", {:.1}% of copy",
+                (moved / s) / (2.0 * self.bytes / c) * 100.0
+            )
+        });
+        println!(
+            "  {what:<22} {:>9.3} ms {:>8.1} GB/s{pct}",
+            s * 1e3,
+            moved / s / 1e9
+        );
+    }
+
+    fn vendor_shape(&self, axis: usize) -> crate::vendor_dnn::Shape {
+        crate::vendor_dnn::Shape {
+            outer: self.dims[..axis].iter().product(),
+            len: self.dims[axis],
+            inner: self.dims[axis + 1..].iter().product(),
+            dtype: T::DTYPE,
+        }
+    }
+}
+
+/// Softmax forward (reads x, writes y) and backward (reads y, dy, writes dx): GB/s of
+/// the bytes they must move, beside a device-to-device copy of the same tensor (bytes
+/// read plus written) and, with `--vendor`, cuDNN on the same buffers.
+fn softmax_t<T: DnnFloat>(a: &SoftmaxArgs) -> R<()> {
     let mode = if a.log {
         SoftmaxMode::LogSoftmax
     } else {
         SoftmaxMode::Softmax
     };
-    let xd = TensorDesc::new(DType::F32, Layout::Nchw, &[a.n, a.c, a.h, a.w])?;
-    let x = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 1))?;
-    let dy = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 2))?;
-    let mut y = DeviceBuffer::<f32>::zeros(&dev, xd.numel())?;
-    let mut dx = DeviceBuffer::<f32>::zeros(&dev, xd.numel())?;
-    let fwd = time(a.iters, || {
-        dnn.softmax_forward(
-            mode,
-            a.axis,
-            Tensor::new(&xd, x.as_slice()),
-            TensorMut::new(&xd, y.as_slice_mut()),
-        )
-    })?;
-    let bwd = time(a.iters, || {
-        dnn.softmax_backward(
-            mode,
-            a.axis,
-            Tensor::new(&xd, y.as_slice()),
-            Tensor::new(&xd, dy.as_slice()),
-            TensorMut::new(&xd, dx.as_slice_mut()),
-        )
-    })?;
-    let bytes = (xd.numel() * 4) as f64;
-    println!(
-        "{} axis {} {:?}: fwd {:.3} ms {:.2} GB/s, bwd {:.3} ms {:.2} GB/s",
-        if a.log { "log-softmax" } else { "softmax" },
-        a.axis,
-        xd.dims(),
-        fwd * 1e3,
-        2.0 * bytes / fwd / 1e9,
-        bwd * 1e3,
-        3.0 * bytes / bwd / 1e9
-    );
+    let mut b = Bandwidth::<T>::new(&a.device, [a.n, a.c, a.h, a.w], a.size_mib, a.iters)?;
+    let what = if a.log { "log-softmax" } else { "softmax" };
+    b.header(&format!("{what} axis {}", a.axis));
+    let bytes = b.bytes;
+    let fwd = {
+        let Bandwidth {
+            dnn, desc, x, y, ..
+        } = &mut b;
+        let f = || {
+            dnn.softmax_forward(
+                mode,
+                a.axis,
+                Tensor::new(desc, x.as_slice()),
+                TensorMut::new(desc, y.as_slice_mut()),
+            )
+        };
+        crate::rand::timed(a.iters.max(1) as u32, || dnn.device().synchronize(), f)?
+    };
+    b.row("rocm-dnn forward", 2.0 * bytes, fwd);
+    let bwd = {
+        let Bandwidth {
+            dnn,
+            desc,
+            y,
+            dy,
+            dx,
+            ..
+        } = &mut b;
+        let f = || {
+            dnn.softmax_backward(
+                mode,
+                a.axis,
+                Tensor::new(desc, y.as_slice()),
+                Tensor::new(desc, dy.as_slice()),
+                TensorMut::new(desc, dx.as_slice_mut()),
+            )
+        };
+        crate::rand::timed(a.iters.max(1) as u32, || dnn.device().synchronize(), f)?
+    };
+    b.row("rocm-dnn backward", 3.0 * bytes, bwd);
+    if a.vendor {
+        let ours_y = b.y.to_vec()?;
+        let call = crate::vendor_dnn::SoftmaxCall {
+            shape: b.vendor_shape(a.axis),
+            log: a.log,
+            x: b.x.address(),
+            y: b.y.address(),
+            dy: b.dy.address(),
+            dx: b.dx.address(),
+        };
+        let (cf, cb) = crate::vendor_dnn::softmax_times(&b.dev, &call, b.iters)?;
+        b.row("cuDNN forward", 2.0 * bytes, cf);
+        b.row("cuDNN backward", 3.0 * bytes, cb);
+        println!(
+            "  rocm-dnn / cuDNN: forward {:.2}x, backward {:.2}x",
+            cf / fwd,
+            cb / bwd
+        );
+        let theirs = b.y.to_vec()?;
+        let worst = ours_y
+            .iter()
+            .zip(&theirs)
+            .map(|(p, q)| (p.to_f32() - q.to_f32()).abs())
+            .fold(0f32, f32::max);
+        println!("  largest |y − y_cuDNN|: {worst:e}");
+    }
+    Ok(())
+}
+
+fn dropout(a: &DropoutArgs) -> R<()> {
+    by_dtype!(a.dtype, dropout_t, a)
+}
+
+/// Dropout forward (reads x, writes y and the one-byte mask) and backward (reads dy and
+/// the mask, writes dx): GB/s of those bytes beside the copy and, with `--vendor`,
+/// cuDNN's dropout (its own generator and reserve space) on the same tensors.
+fn dropout_t<T: DnnFloat>(a: &DropoutArgs) -> R<()> {
+    let mut b = Bandwidth::<T>::new(&a.device, [a.n, a.c, a.h, a.w], a.size_mib, a.iters)?;
+    b.header(&format!("dropout p {}", a.p));
+    let numel = b.desc.numel();
+    let mut mask = DeviceBuffer::<u8>::zeros(&b.dev, numel)?;
+    let d = DropoutDesc {
+        p: a.p,
+        seed: 1234,
+        offset: 0,
+    };
+    let (bytes, mask_bytes) = (b.bytes, numel as f64);
+    let fwd = {
+        let Bandwidth {
+            dnn, desc, x, y, ..
+        } = &mut b;
+        let f = || {
+            dnn.dropout_forward(
+                &d,
+                Tensor::new(desc, x.as_slice()),
+                TensorMut::new(desc, y.as_slice_mut()),
+                &mut mask.as_slice_mut(),
+            )
+        };
+        crate::rand::timed(a.iters.max(1) as u32, || dnn.device().synchronize(), f)?
+    };
+    b.row("rocm-dnn forward", 2.0 * bytes + mask_bytes, fwd);
+    let bwd = {
+        let Bandwidth {
+            dnn, desc, dy, dx, ..
+        } = &mut b;
+        let f = || {
+            dnn.dropout_backward(
+                &d,
+                Tensor::new(desc, dy.as_slice()),
+                &mask.as_slice(),
+                TensorMut::new(desc, dx.as_slice_mut()),
+            )
+        };
+        crate::rand::timed(a.iters.max(1) as u32, || dnn.device().synchronize(), f)?
+    };
+    b.row("rocm-dnn backward", 2.0 * bytes + mask_bytes, bwd);
+    let kept = mask.to_vec()?.iter().filter(|&&m| m != 0).count();
+    println!("  kept {:.4} of the elements", kept as f64 / numel as f64);
+    if a.vendor {
+        let call = crate::vendor_dnn::DropoutCall {
+            shape: b.vendor_shape(1),
+            p: a.p,
+            x: b.x.address(),
+            y: b.y.address(),
+            dy: b.dy.address(),
+            dx: b.dx.address(),
+        };
+        let (cf, cb) = crate::vendor_dnn::dropout_times(&b.dev, &call, b.iters)?;
+        // cuDNN's reserve space is its mask: count it as the same bytes.
+        b.row("cuDNN forward", 2.0 * bytes + mask_bytes, cf);
+        b.row("cuDNN backward", 2.0 * bytes + mask_bytes, cb);
+        println!(
+            "  rocm-dnn / cuDNN: forward {:.2}x, backward {:.2}x",
+            cf / fwd,
+            cb / bwd
+        );
+    }
     Ok(())
 }

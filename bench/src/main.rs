@@ -25,6 +25,7 @@ mod suite;
 mod tune;
 #[cfg(feature = "vendor")]
 mod vendor;
+mod vendor_dnn;
 mod vendor_fft;
 mod vendor_gemm;
 

@@ -48,7 +48,7 @@ pub struct RandArgs {
 }
 
 /// Mean seconds of `iters` runs of `f` after 3 warm-ups, each batch synchronised.
-fn timed(
+pub(crate) fn timed(
     iters: u32,
     sync: impl Fn() -> Result<()>,
     mut f: impl FnMut() -> Result<()>,

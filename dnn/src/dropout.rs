@@ -1,42 +1,31 @@
 //! Dropout with a counter-based generator (Philox-4×32-10, as cuRAND and rocRAND).
 //!
 //! Element i of a call with (seed, offset) keeps its value with probability 1 − p from
-//! the uniform `u(seed, offset + i)`: the mask is a pure function of (seed, offset, i),
-//! so it is reproducible, independent of threading, and recomputable in backward.
+//! the uniform `u(seed, offset + i)` ([`uniform`]): the mask is a pure function of
+//! (seed, offset, i), so it is reproducible, independent of threading and device (the
+//! GPU kernels, [`crate::gpu::dropout`], compute the same bits), and recomputable in
+//! backward.
 
 use crate::tensor::{Tensor, TensorMut};
 use crate::{Dnn, DnnFloat};
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
 
-const M0: u64 = 0xD251_1F53;
-const M1: u64 = 0xCD9E_8D57;
-const W0: u32 = 0x9E37_79B9;
-const W1: u32 = 0xBB67_AE85;
-
-/// Philox-4×32 with 10 rounds on counter `ctr` and key `key`.
+/// Philox-4×32-10 on counter `ctr` and key `key`: rocm-rand's generator
+/// ([`rocm_rand::bits::philox4x32_10`]), the one the GPU kernels run.
 pub fn philox4x32(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
-    let (mut c, mut k) = (ctr, key);
-    for _ in 0..10 {
-        let p0 = M0 * c[0] as u64;
-        let p1 = M1 * c[2] as u64;
-        c = [
-            (p1 >> 32) as u32 ^ c[1] ^ k[0],
-            p1 as u32,
-            (p0 >> 32) as u32 ^ c[3] ^ k[1],
-            p0 as u32,
-        ];
-        k = [k[0].wrapping_add(W0), k[1].wrapping_add(W1)];
-    }
-    c
+    rocm_rand::bits::philox4x32_10(&mut rocm_rand::ops::Host, ctr, key)
 }
 
-/// A uniform f32 in [0, 1) for element `i` of stream `seed`.
+/// A uniform f32 in [0, 1) for element `i` of stream `seed`: the top 24 bits of word
+/// `i mod 4` of the Philox block at counter `i / 4` (so four consecutive elements share
+/// one block, as on the GPUs).
 pub fn uniform(seed: u64, i: u64) -> f32 {
+    let b = i / 4;
     let r = philox4x32(
-        [i as u32, (i >> 32) as u32, 0, 0],
+        [b as u32, (b >> 32) as u32, 0, 0],
         [seed as u32, (seed >> 32) as u32],
     );
-    (r[0] >> 8) as f32 * (1.0 / 16_777_216.0)
+    (r[(i % 4) as usize] >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
 /// Dropout settings: drop probability, seed and the counter offset of this call.
@@ -55,6 +44,14 @@ impl DropoutDesc {
         Ok(())
     }
 
+    fn call(&self) -> crate::gpu::dropout::Call {
+        crate::gpu::dropout::Call {
+            p: self.p,
+            seed: self.seed,
+            offset: self.offset,
+        }
+    }
+
     /// Whether logical element `i` is kept.
     pub fn keep(&self, i: usize) -> bool {
         uniform(self.seed, self.offset.wrapping_add(i as u64)) >= self.p
@@ -71,9 +68,11 @@ impl Dnn {
         mut y: TensorMut<'_, T>,
         mask: &mut BufferSliceMut<'_, u8>,
     ) -> Result<()> {
-        self.engine("dropout_forward")?;
         d.check()?;
         y.desc.expect_dims("y", x.desc.dims())?;
+        if let Some(stream) = self.gpu_stream() {
+            return crate::gpu::dropout::forward(stream, d.call(), x, y, mask);
+        }
         let mut v = x.widen("x")?;
         if mask.len() != v.len() {
             return Err(Error::invalid(
@@ -102,9 +101,11 @@ impl Dnn {
         mask: &BufferSlice<'_, u8>,
         mut dx: TensorMut<'_, T>,
     ) -> Result<()> {
-        self.engine("dropout_backward")?;
         d.check()?;
         dx.desc.expect_dims("dx", dy.desc.dims())?;
+        if let Some(stream) = self.gpu_stream() {
+            return crate::gpu::dropout::backward(stream, d.call(), dy, mask, dx);
+        }
         let mut v = dy.widen("dy")?;
         let m = mask
             .as_host()

@@ -4,7 +4,7 @@
 
 use crate::find::{FindDb, FindMode};
 use rocm_blas::Blas;
-use rocm_core::{BackendKind, Device, Error, Result};
+use rocm_core::{BackendKind, Device, Error, Result, Stream};
 
 /// A DNN context bound to one device.
 #[derive(Debug, Clone)]
@@ -51,6 +51,17 @@ impl Dnn {
     /// Uses `db` for find results (`None`: no persistent db).
     pub fn set_find_db(&mut self, db: Option<FindDb>) {
         self.find_db = db;
+    }
+
+    /// `None` on the CPU (the host path runs), the device's stream where the op has GPU
+    /// kernels (CUDA and AMD devices, emulated ones included).
+    pub(crate) fn gpu_stream(&self) -> Option<&Stream> {
+        match self.device.kind() {
+            BackendKind::Cpu => None,
+            BackendKind::Cuda | BackendKind::Hip | BackendKind::Emu => {
+                Some(self.device.default_stream())
+            }
+        }
     }
 
     /// Errors with `Unsupported` naming the device unless the op can run here (the CPU).

@@ -12,8 +12,9 @@
 //!   [`dropout`], [`attention`] (fused, tiled, O(sequence) memory).
 //! - [`reference`]: obviously-correct f64 implementations every kernel is tested against.
 //!
-//! Executed on the CPU device; other devices return `Error::Unsupported` until their
-//! kernels land.
+//! Executed on the CPU device; on GPU devices (CUDA, and the emulated AMD targets)
+//! [`gpu`] runs softmax, log-softmax and dropout with generated kernels, and the other
+//! operations return `Error::Unsupported` until their kernels land.
 
 pub mod activation;
 pub mod attention;
@@ -21,6 +22,7 @@ pub mod conv;
 pub mod dropout;
 mod element;
 pub mod find;
+pub mod gpu;
 mod handle;
 pub mod norm;
 pub mod pooling;

@@ -385,7 +385,8 @@ pub fn softmax_backward(dims: &[usize], axis: usize, x: &[f64], dy: &[f64], log:
     dx
 }
 
-fn softmax_lines(dims: &[usize], axis: usize) -> Vec<Vec<usize>> {
+/// The logical indices of every line along `axis` of a packed tensor of `dims`.
+pub fn softmax_lines(dims: &[usize], axis: usize) -> Vec<Vec<usize>> {
     let outer: usize = dims[..axis].iter().product();
     let len = dims[axis];
     let inner: usize = dims[axis + 1..].iter().product();

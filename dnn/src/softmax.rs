@@ -63,9 +63,11 @@ impl Dnn {
         x: Tensor<'_, T>,
         mut y: TensorMut<'_, T>,
     ) -> Result<()> {
-        self.engine("softmax_forward")?;
         y.desc.expect_dims("y", x.desc.dims())?;
         let shape = split(x.desc.dims(), axis)?;
+        if let Some(stream) = self.gpu_stream() {
+            return crate::gpu::softmax::forward(stream, mode, axis, x, y, None);
+        }
         let mut v = x.widen("x")?;
         for_each_line(&mut v, shape, |l| {
             let m = l.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -93,10 +95,12 @@ impl Dnn {
         dy: Tensor<'_, T>,
         mut dx: TensorMut<'_, T>,
     ) -> Result<()> {
-        self.engine("softmax_backward")?;
         dy.desc.expect_dims("dy", y.desc.dims())?;
         dx.desc.expect_dims("dx", y.desc.dims())?;
         let shape = split(y.desc.dims(), axis)?;
+        if let Some(stream) = self.gpu_stream() {
+            return crate::gpu::softmax::backward(stream, mode, axis, y, dy, dx, None);
+        }
         let (outer, len, inner) = shape;
         let yv = y.widen("y")?;
         let mut g = dy.widen("dy")?;

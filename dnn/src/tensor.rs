@@ -266,6 +266,20 @@ impl TensorDesc {
         Ok(())
     }
 
+    /// Errors unless distinct elements have distinct offsets (outputs).
+    pub(crate) fn check_non_overlapping(&self, what: &str) -> Result<()> {
+        if self.is_non_overlapping() {
+            return Ok(());
+        }
+        Err(Error::invalid(
+            what,
+            format!(
+                "strides {:?} map two elements of dims {:?} to one address",
+                self.strides, self.dims
+            ),
+        ))
+    }
+
     /// Errors unless `self` has exactly `dims`, naming the first dimension that differs.
     pub(crate) fn expect_dims(&self, what: &str, dims: &[usize]) -> Result<()> {
         if self.dims.len() != dims.len() {
@@ -352,15 +366,7 @@ impl<'a, T: DnnFloat> TensorMut<'a, T> {
     /// Checks buffer, descriptor and non-overlap, and returns host memory.
     pub(crate) fn host_mut(&mut self, what: &str) -> Result<&mut [T]> {
         self.desc.check_buffer::<T>(what, self.data.len())?;
-        if !self.desc.is_non_overlapping() {
-            return Err(Error::invalid(
-                what,
-                format!(
-                    "strides {:?} map two elements of dims {:?} to one address",
-                    self.desc.strides, self.desc.dims
-                ),
-            ));
-        }
+        self.desc.check_non_overlapping(what)?;
         let dev = self.data.device().clone();
         self.data
             .as_host_mut()
