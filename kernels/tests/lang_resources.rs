@@ -1,7 +1,9 @@
 //! Code quality of the kernel language's lowerings against the hand-written emitters
 //! they replaced: Level 1 copy and axpby (f32/f64, contiguous and strided, grid-stride
 //! on and off) written in the language (`lang::level1`) under ptxas for sm_80 and
-//! sm_90 and by the AMDGPU resource report on gfx908, gfx90a, gfx942 and gfx1100,
+//! sm_90 and by the AMDGPU resource report on gfx908, gfx90a, gfx942 and gfx1100, and
+//! the reductions dot, asum, nrm2 and iamax (sm_90 registers, AMDGPU VGPRs and
+//! occupancy),
 //! beside the figures the deleted hand-written kernels had
 //! (`data/level1_hand_written_resources.txt`). Every row is printed (`--nocapture`);
 //! the test fails where the language's kernel spills, needs more registers than the
@@ -29,8 +31,8 @@ const KNOWN_GAPS: &str = include_str!("data/lang_resource_gaps.txt");
 /// The deleted hand-written kernels' figures, `name | target | measure | value` a line.
 const HAND_WRITTEN: &str = include_str!("data/level1_hand_written_resources.txt");
 
-/// The hand-written kernel's figure for a row.
-fn hand_written(name: &str, target: &str, measure: &str) -> u32 {
+/// The hand-written kernel's figure for a row, where one was recorded.
+fn recorded(name: &str, target: &str, measure: &str) -> Option<u32> {
     HAND_WRITTEN
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -40,7 +42,36 @@ fn hand_written(name: &str, target: &str, measure: &str) -> u32 {
             (f[0] == name && f[1] == target && f[2] == measure)
                 .then(|| f[3].parse().unwrap_or_else(|e| panic!("`{l}`: {e}")))
         })
+}
+
+/// The hand-written kernel's figure for a row of copy or axpby (every one recorded).
+fn hand_written(name: &str, target: &str, measure: &str) -> u32 {
+    recorded(name, target, measure)
         .unwrap_or_else(|| panic!("no hand-written figure for {name} | {target} | {measure}"))
+}
+
+/// The reductions measured: the fallback variant of dot, asum, nrm2 and iamax (f32,
+/// f64, contiguous and strided); their hand-written figures cover sm_90 registers and
+/// the AMDGPU VGPRs and occupancy only.
+fn reductions() -> Vec<(String, Level1Params)> {
+    let mut out = Vec::new();
+    for (op, op_name) in [
+        (L1Op::Dot { conj: false }, "dot"),
+        (L1Op::Asum, "asum"),
+        (L1Op::Nrm2, "nrm2"),
+        (L1Op::Iamax { max: true }, "iamax"),
+    ] {
+        for dtype in [DType::F32, DType::F64] {
+            for contiguous in [true, false] {
+                let name = format!(
+                    "{op_name} {dtype} {}",
+                    if contiguous { "contiguous" } else { "strided" }
+                );
+                out.push((name, Level1Params::fallback(op, dtype, contiguous)));
+            }
+        }
+    }
+    out
 }
 
 fn known_gaps() -> Vec<(String, String, String)> {
@@ -178,6 +209,30 @@ fn ptx_registers_are_no_worse_than_the_hand_written_kernels() {
             });
         }
     }
+    let sm90: Target = "sm_90".parse().unwrap();
+    for (name, p) in reductions() {
+        let def = rocm_kernels::lang::level1::kernel(&p, &sm90).unwrap();
+        let lang = ptx::lower(&def).unwrap();
+        show_listing(&name, "sm_90", &lang);
+        let r = ptxas
+            .compile(&lang, &sm90)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let l = r.kernel(KERNEL).unwrap();
+        assert!(r.warnings.is_empty(), "{name} on sm_90: {:?}", r.warnings);
+        assert_eq!(
+            (l.spill_stores, l.spill_loads, l.stack_bytes),
+            (0, 0, 0),
+            "{name} on sm_90: the language kernel spills"
+        );
+        rows.push(Row {
+            hand: hand_written(&name, "sm_90", "regs"),
+            name,
+            target: "sm_90".into(),
+            measure: "regs",
+            language: l.registers,
+            higher_is_better: false,
+        });
+    }
     check(&rows);
 }
 
@@ -186,7 +241,7 @@ fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
     let mut rows = Vec::new();
     for t in AMD {
         let target: Target = t.name().parse().unwrap();
-        for (name, p) in variants() {
+        for (name, p) in variants().into_iter().chain(reductions()) {
             let def = rocm_kernels::lang::level1::kernel(&p, &target).unwrap();
             let built = amdgpu::lower(&def).unwrap_or_else(|e| panic!("{name} on {t}: {e}"));
             show_listing(&name, t.name(), &built.listing);
@@ -196,12 +251,21 @@ fn amdgpu_resources_are_no_worse_than_the_hand_written_kernels() {
                 ("sgprs", lang.sgprs, false),
                 ("occupancy", lang.occupancy, true),
             ] {
+                // The reductions have no recorded SGPR figures.
+                let hand = if name.starts_with("copy") || name.starts_with("axpby") {
+                    hand_written(&name, t.name(), measure)
+                } else {
+                    match recorded(&name, t.name(), measure) {
+                        Some(h) => h,
+                        None => continue,
+                    }
+                };
                 rows.push(Row {
                     name: name.clone(),
                     target: t.name().into(),
                     measure,
                     language: l,
-                    hand: hand_written(&name, t.name(), measure),
+                    hand,
                     higher_is_better,
                 });
             }
