@@ -23,6 +23,7 @@ mod solver;
 mod sparse;
 mod suite;
 mod tune;
+mod tune_l1;
 #[cfg(feature = "vendor")]
 mod vendor;
 mod vendor_dnn;

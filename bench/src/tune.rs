@@ -27,6 +27,9 @@ use std::path::PathBuf;
 pub enum TuneCommand {
     /// Tune GEMM kernels for problems on one device and write its catalog.
     Gemm(TuneGemmArgs),
+    /// Tune Level 1 kernels (block, unroll, grid, vector bytes) per op and dtype on one
+    /// GPU and write its catalog.
+    L1(crate::tune_l1::TuneL1Args),
 }
 
 #[derive(clap::Args)]
@@ -80,6 +83,7 @@ bf16 8192 8192 64
 pub fn run(cmd: &TuneCommand) -> std::result::Result<(), Box<dyn std::error::Error>> {
     match cmd {
         TuneCommand::Gemm(a) => gemm(a),
+        TuneCommand::L1(a) => crate::tune_l1::run(a),
     }
 }
 
@@ -146,7 +150,7 @@ fn fits(p: &GemmParams, prob: &Problem) -> bool {
 }
 
 /// `take` of `v`, evenly spread (all of it when it is short enough).
-fn spread<T: Clone>(v: &[T], take: usize) -> Vec<T> {
+pub(crate) fn spread<T: Clone>(v: &[T], take: usize) -> Vec<T> {
     if v.len() <= take {
         return v.to_vec();
     }
@@ -155,7 +159,7 @@ fn spread<T: Clone>(v: &[T], take: usize) -> Vec<T> {
 
 /// The catalog of `base` with `entry` replacing any entry of the same generator, key and
 /// shape.
-fn merge(base: &mut Catalog, entry: Entry) {
+pub(crate) fn merge(base: &mut Catalog, entry: Entry) {
     base.entries.retain(|e| {
         let same_shape = match (&e.shape, &entry.shape) {
             (Some(a), Some(b)) => a == b,
@@ -294,16 +298,28 @@ fn gemm(a: &TuneGemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>>
             merge(&mut catalog, entry(&key, &prob, &params)?);
         }
     }
+    write_catalog(catalog, "gemm", &dev, &summary, &a.out)
+}
+
+/// Writes `catalog` to `out`, its source extended by the run (`rocm-bench tune <what>`
+/// on `dev`: the summary lines).
+pub(crate) fn write_catalog(
+    mut catalog: Catalog,
+    what: &str,
+    dev: &Device,
+    summary: &[String],
+    out: &std::path::Path,
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
     catalog.source = format!(
-        "{}; rocm-bench tune gemm on {} ({}): {}",
+        "{}; rocm-bench tune {what} on {} ({}): {}",
         catalog.source,
         dev.id(),
         dev.info().name,
         summary.join("; ")
     );
     let json = serde_json::to_string_pretty(&catalog)?;
-    std::fs::write(&a.out, json + "\n").map_err(|e| Error::io(a.out.display().to_string(), e))?;
-    println!("catalog written to {}", a.out.display());
+    std::fs::write(out, json + "\n").map_err(|e| Error::io(out.display().to_string(), e))?;
+    println!("catalog written to {}", out.display());
     Ok(())
 }
 

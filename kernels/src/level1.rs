@@ -315,6 +315,79 @@ impl Level1Params {
     }
 }
 
+/// The variants `rocm-bench tune l1` times, as one table: work-items per workgroup,
+/// units per work-item (with their product at most [`TUNING_MAX_TILE_UNITS`]),
+/// workgroups per compute unit, and bytes per contiguous access.
+pub const TUNING_BLOCKS: [u32; 4] = [128, 256, 512, 1024];
+pub const TUNING_UNROLLS: [u32; 4] = [1, 2, 4, 8];
+pub const TUNING_GRIDS_PER_UNIT: [u32; 4] = [4, 8, 16, 32];
+pub const TUNING_VECTOR_BYTES: [u32; 2] = [16, 8];
+/// The largest tile (block × unroll units) offered: larger ones only add registers.
+pub const TUNING_MAX_TILE_UNITS: u32 = 2048;
+
+/// The candidate variants of `op` on `dtype` (contiguous or strided) for a device of
+/// `compute_units` compute units, from the `TUNING_*` table: reductions over block ×
+/// unroll × grid (their kernels always loop over tiles by the grid) × vector bytes;
+/// elementwise ops one workgroup per tile (no grid) and grid-stride over each grid.
+/// Strided variants have no vector width (element accesses). Each candidate is valid
+/// ([`Level1Params::validate`]); unsupported (op, dtype) pairs and zero compute units
+/// are errors.
+pub fn tuning_candidates(
+    op: L1Op,
+    dtype: DType,
+    contiguous: bool,
+    compute_units: u32,
+) -> Result<Vec<Level1Params>> {
+    if compute_units == 0 {
+        return Err(Error::invalid(
+            "compute_units",
+            "a device has at least one compute unit",
+        ));
+    }
+    let base = Level1Params::fallback(op, dtype, contiguous);
+    base.validate()?;
+    let vectors: &[u32] = if contiguous {
+        &TUNING_VECTOR_BYTES
+    } else {
+        &TUNING_VECTOR_BYTES[..1]
+    };
+    // (grid, grid_stride): reductions always loop; elementwise ops also without.
+    let mut grids: Vec<(u32, bool)> = Vec::new();
+    if !op.is_reduction() {
+        grids.push((base.grid, false));
+    }
+    for per_unit in TUNING_GRIDS_PER_UNIT {
+        let grid = compute_units.checked_mul(per_unit).ok_or_else(|| {
+            Error::invalid("compute_units", format!("{compute_units} is too many"))
+        })?;
+        grids.push((grid, !op.is_reduction()));
+    }
+    let mut out = Vec::new();
+    for &vector_bytes in vectors {
+        for block in TUNING_BLOCKS {
+            for unroll in TUNING_UNROLLS {
+                if block * unroll > TUNING_MAX_TILE_UNITS {
+                    continue;
+                }
+                for &(grid, grid_stride) in &grids {
+                    let p = Level1Params {
+                        vector_bytes,
+                        block,
+                        unroll,
+                        grid,
+                        grid_stride,
+                        ..base.clone()
+                    };
+                    if p.validate().is_ok() && !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The conversions `Convert` covers, as (from, to).
 pub const CONVERSIONS: [(DType, DType); 6] = [
     (DType::F32, DType::F16),
@@ -512,6 +585,39 @@ pub const DTYPES: [DType; 6] = [
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tuning_candidates_cover_the_table_and_are_valid() {
+        use super::*;
+        let dot = tuning_candidates(L1Op::Dot { conj: false }, DType::F32, true, 132).unwrap();
+        // 13 (block, unroll) pairs within 2048 units × 4 grids × 2 vector widths.
+        assert_eq!(dot.len(), 13 * 4 * 2);
+        assert!(dot.iter().all(|p| p.validate().is_ok() && !p.grid_stride));
+        assert!(dot
+            .iter()
+            .all(|p| p.block * p.unroll <= TUNING_MAX_TILE_UNITS));
+        let grids: Vec<u32> = dot.iter().map(|p| p.grid).collect();
+        for g in [528, 1056, 2112, 4224] {
+            assert!(grids.contains(&g), "grid {g} missing");
+        }
+        // The fallback's geometry is among them, so tuning can keep it.
+        let fb = Level1Params::fallback(L1Op::Dot { conj: false }, DType::F32, true);
+        assert!(dot.contains(&fb));
+        // Strided: one vector width (element accesses).
+        let strided = tuning_candidates(L1Op::Nrm2, DType::F64, false, 132).unwrap();
+        assert_eq!(strided.len(), 13 * 4);
+        // c64 elements are 16 bytes: 8-byte accesses would split one, so only 16.
+        let c64 = tuning_candidates(L1Op::Asum, DType::C64, true, 80).unwrap();
+        assert!(c64.iter().all(|p| p.vector_bytes == 16));
+        // Elementwise: one workgroup per tile, or grid-stride over each grid.
+        let axpy = tuning_candidates(L1Op::Axpby { read_y: true }, DType::F32, true, 4).unwrap();
+        assert_eq!(axpy.len(), 13 * 5 * 2);
+        assert_eq!(axpy.iter().filter(|p| !p.grid_stride).count(), 13 * 2);
+        // Errors, not panics, for impossible requests.
+        assert!(tuning_candidates(L1Op::Rotm, DType::C32, true, 132).is_err());
+        assert!(tuning_candidates(L1Op::Asum, DType::F32, true, 0).is_err());
+        assert!(tuning_candidates(L1Op::Asum, DType::F32, true, u32::MAX).is_err());
+    }
+
     use super::*;
     use crate::ptxas::{Ptxas, HOW_TO_GET};
     use rocm_core::ModuleImage;

@@ -12,6 +12,11 @@ use crate::level1::finish::{FinishParams, FINISH_KERNEL, FINISH_LANES};
 use crate::level1::{L1Op, SBIG, SSML};
 use rocm_core::{DType, Result, Target};
 
+/// Partials of each slot a lane loads per step of the first phase (latency hiding: the
+/// finish reads `grid / 64` partials per lane, which one load at a time makes a chain of
+/// global-memory round trips).
+const FINISH_IN_FLIGHT: u32 = 8;
+
 /// The finish kernel of `p` on `target`: `partials: f64` (read), `result: out`
 /// (written), `grid: u32`.
 pub fn kernel(p: &FinishParams, target: &Target) -> Result<KernelDef> {
@@ -63,28 +68,46 @@ pub fn kernel(p: &FinishParams, target: &Target) -> Result<KernelDef> {
         }
     };
 
-    // Phase 1: lane `tid` over partials tid, tid + 64, ... of every slot.
+    // Phase 1: lane `tid` over partials tid, tid + 64, ... of every slot, combined in
+    // that order, FINISH_IN_FLIGHT loads of each slot in flight per step. A load past
+    // the grid reads the last partial (in bounds) and is replaced by the identity, which
+    // changes no bits: no branch between the loads.
     let init = identity(&mut k);
     let acc: Vec<_> = init.iter().map(|v| k.var(*v)).collect();
     let slot_bytes = k.mul_wide(grid, 8u32);
-    k.for_range(tid, grid, FINISH_LANES, |k, j| {
-        let at = k.at(partials, j);
-        let mut off = at;
-        let mut loaded = Vec::new();
-        for s in 0..slots {
-            if s > 0 {
-                off = k.add(off, slot_bytes);
+    let last = k.sub(grid, 1u32);
+    k.for_range(tid, grid, FINISH_LANES * FINISH_IN_FLIGHT, |k, j| {
+        let mut steps: Vec<(Value, Vec<Value>)> = Vec::new();
+        for u in 0..FINISH_IN_FLIGHT {
+            let ju = k.add(j, u * FINISH_LANES);
+            let inside = k.lt(ju, grid);
+            let clamped = k.min(ju, last);
+            let mut off = k.at(partials, clamped);
+            let mut loaded = Vec::new();
+            for s in 0..slots {
+                if s > 0 {
+                    off = k.add(off, slot_bytes);
+                }
+                let v = k.load(partials, off);
+                loaded.push(if slot_ty(s) == Scalar::U64 {
+                    k.bitcast(v, Type::U64)
+                } else {
+                    v
+                });
             }
-            let v = k.load(partials, off);
-            loaded.push(if slot_ty(s) == Scalar::U64 {
-                k.bitcast(v, Type::U64)
-            } else {
-                v
-            });
+            steps.push((inside, loaded));
         }
-        let cur: Vec<Value> = acc.iter().map(|v| k.get(*v)).collect();
-        for (v, n) in acc.iter().zip(combine(k, &cur, &loaded)) {
-            k.set(*v, n);
+        let ids = identity(k);
+        for (inside, loaded) in steps {
+            let vals: Vec<Value> = loaded
+                .iter()
+                .zip(&ids)
+                .map(|(v, id)| k.select(inside, *v, *id))
+                .collect();
+            let cur: Vec<Value> = acc.iter().map(|v| k.get(*v)).collect();
+            for (v, n) in acc.iter().zip(combine(k, &cur, &vals)) {
+                k.set(*v, n);
+            }
         }
     });
     for (buf, v) in lanes.iter().zip(&acc) {

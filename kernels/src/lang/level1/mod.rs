@@ -10,7 +10,10 @@
 //! always) the workgroups loop over tiles g, g + grid, ... where grid is the launched
 //! grid, so one kernel runs any grid. Every whole unit of a tile is loaded before any
 //! is computed (the loads are in flight together); the unit holding the end of a
-//! contiguous vector is handled element by element. Strided offsets are signed (x and
+//! contiguous vector is handled element by element. Reductions test once per tile
+//! whether all of a work-item's units are whole: if so they run with no bounds test
+//! and no branch (what keeps them at the hand-written kernels' registers), else
+//! element by element, in the same order. Strided offsets are signed (x and
 //! y are the addresses of logical element 0, increments may be negative).
 //!
 //! Memory: a whole unit moves in accesses of at most `vector_bytes` (x's loads are
@@ -191,6 +194,32 @@ impl Side {
                 }
             })
             .collect()
+    }
+
+    /// The chunks of the unit at byte `base`, loaded unconditionally.
+    fn load_chunks(&self, k: &mut Builder, base: Value, chunks: &[(u32, Type)]) -> Vec<Value> {
+        chunks
+            .iter()
+            .map(|(at, ty)| {
+                let off = if *at == 0 {
+                    base
+                } else {
+                    k.add(base, *at as u64)
+                };
+                k.load_with(self.buf, off, *ty, ty.bytes(), ty.bytes(), self.load)
+            })
+            .collect()
+    }
+
+    /// The byte distance from unit u to unit u + `units` (u64; strided: signed, as bits).
+    fn unit_step(&self, k: &mut Builder, units: u32, per: Option<u32>) -> Value {
+        match per {
+            Some(per) => k.lit((units * per * self.l.esize()) as u64),
+            None => {
+                let step = k.mul(self.inc, (units * self.l.esize()) as i64);
+                k.bitcast(step, Type::U64)
+            }
+        }
     }
 
     fn store_chunks(&self, k: &mut Builder, base: Value, chunks: &[(u32, Type)], vals: &[Value]) {
@@ -453,13 +482,7 @@ pub fn kernel(p: &Level1Params, target: &Target) -> Result<KernelDef> {
                 })
                 .collect();
             k.if_(whole, |k| {
-                for ((at, ty), v) in chunks.iter().zip(&vars) {
-                    let off = if *at == 0 {
-                        base
-                    } else {
-                        k.add(base, *at as u64)
-                    };
-                    let val = k.load_with(side.buf, off, *ty, ty.bytes(), ty.bytes(), side.load);
+                for (v, val) in vars.iter().zip(side.load_chunks(k, base, chunks)) {
                     k.set(*v, val);
                 }
             });
@@ -572,6 +595,94 @@ pub fn kernel(p: &Level1Params, target: &Target) -> Result<KernelDef> {
             });
         }
     };
+    // Reductions: a work-item whose units of the tile are all whole takes them without
+    // any bounds test (every load issued back to back, then the arithmetic); the tile
+    // holding the end goes element by element. Both add in unit, then element order.
+    let fast_units = if p.op.is_reduction() { p.unroll } else { 0 };
+    let x_step = (fast_units > 1).then(|| x.unit_step(&mut k, p.block, unit_of));
+    let y_step = match &y {
+        Some(s) if reads_y && fast_units > 1 => Some(s.unit_step(&mut k, p.block, unit_of)),
+        _ => None,
+    };
+    let whole_units = if per > 1 && fast_units > 0 {
+        k.shr(n, per.trailing_zeros())
+    } else {
+        n
+    };
+    let fast = |k: &mut Builder, first: Value| {
+        let mut xa = x.offset(k, first, unit_of);
+        let mut ya = y.filter(|_| reads_y).map(|s| s.offset(k, first, unit_of));
+        let mut loaded = Vec::new();
+        for u in 0..p.unroll {
+            if u > 0 {
+                xa = k.add(xa, x_step.expect("a step for unroll > 1"));
+                ya = ya.map(|a| k.add(a, y_step.expect("a step for unroll > 1")));
+            }
+            let xs = x.load_chunks(k, xa, &x_chunks);
+            let ys = match (&y, &y_chunks, ya) {
+                (Some(s), Some(c), Some(a)) => s.load_chunks(k, a, c),
+                _ => vec![],
+            };
+            loaded.push((xs, ys));
+        }
+        let e0 = if per > 1 {
+            k.mul(first, per as u64)
+        } else {
+            first
+        };
+        for (u, (xs, ys)) in (0u32..).zip(loaded) {
+            let xr = x.decode(k, &xs);
+            let yr = y.map(|s| s.decode(k, &ys)).unwrap_or_default();
+            let eu = if u == 0 {
+                e0
+            } else {
+                k.add(e0, (u * p.block * per) as u64)
+            };
+            for e in 0..per as usize {
+                let index = if e == 0 { eu } else { k.add(eu, e as u64) };
+                let xe = xr.get(e * xl.comps as usize..(e + 1) * xl.comps as usize);
+                let ye = yr.get(e * yl.comps as usize..(e + 1) * yl.comps as usize);
+                element(k, index, xe.unwrap_or(&[]), ye.unwrap_or(&[]));
+            }
+        }
+    };
+    let ragged = |k: &mut Builder, first: Value| {
+        for u in 0..p.unroll {
+            let unit = k.add(first, (u * p.block) as u64);
+            let xo = x.offset(k, unit, unit_of);
+            let yo = y.filter(|_| reads_y).map(|s| s.offset(k, unit, unit_of));
+            let e0 = if per > 1 {
+                k.mul(unit, per as u64)
+            } else {
+                unit
+            };
+            for e in 0..per {
+                let i = if e == 0 { e0 } else { k.add(e0, e as u64) };
+                let here = k.lt(i, n);
+                k.if_(here, |k| {
+                    let xa = k.add(xo, (e * xl.esize()) as u64);
+                    let xr = x.load_element(k, xa);
+                    let yr = match (&y, yo) {
+                        (Some(s), Some(o)) => {
+                            let ya = k.add(o, (e * yl.esize()) as u64);
+                            s.load_element(k, ya)
+                        }
+                        _ => vec![],
+                    };
+                    element(k, i, &xr, &yr);
+                });
+            }
+        }
+    };
+    let tile_or_fast = |k: &mut Builder, first: Value| {
+        if p.op.is_reduction() {
+            let last = k.add(first, ((p.unroll - 1) * p.block) as u64);
+            let whole = k.lt(last, whole_units);
+            k.if_else(whole, |k| fast(k, first), |k| ragged(k, first));
+        } else {
+            tile(k, first);
+        }
+    };
     let wg = k.workgroup_id();
     let wg = k.convert(wg, Scalar::U64);
     let first = k.fma(wg, tile_units, tid);
@@ -580,9 +691,9 @@ pub fn kernel(p: &Level1Params, target: &Target) -> Result<KernelDef> {
         let grid = k.grid_size();
         let grid = k.convert(grid, Scalar::U64);
         let step = k.mul(grid, tile_units);
-        k.for_range(first, units, step, tile);
+        k.for_range(first, units, step, tile_or_fast);
     } else {
-        tile(&mut k, first);
+        tile_or_fast(&mut k, first);
     }
     if let (Some(acc), Some(partials)) = (acc, partials) {
         acc.store_partials(&mut k, p.block, partials);

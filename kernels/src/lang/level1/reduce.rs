@@ -4,11 +4,13 @@
 //! Each work-item accumulates its elements in element order in the compute type (dot,
 //! dotc, sum: re and im; asum: Σ|re| + |im|; nrm2: f64, Blue's three accumulators for
 //! f64 data, else the exact f64 squares in the medium one; iamax/iamin: the first
-//! strictly best |re| + |im| and its index). The workgroup then combines its work-items
-//! through shared memory in a fixed tree (step s = 2^⌈log₂ block⌉/2, ..., 1: item t <
-//! min(s, block − s) takes item t + s), independent of the wave size, so every target
-//! gives the same bits; work-item 0 writes the workgroup's partials as f64s (an index as
-//! its u64 bits), slot s of workgroup g at `partials[s·grid + g]`.
+//! strictly best |re| + |im| and its index). The
+//! workgroup then combines its work-items in a fixed tree independent of the wave size,
+//! so every target gives the same bits: a butterfly of shuffles (lane l with l ^ 16,
+//! then ^ 8, ..., ^ 1) within each 32-lane group, the groups' totals through shared
+//! memory, and the same butterfly over the groups (group g at lane g, the identity past
+//! the last) on the first wave. Work-item 0 writes the workgroup's partials as f64s (an
+//! index as its u64 bits), slot s of workgroup g at `partials[s·grid + g]`.
 
 use super::{complex, Layout};
 use crate::lang::ir::{Scalar, Type, Value, Var};
@@ -59,8 +61,7 @@ impl Acc {
                 parts: [0; 3].map(|_| zero(k, Type::F64)),
             },
             L1Op::Iamax { max } => {
-                let v = k.constant(ct, if max { -1.0 } else { f64::INFINITY });
-                let i = k.constant_bits(Type::U64, u64::MAX);
+                let [v, i] = arg_identity(k, max, ct);
                 Acc::Arg {
                     max,
                     value: k.var(v),
@@ -129,7 +130,17 @@ impl Acc {
         vars.iter().map(|v| k.get(*v)).collect()
     }
 
+    /// The identity of [`Acc::combine`] in each partial slot's type: −0.0 for sums
+    /// (x + −0.0 = x for every x), a candidate that never wins for iamax/iamin.
+    fn identity(&self, k: &mut Builder, types: &[Type]) -> Vec<Value> {
+        match self {
+            Acc::Arg { max, .. } => arg_identity(k, *max, types[0]).to_vec(),
+            _ => types.iter().map(|t| k.constant(*t, -0.0)).collect(),
+        }
+    }
+
     /// Two work-items' values combined (sums add; iamax keeps the better candidate).
+    /// Symmetric: combine(a, b) and combine(b, a) are the same bits.
     fn combine(&self, k: &mut Builder, a: &[Value], b: &[Value]) -> Vec<Value> {
         match self {
             Acc::Arg { max, .. } => {
@@ -140,53 +151,72 @@ impl Acc {
         }
     }
 
+    /// A butterfly over the lanes l ^ m (m = `span`/2, ..., 1) of each 32-lane group:
+    /// every lane ends with the combination of its group's first `span` lanes, the same
+    /// bits on every lane (combine is symmetric) and on every wave size.
+    fn butterfly(&self, k: &mut Builder, mut vals: Vec<Value>, span: u32) -> Vec<Value> {
+        let mut m = span / 2;
+        while m >= 1 {
+            let other: Vec<Value> = vals.iter().map(|v| k.shuffle_xor(*v, m)).collect();
+            vals = self.combine(k, &vals, &other);
+            m /= 2;
+        }
+        vals
+    }
+
     /// Combines the workgroup's `block` work-items (the module docs) and writes its
     /// partials.
     pub fn store_partials(&self, k: &mut Builder, block: u32, partials: Buf) {
         let mine = self.values(k);
-        let arrays: Vec<Buf> = mine
-            .iter()
-            .enumerate()
-            .map(|(s, v)| k.shared(&format!("l1_partials{s}"), v.ty.scalar, block))
-            .collect();
+        let types: Vec<Type> = mine.iter().map(|v| v.ty).collect();
+        let group_total = self.butterfly(k, mine, GROUP);
+        let groups = block / GROUP;
         let tid = k.thread_id();
-        let at = |k: &mut Builder, i: Value| -> Vec<Value> {
-            arrays.iter().map(|a| k.at(*a, i)).collect()
-        };
-        let own = at(k, tid);
-        for ((a, o), v) in arrays.iter().zip(&own).zip(&mine) {
-            k.store(*a, *o, *v);
-        }
-        k.barrier();
-        let load = |k: &mut Builder, offs: &[Value]| -> Vec<Value> {
-            arrays
+        let total = if groups == 1 {
+            group_total
+        } else {
+            let arrays: Vec<Buf> = types
                 .iter()
-                .zip(offs)
-                .map(|(a, o)| k.load(*a, *o))
-                .collect()
-        };
-        let mut s = block.next_power_of_two() / 2;
-        while s > 1 {
-            let active = k.lt(tid, s.min(block - s));
-            k.if_(active, |k| {
-                let other = k.add(tid, s);
-                let theirs = at(k, other);
-                let (a, b) = (load(k, &own), load(k, &theirs));
-                let c = self.combine(k, &a, &b);
-                for ((arr, o), v) in arrays.iter().zip(&own).zip(c) {
-                    k.store(*arr, *o, v);
+                .enumerate()
+                .map(|(s, t)| k.shared(&format!("l1_partials{s}"), t.scalar, groups))
+                .collect();
+            let lane = k.and(tid, GROUP - 1);
+            let group = k.shr(tid, GROUP.trailing_zeros());
+            let leader = k.eq(lane, 0u32);
+            k.if_(leader, |k| {
+                for (a, v) in arrays.iter().zip(&group_total) {
+                    let off = k.at(*a, group);
+                    k.store(*a, off, *v);
                 }
             });
             k.barrier();
-            s /= 2;
-        }
+            // The first wave: lane l of each 32-lane group takes group l's total (the
+            // identity past the last group), then a butterfly over the groups.
+            let total: Vec<Var> = group_total.iter().map(|v| k.var(*v)).collect();
+            let wave = k.wave_id();
+            let first_wave = k.eq(wave, 0u32);
+            k.if_(first_wave, |k| {
+                let has = k.lt(lane, groups);
+                let from = k.min(lane, groups - 1);
+                let ids = self.identity(k, &types);
+                let vals: Vec<Value> = arrays
+                    .iter()
+                    .zip(&ids)
+                    .map(|(a, id)| {
+                        let off = k.at(*a, from);
+                        let v = k.load(*a, off);
+                        k.select(has, v, *id)
+                    })
+                    .collect();
+                let all = self.butterfly(k, vals, groups.next_power_of_two());
+                for (t, v) in total.iter().zip(all) {
+                    k.set(*t, v);
+                }
+            });
+            total.iter().map(|v| k.get(*v)).collect()
+        };
         let first = k.eq(tid, 0u32);
         k.if_(first, |k| {
-            let a = load(k, &own);
-            let one = k.lit(1u32);
-            let second = at(k, one);
-            let b = load(k, &second);
-            let total = self.combine(k, &a, &b);
             let grid = k.grid_size();
             let wg = k.workgroup_id();
             for (slot, v) in total.into_iter().enumerate() {
@@ -202,6 +232,19 @@ impl Acc {
             }
         });
     }
+}
+
+/// Lanes of the fixed first level of the workgroup combination (a wave on wave32
+/// targets, half of one on wave64: the same tree on both).
+const GROUP: u32 = 32;
+
+/// The candidate of iamax (`max`) / iamin that never wins: value −1 (+∞) and index
+/// u64::MAX, in value type `ty`.
+fn arg_identity(k: &mut Builder, max: bool, ty: Type) -> [Value; 2] {
+    [
+        k.constant(ty, if max { -1.0 } else { f64::INFINITY }),
+        k.constant_bits(Type::U64, u64::MAX),
+    ]
 }
 
 /// The better of two (value, 0-based index) candidates: larger (`max`) or smaller
