@@ -16,32 +16,50 @@ pub enum Kind {
     Philox4x32_10,
     /// Threefry2x32-20: two words per counter, key = the seed's two words.
     Threefry2x32_20,
+    /// XORWOW ([`crate::xorwow`]): a sequential generator, one word per step.
+    Xorwow,
+    /// MRG32k3a ([`crate::mrg32k3a`]): a sequential generator, one value in
+    /// 1..=m1 per step.
+    Mrg32k3a,
 }
 
 impl Kind {
     /// Words one counter value gives.
+    /// Sequential generators (one step after another, skip-ahead by jumps) have no
+    /// counter blocks.
     pub fn block_words(self) -> u32 {
         match self {
             Kind::Philox4x32_10 => 4,
             Kind::Threefry2x32_20 => 2,
+            Kind::Xorwow | Kind::Mrg32k3a => 1,
         }
+    }
+
+    /// Counter-based: any block is computed directly from its counter.
+    pub fn counter_based(self) -> bool {
+        matches!(self, Kind::Philox4x32_10 | Kind::Threefry2x32_20)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Kind::Philox4x32_10 => "philox",
             Kind::Threefry2x32_20 => "threefry",
+            Kind::Xorwow => "xorwow",
+            Kind::Mrg32k3a => "mrg32k3a",
         }
     }
 
-    /// Parses `philox` / `threefry` (and the cuRAND-style full names).
+    /// Parses `philox` / `threefry` / `xorwow` / `mrg32k3a` (and the cuRAND-style
+    /// full names).
     pub fn parse(s: &str) -> Result<Kind> {
         match s.to_ascii_lowercase().as_str() {
             "philox" | "philox4x32_10" | "philox4_32_10" => Ok(Kind::Philox4x32_10),
             "threefry" | "threefry2x32_20" | "threefry2_32_20" => Ok(Kind::Threefry2x32_20),
+            "xorwow" => Ok(Kind::Xorwow),
+            "mrg32k3a" | "mrg" => Ok(Kind::Mrg32k3a),
             _ => Err(Error::invalid(
                 "generator",
-                format!("`{s}` is not a generator (philox, threefry)"),
+                format!("`{s}` is not a generator (philox, threefry, xorwow, mrg32k3a)"),
             )),
         }
     }
@@ -56,6 +74,9 @@ impl Kind {
                 Unit::of(&philox4x32_10(o, [lo, hi, z, z], seed))
             }
             Kind::Threefry2x32_20 => Unit::of(&threefry2x32_20(o, [lo, hi], seed)),
+            Kind::Xorwow | Kind::Mrg32k3a => {
+                unreachable!("Layout::new refuses the sequential generators")
+            }
         }
     }
 }
@@ -167,6 +188,12 @@ impl Layout {
     /// The layout of `dist` in `dtype` from `kind`, or an error naming the element
     /// types `dist` has.
     pub fn new(kind: Kind, dist: Dist, dtype: DType) -> Result<Layout> {
+        if !kind.counter_based() {
+            return Err(Error::unsupported(
+                format!("{} in the counter-block layout", kind.name()),
+                "a sequential generator (its values come from crate::sequential)",
+            ));
+        }
         let (group_words, group_values) = match (dist, dtype) {
             (Dist::Bits, DType::U32) | (Dist::Uniform, DType::F32) => (1, 1),
             (Dist::Uniform, DType::F64) | (Dist::Poisson, DType::U32) => (2, 1),
@@ -278,6 +305,12 @@ pub fn box_muller<R: Real, O: FloatOps<R>>(o: &mut O, w: &[O::U32]) -> (O::F, O:
     let n = R::WORDS;
     let u = uniform::<R, O>(o, &w[..n]);
     let v = uniform::<R, O>(o, &w[n..2 * n]);
+    box_muller_of::<R, O>(o, u, v)
+}
+
+/// Two standard normal values from uniforms `u` (the radius) and `v` (the angle in
+/// turns), both in (0, 1].
+pub fn box_muller_of<R: Real, O: FloatOps<R>>(o: &mut O, u: O::F, v: O::F) -> (O::F, O::F) {
     let l = ln::<R, O>(o, u);
     let m2 = o.fc(-2.0);
     let l = o.fmul(l, m2);

@@ -25,7 +25,8 @@ pub enum Ordering {
 
 /// A random number generator: `kind` on `device`, at stream position `offset`
 /// (counted in values of each call's distribution; each call advances it by the values
-/// it writes, so successive calls continue the stream).
+/// it writes, so successive calls continue the stream; the sequential generators count
+/// it in chunks of their ordering, as cuRAND does: [`crate::sequential`]).
 #[derive(Debug, Clone)]
 pub struct Generator {
     device: Device,
@@ -67,8 +68,12 @@ impl Generator {
         self.offset
     }
 
-    /// Sets the ordering; `PseudoSeeded` is `Unsupported`.
+    /// Sets the ordering; one the generator does not have (`PseudoSeeded` for every
+    /// generator here) is `Unsupported`.
     pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
+        if !self.kind.counter_based() {
+            crate::sequential::Order::of(self.kind, ordering, Dist::Bits)?;
+        }
         if ordering == Ordering::PseudoSeeded {
             return Err(Error::unsupported(
                 "the PseudoSeeded ordering",
@@ -151,6 +156,9 @@ impl Generator {
                 found: out.device().id().into(),
             });
         }
+        if !self.kind.counter_based() {
+            return self.generate_sequential(dist, out, mean, stddev, table.as_ref());
+        }
         let p = Problem {
             kind: self.kind,
             dist,
@@ -186,6 +194,41 @@ impl Generator {
             }
         }
         self.offset += p.n;
+        Ok(())
+    }
+}
+
+impl Generator {
+    /// A sequential generator's fill (CPU only for now: its kernel is not written).
+    fn generate_sequential<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+        table: Option<&PoissonTable>,
+    ) -> Result<()> {
+        let Some(host) = out.as_host_mut() else {
+            return Err(Error::unsupported(
+                format!(
+                    "{} on a GPU (its kernel is not written yet)",
+                    self.kind.name()
+                ),
+                self.device.target(),
+            ));
+        };
+        let advance = crate::sequential::fill(
+            self.kind,
+            self.ordering,
+            dist,
+            self.seed,
+            self.offset,
+            mean,
+            stddev,
+            table,
+            host,
+        )?;
+        self.offset += advance;
         Ok(())
     }
 }

@@ -52,7 +52,10 @@ pub mod dist;
 pub mod gpu;
 pub mod host;
 pub mod math;
+pub mod mrg32k3a;
 pub mod ops;
+pub mod sequential;
+pub mod xorwow;
 
 pub use dist::{Dist, Kind, Layout};
 pub use host::{Generator, Ordering};
