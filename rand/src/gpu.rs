@@ -69,7 +69,7 @@ impl Generator for RandKernels {
     }
 }
 
-fn scalar_of(dtype: DType) -> Scalar {
+pub(crate) fn scalar_of(dtype: DType) -> Scalar {
     match dtype {
         DType::F32 => Scalar::F32,
         DType::F64 => Scalar::F64,
@@ -109,12 +109,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
         let z = k.constant(Type::of(elem), 0u32);
         (z, z)
     };
-    let search = (p.dist == Dist::Poisson).then(|| Search {
-        table: k.ptr("table", Scalar::F64, Access::Read),
-        len: k.param("table_len", Scalar::U32),
-        k0: k.param("k0", Scalar::U32),
-        steps: k.param("steps", Scalar::U32),
-    });
+    let search = (p.dist == Dist::Poisson).then(|| Search::declare(&mut k));
     let lead = k.convert(lead, Scalar::U64);
     let end = k.add(n, lead);
     let tid = k.thread_id();
@@ -165,7 +160,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
 
 /// The Poisson kernel's CDF table and its search.
 #[derive(Clone, Copy)]
-struct Search {
+pub(crate) struct Search {
     table: lang::Buf,
     len: Value,
     k0: Value,
@@ -173,9 +168,38 @@ struct Search {
 }
 
 impl Search {
+    /// The table's parameters: `table` (read), `table_len`, `k0`, `steps`.
+    pub(crate) fn declare(k: &mut Builder) -> Search {
+        Search {
+            table: k.ptr("table", Scalar::F64, Access::Read),
+            len: k.param("table_len", Scalar::U32),
+            k0: k.param("k0", Scalar::U32),
+            steps: k.param("steps", Scalar::U32),
+        }
+    }
+
+    /// The bindings of [`Search::declare`]'s parameters for a table of shape `t` in
+    /// view `slot`.
+    pub(crate) fn bindings(t: PoissonShape, slot: usize) -> Vec<(&'static str, Arg)> {
+        vec![
+            (
+                "table",
+                Arg::Buffer {
+                    slot,
+                    offset_bytes: 0,
+                    touched: 0..t.len as u64 * 8,
+                    access: Access::Read,
+                },
+            ),
+            ("table_len", Arg::Value(ArgValue::U32(t.len))),
+            ("k0", Arg::Value(ArgValue::U32(t.k0))),
+            ("steps", Arg::Value(ArgValue::U32(t.steps))),
+        ]
+    }
+
     /// `k0` + the first index whose CDF is ≥ `u` ([`PoissonTable::sample`]), by
     /// `steps` branch-free halvings of [0, len − 1].
-    fn count(self, k: &mut Builder, u: Value) -> Value {
+    pub(crate) fn count(self, k: &mut Builder, u: Value) -> Value {
         let last = k.sub(self.len, 1u32);
         let lo = k.var(0u32);
         let hi = k.var(last);
@@ -340,18 +364,7 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
         let t = p
             .poisson
             .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
-        bindings.push((
-            "table",
-            Arg::Buffer {
-                slot: 1,
-                offset_bytes: 0,
-                touched: 0..t.len as u64 * 8,
-                access: Access::Read,
-            },
-        ));
-        bindings.push(("table_len", Arg::Value(ArgValue::U32(t.len))));
-        bindings.push(("k0", Arg::Value(ArgValue::U32(t.k0))));
-        bindings.push(("steps", Arg::Value(ArgValue::U32(t.steps))));
+        bindings.extend(Search::bindings(t, 1));
     }
     let step = Step::bind(program, sig, rule.config(units), bindings)?;
     Ok(Plan {

@@ -8,6 +8,7 @@ use crate::ops::Host;
 use rayon::prelude::*;
 use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Result};
 use rocm_kernels::exec::DeviceView;
+use std::sync::Arc;
 
 /// cuRAND's orderings of pseudo-random results. Every ordering but `Seeded` is this
 /// crate's one layout (value `p` of the stream from unit `p / values`), as rocRAND's
@@ -34,6 +35,9 @@ pub struct Generator {
     seed: u64,
     offset: u64,
     ordering: Ordering,
+    /// XORWOW's per-thread start states of the last seed (made once per seed: a
+    /// subsequence jump per thread).
+    xorwow_states: Option<(u64, Arc<Vec<crate::xorwow::State<u32>>>)>,
 }
 
 impl Generator {
@@ -45,6 +49,7 @@ impl Generator {
             seed: 0,
             offset: 0,
             ordering: Ordering::default(),
+            xorwow_states: None,
         })
     }
 
@@ -199,7 +204,7 @@ impl Generator {
 }
 
 impl Generator {
-    /// A sequential generator's fill (CPU only for now: its kernel is not written).
+    /// A sequential generator's fill: on the CPU, or XORWOW's kernel on a GPU.
     fn generate_sequential<T: Element>(
         &mut self,
         dist: Dist,
@@ -209,13 +214,7 @@ impl Generator {
         table: Option<&PoissonTable>,
     ) -> Result<()> {
         let Some(host) = out.as_host_mut() else {
-            return Err(Error::unsupported(
-                format!(
-                    "{} on a GPU (its kernel is not written yet)",
-                    self.kind.name()
-                ),
-                self.device.target(),
-            ));
+            return self.generate_xorwow_gpu(dist, out, mean, stddev, table);
         };
         let advance = crate::sequential::fill(
             self.kind,
@@ -229,6 +228,81 @@ impl Generator {
             host,
         )?;
         self.offset += advance;
+        Ok(())
+    }
+}
+
+impl Generator {
+    /// XORWOW's fill on a GPU: the work-items' start states made here, the values by the
+    /// kernel of [`crate::gpu_sequential`].
+    fn generate_xorwow_gpu<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+        table: Option<&PoissonTable>,
+    ) -> Result<()> {
+        use crate::gpu_sequential as gs;
+        if self.kind != Kind::Xorwow {
+            return Err(Error::unsupported(
+                format!(
+                    "{} on a GPU (its kernel is not written yet)",
+                    self.kind.name()
+                ),
+                self.device.target(),
+            ));
+        }
+        let order = crate::sequential::Order::of(self.kind, self.ordering, dist)?;
+        let p = gs::Problem {
+            dist,
+            dtype: T::DTYPE,
+            order,
+            n: out.len() as u64,
+            offset: self.offset,
+            seed: self.seed,
+            mean,
+            stddev,
+            poisson: table.map(PoissonShape::of),
+        };
+        let states = match &self.xorwow_states {
+            Some((seed, s)) if *seed == self.seed && s.len() as u64 == order.threads => s.clone(),
+            _ => {
+                let s = Arc::new(gs::thread_states(self.seed, order.threads));
+                self.xorwow_states = Some((self.seed, s.clone()));
+                s
+            }
+        };
+        let start = gs::start(&p, &states)?;
+        if p.n > 0 {
+            let stream = self.device.default_stream();
+            let st = DeviceBuffer::from_slice(&self.device, &start.states)?;
+            let st = st.as_slice();
+            match table {
+                Some(t) => {
+                    let cdf = DeviceBuffer::from_slice(&self.device, &t.cdf)?;
+                    let cdf = cdf.as_slice();
+                    let views = [
+                        DeviceView::write(out),
+                        DeviceView::read(&st),
+                        DeviceView::read(&cdf),
+                    ];
+                    gs::run(&p, &start, stream, &views)?;
+                    // The inputs live until the fill has read them.
+                    stream.synchronize()?;
+                }
+                None => {
+                    gs::run(
+                        &p,
+                        &start,
+                        stream,
+                        &[DeviceView::write(out), DeviceView::read(&st)],
+                    )?;
+                    stream.synchronize()?;
+                }
+            }
+        }
+        self.offset += p.n.div_ceil(order.chunk);
         Ok(())
     }
 }

@@ -50,6 +50,7 @@
 pub mod bits;
 pub mod dist;
 pub mod gpu;
+pub mod gpu_sequential;
 pub mod host;
 pub mod math;
 pub mod mrg32k3a;
