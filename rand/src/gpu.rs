@@ -331,42 +331,71 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
         ));
     }
     let program = ProgramRef::of::<RandKernels>(params.clone());
-    let sig = program
-        .signatures(target)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::invalid("plan", "the fill program declares no kernel"))?;
-    let real = |x: f64| match p.dtype {
-        DType::F64 => ArgValue::F64(x),
-        _ => ArgValue::F32(x as f32),
-    };
     let mut bindings = vec![
-        (
-            "out",
-            Arg::Buffer {
-                slot: 0,
-                offset_bytes: 0,
-                touched: 0..p.n * es,
-                access: Access::Write,
-            },
-        ),
+        out_binding(p.n, p.dtype),
         ("n", Arg::Value(ArgValue::U64(p.n))),
         ("unit0", Arg::Value(ArgValue::U64(unit0))),
         ("lead", Arg::Value(ArgValue::U32(lead))),
         ("seed_lo", Arg::Value(ArgValue::U32(p.seed as u32))),
         ("seed_hi", Arg::Value(ArgValue::U32((p.seed >> 32) as u32))),
     ];
-    if matches!(p.dist, Dist::Normal | Dist::LogNormal) {
-        bindings.push(("mean", Arg::Value(real(p.mean))));
-        bindings.push(("stddev", Arg::Value(real(p.stddev))));
-    }
-    if p.dist == Dist::Poisson {
-        let t = p
-            .poisson
-            .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
-        bindings.extend(Search::bindings(t, 1));
-    }
-    let step = Step::bind(program, sig, rule.config(units), bindings)?;
+    bindings.extend(dist_bindings(
+        p.dist, p.dtype, p.mean, p.stddev, p.poisson, 1,
+    )?);
+    one_step(program, target, rule.config(units), bindings)
+}
+
+/// The output's binding: `n` values of `dtype` written in view 0.
+pub(crate) fn out_binding(n: u64, dtype: DType) -> (&'static str, Arg) {
+    (
+        "out",
+        Arg::Buffer {
+            slot: 0,
+            offset_bytes: 0,
+            touched: 0..n * dtype.size() as u64,
+            access: Access::Write,
+        },
+    )
+}
+
+/// The distribution's parameters: the normals' `mean` and `stddev` in the element
+/// type, Poisson's table (in view `table_slot`).
+pub(crate) fn dist_bindings(
+    dist: Dist,
+    dtype: DType,
+    mean: f64,
+    stddev: f64,
+    poisson: Option<PoissonShape>,
+    table_slot: usize,
+) -> Result<Vec<(&'static str, Arg)>> {
+    let real = |x: f64| match dtype {
+        DType::F64 => Arg::Value(ArgValue::F64(x)),
+        _ => Arg::Value(ArgValue::F32(x as f32)),
+    };
+    Ok(match dist {
+        Dist::Normal | Dist::LogNormal => vec![("mean", real(mean)), ("stddev", real(stddev))],
+        Dist::Poisson => {
+            let t = poisson
+                .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
+            Search::bindings(t, table_slot)
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// A plan of one launch of `program`'s kernel.
+pub(crate) fn one_step(
+    program: ProgramRef,
+    target: &Target,
+    config: rocm_core::LaunchConfig,
+    bindings: Vec<(&'static str, Arg)>,
+) -> Result<Plan> {
+    let sig = program
+        .signatures(target)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::invalid("plan", "the fill program declares no kernel"))?;
+    let step = Step::bind(program, sig, config, bindings)?;
     Ok(Plan {
         steps: vec![step],
         workspace_bytes: 0,

@@ -8,7 +8,7 @@
 //! and writes chunk `c0 + i + k·threads` on iteration `k`, one group of values each.
 
 use crate::dist::{box_muller, uniform, Dist, Kind};
-use crate::gpu::{scalar_of, Search};
+use crate::gpu::{dist_bindings, one_step, out_binding, scalar_of, Search};
 use crate::math::exp;
 use crate::sequential::{Group, Order};
 use crate::xorwow;
@@ -16,7 +16,7 @@ use rocm_core::{DType, Error, Result, Target};
 use rocm_kernels::exec::DeviceView;
 use rocm_kernels::generator::{Generator, LaunchRule, Program};
 use rocm_kernels::lang::{self, Access, Builder, KernelDef, Scalar, Type, Value};
-use rocm_kernels::plan::{Arg, Plan, ProgramRef, Step};
+use rocm_kernels::plan::{Arg, Plan, ProgramRef};
 use rocm_kernels::signature::Value as ArgValue;
 use serde::{Deserialize, Serialize};
 
@@ -262,26 +262,8 @@ pub fn plan(p: &Problem, start: &Start, target: &Target) -> Result<Plan> {
         units_per_item: 1,
     };
     let program = ProgramRef::of::<XorwowKernels>(params);
-    let sig = program
-        .signatures(target)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::invalid("plan", "the fill program declares no kernel"))?;
-    let es = p.dtype.size() as u64;
-    let real = |x: f64| match p.dtype {
-        DType::F64 => ArgValue::F64(x),
-        _ => ArgValue::F32(x as f32),
-    };
     let mut bindings = vec![
-        (
-            "out",
-            Arg::Buffer {
-                slot: 0,
-                offset_bytes: 0,
-                touched: 0..p.n * es,
-                access: Access::Write,
-            },
-        ),
+        out_binding(p.n, p.dtype),
         (
             "states",
             Arg::Buffer {
@@ -297,21 +279,10 @@ pub fn plan(p: &Problem, start: &Start, target: &Target) -> Result<Plan> {
         ("threads", Arg::Value(ArgValue::U64(p.order.threads))),
         ("iters", Arg::Value(ArgValue::U32(start.iters))),
     ];
-    if matches!(p.dist, Dist::Normal | Dist::LogNormal) {
-        bindings.push(("mean", Arg::Value(real(p.mean))));
-        bindings.push(("stddev", Arg::Value(real(p.stddev))));
-    }
-    if p.dist == Dist::Poisson {
-        let t = p
-            .poisson
-            .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
-        bindings.extend(Search::bindings(t, 2));
-    }
-    let step = Step::bind(program, sig, rule.config(items), bindings)?;
-    Ok(Plan {
-        steps: vec![step],
-        workspace_bytes: 0,
-    })
+    bindings.extend(dist_bindings(
+        p.dist, p.dtype, p.mean, p.stddev, p.poisson, 2,
+    )?);
+    one_step(program, target, rule.config(items), bindings)
 }
 
 /// Runs `p` on `stream`: `views` are the output, the states and, for Poisson, the table.

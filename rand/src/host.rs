@@ -213,37 +213,24 @@ impl Generator {
         stddev: f64,
         table: Option<&PoissonTable>,
     ) -> Result<()> {
-        let Some(host) = out.as_host_mut() else {
-            return self.generate_xorwow_gpu(dist, out, mean, stddev, table);
-        };
-        let advance = crate::sequential::fill(
-            self.kind,
-            self.ordering,
-            dist,
-            self.seed,
-            self.offset,
-            mean,
-            stddev,
-            table,
-            host,
-        )?;
-        self.offset += advance;
-        Ok(())
-    }
-}
-
-impl Generator {
-    /// XORWOW's fill on a GPU: the work-items' start states made here, the values by the
-    /// kernel of [`crate::gpu_sequential`].
-    fn generate_xorwow_gpu<T: Element>(
-        &mut self,
-        dist: Dist,
-        out: &mut BufferSliceMut<'_, T>,
-        mean: f64,
-        stddev: f64,
-        table: Option<&PoissonTable>,
-    ) -> Result<()> {
         use crate::gpu_sequential as gs;
+        if let Some(host) = out.as_host_mut() {
+            let advance = crate::sequential::fill(
+                self.kind,
+                self.ordering,
+                dist,
+                self.seed,
+                self.offset,
+                mean,
+                stddev,
+                table,
+                host,
+            )?;
+            self.offset += advance;
+            return Ok(());
+        }
+        // XORWOW on a GPU: the work-items' start states made here, the values by the
+        // kernel of `crate::gpu_sequential`.
         if self.kind != Kind::Xorwow {
             return Err(Error::unsupported(
                 format!(

@@ -226,16 +226,8 @@ where
     Host: FloatOps<R>,
     <Host as FloatOps<R>>::F: Into<f64>,
 {
-    let Job {
-        kind,
-        order,
-        group,
-        seed,
-        offset,
-        n,
-        make,
-    } = *job;
-    let end = offset + n;
+    let (order, group, offset) = (job.order, job.group, job.offset);
+    let end = offset + job.n;
     // The thread's first chunk at or after the offset's.
     let c0 = offset / order.chunk;
     let Some(c) = c0.checked_add((t + order.threads - c0 % order.threads) % order.threads) else {
@@ -249,12 +241,12 @@ where
     }
     let q0 = c / order.threads * order.chunk;
     let g0 = q0 / group.values;
-    let mut s = Stream::new(kind, seed, t, g0 * group.steps)?;
+    let mut s = Stream::new(job.kind, job.seed, t, g0 * group.steps)?;
     let mut out = Vec::new();
     let mut q = g0 * group.values;
     let mut vals = [0.0f64; 2];
     loop {
-        let k = group_values::<R>(&mut s, make, &mut vals);
+        let k = group_values::<R>(&mut s, job.make, &mut vals);
         for &v in &vals[..k] {
             match order.position(t, q) {
                 Some(p) if p < end => {
