@@ -64,14 +64,22 @@ impl Kind {
         }
     }
 
-    /// The words of counter `ctr` under seed `seed` (`[lo, hi]`).
-    pub fn block<O: Ops>(self, o: &mut O, ctr: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
+    /// The words of counter `ctr` of subsequence `sub` under seed `seed` (`[lo, hi]`):
+    /// Philox's counter is `(ctr, sub)` as four words, as `curand_init(seed, sub, ·)`
+    /// sets it; Threefry has one subsequence (`sub` is 0).
+    pub fn block<O: Ops>(
+        self,
+        o: &mut O,
+        ctr: O::U64,
+        sub: O::U64,
+        seed: [O::U32; 2],
+    ) -> Unit<O::U32> {
         let lo = o.lo32(ctr);
         let hi = o.hi32(ctr);
         match self {
             Kind::Philox4x32_10 => {
-                let z = o.u32(0);
-                Unit::of(&philox4x32_10(o, [lo, hi, z, z], seed))
+                let (slo, shi) = (o.lo32(sub), o.hi32(sub));
+                Unit::of(&philox4x32_10(o, [lo, hi, slo, shi], seed))
             }
             Kind::Threefry2x32_20 => Unit::of(&threefry2x32_20(o, [lo, hi], seed)),
             Kind::Xorwow | Kind::Mrg32k3a => {
@@ -81,23 +89,23 @@ impl Kind {
     }
 }
 
-/// The words or values of one unit (at most four), kept on the stack so the CPU path
+/// The words or values of one unit (at most eight), kept on the stack so the CPU path
 /// allocates nothing per unit.
 #[derive(Debug, Clone, Copy)]
 pub struct Unit<T: Copy> {
-    vals: [T; 4],
+    vals: [T; 8],
     len: usize,
 }
 
 impl<T: Copy> Unit<T> {
-    /// The unit holding `s` (one to four values).
+    /// The unit holding `s` (one to eight values).
     pub fn of(s: &[T]) -> Unit<T> {
-        let mut vals = [s[0]; 4];
+        let mut vals = [s[0]; 8];
         vals[..s.len()].copy_from_slice(s);
         Unit { vals, len: s.len() }
     }
 
-    /// Appends `v` (a unit holds at most four).
+    /// Appends `v` (a unit holds at most eight).
     pub fn push(&mut self, v: T) {
         self.vals[self.len] = v;
         self.len += 1;
@@ -166,8 +174,10 @@ impl Dist {
 /// Where the values of one (distribution, element type) sit in a generator's stream:
 /// a unit is `unit_words` consecutive words (whole counters) giving `values` values;
 /// output value `p` of the stream (counting from the stream's start, offset included)
-/// is value `p % values` of unit `p / values`, which is counters
-/// `(p / values)·blocks ..` of the generator.
+/// is value `p % values` of unit `u = p / values`. Threefry: unit `u` is counters
+/// `u·blocks ..`. Philox, as cuRAND's host API orders it: a unit is four values (one
+/// thread's write), unit `u` is thread `u mod 2^threads_log2`'s (subsequence's)
+/// counters `(u >> threads_log2)·blocks ..`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
     pub kind: Kind,
@@ -182,7 +192,14 @@ pub struct Layout {
     pub blocks: u32,
     /// Values per unit.
     pub values: u32,
+    /// log₂ of the subsequences units rotate through (none: one subsequence).
+    pub threads_log2: Option<u32>,
 }
+
+/// log₂ of the threads cuRAND's host API runs Philox4x32-10 on (every ordering it
+/// accepts gives the same values): measured from the capture
+/// (`tests/vendor_sequences.rs`).
+pub const PHILOX_THREADS_LOG2: u32 = 16;
 
 impl Layout {
     /// The layout of `dist` in `dtype` from `kind`, or an error naming the element
@@ -211,7 +228,11 @@ impl Layout {
                 ));
             }
         };
-        let unit_words = group_words.max(kind.block_words());
+        // Philox: four values a unit, as a cuRAND thread writes them.
+        let (unit_words, threads_log2) = match kind {
+            Kind::Philox4x32_10 => (4 * group_words / group_values, Some(PHILOX_THREADS_LOG2)),
+            _ => (group_words.max(kind.block_words()), None),
+        };
         Ok(Layout {
             kind,
             dist,
@@ -220,20 +241,25 @@ impl Layout {
             group_values,
             blocks: unit_words / kind.block_words(),
             values: unit_words / group_words * group_values,
+            threads_log2,
         })
     }
 
     /// The words of unit `unit`.
     pub fn unit_words<O: Ops>(&self, o: &mut O, unit: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
+        let (pass, sub) = match self.threads_log2 {
+            Some(k) => (o.shr64(unit, k), o.low_bits64(unit, k)),
+            None => (unit, o.u64(0)),
+        };
         if self.blocks == 1 {
-            return self.kind.block(o, unit, seed);
+            return self.kind.block(o, pass, sub, seed);
         }
-        let first = o.shl64(unit, self.blocks.trailing_zeros());
-        let mut words = self.kind.block(o, first, seed);
+        let first = o.shl64(pass, self.blocks.trailing_zeros());
+        let mut words = self.kind.block(o, first, sub, seed);
         for b in 1..self.blocks {
             let db = o.u64(b as u64);
             let ctr = o.add64(first, db);
-            for &w in self.kind.block(o, ctr, seed).as_slice() {
+            for &w in self.kind.block(o, ctr, sub, seed).as_slice() {
                 words.push(w);
             }
         }

@@ -184,12 +184,10 @@ fn ordering_of(name: &str) -> Option<Ordering> {
     }
 }
 
-/// cuRAND's generators this crate has, in cuRAND's host ordering. Philox is not among
-/// them yet: its values match cuRAND's where the first thread count is known (value
-/// `4t + j` is word `j` of subsequence `t`) but the crate's Philox is still the
-/// single-subsequence stream.
+/// cuRAND's generators this crate has, in cuRAND's host ordering.
 fn kind_of(generator: &str) -> Option<Kind> {
     match generator {
+        "philox4_32_10" => Some(Kind::Philox4x32_10),
         "xorwow" => Some(Kind::Xorwow),
         "mrg32k3a" => Some(Kind::Mrg32k3a),
         _ => None,
