@@ -10,7 +10,7 @@
 use crate::dist::{box_muller, uniform, Dist, Kind};
 use crate::gpu::{dist_bindings, one_step, out_binding, scalar_of, Search};
 use crate::math::exp;
-use crate::sequential::{Group, Order};
+use crate::sequential::{start_step, Group, Order};
 use crate::xorwow;
 use rocm_core::{DType, Error, Result, Target};
 use rocm_kernels::exec::DeviceView;
@@ -233,7 +233,9 @@ pub fn start(p: &Problem, thread_states: &[xorwow::State<u32>]) -> Result<Start>
     for i in 0..items {
         let c = c0 + i;
         let t = c % o.threads;
-        let step = (c / o.threads) * o.chunk / group.values * group.steps;
+        // The call starts here: a thread's first chunk's pass is the chunks it skipped.
+        let pass = (c / o.threads) * o.chunk / group.values;
+        let step = start_step(Kind::Xorwow, group, pass, pass);
         let s = xorwow::skip_ahead(thread_states[t as usize], step);
         states.extend_from_slice(&s.v);
         states.push(s.d);

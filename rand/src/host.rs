@@ -10,9 +10,13 @@ use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Res
 use rocm_kernels::exec::DeviceView;
 use std::sync::Arc;
 
-/// cuRAND's orderings of pseudo-random results. Every ordering but `Seeded` is this
-/// crate's one layout (value `p` of the stream from unit `p / values`), as rocRAND's
-/// default, best and legacy orderings are one.
+/// cuRAND's orderings of pseudo-random results, as its host API lays them out
+/// (measured against cuRAND 10400: `tests/vendor_sequences.rs`). Default and best are
+/// one layout for every generator, and legacy is that layout for Philox and XORWOW;
+/// MRG32k3a's legacy layout (4096 threads, not the default's 81920) is not reproduced
+/// yet ([`crate::sequential`]). `PseudoDynamic` (laid out
+/// per GPU by cuRAND) and `PseudoSeeded` (XORWOW's per-state seeding) are not
+/// reproduced: setting them is `Unsupported`. Threefry (not in cuRAND) has one layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ordering {
     #[default]
@@ -20,7 +24,7 @@ pub enum Ordering {
     PseudoBest,
     PseudoLegacy,
     PseudoDynamic,
-    /// cuRAND's per-thread seeding; not provided.
+    /// XORWOW's per-state seeding in cuRAND; not provided.
     PseudoSeeded,
 }
 
@@ -73,13 +77,13 @@ impl Generator {
         self.offset
     }
 
-    /// Sets the ordering; one the generator does not have (`PseudoSeeded` for every
-    /// generator here) is `Unsupported`.
+    /// Sets the ordering; one the generator does not have (`PseudoSeeded` and
+    /// `PseudoDynamic` for every generator here) is `Unsupported`.
     pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
         if !self.kind.counter_based() {
             crate::sequential::Order::of(self.kind, ordering, Dist::Bits)?;
         }
-        if ordering == Ordering::PseudoSeeded {
+        if matches!(ordering, Ordering::PseudoSeeded | Ordering::PseudoDynamic) {
             return Err(Error::unsupported(
                 "the PseudoSeeded ordering",
                 self.device.target(),

@@ -22,18 +22,18 @@ use crate::{mrg32k3a, xorwow};
 use rayon::prelude::*;
 use rocm_core::{DType, Element, Error, Result};
 
-/// Generator states cuRAND's host API runs, by generator and ordering (the orderings
-/// cuRAND accepts; `PseudoSeeded` is XORWOW's alone and seeds each state differently,
-/// which this crate does not reproduce).
-const THREADS: [(Kind, Ordering, u64); 8] = [
+/// Generator states cuRAND's host API runs, by generator and ordering, measured from
+/// the capture (cuRAND 10400 on an H200). Not here: `PseudoDynamic` (its layout
+/// depends on the GPU: on the H200 it differs from every other ordering past the first
+/// few thousand values), `PseudoSeeded` (XORWOW's alone: it seeds each state
+/// differently) and MRG32k3a's `PseudoLegacy` (4096 threads, matching cuRAND's first
+/// 4096 values of every kind, but not yet its offsets and normals past them).
+const THREADS: [(Kind, Ordering, u64); 5] = [
     (Kind::Xorwow, Ordering::PseudoDefault, 4096),
     (Kind::Xorwow, Ordering::PseudoBest, 4096),
     (Kind::Xorwow, Ordering::PseudoLegacy, 4096),
-    (Kind::Xorwow, Ordering::PseudoDynamic, 4096),
-    (Kind::Mrg32k3a, Ordering::PseudoDefault, 4096),
-    (Kind::Mrg32k3a, Ordering::PseudoBest, 4096),
-    (Kind::Mrg32k3a, Ordering::PseudoLegacy, 4096),
-    (Kind::Mrg32k3a, Ordering::PseudoDynamic, 4096),
+    (Kind::Mrg32k3a, Ordering::PseudoDefault, 81920),
+    (Kind::Mrg32k3a, Ordering::PseudoBest, 81920),
 ];
 
 /// Where one (generator, ordering, distribution) puts its values.
@@ -208,13 +208,27 @@ where
     }
 }
 
-/// One fill: positions `[offset, offset + n)` of `kind` seeded `seed`.
+/// The step of a thread's stream its group at pass `pass` starts at, in a call where
+/// the thread owns `skipped` chunks before the call's offset. MRG32k3a's groups sit at
+/// fixed steps; cuRAND skips each XORWOW state by one step per chunk it owns before the
+/// offset (as if they were u32), then its groups follow one another, so XORWOW's
+/// values depend on where the call started.
+pub fn start_step(kind: Kind, group: Group, skipped: u64, pass: u64) -> u64 {
+    match kind {
+        Kind::Xorwow => skipped + group.steps * (pass - skipped),
+        _ => group.steps * pass,
+    }
+}
+
+/// One fill: positions `[offset, offset + n)` of a call of `kind` seeded `seed` that
+/// started at position `call`.
 #[derive(Clone, Copy)]
 struct Job<'a> {
     kind: Kind,
     order: Order,
     group: Group,
     seed: u64,
+    call: u64,
     offset: u64,
     n: u64,
     make: Make<'a>,
@@ -228,9 +242,13 @@ where
 {
     let (order, group, offset) = (job.order, job.group, job.offset);
     let end = offset + job.n;
-    // The thread's first chunk at or after the offset's.
-    let c0 = offset / order.chunk;
-    let Some(c) = c0.checked_add((t + order.threads - c0 % order.threads) % order.threads) else {
+    // The thread's first chunk at or after chunk `c0`.
+    let owned_from =
+        |c0: u64| c0.checked_add((t + order.threads - c0 % order.threads) % order.threads);
+    let Some(c) = owned_from(offset / order.chunk) else {
+        return Ok(Vec::new());
+    };
+    let Some(skipped) = owned_from(job.call / order.chunk).map(|c| c / order.threads) else {
         return Ok(Vec::new());
     };
     let Some(first) = c.checked_mul(order.chunk) else {
@@ -239,9 +257,11 @@ where
     if first >= end {
         return Ok(Vec::new());
     }
-    let q0 = c / order.threads * order.chunk;
+    let pass = c / order.threads;
+    let q0 = pass * order.chunk;
     let g0 = q0 / group.values;
-    let mut s = Stream::new(job.kind, job.seed, t, g0 * group.steps)?;
+    let step = start_step(job.kind, group, skipped, g0);
+    let mut s = Stream::new(job.kind, job.seed, t, step)?;
     let mut out = Vec::new();
     let mut q = g0 * group.values;
     let mut vals = [0.0f64; 2];
@@ -276,11 +296,32 @@ pub fn fill<T: Element>(
     table: Option<&PoissonTable>,
     out: &mut [T],
 ) -> Result<u64> {
+    fill_window(
+        kind, ordering, dist, seed, offset, 0, mean, stddev, table, out,
+    )
+}
+
+/// [`fill`]'s values from position `skip` of a call from generator offset `offset` on:
+/// a window of a long call, made without the values before it.
+#[allow(clippy::too_many_arguments)]
+pub fn fill_window<T: Element>(
+    kind: Kind,
+    ordering: Ordering,
+    dist: Dist,
+    seed: u64,
+    offset: u64,
+    skip: u64,
+    mean: f64,
+    stddev: f64,
+    table: Option<&PoissonTable>,
+    out: &mut [T],
+) -> Result<u64> {
     let group = Group::of(kind, dist, T::DTYPE)?;
     let order = Order::of(kind, ordering, dist)?;
     let n = out.len() as u64;
-    let offset = offset
-        .checked_mul(order.chunk)
+    let call = offset.checked_mul(order.chunk);
+    let offset = call
+        .and_then(|p| p.checked_add(skip))
         .and_then(|p| p.checked_add(n).map(|_| p))
         .ok_or_else(|| {
             Error::invalid(
@@ -307,6 +348,7 @@ pub fn fill<T: Element>(
         order,
         group,
         seed,
+        call: call.unwrap_or(0),
         offset,
         n,
         make,
@@ -326,7 +368,7 @@ pub fn fill<T: Element>(
         DType::F32 => scatter(bytemuck::cast_slice_mut(out), &parts, |v| v as f32),
         _ => scatter(bytemuck::cast_slice_mut(out), &parts, |v| v),
     }
-    Ok(n.div_ceil(order.chunk))
+    Ok((skip + n).div_ceil(order.chunk))
 }
 
 /// Writes each thread's (position, value) pairs into `out`.
