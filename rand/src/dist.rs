@@ -245,16 +245,42 @@ impl Layout {
         })
     }
 
-    /// The words of unit `unit`.
-    pub fn unit_words<O: Ops>(&self, o: &mut O, unit: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
-        let (pass, sub) = match self.threads_log2 {
-            Some(k) => (o.shr64(unit, k), o.low_bits64(unit, k)),
-            None => (unit, o.u64(0)),
+    /// The words of unit `unit` in a call whose first unit is `call`. Philox: cuRAND
+    /// skips each thread by one counter per unit it owns before the call's first unit
+    /// (`skipped`), then takes `blocks` counters a unit, so a unit at pass `p` starts
+    /// at counter `skipped + blocks·(p − skipped)`.
+    pub fn unit_words<O: Ops>(
+        &self,
+        o: &mut O,
+        unit: O::U64,
+        call: O::U64,
+        seed: [O::U32; 2],
+    ) -> Unit<O::U32> {
+        let (pass, sub, skipped) = match self.threads_log2 {
+            Some(k) => {
+                // Units below `call` congruent to `sub`: ⌈(call − sub) / 2^k⌉, as
+                // (call + 2^k − 1 − sub) >> k (never below zero: sub < 2^k).
+                let sub = o.low_bits64(unit, k);
+                let top = o.u64((1u64 << k) - 1);
+                let c = o.add64(call, top);
+                let c = o.sub64(c, sub);
+                (o.shr64(unit, k), sub, Some(o.shr64(c, k)))
+            }
+            None => (unit, o.u64(0), None),
         };
         if self.blocks == 1 {
             return self.kind.block(o, pass, sub, seed);
         }
         let first = o.shl64(pass, self.blocks.trailing_zeros());
+        let first = match skipped {
+            Some(s) => {
+                // blocks·p − (blocks − 1)·skipped, blocks a power of two.
+                let s_times = o.shl64(s, self.blocks.trailing_zeros());
+                let f = o.add64(first, s);
+                o.sub64(f, s_times)
+            }
+            None => first,
+        };
         let mut words = self.kind.block(o, first, sub, seed);
         for b in 1..self.blocks {
             let db = o.u64(b as u64);
@@ -271,11 +297,12 @@ impl Layout {
         &self,
         o: &mut O,
         unit: O::U64,
+        call: O::U64,
         seed: [O::U32; 2],
         mean: O::F,
         stddev: O::F,
     ) -> Unit<O::F> {
-        let words = self.unit_words(o, unit, seed);
+        let words = self.unit_words(o, unit, call, seed);
         let gw = self.group_words as usize;
         match self.dist {
             Dist::Uniform => words.map_groups(gw, |g| uniform::<R, O>(o, g)),

@@ -124,7 +124,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
         let inside = k.lt(first, end);
         k.if_(inside, |k| {
             let unit = k.add(unit0, g);
-            let vals = unit_values(k, &layout, unit, seed, mean, stddev, search);
+            let vals = unit_values(k, &layout, unit, unit0, seed, mean, stddev, search);
             // Position of the unit's first value in the output (wraps below zero for
             // the first unit when `lead > 0`: those values are skipped).
             let pos0 = k.sub(first, lead);
@@ -222,27 +222,29 @@ impl Search {
 }
 
 /// The values of unit `unit` as language values of the layout's element type.
+#[allow(clippy::too_many_arguments)]
 fn unit_values(
     k: &mut Builder,
     layout: &Layout,
     unit: Value,
+    call: Value,
     seed: [Value; 2],
     mean: Value,
     stddev: Value,
     search: Option<Search>,
 ) -> Vec<Value> {
     match (layout.dist, layout.dtype) {
-        (Dist::Bits, _) => layout.unit_words(k, unit, seed),
+        (Dist::Bits, _) => layout.unit_words(k, unit, call, seed),
         (Dist::Poisson, _) => {
-            let words = layout.unit_words(k, unit, seed);
+            let words = layout.unit_words(k, unit, call, seed);
             let search = search.expect("the Poisson kernel declares its table");
             words.map_groups(2, |w| {
                 let u = uniform::<f64, Builder>(k, w);
                 search.count(k, u)
             })
         }
-        (_, DType::F64) => layout.unit_floats::<f64, Builder>(k, unit, seed, mean, stddev),
-        _ => layout.unit_floats::<f32, Builder>(k, unit, seed, mean, stddev),
+        (_, DType::F64) => layout.unit_floats::<f64, Builder>(k, unit, call, seed, mean, stddev),
+        _ => layout.unit_floats::<f32, Builder>(k, unit, call, seed, mean, stddev),
     }
     .as_slice()
     .to_vec()

@@ -310,6 +310,24 @@ pub fn fill_host<T: Element>(
     stddev: f64,
     out: &mut [T],
 ) -> Result<()> {
+    fill_host_window(layout, seed, offset, 0, mean, stddev, out)
+}
+
+/// [`fill_host`]'s values from position `skip` of a call from `offset` on: a window of
+/// a long call, made without the values before it.
+pub fn fill_host_window<T: Element>(
+    layout: &Layout,
+    seed: u64,
+    offset: u64,
+    skip: u64,
+    mean: f64,
+    stddev: f64,
+    out: &mut [T],
+) -> Result<()> {
+    let call = offset / layout.values as u64;
+    let offset = offset
+        .checked_add(skip)
+        .ok_or_else(|| Error::invalid("skip", "passes the end of the stream"))?;
     if T::DTYPE != layout.dtype {
         return Err(Error::invalid(
             "dtype",
@@ -320,20 +338,21 @@ pub fn fill_host<T: Element>(
         DType::U32 => {
             let out: &mut [u32] = bytemuck::cast_slice_mut(out);
             fill_units(layout, offset, out, |u| {
-                layout.unit_words(&mut Host, u, seed_words(seed))
+                layout.unit_words(&mut Host, u, call, seed_words(seed))
             });
         }
         DType::F32 => {
             let out: &mut [f32] = bytemuck::cast_slice_mut(out);
             let (m, s) = (mean as f32, stddev as f32);
             fill_units(layout, offset, out, |u| {
-                layout.unit_floats::<f32, Host>(&mut Host, u, seed_words(seed), m, s)
+                layout.unit_floats::<f32, Host>(&mut Host, u, call, seed_words(seed), m, s)
             });
         }
         DType::F64 => {
             let out: &mut [f64] = bytemuck::cast_slice_mut(out);
             fill_units(layout, offset, out, |u| {
-                layout.unit_floats::<f64, Host>(&mut Host, u, seed_words(seed), mean, stddev)
+                let seed = seed_words(seed);
+                layout.unit_floats::<f64, Host>(&mut Host, u, call, seed, mean, stddev)
             });
         }
         d => return Err(Error::invalid("dtype", format!("no random {d} values"))),
@@ -349,8 +368,9 @@ pub fn fill_poisson_host(
     table: &PoissonTable,
     out: &mut [u32],
 ) {
+    let call = offset / layout.values as u64;
     fill_units(layout, offset, out, |u| {
-        let words = layout.unit_words(&mut Host, u, seed_words(seed));
+        let words = layout.unit_words(&mut Host, u, call, seed_words(seed));
         words.map_groups(2, |w| table.sample(uniform::<f64, Host>(&mut Host, w)))
     });
 }

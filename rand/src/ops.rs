@@ -37,6 +37,8 @@ pub trait Ops {
     fn add64(&mut self, a: Self::U64, b: Self::U64) -> Self::U64;
     fn shl64(&mut self, a: Self::U64, n: u32) -> Self::U64;
     fn shr64(&mut self, a: Self::U64, n: u32) -> Self::U64;
+    /// `a − b` (callers keep it non-negative).
+    fn sub64(&mut self, a: Self::U64, b: Self::U64) -> Self::U64;
     /// The low `n` bits (`a mod 2^n`, `n < 64`).
     fn low_bits64(&mut self, a: Self::U64, n: u32) -> Self::U64;
     fn lo32(&mut self, a: Self::U64) -> Self::U32;
@@ -194,6 +196,10 @@ impl Ops for Host {
     #[inline(always)]
     fn shr64(&mut self, a: u64, n: u32) -> u64 {
         a >> n
+    }
+    #[inline(always)]
+    fn sub64(&mut self, a: u64, b: u64) -> u64 {
+        a.wrapping_sub(b)
     }
     #[inline(always)]
     fn low_bits64(&mut self, a: u64, n: u32) -> u64 {
@@ -379,6 +385,9 @@ impl Ops for Builder {
     }
     fn shr64(&mut self, a: Value, n: u32) -> Value {
         self.shr(a, n)
+    }
+    fn sub64(&mut self, a: Value, b: Value) -> Value {
+        self.sub(a, b)
     }
     fn low_bits64(&mut self, a: Value, n: u32) -> Value {
         self.and(a, (1u64 << n) - 1)
