@@ -1,7 +1,8 @@
 //! `rocm-bench rand <generator> --dist <d> --dtype <t> -n N --device D [--vendor]`:
 //! samples/s and GB/s (bytes written) of one rocm-rand fill, beside the device's write
 //! bandwidth (a memset of the same buffer) and, with `--vendor` on CUDA, cuRAND's same
-//! generator and distribution in the same run (Philox only: cuRAND has no Threefry).
+//! generator and distribution in the same run (Philox, XORWOW, MRG32k3a; cuRAND has no
+//! Threefry).
 //! `--explain` prints the plan. `rocm-bench rand capture --device cuda:0 --out FILE`
 //! (vendor) writes cuRAND's sequences as test data ([`capture`]).
 
@@ -15,7 +16,7 @@ mod capture;
 
 #[derive(clap::Args)]
 pub struct RandArgs {
-    /// Generator: philox, threefry; or `capture` (with `--out`): cuRAND's sequences as
+    /// Generator: philox, threefry, xorwow, mrg32k3a; or `capture` (with `--out`): cuRAND's sequences as
     /// a test data file.
     generator: String,
     /// Where `capture` writes (e.g. rand/tests/data/curand_sequences.txt).
@@ -123,7 +124,7 @@ fn bench<T: Element>(
         dev.id(),
         dev.target()
     );
-    if a.explain && !dev.is_cpu() {
+    if a.explain && !dev.is_cpu() && kind.counter_based() {
         let p = Problem {
             kind,
             dist,
@@ -143,12 +144,22 @@ fn bench<T: Element>(
     print_row("write bandwidth (memset)", n, bytes, memset);
     let mut g = Generator::new(dev, kind)?;
     g.set_seed(1234);
-    let ours = timed(a.iters, sync, || {
+    let ours = match timed(a.iters, sync, || {
         g.set_offset(0);
         g.generate(dist, &mut buf.as_slice_mut(), mean_of(a, dist), 1.0)
-    })?;
-    print_row("rocm-rand", n, bytes, ours);
-    println!("  {:.1}% of write bandwidth", memset / ours * 100.0);
+    }) {
+        Ok(s) => {
+            print_row("rocm-rand", n, bytes, s);
+            println!("  {:.1}% of write bandwidth", memset / s * 100.0);
+            s
+        }
+        // A generator without a kernel yet still shows cuRAND's figure.
+        Err(e @ rocm_core::Error::Unsupported { .. }) if a.vendor => {
+            println!("rocm-rand: {e}");
+            f64::NAN
+        }
+        Err(e) => return Err(e.into()),
+    };
     if a.vendor {
         vendor_peer::<T>(a, dev, kind, dist, &mut buf, ours)?;
     }
@@ -212,9 +223,11 @@ fn vendor_peer<T: Element>(
     };
     let s = timed(a.iters, || peer.synchronize(), call)?;
     print_row("cuRAND", n, n * std::mem::size_of::<T>(), s);
-    println!("  rocm-rand / cuRAND: {:.2}x", s / ours);
-    // Bit equality of the u32 streams (our layout against cuRAND's host Philox output).
-    if dist == Dist::Bits && T::DTYPE == DType::U32 {
+    if ours.is_finite() {
+        println!("  rocm-rand / cuRAND: {:.2}x", s / ours);
+    }
+    // Bit equality of the u32 streams (our layout against cuRAND's host output).
+    if dist == Dist::Bits && T::DTYPE == DType::U32 && ours.is_finite() {
         peer.rewind()?;
         // SAFETY: as above.
         unsafe { peer.generate(dist, T::DTYPE, addr, n, a.lambda) }?;
@@ -253,6 +266,8 @@ mod curand {
             }
             let rng = match kind {
                 Kind::Philox4x32_10 => sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10,
+                Kind::Xorwow => sys::curandRngType_t::CURAND_RNG_PSEUDO_XORWOW,
+                Kind::Mrg32k3a => sys::curandRngType_t::CURAND_RNG_PSEUDO_MRG32K3A,
                 Kind::Threefry2x32_20 => {
                     return Err(Error::unsupported("cuRAND Threefry", dev.id()))
                 }

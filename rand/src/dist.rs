@@ -16,67 +16,96 @@ pub enum Kind {
     Philox4x32_10,
     /// Threefry2x32-20: two words per counter, key = the seed's two words.
     Threefry2x32_20,
+    /// XORWOW ([`crate::xorwow`]): a sequential generator, one word per step.
+    Xorwow,
+    /// MRG32k3a ([`crate::mrg32k3a`]): a sequential generator, one value in
+    /// 1..=m1 per step.
+    Mrg32k3a,
 }
 
 impl Kind {
     /// Words one counter value gives.
+    /// Sequential generators (one step after another, skip-ahead by jumps) have no
+    /// counter blocks.
     pub fn block_words(self) -> u32 {
         match self {
             Kind::Philox4x32_10 => 4,
             Kind::Threefry2x32_20 => 2,
+            Kind::Xorwow | Kind::Mrg32k3a => 1,
         }
+    }
+
+    /// Counter-based: any block is computed directly from its counter.
+    pub fn counter_based(self) -> bool {
+        matches!(self, Kind::Philox4x32_10 | Kind::Threefry2x32_20)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Kind::Philox4x32_10 => "philox",
             Kind::Threefry2x32_20 => "threefry",
+            Kind::Xorwow => "xorwow",
+            Kind::Mrg32k3a => "mrg32k3a",
         }
     }
 
-    /// Parses `philox` / `threefry` (and the cuRAND-style full names).
+    /// Parses `philox` / `threefry` / `xorwow` / `mrg32k3a` (and the cuRAND-style
+    /// full names).
     pub fn parse(s: &str) -> Result<Kind> {
         match s.to_ascii_lowercase().as_str() {
             "philox" | "philox4x32_10" | "philox4_32_10" => Ok(Kind::Philox4x32_10),
             "threefry" | "threefry2x32_20" | "threefry2_32_20" => Ok(Kind::Threefry2x32_20),
+            "xorwow" => Ok(Kind::Xorwow),
+            "mrg32k3a" | "mrg" => Ok(Kind::Mrg32k3a),
             _ => Err(Error::invalid(
                 "generator",
-                format!("`{s}` is not a generator (philox, threefry)"),
+                format!("`{s}` is not a generator (philox, threefry, xorwow, mrg32k3a)"),
             )),
         }
     }
 
-    /// The words of counter `ctr` under seed `seed` (`[lo, hi]`).
-    pub fn block<O: Ops>(self, o: &mut O, ctr: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
+    /// The words of counter `ctr` of subsequence `sub` under seed `seed` (`[lo, hi]`):
+    /// Philox's counter is `(ctr, sub)` as four words, as `curand_init(seed, sub, ·)`
+    /// sets it; Threefry has one subsequence (`sub` is 0).
+    pub fn block<O: Ops>(
+        self,
+        o: &mut O,
+        ctr: O::U64,
+        sub: O::U64,
+        seed: [O::U32; 2],
+    ) -> Unit<O::U32> {
         let lo = o.lo32(ctr);
         let hi = o.hi32(ctr);
         match self {
             Kind::Philox4x32_10 => {
-                let z = o.u32(0);
-                Unit::of(&philox4x32_10(o, [lo, hi, z, z], seed))
+                let (slo, shi) = (o.lo32(sub), o.hi32(sub));
+                Unit::of(&philox4x32_10(o, [lo, hi, slo, shi], seed))
             }
             Kind::Threefry2x32_20 => Unit::of(&threefry2x32_20(o, [lo, hi], seed)),
+            Kind::Xorwow | Kind::Mrg32k3a => {
+                unreachable!("Layout::new refuses the sequential generators")
+            }
         }
     }
 }
 
-/// The words or values of one unit (at most four), kept on the stack so the CPU path
+/// The words or values of one unit (at most eight), kept on the stack so the CPU path
 /// allocates nothing per unit.
 #[derive(Debug, Clone, Copy)]
 pub struct Unit<T: Copy> {
-    vals: [T; 4],
+    vals: [T; 8],
     len: usize,
 }
 
 impl<T: Copy> Unit<T> {
-    /// The unit holding `s` (one to four values).
+    /// The unit holding `s` (one to eight values).
     pub fn of(s: &[T]) -> Unit<T> {
-        let mut vals = [s[0]; 4];
+        let mut vals = [s[0]; 8];
         vals[..s.len()].copy_from_slice(s);
         Unit { vals, len: s.len() }
     }
 
-    /// Appends `v` (a unit holds at most four).
+    /// Appends `v` (a unit holds at most eight).
     pub fn push(&mut self, v: T) {
         self.vals[self.len] = v;
         self.len += 1;
@@ -145,8 +174,10 @@ impl Dist {
 /// Where the values of one (distribution, element type) sit in a generator's stream:
 /// a unit is `unit_words` consecutive words (whole counters) giving `values` values;
 /// output value `p` of the stream (counting from the stream's start, offset included)
-/// is value `p % values` of unit `p / values`, which is counters
-/// `(p / values)·blocks ..` of the generator.
+/// is value `p % values` of unit `u = p / values`. Threefry: unit `u` is counters
+/// `u·blocks ..`. Philox, as cuRAND's host API orders it: a unit is four values (one
+/// thread's write), unit `u` is thread `u mod 2^threads_log2`'s (subsequence's)
+/// counters `(u >> threads_log2)·blocks ..`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
     pub kind: Kind,
@@ -161,12 +192,25 @@ pub struct Layout {
     pub blocks: u32,
     /// Values per unit.
     pub values: u32,
+    /// log₂ of the subsequences units rotate through (none: one subsequence).
+    pub threads_log2: Option<u32>,
 }
+
+/// log₂ of the threads cuRAND's host API runs Philox4x32-10 on (every ordering it
+/// accepts gives the same values): measured from the capture
+/// (`tests/vendor_sequences.rs`).
+pub const PHILOX_THREADS_LOG2: u32 = 16;
 
 impl Layout {
     /// The layout of `dist` in `dtype` from `kind`, or an error naming the element
     /// types `dist` has.
     pub fn new(kind: Kind, dist: Dist, dtype: DType) -> Result<Layout> {
+        if !kind.counter_based() {
+            return Err(Error::unsupported(
+                format!("{} in the counter-block layout", kind.name()),
+                "a sequential generator (its values come from crate::sequential)",
+            ));
+        }
         let (group_words, group_values) = match (dist, dtype) {
             (Dist::Bits, DType::U32) | (Dist::Uniform, DType::F32) => (1, 1),
             (Dist::Uniform, DType::F64) | (Dist::Poisson, DType::U32) => (2, 1),
@@ -184,7 +228,11 @@ impl Layout {
                 ));
             }
         };
-        let unit_words = group_words.max(kind.block_words());
+        // Philox: four values a unit, as a cuRAND thread writes them.
+        let (unit_words, threads_log2) = match kind {
+            Kind::Philox4x32_10 => (4 * group_words / group_values, Some(PHILOX_THREADS_LOG2)),
+            _ => (group_words.max(kind.block_words()), None),
+        };
         Ok(Layout {
             kind,
             dist,
@@ -193,20 +241,51 @@ impl Layout {
             group_values,
             blocks: unit_words / kind.block_words(),
             values: unit_words / group_words * group_values,
+            threads_log2,
         })
     }
 
-    /// The words of unit `unit`.
-    pub fn unit_words<O: Ops>(&self, o: &mut O, unit: O::U64, seed: [O::U32; 2]) -> Unit<O::U32> {
+    /// The words of unit `unit` in a call whose first unit is `call`. Philox: cuRAND
+    /// skips each thread by one counter per unit it owns before the call's first unit
+    /// (`skipped`), then takes `blocks` counters a unit, so a unit at pass `p` starts
+    /// at counter `skipped + blocks·(p − skipped)`.
+    pub fn unit_words<O: Ops>(
+        &self,
+        o: &mut O,
+        unit: O::U64,
+        call: O::U64,
+        seed: [O::U32; 2],
+    ) -> Unit<O::U32> {
+        let (pass, sub, skipped) = match self.threads_log2 {
+            Some(k) => {
+                // Units below `call` congruent to `sub`: ⌈(call − sub) / 2^k⌉, as
+                // (call + 2^k − 1 − sub) >> k (never below zero: sub < 2^k).
+                let sub = o.low_bits64(unit, k);
+                let top = o.u64((1u64 << k) - 1);
+                let c = o.add64(call, top);
+                let c = o.sub64(c, sub);
+                (o.shr64(unit, k), sub, Some(o.shr64(c, k)))
+            }
+            None => (unit, o.u64(0), None),
+        };
         if self.blocks == 1 {
-            return self.kind.block(o, unit, seed);
+            return self.kind.block(o, pass, sub, seed);
         }
-        let first = o.shl64(unit, self.blocks.trailing_zeros());
-        let mut words = self.kind.block(o, first, seed);
+        let first = o.shl64(pass, self.blocks.trailing_zeros());
+        let first = match skipped {
+            Some(s) => {
+                // blocks·p − (blocks − 1)·skipped, blocks a power of two.
+                let s_times = o.shl64(s, self.blocks.trailing_zeros());
+                let f = o.add64(first, s);
+                o.sub64(f, s_times)
+            }
+            None => first,
+        };
+        let mut words = self.kind.block(o, first, sub, seed);
         for b in 1..self.blocks {
             let db = o.u64(b as u64);
             let ctr = o.add64(first, db);
-            for &w in self.kind.block(o, ctr, seed).as_slice() {
+            for &w in self.kind.block(o, ctr, sub, seed).as_slice() {
                 words.push(w);
             }
         }
@@ -218,11 +297,12 @@ impl Layout {
         &self,
         o: &mut O,
         unit: O::U64,
+        call: O::U64,
         seed: [O::U32; 2],
         mean: O::F,
         stddev: O::F,
     ) -> Unit<O::F> {
-        let words = self.unit_words(o, unit, seed);
+        let words = self.unit_words(o, unit, call, seed);
         let gw = self.group_words as usize;
         match self.dist {
             Dist::Uniform => words.map_groups(gw, |g| uniform::<R, O>(o, g)),
@@ -278,6 +358,12 @@ pub fn box_muller<R: Real, O: FloatOps<R>>(o: &mut O, w: &[O::U32]) -> (O::F, O:
     let n = R::WORDS;
     let u = uniform::<R, O>(o, &w[..n]);
     let v = uniform::<R, O>(o, &w[n..2 * n]);
+    box_muller_of::<R, O>(o, u, v)
+}
+
+/// Two standard normal values from uniforms `u` (the radius) and `v` (the angle in
+/// turns), both in (0, 1].
+pub fn box_muller_of<R: Real, O: FloatOps<R>>(o: &mut O, u: O::F, v: O::F) -> (O::F, O::F) {
     let l = ln::<R, O>(o, u);
     let m2 = o.fc(-2.0);
     let l = o.fmul(l, m2);

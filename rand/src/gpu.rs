@@ -69,7 +69,7 @@ impl Generator for RandKernels {
     }
 }
 
-fn scalar_of(dtype: DType) -> Scalar {
+pub(crate) fn scalar_of(dtype: DType) -> Scalar {
     match dtype {
         DType::F32 => Scalar::F32,
         DType::F64 => Scalar::F64,
@@ -109,12 +109,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
         let z = k.constant(Type::of(elem), 0u32);
         (z, z)
     };
-    let search = (p.dist == Dist::Poisson).then(|| Search {
-        table: k.ptr("table", Scalar::F64, Access::Read),
-        len: k.param("table_len", Scalar::U32),
-        k0: k.param("k0", Scalar::U32),
-        steps: k.param("steps", Scalar::U32),
-    });
+    let search = (p.dist == Dist::Poisson).then(|| Search::declare(&mut k));
     let lead = k.convert(lead, Scalar::U64);
     let end = k.add(n, lead);
     let tid = k.thread_id();
@@ -129,7 +124,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
         let inside = k.lt(first, end);
         k.if_(inside, |k| {
             let unit = k.add(unit0, g);
-            let vals = unit_values(k, &layout, unit, seed, mean, stddev, search);
+            let vals = unit_values(k, &layout, unit, unit0, seed, mean, stddev, search);
             // Position of the unit's first value in the output (wraps below zero for
             // the first unit when `lead > 0`: those values are skipped).
             let pos0 = k.sub(first, lead);
@@ -165,7 +160,7 @@ pub fn kernel(p: &Params, target: &Target) -> Result<KernelDef> {
 
 /// The Poisson kernel's CDF table and its search.
 #[derive(Clone, Copy)]
-struct Search {
+pub(crate) struct Search {
     table: lang::Buf,
     len: Value,
     k0: Value,
@@ -173,9 +168,38 @@ struct Search {
 }
 
 impl Search {
+    /// The table's parameters: `table` (read), `table_len`, `k0`, `steps`.
+    pub(crate) fn declare(k: &mut Builder) -> Search {
+        Search {
+            table: k.ptr("table", Scalar::F64, Access::Read),
+            len: k.param("table_len", Scalar::U32),
+            k0: k.param("k0", Scalar::U32),
+            steps: k.param("steps", Scalar::U32),
+        }
+    }
+
+    /// The bindings of [`Search::declare`]'s parameters for a table of shape `t` in
+    /// view `slot`.
+    pub(crate) fn bindings(t: PoissonShape, slot: usize) -> Vec<(&'static str, Arg)> {
+        vec![
+            (
+                "table",
+                Arg::Buffer {
+                    slot,
+                    offset_bytes: 0,
+                    touched: 0..t.len as u64 * 8,
+                    access: Access::Read,
+                },
+            ),
+            ("table_len", Arg::Value(ArgValue::U32(t.len))),
+            ("k0", Arg::Value(ArgValue::U32(t.k0))),
+            ("steps", Arg::Value(ArgValue::U32(t.steps))),
+        ]
+    }
+
     /// `k0` + the first index whose CDF is ≥ `u` ([`PoissonTable::sample`]), by
     /// `steps` branch-free halvings of [0, len − 1].
-    fn count(self, k: &mut Builder, u: Value) -> Value {
+    pub(crate) fn count(self, k: &mut Builder, u: Value) -> Value {
         let last = k.sub(self.len, 1u32);
         let lo = k.var(0u32);
         let hi = k.var(last);
@@ -198,27 +222,29 @@ impl Search {
 }
 
 /// The values of unit `unit` as language values of the layout's element type.
+#[allow(clippy::too_many_arguments)]
 fn unit_values(
     k: &mut Builder,
     layout: &Layout,
     unit: Value,
+    call: Value,
     seed: [Value; 2],
     mean: Value,
     stddev: Value,
     search: Option<Search>,
 ) -> Vec<Value> {
     match (layout.dist, layout.dtype) {
-        (Dist::Bits, _) => layout.unit_words(k, unit, seed),
+        (Dist::Bits, _) => layout.unit_words(k, unit, call, seed),
         (Dist::Poisson, _) => {
-            let words = layout.unit_words(k, unit, seed);
+            let words = layout.unit_words(k, unit, call, seed);
             let search = search.expect("the Poisson kernel declares its table");
             words.map_groups(2, |w| {
                 let u = uniform::<f64, Builder>(k, w);
                 search.count(k, u)
             })
         }
-        (_, DType::F64) => layout.unit_floats::<f64, Builder>(k, unit, seed, mean, stddev),
-        _ => layout.unit_floats::<f32, Builder>(k, unit, seed, mean, stddev),
+        (_, DType::F64) => layout.unit_floats::<f64, Builder>(k, unit, call, seed, mean, stddev),
+        _ => layout.unit_floats::<f32, Builder>(k, unit, call, seed, mean, stddev),
     }
     .as_slice()
     .to_vec()
@@ -307,53 +333,71 @@ pub fn plan(p: &Problem, target: &Target) -> Result<Plan> {
         ));
     }
     let program = ProgramRef::of::<RandKernels>(params.clone());
-    let sig = program
-        .signatures(target)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::invalid("plan", "the fill program declares no kernel"))?;
-    let real = |x: f64| match p.dtype {
-        DType::F64 => ArgValue::F64(x),
-        _ => ArgValue::F32(x as f32),
-    };
     let mut bindings = vec![
-        (
-            "out",
-            Arg::Buffer {
-                slot: 0,
-                offset_bytes: 0,
-                touched: 0..p.n * es,
-                access: Access::Write,
-            },
-        ),
+        out_binding(p.n, p.dtype),
         ("n", Arg::Value(ArgValue::U64(p.n))),
         ("unit0", Arg::Value(ArgValue::U64(unit0))),
         ("lead", Arg::Value(ArgValue::U32(lead))),
         ("seed_lo", Arg::Value(ArgValue::U32(p.seed as u32))),
         ("seed_hi", Arg::Value(ArgValue::U32((p.seed >> 32) as u32))),
     ];
-    if matches!(p.dist, Dist::Normal | Dist::LogNormal) {
-        bindings.push(("mean", Arg::Value(real(p.mean))));
-        bindings.push(("stddev", Arg::Value(real(p.stddev))));
-    }
-    if p.dist == Dist::Poisson {
-        let t = p
-            .poisson
-            .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
-        bindings.push((
-            "table",
-            Arg::Buffer {
-                slot: 1,
-                offset_bytes: 0,
-                touched: 0..t.len as u64 * 8,
-                access: Access::Read,
-            },
-        ));
-        bindings.push(("table_len", Arg::Value(ArgValue::U32(t.len))));
-        bindings.push(("k0", Arg::Value(ArgValue::U32(t.k0))));
-        bindings.push(("steps", Arg::Value(ArgValue::U32(t.steps))));
-    }
-    let step = Step::bind(program, sig, rule.config(units), bindings)?;
+    bindings.extend(dist_bindings(
+        p.dist, p.dtype, p.mean, p.stddev, p.poisson, 1,
+    )?);
+    one_step(program, target, rule.config(units), bindings)
+}
+
+/// The output's binding: `n` values of `dtype` written in view 0.
+pub(crate) fn out_binding(n: u64, dtype: DType) -> (&'static str, Arg) {
+    (
+        "out",
+        Arg::Buffer {
+            slot: 0,
+            offset_bytes: 0,
+            touched: 0..n * dtype.size() as u64,
+            access: Access::Write,
+        },
+    )
+}
+
+/// The distribution's parameters: the normals' `mean` and `stddev` in the element
+/// type, Poisson's table (in view `table_slot`).
+pub(crate) fn dist_bindings(
+    dist: Dist,
+    dtype: DType,
+    mean: f64,
+    stddev: f64,
+    poisson: Option<PoissonShape>,
+    table_slot: usize,
+) -> Result<Vec<(&'static str, Arg)>> {
+    let real = |x: f64| match dtype {
+        DType::F64 => Arg::Value(ArgValue::F64(x)),
+        _ => Arg::Value(ArgValue::F32(x as f32)),
+    };
+    Ok(match dist {
+        Dist::Normal | Dist::LogNormal => vec![("mean", real(mean)), ("stddev", real(stddev))],
+        Dist::Poisson => {
+            let t = poisson
+                .ok_or_else(|| Error::invalid("plan", "a Poisson fill needs its table's shape"))?;
+            Search::bindings(t, table_slot)
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// A plan of one launch of `program`'s kernel.
+pub(crate) fn one_step(
+    program: ProgramRef,
+    target: &Target,
+    config: rocm_core::LaunchConfig,
+    bindings: Vec<(&'static str, Arg)>,
+) -> Result<Plan> {
+    let sig = program
+        .signatures(target)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::invalid("plan", "the fill program declares no kernel"))?;
+    let step = Step::bind(program, sig, config, bindings)?;
     Ok(Plan {
         steps: vec![step],
         workspace_bytes: 0,

@@ -8,10 +8,15 @@ use crate::ops::Host;
 use rayon::prelude::*;
 use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Result};
 use rocm_kernels::exec::DeviceView;
+use std::sync::Arc;
 
-/// cuRAND's orderings of pseudo-random results. Every ordering but `Seeded` is this
-/// crate's one layout (value `p` of the stream from unit `p / values`), as rocRAND's
-/// default, best and legacy orderings are one.
+/// cuRAND's orderings of pseudo-random results, as its host API lays them out
+/// (measured against cuRAND 10400: `tests/vendor_sequences.rs`). Default and best are
+/// one layout for every generator, and legacy is that layout for Philox and XORWOW;
+/// MRG32k3a's legacy layout (4096 threads, not the default's 81920) is not reproduced
+/// yet ([`crate::sequential`]). `PseudoDynamic` (laid out
+/// per GPU by cuRAND) and `PseudoSeeded` (XORWOW's per-state seeding) are not
+/// reproduced: setting them is `Unsupported`. Threefry (not in cuRAND) has one layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ordering {
     #[default]
@@ -19,13 +24,14 @@ pub enum Ordering {
     PseudoBest,
     PseudoLegacy,
     PseudoDynamic,
-    /// cuRAND's per-thread seeding; not provided.
+    /// XORWOW's per-state seeding in cuRAND; not provided.
     PseudoSeeded,
 }
 
 /// A random number generator: `kind` on `device`, at stream position `offset`
 /// (counted in values of each call's distribution; each call advances it by the values
-/// it writes, so successive calls continue the stream).
+/// it writes, so successive calls continue the stream; the sequential generators count
+/// it in chunks of their ordering, as cuRAND does: [`crate::sequential`]).
 #[derive(Debug, Clone)]
 pub struct Generator {
     device: Device,
@@ -33,6 +39,9 @@ pub struct Generator {
     seed: u64,
     offset: u64,
     ordering: Ordering,
+    /// XORWOW's per-thread start states of the last seed (made once per seed: a
+    /// subsequence jump per thread).
+    xorwow_states: Option<(u64, Arc<Vec<crate::xorwow::State<u32>>>)>,
 }
 
 impl Generator {
@@ -44,6 +53,7 @@ impl Generator {
             seed: 0,
             offset: 0,
             ordering: Ordering::default(),
+            xorwow_states: None,
         })
     }
 
@@ -67,9 +77,13 @@ impl Generator {
         self.offset
     }
 
-    /// Sets the ordering; `PseudoSeeded` is `Unsupported`.
+    /// Sets the ordering; one the generator does not have (`PseudoSeeded` and
+    /// `PseudoDynamic` for every generator here) is `Unsupported`.
     pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
-        if ordering == Ordering::PseudoSeeded {
+        if !self.kind.counter_based() {
+            crate::sequential::Order::of(self.kind, ordering, Dist::Bits)?;
+        }
+        if matches!(ordering, Ordering::PseudoSeeded | Ordering::PseudoDynamic) {
             return Err(Error::unsupported(
                 "the PseudoSeeded ordering",
                 self.device.target(),
@@ -151,6 +165,9 @@ impl Generator {
                 found: out.device().id().into(),
             });
         }
+        if !self.kind.counter_based() {
+            return self.generate_sequential(dist, out, mean, stddev, table.as_ref());
+        }
         let p = Problem {
             kind: self.kind,
             dist,
@@ -190,6 +207,97 @@ impl Generator {
     }
 }
 
+impl Generator {
+    /// A sequential generator's fill: on the CPU, or XORWOW's kernel on a GPU.
+    fn generate_sequential<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+        table: Option<&PoissonTable>,
+    ) -> Result<()> {
+        use crate::gpu_sequential as gs;
+        if let Some(host) = out.as_host_mut() {
+            let advance = crate::sequential::fill(
+                self.kind,
+                self.ordering,
+                dist,
+                self.seed,
+                self.offset,
+                mean,
+                stddev,
+                table,
+                host,
+            )?;
+            self.offset += advance;
+            return Ok(());
+        }
+        // XORWOW on a GPU: the work-items' start states made here, the values by the
+        // kernel of `crate::gpu_sequential`.
+        if self.kind != Kind::Xorwow {
+            return Err(Error::unsupported(
+                format!(
+                    "{} on a GPU (its kernel is not written yet)",
+                    self.kind.name()
+                ),
+                self.device.target(),
+            ));
+        }
+        let order = crate::sequential::Order::of(self.kind, self.ordering, dist)?;
+        let p = gs::Problem {
+            dist,
+            dtype: T::DTYPE,
+            order,
+            n: out.len() as u64,
+            offset: self.offset,
+            seed: self.seed,
+            mean,
+            stddev,
+            poisson: table.map(PoissonShape::of),
+        };
+        let states = match &self.xorwow_states {
+            Some((seed, s)) if *seed == self.seed && s.len() as u64 == order.threads => s.clone(),
+            _ => {
+                let s = Arc::new(gs::thread_states(self.seed, order.threads));
+                self.xorwow_states = Some((self.seed, s.clone()));
+                s
+            }
+        };
+        let start = gs::start(&p, &states)?;
+        if p.n > 0 {
+            let stream = self.device.default_stream();
+            let st = DeviceBuffer::from_slice(&self.device, &start.states)?;
+            let st = st.as_slice();
+            match table {
+                Some(t) => {
+                    let cdf = DeviceBuffer::from_slice(&self.device, &t.cdf)?;
+                    let cdf = cdf.as_slice();
+                    let views = [
+                        DeviceView::write(out),
+                        DeviceView::read(&st),
+                        DeviceView::read(&cdf),
+                    ];
+                    gs::run(&p, &start, stream, &views)?;
+                    // The inputs live until the fill has read them.
+                    stream.synchronize()?;
+                }
+                None => {
+                    gs::run(
+                        &p,
+                        &start,
+                        stream,
+                        &[DeviceView::write(out), DeviceView::read(&st)],
+                    )?;
+                    stream.synchronize()?;
+                }
+            }
+        }
+        self.offset += p.n.div_ceil(order.chunk);
+        Ok(())
+    }
+}
+
 /// Units per parallel task of the CPU path.
 const CHUNK_UNITS: usize = 4096;
 
@@ -202,6 +310,24 @@ pub fn fill_host<T: Element>(
     stddev: f64,
     out: &mut [T],
 ) -> Result<()> {
+    fill_host_window(layout, seed, offset, 0, mean, stddev, out)
+}
+
+/// [`fill_host`]'s values from position `skip` of a call from `offset` on: a window of
+/// a long call, made without the values before it.
+pub fn fill_host_window<T: Element>(
+    layout: &Layout,
+    seed: u64,
+    offset: u64,
+    skip: u64,
+    mean: f64,
+    stddev: f64,
+    out: &mut [T],
+) -> Result<()> {
+    let call = offset / layout.values as u64;
+    let offset = offset
+        .checked_add(skip)
+        .ok_or_else(|| Error::invalid("skip", "passes the end of the stream"))?;
     if T::DTYPE != layout.dtype {
         return Err(Error::invalid(
             "dtype",
@@ -212,20 +338,21 @@ pub fn fill_host<T: Element>(
         DType::U32 => {
             let out: &mut [u32] = bytemuck::cast_slice_mut(out);
             fill_units(layout, offset, out, |u| {
-                layout.unit_words(&mut Host, u, seed_words(seed))
+                layout.unit_words(&mut Host, u, call, seed_words(seed))
             });
         }
         DType::F32 => {
             let out: &mut [f32] = bytemuck::cast_slice_mut(out);
             let (m, s) = (mean as f32, stddev as f32);
             fill_units(layout, offset, out, |u| {
-                layout.unit_floats::<f32, Host>(&mut Host, u, seed_words(seed), m, s)
+                layout.unit_floats::<f32, Host>(&mut Host, u, call, seed_words(seed), m, s)
             });
         }
         DType::F64 => {
             let out: &mut [f64] = bytemuck::cast_slice_mut(out);
             fill_units(layout, offset, out, |u| {
-                layout.unit_floats::<f64, Host>(&mut Host, u, seed_words(seed), mean, stddev)
+                let seed = seed_words(seed);
+                layout.unit_floats::<f64, Host>(&mut Host, u, call, seed, mean, stddev)
             });
         }
         d => return Err(Error::invalid("dtype", format!("no random {d} values"))),
@@ -241,8 +368,9 @@ pub fn fill_poisson_host(
     table: &PoissonTable,
     out: &mut [u32],
 ) {
+    let call = offset / layout.values as u64;
     fill_units(layout, offset, out, |u| {
-        let words = layout.unit_words(&mut Host, u, seed_words(seed));
+        let words = layout.unit_words(&mut Host, u, call, seed_words(seed));
         words.map_groups(2, |w| table.sample(uniform::<f64, Host>(&mut Host, w)))
     });
 }

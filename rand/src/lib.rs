@@ -1,29 +1,31 @@
 //! Random numbers as rocRAND and cuRAND provide them, on every device: counter-based
-//! generators (Philox4x32-10, Threefry2x32-20) whose arithmetic is written once, over
-//! the [`ops`] traits, and runs on the CPU (plain values, rayon over chunks) and in
-//! the kernels (the kernel language's builder, lowered to PTX and AMDGPU), so the CPU,
-//! CUDA and every emulated AMD target give the same bits.
+//! generators (Philox4x32-10, Threefry2x32-20) and cuRAND's sequential XORWOW and
+//! MRG32k3a, whose arithmetic is written once, over the [`ops`] traits, and runs on the
+//! CPU (plain values, rayon) and in the kernels (the kernel language's builder, lowered
+//! to PTX and AMDGPU), so the CPU, CUDA and every emulated AMD target give the same
+//! bits (MRG32k3a: CPU only so far).
 //!
-//! - [`bits`]: the generators as building blocks ([`bits::philox4x32_10`] is what
-//!   dropout kernels call from their own builders), checked against Random123's
-//!   known-answer vectors.
+//! - [`bits`]: the counter-based generators as building blocks
+//!   ([`bits::philox4x32_10`] is what dropout kernels call from their own builders),
+//!   checked against Random123's known-answer vectors; [`xorwow`], [`mrg32k3a`]: the
+//!   sequential ones with cuRAND's `curand_init` and skip-ahead.
 //! - [`math`]: ln, √, exp and sin/cos of turns from exactly rounded operations, with
 //!   measured ulp bounds; [`dist`]: uniform (cuRAND's transforms), normal and
 //!   log-normal (Box–Muller), Poisson (a CDF table searched by a uniform) and the
-//!   stream [`dist::Layout`].
-//! - [`gpu`]: the one fill kernel, its generator and plan (run by
+//!   counter stream [`dist::Layout`]; [`sequential`]: cuRAND's host orderings of
+//!   thread-structured streams and the sequential generators' CPU fill.
+//! - [`gpu`], [`gpu_sequential`]: the fill kernels, their generators and plans (run by
 //!   `rocm_kernels::exec::execute`); [`host`]: the cuRAND-shaped [`Generator`].
 //!
-//! **Layout.** A generator seeded `s` has key `(s mod 2³², s >> 32)`; counter `c`
-//! (64 bits, the low words of the counter, the rest zero) gives a block of words
-//! (4 for Philox, 2 for Threefry). Word `i` of the stream is word `i mod W` of block
-//! `i / W`: for Philox the sequence of cuRAND's device API `curand_init(seed, 0, 0)`
-//! (key = seed, counter = i / 4, word i mod 4), as its documentation defines it; whether
-//! the host API's Philox generator writes the same order is what
-//! `rocm-bench rand philox --dist bits --dtype u32 --vendor` reports (not yet run). A
-//! distribution takes whole groups of words (f32: 1, f64: 2, Box–Muller pairs: 2 or 4),
-//! so value `p` of a call from offset `o` is value `(o + p)` of that distribution's
-//! stream, wherever it is computed.
+//! **Layout.** Values are where cuRAND's host API puts them (checked against its output
+//! by `tests/vendor_sequences.rs`): output position `p` belongs to one of cuRAND's
+//! threads, each running its own subsequence (`curand_init(seed, t, 0)`), in chunks of
+//! values one thread writes at a time (Philox: four values of 2¹⁶ threads, the key the
+//! seed's two words, the counter (step, thread); XORWOW: 4096 threads, MRG32k3a: 81920,
+//! one value or one Box–Muller pair a chunk). Threefry, which cuRAND lacks, is one
+//! stream (counter p / values-per-unit). A distribution takes whole groups of words (f32:
+//! 1, f64: 2, Box–Muller pairs: 2 or 4; MRG32k3a one step per uniform), wherever it is
+//! computed, so any grid or cut of a call gives the same values.
 //!
 //! ```
 //! use rocm_core::{Device, DeviceBuffer};
@@ -50,9 +52,13 @@
 pub mod bits;
 pub mod dist;
 pub mod gpu;
+pub mod gpu_sequential;
 pub mod host;
 pub mod math;
+pub mod mrg32k3a;
 pub mod ops;
+pub mod sequential;
+pub mod xorwow;
 
 pub use dist::{Dist, Kind, Layout};
 pub use host::{Generator, Ordering};

@@ -36,6 +36,11 @@ pub trait Ops {
     fn u64(&mut self, c: u64) -> Self::U64;
     fn add64(&mut self, a: Self::U64, b: Self::U64) -> Self::U64;
     fn shl64(&mut self, a: Self::U64, n: u32) -> Self::U64;
+    fn shr64(&mut self, a: Self::U64, n: u32) -> Self::U64;
+    /// `a − b` (callers keep it non-negative).
+    fn sub64(&mut self, a: Self::U64, b: Self::U64) -> Self::U64;
+    /// The low `n` bits (`a mod 2^n`, `n < 64`).
+    fn low_bits64(&mut self, a: Self::U64, n: u32) -> Self::U64;
     fn lo32(&mut self, a: Self::U64) -> Self::U32;
     fn hi32(&mut self, a: Self::U64) -> Self::U32;
     /// `lo | hi << 32`.
@@ -187,6 +192,18 @@ impl Ops for Host {
     #[inline(always)]
     fn shl64(&mut self, a: u64, n: u32) -> u64 {
         a << n
+    }
+    #[inline(always)]
+    fn shr64(&mut self, a: u64, n: u32) -> u64 {
+        a >> n
+    }
+    #[inline(always)]
+    fn sub64(&mut self, a: u64, b: u64) -> u64 {
+        a.wrapping_sub(b)
+    }
+    #[inline(always)]
+    fn low_bits64(&mut self, a: u64, n: u32) -> u64 {
+        a & ((1u64 << n) - 1)
     }
     #[inline(always)]
     fn lo32(&mut self, a: u64) -> u32 {
@@ -365,6 +382,15 @@ impl Ops for Builder {
     }
     fn shl64(&mut self, a: Value, n: u32) -> Value {
         self.shl(a, n)
+    }
+    fn shr64(&mut self, a: Value, n: u32) -> Value {
+        self.shr(a, n)
+    }
+    fn sub64(&mut self, a: Value, b: Value) -> Value {
+        self.sub(a, b)
+    }
+    fn low_bits64(&mut self, a: Value, n: u32) -> Value {
+        self.and(a, (1u64 << n) - 1)
     }
     fn lo32(&mut self, a: Value) -> Value {
         self.convert(a, Scalar::U32)
