@@ -324,10 +324,6 @@ mod tests {
         out
     }
 
-    /// Code objects of the corpus that contain instructions outside the model (gfx11
-    /// VOPD), by file-name prefix: listed so the test notices when they start to agree.
-    const DISASM_KNOWN_DIFFERENT: &[&str] = &["arith_gfx1100", "control_gfx1100", "local_gfx1100"];
-
     #[test]
     fn corpus_disassembly_matches_llvm_objdump() {
         let corpus =
@@ -386,7 +382,6 @@ mod tests {
                         .unwrap();
                     let llvm = objdump_functions(&String::from_utf8_lossy(&dump.stdout));
                     let co_parsed = CodeObject::parse(&data).unwrap();
-                    let mut same = true;
                     for k in &co_parsed.kernels {
                         let mut s = String::new();
                         listing(&mut s, &k.words().unwrap(), t);
@@ -397,23 +392,16 @@ mod tests {
                             .unwrap_or_else(|| panic!("{tag}: no `{}` in objdump", k.name()))
                             .1;
                         compared += ours.len();
-                        if let Some(i) = (0..ours.len()).find(|&i| theirs.get(i) != Some(&ours[i]))
-                        {
-                            same = false;
-                            if !DISASM_KNOWN_DIFFERENT.contains(&tag.as_str()) {
-                                wrong.push(format!(
-                                    "{tag} {level} `{}` line {i}: ours `{}`, llvm-objdump `{}`",
-                                    k.name(),
-                                    ours[i],
-                                    theirs.get(i).map_or("(nothing)", |s| s.as_str())
-                                ));
-                            }
+                        let first_difference = (0..ours.len().max(theirs.len()))
+                            .find(|&i| theirs.get(i) != ours.get(i));
+                        if let Some(i) = first_difference {
+                            wrong.push(format!(
+                                "{tag} {level} `{}` line {i}: ours `{}`, llvm-objdump `{}`",
+                                k.name(),
+                                ours.get(i).map_or("(nothing)", |s| s.as_str()),
+                                theirs.get(i).map_or("(nothing)", |s| s.as_str())
+                            ));
                         }
-                    }
-                    if same && DISASM_KNOWN_DIFFERENT.contains(&tag.as_str()) {
-                        wrong.push(format!(
-                            "{tag} {level} agrees: remove it from DISASM_KNOWN_DIFFERENT"
-                        ));
                     }
                 }
             }
