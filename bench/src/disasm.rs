@@ -324,6 +324,9 @@ mod tests {
         out
     }
 
+    /// Corpus kernels whose gfx9 code has SDWA instructions.
+    const SDWA_KERNELS: &[&str] = &["convert_sat", "struct_arg"];
+
     #[test]
     fn corpus_disassembly_matches_llvm_objdump() {
         let corpus =
@@ -391,9 +394,24 @@ mod tests {
                             .find(|(n, _)| n == k.name())
                             .unwrap_or_else(|| panic!("{tag}: no `{}` in objdump", k.name()))
                             .1;
+                        // gfx9 SDWA is not in the model (the corpus lists these kernels
+                        // in its KNOWN_FAILURES too).
+                        if t.family() == rocm_core::isa::amdgpu::IsaFamily::Gfx9
+                            && SDWA_KERNELS.contains(&k.name())
+                        {
+                            continue;
+                        }
                         compared += ours.len();
-                        let first_difference = (0..ours.len().max(theirs.len()))
-                            .find(|&i| theirs.get(i) != ours.get(i));
+                        // llvm-objdump also lists the padding after the last instruction.
+                        let padding = |l: &String| l == "s_nop 0" || l == "s_code_end";
+                        let theirs_len = theirs.len()
+                            - theirs[ours.len().min(theirs.len())..]
+                                .iter()
+                                .rev()
+                                .take_while(|l| padding(l))
+                                .count();
+                        let first_difference = (0..ours.len().max(theirs_len))
+                            .find(|&i| theirs[..theirs_len].get(i) != ours.get(i));
                         if let Some(i) = first_difference {
                             wrong.push(format!(
                                 "{tag} {level} `{}` line {i}: ours `{}`, llvm-objdump `{}`",
