@@ -403,12 +403,12 @@ mod tests {
                         }
                         compared += ours.len();
                         // llvm-objdump also lists the padding after the last instruction.
-                        let padding = |l: &String| l == "s_nop 0" || l == "s_code_end";
+                        let padding = |l: &str| l == "s_nop 0" || l == "s_code_end";
                         let theirs_len = theirs.len()
                             - theirs[ours.len().min(theirs.len())..]
                                 .iter()
                                 .rev()
-                                .take_while(|l| padding(l))
+                                .take_while(|l| padding(l.as_str()))
                                 .count();
                         let first_difference = (0..ours.len().max(theirs_len))
                             .find(|&i| theirs[..theirs_len].get(i) != ours.get(i));
