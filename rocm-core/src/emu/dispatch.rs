@@ -575,7 +575,13 @@ impl EmuKernel {
             }
             stats.instructions += 1;
             stats.lane_instructions += u64::from(w.exec.count_ones());
-            if let Err(p) = w.scoreboard.check(ins) {
+            // A VOPD's Y half reads registers too.
+            let checked = w.scoreboard.check(ins).and_then(|()| {
+                ins.dual
+                    .as_deref()
+                    .map_or(Ok(()), |y| w.scoreboard.check(y))
+            });
+            if let Err(p) = checked {
                 return Err(self.fault(
                     index,
                     Fault::new(format!(

@@ -17,6 +17,7 @@
 //!   lane and address.
 //! - An instruction the emulator cannot execute is a fault naming it, never a panic.
 
+use super::atomic::{atomic_of, ds_compare_first, rmw, Rmw};
 use super::memory::AddressSpace;
 use super::program::{Program, Target};
 use super::wave::{lanes_of, VSource, Wave};
@@ -45,6 +46,9 @@ pub struct Ctx<'a> {
 /// Executes instruction `index` of the program on `w`.
 pub fn step(w: &mut Wave, index: usize, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     let ins = &ctx.program.instrs[index];
+    if let Some(y) = &ins.dual {
+        return dual(w, ins, y, ctx.target);
+    }
     match ins.op.info().form {
         Form::Sop1 | Form::Sop2 | Form::Sopk | Form::Sopc => scalar(w, ins, index, ctx),
         Form::Sopp => sopp(w, ins, index, ctx),
@@ -55,6 +59,8 @@ pub fn step(w: &mut Wave, index: usize, ctx: &mut Ctx<'_>) -> Result<Flow, Fault
         Form::Mai | Form::Wmma => matrix(w, ins, ctx.target),
         Form::Ds => ds(w, ins, ctx),
         Form::Global => global(w, ins, ctx),
+        Form::Scratch => scratch(w, ins, ctx),
+        Form::Buffer => buffer(w, ins, ctx),
         // Cache maintenance: the emulated memory is coherent, every access sees the last
         // write, so invalidations and write-backs have nothing to do.
         Form::Mubuf => Ok(Flow::Next),
@@ -71,6 +77,29 @@ fn swidth(slot: Slot) -> u8 {
         Slot::SDst(n) | Slot::SSrc(n) => n,
         _ => 1,
     }
+}
+
+/// A gfx11 VOPD: both halves read their sources before either writes. The halves
+/// write different registers (one even, one odd), so only Y reading X's destination
+/// needs care: X's results are then held back until Y has run.
+fn dual(w: &mut Wave, x: &Instr, y: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
+    let dst_x = x
+        .operands
+        .first()
+        .ok_or_else(|| unsupported(x, "missing operand"))?;
+    if !y.uses().any(|o| o == dst_x) {
+        vector(w, x, target)?;
+        return vector(w, y, target);
+    }
+    let lanes = w.lanes as usize;
+    let at = w.vector_entry(dst_x, 1)? * lanes;
+    let before = w.vgpr[at..at + lanes].to_vec();
+    vector(w, x, target)?;
+    let x_result = w.vgpr[at..at + lanes].to_vec();
+    w.vgpr[at..at + lanes].copy_from_slice(&before);
+    vector(w, y, target)?;
+    w.vgpr[at..at + lanes].copy_from_slice(&x_result);
+    Ok(Flow::Next)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -367,9 +396,15 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
             _ => return Err(unsupported(ins, "unexpected operand layout")),
         }
     }
-    // v_fmac_f32 reads its destination as a third source.
-    if let (Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16, VDst::Vector { entry, wide }) =
-        (ins.op, &dst)
+    // v_div_fmas reads VCC (what v_div_scale set) without naming it.
+    if ins.op == Op::VDivFmasF64 {
+        mask_in = w.vcc;
+    }
+    // v_fmac_f32 and v_dot2acc_f32_f16 read their destination as a third source.
+    if let (
+        Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16 | Op::VDot2accF32F16,
+        VDst::Vector { entry, wide },
+    ) = (ins.op, &dst)
     {
         src[2] = VSource::Lane {
             entry: *entry,
@@ -567,6 +602,7 @@ fn ds(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     let exec = w.exec;
     let lanes = w.lanes;
     let op = ins.op;
+    let family = ctx.target.family();
     let lds = &mut *ctx.lds;
     // Cross-lane ops first: they read other lanes and touch no LDS.
     match op {
@@ -674,35 +710,42 @@ fn ds(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                     lds_write(lds, a1 + 4 * r as u32, w.get(s1, r, lane), lane, op)?;
                 }
             }
-            Op::DsAddU32
-            | Op::DsAddRtnU32
-            | Op::DsAddF32
-            | Op::DsAddRtnF32
-            | Op::DsMaxU32
-            | Op::DsMinI32
-            | Op::DsMinU32
-            | Op::DsMaxI32
-            | Op::DsMinRtnI32
-            | Op::DsMinRtnU32
-            | Op::DsMaxRtnI32
-            | Op::DsMaxRtnU32 => {
+            Op::DsWrite2st64B32 => {
+                let (s0, s1) = (need(data[0])?, need(data[1])?);
+                // Offsets count 64-dword rows.
+                let a0 = base.wrapping_add((offset & 0xff) * 256);
+                let a1 = base.wrapping_add(offset1 * 256);
+                lds_write(lds, a0, w.get(s0, 0, lane), lane, op)?;
+                lds_write(lds, a1, w.get(s1, 0, lane), lane, op)?;
+            }
+            _ => {
+                let (kind, wide) = atomic_of(op)
+                    .ok_or_else(|| unsupported(ins, "not a DS op the emulator knows"))?;
                 let s = need(data[0])?;
-                let old = lds_read(lds, a, lane, op)?;
-                let x = w.get(s, 0, lane);
-                let new = match op {
-                    Op::DsAddU32 | Op::DsAddRtnU32 => old.wrapping_add(x),
-                    Op::DsMaxU32 | Op::DsMaxRtnU32 => old.max(x),
-                    Op::DsMinU32 | Op::DsMinRtnU32 => old.min(x),
-                    Op::DsMinI32 | Op::DsMinRtnI32 => (old as i32).min(x as i32) as u32,
-                    Op::DsMaxI32 | Op::DsMaxRtnI32 => (old as i32).max(x as i32) as u32,
-                    _ => (f32::from_bits(old) + f32::from_bits(x)).to_bits(),
+                let k = if wide { 2 } else { 1 };
+                let get = |w: &Wave, e: usize| {
+                    (0..k).fold(0u64, |v, r| v | u64::from(w.get(e, r, lane)) << (32 * r))
                 };
-                lds_write(lds, a, new, lane, op)?;
+                let mut old = 0u64;
+                for r in 0..k {
+                    old |= u64::from(lds_read(lds, a + 4 * r as u32, lane, op)?) << (32 * r);
+                }
+                // A compare-store's two data operands: which holds the compare value.
+                let (x, cmp) = match data[1] {
+                    Some(d1) if ds_compare_first(family) => (get(w, d1), get(w, s)),
+                    Some(d1) => (get(w, s), get(w, d1)),
+                    None => (get(w, s), 0),
+                };
+                let new = rmw(kind, wide, old, x, cmp);
+                for r in 0..k {
+                    lds_write(lds, a + 4 * r as u32, (new >> (32 * r)) as u32, lane, op)?;
+                }
                 if let Some(d) = dst {
-                    w.set(d, 0, lane, old);
+                    for r in 0..k {
+                        w.set(d, r, lane, (old >> (32 * r)) as u32);
+                    }
                 }
             }
-            _ => return Err(unsupported(ins, "not a DS op the emulator knows")),
         }
     }
     Ok(Flow::Next)
@@ -736,6 +779,10 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     let offset = ins.mods.offset as i64 as u64;
     let op = ins.op;
     let (bytes, dwords) = match op {
+        _ if info.atomic => match atomic_of(op) {
+            Some((_, true)) => (8, 2),
+            _ => (4, 1),
+        },
         Op::GlobalLoadUbyte | Op::GlobalStoreByte => (1, 1),
         Op::GlobalLoadUshort | Op::GlobalStoreShort => (2, 1),
         Op::GlobalLoadDwordx2 | Op::GlobalStoreDwordx2 => (8, 2),
@@ -761,34 +808,25 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
         })?;
         if info.atomic {
             let (s, _) = data.ok_or_else(|| unsupported(ins, "no data"))?;
-            let x = w.get(s, 0, lane);
-            let old = u32::from_le_bytes([region[0], region[1], region[2], region[3]]);
-            let new = match op {
-                Op::GlobalAtomicAdd | Op::GlobalAtomicAddRtn => old.wrapping_add(x),
-                Op::GlobalAtomicSub | Op::GlobalAtomicSubRtn => old.wrapping_sub(x),
-                Op::GlobalAtomicAnd | Op::GlobalAtomicAndRtn => old & x,
-                Op::GlobalAtomicOr | Op::GlobalAtomicOrRtn => old | x,
-                Op::GlobalAtomicXor | Op::GlobalAtomicXorRtn => old ^ x,
-                Op::GlobalAtomicSmin | Op::GlobalAtomicSminRtn => (old as i32).min(x as i32) as u32,
-                Op::GlobalAtomicSmax | Op::GlobalAtomicSmaxRtn => (old as i32).max(x as i32) as u32,
-                Op::GlobalAtomicUmin | Op::GlobalAtomicUminRtn => old.min(x),
-                Op::GlobalAtomicUmax | Op::GlobalAtomicUmaxRtn => old.max(x),
-                // data = {new value, compare value}.
-                Op::GlobalAtomicCmpswap | Op::GlobalAtomicCmpswapRtn => {
-                    if old == w.get(s, 1, lane) {
-                        x
-                    } else {
-                        old
-                    }
-                }
-                Op::GlobalAtomicAddF32 | Op::GlobalAtomicAddF32Rtn => {
-                    (f32::from_bits(old) + f32::from_bits(x)).to_bits()
-                }
-                _ => return Err(unsupported(ins, "not an atomic the emulator knows")),
+            let (kind, wide) = atomic_of(op)
+                .ok_or_else(|| unsupported(ins, "not an atomic the emulator knows"))?;
+            let k = if wide { 2 } else { 1 };
+            let value = |from: usize| {
+                (0..k).fold(0u64, |v, r| {
+                    v | u64::from(w.get(s, from + r, lane)) << (32 * r)
+                })
             };
-            region.copy_from_slice(&new.to_le_bytes());
+            // data = {new value, compare value} for cmpswap.
+            let (x, cmp) = (value(0), if kind == Rmw::Cmpswap { value(k) } else { 0 });
+            let mut word = [0u8; 8];
+            word[..4 * k].copy_from_slice(&region[..4 * k]);
+            let old = u64::from_le_bytes(word);
+            let new = rmw(kind, wide, old, x, cmp);
+            region.copy_from_slice(&new.to_le_bytes()[..4 * k]);
             if let Some((d, _)) = dst {
-                w.set(d, 0, lane, old);
+                for r in 0..k {
+                    w.set(d, r, lane, (old >> (32 * r)) as u32);
+                }
             }
         } else if let Some((d, _)) = dst {
             if bytes < 4 {
@@ -816,4 +854,171 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
         }
     }
     Ok(Flow::Next)
+}
+
+// ---------------------------------------------------------------------------------------
+// Scratch (private memory)
+
+/// The address of byte offset `offset` of `lane`'s private memory in a wave's scratch
+/// that starts at `base`: dword `d` of lane `l` lies at `(d * lanes + l) * 4` (the
+/// hardware's swizzle, element size 4).
+pub(crate) fn scratch_address(base: u64, offset: u32, lane: u32, lanes: u32) -> u64 {
+    base + (u64::from(offset / 4) * u64::from(lanes) + u64::from(lane)) * 4 + u64::from(offset % 4)
+}
+
+fn scratch(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    let info = ins.op.info();
+    let (mut dst, mut data, mut vaddr, mut soffset) = (None, None, None, 0u32);
+    for (slot, o) in info.slots.iter().zip(&ins.operands) {
+        match (*slot, o) {
+            (Slot::GDst(k), _) => dst = Some((w.vector_entry(o, k)?, usize::from(k))),
+            (Slot::GData(k), _) => data = Some((w.vector_entry(o, k)?, usize::from(k))),
+            (Slot::ScratchAddr | Slot::ScratchSaddr, Operand::Off) => {}
+            (Slot::ScratchAddr, _) => vaddr = Some(w.vector_entry(o, 1)?),
+            (Slot::ScratchSaddr, _) => soffset = w.read_scalar(o, 1, Ty::B32)? as u32,
+            _ => return Err(unsupported(ins, "unexpected operand layout")),
+        }
+    }
+    let base = w.flat_scratch;
+    let lanes = w.lanes;
+    let op = ins.op;
+    let mem = &mut *ctx.mem;
+    for lane in lanes_of(w.exec) {
+        let v = vaddr.map_or(0, |e| w.get(e, 0, lane));
+        let offset = v.wrapping_add(soffset).wrapping_add(ins.mods.offset as u32);
+        if offset % 4 != 0 {
+            return Err(Fault::at(
+                Some(lane),
+                u64::from(offset),
+                format!("{op:?} at a private offset that is not a multiple of 4"),
+            ));
+        }
+        let (entry, k, load) = match (dst, data) {
+            (Some((d, k)), _) => (d, k, true),
+            (None, Some((d, k))) => (d, k, false),
+            _ => return Err(unsupported(ins, "neither destination nor data")),
+        };
+        for r in 0..k {
+            let addr = scratch_address(base, offset.wrapping_add(4 * r as u32), lane, lanes);
+            let cell = mem.slice_mut(addr, 4).ok_or_else(|| {
+                Fault::at(
+                    Some(lane),
+                    addr,
+                    format!("{op:?} at private offset {offset:#x} outside the wave's scratch"),
+                )
+            })?;
+            if load {
+                w.set(
+                    entry,
+                    r,
+                    lane,
+                    u32::from_le_bytes([cell[0], cell[1], cell[2], cell[3]]),
+                );
+            } else {
+                cell.copy_from_slice(&w.get(entry, r, lane).to_le_bytes());
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+// ---------------------------------------------------------------------------------------
+// Buffer (MUBUF) loads and stores
+
+/// The buffer resource (V#) fields the emulator uses.
+struct BufferResource {
+    base: u64,
+    /// SWIZZLE_ENABLE with ADD_TID_ENABLE: the private-segment layout, element size 4,
+    /// `index_stride` lanes.
+    swizzled: Option<u32>,
+}
+
+fn buffer_resource(words: [u32; 4]) -> Result<BufferResource, Fault> {
+    let base = u64::from(words[0]) | u64::from(words[1] & 0xffff) << 32;
+    let stride = (words[1] >> 16) & 0x3fff;
+    let swizzle = words[1] >> 31 != 0;
+    let add_tid = words[3] >> 23 & 1 != 0;
+    let element = 2u32 << ((words[3] >> 19) & 3);
+    let index_stride = 8u32 << ((words[3] >> 21) & 3);
+    match (swizzle, add_tid, stride) {
+        (false, false, _) => Ok(BufferResource {
+            base,
+            swizzled: None,
+        }),
+        (true, true, 0) if element == 4 => Ok(BufferResource {
+            base,
+            swizzled: Some(index_stride),
+        }),
+        _ => Err(Fault::new(format!(
+            "buffer resource {words:08x?}: only linear buffers and the swizzled \
+             per-lane private segment (ADD_TID, element size 4, stride 0) are emulated"
+        ))),
+    }
+}
+
+fn buffer(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
+    let info = ins.op.info();
+    let (mut data, mut load, mut vaddr, mut rsrc, mut soffset) = (None, false, None, None, 0u32);
+    for (slot, o) in info.slots.iter().zip(&ins.operands) {
+        match (*slot, o) {
+            (Slot::GDst(_), _) => (data, load) = (Some(w.vector_entry(o, 1)?), true),
+            (Slot::GData(_), _) => data = Some(w.vector_entry(o, 1)?),
+            (Slot::BufAddr, Operand::Off) => {}
+            (Slot::BufAddr, _) => vaddr = Some(w.vector_entry(o, 1)?),
+            (Slot::BufRsrc, _) => {
+                let v = w.read_scalar(o, 4, Ty::B32)?;
+                let hi = w.read_scalar(&shift_sgprs(o, 2)?, 2, Ty::B64)?;
+                rsrc = Some([v as u32, (v >> 32) as u32, hi as u32, (hi >> 32) as u32]);
+            }
+            (Slot::BufSoffset, Operand::Int(_) | Operand::Float(_)) => {
+                soffset = super::alu::source_constant(ins.op, 0, o).unwrap_or(0) as u32
+            }
+            (Slot::BufSoffset, _) => soffset = w.read_scalar(o, 1, Ty::B32)? as u32,
+            _ => return Err(unsupported(ins, "unexpected operand layout")),
+        }
+    }
+    let entry = data.ok_or_else(|| unsupported(ins, "no data register"))?;
+    let r = buffer_resource(rsrc.ok_or_else(|| unsupported(ins, "no resource"))?)?;
+    let base = r.base.wrapping_add(u64::from(soffset));
+    let mem = &mut *ctx.mem;
+    let op = ins.op;
+    for lane in lanes_of(w.exec) {
+        let offset = vaddr
+            .map_or(0, |e| w.get(e, 0, lane))
+            .wrapping_add(ins.mods.offset as u32);
+        let addr = match r.swizzled {
+            Some(stride) => scratch_address(base, offset, lane % stride, stride),
+            None => base.wrapping_add(u64::from(offset)),
+        };
+        let cell = mem.slice_mut(addr, 4).ok_or_else(|| {
+            Fault::at(
+                Some(lane),
+                addr,
+                format!("{op:?} outside every live allocation"),
+            )
+        })?;
+        if load {
+            w.set(
+                entry,
+                0,
+                lane,
+                u32::from_le_bytes([cell[0], cell[1], cell[2], cell[3]]),
+            );
+        } else {
+            cell.copy_from_slice(&w.get(entry, 0, lane).to_le_bytes());
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// The SGPR tuple `skip` registers past the start of `o` (the upper half of a
+/// resource).
+fn shift_sgprs(o: &Operand, skip: u16) -> Result<Operand, Fault> {
+    match o {
+        Operand::Sgpr(r) => Ok(Operand::Sgpr(crate::isa::amdgpu::RegRange::new(
+            r.first + skip,
+            2,
+        ))),
+        other => Err(Fault::new(format!("{other} is not an SGPR tuple"))),
+    }
 }

@@ -56,6 +56,7 @@
 //! [`HazardTracker`]: crate::isa::amdgpu::hazard::HazardTracker
 
 pub mod alu;
+pub mod atomic;
 pub mod dispatch;
 pub mod exec;
 pub mod matrix;

@@ -190,7 +190,7 @@ pub fn salu(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
 pub fn writes_low16(op: Op) -> bool {
     matches!(
         op,
-        Op::VAddF16 | Op::VMulF16 | Op::VFmaF16 | Op::VFmacF16 | Op::VCvtF16F32
+        Op::VAddF16 | Op::VMulF16 | Op::VFmaF16 | Op::VFmacF16 | Op::VCvtF16F32 | Op::VFmaakF16
     )
 }
 

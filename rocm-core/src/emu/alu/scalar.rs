@@ -26,6 +26,7 @@ pub(super) fn execute(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
         Op::SMovB32 => v32(a),
         Op::SMovB64 => AluOut::plain(a64),
         Op::SNotB32 => nz32(!a),
+        Op::SAbsI32 => nz32(ai.unsigned_abs()),
         Op::SBrevB32 => v32(a.reverse_bits()),
         Op::SBcnt1I32B32 => nz32(a.count_ones()),
         Op::SFf1I32B32 => v32(if a == 0 { u32::MAX } else { a.trailing_zeros() }),

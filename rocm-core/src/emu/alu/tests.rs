@@ -1234,3 +1234,218 @@ fn sopk_compares_extend_the_immediate_by_type() {
         Some(false)
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// The f64 division and square-root steps, and the ops clang emits besides them.
+
+/// LLVM's f64 division (`SITargetLowering::LowerFDIV64`): scale, reciprocal, two
+/// Newton steps, the scaled quotient and its correction, fix-up.
+fn llvm_fdiv64(x: f64, y: f64) -> f64 {
+    let nm = Mods {
+        neg: 1,
+        ..Mods::default()
+    };
+    let one = d(1.0);
+    let s0 = vm(Op::VDivScaleF64, Mods::default(), [d(y), d(y), d(x)]).value;
+    let rcp = v(Op::VRcpF64, [s0, 0, 0]);
+    let fma0 = vm(Op::VFmaF64, nm, [s0, rcp, one]).value;
+    let fma1 = v(Op::VFmaF64, [rcp, fma0, rcp]);
+    let fma2 = vm(Op::VFmaF64, nm, [s0, fma1, one]).value;
+    let scaled = vm(Op::VDivScaleF64, Mods::default(), [d(x), d(y), d(x)]);
+    let s1 = scaled.value;
+    let fma3 = v(Op::VFmaF64, [fma1, fma2, fma1]);
+    let mul = v(Op::VMulF64, [s1, fma3, 0]);
+    let fma4 = vm(Op::VFmaF64, nm, [s0, mul, s1]).value;
+    let vcc = scaled.flag.unwrap_or(false);
+    let fmas = valu(Op::VDivFmasF64, &Mods::default(), [fma4, fma3, mul], vcc)
+        .unwrap()
+        .value;
+    f64::from_bits(v(Op::VDivFixupF64, [fmas, d(y), d(x)]))
+}
+
+#[test]
+fn f64_division_sequence_is_correctly_rounded_at_the_edges() {
+    let cases = [
+        (1.0, 3.0),
+        (-7.0, 2.0),
+        (f64::MAX, 0.5),
+        (f64::MAX, f64::MIN_POSITIVE),
+        (f64::MIN_POSITIVE, 3.0),
+        (5e-324, 1.0),
+        (1.0, f64::MAX),
+        (3.0, 7e-310),
+        (1e300, 1e-300),
+        (1e-300, 1e300),
+    ];
+    for (x, y) in cases {
+        let (got, want) = (llvm_fdiv64(x, y), x / y);
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "{x:e} / {y:e}: {got:e}, want {want:e}"
+        );
+    }
+    // Special operands: fix-up gives IEEE results.
+    assert!(llvm_fdiv64(0.0, 0.0).is_nan());
+    assert!(llvm_fdiv64(f64::INFINITY, f64::NEG_INFINITY).is_nan());
+    assert!(llvm_fdiv64(f64::NAN, 1.0).is_nan());
+    assert_eq!(llvm_fdiv64(1.0, 0.0), f64::INFINITY);
+    assert_eq!(llvm_fdiv64(-1.0, 0.0), f64::NEG_INFINITY);
+    assert_eq!(
+        llvm_fdiv64(1.0, f64::NEG_INFINITY).to_bits(),
+        (-0.0f64).to_bits()
+    );
+    assert_eq!(llvm_fdiv64(0.0, -5.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(llvm_fdiv64(f64::INFINITY, 2.0), f64::INFINITY);
+}
+
+proptest! {
+    #[test]
+    fn f64_division_sequence_matches_ieee(
+        mx in 1.0f64..2.0, my in 1.0f64..2.0, ex in -1000i32..1000, ey in -1000i32..1000,
+        sx in any::<bool>(), sy in any::<bool>(),
+    ) {
+        let x = if sx { -mx } else { mx } * 2f64.powi(ex);
+        let y = if sy { -my } else { my } * 2f64.powi(ey);
+        let want = x / y;
+        let got = llvm_fdiv64(x, y);
+        // Correctly rounded, except where the quotient is denormal: the rescale after
+        // the last fma rounds a second time (at most one ulp of the denormal).
+        if want.abs() >= f64::MIN_POSITIVE || want == 0.0 || want.is_infinite() {
+            prop_assert_eq!(got.to_bits(), want.to_bits(), "{:e} / {:e}", x, y);
+        } else {
+            prop_assert!((got.to_bits() as i64 - want.to_bits() as i64).abs() <= 1);
+        }
+    }
+}
+
+#[test]
+fn ldexp_and_class_f64_at_the_edges() {
+    let l = |x: f64, k: i32| f64::from_bits(v(Op::VLdexpF64, [d(x), k as u32 as u64, 0]));
+    assert_eq!(l(1.0, 1023), 2f64.powi(1023));
+    assert_eq!(l(1.0, 1024), f64::INFINITY, "overflow");
+    assert_eq!(l(1.0, -1074), 5e-324, "smallest denormal");
+    assert_eq!(l(1.0, -1076), 0.0, "underflow");
+    assert_eq!(l(1.5, -1074), 1e-323, "rounds to even once");
+    assert_eq!(l(5e-324, 1074), 1.0, "from the denormal range");
+    assert_eq!(l(f64::NEG_INFINITY, -5), f64::NEG_INFINITY);
+    assert!(l(f64::NAN, 3).is_nan());
+    let class = |x: f64, bit: u32| vf(Op::VCmpClassF64, [d(x), 1 << bit, 0]);
+    assert_eq!(class(f64::NAN, 1), Some(true), "quiet NaN");
+    assert_eq!(
+        class(f64::from_bits(0x7ff0_0000_0000_0001), 0),
+        Some(true),
+        "signaling"
+    );
+    assert_eq!(class(f64::NEG_INFINITY, 2), Some(true));
+    assert_eq!(class(-1.0, 3), Some(true));
+    assert_eq!(class(-5e-324, 4), Some(true));
+    assert_eq!(class(-0.0, 5), Some(true));
+    assert_eq!(class(0.0, 6), Some(true));
+    assert_eq!(class(5e-324, 7), Some(true));
+    assert_eq!(class(1.0, 8), Some(true));
+    assert_eq!(class(f64::INFINITY, 9), Some(true));
+    assert_eq!(class(1.0, 9), Some(false));
+    let r = f64::from_bits(v(Op::VRsqF64, [d(4.0), 0, 0]));
+    assert_eq!(r, 0.5);
+    assert_eq!(
+        f64::from_bits(v(Op::VRsqF64, [d(0.0), 0, 0])),
+        f64::INFINITY
+    );
+    assert!(f64::from_bits(v(Op::VRsqF64, [d(-1.0), 0, 0])).is_nan());
+}
+
+#[test]
+fn integer_ops_clang_emits_at_the_edges() {
+    // Signed bitfield extract: sign of the field's top bit; width 0 gives 0.
+    assert_eq!(v(Op::VBfeI32, [0x0000_0080, 0, 8]), 0xffff_ff80);
+    assert_eq!(v(Op::VBfeI32, [0x0000_0080, 0, 9]), 0x80);
+    assert_eq!(v(Op::VBfeI32, [0xf000_0000, 28, 4]), 0xffff_ffff);
+    assert_eq!(v(Op::VBfeI32, [0xffff_ffff, 3, 0]), 0);
+    assert_eq!(
+        v(Op::VBfiB32, [0xff00_ff00, 0x1234_5678, 0xabcd_ef01]),
+        0x12cd_5601
+    );
+    assert_eq!(v(Op::VMed3I32, [(-5i32) as u32 as u64, 7, 0]), 0);
+    assert_eq!(v(Op::VMed3I32, [9, (-1i32) as u32 as u64, 3]), 3);
+    assert_eq!(v(Op::VMed3U32, [u64::from(u32::MAX), 7, 0]), 7);
+    assert_eq!(v(Op::VAshrrevI64, [63, u64::MAX << 62, 0]), u64::MAX);
+    assert_eq!(
+        v(Op::VAshrrevI64, [64 + 4, 0x8000_0000_0000_0000, 0]),
+        0xf800_0000_0000_0000
+    );
+    // v_mad_i64_i32: signed 32x32 product plus a 64-bit addend; the flag is overflow.
+    let m = |a: i32, b: i32, c: i64| {
+        vm(
+            Op::VMadI64I32,
+            Mods::default(),
+            [a as u32 as u64, b as u32 as u64, c as u64],
+        )
+    };
+    assert_eq!(m(-3, 5, 20).value, 5);
+    assert_eq!(m(-3, 5, 20).flag, Some(false));
+    assert_eq!(m(i32::MIN, i32::MIN, i64::MAX).flag, Some(true), "overflow");
+    assert_eq!(
+        m(i32::MIN, i32::MIN, i64::MAX).value,
+        (i64::MAX as u64).wrapping_add(1 << 62)
+    );
+    let clamped = Mods {
+        clamp: true,
+        ..Mods::default()
+    };
+    let c = vm(
+        Op::VMadI64I32,
+        clamped,
+        [
+            i32::MIN as u32 as u64,
+            i32::MIN as u32 as u64,
+            i64::MAX as u64,
+        ],
+    );
+    assert_eq!(c.value, i64::MAX as u64, "clamp saturates");
+    // 64-bit compares.
+    assert_eq!(vf(Op::VCmpLtI64, [u64::MAX, 0, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpGeU64, [u64::MAX, 0, 0]), Some(true));
+    assert_eq!(vf(Op::VCmpGtI64, [1 << 63, 0, 0]), Some(false));
+    // Negated f32 compares are true on NaN.
+    assert_eq!(vf(Op::VCmpNgeF32, [f(f32::NAN), f(1.0), 0]), Some(true));
+    assert_eq!(vf(Op::VCmpNleF32, [f(2.0), f(1.0), 0]), Some(true));
+    assert_eq!(vf(Op::VCmpNleF32, [f(1.0), f(1.0), 0]), Some(false));
+    assert_eq!(
+        vf(Op::VCmpGtF16, [0x3c00, 0xfc00, 0]),
+        Some(true),
+        "1 > -inf"
+    );
+    assert_eq!(
+        vf(Op::VCmpGtF16, [0x7e00, 0x0000, 0]),
+        Some(false),
+        "NaN is unordered"
+    );
+    // s_abs_i32: i32::MIN stays (its absolute value wraps); SCC = result != 0.
+    assert_eq!(
+        sc(Op::SAbsI32, i32::MIN as u32 as u64, 0, false).value,
+        0x8000_0000
+    );
+    assert_eq!(sc(Op::SAbsI32, (-7i32) as u32 as u64, 0, false).value, 7);
+    assert_eq!(sc(Op::SAbsI32, 0, 0, true).flag, Some(false));
+    // DX9 multiply: zero times anything is +0.
+    assert_eq!(v(Op::VMulDx9ZeroF32, [f(0.0), f(f32::INFINITY), 0]), f(0.0));
+    assert_eq!(v(Op::VMulDx9ZeroF32, [f(f32::NAN), f(-0.0), 0]), f(0.0));
+    assert_eq!(v(Op::VMulDx9ZeroF32, [f(-2.0), f(3.0), 0]), f(-6.0));
+    // v_fmaak: S0 * S1 + K, one rounding; f16 form too.
+    assert_eq!(v(Op::VFmaakF32, [f(3.0), f(4.0), f(0.5)]), f(12.5));
+    assert_eq!(
+        v(Op::VFmaakF16, [0x4200, 0x4400, 0x3800]),
+        0x4a40,
+        "3 * 4 + 0.5"
+    );
+    // dot2acc: two f16 products plus the f32 accumulator (src2 = the destination).
+    assert_eq!(
+        v(Op::VDot2accF32F16, [0x4000_3c00, 0x4400_3800, f(0.25)]),
+        f(8.75)
+    );
+    assert_eq!(
+        v(Op::VDot2accF32F16, [0x7c00, 0x3c00, f(1.0)]),
+        f(f32::INFINITY)
+    );
+}

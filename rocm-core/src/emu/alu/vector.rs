@@ -64,16 +64,19 @@ fn modded(src: [u64; 3], mods: &Mods, i: usize, kind: SrcKind) -> u64 {
 fn src_kind(op: Op) -> SrcKind {
     use Op::*;
     match op {
-        VAddF16 | VMulF16 | VFmaF16 | VFmacF16 | VCvtF32F16 | VPackB32F16 => SrcKind::F16,
+        VAddF16 | VMulF16 | VFmaF16 | VFmacF16 | VCvtF32F16 | VPackB32F16 | VCmpGtF16
+        | VFmaakF16 => SrcKind::F16,
         VCvtU32F32 | VCvtI32F32 | VCvtF16F32 | VCvtF64F32 | VRcpF32 | VRsqF32 | VSqrtF32
         | VExpF32 | VLogF32 | VAddF32 | VSubF32 | VSubrevF32 | VMulF32 | VMinF32 | VMaxF32
         | VFmacF32 | VFmaF32 | VCmpEqF32 | VCmpNeqF32 | VCmpLtF32 | VCmpLeF32 | VCmpGtF32
         | VCmpGeF32 | VCvtPkrtzF16F32 | VCvtPkRtzF16F32 | VMax3F32 | VMin3F32 | VMed3F32
         | VFloorF32 | VTruncF32 | VCeilF32 | VRndneF32 | VFractF32 | VFrexpExpI32F32
         | VFrexpMantF32 | VRcpIflagF32 | VLdexpF32 | VCmpNltF32 | VCmpNgtF32 | VCmpUF32
-        | VCmpOF32 | VCmpClassF32 | VMadmkF32 | VFmamkF32 => SrcKind::F32,
+        | VCmpOF32 | VCmpClassF32 | VMadmkF32 | VFmamkF32 | VFmaakF32 | VMulDx9ZeroF32
+        | VCmpNgeF32 | VCmpNleF32 => SrcKind::F32,
         VCvtF32F64 | VCvtI32F64 | VRcpF64 | VFmaF64 | VAddF64 | VMulF64 | VMaxF64 | VCvtU32F64
-        | VFmacF64 => SrcKind::F64,
+        | VFmacF64 | VRsqF64 | VCmpClassF64 | VCmpGtF64 | VCmpLtF64 | VDivScaleF64
+        | VDivFmasF64 | VDivFixupF64 | VLdexpF64 => SrcKind::F64,
         _ => SrcKind::Int,
     }
 }
@@ -246,6 +249,42 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VCmpGtI32 => Res::Cmp((a as i32) > (b as i32)),
         VCmpGeI32 => Res::Cmp((a as i32) >= (b as i32)),
         VCmpEqU64 => Res::Cmp(s[0] == s[1]),
+        VCmpGeU64 => Res::Cmp(s[0] >= s[1]),
+        VCmpGtI64 => Res::Cmp((s[0] as i64) > (s[1] as i64)),
+        VCmpLtI64 => Res::Cmp((s[0] as i64) < (s[1] as i64)),
+        VCmpGtF64 => Res::Cmp(da > db),
+        VCmpLtF64 => Res::Cmp(da < db),
+        VCmpClassF64 => Res::Cmp(b >> class_f64(s[0]) & 1 != 0),
+        VCmpGtF16 => Res::Cmp(f16_to_f64(a as u16) > f16_to_f64(b as u16)),
+        // True on unordered inputs.
+        VCmpNgeF32 => Res::Cmp(fa.partial_cmp(&fb).is_none_or(|o| o.is_lt())),
+        VCmpNleF32 => Res::Cmp(fa.partial_cmp(&fb).is_none_or(|o| o.is_gt())),
+        VBfeI32 => {
+            let width = c & 31;
+            bits(if width == 0 {
+                0
+            } else {
+                let v = ((a as i32) >> (b & 31)) as u32;
+                (((v << (32 - width)) as i32) >> (32 - width)) as u32
+            })
+        }
+        VBfiB32 => bits((a & b) | (!a & c)),
+        VMed3I32 => {
+            let (x, y, z) = (a as i32, b as i32, c as i32);
+            bits(x.max(y).min(x.min(y).max(z)) as u32)
+        }
+        VMed3U32 => bits(a.max(b).min(a.min(b).max(c))),
+        VAshrrevI64 => Res::Bits(((s[1] as i64) >> (a & 63)) as u64),
+        VMadI64I32 => {
+            let p = i128::from(a as i32) * i128::from(b as i32) + i128::from(s[2] as i64);
+            let overflow = p != i128::from(p as i64);
+            let v = match (mods.clamp && overflow, p < 0) {
+                (true, true) => i64::MIN,
+                (true, false) => i64::MAX,
+                _ => p as i64,
+            };
+            Res::Carry(v as u64, overflow)
+        }
         VCmpNeU64 => Res::Cmp(s[0] != s[1]),
         VCmpLtU64 => Res::Cmp(s[0] < s[1]),
         VCmpGtU64 => Res::Cmp(s[0] > s[1]),
@@ -274,7 +313,17 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VMin3F32 => Res::F32(min_ieee(min_ieee(fa, fb), fc)),
         VMax3F32 => Res::F32(max_ieee(max_ieee(fa, fb), fc)),
         VMed3F32 => Res::F32(med3(fa, fb, fc)),
-        VFmaF32 | VFmacF32 | VFmamkF32 => Res::F32(fa.mul_add(fb, fc)),
+        VFmaF32 | VFmacF32 | VFmamkF32 | VFmaakF32 => Res::F32(fa.mul_add(fb, fc)),
+        // The DX9 multiply: a zero factor gives +0 whatever the other is (NaN, inf).
+        VMulDx9ZeroF32 if fa == 0.0 || fb == 0.0 => Res::F32(0.0),
+        VMulDx9ZeroF32 => Res::F32(fa * fb),
+        // Two f16 products (exact in f64) and the f32 accumulator summed in f64, then
+        // rounded once to f32.
+        VDot2accF32F16 => {
+            let h = |x: u32, hi: bool| f16_to_f64((x >> if hi { 16 } else { 0 }) as u16);
+            let r = h(a, false) * h(b, false) + h(a, true) * h(b, true) + f64::from(fc);
+            Res::F32(r as f32)
+        }
         // The legacy mad: the product rounds before the add.
         VMadmkF32 => Res::F32(fa * fb + fc),
         VRcpIflagF32 => Res::F32(1.0 / fa),
@@ -307,6 +356,14 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VMaxF64 => Res::F64(max_ieee(da, db)),
         VFmaF64 | VFmacF64 => Res::F64(da.mul_add(db, dc)),
         VRcpF64 => Res::F64(1.0 / da),
+        VRsqF64 => Res::F64(1.0 / da.sqrt()),
+        VLdexpF64 => Res::F64(ldexp_f64(da, b as i32)),
+        VDivScaleF64 => {
+            let (d, vcc) = div_scale_f64(da, db, dc);
+            Res::Carry(d.to_bits(), vcc)
+        }
+        VDivFmasF64 => Res::F64(div_fmas_f64(da, db, dc, flag_in)),
+        VDivFixupF64 => Res::F64(div_fixup_f64(da, db, dc)),
 
         // f16 arithmetic (low halves).
         VAddF16 => Res::F16(f16_round(
@@ -319,7 +376,7 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
             0.0,
             Round::NearestEven,
         )),
-        VFmaF16 | VFmacF16 => Res::F16(f16_fma(a as u16, b as u16, c as u16)),
+        VFmaF16 | VFmacF16 | VFmaakF16 => Res::F16(f16_fma(a as u16, b as u16, c as u16)),
 
         // Conversions.
         VCvtF32I32 => Res::F32(a as i32 as f32),
@@ -546,6 +603,21 @@ fn packed(op: Op, mods: &Mods, s: [u64; 3]) -> Result<AluOut> {
             };
             half(false)? | half(true)? << 16
         }
+        // Each result dword picks a dword of its source: op_sel bit i selects source i's
+        // high dword.
+        VPkMovB32 if mods.neg | mods.neg_hi != 0 => {
+            return Err(unsupported(op, "neg_lo/neg_hi on a move"))
+        }
+        VPkMovB32 => {
+            let pick = |i: usize| {
+                if sel(mods.op_sel, i) {
+                    s[i] >> 32
+                } else {
+                    s[i] & 0xffff_ffff
+                }
+            };
+            pick(0) | pick(1) << 32
+        }
         VPkAddF32 | VPkMulF32 | VPkFmaF32 => {
             let half = |hi: bool| -> u64 {
                 let (x, y) = (h32(0, hi), h32(1, hi));
@@ -657,4 +729,133 @@ fn frexp_f32(x: f32) -> (f32, i32) {
 fn ldexp_f32(x: f32, k: i32) -> f32 {
     let k = k.clamp(-300, 300);
     (f64::from(x) * 2f64.powi(k)) as f32
+}
+
+/// The `v_cmp_class` bit of an f64 (numbering as [`class_f32`]).
+fn class_f64(bits: u64) -> u32 {
+    let x = f64::from_bits(bits);
+    let neg = x.is_sign_negative();
+    let pick = |n: u32, p: u32| if neg { n } else { p };
+    if x.is_nan() {
+        // Bit 51 set: quiet.
+        return if bits >> 51 & 1 != 0 { 1 } else { 0 };
+    }
+    if x.is_infinite() {
+        pick(2, 9)
+    } else if x == 0.0 {
+        pick(5, 6)
+    } else if x.is_subnormal() {
+        pick(4, 7)
+    } else {
+        pick(3, 8)
+    }
+}
+
+/// `x * 2^k` rounded once (also into and out of the denormal range).
+pub(super) fn ldexp_f64(x: f64, k: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    // Scale in steps that stay exact until the last one, which rounds.
+    let mut k = k.clamp(-2200, 2200);
+    let mut r = x;
+    while k > 1000 {
+        r *= f64::from_bits(((1023 + 1000) as u64) << 52);
+        k -= 1000;
+    }
+    while k < -1000 {
+        // 2^-1000 keeps results above the denormal range until the final step.
+        r *= f64::from_bits(((1023 - 1000) as u64) << 52);
+        k += 1000;
+        if r != 0.0 && r.abs() < f64::MIN_POSITIVE * 2f64.powi(60) {
+            break;
+        }
+    }
+    if (-1022..=1023).contains(&k) {
+        r * f64::from_bits(((1023 + k) as u64) << 52)
+    } else {
+        // Two exact halves of a larger step.
+        let h = k / 2;
+        r * f64::from_bits(((1023 + h) as u64) << 52)
+            * f64::from_bits(((1023 + k - h) as u64) << 52)
+    }
+}
+
+/// The unbiased exponent of a finite nonzero f64 as if normalized.
+fn exponent_f64(x: f64) -> i32 {
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    if e == 0 {
+        // Denormal: the leading one's position.
+        let m = bits & ((1u64 << 52) - 1);
+        -1022 - (m.leading_zeros() as i32 - 12) - 1
+    } else {
+        e - 1023
+    }
+}
+
+/// `v_div_scale_f64 d, vcc, s0, s1, s2` in the division `s2 / s1` (s0 is one of them):
+/// scales the operand by 2^±128 where the quotient, the reciprocal of the denominator
+/// or the numerator would leave the normal range, and sets VCC when the quotient the
+/// scaled operands give must be rescaled by `v_div_fmas_f64`.
+fn div_scale_f64(s0: f64, s1: f64, s2: f64) -> (f64, bool) {
+    if s1 == 0.0 || s2 == 0.0 || s1.is_nan() || s2.is_nan() || !s1.is_finite() || !s2.is_finite() {
+        // The fix-up step gives the special results; a NaN keeps the iteration quiet.
+        return (if s1 == 0.0 || s2 == 0.0 { f64::NAN } else { s0 }, false);
+    }
+    let (en, ed) = (exponent_f64(s2), exponent_f64(s1));
+    let denominator = s0 == s1;
+    let numerator = s0 == s2;
+    if en - ed >= 768 {
+        // Quotient near the top of the range: scale the denominator up.
+        (if denominator { ldexp_f64(s0, 128) } else { s0 }, true)
+    } else if s1.is_subnormal() {
+        (ldexp_f64(s0, 128), false)
+    } else if ed >= 1021 && en - ed <= -1021 {
+        // Reciprocal and quotient both denormal: scale the denominator down.
+        (if denominator { ldexp_f64(s0, -128) } else { s0 }, true)
+    } else if ed >= 1021 {
+        (ldexp_f64(s0, -128), false)
+    } else if en - ed <= -1021 {
+        // Denormal quotient: scale the numerator up.
+        (if numerator { ldexp_f64(s0, 128) } else { s0 }, true)
+    } else if en <= -1022 + 53 {
+        (ldexp_f64(s0, 128), false)
+    } else {
+        (s0, false)
+    }
+}
+
+/// `v_div_fmas_f64`: `fma(s0, s1, s2)`, rescaled by 2^∓128 when VCC says `div_scale`
+/// scaled the quotient (down when it is large, up when it is small).
+fn div_fmas_f64(s0: f64, s1: f64, s2: f64, vcc: bool) -> f64 {
+    let r = s0.mul_add(s1, s2);
+    if !vcc {
+        return r;
+    }
+    if s2 != 0.0 && s2.is_finite() && exponent_f64(s2) >= 0 {
+        ldexp_f64(r, 128)
+    } else {
+        ldexp_f64(r, -128)
+    }
+}
+
+/// `v_div_fixup_f64 d, q, den, num`: the special cases of `num / den` (NaN, zero and
+/// infinite operands, overflow, underflow); otherwise `q` with the quotient's sign.
+fn div_fixup_f64(q: f64, den: f64, num: f64) -> f64 {
+    let neg = den.is_sign_negative() != num.is_sign_negative();
+    let signed = |x: f64| if neg { -x } else { x };
+    let invalid = (den == 0.0 && num == 0.0) || (den.is_infinite() && num.is_infinite());
+    if num.is_nan() || den.is_nan() || invalid {
+        f64::NAN
+    } else if den == 0.0 || num.is_infinite() {
+        signed(f64::INFINITY)
+    } else if den.is_infinite() || num == 0.0 {
+        signed(0.0)
+    } else if q.is_nan() {
+        // The iteration overflowed or underflowed past what the scaling covers.
+        signed(num.abs() / den.abs())
+    } else {
+        signed(q.abs())
+    }
 }

@@ -30,6 +30,7 @@ enum Class {
     Vop3p,
     Ds,
     Flat,
+    Scratch,
     Mubuf,
 }
 
@@ -50,6 +51,8 @@ fn class_of(form: Form) -> Class {
         Form::Vop3p | Form::Mai | Form::Wmma => Class::Vop3p,
         Form::Ds => Class::Ds,
         Form::Global => Class::Flat,
+        Form::Scratch => Class::Scratch,
+        Form::Buffer => Class::Mubuf,
         Form::Mubuf => Class::Mubuf,
     }
 }
@@ -104,7 +107,11 @@ fn classify(w: u32, family: IsaFamily) -> Option<(Class, u16)> {
         _ if !g11 && w >> 26 == 0x34 => (Class::Vop3, op(16, 0x3ff)),
         _ if g11 && w >> 26 == 0x35 => (Class::Vop3, op(16, 0x3ff)),
         _ if w >> 26 == 0x36 => (Class::Ds, op(if g11 { 18 } else { 17 }, 0xff)),
-        _ if w >> 26 == 0x37 => (Class::Flat, op(18, 0x7f)),
+        _ if w >> 26 == 0x37 => match (w >> if g11 { 16 } else { 14 }) & 3 {
+            2 => (Class::Flat, op(18, 0x7f)),
+            1 => (Class::Scratch, op(18, 0x7f)),
+            _ => return None,
+        },
         _ if w >> 26 == 0x38 => (Class::Mubuf, op(18, if g11 { 0xff } else { 0x7f })),
         _ => return None,
     })
@@ -151,6 +158,26 @@ impl Reader<'_> {
     }
 }
 
+/// The cache bits of a FLAT-encoded first dword (global and scratch).
+fn flat_cache(w0: u32, t: IsaTarget) -> Cache {
+    let g11 = t.family() == IsaFamily::Gfx11;
+    let (glc, slc) = if g11 { (14, 15) } else { (16, 17) };
+    let mut cache = 0;
+    if bit(w0, glc) {
+        cache |= Cache::GLC.0;
+    }
+    if bit(w0, slc) {
+        cache |= Cache::SLC.0;
+    }
+    if g11 && bit(w0, 13) {
+        cache |= Cache::DLC.0;
+    }
+    if !g11 && bit(w0, 25) {
+        cache |= Cache::SC1.0;
+    }
+    Cache(cache)
+}
+
 fn bit(w: u32, b: u32) -> bool {
     (w >> b) & 1 != 0
 }
@@ -167,6 +194,9 @@ fn areg(r: u32, width: u8) -> Operand {
 /// it used.
 pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
     let w0 = *words.first().ok_or_else(|| bad("no words"))?;
+    if super::vopd::is_vopd(w0, t) {
+        return super::vopd::decode(words, t);
+    }
     let family = t.family();
     let (class, opc) =
         classify(w0, family).ok_or_else(|| bad(format!("{w0:#010x} is no known encoding")))?;
@@ -196,7 +226,7 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
     let op = match (class, cands.as_slice()) {
         (_, [one]) => *one,
         // Atomics with and without return share an opcode; glc/sc0 tells them apart.
-        (Class::Flat, [a, b]) => {
+        (Class::Flat | Class::Scratch, [a, b]) => {
             let glc = if family == IsaFamily::Gfx11 {
                 bit(w0, 14)
             } else {
@@ -401,26 +431,55 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
         }
         // Operand-free cache ops: re-encoding checks every other field is zero.
         Form::Mubuf => {}
+        Form::Buffer => {
+            mods.offset = (w0 & 0xfff) as i32;
+            mods.cache = Cache(
+                (u8::from(bit(w0, 14)) * Cache::GLC.0)
+                    | (u8::from(bit(w0, 17)) * Cache::SLC.0)
+                    | (u8::from(bit(w0, 15) && t.sc_cache_bits()) * Cache::SC1.0),
+            );
+            for s in info.slots {
+                operands.push(match *s {
+                    Slot::GDst(w) | Slot::GData(w) => vreg((w1 >> 8) & 0xff, w),
+                    Slot::BufAddr if bit(w0, 12) => vreg(w1 & 0xff, 1),
+                    Slot::BufAddr => Operand::Off,
+                    Slot::BufRsrc => {
+                        Operand::Sgpr(RegRange::new((((w1 >> 16) & 0x1f) * 4) as u16, 4))
+                    }
+                    Slot::BufSoffset => r.src(w1 >> 24, 1)?,
+                    _ => return Err(bad("slot outside buffer")),
+                });
+            }
+        }
+        Form::Scratch => {
+            let g11 = family == IsaFamily::Gfx11;
+            mods.offset = (((w0 & 0x1fff) << 19) as i32) >> 19;
+            mods.cache = flat_cache(w0, t);
+            let saddr = (w1 >> 16) & 0x7f;
+            let s_off = saddr == if g11 { 124 } else { 0x7f };
+            let v_on = match (t.scratch_sve_bit(), g11) {
+                (true, true) => bit(w1, 23),
+                (true, false) => bit(w0, 13),
+                (false, _) => s_off,
+            };
+            for s in info.slots {
+                operands.push(match *s {
+                    Slot::GDst(w) => vreg(w1 >> 24, w),
+                    Slot::GData(w) => vreg((w1 >> 8) & 0xff, w),
+                    Slot::ScratchAddr if v_on => vreg(w1 & 0xff, 1),
+                    Slot::ScratchAddr => Operand::Off,
+                    Slot::ScratchSaddr if s_off => Operand::Off,
+                    Slot::ScratchSaddr => Operand::Sgpr(RegRange::new(saddr as u16, 1)),
+                    _ => return Err(bad("slot outside scratch")),
+                });
+            }
+        }
         Form::Global => {
             let g11 = family == IsaFamily::Gfx11;
             let acc = !g11 && bit(w1, 23);
             let reg = |x: u32, w: u8| if acc { areg(x, w) } else { vreg(x, w) };
             mods.offset = (((w0 & 0x1fff) << 19) as i32) >> 19;
-            let (glc, slc) = if g11 { (14, 15) } else { (16, 17) };
-            let mut cache = 0;
-            if bit(w0, glc) {
-                cache |= Cache::GLC.0;
-            }
-            if bit(w0, slc) {
-                cache |= Cache::SLC.0;
-            }
-            if g11 && bit(w0, 13) {
-                cache |= Cache::DLC.0;
-            }
-            if !g11 && bit(w0, 25) {
-                cache |= Cache::SC1.0;
-            }
-            mods.cache = Cache(cache);
+            mods.cache = flat_cache(w0, t);
             let saddr = (w1 >> 16) & 0x7f;
             let off = saddr == if g11 { 124 } else { 0x7f };
             for s in info.slots {
@@ -441,6 +500,7 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
         operands,
         vop3: vop3 && info.form != Form::Vop3,
         mods,
+        dual: None,
     };
     // Re-encode: catches every bit the model does not carry.
     let mut again = encode(&instr, t)?;

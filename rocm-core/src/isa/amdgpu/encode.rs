@@ -32,7 +32,10 @@ pub(crate) fn opcode_of(info: &OpInfo, t: IsaTarget) -> Result<u16> {
 pub fn has_e64(op: Op) -> bool {
     let info = op.info();
     matches!(info.form, Form::Vop1 | Form::Vop2 | Form::Vopc)
-        && !matches!(op, Op::VReadfirstlaneB32 | Op::VAccvgprMovB32)
+        && !matches!(
+            op,
+            Op::VReadfirstlaneB32 | Op::VAccvgprMovB32 | Op::VDot2accF32F16
+        )
         && !info.slots.contains(&Slot::Kimm)
 }
 
@@ -40,7 +43,9 @@ pub fn has_e64(op: Op) -> bool {
 /// limit, except 1 for the 64-bit shifts on gfx11.
 pub fn constant_bus_limit(op: Op, t: IsaTarget) -> usize {
     match op {
-        Op::VLshlrevB64 | Op::VLshrrevB64 => 1,
+        Op::VLshlrevB64 | Op::VLshrrevB64 | Op::VAshrrevI64 => 1,
+        // VCC, read implicitly, takes one slot.
+        Op::VDivFmasF64 => t.constant_bus_limit() - 1,
         _ => t.constant_bus_limit(),
     }
 }
@@ -52,7 +57,13 @@ pub fn low_vgprs_only(op: Op, t: IsaTarget, vop3: bool) -> bool {
         && !vop3
         && matches!(
             op,
-            Op::VAddF16 | Op::VMulF16 | Op::VCvtF16F32 | Op::VCvtF32F16 | Op::VFmacF16
+            Op::VAddF16
+                | Op::VMulF16
+                | Op::VCvtF16F32
+                | Op::VCvtF32F16
+                | Op::VFmacF16
+                | Op::VFmaakF16
+                | Op::VCmpGtF16
         )
 }
 
@@ -60,7 +71,12 @@ pub fn low_vgprs_only(op: Op, t: IsaTarget, vop3: bool) -> bool {
 pub(crate) fn ds_two_addr(op: Op) -> bool {
     matches!(
         op,
-        Op::DsRead2B32 | Op::DsRead2B64 | Op::DsWrite2B32 | Op::DsWrite2B64 | Op::DsRead2st64B32
+        Op::DsRead2B32
+            | Op::DsRead2B64
+            | Op::DsWrite2B32
+            | Op::DsWrite2B64
+            | Op::DsRead2st64B32
+            | Op::DsWrite2st64B32
     )
 }
 
@@ -119,7 +135,7 @@ pub(crate) fn used_mods(instr: &Instr, t: IsaTarget) -> Mods {
             offset1: if ds_two_addr(instr.op) { m.offset1 } else { 0 },
             ..d
         },
-        Form::Global => Mods {
+        Form::Global | Form::Scratch | Form::Buffer => Mods {
             offset: m.offset,
             cache: Cache(
                 m.cache.0
@@ -139,18 +155,28 @@ fn bad(what: &str, why: impl std::fmt::Display) -> Error {
     Error::invalid(what, why)
 }
 
-struct Ctx<'a> {
+pub(super) struct Ctx<'a> {
     t: IsaTarget,
-    instr: &'a Instr,
+    pub(super) instr: &'a Instr,
     info: &'static OpInfo,
-    literal: Option<u32>,
+    pub(super) literal: Option<u32>,
     /// Keep literals whose bits are an inline constant as literals (what the decoder
     /// checks against: the linker writes relocated values such as `0` or `48` as
     /// literals).
     keep_literals: bool,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    pub(super) fn new(t: IsaTarget, instr: &'a Instr, keep_literals: bool) -> Ctx<'a> {
+        Ctx {
+            t,
+            instr,
+            info: instr.op.info(),
+            literal: None,
+            keep_literals,
+        }
+    }
+
     fn name(&self) -> String {
         format!("{:?} operand", self.instr.op)
     }
@@ -211,9 +237,10 @@ impl Ctx<'_> {
             }
             _ => *o,
         };
+        let f64_literal = matches!(o, Operand::Literal(_)) && width == 2 && self.info.ty == Ty::F64;
         if let Operand::Sgpr(r) = o {
             self.check_range(*r, width, 's')?;
-        } else if let Some(w) = o.width() {
+        } else if let (Some(w), false) = (o.width(), f64_literal) {
             if w != width {
                 return Err(bad(
                     &self.name(),
@@ -240,10 +267,18 @@ impl Ctx<'_> {
             return Err(bad(&self.name(), format!("{o} cannot be written")));
         }
         if let Operand::Literal(x) = *o {
-            if width != 1 || matches!(self.info.ty, Ty::F16 | Ty::B16 | Ty::F64 | Ty::B64) {
+            // A literal in a 64-bit float operand is the double's high dword.
+            // 32-bit operands of 64-bit ops (class masks, exponents) take one too.
+            let allowed = match width {
+                1 => !matches!(self.info.ty, Ty::F16 | Ty::B16),
+                2 => self.info.ty == Ty::F64,
+                _ => false,
+            };
+            if !allowed {
                 return Err(bad(
                     &self.name(),
-                    "the model allows literals only in 32-bit operands",
+                    "the model allows literals only in 32-bit operands and as the high \
+                     dword of 64-bit float operands",
                 ));
             }
             match self.literal {
@@ -265,7 +300,7 @@ impl Ctx<'_> {
     }
 
     /// A 9-bit vector-form source: VGPRs or any scalar operand.
-    fn src9(&mut self, o: &Operand, width: u8) -> Result<u16> {
+    pub(super) fn src9(&mut self, o: &Operand, width: u8) -> Result<u16> {
         match o {
             Operand::Vgpr(r) => {
                 self.check_range(*r, width, 'v')?;
@@ -275,7 +310,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn vgpr(&self, o: &Operand, width: u8) -> Result<u16> {
+    pub(super) fn vgpr(&self, o: &Operand, width: u8) -> Result<u16> {
         match o {
             Operand::Vgpr(r) => {
                 self.check_range(*r, width, 'v')?;
@@ -345,6 +380,9 @@ pub fn encode(instr: &Instr, t: IsaTarget) -> Result<Vec<u32>> {
 /// [`encode`], with literals kept as literals even where an inline constant has their
 /// bits when `keep_literals` is set.
 pub(crate) fn encode_with(instr: &Instr, t: IsaTarget, keep_literals: bool) -> Result<Vec<u32>> {
+    if let Some(y) = &instr.dual {
+        return super::vopd::encode(instr, y, t, keep_literals);
+    }
     let info = instr.op.info();
     let opc = opcode_of(info, t)?;
     if instr.operands.len() != info.slots.len() {
@@ -423,6 +461,8 @@ pub(crate) fn encode_with(instr: &Instr, t: IsaTarget, keep_literals: bool) -> R
         Form::Mai => encode_mai(&mut c, opc)?,
         Form::Ds => encode_ds(&mut c, opc)?,
         Form::Global => encode_global(&mut c, opc)?,
+        Form::Scratch => encode_scratch(&mut c, opc)?,
+        Form::Buffer => encode_buffer(&mut c, opc)?,
         // Only the operand-free cache ops: the opcode in bits 24:18 (gfx9) or 25:18.
         Form::Mubuf => vec![0xE000_0000 | u32::from(opc) << 18, 0],
     };
@@ -437,7 +477,9 @@ pub(crate) fn encode_with(instr: &Instr, t: IsaTarget, keep_literals: bool) -> R
 /// `v_cmp_class_f32`'s class mask).
 pub(crate) fn float_modifier_sources(op: Op) -> u8 {
     match op {
-        Op::VLdexpF32 | Op::VCmpClassF32 | Op::VCmpxClassF32 => 0b001,
+        Op::VLdexpF32 | Op::VCmpClassF32 | Op::VCmpxClassF32 | Op::VLdexpF64 | Op::VCmpClassF64 => {
+            0b001
+        }
         _ => 0b111,
     }
 }
@@ -575,6 +617,9 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                 let Operand::Literal(k) = *o else {
                     return Err(bad(&c.name(), "K must be a 32-bit literal"));
                 };
+                if info.ty == Ty::F16 && k > 0xffff {
+                    return Err(bad(&c.name(), "K of a 16-bit op is a 16-bit literal"));
+                }
                 if c.instr.vop3 {
                     return Err(bad(&c.name(), "has no VOP3 form"));
                 }
@@ -629,6 +674,12 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
         }
         if !info.ty.is_float() && (m.neg | m.abs != 0 || m.omod != 0) {
             return Err(bad(&c.name(), "neg/abs/omod apply to float instructions"));
+        }
+        if sdst.is_some() && m.abs != 0 {
+            return Err(bad(
+                &c.name(),
+                "VOP3b keeps its carry-out where abs would be",
+            ));
         }
         if (m.neg | m.abs) & !float_modifier_sources(c.instr.op) != 0 {
             return Err(bad(&c.name(), "neg/abs on an integer source"));
@@ -931,5 +982,105 @@ fn encode_global(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     Ok(vec![
         w0,
         vdst << 24 | u32::from(acc) << 23 | saddr << 16 | data << 8 | addr,
+    ])
+}
+
+/// The cache bits of a FLAT-encoded instruction: `(glc, slc, dlc, sc1)`.
+fn flat_cache_bits(c: &Ctx<'_>) -> (u32, u32, u32, u32) {
+    let m = c.instr.mods.cache;
+    (
+        u32::from(m.has(Cache::GLC)),
+        u32::from(m.has(Cache::SLC)),
+        u32::from(m.has(Cache::DLC)),
+        u32::from(m.has(Cache::SC1)),
+    )
+}
+
+fn encode_scratch(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
+    let t = c.t;
+    let g11 = t.family() == IsaFamily::Gfx11;
+    let off_code = if g11 { 124 } else { 0x7f };
+    let (mut vdst, mut data, mut addr, mut saddr) = (0u32, 0u32, None, off_code);
+    for (o, s) in c.instr.operands.iter().zip(c.info.slots) {
+        match (*s, o) {
+            (Slot::GDst(w), _) => vdst = u32::from(c.vgpr(o, w)?),
+            (Slot::GData(w), _) => data = u32::from(c.vgpr(o, w)?),
+            (Slot::ScratchAddr, Operand::Off) => {}
+            (Slot::ScratchAddr, _) => addr = Some(u32::from(c.vgpr(o, 1)?)),
+            (Slot::ScratchSaddr, Operand::Off) => {}
+            (Slot::ScratchSaddr, Operand::Sgpr(r)) => {
+                c.check_range(*r, 1, 's')?;
+                saddr = u32::from(r.first);
+            }
+            (Slot::ScratchSaddr, _) => {
+                return Err(bad(&c.name(), "the scalar offset must be one SGPR or off"))
+            }
+            _ => return Err(bad(&c.name(), "slot outside scratch")),
+        }
+    }
+    if !t.scratch_sve_bit() && addr.is_some() == (saddr != off_code) {
+        return Err(bad(
+            &c.name(),
+            format!("{t} scratch takes exactly one of a VGPR and an SGPR offset"),
+        ));
+    }
+    let m = c.instr.mods;
+    if !(-4096..=4095).contains(&m.offset) {
+        return Err(bad("scratch offset", "takes a signed 13-bit byte offset"));
+    }
+    let off = m.offset as u32 & 0x1fff;
+    let opc = u32::from(opc);
+    let sve = u32::from(addr.is_some() && t.scratch_sve_bit());
+    let (glc, slc, dlc, sc1) = flat_cache_bits(c);
+    let w0 = if g11 {
+        0xDC00_0000 | opc << 18 | 1 << 16 | slc << 15 | glc << 14 | dlc << 13 | off
+    } else {
+        0xDC00_0000 | sc1 << 25 | opc << 18 | slc << 17 | glc << 16 | 1 << 14 | sve << 13 | off
+    };
+    let sve11 = if g11 { sve << 23 } else { 0 };
+    Ok(vec![
+        w0,
+        vdst << 24 | sve11 | saddr << 16 | data << 8 | addr.unwrap_or(0),
+    ])
+}
+
+fn encode_buffer(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
+    if c.t.family() == IsaFamily::Gfx11 {
+        return Err(Error::unsupported("MUBUF loads and stores", c.t));
+    }
+    let (mut vdata, mut vaddr, mut offen, mut srsrc, mut soffset) = (0u32, 0u32, 0u32, 0u32, 0u32);
+    for (o, s) in c.instr.operands.iter().zip(c.info.slots) {
+        match (*s, o) {
+            (Slot::GDst(w) | Slot::GData(w), _) => vdata = u32::from(c.vgpr(o, w)?),
+            (Slot::BufAddr, Operand::Off) => {}
+            (Slot::BufAddr, _) => {
+                vaddr = u32::from(c.vgpr(o, 1)?);
+                offen = 1;
+            }
+            (Slot::BufRsrc, Operand::Sgpr(r)) => {
+                c.check_range(*r, 4, 's')?;
+                srsrc = u32::from(r.first) / 4;
+            }
+            (Slot::BufSoffset, Operand::Literal(_)) => {
+                return Err(bad(&c.name(), "soffset takes no literal"))
+            }
+            (Slot::BufSoffset, _) => soffset = u32::from(c.scalar(o, 1, false)?),
+            _ => return Err(bad(&c.name(), "slot outside buffer")),
+        }
+    }
+    let m = c.instr.mods;
+    if !(0..=4095).contains(&m.offset) {
+        return Err(bad("buffer offset", "takes an unsigned 12-bit byte offset"));
+    }
+    let (glc, slc, _, sc1) = flat_cache_bits(c);
+    Ok(vec![
+        0xE000_0000
+            | sc1 << 15
+            | u32::from(opc) << 18
+            | slc << 17
+            | glc << 14
+            | offen << 12
+            | m.offset as u32,
+        soffset << 24 | srsrc << 16 | vdata << 8 | vaddr,
     ])
 }

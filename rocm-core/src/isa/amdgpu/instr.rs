@@ -92,6 +92,10 @@ pub struct Instr {
     /// VOP1/VOP2/VOPC instructions promoted to the 64-bit VOP3 encoding (`_e64`).
     pub vop3: bool,
     pub mods: Mods,
+    /// gfx11 dual issue (VOPD): the Y half issued with this instruction, which is then
+    /// the X half. Both are VOP1/VOP2 instructions in their `_e32` shape from the VOPD
+    /// op lists (`v_dual_*`); see `vopd.rs`.
+    pub dual: Option<Box<Instr>>,
 }
 
 impl Instr {
@@ -106,7 +110,14 @@ impl Instr {
             operands: operands.into(),
             vop3: false,
             mods,
+            dual: None,
         }
+    }
+
+    /// This instruction (the X half) issued together with `y` as one gfx11 VOPD.
+    pub fn with_dual(mut self, y: Instr) -> Instr {
+        self.dual = Some(Box::new(y));
+        self
     }
 
     /// The same instruction in the VOP3 (`_e64`) encoding.
@@ -163,7 +174,7 @@ impl Instr {
         let info = self.op.info();
         match info.form {
             Form::Smem | Form::Ds => Some(Counter::Lgkm),
-            Form::Global => {
+            Form::Global | Form::Scratch | Form::Buffer => {
                 let returns = info.slots.iter().any(|s| matches!(s, Slot::GDst(_)));
                 Some(match t.family() {
                     IsaFamily::Gfx9 => Counter::Vm,

@@ -86,7 +86,8 @@
 //! does not carry (DPP/SDWA, VOP3 `op_sel`, `gds`, …) make it fail with an error instead
 //! of being dropped. A literal whose value an inline constant could hold (what the
 //! linker writes for relocated values such as `0`) is kept as a literal and prints as
-//! that constant, as LLVM prints it. gfx11 dual-issue VOPD (`v_dual_*`) is not modelled.
+//! that constant, as LLVM prints it. gfx11 dual-issue VOPD (`v_dual_*`) is an [`Instr`] whose
+//! [`Instr::dual`] holds the Y half (`vopd.rs`).
 //!
 //! ## Adding an instruction
 //!
@@ -110,6 +111,7 @@ mod operand;
 mod ops;
 mod print;
 mod target;
+mod vopd;
 pub mod waitcnt;
 
 pub use decode::{decode, decode_all, disassemble};
@@ -119,6 +121,7 @@ pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};
 pub use ops::{Form, ImmKind, Op, OpInfo, Slot, Ty, NA, OPS};
 pub use print::InstrDisplay;
 pub use target::{IsaFamily, IsaTarget};
+pub use vopd::{vopd_code, vopd_ops, vopd_x};
 
 #[cfg(test)]
 mod oracle;

@@ -171,7 +171,9 @@ impl Gen<'_> {
                 _ => false,
             };
         // Memory data in AGPRs (gfx90a+), all or nothing.
-        let mem_agpr = t.unified_agprs() && self.chance(0.25);
+        let mem_agpr = t.unified_agprs()
+            && !matches!(info.form, Form::Scratch | Form::Buffer)
+            && self.chance(0.25);
         let saddr_off = self.chance(0.5);
         let mfma_acc = !t.unified_agprs() || self.chance(0.5);
         let mut nsrc = 0;
@@ -299,6 +301,9 @@ impl Gen<'_> {
                     }
                 }
                 Slot::DsAddr => self.vgpr(1),
+                Slot::Kimm if info.ty == Ty::F16 => {
+                    Operand::Literal(self.rng.random::<u16>().into())
+                }
                 Slot::Kimm => Operand::Literal(self.rng.random()),
                 Slot::GAddr => self.vgpr(if saddr_off { 2 } else { 1 }),
                 Slot::GSaddr => {
@@ -308,6 +313,20 @@ impl Gen<'_> {
                         self.sgpr(2)
                     }
                 }
+                // gfx908/gfx90a take exactly one of the two offsets.
+                Slot::ScratchAddr if !t.scratch_sve_bit() && saddr_off => self.vgpr(1),
+                Slot::ScratchAddr if !t.scratch_sve_bit() => Operand::Off,
+                Slot::ScratchAddr if self.chance(0.5) => self.vgpr(1),
+                Slot::ScratchAddr => Operand::Off,
+                Slot::ScratchSaddr if !saddr_off && !t.scratch_sve_bit() => self.sgpr(1),
+                Slot::ScratchSaddr if !t.scratch_sve_bit() => Operand::Off,
+                Slot::ScratchSaddr if self.chance(0.5) => self.sgpr(1),
+                Slot::ScratchSaddr => Operand::Off,
+                Slot::BufAddr if self.chance(0.5) => self.vgpr(1),
+                Slot::BufAddr => Operand::Off,
+                Slot::BufRsrc => self.sgpr(4),
+                Slot::BufSoffset if self.chance(0.5) => self.sgpr(1),
+                Slot::BufSoffset => Operand::Int(self.rng.random_range(0..=64)),
             };
             i.operands.push(o);
         }
@@ -432,6 +451,9 @@ impl Gen<'_> {
                 let allowed = super::encode::float_modifier_sources(i.op);
                 m.neg = self.rng.random_range(0..(1u8 << fsrc)) & allowed;
                 m.abs = self.rng.random_range(0..(1u8 << fsrc)) & allowed;
+                if info.slots.contains(&Slot::CarryDst) {
+                    m.abs = 0;
+                }
                 if info.form != Form::Vopc {
                     m.clamp = self.rng.random_bool(0.3);
                     if super::encode::takes_omod(i.op) {
@@ -530,7 +552,12 @@ impl Gen<'_> {
                     m.offset = self.rng.random_range(0..=0xffff);
                 }
             }
-            Form::Global => {
+            Form::Buffer => {
+                m.offset = self.rng.random_range(0..=4095);
+                let bits = if t.sc_cache_bits() { 11 } else { 3 };
+                m.cache = Cache(self.rng.random_range(0..16u8) & bits);
+            }
+            Form::Global | Form::Scratch => {
                 m.offset = self.rng.random_range(-4096..=4095);
                 let bits = match (t.family(), t.sc_cache_bits()) {
                     (IsaFamily::Gfx11, _) => 7,
@@ -599,7 +626,7 @@ fn assemble(bin: &str, t: IsaTarget, text: &str) -> (String, String) {
     )
 }
 
-const FORMS: [Form; 15] = [
+const FORMS: [Form; 17] = [
     Form::Sop1,
     Form::Sop2,
     Form::Sopk,
@@ -615,6 +642,8 @@ const FORMS: [Form; 15] = [
     Form::Wmma,
     Form::Ds,
     Form::Global,
+    Form::Scratch,
+    Form::Buffer,
 ];
 
 /// Minimum random cases per (target, form); each op gets an equal share, at least 12.
@@ -625,7 +654,13 @@ const CASES_PER_FORM: usize = 240;
 fn inlined(i: &Instr) -> Instr {
     let mut i = i.clone();
     if matches!(i.op.info().ty, Ty::B32 | Ty::F32) {
-        for o in &mut i.operands {
+        let slots = i.op.info().slots;
+        for (o, _) in i
+            .operands
+            .iter_mut()
+            .zip(slots)
+            .filter(|(_, s)| **s != Slot::Kimm)
+        {
             if let Operand::Literal(x) = *o {
                 *o = Operand::inline32(x).unwrap_or(*o);
             }
@@ -744,6 +779,11 @@ fn check_target(t: IsaTarget) {
             cases.len()
         ));
     }
+    if t.family() == IsaFamily::Gfx11 {
+        let n = check_vopd(t, &bin, &mut rng, CASES_PER_FORM * 2 * scale, &mut failures);
+        total += n;
+        summary.push(format!("VOPD: {n} cases"));
+    }
     eprintln!(
         "{t}: {total} random instructions checked against llvm-mc ({})",
         summary.join("; ")
@@ -756,6 +796,154 @@ fn check_target(t: IsaTarget) {
             failures.join("\n")
         );
     }
+}
+
+/// A random VOPD half: `op`'s `_e32` shape with random operands (`v_cndmask_b32` reads
+/// `vcc_lo`).
+fn vopd_half(gen: &mut Gen<'_>, op: Op) -> Instr {
+    let mut i = gen.instr(op);
+    i.vop3 = false;
+    i.mods = Mods::default();
+    for (o, s) in i.operands.iter_mut().zip(op.info().slots) {
+        match s {
+            Slot::VReg(_) | Slot::VDst(_) if !matches!(o, Operand::Vgpr(_)) => *o = gen.vgpr(1),
+            Slot::MaskSrc => *o = Operand::VccLo,
+            _ => {}
+        }
+    }
+    i
+}
+
+/// Random VOPD pairs: most made valid (destination parity, source banks, one literal),
+/// some left as drawn. Both sides must agree on which are valid, and on the valid ones
+/// bytes, text and decoding must agree. Returns the number of cases.
+fn check_vopd(
+    t: IsaTarget,
+    bin: &str,
+    rng: &mut StdRng,
+    cases: usize,
+    failures: &mut Vec<String>,
+) -> usize {
+    let xs: Vec<Op> = vopd_ops().filter(|o| vopd_x(*o)).collect();
+    let ys: Vec<Op> = vopd_ops().collect();
+    let mut gen = Gen { rng, t };
+    let mut pairs = Vec::new();
+    for _ in 0..cases {
+        let x_op = xs[gen.rng.random_range(0..xs.len())];
+        let y_op = ys[gen.rng.random_range(0..ys.len())];
+        let x = vopd_half(&mut gen, x_op);
+        let mut y = vopd_half(&mut gen, y_op);
+        if gen.chance(0.85) {
+            let vg = |o: &Operand| match o {
+                Operand::Vgpr(r) => Some(r.first),
+                _ => None,
+            };
+            let slots_y = y_op.info().slots;
+            let slot_of = |i: &Instr, want: fn(&Slot) -> bool| {
+                i.op.info()
+                    .slots
+                    .iter()
+                    .position(want)
+                    .map(|k| i.operands[k])
+            };
+            let x_src0 = slot_of(&x, |s| matches!(s, Slot::VSrc(_)));
+            let x_src1 = slot_of(&x, |s| matches!(s, Slot::VReg(_)));
+            let x_dst = vg(&x.operands[0]).unwrap_or(0);
+            let x_lit = x.operands.iter().find_map(|o| match o {
+                Operand::Literal(l) => Some(*l),
+                _ => None,
+            });
+            for (o, s) in y.operands.iter_mut().zip(slots_y) {
+                let other = match s {
+                    Slot::VDst(_) => {
+                        let r = vg(o).unwrap_or(0);
+                        *o = vr((r & !1) | (!x_dst & 1), 1);
+                        continue;
+                    }
+                    Slot::VSrc(_) => x_src0.as_ref().and_then(vg),
+                    Slot::VReg(_) => x_src1.as_ref().and_then(vg),
+                    _ => None,
+                };
+                if let (Some(b), Some(r)) = (other, vg(o)) {
+                    if b % 4 == r % 4 {
+                        *o = vr((r & !3) | ((b + 1) & 3), 1);
+                    }
+                }
+                if let (Operand::Literal(l), Some(k)) = (o, x_lit) {
+                    *l = k;
+                }
+            }
+        }
+        pairs.push(x.with_dual(y));
+    }
+    let text: String = pairs
+        .iter()
+        .map(|i| format!("{}\n", i.display(t)))
+        .collect();
+    let (out, err) = assemble(bin, t, &text);
+    let mut rejected = std::collections::HashSet::new();
+    for l in err.lines().filter(|l| l.contains("error:")) {
+        if let Some(n) = l.split(':').nth(1).and_then(|n| n.parse::<usize>().ok()) {
+            rejected.insert(n - 1);
+        }
+    }
+    let mut accepted = Vec::new();
+    for (k, i) in pairs.iter().enumerate() {
+        match (encode(i, t), rejected.contains(&k)) {
+            (Ok(w), false) => accepted.push((i, w)),
+            (Err(_), true) => {}
+            (Ok(_), true) => failures.push(format!(
+                "{t}: llvm-mc rejects `{}`, our encoder accepts it",
+                i.display(t)
+            )),
+            (Err(e), false) => {
+                failures.push(format!(
+                    "{t}: we reject `{}` ({e}), llvm-mc accepts it",
+                    i.display(t)
+                ));
+                accepted.push((i, Vec::new()));
+            }
+        }
+    }
+    let encs = parse_encodings(&out);
+    if encs.len() != accepted.len() {
+        failures.push(format!(
+            "{t} VOPD: {} encodings for {} accepted lines",
+            encs.len(),
+            accepted.len()
+        ));
+        return pairs.len();
+    }
+    for ((written, ours), (their_text, theirs)) in accepted.into_iter().zip(&encs) {
+        if ours.is_empty() {
+            continue;
+        }
+        let i = Instr {
+            dual: written.dual.as_deref().map(|y| Box::new(inlined(y))),
+            ..inlined(written)
+        };
+        let ours_text = i.display(t).to_string();
+        let ours_text = ours_text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if ours_text != *their_text {
+            failures.push(format!(
+                "{t}: we print `{ours_text}`, llvm prints `{their_text}`"
+            ));
+        }
+        if ours != *theirs {
+            failures.push(format!(
+                "{t}: `{ours_text}`: ours {ours:08x?}, llvm {theirs:08x?}"
+            ));
+            continue;
+        }
+        match decode(theirs, t) {
+            Ok((back, n)) if back == i && n == theirs.len() => {}
+            Ok((back, n)) => failures.push(format!(
+                "{t}: `{ours_text}` decodes as {back:?} ({n} words), expected {i:?}"
+            )),
+            Err(e) => failures.push(format!("{t}: `{ours_text}` does not decode: {e}")),
+        }
+    }
+    pairs.len()
 }
 
 #[test]

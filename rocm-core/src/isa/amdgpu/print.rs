@@ -50,6 +50,18 @@ fn bits(f: &mut fmt::Formatter<'_>, name: &str, v: u8, n: usize) -> fmt::Result 
 impl fmt::Display for InstrDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (i, t) = (self.instr, self.t);
+        if let Some(y) = &i.dual {
+            let x = Instr {
+                dual: None,
+                ..i.clone()
+            };
+            return write!(
+                f,
+                "{} :: {}",
+                super::vopd::half_text(&x, t),
+                super::vopd::half_text(y, t)
+            );
+        }
         let info = i.op.info();
         let Some(name) = i.mnemonic(t) else {
             return write!(f, "// {:?} is not available on {t}", i.op);
@@ -130,6 +142,8 @@ impl fmt::Display for InstrDisplay<'_> {
                 (Operand::Float(x), Slot::VSrc(2) | Slot::SSrc(2)) if info.ty != Ty::F32 => {
                     fmt_float(f, *x, true)?
                 }
+                // K is always the literal dword, printed as one.
+                (Operand::Literal(x), Slot::Kimm) => write!(f, "0x{x:x}")?,
                 (Operand::Float(x), Slot::MfmaAcc(_)) if info.ty == Ty::F64 => {
                     fmt_float(f, *x, true)?
                 }
@@ -160,7 +174,10 @@ impl fmt::Display for InstrDisplay<'_> {
         let nsrc = source_count(info);
         match info.form {
             Form::Smem => {
-                if m.offset < 0 {
+                // gfx11 names the (null) offset register when the immediate is zero.
+                if m.offset == 0 && t.family() == IsaFamily::Gfx11 {
+                    f.write_str(", null")?;
+                } else if m.offset < 0 {
                     write!(f, ", -0x{:x}", -i64::from(m.offset))?;
                 } else {
                     write!(f, ", 0x{:x}", m.offset)?;
@@ -188,7 +205,20 @@ impl fmt::Display for InstrDisplay<'_> {
                     write!(f, " offset:{}", m.offset)?;
                 }
             }
-            Form::Global => {
+            Form::Buffer => {
+                if matches!(i.operands.get(1), Some(Operand::Vgpr(_))) {
+                    f.write_str(" offen")?;
+                }
+                if m.offset != 0 {
+                    write!(f, " offset:{}", m.offset)?;
+                }
+                for (b, n) in cache_names {
+                    if m.cache.has(b) {
+                        write!(f, " {n}")?;
+                    }
+                }
+            }
+            Form::Global | Form::Scratch => {
                 if m.offset != 0 {
                     write!(f, " offset:{}", m.offset)?;
                 }

@@ -122,6 +122,12 @@ impl IsaTarget {
         self == IsaTarget::Gfx942
     }
 
+    /// Whether scratch instructions have an SVE bit (a VGPR offset beside an SGPR one,
+    /// or neither); gfx908/gfx90a take exactly one of the two.
+    pub fn scratch_sve_bit(self) -> bool {
+        !matches!(self, IsaTarget::Gfx908 | IsaTarget::Gfx90a)
+    }
+
     /// The rocm-core architecture of this target.
     pub fn arch(self) -> Arch {
         match self {

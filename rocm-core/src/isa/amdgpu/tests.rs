@@ -176,7 +176,7 @@ fn known() -> Vec<(IsaTarget, Instr, &'static str, Vec<u32>)> {
         (
             Gfx1100,
             Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
-            "s_load_b128 s[4:7], s[0:1], 0x0",
+            "s_load_b128 s[4:7], s[0:1], null",
             w(&[0x00, 0x01, 0x08, 0xf4, 0x00, 0x00, 0x00, 0xf8]),
         ),
         (

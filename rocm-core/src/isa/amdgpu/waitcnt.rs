@@ -199,6 +199,8 @@ fn is_vector(form: Form) -> bool {
             | Form::Wmma
             | Form::Ds
             | Form::Global
+            | Form::Scratch
+            | Form::Buffer
     )
 }
 

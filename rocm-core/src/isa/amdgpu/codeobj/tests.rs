@@ -380,11 +380,6 @@ fn objdump_text(path: &Path, t: IsaTarget, sym: &str) -> Vec<String> {
         .filter_map(|l| {
             let text = l.split("//").next()?.trim();
             let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            // llvm-objdump prints a zero gfx11 SMEM offset as the `null` soffset.
-            let text = match text.strip_suffix(", null") {
-                Some(head) if text.starts_with("s_load") => format!("{head}, 0x0"),
-                _ => text,
-            };
             (!text.is_empty()).then_some(text)
         })
         .collect()
