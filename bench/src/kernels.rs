@@ -95,7 +95,8 @@ pub struct ShowArgs {
     /// A Level 1 operation (scal, axpy, axpby, copy, swap, dot, dotc, sum, asum, nrm2,
     /// iamax, iamin) or a generator name (`kernels list`: gemm, gemv, rank_update,
     /// tri_mv, trsv_block, level3, extension, complex_prep, copy, transpose,
-    /// gemm_splitk_finish, level1_finish).
+    /// gemm_splitk_finish, level1_finish; rocm-rand's fill kernel `rand`: Philox uniform
+    /// f32/f64 unless `--params` says otherwise).
     op: String,
     /// The generator's params as JSON (overrides the problem flags).
     #[arg(long)]
@@ -270,6 +271,21 @@ fn show_generator(
                 out: dtype,
             })
         }),
+        n if n == rocm_rand::gpu::RandKernels::NAME => {
+            show::<rocm_rand::gpu::RandKernels>(a, target, || {
+                let dtype = if dtype == DType::F64 {
+                    dtype
+                } else {
+                    DType::F32
+                };
+                Ok(rocm_rand::gpu::Params::for_problem(
+                    rocm_rand::Kind::Philox4x32_10,
+                    rocm_rand::Dist::Uniform,
+                    dtype,
+                    true,
+                ))
+            })
+        }
         other => Err(format!(
             "unknown operation or generator `{other}`; see `rocm-bench kernels list`"
         )

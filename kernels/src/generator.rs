@@ -92,8 +92,56 @@ pub trait Generator: 'static {
     /// The signatures of the kernels `generate` emits for `params` on `target` (an error
     /// where it emits none). Generators answer without generating; the default generates.
     fn signatures(params: &Self::Params, target: &Target) -> Result<Vec<Signature>> {
-        Ok(Self::generate(params, target)?.signatures)
+        generated_signatures::<Self>(params, target)
     }
+}
+
+/// Signatures this thread generated programs for most recently (the default
+/// [`Generator::signatures`] generates; plans ask on every call, so the answer is kept).
+struct RecentSignatures {
+    generator: TypeId,
+    target: Target,
+    params: Box<dyn Any>,
+    signatures: Vec<Signature>,
+}
+
+thread_local! {
+    static RECENT_SIGNATURES: RefCell<Vec<RecentSignatures>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `G`'s signatures for `params` on `target` from the program it generates, generated
+/// once per thread for the [`RECENT_LEN`] most recent params.
+fn generated_signatures<G: Generator + ?Sized>(
+    params: &G::Params,
+    target: &Target,
+) -> Result<Vec<Signature>> {
+    let hit = RECENT_SIGNATURES.with_borrow(|recent| {
+        recent
+            .iter()
+            .find(|r| {
+                r.generator == TypeId::of::<G>()
+                    && r.target == *target
+                    && r.params.downcast_ref::<G::Params>() == Some(params)
+            })
+            .map(|r| r.signatures.clone())
+    });
+    if let Some(s) = hit {
+        return Ok(s);
+    }
+    let signatures = G::generate(params, target)?.signatures;
+    RECENT_SIGNATURES.with_borrow_mut(|recent| {
+        recent.insert(
+            0,
+            RecentSignatures {
+                generator: TypeId::of::<G>(),
+                target: target.clone(),
+                params: Box::new(params.clone()),
+                signatures: signatures.clone(),
+            },
+        );
+        recent.truncate(RECENT_LEN);
+    });
+    Ok(signatures)
 }
 
 /// The `.param` declarations of the PTX that `G` generates for `p` on sm_90, in order,

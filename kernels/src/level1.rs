@@ -426,7 +426,8 @@ impl Generator for Level1 {
     }
 
     fn signatures(p: &Level1Params, target: &Target) -> Result<Vec<Signature>> {
-        Ok(vec![crate::lang::level1::kernel(p, target)?.signature])
+        crate::lang::level1::check(p, target)?;
+        Ok(vec![signature(p)?])
     }
 }
 

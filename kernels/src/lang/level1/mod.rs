@@ -358,6 +358,24 @@ fn elementwise(
 }
 
 /// The kernel of `p` on `target` (every op and dtype [`crate::level1::supports`]).
+/// What [`kernel`] refuses for `p` on `target`, without building it (the plan asks for
+/// the signature on every call, so this stays cheap): the params, the dtypes, the
+/// target family and the cache hints.
+pub fn check(p: &Level1Params, target: &Target) -> Result<()> {
+    p.validate()?;
+    Layout::of(p.dtype)?;
+    Layout::of(y_dtype(p.op, p.dtype))?;
+    if target.family() == rocm_core::target::Family::Cpu {
+        return Err(Error::unsupported("Level 1 language kernel", target));
+    }
+    let (ax, ay) = accesses(p.op);
+    caches(p, ax, target)?;
+    if p.op.has_y() {
+        caches(p, ay, target)?;
+    }
+    Ok(())
+}
+
 pub fn kernel(p: &Level1Params, target: &Target) -> Result<KernelDef> {
     p.validate()?;
     let xl = Layout::of(p.dtype)?;
