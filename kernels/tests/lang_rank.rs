@@ -346,6 +346,13 @@ impl Case {
         let (want, mags) = self.expected();
         let u = self.ty().u();
         let k = if self.ty().comps == 2 { 10.0 } else { 3.0 };
+        // f64 data: the "exact" update below is itself computed in f64 and carries up to
+        // the same bound, so the two may differ by twice it.
+        let k = if matches!(self.p.dtype, DType::F64 | DType::C64) {
+            2.0 * k
+        } else {
+            k
+        };
         // The exact update in f64 against the rounded sequence: the documented bound.
         let c = self.ty().comps;
         for (q, mag) in mags.iter().enumerate() {
