@@ -347,14 +347,7 @@ fn explain_l1(dev: &Device, n: usize) -> Result<(), Box<dyn std::error::Error>> 
             ..axpy
         };
         let r = l1::plan_reduction(&dot, dtype, ResultAt::Workspace, target, catalog)?;
-        println!(
-            "dot {dtype} n = {n} on {target} (host pointer mode{}):",
-            if r.combine_on_host {
-                "; partials combined on the host"
-            } else {
-                ""
-            }
-        );
+        println!("dot {dtype} n = {n} on {target} (host pointer mode):");
         print!("{}", r.plan);
     }
     Ok(())

@@ -15,6 +15,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::LocalKey;
 
 /// How a problem of `n` work units maps to a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -96,17 +97,69 @@ pub trait Generator: 'static {
     }
 }
 
-/// Signatures this thread generated programs for most recently (the default
-/// [`Generator::signatures`] generates; plans ask on every call, so the answer is kept).
-struct RecentSignatures {
+/// One answer a thread computed for `G`'s params on a device or target, found again by
+/// comparing params (no key to build: the process-wide cache's key is a JSON rendering of
+/// the params, which cost about as much as the rest of a small BLAS call's host path).
+struct Recent<K, V> {
     generator: TypeId,
-    target: Target,
+    at: K,
     params: Box<dyn Any>,
-    signatures: Vec<Signature>,
+    value: V,
+}
+
+/// How many answers each per-thread list keeps (a BLAS call uses one to three programs).
+const RECENT_LEN: usize = 16;
+
+type RecentList<K, V> = LocalKey<RefCell<Vec<Recent<K, V>>>>;
+
+/// `list`'s answer for `G`'s `params` at `at`, or `make`'s, kept as the newest of the
+/// [`RECENT_LEN`] answers this thread holds.
+fn recent_or<G, K, V>(
+    list: &'static RecentList<K, V>,
+    at: &K,
+    params: &G::Params,
+    make: impl FnOnce() -> Result<V>,
+) -> Result<V>
+where
+    G: Generator + ?Sized,
+    K: PartialEq + Clone + 'static,
+    V: Clone + 'static,
+{
+    let hit = list.with_borrow(|recent| {
+        recent
+            .iter()
+            .find(|r| {
+                r.generator == TypeId::of::<G>()
+                    && r.at == *at
+                    && r.params.downcast_ref::<G::Params>() == Some(params)
+            })
+            .map(|r| r.value.clone())
+    });
+    if let Some(v) = hit {
+        return Ok(v);
+    }
+    let value = make()?;
+    list.with_borrow_mut(|recent| {
+        recent.insert(
+            0,
+            Recent {
+                generator: TypeId::of::<G>(),
+                at: at.clone(),
+                params: Box::new(params.clone()),
+                value: value.clone(),
+            },
+        );
+        recent.truncate(RECENT_LEN);
+    });
+    Ok(value)
 }
 
 thread_local! {
-    static RECENT_SIGNATURES: RefCell<Vec<RecentSignatures>> = const { RefCell::new(Vec::new()) };
+    /// Signatures the default [`Generator::signatures`] generated (plans ask on every call).
+    static RECENT_SIGNATURES: RefCell<Vec<Recent<Target, Vec<Signature>>>> =
+        const { RefCell::new(Vec::new()) };
+    /// Programs [`load`] loaded.
+    static RECENT_LOADED: RefCell<Vec<Recent<Device, Loaded>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `G`'s signatures for `params` on `target` from the program it generates, generated
@@ -115,33 +168,9 @@ fn generated_signatures<G: Generator + ?Sized>(
     params: &G::Params,
     target: &Target,
 ) -> Result<Vec<Signature>> {
-    let hit = RECENT_SIGNATURES.with_borrow(|recent| {
-        recent
-            .iter()
-            .find(|r| {
-                r.generator == TypeId::of::<G>()
-                    && r.target == *target
-                    && r.params.downcast_ref::<G::Params>() == Some(params)
-            })
-            .map(|r| r.signatures.clone())
-    });
-    if let Some(s) = hit {
-        return Ok(s);
-    }
-    let signatures = G::generate(params, target)?.signatures;
-    RECENT_SIGNATURES.with_borrow_mut(|recent| {
-        recent.insert(
-            0,
-            RecentSignatures {
-                generator: TypeId::of::<G>(),
-                target: target.clone(),
-                params: Box::new(params.clone()),
-                signatures: signatures.clone(),
-            },
-        );
-        recent.truncate(RECENT_LEN);
-    });
-    Ok(signatures)
+    recent_or::<G, _, _>(&RECENT_SIGNATURES, target, params, || {
+        Ok(G::generate(params, target)?.signatures)
+    })
 }
 
 /// The `.param` declarations of the PTX that `G` generates for `p` on sm_90, in order,
@@ -167,53 +196,12 @@ pub struct Loaded {
     pub module: Module,
 }
 
-/// Programs this thread loaded most recently, found by comparing params (no key to
-/// build): the process-wide cache's key is a JSON rendering of the params, which cost
-/// about as much as the rest of a small BLAS call's host path.
-struct Recent {
-    generator: TypeId,
-    device: Device,
-    params: Box<dyn Any>,
-    loaded: Loaded,
-}
-
-/// How many programs [`RECENT`] keeps per thread (a BLAS call uses one to three).
-const RECENT_LEN: usize = 16;
-
-thread_local! {
-    static RECENT: RefCell<Vec<Recent>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Generates (if needed) and loads `G`'s program for `params` on `device`, once per
 /// process.
 pub fn load<G: Generator>(device: &Device, params: &G::Params) -> Result<Loaded> {
-    let hit = RECENT.with_borrow(|recent| {
-        recent
-            .iter()
-            .find(|r| {
-                r.generator == TypeId::of::<G>()
-                    && r.device == *device
-                    && r.params.downcast_ref::<G::Params>() == Some(params)
-            })
-            .map(|r| r.loaded.clone())
-    });
-    if let Some(l) = hit {
-        return Ok(l);
-    }
-    let loaded = load_shared::<G>(device, params)?;
-    RECENT.with_borrow_mut(|recent| {
-        recent.insert(
-            0,
-            Recent {
-                generator: TypeId::of::<G>(),
-                device: device.clone(),
-                params: Box::new(params.clone()),
-                loaded: loaded.clone(),
-            },
-        );
-        recent.truncate(RECENT_LEN);
-    });
-    Ok(loaded)
+    recent_or::<G, _, _>(&RECENT_LOADED, device, params, || {
+        load_shared::<G>(device, params)
+    })
 }
 
 /// [`load`] through the process-wide cache.

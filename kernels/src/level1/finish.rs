@@ -31,9 +31,7 @@
 //! result is written by work-item 0 at `result` (complex: re then im). Launch: one
 //! workgroup of [`FINISH_LANES`] work-items (two warps on NVIDIA, one wave64 on gfx9,
 //! two wave32 on gfx11). The program's one kernel, [`FINISH_KERNEL`], is written in the
-//! language ([`crate::lang::level1::finish`]). nrm2 answers `Unsupported` on AMDGPU
-//! targets and the host combines its partials in this order (the program itself
-//! lowers there).
+//! language ([`crate::lang::level1::finish`]) and lowered to every GPU target.
 
 use super::{partial_slots, L1Op};
 use crate::generator::{Generator, LaunchRule, Program};
@@ -95,12 +93,9 @@ impl FinishParams {
             .scalar("grid", ScalarType::U32)
     }
 
-    /// Whether `target` has this program: every GPU target, except nrm2 on AMDGPU,
-    /// whose partials the host combines (the AMDGPU lowering builds the program, f64
-    /// square root included, so the device could combine them instead).
+    /// Whether `target` has this program: every GPU target.
     fn check_target(&self, target: &Target) -> Result<()> {
-        let isa = target.caps().kernel_isa;
-        if isa == KernelIsa::Host || (isa == KernelIsa::Amdgpu && self.op == L1Op::Nrm2) {
+        if target.caps().kernel_isa == KernelIsa::Host {
             return Err(Error::unsupported(
                 format!("Level 1 finish {:?} ({})", self.op, self.out),
                 target.to_string(),

@@ -14,8 +14,7 @@
 //! ([`super::finish`]) combines them into the result, in the caller's buffer or in the
 //! two f64s after the partials. The kernels loop over tiles by the launched grid, so
 //! one code runs any grid: min(catalog grid, workgroups covering n). n = 0 runs the
-//! finish alone (`grid = 0`: the result is 0). Where a target has no finish kernel
-//! (AMDGPU nrm2) the plan says so and the host combines the partials in the same order.
+//! finish alone (`grid = 0`: the result is 0).
 
 use super::finish::{Finish, FinishParams, FINISH_LANES};
 use super::{partial_slots, L1Op, Level1, Level1Params};
@@ -337,9 +336,6 @@ pub struct ReductionPlan {
     pub grid: u32,
     /// Byte offset of the result in the workspace ([`ResultAt::Workspace`]).
     pub result_offset: u64,
-    /// No finish kernel on this target: the host combines the partials
-    /// ([`super::finish::finish_sum`], [`super::finish::finish_index`]).
-    pub combine_on_host: bool,
 }
 
 /// The plan of a reduction (dot, dotc, sum, asum, nrm2, iamax, iamin) whose result is
@@ -386,12 +382,7 @@ pub fn plan_reduction(
         (grid, params.grid.max(1) as usize)
     };
     let tail = (slots * most * 8) as u64;
-    let finish = match Finish::signatures(&fin, target) {
-        Ok(mut s) => s.pop(),
-        Err(Error::Unsupported { .. }) => None,
-        Err(e) => return Err(e),
-    };
-    let combine_on_host = finish.is_none();
+    let finish = Finish::signatures(&fin, target)?.pop();
     if let Some(sig) = finish {
         let result_arg = match result {
             ResultAt::Buffer(slot) => Arg::Buffer {
@@ -431,6 +422,5 @@ pub fn plan_reduction(
         slots,
         grid,
         result_offset: tail,
-        combine_on_host,
     })
 }

@@ -357,7 +357,6 @@ fn elementwise(
     }
 }
 
-/// The kernel of `p` on `target` (every op and dtype [`crate::level1::supports`]).
 /// What [`kernel`] refuses for `p` on `target`, without building it (the plan asks for
 /// the signature on every call, so this stays cheap): the params, the dtypes, the
 /// target family and the cache hints.
@@ -376,8 +375,10 @@ pub fn check(p: &Level1Params, target: &Target) -> Result<()> {
     Ok(())
 }
 
+/// The kernel of `p` on `target` (every op and dtype [`crate::level1::supports`]);
+/// it refuses exactly what [`check`] refuses.
 pub fn kernel(p: &Level1Params, target: &Target) -> Result<KernelDef> {
-    p.validate()?;
+    check(p, target)?;
     let xl = Layout::of(p.dtype)?;
     let yl = Layout::of(y_dtype(p.op, p.dtype))?;
     let mut k = Builder::new(KERNEL, target)?;
