@@ -26,6 +26,7 @@ mod args;
 pub mod blas1;
 pub mod blas2;
 pub mod blas3;
+pub mod cblas;
 pub mod runtime;
 pub mod xerbla;
 
