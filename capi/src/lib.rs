@@ -27,6 +27,7 @@ pub mod blas1;
 pub mod blas2;
 pub mod blas3;
 pub mod cblas;
+pub mod lapack;
 pub mod runtime;
 pub mod xerbla;
 
