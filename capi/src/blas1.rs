@@ -112,7 +112,7 @@ pub(crate) unsafe fn axpy<T: Scalar>(
         let (xs, ys) = unsafe { (slice(x, lx), slice_mut(y, ly)) };
         for i in 0..n {
             let (ix, iy) = (at(i, n, incx), at(i, n, incy));
-            ys[iy] = ys[iy] + alpha * xs[ix];
+            ys[iy] += alpha * xs[ix];
         }
         return;
     }
@@ -511,9 +511,9 @@ fn rotmg_values<R: Real>(d1: &mut R, d2: &mut R, x1: &mut R, y1: R) -> [R; 5] {
         let u = one - h12 * h21;
         if u > zero {
             flag = zero;
-            *d1 = *d1 / u;
-            *d2 = *d2 / u;
-            *x1 = *x1 * u;
+            *d1 /= u;
+            *d2 /= u;
+            *x1 *= u;
         } else {
             return zero_all(d1, d2, x1);
         }
@@ -542,15 +542,15 @@ fn rotmg_values<R: Real>(d1: &mut R, d2: &mut R, x1: &mut R, y1: R) -> [R; 5] {
         while *d1 <= rgamsq || *d1 >= gamsq {
             explicit(&mut flag, &mut h11, &mut h12, &mut h21, &mut h22);
             if *d1 <= rgamsq {
-                *d1 = *d1 * gam * gam;
-                *x1 = *x1 / gam;
-                h11 = h11 / gam;
-                h12 = h12 / gam;
+                *d1 *= gam * gam;
+                *x1 /= gam;
+                h11 /= gam;
+                h12 /= gam;
             } else {
-                *d1 = *d1 / (gam * gam);
-                *x1 = *x1 * gam;
-                h11 = h11 * gam;
-                h12 = h12 * gam;
+                *d1 /= gam * gam;
+                *x1 *= gam;
+                h11 *= gam;
+                h12 *= gam;
             }
         }
     }
@@ -558,13 +558,13 @@ fn rotmg_values<R: Real>(d1: &mut R, d2: &mut R, x1: &mut R, y1: R) -> [R; 5] {
         while d2.abs() <= rgamsq || d2.abs() >= gamsq {
             explicit(&mut flag, &mut h11, &mut h12, &mut h21, &mut h22);
             if d2.abs() <= rgamsq {
-                *d2 = *d2 * gam * gam;
-                h21 = h21 / gam;
-                h22 = h22 / gam;
+                *d2 *= gam * gam;
+                h21 /= gam;
+                h22 /= gam;
             } else {
-                *d2 = *d2 / (gam * gam);
-                h21 = h21 * gam;
-                h22 = h22 * gam;
+                *d2 /= gam * gam;
+                h21 *= gam;
+                h22 *= gam;
             }
         }
     }

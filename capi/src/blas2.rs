@@ -264,7 +264,6 @@ pub(crate) unsafe fn symv<T: Scalar>(
             }
             (true, Storage::Packed) => b.hpmv(u, n, alpha, &av, &xv, incx, beta, &mut yv, incy),
         }?;
-        drop(yv);
         yb.finish()
     });
 }
@@ -358,7 +357,6 @@ pub(crate) unsafe fn trxv<T: Scalar>(
             (true, Storage::Band) => b.tbsv(u, t, d, n, k, &av, lda, &mut xv, incx),
             (true, Storage::Packed) => b.tpsv(u, t, d, n, &av, &mut xv, incx),
         }?;
-        drop(xv);
         xb.finish()
     });
 }
@@ -426,7 +424,6 @@ pub(crate) unsafe fn ger<T: Scalar>(
             s.blas
                 .geru(m, n, alpha, &xv, incx, &yv, incy, &mut av, lda)?;
         }
-        drop(av);
         ab.finish()
     });
 }

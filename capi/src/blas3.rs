@@ -180,7 +180,6 @@ pub(crate) unsafe fn symm<T: Scalar>(
             s.blas
                 .symm(sd, u, m, n, alpha, &av, lda, &bv, ldb, beta, &mut cv, ldc)?;
         }
-        drop(cv);
         cb.finish()
     });
 }
@@ -407,7 +406,6 @@ pub(crate) unsafe fn trxm<T: Scalar>(
             s.blas
                 .trmm(sd, u, t, d, m, n, alpha, &av, lda, &mut bv, ldb)?;
         }
-        drop(bv);
         bb.finish()
     });
 }

@@ -221,26 +221,28 @@ pub struct Scalarg<T: ByArg>(T::Repr);
 
 pub trait ByArg: Scalar {
     type Repr: Copy;
-    fn read(r: Self::Repr) -> Self;
+    /// # Safety
+    /// A pointer representation is null or points at a value.
+    unsafe fn read(r: Self::Repr) -> Self;
 }
 
 impl ByArg for f32 {
     type Repr = f32;
-    fn read(r: f32) -> f32 {
+    unsafe fn read(r: f32) -> f32 {
         r
     }
 }
 
 impl ByArg for f64 {
     type Repr = f64;
-    fn read(r: f64) -> f64 {
+    unsafe fn read(r: f64) -> f64 {
         r
     }
 }
 
 impl ByArg for C32 {
     type Repr = *const C32;
-    fn read(r: *const C32) -> C32 {
+    unsafe fn read(r: *const C32) -> C32 {
         // SAFETY: CBLAS's complex α/β point at a value (null reads as 0).
         if r.is_null() {
             C32::new(0.0, 0.0)
@@ -252,7 +254,7 @@ impl ByArg for C32 {
 
 impl ByArg for C64 {
     type Repr = *const C64;
-    fn read(r: *const C64) -> C64 {
+    unsafe fn read(r: *const C64) -> C64 {
         // SAFETY: as above.
         if r.is_null() {
             C64::new(0.0, 0.0)
@@ -263,8 +265,11 @@ impl ByArg for C64 {
 }
 
 impl<T: ByArg> Scalarg<T> {
-    fn get(&self) -> T {
-        T::read(self.0)
+    /// # Safety
+    /// As [`ByArg::read`].
+    unsafe fn get(&self) -> T {
+        // SAFETY: forwarded from the caller.
+        unsafe { T::read(self.0) }
     }
 }
 

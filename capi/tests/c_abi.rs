@@ -24,6 +24,7 @@ fn matmul(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
     out
 }
 
+#[allow(clippy::too_many_arguments)] // DGEMM's own argument list
 unsafe fn gemm(
     m: i32,
     n: i32,
