@@ -134,17 +134,15 @@ struct Side {
     inner_stride: usize,
 }
 
+/// A four-step split: `(n1, n2, first kernel, second kernel)`.
+type Split = (usize, usize, SingleParams, SingleParams);
+
 /// The four-step split of `n` for `real` on `target`: `(n1, n2, first, second)`, both
 /// kernels' shapes found, preferring column kernels with whole runs
 /// ([`single::strided_shape`]), then factors near `√n`.
-fn four_step(
-    n: usize,
-    real: Real,
-    forward: bool,
-    target: &Target,
-) -> Option<(usize, usize, SingleParams, SingleParams)> {
+fn four_step(n: usize, real: Real, forward: bool, target: &Target) -> Option<Split> {
     let run = 64 / real.complex_bytes();
-    let mut best: Option<((bool, usize), (usize, usize, SingleParams, SingleParams))> = None;
+    let mut best: Option<((bool, usize), Split)> = None;
     let small = (2..).take_while(|d| d * d <= n).filter(|d| n % d == 0);
     let pairs: Vec<(usize, usize)> = small.flat_map(|d| [(d, n / d), (n / d, d)]).collect();
     for (n1, n2) in pairs {
