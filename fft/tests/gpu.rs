@@ -231,6 +231,24 @@ fn largest_single_kernel_sizes() {
     }
 }
 
+/// The two-kernel four-step (lengths above the single kernel's shared memory on every
+/// device): batches, both directions, in place, strides and offsets.
+#[test]
+fn four_step_lengths_on_every_device() {
+    for dev in devices() {
+        let mut c = Case::contiguous(16384, 2, Precision::F32, true);
+        check(&dev, &c, 5);
+        c = Case::contiguous(12288, 1, Precision::F64, false);
+        c.in_place = true;
+        check(&dev, &c, 6);
+        let mut c = Case::contiguous(3 * 8192, 2, Precision::F32, false);
+        c.input = (2, 2 * c.n + 5, 3);
+        c.output = (1, c.n + 1, 1);
+        c.scale = 0.5;
+        check(&dev, &c, 7);
+    }
+}
+
 /// Strides, distances, offsets, batches, directions, scales and placements at random
 /// smooth lengths, on a random device of the list.
 fn case_strategy() -> impl Strategy<Value = Case> {
@@ -315,7 +333,8 @@ fn bad_input_is_an_error() {
     ));
     for (n, p) in [
         (17, Precision::F32),
-        (8192 * 2, Precision::F32),
+        (17 * 19, Precision::F32),
+        (1 << 28, Precision::F32),
         (8, Precision::F16),
     ] {
         let e = plan(n, p).unwrap_err();
@@ -418,13 +437,13 @@ fn interpret(target: &rocm_core::Target, n: usize, real: Real, batch: usize) {
         Real::F32 => (
             Arg::buffer(&f32s),
             Arg::buffer(&vec![0f32; 2 * n * batch]),
-            Arg::buffer(&single::twiddle_table(n, true, |v| v as f32)),
+            Arg::buffer(&single::twiddle_table(&p, |v| v as f32)),
             Arg::f32(1.0),
         ),
         Real::F64 => (
             Arg::buffer(&flat),
             Arg::buffer(&vec![0f64; 2 * n * batch]),
-            Arg::buffer(&single::twiddle_table(n, true, |v| v)),
+            Arg::buffer(&single::twiddle_table(&p, |v| v)),
             Arg::f64(1.0),
         ),
     };
@@ -484,6 +503,71 @@ fn resource_reports() {
             );
             assert!(r.occupancy >= 1, "{arch} {n}: {r}");
             assert!(r.lds_bytes <= target.caps().lds_bytes_per_workgroup);
+        }
+    }
+}
+
+/// Every exchange layout is a bijection into its line, and the writing pass's stores
+/// of one bank phase (16 work-items of 8-byte values, 8 of 16-byte ones: one 128-byte
+/// bank row) hit distinct banks for the power-of-two sizes (at most two to a bank for
+/// the rest), while the next pass's contiguous reads also stay conflict-free.
+#[test]
+fn shared_exchanges_spread_over_the_banks() {
+    let target: rocm_core::Target = "sm_90".parse().unwrap();
+    let sizes = [
+        16, 32, 64, 128, 256, 512, 1000, 1024, 2048, 4096, 60, 210, 243,
+    ];
+    for real in [Real::F32, Real::F64] {
+        let phase = 128 / real.complex_bytes();
+        for n in sizes {
+            let Some(p) = single::shape(n, real, true, false, &target) else {
+                continue;
+            };
+            let mut ns = 1;
+            for (pass, x) in p.exchanges().iter().enumerate() {
+                let r = p.radices[pass] as usize;
+                let slots: Vec<usize> = (0..n).map(|e| x.slot(e)).collect();
+                let mut seen = vec![false; x.slots()];
+                for &s in &slots {
+                    assert!(s < x.slots() && !seen[s], "{n} {real:?} {x:?}: slot {s}");
+                    seen[s] = true;
+                }
+                // Worst bank multiplicity over a phase of consecutive butterflies `j`.
+                let worst = |addr: &dyn Fn(usize) -> usize, count: usize| {
+                    (0..count)
+                        .step_by(phase)
+                        .map(|j0| {
+                            let mut banks = vec![0; phase];
+                            for j in j0..(j0 + phase).min(count) {
+                                banks[addr(j) % phase] += 1;
+                            }
+                            banks.into_iter().max().unwrap_or(0)
+                        })
+                        .max()
+                        .unwrap_or(0)
+                };
+                let m = n / r;
+                // Odd factors leave a few runs on shared banks (10·j mod 16 repeats).
+                let limit = if n.is_power_of_two() { 1 } else { 3 };
+                for i in 0..r {
+                    let write = |j: usize| slots[(j / ns) * ns * r + j % ns + i * ns];
+                    let w = worst(&write, m);
+                    assert!(
+                        w <= limit,
+                        "{n} {real:?} pass radix {r} ns {ns} output {i}: {w}-way"
+                    );
+                }
+                let next = n / p.radices[pass + 1] as usize;
+                for i in 0..n / next {
+                    let read = |j: usize| slots[j + i * next];
+                    let w = worst(&read, next);
+                    assert!(
+                        w <= limit,
+                        "{n} {real:?} read after radix {r} ns {ns}: {w}-way"
+                    );
+                }
+                ns *= r;
+            }
         }
     }
 }
