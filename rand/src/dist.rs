@@ -21,6 +21,14 @@ pub enum Kind {
     /// MRG32k3a ([`crate::mrg32k3a`]): a sequential generator, one value in
     /// 1..=m1 per step.
     Mrg32k3a,
+    /// Sobol's quasi-random sequence in 32 bits ([`crate::sobol`], [`crate::quasi`]).
+    Sobol32,
+    /// Sobol32 scrambled ([`crate::sobol`]: not cuRAND's scrambling tables).
+    ScrambledSobol32,
+    /// Sobol's quasi-random sequence in 64 bits.
+    Sobol64,
+    /// Sobol64 scrambled.
+    ScrambledSobol64,
 }
 
 impl Kind {
@@ -31,8 +39,27 @@ impl Kind {
         match self {
             Kind::Philox4x32_10 => 4,
             Kind::Threefry2x32_20 => 2,
-            Kind::Xorwow | Kind::Mrg32k3a => 1,
+            _ => 1,
         }
+    }
+
+    /// Quasi-random: points of a low-discrepancy sequence in one or more dimensions.
+    pub fn quasi(self) -> bool {
+        self.sobol_bits() != 0
+    }
+
+    /// The bits of a Sobol generator's points (0 for the others).
+    pub fn sobol_bits(self) -> u32 {
+        match self {
+            Kind::Sobol32 | Kind::ScrambledSobol32 => 32,
+            Kind::Sobol64 | Kind::ScrambledSobol64 => 64,
+            _ => 0,
+        }
+    }
+
+    /// A scrambled quasi-random generator.
+    pub fn scrambled(self) -> bool {
+        matches!(self, Kind::ScrambledSobol32 | Kind::ScrambledSobol64)
     }
 
     /// Counter-based: any block is computed directly from its counter.
@@ -46,6 +73,10 @@ impl Kind {
             Kind::Threefry2x32_20 => "threefry",
             Kind::Xorwow => "xorwow",
             Kind::Mrg32k3a => "mrg32k3a",
+            Kind::Sobol32 => "sobol32",
+            Kind::ScrambledSobol32 => "scrambled_sobol32",
+            Kind::Sobol64 => "sobol64",
+            Kind::ScrambledSobol64 => "scrambled_sobol64",
         }
     }
 
@@ -57,9 +88,16 @@ impl Kind {
             "threefry" | "threefry2x32_20" | "threefry2_32_20" => Ok(Kind::Threefry2x32_20),
             "xorwow" => Ok(Kind::Xorwow),
             "mrg32k3a" | "mrg" => Ok(Kind::Mrg32k3a),
+            "sobol32" => Ok(Kind::Sobol32),
+            "scrambled_sobol32" => Ok(Kind::ScrambledSobol32),
+            "sobol64" => Ok(Kind::Sobol64),
+            "scrambled_sobol64" => Ok(Kind::ScrambledSobol64),
             _ => Err(Error::invalid(
                 "generator",
-                format!("`{s}` is not a generator (philox, threefry, xorwow, mrg32k3a)"),
+                format!(
+                    "`{s}` is not a generator (philox, threefry, xorwow, mrg32k3a, sobol32, \
+                     scrambled_sobol32, sobol64, scrambled_sobol64)"
+                ),
             )),
         }
     }
@@ -82,8 +120,8 @@ impl Kind {
                 Unit::of(&philox4x32_10(o, [lo, hi, slo, shi], seed))
             }
             Kind::Threefry2x32_20 => Unit::of(&threefry2x32_20(o, [lo, hi], seed)),
-            Kind::Xorwow | Kind::Mrg32k3a => {
-                unreachable!("Layout::new refuses the sequential generators")
+            _ => {
+                unreachable!("Layout::new refuses the sequential and quasi generators")
             }
         }
     }

@@ -26,6 +26,9 @@ pub enum Ordering {
     PseudoDynamic,
     /// XORWOW's per-state seeding in cuRAND; not provided.
     PseudoSeeded,
+    /// The quasi-random generators' one ordering (the dimensions one after another:
+    /// [`crate::quasi`]).
+    QuasiDefault,
 }
 
 /// A random number generator: `kind` on `device`, at stream position `offset`
@@ -39,6 +42,8 @@ pub struct Generator {
     seed: u64,
     offset: u64,
     ordering: Ordering,
+    /// The quasi-random generators' dimensions (1 for the others).
+    dimensions: u32,
     /// XORWOW's per-thread start states of the last seed (made once per seed: a
     /// subsequence jump per thread).
     xorwow_states: Option<(u64, Arc<Vec<crate::xorwow::State<u32>>>)>,
@@ -52,7 +57,12 @@ impl Generator {
             kind,
             seed: 0,
             offset: 0,
-            ordering: Ordering::default(),
+            ordering: if kind.quasi() {
+                Ordering::QuasiDefault
+            } else {
+                Ordering::default()
+            },
+            dimensions: 1,
             xorwow_states: None,
         })
     }
@@ -80,6 +90,20 @@ impl Generator {
     /// Sets the ordering; one the generator does not have (`PseudoSeeded` and
     /// `PseudoDynamic` for every generator here) is `Unsupported`.
     pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
+        if self.kind.quasi() != (ordering == Ordering::QuasiDefault) {
+            return Err(Error::invalid(
+                "ordering",
+                format!(
+                    "{ordering:?} is not an ordering of {} (the quasi-random generators \
+                     have QuasiDefault only, the others the pseudo-random orderings)",
+                    self.kind.name()
+                ),
+            ));
+        }
+        if self.kind.quasi() {
+            self.ordering = ordering;
+            return Ok(());
+        }
         if !self.kind.counter_based() {
             crate::sequential::Order::of(self.kind, ordering, Dist::Bits)?;
         }
@@ -97,8 +121,39 @@ impl Generator {
         self.ordering
     }
 
+    /// Sets a quasi-random generator's dimensions (1..=20000, cuRAND's
+    /// `curandSetQuasiRandomGeneratorDimensions`); a pseudo-random generator has none
+    /// (`Unsupported`).
+    pub fn set_dimensions(&mut self, dimensions: u32) -> Result<()> {
+        if !self.kind.quasi() {
+            return Err(Error::unsupported(
+                format!("dimensions of {}", self.kind.name()),
+                "a pseudo-random generator",
+            ));
+        }
+        if !(1..=crate::sobol::DIMENSIONS).contains(&dimensions) {
+            return Err(Error::invalid(
+                "dimensions",
+                format!("must be 1..={}, got {dimensions}", crate::sobol::DIMENSIONS),
+            ));
+        }
+        self.dimensions = dimensions;
+        Ok(())
+    }
+
+    pub fn dimensions(&self) -> u32 {
+        self.dimensions
+    }
+
     /// Random 32-bit words (cuRAND's `curandGenerate`).
     pub fn generate_u32(&mut self, out: &mut BufferSliceMut<'_, u32>) -> Result<()> {
+        self.generate(Dist::Bits, out, 0.0, 1.0)
+    }
+
+    /// 64-bit words of the 64-bit quasi-random generators (cuRAND's
+    /// `curandGenerateLongLong`), stored in an `i64` buffer (the same bits; rocm-core
+    /// has no u64 element).
+    pub fn generate_u64(&mut self, out: &mut BufferSliceMut<'_, i64>) -> Result<()> {
         self.generate(Dist::Bits, out, 0.0, 1.0)
     }
 
@@ -165,6 +220,9 @@ impl Generator {
                 found: out.device().id().into(),
             });
         }
+        if self.kind.quasi() {
+            return self.generate_quasi(dist, out, mean, stddev);
+        }
         if !self.kind.counter_based() {
             return self.generate_sequential(dist, out, mean, stddev, table.as_ref());
         }
@@ -208,6 +266,37 @@ impl Generator {
 }
 
 impl Generator {
+    /// A quasi-random generator's fill ([`crate::quasi`]; the CPU only so far).
+    fn generate_quasi<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<()> {
+        crate::quasi::check_dtype(self.kind, dist, T::DTYPE)?;
+        let Some(host) = out.as_host_mut() else {
+            return Err(Error::unsupported(
+                format!(
+                    "{} on a GPU (its kernel is not written yet)",
+                    self.kind.name()
+                ),
+                self.device.target(),
+            ));
+        };
+        let advance = crate::quasi::fill(
+            self.kind,
+            self.dimensions,
+            dist,
+            self.offset,
+            mean,
+            stddev,
+            host,
+        )?;
+        self.offset += advance;
+        Ok(())
+    }
+
     /// A sequential generator's fill: on the CPU, or XORWOW's kernel on a GPU.
     fn generate_sequential<T: Element>(
         &mut self,

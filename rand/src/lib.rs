@@ -57,7 +57,9 @@ pub mod host;
 pub mod math;
 pub mod mrg32k3a;
 pub mod ops;
+pub mod quasi;
 pub mod sequential;
+pub mod sobol;
 pub mod xorwow;
 
 pub use dist::{Dist, Kind, Layout};
