@@ -157,7 +157,7 @@ impl Generator {
         self.generate(Dist::Bits, out, 0.0, 1.0)
     }
 
-    /// Uniform values in (0, 1] (f32 or f64).
+    /// Uniform values in (0, 1] (f32 or f64; f16 from the counter-based generators).
     pub fn generate_uniform<T: Element>(&mut self, out: &mut BufferSliceMut<'_, T>) -> Result<()> {
         self.generate(Dist::Uniform, out, 0.0, 1.0)
     }
@@ -207,6 +207,28 @@ impl Generator {
             Dist::Poisson => Some(PoissonTable::new(mean)?),
             _ => None,
         };
+        self.generate_with(dist, out, mean, stddev, table)
+    }
+
+    /// Counts `k` drawn with probability proportional to `weights[k]`
+    /// ([`PoissonTable::discrete`]: the CDF table searched by a uniform f64, by the same
+    /// code as Poisson on every device), one per value like Poisson's.
+    pub fn generate_discrete(
+        &mut self,
+        out: &mut BufferSliceMut<'_, u32>,
+        table: &PoissonTable,
+    ) -> Result<()> {
+        self.generate_with(Dist::Poisson, out, 0.0, 0.0, Some(table.clone()))
+    }
+
+    fn generate_with<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+        table: Option<PoissonTable>,
+    ) -> Result<()> {
         if !(mean.is_finite() && stddev.is_finite()) {
             return Err(Error::invalid(
                 "mean/stddev",
@@ -435,6 +457,12 @@ pub fn fill_host_window<T: Element>(
             let (m, s) = (mean as f32, stddev as f32);
             fill_units(layout, offset, out, |u| {
                 layout.unit_floats::<f32, Host>(&mut Host, u, call, seed_words(seed), m, s)
+            });
+        }
+        DType::F16 => {
+            let out: &mut [half::f16] = bytemuck::cast_slice_mut(out);
+            fill_units(layout, offset, out, |u| {
+                layout.unit_halves(&mut Host, u, call, seed_words(seed))
             });
         }
         DType::F64 => {
