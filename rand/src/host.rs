@@ -47,6 +47,8 @@ pub struct Generator {
     /// XORWOW's per-thread start states of the last seed (made once per seed: a
     /// subsequence jump per thread).
     xorwow_states: Option<(u64, Arc<Vec<crate::xorwow::State<u32>>>)>,
+    /// The Sobol kernel's direction words of the last (generator, dimensions).
+    sobol_words: Option<(Kind, u32, Arc<Vec<u32>>)>,
 }
 
 impl Generator {
@@ -64,6 +66,7 @@ impl Generator {
             },
             dimensions: 1,
             xorwow_states: None,
+            sobol_words: None,
         })
     }
 
@@ -288,7 +291,8 @@ impl Generator {
 }
 
 impl Generator {
-    /// A quasi-random generator's fill ([`crate::quasi`]; the CPU only so far).
+    /// A quasi-random generator's fill: [`crate::quasi`] on the CPU, the Sobol kernel
+    /// ([`crate::gpu_quasi`]: bits and uniforms) on a GPU.
     fn generate_quasi<T: Element>(
         &mut self,
         dist: Dist,
@@ -298,13 +302,38 @@ impl Generator {
     ) -> Result<()> {
         crate::quasi::check_dtype(self.kind, dist, T::DTYPE)?;
         let Some(host) = out.as_host_mut() else {
-            return Err(Error::unsupported(
-                format!(
-                    "{} on a GPU (its kernel is not written yet)",
-                    self.kind.name()
-                ),
-                self.device.target(),
-            ));
+            // A GPU: the Sobol kernel, with the direction words of the dimensions.
+            let p = crate::gpu_quasi::Problem {
+                kind: self.kind,
+                dims: self.dimensions,
+                dist,
+                dtype: T::DTYPE,
+                n: out.len() as u64,
+                offset: self.offset,
+            };
+            let per = crate::quasi::check(p.kind, p.dims, dist, p.dtype, p.offset, p.n)?;
+            if p.n > 0 {
+                let words = match &self.sobol_words {
+                    Some((kind, dims, w)) if *kind == p.kind && *dims == p.dims => w.clone(),
+                    _ => {
+                        let w = Arc::new(crate::gpu_quasi::direction_words(p.kind, p.dims)?);
+                        self.sobol_words = Some((p.kind, p.dims, w.clone()));
+                        w
+                    }
+                };
+                let stream = self.device.default_stream();
+                let dirs = DeviceBuffer::from_slice(&self.device, &words)?;
+                let dirs = dirs.as_slice();
+                crate::gpu_quasi::run(
+                    &p,
+                    stream,
+                    &[DeviceView::write(out), DeviceView::read(&dirs)],
+                )?;
+                // The direction words live until the fill has read them.
+                stream.synchronize()?;
+            }
+            self.offset += per;
+            return Ok(());
         };
         let advance = crate::quasi::fill(
             self.kind,

@@ -52,6 +52,7 @@
 pub mod bits;
 pub mod dist;
 pub mod gpu;
+pub mod gpu_quasi;
 pub mod gpu_sequential;
 pub mod host;
 pub mod math;

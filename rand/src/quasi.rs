@@ -230,6 +230,35 @@ fn from_f64<T: Element>(v: f64) -> T {
     }
 }
 
+/// Checks a call of `n` values of `dist` in `dtype` (`dims` dimensions, from point
+/// `offset`) and returns its points per dimension: `n` a multiple of `dims`, the
+/// points inside the sequence (2³² points for Sobol32, 2⁶⁴ − 1 for Sobol64).
+pub fn check(kind: Kind, dims: u32, dist: Dist, dtype: DType, offset: u64, n: u64) -> Result<u64> {
+    check_dtype(kind, dist, dtype)?;
+    if dims == 0 || n % dims as u64 != 0 {
+        return Err(Error::invalid(
+            "length",
+            format!("{n} values are not a multiple of the generator's {dims} dimensions"),
+        ));
+    }
+    let per = n / dims as u64;
+    let period = if kind.sobol_bits() == 32 {
+        1u64 << 32
+    } else {
+        u64::MAX
+    };
+    if offset.checked_add(per).is_none_or(|end| end > period) {
+        return Err(Error::invalid(
+            "offset",
+            format!(
+                "points {offset} + {per} pass the end of {}'s {period}-point sequence",
+                kind.name()
+            ),
+        ));
+    }
+    Ok(per)
+}
+
 /// Points `first..` of dimension `dim` of `kind` as values of `dist` into `out`.
 fn fill_dimension<T: Element>(
     kind: Kind,
@@ -292,13 +321,7 @@ pub fn fill_window<T: Element>(
     stddev: f64,
     out: &mut [T],
 ) -> Result<()> {
-    check_dtype(kind, dist, T::DTYPE)?;
-    if dims == 0 || n % dims as u64 != 0 {
-        return Err(Error::invalid(
-            "length",
-            format!("{n} values are not a multiple of the generator's {dims} dimensions"),
-        ));
-    }
+    let per = check(kind, dims, dist, T::DTYPE, offset, n)?;
     if start
         .checked_add(out.len() as u64)
         .is_none_or(|end| end > n)
@@ -308,21 +331,6 @@ pub fn fill_window<T: Element>(
             format!(
                 "positions {start} + {} pass the call's {n} values",
                 out.len()
-            ),
-        ));
-    }
-    let per = n / dims as u64;
-    let period = if kind.sobol_bits() == 32 {
-        1u64 << 32
-    } else {
-        u64::MAX
-    };
-    if offset.checked_add(per).is_none_or(|end| end > period) {
-        return Err(Error::invalid(
-            "offset",
-            format!(
-                "points {offset} + {per} pass the end of {}'s {period}-point sequence",
-                kind.name()
             ),
         ));
     }

@@ -240,8 +240,12 @@ pub struct Dimension<W> {
 }
 
 /// A Sobol word: `u32` or `u64`.
-pub trait Word: Copy + Default + std::ops::BitXor<Output = Self> + PartialEq + Send + Sync {
+pub trait Word:
+    Copy + Default + std::ops::BitXor<Output = Self> + PartialEq + Send + Sync + Into<u64>
+{
     const BITS: u32;
+    /// The low `BITS` bits of `x`.
+    fn from_low(x: u64) -> Self;
     /// Dimension `dim`'s direction vectors.
     fn directions(dim: u32) -> Result<Vec<Self>>;
     /// The high `BITS` bits of a 64-bit word.
@@ -252,6 +256,9 @@ pub trait Word: Copy + Default + std::ops::BitXor<Output = Self> + PartialEq + S
 
 impl Word for u32 {
     const BITS: u32 = 32;
+    fn from_low(x: u64) -> u32 {
+        x as u32
+    }
     fn directions(dim: u32) -> Result<Vec<u32>> {
         Ok(directions32(dim)?.to_vec())
     }
@@ -268,6 +275,9 @@ impl Word for u32 {
 
 impl Word for u64 {
     const BITS: u32 = 64;
+    fn from_low(x: u64) -> u64 {
+        x
+    }
     fn directions(dim: u32) -> Result<Vec<u64>> {
         Ok(directions64(dim)?.to_vec())
     }
@@ -317,21 +327,16 @@ impl<W: Word> Dimension<W> {
                 row ^ W::single(bits - 1 - hi)
             })
             .collect();
+        let rows: Vec<u64> = rows.into_iter().map(Into::into).collect();
         let directions = v
             .iter()
             .map(|&x| {
                 // Output bit (from the top) r = parity of row r AND x.
-                let mut y = W::default();
-                for (r, &row) in rows.iter().enumerate() {
-                    let mut parity = false;
-                    for k in 0..bits {
-                        parity ^= row.bit(k) & x.bit(k);
-                    }
-                    if parity {
-                        y = y ^ W::single(bits - 1 - r as u32);
-                    }
-                }
-                y
+                let x: u64 = x.into();
+                let y = rows.iter().enumerate().fold(0u64, |y, (r, &row)| {
+                    y | (((row & x).count_ones() & 1) as u64) << (bits - 1 - r as u32)
+                });
+                W::from_low(y)
             })
             .collect();
         Ok(Dimension {

@@ -748,13 +748,192 @@ fn quasi_and_f16_bad_input_is_an_error() {
         what(s64.generate_u32(&mut u.as_slice_mut()).unwrap_err()),
         "dtype"
     );
+    // On a GPU: the normals have no kernel; the checks are the CPU's.
     let dev = emu("emu:gfx90a");
     let mut e = Generator::new(&dev, Kind::Sobol32).unwrap();
-    let mut d = DeviceBuffer::<u32>::zeros(&dev, 4).unwrap();
+    let mut d = DeviceBuffer::<f32>::zeros(&dev, 4).unwrap();
+    let r = e.generate_normal(&mut d.as_slice_mut(), 0.0, 1.0);
+    assert_eq!(what(r.unwrap_err()), "unsupported");
+    e.set_dimensions(3).unwrap();
     assert_eq!(
-        what(e.generate_u32(&mut d.as_slice_mut()).unwrap_err()),
-        "unsupported"
+        what(e.generate_uniform(&mut d.as_slice_mut()).unwrap_err()),
+        "length"
     );
+}
+
+/// The quasi generators' (dist, dtype) pairs the Sobol kernel has.
+fn sobol_combos(kind: Kind) -> Vec<(Dist, DType)> {
+    let bits = if kind.sobol_bits() == 64 {
+        DType::I64
+    } else {
+        DType::U32
+    };
+    vec![
+        (Dist::Bits, bits),
+        (Dist::Uniform, DType::F32),
+        (Dist::Uniform, DType::F64),
+    ]
+}
+
+const SOBOL_KINDS: [Kind; 4] = [
+    Kind::Sobol32,
+    Kind::ScrambledSobol32,
+    Kind::Sobol64,
+    Kind::ScrambledSobol64,
+];
+
+/// `n` values of `dims` dimensions from point `offset` on `dev`, as bytes; two calls
+/// (the second continuing the first) so the offset's advance is in the loop.
+fn sobol_bytes_on(
+    dev: &Device,
+    kind: Kind,
+    dims: u32,
+    dist: Dist,
+    dtype: DType,
+    offset: u64,
+    n: usize,
+) -> Vec<u8> {
+    fn run<T: Element>(
+        dev: &Device,
+        kind: Kind,
+        dims: u32,
+        dist: Dist,
+        offset: u64,
+        n: usize,
+    ) -> Vec<u8> {
+        let mut g = Generator::new(dev, kind).unwrap();
+        g.set_dimensions(dims).unwrap();
+        g.set_offset(offset);
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            let mut buf = DeviceBuffer::<T>::zeros(dev, n).unwrap();
+            g.generate(dist, &mut buf.as_slice_mut(), 0.0, 1.0)
+                .unwrap_or_else(|e| panic!("{kind:?} {dist:?} on {}: {e}", dev.id()));
+            out.extend_from_slice(bytemuck::cast_slice(&buf.to_vec().unwrap()));
+        }
+        assert_eq!(g.offset(), offset + 2 * (n as u64 / dims as u64));
+        out
+    }
+    match dtype {
+        DType::U32 => run::<u32>(dev, kind, dims, dist, offset, n),
+        DType::I64 => run::<i64>(dev, kind, dims, dist, offset, n),
+        DType::F32 => run::<f32>(dev, kind, dims, dist, offset, n),
+        _ => run::<f64>(dev, kind, dims, dist, offset, n),
+    }
+}
+
+/// Sizes (a multiple of the dimensions) and offsets: empty, one point, a workgroup and
+/// a bit, offsets near 2^k (the Gray code's high bits), many dimensions (each its own
+/// workgroups; dimensions up to 20000 are checked on the CPU by `sobol`'s tests).
+const SOBOL_CASES: [(u32, usize, u64); 6] = [
+    (1, 0, 0),
+    (1, 1, 0),
+    (3, 3 * 261, 5),
+    (2, 2 * 300, (1 << 20) - 7),
+    (1, 513, (1 << 31) + 11),
+    (64, 64 * 3, 9),
+];
+
+/// The Sobol kernel gives the CPU's bytes on every emulated target and on cuda:0 when
+/// present.
+#[test]
+fn sobol_kernels_equal_cpu() {
+    let host = cpu();
+    let mut devices: Vec<Device> = EMU.iter().map(|e| emu(e)).collect();
+    match Device::open("cuda:0") {
+        Ok(d) => devices.push(d),
+        Err(_) => eprintln!("cuda:0 skipped: no CUDA device"),
+    }
+    for dev in &devices {
+        for kind in SOBOL_KINDS {
+            for (dist, dtype) in sobol_combos(kind) {
+                for (dims, n, offset) in SOBOL_CASES {
+                    // The many-dimension case once per device.
+                    if dims > 3 && (kind != Kind::ScrambledSobol64 || dist != Dist::Uniform) {
+                        continue;
+                    }
+                    let want = sobol_bytes_on(&host, kind, dims, dist, dtype, offset, n);
+                    let got = sobol_bytes_on(dev, kind, dims, dist, dtype, offset, n);
+                    assert!(
+                        got == want,
+                        "{} {kind:?} {dist:?} {dtype} dims {dims} n {n} offset {offset} differs",
+                        dev.id()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The Sobol kernel's PTX in the PTX interpreter gives the CPU's bytes; ptxas accepts
+/// it without spills for sm_80 and sm_90.
+#[test]
+fn sobol_ptx_equals_cpu() {
+    use rocm_rand::gpu_quasi as gq;
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas checks skipped: no ptxas ({HOW_TO_GET})");
+    }
+    for kind in SOBOL_KINDS {
+        for (dist, dtype) in sobol_combos(kind) {
+            let params = gq::Params {
+                bits: kind.sobol_bits(),
+                dist,
+                dtype,
+                block: 64,
+            };
+            for arch in ["sm_80", "sm_90"] {
+                let target = arch.parse().unwrap();
+                let def = gq::kernel(&params, &target).unwrap();
+                let text = ptx::lower(&def).unwrap();
+                if let Some(p) = &ptxas {
+                    let report = p
+                        .compile(&text, &target)
+                        .unwrap_or_else(|e| panic!("ptxas {arch} {params:?}: {e}"));
+                    let k = report.kernel(gq::KERNEL).unwrap();
+                    assert_eq!(k.spill_stores, 0, "{arch} {params:?} spills");
+                }
+                if arch != "sm_90" {
+                    continue;
+                }
+                let (dims, per, offset) = (3u32, 70u64, (1u64 << 31) - 20);
+                let n = dims as usize * per as usize;
+                let mut want = vec![0u8; n * dtype.size()];
+                let q = |w: &mut [u8]| match dtype {
+                    DType::U32 => quasi_fill::<u32>(kind, dims, dist, offset, w),
+                    DType::I64 => quasi_fill::<i64>(kind, dims, dist, offset, w),
+                    DType::F32 => quasi_fill::<f32>(kind, dims, dist, offset, w),
+                    _ => quasi_fill::<f64>(kind, dims, dist, offset, w),
+                };
+                q(&mut want);
+                let words = gq::direction_words(kind, dims).unwrap();
+                let kernel = ptx_sim::Kernel::parse(&text);
+                let mut mem = ptx_sim::Memory::default();
+                let out = mem.alloc(vec![0u8; want.len()]);
+                let dirs = mem.alloc(bytemuck::cast_slice(&words).to_vec());
+                let groups = per.div_ceil(64);
+                let args = [out, dirs, per, offset, groups];
+                kernel.run([(groups * dims as u64) as u32, 1, 1], 64, &args, &mut mem);
+                assert!(
+                    mem.bytes(out)[..want.len()] == want[..],
+                    "PTX interpreter {kind:?} {dist:?} {dtype} differs"
+                );
+            }
+        }
+    }
+}
+
+fn quasi_fill<T: Element>(kind: Kind, dims: u32, dist: Dist, offset: u64, out: &mut [u8]) {
+    rocm_rand::quasi::fill::<T>(
+        kind,
+        dims,
+        dist,
+        offset,
+        0.0,
+        1.0,
+        bytemuck::cast_slice_mut(out),
+    )
+    .unwrap();
 }
 
 /// f16 uniforms: in (0, 1] (the ends are 2⁻¹⁶ and 1 exactly), mean ½ within 5
