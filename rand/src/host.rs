@@ -34,7 +34,8 @@ pub enum Ordering {
 /// A random number generator: `kind` on `device`, at stream position `offset`
 /// (counted in values of each call's distribution; each call advances it by the values
 /// it writes, so successive calls continue the stream; the sequential generators count
-/// it in chunks of their ordering, as cuRAND does: [`crate::sequential`]).
+/// it in chunks of their ordering, as cuRAND does: [`crate::sequential`]; the
+/// quasi-random ones in points of each dimension: [`crate::quasi`]).
 #[derive(Debug, Clone)]
 pub struct Generator {
     device: Device,
