@@ -268,6 +268,10 @@ mod curand {
                 Kind::Philox4x32_10 => sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10,
                 Kind::Xorwow => sys::curandRngType_t::CURAND_RNG_PSEUDO_XORWOW,
                 Kind::Mrg32k3a => sys::curandRngType_t::CURAND_RNG_PSEUDO_MRG32K3A,
+                Kind::Sobol32 => sys::curandRngType_t::CURAND_RNG_QUASI_SOBOL32,
+                Kind::ScrambledSobol32 => sys::curandRngType_t::CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
+                Kind::Sobol64 => sys::curandRngType_t::CURAND_RNG_QUASI_SOBOL64,
+                Kind::ScrambledSobol64 => sys::curandRngType_t::CURAND_RNG_QUASI_SCRAMBLED_SOBOL64,
                 Kind::Threefry2x32_20 => {
                     return Err(Error::unsupported("cuRAND Threefry", dev.id()))
                 }
@@ -282,9 +286,12 @@ mod curand {
             let ctx = bind_primary_context(dev)?;
             let gen = result::create_generator_kind(rng)
                 .map_err(|e| Error::backend("curandCreateGenerator", 0, format!("{e:?}")))?;
-            // SAFETY: `gen` was just created.
-            unsafe { result::set_seed(gen, SEED) }
-                .map_err(|e| Error::backend("curandSetSeed", 0, format!("{e:?}")))?;
+            // The quasi-random generators take no seed.
+            if !kind.quasi() {
+                // SAFETY: `gen` was just created.
+                unsafe { result::set_seed(gen, SEED) }
+                    .map_err(|e| Error::backend("curandSetSeed", 0, format!("{e:?}")))?;
+            }
             Ok(Curand { gen, ctx })
         }
 

@@ -4,7 +4,7 @@
 
 use crate::bits::{philox4x32_10, threefry2x32_20};
 use crate::math::{exp, ln, sincos_turns, sqrt};
-use crate::ops::{FloatOps, Ops, Real};
+use crate::ops::{FloatOps, HalfOps, Ops, Real};
 use rocm_core::{DType, Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +21,14 @@ pub enum Kind {
     /// MRG32k3a ([`crate::mrg32k3a`]): a sequential generator, one value in
     /// 1..=m1 per step.
     Mrg32k3a,
+    /// Sobol's quasi-random sequence in 32 bits ([`crate::sobol`], [`crate::quasi`]).
+    Sobol32,
+    /// Sobol32 scrambled ([`crate::sobol`]: not cuRAND's scrambling tables).
+    ScrambledSobol32,
+    /// Sobol's quasi-random sequence in 64 bits.
+    Sobol64,
+    /// Sobol64 scrambled.
+    ScrambledSobol64,
 }
 
 impl Kind {
@@ -31,8 +39,27 @@ impl Kind {
         match self {
             Kind::Philox4x32_10 => 4,
             Kind::Threefry2x32_20 => 2,
-            Kind::Xorwow | Kind::Mrg32k3a => 1,
+            _ => 1,
         }
+    }
+
+    /// Quasi-random: points of a low-discrepancy sequence in one or more dimensions.
+    pub fn quasi(self) -> bool {
+        self.sobol_bits() != 0
+    }
+
+    /// The bits of a Sobol generator's points (0 for the others).
+    pub fn sobol_bits(self) -> u32 {
+        match self {
+            Kind::Sobol32 | Kind::ScrambledSobol32 => 32,
+            Kind::Sobol64 | Kind::ScrambledSobol64 => 64,
+            _ => 0,
+        }
+    }
+
+    /// A scrambled quasi-random generator.
+    pub fn scrambled(self) -> bool {
+        matches!(self, Kind::ScrambledSobol32 | Kind::ScrambledSobol64)
     }
 
     /// Counter-based: any block is computed directly from its counter.
@@ -46,6 +73,10 @@ impl Kind {
             Kind::Threefry2x32_20 => "threefry",
             Kind::Xorwow => "xorwow",
             Kind::Mrg32k3a => "mrg32k3a",
+            Kind::Sobol32 => "sobol32",
+            Kind::ScrambledSobol32 => "scrambled_sobol32",
+            Kind::Sobol64 => "sobol64",
+            Kind::ScrambledSobol64 => "scrambled_sobol64",
         }
     }
 
@@ -57,9 +88,16 @@ impl Kind {
             "threefry" | "threefry2x32_20" | "threefry2_32_20" => Ok(Kind::Threefry2x32_20),
             "xorwow" => Ok(Kind::Xorwow),
             "mrg32k3a" | "mrg" => Ok(Kind::Mrg32k3a),
+            "sobol32" => Ok(Kind::Sobol32),
+            "scrambled_sobol32" => Ok(Kind::ScrambledSobol32),
+            "sobol64" => Ok(Kind::Sobol64),
+            "scrambled_sobol64" => Ok(Kind::ScrambledSobol64),
             _ => Err(Error::invalid(
                 "generator",
-                format!("`{s}` is not a generator (philox, threefry, xorwow, mrg32k3a)"),
+                format!(
+                    "`{s}` is not a generator (philox, threefry, xorwow, mrg32k3a, sobol32, \
+                     scrambled_sobol32, sobol64, scrambled_sobol64)"
+                ),
             )),
         }
     }
@@ -82,8 +120,8 @@ impl Kind {
                 Unit::of(&philox4x32_10(o, [lo, hi, slo, shi], seed))
             }
             Kind::Threefry2x32_20 => Unit::of(&threefry2x32_20(o, [lo, hi], seed)),
-            Kind::Xorwow | Kind::Mrg32k3a => {
-                unreachable!("Layout::new refuses the sequential generators")
+            _ => {
+                unreachable!("Layout::new refuses the sequential and quasi generators")
             }
         }
     }
@@ -212,15 +250,15 @@ impl Layout {
             ));
         }
         let (group_words, group_values) = match (dist, dtype) {
-            (Dist::Bits, DType::U32) | (Dist::Uniform, DType::F32) => (1, 1),
+            (Dist::Bits, DType::U32) | (Dist::Uniform, DType::F32 | DType::F16) => (1, 1),
             (Dist::Uniform, DType::F64) | (Dist::Poisson, DType::U32) => (2, 1),
             (Dist::Normal | Dist::LogNormal, DType::F32) => (2, 2),
             (Dist::Normal | Dist::LogNormal, DType::F64) => (4, 2),
             _ => {
-                let has = if matches!(dist, Dist::Bits | Dist::Poisson) {
-                    "u32"
-                } else {
-                    "f32 or f64"
+                let has = match dist {
+                    Dist::Bits | Dist::Poisson => "u32",
+                    Dist::Uniform => "f16, f32 or f64",
+                    _ => "f32 or f64",
                 };
                 return Err(Error::invalid(
                     "dtype",
@@ -292,6 +330,18 @@ impl Layout {
         words
     }
 
+    /// The f16 uniforms of unit `unit` ([`uniform_f16`] of each word).
+    pub fn unit_halves<O: HalfOps>(
+        &self,
+        o: &mut O,
+        unit: O::U64,
+        call: O::U64,
+        seed: [O::U32; 2],
+    ) -> Unit<O::H> {
+        let words = self.unit_words(o, unit, call, seed);
+        words.map_groups(1, |w| uniform_f16(o, w[0]))
+    }
+
     /// The float values of unit `unit` (`Uniform`, `Normal`, `LogNormal` of `R`).
     pub fn unit_floats<R: Real, O: FloatOps<R>>(
         &self,
@@ -350,6 +400,20 @@ pub fn uniform<R: Real, O: FloatOps<R>>(o: &mut O, w: &[O::U32]) -> O::F {
         let half = o.fc(2f64.powi(-54));
         o.fma(z, scale, half)
     }
+}
+
+/// An f16 uniform in (0, 1] from one word: its high half `h` as `(h + 1)·2⁻¹⁶`
+/// (exact in f32), rounded to f16 (to nearest even; 2⁻¹⁶ is a subnormal f16, never 0).
+/// cuRAND has no f16 generation; this is rocRAND's 16-bit resolution, one value per
+/// word so the layout is the f32 uniforms'.
+pub fn uniform_f16<O: HalfOps>(o: &mut O, w: O::U32) -> O::H {
+    let h = o.shr32(w, 16);
+    let one = o.u32(1);
+    let h = o.add32(h, one);
+    let h = o.u32_to_f(h);
+    let scale = FloatOps::<f32>::fc(o, 2f64.powi(-16));
+    let v = FloatOps::<f32>::fmul(o, h, scale);
+    o.to_f16(v)
 }
 
 /// Two standard normal values from `2·R::WORDS` words (Box–Muller: `u` from the first
@@ -425,6 +489,57 @@ impl PoissonTable {
             .collect();
         *cdf.last_mut().unwrap() = 1.0;
         Ok(PoissonTable { k0, cdf })
+    }
+
+    /// The table of a discrete distribution on `0..weights.len()` with probabilities
+    /// proportional to `weights`: an error unless there are 1..=2²⁴ weights, each
+    /// finite and ≥ 0, with a positive finite sum. Counts whose weight is 0 never
+    /// occur (their CDF step is empty, and a uniform is never 0).
+    pub fn discrete(weights: &[f64]) -> Result<PoissonTable> {
+        if weights.is_empty() || weights.len() > 1 << 24 {
+            return Err(Error::invalid(
+                "weights",
+                format!(
+                    "a discrete distribution needs 1..=2^24 weights, got {}",
+                    weights.len()
+                ),
+            ));
+        }
+        if let Some((k, w)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| !(w.is_finite() && **w >= 0.0))
+        {
+            return Err(Error::invalid(
+                "weights",
+                format!("weight {k} is {w}; weights must be finite and non-negative"),
+            ));
+        }
+        let total: f64 = weights.iter().sum();
+        if !(total > 0.0 && total.is_finite()) {
+            return Err(Error::invalid(
+                "weights",
+                format!("the weights sum to {total}; it must be positive and finite"),
+            ));
+        }
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = weights
+            .iter()
+            .map(|w| {
+                acc += w;
+                (acc / total).min(1.0)
+            })
+            .collect();
+        // The last positive weight's step ends at 1 exactly, so every u ≤ 1 finds a
+        // count of positive weight; zero weights after it keep 1 and are never found.
+        let last = weights
+            .iter()
+            .rposition(|&w| w > 0.0)
+            .expect("the sum is positive");
+        for c in &mut cdf[last..] {
+            *c = 1.0;
+        }
+        Ok(PoissonTable { k0: 0, cdf })
     }
 
     /// The count for uniform `u` in (0, 1]: `k0` + the first index whose CDF is ≥ `u`.

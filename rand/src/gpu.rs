@@ -73,6 +73,7 @@ pub(crate) fn scalar_of(dtype: DType) -> Scalar {
     match dtype {
         DType::F32 => Scalar::F32,
         DType::F64 => Scalar::F64,
+        DType::F16 => Scalar::F16,
         _ => Scalar::U32,
     }
 }
@@ -235,6 +236,7 @@ fn unit_values(
 ) -> Vec<Value> {
     match (layout.dist, layout.dtype) {
         (Dist::Bits, _) => layout.unit_words(k, unit, call, seed),
+        (_, DType::F16) => layout.unit_halves(k, unit, call, seed),
         (Dist::Poisson, _) => {
             let words = layout.unit_words(k, unit, call, seed);
             let search = search.expect("the Poisson kernel declares its table");

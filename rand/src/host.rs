@@ -26,12 +26,16 @@ pub enum Ordering {
     PseudoDynamic,
     /// XORWOW's per-state seeding in cuRAND; not provided.
     PseudoSeeded,
+    /// The quasi-random generators' one ordering (the dimensions one after another:
+    /// [`crate::quasi`]).
+    QuasiDefault,
 }
 
 /// A random number generator: `kind` on `device`, at stream position `offset`
 /// (counted in values of each call's distribution; each call advances it by the values
 /// it writes, so successive calls continue the stream; the sequential generators count
-/// it in chunks of their ordering, as cuRAND does: [`crate::sequential`]).
+/// it in chunks of their ordering, as cuRAND does: [`crate::sequential`]; the
+/// quasi-random ones in points of each dimension: [`crate::quasi`]).
 #[derive(Debug, Clone)]
 pub struct Generator {
     device: Device,
@@ -39,9 +43,13 @@ pub struct Generator {
     seed: u64,
     offset: u64,
     ordering: Ordering,
+    /// The quasi-random generators' dimensions (1 for the others).
+    dimensions: u32,
     /// XORWOW's per-thread start states of the last seed (made once per seed: a
     /// subsequence jump per thread).
     xorwow_states: Option<(u64, Arc<Vec<crate::xorwow::State<u32>>>)>,
+    /// The Sobol kernel's direction words of the last (generator, dimensions).
+    sobol_words: Option<(Kind, u32, Arc<Vec<u32>>)>,
 }
 
 impl Generator {
@@ -52,8 +60,14 @@ impl Generator {
             kind,
             seed: 0,
             offset: 0,
-            ordering: Ordering::default(),
+            ordering: if kind.quasi() {
+                Ordering::QuasiDefault
+            } else {
+                Ordering::default()
+            },
+            dimensions: 1,
             xorwow_states: None,
+            sobol_words: None,
         })
     }
 
@@ -80,6 +94,20 @@ impl Generator {
     /// Sets the ordering; one the generator does not have (`PseudoSeeded` and
     /// `PseudoDynamic` for every generator here) is `Unsupported`.
     pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
+        if self.kind.quasi() != (ordering == Ordering::QuasiDefault) {
+            return Err(Error::invalid(
+                "ordering",
+                format!(
+                    "{ordering:?} is not an ordering of {} (the quasi-random generators \
+                     have QuasiDefault only, the others the pseudo-random orderings)",
+                    self.kind.name()
+                ),
+            ));
+        }
+        if self.kind.quasi() {
+            self.ordering = ordering;
+            return Ok(());
+        }
         if !self.kind.counter_based() {
             crate::sequential::Order::of(self.kind, ordering, Dist::Bits)?;
         }
@@ -97,12 +125,43 @@ impl Generator {
         self.ordering
     }
 
+    /// Sets a quasi-random generator's dimensions (1..=20000, cuRAND's
+    /// `curandSetQuasiRandomGeneratorDimensions`); a pseudo-random generator has none
+    /// (`Unsupported`).
+    pub fn set_dimensions(&mut self, dimensions: u32) -> Result<()> {
+        if !self.kind.quasi() {
+            return Err(Error::unsupported(
+                format!("dimensions of {}", self.kind.name()),
+                "a pseudo-random generator",
+            ));
+        }
+        if !(1..=crate::sobol::DIMENSIONS).contains(&dimensions) {
+            return Err(Error::invalid(
+                "dimensions",
+                format!("must be 1..={}, got {dimensions}", crate::sobol::DIMENSIONS),
+            ));
+        }
+        self.dimensions = dimensions;
+        Ok(())
+    }
+
+    pub fn dimensions(&self) -> u32 {
+        self.dimensions
+    }
+
     /// Random 32-bit words (cuRAND's `curandGenerate`).
     pub fn generate_u32(&mut self, out: &mut BufferSliceMut<'_, u32>) -> Result<()> {
         self.generate(Dist::Bits, out, 0.0, 1.0)
     }
 
-    /// Uniform values in (0, 1] (f32 or f64).
+    /// 64-bit words of the 64-bit quasi-random generators (cuRAND's
+    /// `curandGenerateLongLong`), stored in an `i64` buffer (the same bits; rocm-core
+    /// has no u64 element).
+    pub fn generate_u64(&mut self, out: &mut BufferSliceMut<'_, i64>) -> Result<()> {
+        self.generate(Dist::Bits, out, 0.0, 1.0)
+    }
+
+    /// Uniform values in (0, 1] (f32 or f64; f16 from the counter-based generators).
     pub fn generate_uniform<T: Element>(&mut self, out: &mut BufferSliceMut<'_, T>) -> Result<()> {
         self.generate(Dist::Uniform, out, 0.0, 1.0)
     }
@@ -152,6 +211,28 @@ impl Generator {
             Dist::Poisson => Some(PoissonTable::new(mean)?),
             _ => None,
         };
+        self.generate_with(dist, out, mean, stddev, table)
+    }
+
+    /// Counts `k` drawn with probability proportional to `weights[k]`
+    /// ([`PoissonTable::discrete`]: the CDF table searched by a uniform f64, by the same
+    /// code as Poisson on every device), one per value like Poisson's.
+    pub fn generate_discrete(
+        &mut self,
+        out: &mut BufferSliceMut<'_, u32>,
+        table: &PoissonTable,
+    ) -> Result<()> {
+        self.generate_with(Dist::Poisson, out, 0.0, 0.0, Some(table.clone()))
+    }
+
+    fn generate_with<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+        table: Option<PoissonTable>,
+    ) -> Result<()> {
         if !(mean.is_finite() && stddev.is_finite()) {
             return Err(Error::invalid(
                 "mean/stddev",
@@ -164,6 +245,9 @@ impl Generator {
                 expected: self.device.id().into(),
                 found: out.device().id().into(),
             });
+        }
+        if self.kind.quasi() {
+            return self.generate_quasi(dist, out, mean, stddev);
         }
         if !self.kind.counter_based() {
             return self.generate_sequential(dist, out, mean, stddev, table.as_ref());
@@ -208,6 +292,63 @@ impl Generator {
 }
 
 impl Generator {
+    /// A quasi-random generator's fill: [`crate::quasi`] on the CPU, the Sobol kernel
+    /// ([`crate::gpu_quasi`]: bits and uniforms) on a GPU.
+    fn generate_quasi<T: Element>(
+        &mut self,
+        dist: Dist,
+        out: &mut BufferSliceMut<'_, T>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<()> {
+        crate::quasi::check_dtype(self.kind, dist, T::DTYPE)?;
+        let Some(host) = out.as_host_mut() else {
+            // A GPU: the Sobol kernel, with the direction words of the dimensions.
+            let p = crate::gpu_quasi::Problem {
+                kind: self.kind,
+                dims: self.dimensions,
+                dist,
+                dtype: T::DTYPE,
+                n: out.len() as u64,
+                offset: self.offset,
+            };
+            let per = crate::quasi::check(p.kind, p.dims, dist, p.dtype, p.offset, p.n)?;
+            if p.n > 0 {
+                let words = match &self.sobol_words {
+                    Some((kind, dims, w)) if *kind == p.kind && *dims == p.dims => w.clone(),
+                    _ => {
+                        let w = Arc::new(crate::gpu_quasi::direction_words(p.kind, p.dims)?);
+                        self.sobol_words = Some((p.kind, p.dims, w.clone()));
+                        w
+                    }
+                };
+                let stream = self.device.default_stream();
+                let dirs = DeviceBuffer::from_slice(&self.device, &words)?;
+                let dirs = dirs.as_slice();
+                crate::gpu_quasi::run(
+                    &p,
+                    stream,
+                    &[DeviceView::write(out), DeviceView::read(&dirs)],
+                )?;
+                // The direction words live until the fill has read them.
+                stream.synchronize()?;
+            }
+            self.offset += per;
+            return Ok(());
+        };
+        let advance = crate::quasi::fill(
+            self.kind,
+            self.dimensions,
+            dist,
+            self.offset,
+            mean,
+            stddev,
+            host,
+        )?;
+        self.offset += advance;
+        Ok(())
+    }
+
     /// A sequential generator's fill: on the CPU, or XORWOW's kernel on a GPU.
     fn generate_sequential<T: Element>(
         &mut self,
@@ -346,6 +487,12 @@ pub fn fill_host_window<T: Element>(
             let (m, s) = (mean as f32, stddev as f32);
             fill_units(layout, offset, out, |u| {
                 layout.unit_floats::<f32, Host>(&mut Host, u, call, seed_words(seed), m, s)
+            });
+        }
+        DType::F16 => {
+            let out: &mut [half::f16] = bytemuck::cast_slice_mut(out);
+            fill_units(layout, offset, out, |u| {
+                layout.unit_halves(&mut Host, u, call, seed_words(seed))
             });
         }
         DType::F64 => {

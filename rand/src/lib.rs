@@ -1,9 +1,10 @@
 //! Random numbers as rocRAND and cuRAND provide them, on every device: counter-based
-//! generators (Philox4x32-10, Threefry2x32-20) and cuRAND's sequential XORWOW and
-//! MRG32k3a, whose arithmetic is written once, over the [`ops`] traits, and runs on the
-//! CPU (plain values, rayon) and in the kernels (the kernel language's builder, lowered
-//! to PTX and AMDGPU), so the CPU, CUDA and every emulated AMD target give the same
-//! bits (MRG32k3a: CPU only so far).
+//! generators (Philox4x32-10, Threefry2x32-20), cuRAND's sequential XORWOW and
+//! MRG32k3a and its quasi-random Sobol32/64, whose arithmetic is written once, over
+//! the [`ops`] traits, and runs on the CPU (plain values, rayon) and in the kernels
+//! (the kernel language's builder, lowered to PTX and AMDGPU), so the CPU, CUDA and
+//! every emulated AMD target give the same bits (MRG32k3a and the Sobol normals: CPU
+//! only so far).
 //!
 //! - [`bits`]: the counter-based generators as building blocks
 //!   ([`bits::philox4x32_10`] is what dropout kernels call from their own builders),
@@ -14,8 +15,11 @@
 //!   log-normal (Box–Muller), Poisson (a CDF table searched by a uniform) and the
 //!   counter stream [`dist::Layout`]; [`sequential`]: cuRAND's host orderings of
 //!   thread-structured streams and the sequential generators' CPU fill.
-//! - [`gpu`], [`gpu_sequential`]: the fill kernels, their generators and plans (run by
-//!   `rocm_kernels::exec::execute`); [`host`]: the cuRAND-shaped [`Generator`].
+//! - [`sobol`]: Sobol's direction vectors (Joe–Kuo) and points; [`quasi`]: cuRAND's
+//!   quasi-random host layout and transforms on the CPU.
+//! - [`gpu`], [`gpu_sequential`], [`gpu_quasi`]: the fill kernels (counter-based,
+//!   XORWOW, Sobol), their generators and plans (run by `rocm_kernels::exec::execute`);
+//!   [`host`]: the cuRAND-shaped [`Generator`].
 //!
 //! **Layout.** Values are where cuRAND's host API puts them (checked against its output
 //! by `tests/vendor_sequences.rs`): output position `p` belongs to one of cuRAND's
@@ -52,12 +56,15 @@
 pub mod bits;
 pub mod dist;
 pub mod gpu;
+pub mod gpu_quasi;
 pub mod gpu_sequential;
 pub mod host;
 pub mod math;
 pub mod mrg32k3a;
 pub mod ops;
+pub mod quasi;
 pub mod sequential;
+pub mod sobol;
 pub mod xorwow;
 
 pub use dist::{Dist, Kind, Layout};

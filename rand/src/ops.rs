@@ -512,3 +512,24 @@ impl<R: Real> FloatOps<R> for Builder {
         }
     }
 }
+
+/// Rounding f32 values to f16 (round to nearest even), for the f16 uniforms.
+pub trait HalfOps: FloatOps<f32> {
+    type H: Copy;
+    fn to_f16(&mut self, a: <Self as FloatOps<f32>>::F) -> Self::H;
+}
+
+impl HalfOps for Host {
+    type H = half::f16;
+    #[inline(always)]
+    fn to_f16(&mut self, a: f32) -> half::f16 {
+        half::f16::from_f32(a)
+    }
+}
+
+impl HalfOps for Builder {
+    type H = Value;
+    fn to_f16(&mut self, a: Value) -> Value {
+        self.convert(a, Scalar::F16)
+    }
+}

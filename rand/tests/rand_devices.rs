@@ -24,10 +24,17 @@ use rocm_rand::{Dist, Generator, Kind, Layout};
 const EMU: [&str; 4] = ["emu:gfx908", "emu:gfx90a", "emu:gfx942", "emu:gfx1100"];
 const KINDS: [Kind; 2] = [Kind::Philox4x32_10, Kind::Threefry2x32_20];
 
-/// Every (distribution, element type) the crate has.
+/// The (distribution, element type) pairs XORWOW has: all but the f16 uniforms,
+/// which only the counter-based generators give.
+fn sequential_combos() -> Vec<(Dist, DType)> {
+    combos().into_iter().filter(|c| c.1 != DType::F16).collect()
+}
+
+/// Every (distribution, element type) the counter-based generators have.
 fn combos() -> Vec<(Dist, DType)> {
     vec![
         (Dist::Bits, DType::U32),
+        (Dist::Uniform, DType::F16),
         (Dist::Uniform, DType::F32),
         (Dist::Uniform, DType::F64),
         (Dist::Normal, DType::F32),
@@ -77,6 +84,7 @@ fn bytes_on(
     match dtype {
         DType::U32 => b(generate_on::<u32>(dev, kind, dist, seed, offset, n)),
         DType::F32 => b(generate_on::<f32>(dev, kind, dist, seed, offset, n)),
+        DType::F16 => b(generate_on::<half::f16>(dev, kind, dist, seed, offset, n)),
         _ => b(generate_on::<f64>(dev, kind, dist, seed, offset, n)),
     }
 }
@@ -489,7 +497,7 @@ fn xorwow_kernel_equals_cpu() {
     .threads as usize;
     for name in ["emu:gfx90a", "emu:gfx1100"] {
         let dev = emu(name);
-        for (dist, dtype) in combos() {
+        for (dist, dtype) in sequential_combos() {
             for (n, offset) in [(0, 0), (3, 5), (2 * threads + 37, threads as u64 - 7)] {
                 let want = bytes_on(&host, Kind::Xorwow, dist, dtype, 99, offset, n);
                 let got = bytes_on(&dev, Kind::Xorwow, dist, dtype, 99, offset, n);
@@ -517,7 +525,7 @@ fn xorwow_cuda_equals_cpu() {
         return;
     };
     let host = cpu();
-    for (dist, dtype) in combos() {
+    for (dist, dtype) in sequential_combos() {
         for (n, offset) in [(1 << 20, 0), ((1 << 20) + 3, 7), (5, 1)] {
             let want = bytes_on(&host, Kind::Xorwow, dist, dtype, 42, offset, n);
             let got = bytes_on(&dev, Kind::Xorwow, dist, dtype, 42, offset, n);
@@ -540,7 +548,7 @@ fn xorwow_ptx_equals_cpu() {
     if ptxas.is_none() {
         eprintln!("ptxas checks skipped: no ptxas ({HOW_TO_GET})");
     }
-    for (dist, dtype) in combos() {
+    for (dist, dtype) in sequential_combos() {
         let params = gs::Params {
             dist,
             dtype,
@@ -606,5 +614,351 @@ fn xorwow_ptx_equals_cpu() {
                 "PTX interpreter xorwow {dist:?} {dtype} differs"
             );
         }
+    }
+}
+
+/// A discrete distribution (a CDF table searched by a uniform f64): each count's
+/// frequency within 5 standard errors √(p(1 − p)/n) of its probability, zero weights
+/// never drawn, on the CPU for every generator; and the same counts on an emulated
+/// target, on cuda:0 when present, and from XORWOW's kernel.
+#[test]
+fn discrete_has_its_frequencies_on_every_device() {
+    let weights = [0.0, 3.0, 1.0, 0.0, 0.5, 2.5, 0.0];
+    let total: f64 = weights.iter().sum();
+    let table = PoissonTable::discrete(&weights).unwrap();
+    let host = cpu();
+    let n = 1 << 16;
+    let draw = |dev: &Device, kind: Kind, n: usize, offset: u64| {
+        let mut g = Generator::new(dev, kind).unwrap();
+        g.set_seed(21);
+        g.set_offset(offset);
+        let mut b = DeviceBuffer::<u32>::zeros(dev, n).unwrap();
+        g.generate_discrete(&mut b.as_slice_mut(), &table).unwrap();
+        b.to_vec().unwrap()
+    };
+    for kind in [
+        Kind::Philox4x32_10,
+        Kind::Threefry2x32_20,
+        Kind::Xorwow,
+        Kind::Mrg32k3a,
+    ] {
+        let v = draw(&host, kind, n, 0);
+        for (k, &w) in weights.iter().enumerate() {
+            let count = v.iter().filter(|&&x| x == k as u32).count();
+            let p = w / total;
+            let freq = count as f64 / n as f64;
+            let se = (p * (1.0 - p) / n as f64).sqrt();
+            if w == 0.0 {
+                assert_eq!(count, 0, "{kind:?}: weight-0 count {k} drawn");
+            } else {
+                assert!(
+                    (freq - p).abs() < 5.0 * se,
+                    "{kind:?} count {k}: {freq} vs {p}"
+                );
+            }
+        }
+        assert!(v.iter().all(|&x| (x as usize) < weights.len()));
+    }
+    let mut devices = vec![emu("emu:gfx90a")];
+    match Device::open("cuda:0") {
+        Ok(d) => devices.push(d),
+        Err(_) => eprintln!("cuda:0 skipped: no CUDA device"),
+    }
+    for dev in &devices {
+        for kind in [Kind::Philox4x32_10, Kind::Threefry2x32_20, Kind::Xorwow] {
+            assert_eq!(
+                draw(dev, kind, 1001, 3),
+                draw(&host, kind, 1001, 3),
+                "{kind:?} on {}",
+                dev.id()
+            );
+        }
+    }
+    // Bad weights are errors.
+    for bad in [
+        &[][..],
+        &[1.0, -1.0],
+        &[0.0, 0.0],
+        &[1.0, f64::NAN],
+        &[f64::INFINITY],
+    ] {
+        let e = PoissonTable::discrete(bad).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidArgument { ref what, .. } if what == "weights"),
+            "{e}"
+        );
+    }
+}
+
+/// The quasi-random generators and the f16 uniforms: clear errors for what they do not
+/// have (wrong element types, lengths that are not a multiple of the dimensions,
+/// offsets past the sequence, bad dimension counts, a GPU device for the quasi ones).
+#[test]
+fn quasi_and_f16_bad_input_is_an_error() {
+    let host = cpu();
+    let mut s = Generator::new(&host, Kind::Sobol32).unwrap();
+    let mut u = DeviceBuffer::<u32>::zeros(&host, 6).unwrap();
+    let mut l = DeviceBuffer::<i64>::zeros(&host, 6).unwrap();
+    let mut h = DeviceBuffer::<half::f16>::zeros(&host, 6).unwrap();
+    let what = |e: Error| match e {
+        Error::InvalidArgument { what, .. } => what,
+        Error::Unsupported { .. } => "unsupported".into(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(what(s.set_dimensions(0).unwrap_err()), "dimensions");
+    assert_eq!(what(s.set_dimensions(20_001).unwrap_err()), "dimensions");
+    s.set_dimensions(4).unwrap();
+    assert_eq!(
+        what(s.generate_u32(&mut u.as_slice_mut()).unwrap_err()),
+        "length"
+    );
+    assert_eq!(
+        what(s.generate_u64(&mut l.as_slice_mut()).unwrap_err()),
+        "dtype"
+    );
+    assert_eq!(
+        what(s.generate_uniform(&mut h.as_slice_mut()).unwrap_err()),
+        "dtype"
+    );
+    assert_eq!(
+        what(s.generate_poisson(&mut u.as_slice_mut(), 4.0).unwrap_err()),
+        "unsupported"
+    );
+    s.set_dimensions(2).unwrap();
+    s.set_offset((1 << 32) - 2);
+    assert_eq!(
+        what(s.generate_u32(&mut u.as_slice_mut()).unwrap_err()),
+        "offset"
+    );
+    assert_eq!(s.offset(), (1 << 32) - 2, "a failed call does not advance");
+    s.set_offset((1 << 32) - 3);
+    s.generate_u32(&mut u.as_slice_mut()).unwrap();
+    assert_eq!(s.offset(), 1 << 32);
+    assert!(s.set_ordering(rocm_rand::Ordering::PseudoDefault).is_err());
+    let mut p = Generator::new(&host, Kind::Philox4x32_10).unwrap();
+    assert_eq!(what(p.set_dimensions(2).unwrap_err()), "unsupported");
+    assert!(p.set_ordering(rocm_rand::Ordering::QuasiDefault).is_err());
+    let mut x = Generator::new(&host, Kind::Xorwow).unwrap();
+    assert_eq!(
+        what(x.generate_uniform(&mut h.as_slice_mut()).unwrap_err()),
+        "dtype"
+    );
+    let mut s64 = Generator::new(&host, Kind::Sobol64).unwrap();
+    assert_eq!(
+        what(s64.generate_u32(&mut u.as_slice_mut()).unwrap_err()),
+        "dtype"
+    );
+    // On a GPU: the normals have no kernel; the checks are the CPU's.
+    let dev = emu("emu:gfx90a");
+    let mut e = Generator::new(&dev, Kind::Sobol32).unwrap();
+    let mut d = DeviceBuffer::<f32>::zeros(&dev, 4).unwrap();
+    let r = e.generate_normal(&mut d.as_slice_mut(), 0.0, 1.0);
+    assert_eq!(what(r.unwrap_err()), "unsupported");
+    e.set_dimensions(3).unwrap();
+    assert_eq!(
+        what(e.generate_uniform(&mut d.as_slice_mut()).unwrap_err()),
+        "length"
+    );
+}
+
+/// The quasi generators' (dist, dtype) pairs the Sobol kernel has.
+fn sobol_combos(kind: Kind) -> Vec<(Dist, DType)> {
+    let bits = if kind.sobol_bits() == 64 {
+        DType::I64
+    } else {
+        DType::U32
+    };
+    vec![
+        (Dist::Bits, bits),
+        (Dist::Uniform, DType::F32),
+        (Dist::Uniform, DType::F64),
+    ]
+}
+
+const SOBOL_KINDS: [Kind; 4] = [
+    Kind::Sobol32,
+    Kind::ScrambledSobol32,
+    Kind::Sobol64,
+    Kind::ScrambledSobol64,
+];
+
+/// `n` values of `dims` dimensions from point `offset` on `dev`, as bytes; two calls
+/// (the second continuing the first) so the offset's advance is in the loop.
+fn sobol_bytes_on(
+    dev: &Device,
+    kind: Kind,
+    dims: u32,
+    dist: Dist,
+    dtype: DType,
+    offset: u64,
+    n: usize,
+) -> Vec<u8> {
+    fn run<T: Element>(
+        dev: &Device,
+        kind: Kind,
+        dims: u32,
+        dist: Dist,
+        offset: u64,
+        n: usize,
+    ) -> Vec<u8> {
+        let mut g = Generator::new(dev, kind).unwrap();
+        g.set_dimensions(dims).unwrap();
+        g.set_offset(offset);
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            let mut buf = DeviceBuffer::<T>::zeros(dev, n).unwrap();
+            g.generate(dist, &mut buf.as_slice_mut(), 0.0, 1.0)
+                .unwrap_or_else(|e| panic!("{kind:?} {dist:?} on {}: {e}", dev.id()));
+            out.extend_from_slice(bytemuck::cast_slice(&buf.to_vec().unwrap()));
+        }
+        assert_eq!(g.offset(), offset + 2 * (n as u64 / dims as u64));
+        out
+    }
+    match dtype {
+        DType::U32 => run::<u32>(dev, kind, dims, dist, offset, n),
+        DType::I64 => run::<i64>(dev, kind, dims, dist, offset, n),
+        DType::F32 => run::<f32>(dev, kind, dims, dist, offset, n),
+        _ => run::<f64>(dev, kind, dims, dist, offset, n),
+    }
+}
+
+/// Sizes (a multiple of the dimensions) and offsets: empty, one point, a workgroup and
+/// a bit, offsets near 2^k (the Gray code's high bits), many dimensions (each its own
+/// workgroups; dimensions up to 20000 are checked on the CPU by `sobol`'s tests).
+const SOBOL_CASES: [(u32, usize, u64); 6] = [
+    (1, 0, 0),
+    (1, 1, 0),
+    (3, 3 * 261, 5),
+    (2, 2 * 300, (1 << 20) - 7),
+    (1, 513, (1 << 31) + 11),
+    (64, 64 * 3, 9),
+];
+
+/// The Sobol kernel gives the CPU's bytes on every emulated target and on cuda:0 when
+/// present.
+#[test]
+fn sobol_kernels_equal_cpu() {
+    let host = cpu();
+    let mut devices: Vec<Device> = EMU.iter().map(|e| emu(e)).collect();
+    match Device::open("cuda:0") {
+        Ok(d) => devices.push(d),
+        Err(_) => eprintln!("cuda:0 skipped: no CUDA device"),
+    }
+    for dev in &devices {
+        for kind in SOBOL_KINDS {
+            for (dist, dtype) in sobol_combos(kind) {
+                for (dims, n, offset) in SOBOL_CASES {
+                    // The many-dimension case once per device.
+                    if dims > 3 && (kind != Kind::ScrambledSobol64 || dist != Dist::Uniform) {
+                        continue;
+                    }
+                    let want = sobol_bytes_on(&host, kind, dims, dist, dtype, offset, n);
+                    let got = sobol_bytes_on(dev, kind, dims, dist, dtype, offset, n);
+                    assert!(
+                        got == want,
+                        "{} {kind:?} {dist:?} {dtype} dims {dims} n {n} offset {offset} differs",
+                        dev.id()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The Sobol kernel's PTX in the PTX interpreter gives the CPU's bytes; ptxas accepts
+/// it without spills for sm_80 and sm_90.
+#[test]
+fn sobol_ptx_equals_cpu() {
+    use rocm_rand::gpu_quasi as gq;
+    let ptxas = Ptxas::find();
+    if ptxas.is_none() {
+        eprintln!("ptxas checks skipped: no ptxas ({HOW_TO_GET})");
+    }
+    for kind in SOBOL_KINDS {
+        for (dist, dtype) in sobol_combos(kind) {
+            let params = gq::Params {
+                bits: kind.sobol_bits(),
+                dist,
+                dtype,
+                block: 64,
+            };
+            for arch in ["sm_80", "sm_90"] {
+                let target = arch.parse().unwrap();
+                let def = gq::kernel(&params, &target).unwrap();
+                let text = ptx::lower(&def).unwrap();
+                if let Some(p) = &ptxas {
+                    let report = p
+                        .compile(&text, &target)
+                        .unwrap_or_else(|e| panic!("ptxas {arch} {params:?}: {e}"));
+                    let k = report.kernel(gq::KERNEL).unwrap();
+                    assert_eq!(k.spill_stores, 0, "{arch} {params:?} spills");
+                }
+                if arch != "sm_90" {
+                    continue;
+                }
+                let (dims, per, offset) = (3u32, 70u64, (1u64 << 31) - 20);
+                let n = dims as usize * per as usize;
+                let mut want = vec![0u8; n * dtype.size()];
+                let q = |w: &mut [u8]| match dtype {
+                    DType::U32 => quasi_fill::<u32>(kind, dims, dist, offset, w),
+                    DType::I64 => quasi_fill::<i64>(kind, dims, dist, offset, w),
+                    DType::F32 => quasi_fill::<f32>(kind, dims, dist, offset, w),
+                    _ => quasi_fill::<f64>(kind, dims, dist, offset, w),
+                };
+                q(&mut want);
+                let words = gq::direction_words(kind, dims).unwrap();
+                let kernel = ptx_sim::Kernel::parse(&text);
+                let mut mem = ptx_sim::Memory::default();
+                let out = mem.alloc(vec![0u8; want.len()]);
+                let dirs = mem.alloc(bytemuck::cast_slice(&words).to_vec());
+                let groups = per.div_ceil(64);
+                let args = [out, dirs, per, offset, groups];
+                kernel.run([(groups * dims as u64) as u32, 1, 1], 64, &args, &mut mem);
+                assert!(
+                    mem.bytes(out)[..want.len()] == want[..],
+                    "PTX interpreter {kind:?} {dist:?} {dtype} differs"
+                );
+            }
+        }
+    }
+}
+
+fn quasi_fill<T: Element>(kind: Kind, dims: u32, dist: Dist, offset: u64, out: &mut [u8]) {
+    rocm_rand::quasi::fill::<T>(
+        kind,
+        dims,
+        dist,
+        offset,
+        0.0,
+        1.0,
+        bytemuck::cast_slice_mut(out),
+    )
+    .unwrap();
+}
+
+/// f16 uniforms: in (0, 1] (the ends are 2⁻¹⁶ and 1 exactly), mean ½ within 5
+/// standard errors (σ² = 1/12), every word's high half as `(h + 1)·2⁻¹⁶` rounded.
+#[test]
+fn f16_uniforms_have_their_range_and_mean() {
+    use rocm_rand::ops::Host;
+    assert_eq!(
+        rocm_rand::dist::uniform_f16(&mut Host, 0).to_f64(),
+        2f64.powi(-16)
+    );
+    assert_eq!(
+        rocm_rand::dist::uniform_f16(&mut Host, u32::MAX).to_f64(),
+        1.0
+    );
+    // 32753·2⁻¹⁶ lies in [¼, ½), where f16 values are 2⁻¹² apart: it is rounded.
+    let r = rocm_rand::dist::uniform_f16(&mut Host, 0x7ff0_0000).to_f64();
+    assert_eq!(r, half::f16::from_f64(32753.0 / 65536.0).to_f64());
+    let host = cpu();
+    let n = 1 << 16;
+    for kind in KINDS {
+        let v = generate_on::<half::f16>(&host, kind, Dist::Uniform, 3, 0, n);
+        assert!(v.iter().all(|x| x.to_f64() > 0.0 && x.to_f64() <= 1.0));
+        let mean = v.iter().map(|x| x.to_f64()).sum::<f64>() / n as f64;
+        let se = (1.0 / 12.0 / n as f64).sqrt();
+        assert!((mean - 0.5).abs() < 5.0 * se, "{kind:?}: mean {mean}");
     }
 }

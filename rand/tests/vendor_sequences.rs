@@ -180,23 +180,28 @@ fn ordering_of(name: &str) -> Option<Ordering> {
         "pseudo_default" => Some(Ordering::PseudoDefault),
         "pseudo_best" => Some(Ordering::PseudoBest),
         "pseudo_legacy" => Some(Ordering::PseudoLegacy),
+        "quasi_default" => Some(Ordering::QuasiDefault),
         _ => None,
     }
 }
 
-/// cuRAND's generators this crate has, in cuRAND's host ordering.
+/// cuRAND's generators this crate has, in cuRAND's host ordering. Not compared: the
+/// scrambled Sobol generators, whose scrambled direction vectors and constants are
+/// cuRAND's own tables (`rocm_rand::sobol` scrambles by a rule of its own).
 fn kind_of(generator: &str) -> Option<Kind> {
     match generator {
         "philox4_32_10" => Some(Kind::Philox4x32_10),
         "xorwow" => Some(Kind::Xorwow),
         "mrg32k3a" => Some(Kind::Mrg32k3a),
+        "sobol32" => Some(Kind::Sobol32),
+        "sobol64" => Some(Kind::Sobol64),
         _ => None,
     }
 }
 
 fn dist_of(name: &str) -> Option<(Dist, f64)> {
     match name {
-        "u32" => Some((Dist::Bits, 0.0)),
+        "u32" | "u64" => Some((Dist::Bits, 0.0)),
         "uniform_f32" | "uniform_f64" => Some((Dist::Uniform, 0.0)),
         "normal_f32" | "normal_f64" => Some((Dist::Normal, 0.0)),
         "lognormal_f32" => Some((Dist::LogNormal, 0.0)),
@@ -294,6 +299,28 @@ impl Window<'_> {
     /// generator there); the sequential ones' on where the call started too, so those
     /// are made as a window of the record's last call.
     fn values<T: Element>(&self) -> Vec<T> {
+        if self.kind.quasi() {
+            // Each call advances every dimension by its values over the dimensions.
+            let dims = self.r.dims.max(1);
+            let before: u64 = self.r.calls[..self.r.calls.len() - 1]
+                .iter()
+                .map(|c| c / dims as u64)
+                .sum();
+            let mut out = vec![T::default(); self.n];
+            rocm_rand::quasi::fill_window(
+                self.kind,
+                dims,
+                self.dist,
+                self.r.offset + before,
+                *self.r.calls.last().unwrap(),
+                self.r.start,
+                self.mean,
+                1.0,
+                &mut out,
+            )
+            .unwrap();
+            return out;
+        }
         if self.kind.counter_based() {
             let before: u64 = self.r.calls[..self.r.calls.len() - 1].iter().sum();
             if self.dist == Dist::Poisson {
@@ -346,6 +373,10 @@ impl Window<'_> {
 /// normals); `None` for a kind only reported (Poisson).
 fn window_matches(r: &Seq, kind: Kind, ord: Ordering) -> Option<bool> {
     let (dist, mean) = dist_of(&r.dist)?;
+    if kind.quasi() && dist == Dist::Poisson {
+        // rocm-rand's quasi generators give no Poisson counts.
+        return None;
+    }
     let seed = r.seed.unwrap_or(0);
     let n = r.values.len();
     let w = Window {
@@ -365,6 +396,10 @@ fn window_matches(r: &Seq, kind: Kind, ord: Ordering) -> Option<bool> {
     Some(match r.dist.as_str() {
         "u32" => {
             let got = w.values::<u32>();
+            got.iter().zip(&r.values).all(|(&g, &w)| g as u64 == w)
+        }
+        "u64" => {
+            let got = w.values::<i64>();
             got.iter().zip(&r.values).all(|(&g, &w)| g as u64 == w)
         }
         "uniform_f32" => f32s()
