@@ -22,7 +22,7 @@ use super::memory::AddressSpace;
 use super::program::{Program, Target};
 use super::wave::{lanes_of, VSource, Wave};
 use super::Fault;
-use crate::isa::amdgpu::{Form, Instr, IsaTarget, Op, Operand, Slot, Ty};
+use crate::isa::amdgpu::{Form, Instr, IsaTarget, Op, Operand, Slot, Ty, VExt};
 
 /// What the wave does after an instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -446,12 +446,19 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     }
     let cmpx = ins.op.cmpx_compare();
     let mut flags = 0u64;
+    let ext = ins.mods.ext;
     for lane in lanes_of(exec) {
-        let s = [
+        let mut s = [
             w.lane_value(src[0], lane),
             w.lane_value(src[1], lane),
             w.lane_value(src[2], lane),
         ];
+        if let Some(e) = &ext {
+            match super::ext::sources(e, w, src[0], lane, exec, &mut s) {
+                super::ext::Lane::Runs => {}
+                super::ext::Lane::Keeps => continue,
+            }
+        }
         let value = match ins.op {
             Op::VMbcntLoU32B32 => {
                 let below = (1u64 << lane) - 1;
@@ -473,7 +480,9 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
         };
         match dst {
             VDst::Vector { entry, wide } => {
-                let value = if keep_high {
+                let value = if let Some(VExt::Sdwa(sd)) = &ext {
+                    super::ext::sdwa_result(sd, w.get(entry, 0, lane), value as u32).into()
+                } else if keep_high {
                     u64::from(w.get(entry, 0, lane) & 0xffff_0000) | (value & 0xffff)
                 } else {
                     value

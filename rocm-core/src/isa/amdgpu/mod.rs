@@ -104,6 +104,7 @@
 pub mod codeobj;
 mod decode;
 mod encode;
+pub mod ext;
 pub mod hazard;
 mod instr;
 pub mod matrix;
@@ -116,7 +117,7 @@ pub mod waitcnt;
 
 pub use decode::{decode, decode_all, disassemble};
 pub use encode::{encode, encode_all, has_e64};
-pub use instr::{Cache, Counter, Instr, Mods};
+pub use instr::{Cache, Counter, Dpp, Dpp8, DstUnused, Instr, Mods, Sdwa, SdwaSel, VExt};
 pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};
 pub use ops::{Form, ImmKind, Op, OpInfo, Slot, Ty, NA, OPS};
 pub use print::InstrDisplay;

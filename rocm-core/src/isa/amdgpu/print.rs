@@ -2,7 +2,7 @@
 //! accepts it (explicit `_e32`/`_e64` suffixes, every `s_waitcnt` counter spelled out).
 
 use super::encode::{ds_two_addr, has_e64, source_count};
-use super::instr::{Cache, Instr};
+use super::instr::{Cache, Instr, VExt};
 use super::operand::{fmt_float, Operand, Waitcnt};
 use super::ops::{Form, ImmKind, Op, Slot, Ty};
 use super::target::{IsaFamily, IsaTarget};
@@ -67,7 +67,9 @@ impl fmt::Display for InstrDisplay<'_> {
             return write!(f, "// {:?} is not available on {t}", i.op);
         };
         f.write_str(name)?;
-        if has_e64(i.op) {
+        if let Some(ext) = &i.mods.ext {
+            f.write_str(super::ext::suffix(ext, i.op))?;
+        } else if has_e64(i.op) {
             f.write_str(if i.vop3 { "_e64" } else { "_e32" })?;
         }
         let m = i.mods;
@@ -81,7 +83,8 @@ impl fmt::Display for InstrDisplay<'_> {
             ) && info.form != Form::Sop2
                 && info.form != Form::Sop1
                 && info.form != Form::Sopc;
-            let (neg, abs) = if is_src && vop3 {
+            let sext = is_src && matches!(m.ext, Some(VExt::Sdwa(sd)) if (sd.sext >> src) & 1 != 0);
+            let (neg, abs) = if is_src && (vop3 || m.ext.is_some()) {
                 ((m.neg >> src) & 1 != 0, (m.abs >> src) & 1 != 0)
             } else {
                 (false, false)
@@ -99,6 +102,9 @@ impl fmt::Display for InstrDisplay<'_> {
             }
             if abs {
                 f.write_str("|")?;
+            }
+            if sext {
+                f.write_str("sext(")?;
             }
             match (o, s) {
                 (Operand::Imm(x), Slot::Simm(ImmKind::Hex16 | ImmKind::Clause)) => {
@@ -149,6 +155,9 @@ impl fmt::Display for InstrDisplay<'_> {
                 }
                 _ => write!(f, "{o}")?,
             }
+            if sext {
+                f.write_str(")")?;
+            }
             if abs {
                 f.write_str("|")?;
             }
@@ -172,6 +181,9 @@ impl fmt::Display for InstrDisplay<'_> {
             ]
         };
         let nsrc = source_count(info);
+        if let Some(ext) = &m.ext {
+            return super::ext::fmt_fields(f, i, ext);
+        }
         match info.form {
             Form::Smem => {
                 // gfx11 names the (null) offset register when the immediate is zero.
