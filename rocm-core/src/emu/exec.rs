@@ -400,9 +400,9 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     if ins.op == Op::VDivFmasF64 {
         mask_in = w.vcc;
     }
-    // v_fmac_f32 and v_dot2acc_f32_f16 read their destination as a third source.
+    // v_fmac_*, v_mac_f32 and v_dot2acc_f32_f16 read their destination as a third source.
     if let (
-        Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16 | Op::VDot2accF32F16,
+        Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16 | Op::VDot2accF32F16 | Op::VMacF32,
         VDst::Vector { entry, wide },
     ) = (ins.op, &dst)
     {
@@ -447,14 +447,15 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     let cmpx = ins.op.cmpx_compare();
     let mut flags = 0u64;
     let ext = ins.mods.ext;
+    let src0_lanes = ext.as_ref().map(|e| super::ext::snapshot(e, w, src[0]));
     for lane in lanes_of(exec) {
         let mut s = [
             w.lane_value(src[0], lane),
             w.lane_value(src[1], lane),
             w.lane_value(src[2], lane),
         ];
-        if let Some(e) = &ext {
-            match super::ext::sources(e, w, src[0], lane, exec, &mut s) {
+        if let (Some(e), Some(src0_lanes)) = (&ext, &src0_lanes) {
+            match super::ext::sources(e, w, src0_lanes, lane, exec, &mut s) {
                 super::ext::Lane::Runs => {}
                 super::ext::Lane::Keeps => continue,
             }

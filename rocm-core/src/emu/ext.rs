@@ -36,9 +36,29 @@ fn select(x: u64, sel: SdwaSel, sext: bool) -> u64 {
     }
 }
 
-/// Rewrites the lane's fetched sources `s` (src0 from `src0`) for the extension.
+/// src0 on every lane before the instruction writes anything (DPP reads other lanes,
+/// and its destination is often its source).
+pub fn snapshot(e: &VExt, w: &Wave, src0: VSource) -> [u64; 64] {
+    let mut all = [0u64; 64];
+    if !matches!(e, VExt::Sdwa(_)) {
+        for (lane, v) in all.iter_mut().enumerate().take(w.lanes as usize) {
+            *v = w.lane_value(src0, lane as u32);
+        }
+    }
+    all
+}
+
+/// Rewrites the lane's fetched sources `s` for the extension; `src0` is
+/// [`snapshot`]'s.
 #[inline]
-pub fn sources(e: &VExt, w: &Wave, src0: VSource, lane: u32, exec: u64, s: &mut [u64; 3]) -> Lane {
+pub fn sources(
+    e: &VExt,
+    w: &Wave,
+    src0: &[u64; 64],
+    lane: u32,
+    exec: u64,
+    s: &mut [u64; 3],
+) -> Lane {
     match e {
         VExt::Sdwa(sd) => {
             s[0] = select(s[0], sd.src_sel[0], sd.sext & 1 != 0);
@@ -51,7 +71,7 @@ pub fn sources(e: &VExt, w: &Wave, src0: VSource, lane: u32, exec: u64, s: &mut 
             }
             match dpp_source_lane(d.ctrl, lane, w.lanes) {
                 Some(from) if d.fi || (exec >> from) & 1 != 0 => {
-                    s[0] = w.lane_value(src0, from);
+                    s[0] = src0[from as usize];
                     Lane::Runs
                 }
                 _ if d.bound_ctrl => {
@@ -64,7 +84,7 @@ pub fn sources(e: &VExt, w: &Wave, src0: VSource, lane: u32, exec: u64, s: &mut 
         VExt::Dpp8(d) => {
             let from = dpp8_source_lane(&d.sel, lane);
             if d.fi || (exec >> from) & 1 != 0 {
-                s[0] = w.lane_value(src0, from);
+                s[0] = src0[from as usize];
                 Lane::Runs
             } else {
                 Lane::Keeps

@@ -55,7 +55,7 @@ pub fn sdwa_takes_omod(op: Op) -> bool {
 
 /// Whether `op` has an SDWA form on `t` (gfx9 only).
 pub fn has_sdwa(op: Op, t: IsaTarget) -> bool {
-    t.family() == IsaFamily::Gfx9 && dword_operands(op) && !matches!(op, Op::VFmacF32)
+    t.family() == IsaFamily::Gfx9 && dword_operands(op) && !matches!(op, Op::VFmacF32 | Op::VMacF32)
 }
 
 /// Whether `op` has a DPP16 form on `t` (gfx9 has no VOPC DPP).
