@@ -1891,7 +1891,10 @@ const CASES: &[Case] = &[
 /// Cases known not to run yet, as `(kernel, target, why)` (`"*"` for every target); the
 /// test fails if one of them starts passing (so the list shrinks) or if any other case
 /// fails.
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[("call_private", "*", FLAT)];
+
+const FLAT: &str = "generic (flat) addresses into private memory: `src_private_base` / \
+     `src_shared_base` apertures and `flat_load`/`flat_store` are not in the model";
 
 fn known_failure(kernel: &str, t: IsaTarget) -> bool {
     KNOWN_FAILURES

@@ -205,7 +205,9 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
             false,
         ),
         VSubCoU32 | VSubCoU32Vop3 => carry(mods, u64::from(a).wrapping_sub(u64::from(b)), true),
-        VSubrevCoU32 => carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true),
+        VSubrevCoU32 | VSubrevCoU32Vop3 => {
+            carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true)
+        }
         // Borrow in and out: a - b - borrow (subb), b - a - borrow (subbrev).
         VSubbCoU32 => carry(
             mods,
@@ -655,6 +657,29 @@ fn packed(op: Op, mods: &Mods, s: [u64; 3]) -> Result<AluOut> {
                 }))
             };
             half(false)? | half(true)? << 16
+        }
+        // Each source is an f32, or (op_sel_hi) the f16 half op_sel picks; neg_hi is
+        // its abs. One rounding: the f16 inputs are exact in f32.
+        VFmaMixF32 => {
+            let x = |i: usize| -> f32 {
+                let v = if sel(mods.op_sel_hi, i) {
+                    let h = if sel(mods.op_sel, i) {
+                        s[i] >> 16
+                    } else {
+                        s[i]
+                    };
+                    f16_to_f32(h as u16)
+                } else {
+                    f32::from_bits(s[i] as u32)
+                };
+                let v = if sel(mods.neg_hi, i) { v.abs() } else { v };
+                if sel(mods.neg, i) {
+                    -v
+                } else {
+                    v
+                }
+            };
+            u64::from(out_f32(x(0).mul_add(x(1), x(2)), 1.0, mods.clamp))
         }
         VPkAshrrevI16 | VPkSubI16 | VPkMadU16 => {
             if int_neg() {

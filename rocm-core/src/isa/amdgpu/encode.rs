@@ -278,7 +278,12 @@ impl<'a> Ctx<'a> {
             // A literal in a 64-bit float operand is the double's high dword.
             // 32-bit operands of 64-bit ops (class masks, exponents) take one too.
             let allowed = match width {
-                1 => !matches!(self.info.ty, Ty::F16 | Ty::B16),
+                // 16-bit operands: a 16-bit value; packed ones: both halves.
+                1 => {
+                    !matches!(self.info.ty, Ty::F16 | Ty::B16)
+                        || x <= 0xffff
+                        || matches!(self.info.form, Form::Vop3p)
+                }
                 2 => self.info.ty == Ty::F64,
                 _ => false,
             };

@@ -237,6 +237,8 @@ impl Instr {
     /// An instruction in its native encoding with default modifiers.
     pub fn new(op: Op, operands: impl Into<Vec<Operand>>) -> Instr {
         let mods = match op.info().form {
+            // The mixed-precision FMA's op_sel_hi marks f16 sources: none by default.
+            Form::Vop3p if op == Op::VFmaMixF32 => Mods::default(),
             Form::Vop3p | Form::Wmma => Mods::vop3p(),
             _ => Mods::default(),
         };

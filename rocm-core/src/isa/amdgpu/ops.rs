@@ -721,6 +721,8 @@ pub enum Op {
     VPkAshrrevI16,
     VPkMadU16,
     VPkSubI16,
+    VSubrevCoU32Vop3,
+    VFmaMixF32,
 }
 
 /// The table row of every [`Op`], in enum order.
@@ -5011,5 +5013,23 @@ pub static OPS: &[OpInfo] = &[
         ty: Ty::B16,
         atomic: false,
         slots: &[VDst(1), VSrc(1), VSrc(1)],
+    },
+    OpInfo {
+        op: Op::VSubrevCoU32Vop3,
+        form: Form::Vop3,
+        names: ["", "", "v_subrev_co_u32"],
+        opcode: [NA, NA, NA, 0x302],
+        ty: Ty::B32,
+        atomic: false,
+        slots: &[VDst(1), CarryDst, VSrc(1), VSrc(1)],
+    },
+    OpInfo {
+        op: Op::VFmaMixF32,
+        form: Form::Vop3p,
+        names: ["v_fma_mix_f32", "v_fma_mix_f32", "v_fma_mix_f32"],
+        opcode: [0x20, 0x20, 0x20, 0x20],
+        ty: Ty::F32,
+        atomic: false,
+        slots: &[VDst(1), VSrc(1), VSrc(1), VSrc(1)],
     },
 ];

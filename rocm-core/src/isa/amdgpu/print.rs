@@ -84,7 +84,10 @@ impl fmt::Display for InstrDisplay<'_> {
                 && info.form != Form::Sop1
                 && info.form != Form::Sopc;
             let sext = is_src && matches!(m.ext, Some(VExt::Sdwa(sd)) if (sd.sext >> src) & 1 != 0);
-            let (neg, abs) = if is_src && (vop3 || m.ext.is_some()) {
+            let (neg, abs) = if is_src && i.op == Op::VFmaMixF32 {
+                // neg_hi is the abs of a mixed-precision source.
+                ((m.neg >> src) & 1 != 0, (m.neg_hi >> src) & 1 != 0)
+            } else if is_src && (vop3 || m.ext.is_some()) {
                 ((m.neg >> src) & 1 != 0, (m.abs >> src) & 1 != 0)
             } else {
                 (false, false)
@@ -238,6 +241,18 @@ impl fmt::Display for InstrDisplay<'_> {
                     if m.cache.has(b) {
                         write!(f, " {n}")?;
                     }
+                }
+            }
+            Form::Vop3p if i.op == Op::VFmaMixF32 => {
+                let all = (1u8 << nsrc) - 1;
+                if m.op_sel & all != 0 {
+                    bits(f, "op_sel", m.op_sel, nsrc)?;
+                }
+                if m.op_sel_hi & all != 0 {
+                    bits(f, "op_sel_hi", m.op_sel_hi, nsrc)?;
+                }
+                if m.clamp {
+                    f.write_str(" clamp")?;
                 }
             }
             Form::Vop3p | Form::Wmma => {
