@@ -1311,7 +1311,7 @@ fn row_scan(r: &Run) -> Result<(), String> {
     let (dx, ds, dt) = (
         r.up(&x)?,
         r.up(&vec![0i32; WAVE_N])?,
-        r.up(&vec![0i32; WAVE_N / 32])?,
+        r.up(&[0i32; WAVE_N / 32])?,
     );
     let mut args = KernelArgs::new();
     args.push(&dx).push(&ds).push(&dt);

@@ -74,7 +74,8 @@ pub fn dpp_ctrl_valid(ctrl: u16, family: IsaFamily) -> bool {
     match ctrl {
         0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 => true,
         0x130 | 0x134 | 0x138 | 0x13c | 0x142 | 0x143 => g9,
-        0x150..=0x15f | 0x160..=0x16f => !g9,
+        // row_share, row_xmask.
+        0x150..=0x16f => !g9,
         _ => false,
     }
 }
@@ -122,7 +123,7 @@ pub fn dpp_lane_enabled(d: &Dpp, lane: u32) -> bool {
 }
 
 fn bad(i: &Instr, why: impl fmt::Display) -> Error {
-    Error::invalid(&format!("{:?} extended encoding", i.op), why)
+    Error::invalid(format!("{:?} extended encoding", i.op), why)
 }
 
 /// A source of an extended encoding: a VGPR number (code ≥ 256 as in `src9`) or a scalar
@@ -319,9 +320,9 @@ pub(crate) fn decode(mark: u32, w0: u32, w1: u32, form: Form, t: IsaTarget) -> O
             let mut sext = 0u8;
             let mut sel = [SdwaSel::Dword; 2];
             let n = if form == Form::Vop1 { 1 } else { 2 };
-            for k in 0..n {
+            for (k, part) in sel.iter_mut().enumerate().take(n) {
                 let f = w1 >> (16 + 8 * k);
-                sel[k] = SdwaSel::from_code(f & 7)?;
+                *part = SdwaSel::from_code(f & 7)?;
                 sext |= (((f >> 3) & 1) as u8) << k;
                 mods.neg |= (((f >> 4) & 1) as u8) << k;
                 mods.abs |= (((f >> 5) & 1) as u8) << k;
