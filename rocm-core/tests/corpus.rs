@@ -80,6 +80,8 @@ struct Run<'a> {
     dev: &'a Device,
     module: &'a Module,
     kernel: &'static str,
+    /// Lanes per wave of the target (64 on gfx9, 32 on gfx11).
+    lanes: usize,
 }
 
 impl Run<'_> {
@@ -1295,6 +1297,389 @@ fn scan_blelloch(r: &Run) -> Result<(), String> {
     exact("max", &get(&dm)?, &mx)
 }
 
+// ---------------------------------------------------------------------------------------
+// wave.cl
+
+/// Enough whole blocks that every lane of every wave is active.
+const WAVE_N: usize = 1024;
+
+fn row_scan(r: &Run) -> Result<(), String> {
+    let mut g = Gen(40);
+    let x: Vec<i32> = (0..WAVE_N)
+        .map(|_| (g.u32() % 2001) as i32 - 1000)
+        .collect();
+    let (dx, ds, dt) = (
+        r.up(&x)?,
+        r.up(&vec![0i32; WAVE_N])?,
+        r.up(&[0i32; WAVE_N / 32])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&ds).push(&dt);
+    r.launch(groups(WAVE_N), BLOCK, &args)?;
+    // Inclusive prefix sums within rows of 16.
+    let scan: Vec<i32> = x
+        .chunks(16)
+        .flat_map(|row| {
+            row.iter()
+                .scan(0i32, |acc, &v| {
+                    *acc += v;
+                    Some(*acc)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    exact("scan", &get(&ds)?, &scan)?;
+    // Each 32-lane group writes the sum of the first 32 lanes of its wave.
+    let total: Vec<i32> = (0..WAVE_N / 32)
+        .map(|k| {
+            let wave = k * 32 / r.lanes * r.lanes;
+            x[wave..wave + 32].iter().sum()
+        })
+        .collect();
+    exact("total", &get(&dt)?, &total)
+}
+
+fn quad_ops(r: &Run) -> Result<(), String> {
+    let mut g = Gen(41);
+    let x: Vec<f32> = (0..WAVE_N).map(|_| g.f32(-50.0, 50.0)).collect();
+    let (dx, dq, dm, dk) = (
+        r.up(&x)?,
+        r.up(&vec![0f32; WAVE_N])?,
+        r.up(&vec![0f32; 2 * WAVE_N])?,
+        r.up(&vec![0i32; WAVE_N])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&dq).push(&dm).push(&dk);
+    r.launch(groups(WAVE_N), BLOCK, &args)?;
+    let pair = |l: usize| x[l] + x[l ^ 1];
+    let qsum: Vec<f32> = (0..WAVE_N).map(|l| pair(l) + pair(l ^ 2)).collect();
+    same_f32("qsum", &get(&dq)?, &qsum)?;
+    let mir: Vec<f32> = (0..WAVE_N)
+        .flat_map(|l| {
+            let row_mirror = (l & !15) | (15 - (l & 15));
+            let half_mirror = (l & !7) | (7 - (l & 7));
+            [x[l] - x[row_mirror], x[l] * x[half_mirror]]
+        })
+        .collect();
+    same_f32("mirror", &get(&dm)?, &mir)?;
+    let qmax: Vec<i32> = (0..WAVE_N)
+        .map(|l| {
+            (0..4)
+                .map(|k| (x[(l & !3) | k] * 100.0) as i32)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    exact("qmax", &get(&dk)?, &qmax)
+}
+
+fn shuffles(r: &Run) -> Result<(), String> {
+    let mut g = Gen(42);
+    let x: Vec<u32> = (0..WAVE_N).map(|_| g.u32()).collect();
+    let (dx, ds, dr, df) = (
+        r.up(&x)?,
+        r.up(&vec![0u32; WAVE_N])?,
+        r.up(&vec![0u32; WAVE_N])?,
+        r.up(&vec![0u32; WAVE_N])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&ds).push(&dr).push(&df);
+    r.launch(groups(WAVE_N), BLOCK, &args)?;
+    let sum: Vec<u32> = (0..WAVE_N)
+        .map(|l| {
+            x[l & !31..(l & !31) + 32]
+                .iter()
+                .fold(0u32, |a, &v| a.wrapping_add(v))
+        })
+        .collect();
+    exact("sum", &get(&ds)?, &sum)?;
+    let rot: Vec<u32> = (0..WAVE_N).map(|l| x[(l & !31) | ((l + 5) & 31)]).collect();
+    exact("rot", &get(&dr)?, &rot)?;
+    // readfirstlane under `if (v odd)`: the lowest odd lane of the wave.
+    let first: Vec<u32> = (0..WAVE_N)
+        .map(|l| {
+            let wave = l / r.lanes * r.lanes;
+            let lowest = x[wave..wave + r.lanes].iter().find(|v| *v & 1 == 1);
+            match (x[l] & 1, lowest) {
+                (1, Some(&v)) => v,
+                _ => 0,
+            }
+        })
+        .collect();
+    exact("first", &get(&df)?, &first)
+}
+
+// ---------------------------------------------------------------------------------------
+// types.cl
+
+/// The four bytes of a packed `char4` (lane 0 lowest).
+fn bytes_of(w: u32) -> [i8; 4] {
+    w.to_le_bytes().map(|b| b as i8)
+}
+
+fn pack_bytes(b: [i8; 4]) -> u32 {
+    u32::from_le_bytes(b.map(|x| x as u8))
+}
+
+/// The two halves of a packed `short2`.
+fn shorts_of(w: u32) -> [i16; 2] {
+    [w as i16, (w >> 16) as i16]
+}
+
+fn pack_shorts(s: [i16; 2]) -> u32 {
+    u32::from(s[0] as u16) | u32::from(s[1] as u16) << 16
+}
+
+fn narrow_ints(r: &Run) -> Result<(), String> {
+    let mut g = Gen(43);
+    let mut a: Vec<u32> = (0..N).map(|_| g.u32()).collect();
+    let b: Vec<u32> = (0..N).map(|_| g.u32()).collect();
+    let mut c: Vec<u32> = (0..N).map(|_| g.u32()).collect();
+    // Saturation edges: 127 + 127, -128 - x, i16 extremes.
+    a[0] = 0x807f_7f80;
+    c[0] = 0x8000_7fff;
+    let (da, db, dc) = (r.up(&a)?, r.up(&b)?, r.up(&c)?);
+    let (d8, d16, di) = (
+        r.up(&vec![0u32; 2 * N])?,
+        r.up(&vec![0u32; 2 * N])?,
+        r.up(&vec![0i32; 4 * N])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&da)
+        .push(&db)
+        .push(&dc)
+        .push(&d8)
+        .push(&d16)
+        .push(&di)
+        .push(N as i32);
+    r.launch(groups(N), BLOCK, &args)?;
+    let (mut w8, mut w16, mut wi) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..N {
+        let (x, y, s) = (bytes_of(a[i]), bytes_of(b[i]), shorts_of(c[i]));
+        // OpenCL vector arithmetic wraps in the element type (no promotion).
+        let k = [3i8, -1, 2, 5];
+        let mut rv: [i8; 4] = std::array::from_fn(|j| x[j].wrapping_add(y[j].wrapping_mul(k[j])));
+        let (r0, r2) = (rv[2] ^ x[1], rv[0] ^ x[3]);
+        rv[0] = r0;
+        rv[2] = r2;
+        w8.push(pack_bytes(rv));
+        w8.push(pack_bytes(std::array::from_fn(|j| {
+            x[j].saturating_add(y[j])
+        })));
+        let t = [
+            s[0].wrapping_mul(7).wrapping_add(i16::from(x[0])),
+            s[1].wrapping_mul(-3).wrapping_add(i16::from(y[3])),
+        ];
+        w16.push(pack_shorts([t[0] >> 1, t[1] >> 3]));
+        w16.push(pack_shorts([
+            s[0].saturating_sub(i16::from(y[1])),
+            s[1].saturating_sub(i16::from(x[2])),
+        ]));
+        let ux = a[i].to_le_bytes();
+        wi.push(i32::from(ux[0]) + i32::from(ux[1]) * 256 - i32::from(x[2]) * i32::from(y[3]));
+        wi.push(i32::from(s[0]) * i32::from(s[1]) + i32::from(s[1] as u16));
+        wi.push(i32::from(x[0].min(y[0])) + i32::from(ux[3] >> 2));
+        wi.push((pack_bytes(rv) as i32).wrapping_add(i32::from(x[1])));
+    }
+    exact("o8", &get(&d8)?, &w8)?;
+    exact("o16", &get(&d16)?, &w16)?;
+    exact("oi", &get(&di)?, &wi)
+}
+
+/// f16 results computed with or without fma contraction (LLVM may contract `a * b + c`
+/// under OpenCL's default FP_CONTRACT): either rounding is accepted.
+fn f16_either(got: f16, fused: f32, unfused: f16) -> bool {
+    got.to_bits() == f16::from_f32(fused).to_bits() || got.to_bits() == unfused.to_bits()
+}
+
+fn half_vectors(r: &Run) -> Result<(), String> {
+    let mut g = Gen(44);
+    let h = |g: &mut Gen| f16::from_f32(g.f32(-20.0, 20.0));
+    let a: Vec<f16> = (0..2 * N).map(|_| h(&mut g)).collect();
+    let b: Vec<f16> = (0..4 * N).map(|_| h(&mut g)).collect();
+    let (da, db) = (r.up(&a)?, r.up(&b)?);
+    let (d2, d4, df) = (
+        r.up(&vec![f16::ZERO; 2 * N])?,
+        r.up(&vec![f16::ZERO; 4 * N])?,
+        r.up(&vec![0f32; 2 * N])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&da)
+        .push(&db)
+        .push(&d2)
+        .push(&d4)
+        .push(&df)
+        .push(N as i32);
+    r.launch(groups(N), BLOCK, &args)?;
+    let (o2, o4, of) = (get(&d2)?, get(&d4)?, get(&df)?);
+    let hf = |v: f32| f16::from_f32(v);
+    for i in 0..N {
+        let x = [a[2 * i], a[2 * i + 1]];
+        let y = [b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]];
+        for j in 0..2 {
+            // The f32 fma is exact here (11-bit operands), then rounded once to f16.
+            let fused = x[j].to_f32().mul_add(y[2 + j].to_f32(), y[j].to_f32());
+            let unfused = hf(hf(x[j].to_f32() * y[2 + j].to_f32()).to_f32() + y[j].to_f32());
+            if !f16_either(o2[2 * i + j], fused, unfused) {
+                return Err(format!(
+                    "o2[{}] = {}, host {fused} or {unfused}",
+                    2 * i + j,
+                    o2[2 * i + j]
+                ));
+            }
+        }
+        let sub = [x[0], x[1], x[1], x[0]];
+        let mut z: [f16; 4] =
+            std::array::from_fn(|j| hf(hf(y[j].to_f32() * 0.5).to_f32() - sub[j].to_f32()));
+        if z[1].to_f32() <= x[0].to_f32() {
+            z[1] = x[0];
+        }
+        for j in 0..4 {
+            if o4[4 * i + j].to_bits() != z[j].to_bits() {
+                return Err(format!(
+                    "o4[{}] = {}, host {}",
+                    4 * i + j,
+                    o4[4 * i + j],
+                    z[j]
+                ));
+            }
+        }
+        let want = [
+            x[0].to_f32() * y[3].to_f32() + x[1].to_f32(),
+            hf(y[2].to_f32() * 3.0).to_f32() + y[0].to_f32().trunc(),
+        ];
+        same_f32(&format!("of[{i}]"), &of[2 * i..2 * i + 2], &want)?;
+    }
+    Ok(())
+}
+
+fn f64_math(r: &Run) -> Result<(), String> {
+    let mut g = Gen(45);
+    let mut a: Vec<f64> = (0..N)
+        .map(|_| f64::from(g.f32(-1e3, 1e3)) * 1.000_000_1)
+        .collect();
+    let k: Vec<i64> = (0..N).map(|_| g.next() as i64 >> (g.u32() % 60)).collect();
+    a[..8].copy_from_slice(&[0.5, -0.5, 2.5, -2.5, -0.0, 1e-300, -1e-310, 999.999_999]);
+    let (da, dk) = (r.up(&a)?, r.up(&k)?);
+    let (d, dl) = (r.up(&vec![0f64; 6 * N])?, r.up(&vec![0i64; 2 * N])?);
+    let mut args = KernelArgs::new();
+    args.push(&da).push(&dk).push(&d).push(&dl).push(N as i32);
+    r.launch(groups(N), BLOCK, &args)?;
+    let (o, ol) = (get(&d)?, get(&dl)?);
+    for i in 0..N {
+        let (x, m) = (a[i], k[i]);
+        let want = [
+            x.floor() + (x * 0.25).ceil(),
+            (x * 3.0).trunc() - (x * 0.1).round_ties_even(),
+            x.mul_add(x, -2.0) * 1.5f64.copysign(-x),
+            x.min(1.0) + x.abs().max(0.5),
+            x * 2f64.powi((m & 15) as i32 - 7),
+            m as f64 * 0.125 + (m >> 3) as u64 as f64,
+        ];
+        for (j, w) in want.iter().enumerate() {
+            if o[6 * i + j].to_bits() != w.to_bits() {
+                return Err(format!(
+                    "o[{i}][{j}] = {:e}, host {w:e} (x = {x:e}, m = {m})",
+                    o[6 * i + j]
+                ));
+            }
+        }
+        let wl = [(x * 1e6) as i64, ((x * 1e9).abs() as u64 as i64) ^ m];
+        exact(&format!("ol[{i}]"), &ol[2 * i..2 * i + 2], &wl)?;
+    }
+    Ok(())
+}
+
+fn int64_more(r: &Run) -> Result<(), String> {
+    let mut g = Gen(46);
+    let mut a: Vec<u64> = (0..N).map(|_| g.next() >> (g.u32() % 64)).collect();
+    let mut b: Vec<u64> = (0..N).map(|_| g.next() >> (g.u32() % 64)).collect();
+    a[..4].copy_from_slice(&[u64::MAX, 1 << 63, 0, 7]);
+    b[..4].copy_from_slice(&[u64::MAX, 3, 63, 64]);
+    let signed = |v: &[u64]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+    let (da, db, d) = (
+        r.up(&signed(&a))?,
+        r.up(&signed(&b))?,
+        r.up(&vec![0i64; 6 * N])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&da).push(&db).push(&d).push(N as i32);
+    r.launch(groups(N), BLOCK, &args)?;
+    let got: Vec<u64> = get(&d)?.into_iter().map(|x| x as u64).collect();
+    let want: Vec<u64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            let (sx, sy) = (x as i64, y as i64);
+            [
+                ((u128::from(x) * u128::from(y)) >> 64) as u64,
+                x.rotate_left((y & 63) as u32),
+                ((sx / 7) as u64).wrapping_add((sx % 1_000_003) as u64),
+                if sx < sy { x } else { y },
+                ((sx >> (y & 63)) as u64).wrapping_add(u64::from(x > y)),
+                x.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .wrapping_add(y ^ (y >> 29)),
+            ]
+        })
+        .collect();
+    exact("o", &got, &want)
+}
+
+fn dynamic_two(r: &Run) -> Result<(), String> {
+    let (block, grid) = (128usize, 4usize);
+    let n = block * grid;
+    let mut g = Gen(47);
+    let x: Vec<f32> = (0..n).map(|_| g.f32(-4.0, 4.0)).collect();
+    let (dx, dy, ds) = (r.up(&x)?, r.up(&vec![0f32; n])?, r.up(&vec![0f32; grid])?);
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&dy).push(&ds).push(0u32);
+    r.launch_cfg(
+        LaunchConfig {
+            grid: [grid as u32, 1, 1],
+            block: [block as u32, 1, 1],
+            shared_bytes: (2 * block * 4) as u32,
+        },
+        &args,
+    )?;
+    let (mut want_y, mut want_s) = (Vec::new(), Vec::new());
+    for c in x.chunks(block) {
+        let mut red = c.to_vec();
+        let mut s = block / 2;
+        while s > 0 {
+            for l in 0..s {
+                red[l] += red[l + s];
+            }
+            s /= 2;
+        }
+        want_s.push(red[0]);
+        want_y.extend((0..block).map(|l| c[(l * 7) % block] - red[0] / block as f32));
+    }
+    same_f32("y", &get(&dy)?, &want_y)?;
+    same_f32("sums", &get(&ds)?, &want_s)
+}
+
+fn call_private(r: &Run) -> Result<(), String> {
+    let mut g = Gen(48);
+    let x: Vec<u32> = (0..N).map(|_| g.u32()).collect();
+    let (dx, dy) = (r.up(&x)?, r.up(&vec![0u32; N])?);
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&dy).push(N as i32);
+    r.launch(groups(N), BLOCK, &args)?;
+    let mix = |p: &[u32], seed: u32| {
+        p.iter()
+            .fold(seed, |h, &v| (h ^ v).wrapping_mul(16_777_619))
+    };
+    let want: Vec<u32> = (0..N)
+        .map(|i| {
+            let buf: Vec<u32> = (0..12)
+                .map(|k| x[i].wrapping_add((k as u32).wrapping_mul(x[(i + k) % N])))
+                .collect();
+            mix(&buf[..12 - (i & 3)], 2_166_136_261).wrapping_add(mix(&buf[2..6], 7))
+        })
+        .collect();
+    exact("y", &get(&dy)?, &want)
+}
+
 const CASES: &[Case] = &[
     Case {
         source: "arith.cl",
@@ -1456,22 +1841,60 @@ const CASES: &[Case] = &[
         kernel: "scan_blelloch",
         run: scan_blelloch,
     },
+    Case {
+        source: "wave.cl",
+        kernel: "row_scan",
+        run: row_scan,
+    },
+    Case {
+        source: "wave.cl",
+        kernel: "quad_ops",
+        run: quad_ops,
+    },
+    Case {
+        source: "wave.cl",
+        kernel: "shuffles",
+        run: shuffles,
+    },
+    Case {
+        source: "types.cl",
+        kernel: "narrow_ints",
+        run: narrow_ints,
+    },
+    Case {
+        source: "types.cl",
+        kernel: "half_vectors",
+        run: half_vectors,
+    },
+    Case {
+        source: "types.cl",
+        kernel: "f64_math",
+        run: f64_math,
+    },
+    Case {
+        source: "types.cl",
+        kernel: "int64_more",
+        run: int64_more,
+    },
+    Case {
+        source: "types.cl",
+        kernel: "dynamic_two",
+        run: dynamic_two,
+    },
+    Case {
+        source: "types.cl",
+        kernel: "call_private",
+        run: call_private,
+    },
 ];
 
 /// Cases known not to run yet, as `(kernel, target, why)` (`"*"` for every target); the
 /// test fails if one of them starts passing (so the list shrinks) or if any other case
 /// fails.
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    ("convert_sat", "gfx908", SDWA),
-    ("convert_sat", "gfx90a", SDWA),
-    ("convert_sat", "gfx942", SDWA),
-    ("struct_arg", "gfx908", SDWA),
-    ("struct_arg", "gfx90a", SDWA),
-    ("struct_arg", "gfx942", SDWA),
-];
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[("call_private", "*", FLAT)];
 
-const SDWA: &str =
-    "gfx9 sub-dword addressing (SDWA: `v_add_u32_sdwa`, `v_cvt_f32_i32_sdwa`) is not in the model";
+const FLAT: &str = "generic (flat) addresses into private memory: `src_private_base` / \
+     `src_shared_base` apertures and `flat_load`/`flat_store` are not in the model";
 
 fn known_failure(kernel: &str, t: IsaTarget) -> bool {
     KNOWN_FAILURES
@@ -1504,6 +1927,7 @@ fn clang_corpus_runs_on_every_emulated_target() {
                             dev: &dev,
                             module: m,
                             kernel: case.kernel,
+                            lanes: t.wave_size() as usize,
                         })
                     });
                     let known = known_failure(case.kernel, t);

@@ -22,7 +22,7 @@ use super::memory::AddressSpace;
 use super::program::{Program, Target};
 use super::wave::{lanes_of, VSource, Wave};
 use super::Fault;
-use crate::isa::amdgpu::{Form, Instr, IsaTarget, Op, Operand, Slot, Ty};
+use crate::isa::amdgpu::{Form, Instr, IsaTarget, Op, Operand, Slot, Ty, VExt};
 
 /// What the wave does after an instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,9 +400,9 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     if ins.op == Op::VDivFmasF64 {
         mask_in = w.vcc;
     }
-    // v_fmac_f32 and v_dot2acc_f32_f16 read their destination as a third source.
+    // v_fmac_*, v_mac_f32 and v_dot2acc_f32_f16 read their destination as a third source.
     if let (
-        Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16 | Op::VDot2accF32F16,
+        Op::VFmacF32 | Op::VFmacF64 | Op::VFmacF16 | Op::VDot2accF32F16 | Op::VMacF32,
         VDst::Vector { entry, wide },
     ) = (ins.op, &dst)
     {
@@ -446,12 +446,20 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
     }
     let cmpx = ins.op.cmpx_compare();
     let mut flags = 0u64;
+    let ext = ins.mods.ext;
+    let src0_lanes = ext.as_ref().map(|e| super::ext::snapshot(e, w, src[0]));
     for lane in lanes_of(exec) {
-        let s = [
+        let mut s = [
             w.lane_value(src[0], lane),
             w.lane_value(src[1], lane),
             w.lane_value(src[2], lane),
         ];
+        if let (Some(e), Some(src0_lanes)) = (&ext, &src0_lanes) {
+            match super::ext::sources(e, w, src0_lanes, lane, exec, &mut s) {
+                super::ext::Lane::Runs => {}
+                super::ext::Lane::Keeps => continue,
+            }
+        }
         let value = match ins.op {
             Op::VMbcntLoU32B32 => {
                 let below = (1u64 << lane) - 1;
@@ -473,7 +481,9 @@ fn vector(w: &mut Wave, ins: &Instr, target: IsaTarget) -> Result<Flow, Fault> {
         };
         match dst {
             VDst::Vector { entry, wide } => {
-                let value = if keep_high {
+                let value = if let Some(VExt::Sdwa(sd)) = &ext {
+                    super::ext::sdwa_result(sd, w.get(entry, 0, lane), value as u32).into()
+                } else if keep_high {
                     u64::from(w.get(entry, 0, lane) & 0xffff_0000) | (value & 0xffff)
                 } else {
                     value

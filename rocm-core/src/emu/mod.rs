@@ -59,6 +59,7 @@ pub mod alu;
 pub mod atomic;
 pub mod dispatch;
 pub mod exec;
+pub mod ext;
 pub mod matrix;
 pub mod memory;
 pub mod program;

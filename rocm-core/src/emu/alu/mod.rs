@@ -190,7 +190,25 @@ pub fn salu(op: Op, src: [u64; 2], scc: bool) -> Result<AluOut> {
 pub fn writes_low16(op: Op) -> bool {
     matches!(
         op,
-        Op::VAddF16 | Op::VMulF16 | Op::VFmaF16 | Op::VFmacF16 | Op::VCvtF16F32 | Op::VFmaakF16
+        Op::VAddF16
+            | Op::VMulF16
+            | Op::VFmaF16
+            | Op::VFmacF16
+            | Op::VCvtF16F32
+            | Op::VFmaakF16
+            | Op::VAddU16
+            | Op::VSubU16
+            | Op::VLshlrevB16
+            | Op::VLshrrevB16
+            | Op::VMinI16
+            | Op::VAddNcU16
+            | Op::VSubNcU16
+            | Op::VLshlrevB16Vop3
+            | Op::VLshrrevB16Vop3
+            | Op::VMinI16Vop3
+            | Op::VAddI16
+            | Op::VMadLegacyU16
+            | Op::VMadU16
     )
 }
 

@@ -1449,3 +1449,120 @@ fn integer_ops_clang_emits_at_the_edges() {
         f(f32::INFINITY)
     );
 }
+
+#[test]
+fn f64_rounding_and_min_at_the_edges() {
+    use Op::*;
+    let nan = f64::NAN;
+    for (op, x, want) in [
+        (VFloorF64, -0.5, -1.0),
+        (VCeilF64, -0.5, -0.0),
+        (VTruncF64, -2.75, -2.0),
+        (VRndneF64, 2.5, 2.0),
+        (VRndneF64, -3.5, -4.0),
+        (VFloorF64, f64::INFINITY, f64::INFINITY),
+        (VCeilF64, 5e-324, 1.0),
+        (VFloorF64, -5e-324, -1.0),
+        (VTruncF64, 1e300, 1e300),
+    ] {
+        assert_eq!(v(op, [d(x), 0, 0]), d(want), "{op:?}({x:e})");
+    }
+    // NaN in: the canonical quiet NaN out.
+    assert_eq!(v(VRndneF64, [d(nan), 0, 0]), 0x7ff8_0000_0000_0000);
+    // min: one NaN gives the other operand; -0 < +0.
+    assert_eq!(v(VMinF64, [d(nan), d(3.0), 0]), d(3.0));
+    assert_eq!(v(VMinF64, [d(0.0), d(-0.0), 0]), d(-0.0));
+    assert_eq!(
+        v(VMinF64, [d(f64::NEG_INFINITY), d(-1e308), 0]),
+        d(f64::NEG_INFINITY)
+    );
+}
+
+#[test]
+fn sixteen_bit_integer_ops_wrap_or_saturate() {
+    use Op::*;
+    let clamp = Mods {
+        clamp: true,
+        ..Mods::default()
+    };
+    // The high halves of the sources are ignored; results are 16 bits.
+    assert_eq!(v(VAddU16, [0x1_ffff, 0x2_0002, 0]), 0x0001);
+    assert_eq!(vm(VAddU16, clamp, [0xffff, 2, 0]).value, 0xffff);
+    assert_eq!(v(VSubU16, [1, 2, 0]), 0xffff);
+    assert_eq!(vm(VSubNcU16, clamp, [1, 2, 0]).value, 0);
+    assert_eq!(v(VAddI16, [0x7fff, 1, 0]), 0x8000);
+    assert_eq!(vm(VAddI16, clamp, [0x7fff, 1, 0]).value, 0x7fff);
+    assert_eq!(vm(VAddI16, clamp, [0x8000, 0xffff, 0]).value, 0x8000);
+    // Shift amounts use 4 bits; the shifted value is src1.
+    assert_eq!(v(VLshlrevB16, [17, 0x8001, 0]), 0x0002);
+    assert_eq!(v(VLshrrevB16Vop3, [15, 0x8000, 0]), 1);
+    assert_eq!(v(VMinI16, [0x8000, 0x7fff, 0]), 0x8000);
+    assert_eq!(v(VMadU16, [0xffff, 0xffff, 3]), 4);
+    assert_eq!(vm(VMadLegacyU16, clamp, [0x100, 0x100, 0]).value, 0xffff);
+}
+
+#[test]
+fn i24_multiplies_sign_extend_bit_23() {
+    use Op::*;
+    assert_eq!(v(VMulI32I24, [0x80_0000, 2, 0]), 0xff00_0000);
+    assert_eq!(v(VMulI32I24, [0xff_ffff, 0xff_ffff, 0]), 1);
+    // Bits above 23 are ignored.
+    assert_eq!(v(VMulI32I24, [0xff00_0003, 0x0100_0005, 0]), 15);
+    assert_eq!(v(VMadI32I24, [0xff_ffff, 5, 0x8000_0000]), 0x7fff_fffb);
+}
+
+#[test]
+fn mac_rounds_the_product_and_packed_i16_ops_saturate() {
+    use Op::*;
+    // (1 + 3e)^2 = 1 + 6e + 9e^2 (e = 2^-23): v_mac rounds the product to 1 + 6e
+    // before adding -1; the fused v_fmac keeps 9e^2.
+    let x = f(1.0 + 3.0 * f32::EPSILON);
+    assert_eq!(v(VMacF32, [x, x, f(-1.0)]), f(6.0 * f32::EPSILON));
+    assert_ne!(v(VFmacF32, [x, x, f(-1.0)]), v(VMacF32, [x, x, f(-1.0)]));
+    let p = Mods::vop3p();
+    assert_eq!(
+        vm(VPkSubI16, p, [0x8000_0001, 0x0001_0002, 0]).value,
+        0x7fff_ffff
+    );
+    let pc = Mods { clamp: true, ..p };
+    assert_eq!(
+        vm(VPkSubI16, pc, [0x8000_0001, 0x0001_0002, 0]).value,
+        0x8000_ffff
+    );
+    assert_eq!(
+        vm(VPkAshrrevI16, p, [0x0011_0004, 0x8000_8000, 0]).value,
+        0xc000_f800
+    );
+    assert_eq!(
+        vm(VPkMadU16, pc, [0x0100_0002, 0x0100_0003, 0x0000_0001]).value,
+        0xffff_0007
+    );
+}
+
+#[test]
+fn fma_mix_reads_f16_halves_and_f32() {
+    use Op::*;
+    let h = |x: f32| u64::from(f16_from_f32(x));
+    // src0 f16 from the high half, src1 f32, src2 f16 low half with abs and neg.
+    let m = Mods {
+        op_sel: 0b001,
+        op_sel_hi: 0b101,
+        neg: 0b100,
+        neg_hi: 0b100,
+        ..Mods::default()
+    };
+    let s0 = h(1.5) << 16 | h(7.0);
+    assert_eq!(vm(VFmaMixF32, m, [s0, f(2.0), h(-0.25)]).value, f(2.75));
+    // All f32: an ordinary single-rounding fma.
+    let x = f(1.0 + f32::EPSILON);
+    assert_eq!(
+        vm(VFmaMixF32, Mods::default(), [x, x, f(-1.0)]).value,
+        f((1.0 + f32::EPSILON).mul_add(1.0 + f32::EPSILON, -1.0))
+    );
+    // Infinity times zero is NaN; clamp sends NaN to +0.
+    let c = Mods {
+        clamp: true,
+        ..Mods::default()
+    };
+    assert_eq!(vm(VFmaMixF32, c, [f(f32::INFINITY), 0, 0]).value, 0);
+}

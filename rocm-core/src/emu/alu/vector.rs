@@ -73,10 +73,11 @@ fn src_kind(op: Op) -> SrcKind {
         | VFloorF32 | VTruncF32 | VCeilF32 | VRndneF32 | VFractF32 | VFrexpExpI32F32
         | VFrexpMantF32 | VRcpIflagF32 | VLdexpF32 | VCmpNltF32 | VCmpNgtF32 | VCmpUF32
         | VCmpOF32 | VCmpClassF32 | VMadmkF32 | VFmamkF32 | VFmaakF32 | VMulDx9ZeroF32
-        | VCmpNgeF32 | VCmpNleF32 => SrcKind::F32,
+        | VCmpNgeF32 | VCmpNleF32 | VMacF32 => SrcKind::F32,
         VCvtF32F64 | VCvtI32F64 | VRcpF64 | VFmaF64 | VAddF64 | VMulF64 | VMaxF64 | VCvtU32F64
         | VFmacF64 | VRsqF64 | VCmpClassF64 | VCmpGtF64 | VCmpLtF64 | VDivScaleF64
-        | VDivFmasF64 | VDivFixupF64 | VLdexpF64 => SrcKind::F64,
+        | VDivFmasF64 | VDivFixupF64 | VLdexpF64 | VTruncF64 | VCeilF64 | VRndneF64 | VFloorF64
+        | VMinF64 => SrcKind::F64,
         _ => SrcKind::Int,
     }
 }
@@ -111,6 +112,11 @@ pub(super) fn execute(op: Op, mods: &Mods, src: [u64; 3], flag_in: bool) -> Resu
             "emu",
         )),
     }
+}
+
+/// The low 24 bits, sign-extended.
+fn i24(x: u32) -> i32 {
+    ((x << 8) as i32) >> 8
 }
 
 fn f32_of(x: u64) -> f32 {
@@ -199,7 +205,9 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
             false,
         ),
         VSubCoU32 | VSubCoU32Vop3 => carry(mods, u64::from(a).wrapping_sub(u64::from(b)), true),
-        VSubrevCoU32 => carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true),
+        VSubrevCoU32 | VSubrevCoU32Vop3 => {
+            carry(mods, u64::from(b).wrapping_sub(u64::from(a)), true)
+        }
         // Borrow in and out: a - b - borrow (subb), b - a - borrow (subbrev).
         VSubbCoU32 => carry(
             mods,
@@ -231,6 +239,45 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
                 p as u64
             };
             Res::Carry(v, overflow)
+        }
+        VMulI32I24 => bits(i24(a).wrapping_mul(i24(b)) as u32),
+        VMadI32I24 => bits(i24(a).wrapping_mul(i24(b)).wrapping_add(c as i32) as u32),
+        // 16-bit integer ops read and write the low halves; clamp saturates.
+        VAddU16 | VAddNcU16 => {
+            let r = u32::from(a as u16) + u32::from(b as u16);
+            Res::Saturated(u64::from(if mods.clamp {
+                r.min(0xffff)
+            } else {
+                r & 0xffff
+            }))
+        }
+        VSubU16 | VSubNcU16 => {
+            let r = i32::from(a as u16) - i32::from(b as u16);
+            Res::Saturated(u64::from(if mods.clamp {
+                r.max(0) as u32
+            } else {
+                r as u32 & 0xffff
+            }))
+        }
+        VAddI16 => {
+            let (x, y) = (a as i16, b as i16);
+            let r = if mods.clamp {
+                x.saturating_add(y)
+            } else {
+                x.wrapping_add(y)
+            };
+            Res::Saturated(u64::from(r as u16))
+        }
+        VLshlrevB16 | VLshlrevB16Vop3 => bits(u32::from((b as u16) << (a & 15))),
+        VLshrrevB16 | VLshrrevB16Vop3 => bits(u32::from((b as u16) >> (a & 15))),
+        VMinI16 | VMinI16Vop3 => bits(u32::from((a as i16).min(b as i16) as u16)),
+        VMadLegacyU16 | VMadU16 => {
+            let r = u32::from(a as u16) * u32::from(b as u16) + u32::from(c as u16);
+            Res::Saturated(u64::from(if mods.clamp {
+                r.min(0xffff)
+            } else {
+                r & 0xffff
+            }))
         }
         VMinI32 => bits((a as i32).min(b as i32) as u32),
         VMaxI32 => bits((a as i32).max(b as i32) as u32),
@@ -314,6 +361,9 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VMax3F32 => Res::F32(max_ieee(max_ieee(fa, fb), fc)),
         VMed3F32 => Res::F32(med3(fa, fb, fc)),
         VFmaF32 | VFmacF32 | VFmamkF32 | VFmaakF32 => Res::F32(fa.mul_add(fb, fc)),
+        // The multiply rounds before the add (LLVM emits v_mac only where f32 denormals
+        // are flushed; denormals are kept here like everywhere else).
+        VMacF32 => Res::F32(fa * fb + fc),
         // The DX9 multiply: a zero factor gives +0 whatever the other is (NaN, inf).
         VMulDx9ZeroF32 if fa == 0.0 || fb == 0.0 => Res::F32(0.0),
         VMulDx9ZeroF32 => Res::F32(fa * fb),
@@ -354,6 +404,11 @@ fn lane(op: Op, mods: &Mods, s: [u64; 3], flag_in: bool) -> Result<Res> {
         VAddF64 => Res::F64(da + db),
         VMulF64 => Res::F64(da * db),
         VMaxF64 => Res::F64(max_ieee(da, db)),
+        VMinF64 => Res::F64(min_ieee(da, db)),
+        VTruncF64 => Res::F64(da.trunc()),
+        VCeilF64 => Res::F64(da.ceil()),
+        VFloorF64 => Res::F64(da.floor()),
+        VRndneF64 => Res::F64(da.round_ties_even()),
         VFmaF64 | VFmacF64 => Res::F64(da.mul_add(db, dc)),
         VRcpF64 => Res::F64(1.0 / da),
         VRsqF64 => Res::F64(1.0 / da.sqrt()),
@@ -602,6 +657,54 @@ fn packed(op: Op, mods: &Mods, s: [u64; 3]) -> Result<AluOut> {
                 }))
             };
             half(false)? | half(true)? << 16
+        }
+        // Each source is an f32, or (op_sel_hi) the f16 half op_sel picks; neg_hi is
+        // its abs. One rounding: the f16 inputs are exact in f32.
+        VFmaMixF32 => {
+            let x = |i: usize| -> f32 {
+                let v = if sel(mods.op_sel_hi, i) {
+                    let h = if sel(mods.op_sel, i) {
+                        s[i] >> 16
+                    } else {
+                        s[i]
+                    };
+                    f16_to_f32(h as u16)
+                } else {
+                    f32::from_bits(s[i] as u32)
+                };
+                let v = if sel(mods.neg_hi, i) { v.abs() } else { v };
+                if sel(mods.neg, i) {
+                    -v
+                } else {
+                    v
+                }
+            };
+            u64::from(out_f32(x(0).mul_add(x(1), x(2)), 1.0, mods.clamp))
+        }
+        VPkAshrrevI16 | VPkSubI16 | VPkMadU16 => {
+            if int_neg() {
+                return Err(unsupported(op, "neg on integer sources"));
+            }
+            let half = |hi: bool| -> u64 {
+                let (x, y) = (h16(0, hi, false), h16(1, hi, false));
+                u64::from(match op {
+                    VPkAshrrevI16 => ((y as i16) >> (x & 15)) as u16,
+                    VPkSubI16 if mods.clamp => (x as i16).saturating_sub(y as i16) as u16,
+                    VPkSubI16 => x.wrapping_sub(y),
+                    _ => {
+                        let r = u32::from(x) * u32::from(y) + u32::from(h16(2, hi, false));
+                        if mods.clamp {
+                            r.min(0xffff) as u16
+                        } else {
+                            r as u16
+                        }
+                    }
+                })
+            };
+            if op == VPkAshrrevI16 && mods.clamp {
+                return Err(unsupported(op, "clamp"));
+            }
+            half(false) | half(true) << 16
         }
         // Each result dword picks a dword of its source: op_sel bit i selects source i's
         // high dword.

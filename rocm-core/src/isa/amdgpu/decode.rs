@@ -6,6 +6,7 @@
 //! words differ, and that is reported instead of silently dropped.
 
 use super::encode::{ds_two_addr, encode, vop3_base};
+use super::ext;
 use super::instr::{Cache, Instr, Mods};
 use super::operand::{Operand, RegRange, Waitcnt};
 use super::ops::{Form, ImmKind, Op, Slot, NA, OPS};
@@ -216,10 +217,18 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
             | Class::Vop2
             | Class::Vopc
     );
+    // SDWA/DPP: src0 holds a marker and a second dword the extension.
+    let ext_mark = match class {
+        Class::Vop1 | Class::Vop2 | Class::Vopc => match w0 & 0x1ff {
+            m @ (ext::SDWA_MARK | ext::DPP_MARK | ext::DPP8_MARK | ext::DPP8_FI_MARK) => Some(m),
+            _ => None,
+        },
+        _ => None,
+    };
     let mut r = Reader {
         words,
         t,
-        base: if two { 2 } else { 1 },
+        base: if two || ext_mark.is_some() { 2 } else { 1 },
         literal: false,
     };
     let w1 = if two { r.word(1)? } else { 0 };
@@ -300,7 +309,22 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
         Form::Vop1 | Form::Vop2 | Form::Vopc | Form::Vop3 => {
             let vop3b = info.slots.contains(&Slot::CarryDst);
             let sdst = (w0 >> 8) & 0x7f;
-            let (dst, srcs) = if vop3 {
+            let ext = match ext_mark {
+                Some(mark) => {
+                    let d = ext::decode(mark, w0, r.word(1)?, info.form, t).ok_or_else(|| {
+                        bad(format!(
+                            "{w0:08x} {:08x}: extension fields outside the model on {t}",
+                            r.word(1).unwrap_or(0)
+                        ))
+                    })?;
+                    mods = d.mods;
+                    Some(d)
+                }
+                None => None,
+            };
+            let (dst, srcs) = if let Some(d) = &ext {
+                ((w0 >> 17) & 0xff, [d.srcs[0], d.srcs[1], 0])
+            } else if vop3 {
                 mods.clamp = bit(w0, 15);
                 if !vop3b {
                     mods.abs = ((w0 >> 8) & 7) as u8;
@@ -327,6 +351,9 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
                     Slot::ADst(w) => areg(dst, w),
                     Slot::SDstV => r.src(dst, 1)?,
                     Slot::MaskDst if vop3 => r.src(dst, mask)?,
+                    Slot::MaskDst if ext.as_ref().is_some_and(|d| d.sdst.is_some()) => {
+                        r.src(ext.as_ref().and_then(|d| d.sdst).unwrap_or(0), mask)?
+                    }
                     Slot::MaskDst => vcc,
                     Slot::CarryDst if vop3 => r.src(sdst, mask)?,
                     Slot::CarryDst => vcc,

@@ -111,6 +111,14 @@ pub(crate) fn used_mods(instr: &Instr, t: IsaTarget) -> Mods {
             omod: m.omod,
             ..d
         },
+        Form::Vop1 | Form::Vop2 | Form::Vopc if m.ext.is_some() => Mods {
+            neg: m.neg,
+            abs: m.abs,
+            clamp: m.clamp,
+            omod: m.omod,
+            ext: m.ext,
+            ..d
+        },
         Form::Vop3p | Form::Wmma => Mods {
             neg: m.neg,
             neg_hi: m.neg_hi,
@@ -270,7 +278,12 @@ impl<'a> Ctx<'a> {
             // A literal in a 64-bit float operand is the double's high dword.
             // 32-bit operands of 64-bit ops (class masks, exponents) take one too.
             let allowed = match width {
-                1 => !matches!(self.info.ty, Ty::F16 | Ty::B16),
+                // 16-bit operands: a 16-bit value; packed ones: both halves.
+                1 => {
+                    !matches!(self.info.ty, Ty::F16 | Ty::B16)
+                        || x <= 0xffff
+                        || matches!(self.info.form, Form::Vop3p)
+                }
                 2 => self.info.ty == Ty::F64,
                 _ => false,
             };
@@ -559,6 +572,8 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     let t = c.t;
     let info = c.info;
     let vop3 = c.instr.is_vop3_encoded();
+    let sdwa = matches!(c.instr.mods.ext, Some(super::instr::VExt::Sdwa(_)));
+    let mut sdwa_sdst: Option<u16> = None;
     let mut dst = 0u32;
     let mut sdst: Option<u32> = None;
     let mut srcs: Vec<u16> = Vec::with_capacity(3);
@@ -571,6 +586,8 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
             Slot::MaskDst => {
                 if vop3 {
                     dst = u32::from(c.scalar(o, t.mask_sgprs(), true)?);
+                } else if sdwa && !is_vcc(o, t) {
+                    sdwa_sdst = Some(c.scalar(o, t.mask_sgprs(), true)?);
                 } else if !is_vcc(o, t) {
                     return Err(bad(&c.name(), "VOPC (_e32) writes vcc; use e64 for others"));
                 }
@@ -605,7 +622,7 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                 let code = match *s {
                     Slot::ASrc(_) => 256 + c.agpr(o, w)?,
                     // Only promoted VOP2/VOPC forms let the VGPR operand be scalar.
-                    Slot::VReg(_) if !c.instr.vop3 => 256 + c.vgpr(o, w)?,
+                    Slot::VReg(_) if !c.instr.vop3 && !sdwa => 256 + c.vgpr(o, w)?,
                     _ => c.src9(o, w)?,
                 };
                 if o.is_scalar_value() {
@@ -706,6 +723,26 @@ fn encode_valu(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
                 | s(1) << 9
                 | s(0),
         ]);
+    }
+    if m.ext.is_some() {
+        if c.literal.is_some() {
+            return Err(bad(&c.name(), "SDWA and DPP take no literal"));
+        }
+        // The carry-in or selector (vcc) takes the constant bus too.
+        if info.slots.contains(&Slot::MaskSrc) {
+            scalars.push(Operand::Vcc);
+        }
+        scalars.dedup();
+        if scalars.len() > 1 {
+            return Err(bad(&c.name(), "SDWA reads one scalar value"));
+        }
+        let opc = u32::from(opc);
+        let word0 = match info.form {
+            Form::Vop1 => 0x7E00_0000 | (dst & 0xff) << 17 | opc << 9,
+            Form::Vop2 => opc << 25 | (dst & 0xff) << 17,
+            _ => 0x7C00_0000 | opc << 17,
+        };
+        return super::ext::encode(c.instr, t, word0, &srcs, sdwa_sdst);
     }
     let s0 = u32::from(srcs.first().copied().unwrap_or(0));
     let s1 = u32::from(srcs.get(1).copied().unwrap_or(256))

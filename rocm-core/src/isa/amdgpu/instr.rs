@@ -71,6 +71,141 @@ pub struct Mods {
     pub cbsz: u8,
     pub abid: u8,
     pub blgp: u8,
+    /// VOP1/VOP2/VOPC in an extended 64-bit `_e32` encoding: SDWA (gfx9) or DPP.
+    /// `neg`/`abs` (sources 0 and 1), `clamp` and `omod` keep their meaning.
+    pub ext: Option<VExt>,
+}
+
+/// Which part of a dword an SDWA operand reads or its result writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SdwaSel {
+    Byte0,
+    Byte1,
+    Byte2,
+    Byte3,
+    Word0,
+    Word1,
+    Dword,
+}
+
+impl SdwaSel {
+    pub const ALL: [SdwaSel; 7] = [
+        SdwaSel::Byte0,
+        SdwaSel::Byte1,
+        SdwaSel::Byte2,
+        SdwaSel::Byte3,
+        SdwaSel::Word0,
+        SdwaSel::Word1,
+        SdwaSel::Dword,
+    ];
+
+    /// The field's encoding (0..=6).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The selector of a 3-bit field, `None` for 7.
+    pub fn from_code(c: u32) -> Option<SdwaSel> {
+        SdwaSel::ALL.get(c as usize).copied()
+    }
+
+    /// LLVM's name (`BYTE_0`, `WORD_1`, `DWORD`).
+    pub fn name(self) -> &'static str {
+        [
+            "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
+        ][self as usize]
+    }
+
+    /// (bit offset, bit width) of the selected part.
+    pub fn field(self) -> (u32, u32) {
+        match self {
+            SdwaSel::Byte0 => (0, 8),
+            SdwaSel::Byte1 => (8, 8),
+            SdwaSel::Byte2 => (16, 8),
+            SdwaSel::Byte3 => (24, 8),
+            SdwaSel::Word0 => (0, 16),
+            SdwaSel::Word1 => (16, 16),
+            SdwaSel::Dword => (0, 32),
+        }
+    }
+}
+
+/// What an SDWA result does with the destination bits outside `dst_sel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DstUnused {
+    /// Zeroes them (`UNUSED_PAD`).
+    Pad,
+    /// Fills the bits above with the result's sign bit, zeroes those below
+    /// (`UNUSED_SEXT`).
+    Sext,
+    /// Keeps the old destination bits (`UNUSED_PRESERVE`).
+    Preserve,
+}
+
+impl DstUnused {
+    pub const ALL: [DstUnused; 3] = [DstUnused::Pad, DstUnused::Sext, DstUnused::Preserve];
+
+    pub fn name(self) -> &'static str {
+        ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"][self as usize]
+    }
+}
+
+/// gfx9 sub-dword addressing: each source reads a byte or word of its register
+/// (zero- or sign-extended), the result goes to a byte or word of the destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sdwa {
+    /// Destination part (VOP1/VOP2; a VOPC writes a mask and has none).
+    pub dst_sel: SdwaSel,
+    pub dst_unused: DstUnused,
+    /// Source parts (src1 only for VOP2/VOPC).
+    pub src_sel: [SdwaSel; 2],
+    /// Bit i: source i is sign-extended from its part (integer ops).
+    pub sext: u8,
+}
+
+impl Sdwa {
+    /// Whole dwords everywhere: the instruction's plain meaning.
+    pub const DWORD: Sdwa = Sdwa {
+        dst_sel: SdwaSel::Dword,
+        dst_unused: DstUnused::Pad,
+        src_sel: [SdwaSel::Dword; 2],
+        sext: 0,
+    };
+}
+
+/// Data-parallel primitives (DPP16): src0 (a VGPR) is read from another lane of the
+/// same row of 16 (or of the wave on gfx9), chosen by `ctrl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Dpp {
+    /// The 9-bit `dpp_ctrl`: `quad_perm` 0x00..=0xff, `row_shl` 0x101.., `row_shr`
+    /// 0x111.., `row_ror` 0x121.., gfx9 `wave_*` 0x130/0x134/0x138/0x13c, `row_mirror`
+    /// 0x140, `row_half_mirror` 0x141, gfx9 `row_bcast` 0x142/0x143, gfx11 `row_share`
+    /// 0x150.. and `row_xmask` 0x160...
+    pub ctrl: u16,
+    /// Rows (bit i: lanes 16i..16i+15) that write their result.
+    pub row_mask: u8,
+    /// Banks (bit i: lanes 4i..4i+3 of every row) that write their result.
+    pub bank_mask: u8,
+    /// An invalid source lane reads 0 instead of disabling the lane's write.
+    pub bound_ctrl: bool,
+    /// gfx11 fetch-inactive: source lanes outside EXEC are read, not invalid.
+    pub fi: bool,
+}
+
+/// gfx11 DPP8: lane `8k + i` reads src0 from lane `8k + sel[i]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Dpp8 {
+    pub sel: [u8; 8],
+    pub fi: bool,
+}
+
+/// The extended encodings of VOP1/VOP2/VOPC (src0 field 0xf9 SDWA, 0xfa DPP16,
+/// 0xe9/0xea DPP8, then a second dword).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VExt {
+    Sdwa(Sdwa),
+    Dpp(Dpp),
+    Dpp8(Dpp8),
 }
 
 impl Mods {
@@ -102,6 +237,8 @@ impl Instr {
     /// An instruction in its native encoding with default modifiers.
     pub fn new(op: Op, operands: impl Into<Vec<Operand>>) -> Instr {
         let mods = match op.info().form {
+            // The mixed-precision FMA's op_sel_hi marks f16 sources: none by default.
+            Form::Vop3p if op == Op::VFmaMixF32 => Mods::default(),
             Form::Vop3p | Form::Wmma => Mods::vop3p(),
             _ => Mods::default(),
         };

@@ -45,6 +45,7 @@
 //! | MAI (MFMA) | `110100111` | — | ACC_CD bit 15 (gfx90a+), ABID, CBSZ, BLGP, per-source AGPR bits 27/28 |
 //! | DS | `110110` | `110110` | gfx9 opcode bits 24:17, AGPR data bit 25 (gfx90a+); gfx11 opcode 25:18 |
 //! | GLOBAL | `110111`, seg 2 | same | signed 13-bit offset; `saddr` off = 0x7f (gfx9) / null (gfx11); AGPR bit 55 |
+//! | SDWA / DPP / DPP8 | VOP1/2/C `_e32` with src0 0xf9 / 0xfa | 0xfa / 0xe9, 0xea | a second dword ([`Mods::ext`], `ext.rs`); SDWA gfx9 only |
 //! | MUBUF | `111000` | same | only the operand-free cache ops (`buffer_gl0_inv`, `buffer_wbinvl1_vol`) |
 //!
 //! `v_madmk_f32`/`v_fmamk_f32` carry their constant in [`Slot::Kimm`] (always the
@@ -83,7 +84,7 @@
 //!
 //! [`decode`] classifies the first dword by its prefix, looks the opcode up in the
 //! target's column, reads fields back through the slots, then re-encodes: bits the model
-//! does not carry (DPP/SDWA, VOP3 `op_sel`, `gds`, …) make it fail with an error instead
+//! does not carry (VOP3 `op_sel`, `gds`, …) make it fail with an error instead
 //! of being dropped. A literal whose value an inline constant could hold (what the
 //! linker writes for relocated values such as `0`) is kept as a literal and prints as
 //! that constant, as LLVM prints it. gfx11 dual-issue VOPD (`v_dual_*`) is an [`Instr`] whose
@@ -104,6 +105,7 @@
 pub mod codeobj;
 mod decode;
 mod encode;
+pub mod ext;
 pub mod hazard;
 mod instr;
 pub mod matrix;
@@ -116,7 +118,7 @@ pub mod waitcnt;
 
 pub use decode::{decode, decode_all, disassemble};
 pub use encode::{encode, encode_all, has_e64};
-pub use instr::{Cache, Counter, Instr, Mods};
+pub use instr::{Cache, Counter, Dpp, Dpp8, DstUnused, Instr, Mods, Sdwa, SdwaSel, VExt};
 pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};
 pub use ops::{Form, ImmKind, Op, OpInfo, Slot, Ty, NA, OPS};
 pub use print::InstrDisplay;

@@ -705,73 +705,7 @@ fn check_target(t: IsaTarget) {
                 }
             }
         }
-        let text: String = cases
-            .iter()
-            .map(|(i, _)| format!("{}\n", i.display(t)))
-            .collect();
-        let (out, err) = assemble(&bin, t, &text);
-        let lines: Vec<&str> = text.lines().collect();
-        let mut rejected = std::collections::HashSet::new();
-        for l in err.lines().filter(|l| l.contains("error:")) {
-            let n: Option<usize> = l
-                .split(':')
-                .nth(1)
-                .and_then(|n| n.parse().ok())
-                .map(|n: usize| n - 1);
-            if let Some(n) = n {
-                rejected.insert(n);
-                failures.push(format!(
-                    "{t}: llvm-mc rejects `{}`: {l}",
-                    lines.get(n).unwrap_or(&"?")
-                ));
-            }
-        }
-        let encs = parse_encodings(&out);
-        let accepted: Vec<&(Instr, Vec<u32>)> = cases
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| !rejected.contains(k))
-            .map(|(_, c)| c)
-            .collect();
-        if encs.len() != accepted.len() {
-            failures.push(format!(
-                "{t} {form:?}: {} encodings for {} accepted lines",
-                encs.len(),
-                accepted.len()
-            ));
-            continue;
-        }
-        for ((written, ours), (their_text, theirs)) in accepted.into_iter().zip(&encs) {
-            let text = written.display(t).to_string();
-            // LLVM prints, and we decode, a literal with inline bits as the constant.
-            let i = &inlined(written);
-            // Our printer writes what LLVM prints back (its canonical syntax).
-            let ours_text = i.display(t).to_string();
-            let ours_text = ours_text.split_whitespace().collect::<Vec<_>>().join(" ");
-            // LLVM prints a (lossy) macro for swizzle offsets no macro assembles to; we
-            // print those as numbers so the text round-trips.
-            let raw_swizzle = i.op == Op::DsSwizzleB32
-                && i.mods.offset & 0x8000 == 0
-                && !swizzle_has_macro(i.mods.offset as u16);
-            if ours_text != *their_text && !raw_swizzle {
-                failures.push(format!(
-                    "{t}: we print `{ours_text}`, llvm prints `{their_text}`"
-                ));
-            }
-            if ours != theirs {
-                failures.push(format!(
-                    "{t}: `{text}`: ours {ours:08x?}, llvm {theirs:08x?}"
-                ));
-                continue;
-            }
-            match decode(theirs, t) {
-                Ok((back, n)) if back == *i && n == theirs.len() => {}
-                Ok((back, n)) => failures.push(format!(
-                    "{t}: `{text}` decodes as {back:?} ({n} words), expected {i:?}"
-                )),
-                Err(e) => failures.push(format!("{t}: `{text}` does not decode: {e}")),
-            }
-        }
+        compare_batch(t, &bin, &format!("{form:?}"), &cases, &mut failures);
         total += cases.len();
         summary.push(format!(
             "{form:?}: {} ops, {} cases",
@@ -779,6 +713,17 @@ fn check_target(t: IsaTarget) {
             cases.len()
         ));
     }
+    // Its own stream, so adding cases here leaves the VOPD draws as they were.
+    let mut ext_rng = StdRng::seed_from_u64(0xE7E0_0000 + t as u64);
+    let n = check_ext(
+        t,
+        &bin,
+        &mut ext_rng,
+        CASES_PER_FORM * 2 * scale,
+        &mut failures,
+    );
+    total += n;
+    summary.push(format!("SDWA/DPP: {n} cases"));
     if t.family() == IsaFamily::Gfx11 {
         let n = check_vopd(t, &bin, &mut rng, CASES_PER_FORM * 2 * scale, &mut failures);
         total += n;
@@ -796,6 +741,267 @@ fn check_target(t: IsaTarget) {
             failures.join("\n")
         );
     }
+}
+
+/// Assembles `cases` in one llvm-mc batch and checks LLVM's text and bytes against ours
+/// and that its bytes decode back to the instruction.
+fn compare_batch(
+    t: IsaTarget,
+    bin: &str,
+    label: &str,
+    cases: &[(Instr, Vec<u32>)],
+    failures: &mut Vec<String>,
+) {
+    let text: String = cases
+        .iter()
+        .map(|(i, _)| format!("{}\n", i.display(t)))
+        .collect();
+    let (out, err) = assemble(bin, t, &text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut rejected = std::collections::HashSet::new();
+    for l in err.lines().filter(|l| l.contains("error:")) {
+        let n: Option<usize> = l
+            .split(':')
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .map(|n: usize| n - 1);
+        if let Some(n) = n {
+            rejected.insert(n);
+            failures.push(format!(
+                "{t}: llvm-mc rejects `{}`: {l}",
+                lines.get(n).unwrap_or(&"?")
+            ));
+        }
+    }
+    let encs = parse_encodings(&out);
+    let accepted: Vec<&(Instr, Vec<u32>)> = cases
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !rejected.contains(k))
+        .map(|(_, c)| c)
+        .collect();
+    if encs.len() != accepted.len() {
+        failures.push(format!(
+            "{t} {label}: {} encodings for {} accepted lines",
+            encs.len(),
+            accepted.len()
+        ));
+        return;
+    }
+    for ((written, ours), (their_text, theirs)) in accepted.into_iter().zip(&encs) {
+        let text = written.display(t).to_string();
+        // LLVM prints, and we decode, a literal with inline bits as the constant.
+        let i = &inlined(written);
+        // Our printer writes what LLVM prints back (its canonical syntax).
+        let ours_text = i.display(t).to_string();
+        let ours_text = ours_text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // LLVM prints a (lossy) macro for swizzle offsets no macro assembles to; we
+        // print those as numbers so the text round-trips.
+        let raw_swizzle = i.op == Op::DsSwizzleB32
+            && i.mods.offset & 0x8000 == 0
+            && !swizzle_has_macro(i.mods.offset as u16);
+        if ours_text != *their_text && !raw_swizzle {
+            failures.push(format!(
+                "{t}: we print `{ours_text}`, llvm prints `{their_text}`"
+            ));
+        }
+        if ours != theirs {
+            failures.push(format!(
+                "{t}: `{text}`: ours {ours:08x?}, llvm {theirs:08x?}"
+            ));
+            continue;
+        }
+        match decode(theirs, t) {
+            Ok((back, n)) if back == *i && n == theirs.len() => {}
+            Ok((back, n)) => failures.push(format!(
+                "{t}: `{text}` decodes as {back:?} ({n} words), expected {i:?}"
+            )),
+            Err(e) => failures.push(format!("{t}: `{text}` does not decode: {e}")),
+        }
+    }
+}
+
+/// The extended encodings a random VOP1/VOP2/VOPC instruction can take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExtKind {
+    Sdwa,
+    Dpp,
+    Dpp8,
+}
+
+/// `dpp_ctrl` values with a meaning on `family`, as (first, last) ranges.
+fn dpp_ctrls(family: IsaFamily) -> Vec<(u16, u16)> {
+    let mut v = vec![
+        (0, 0xff),
+        (0x101, 0x10f),
+        (0x111, 0x11f),
+        (0x121, 0x12f),
+        (0x140, 0x141),
+    ];
+    match family {
+        IsaFamily::Gfx9 => v.extend([
+            (0x130, 0x130),
+            (0x134, 0x134),
+            (0x138, 0x138),
+            (0x13c, 0x13c),
+            (0x142, 0x143),
+        ]),
+        IsaFamily::Gfx11 => v.extend([(0x150, 0x15f), (0x160, 0x16f)]),
+    }
+    v
+}
+
+impl Gen<'_> {
+    /// `i` (a VOP1/VOP2/VOPC) rewritten into a random valid `kind` encoding.
+    fn extend(&mut self, i: &mut Instr, kind: ExtKind) {
+        let t = self.t;
+        let info = i.op.info();
+        let float = info.ty.is_float();
+        let vopc = info.form == Form::Vopc;
+        let mask_w = t.mask_sgprs();
+        let vcc = if mask_w == 2 {
+            Operand::Vcc
+        } else {
+            Operand::VccLo
+        };
+        i.vop3 = false;
+        i.mods = Mods::default();
+        let mut scalar_used = false;
+        let mut nsrc = 0u8;
+        let mut sext_ok = 0u8;
+        for (o, s) in i.operands.iter_mut().zip(info.slots) {
+            match *s {
+                Slot::VSrc(_) | Slot::VReg(_) => {
+                    let bus_free = !info.slots.contains(&Slot::MaskSrc);
+                    *o = if kind == ExtKind::Sdwa && bus_free && !scalar_used && self.chance(0.3) {
+                        scalar_used = true;
+                        if self.chance(0.5) {
+                            self.sgpr(1)
+                        } else {
+                            Operand::Int(self.rng.random_range(-16..=64))
+                        }
+                    } else {
+                        self.vgpr(1)
+                    };
+                    if !matches!(o, Operand::Int(_)) {
+                        sext_ok |= 1 << nsrc;
+                    }
+                    nsrc += 1;
+                }
+                Slot::VDst(_) => *o = self.vgpr(1),
+                Slot::MaskDst if kind == ExtKind::Sdwa && self.chance(0.5) => {
+                    *o = self.sgpr(mask_w)
+                }
+                Slot::MaskDst | Slot::MaskSrc | Slot::CarryDst => *o = vcc,
+                _ => {}
+            }
+        }
+        if low_vgprs_only(i.op, t, false) {
+            for o in &mut i.operands {
+                if let Operand::Vgpr(r) = o {
+                    r.first %= 128;
+                }
+            }
+        }
+        let all = (1u8 << nsrc) - 1;
+        let m = &mut i.mods;
+        if float && kind != ExtKind::Dpp8 {
+            let allowed = super::encode::float_modifier_sources(i.op);
+            m.neg = self.rng.random_range(0..=all) & allowed;
+            m.abs = self.rng.random_range(0..=all) & allowed;
+        }
+        if i.op == Op::VCndmaskB32 {
+            sext_ok = 0;
+        }
+        m.ext = Some(match kind {
+            ExtKind::Sdwa => {
+                let sel = |g: &mut Self| SdwaSel::ALL[g.rng.random_range(0..7)];
+                let mut sd = Sdwa {
+                    dst_sel: sel(self),
+                    dst_unused: DstUnused::ALL[self.rng.random_range(0..3)],
+                    src_sel: [sel(self), sel(self)],
+                    sext: if float {
+                        0
+                    } else {
+                        self.rng.random_range(0..=all) & sext_ok
+                    },
+                };
+                if nsrc < 2 {
+                    sd.src_sel[1] = SdwaSel::Dword;
+                }
+                if vopc {
+                    sd.dst_sel = SdwaSel::Dword;
+                    sd.dst_unused = DstUnused::Pad;
+                } else if float {
+                    m.clamp = self.chance(0.3);
+                    if ext::sdwa_takes_omod(i.op) {
+                        m.omod = self.rng.random_range(0..4);
+                    }
+                }
+                VExt::Sdwa(sd)
+            }
+            ExtKind::Dpp => {
+                let ctrls = dpp_ctrls(t.family());
+                let (lo, hi) = ctrls[self.rng.random_range(0..ctrls.len())];
+                VExt::Dpp(Dpp {
+                    ctrl: self.rng.random_range(lo..=hi),
+                    row_mask: self.rng.random_range(0..16),
+                    bank_mask: self.rng.random_range(0..16),
+                    bound_ctrl: self.chance(0.5),
+                    fi: t.family() == IsaFamily::Gfx11 && self.chance(0.5),
+                })
+            }
+            ExtKind::Dpp8 => VExt::Dpp8(Dpp8 {
+                sel: std::array::from_fn(|_| self.rng.random_range(0..8)),
+                fi: self.chance(0.5),
+            }),
+        });
+    }
+}
+
+/// Random SDWA, DPP and DPP8 forms of every VOP1/VOP2/VOPC op that has them on `t`,
+/// checked against llvm-mc like the plain forms. Returns the number of cases.
+fn check_ext(
+    t: IsaTarget,
+    bin: &str,
+    rng: &mut StdRng,
+    cases_per_kind: usize,
+    failures: &mut Vec<String>,
+) -> usize {
+    let mut total = 0;
+    for (kind, has) in [
+        (ExtKind::Sdwa, ext::has_sdwa as fn(Op, IsaTarget) -> bool),
+        (ExtKind::Dpp, ext::has_dpp),
+        (ExtKind::Dpp8, ext::has_dpp8),
+    ] {
+        let ops: Vec<Op> = Op::all()
+            .filter(|&o| o.info().opcode[t.column()] != NA && has(o, t))
+            .collect();
+        if ops.is_empty() {
+            continue;
+        }
+        let per_op = cases_per_kind.div_ceil(ops.len()).max(6);
+        let mut gen = Gen { rng, t };
+        let mut cases = Vec::new();
+        for &op in &ops {
+            for _ in 0..per_op {
+                let mut i = gen.instr(op);
+                gen.extend(&mut i, kind);
+                match encode(&i, t) {
+                    Ok(w) => cases.push((i, w)),
+                    Err(e) => failures.push(format!("{t}: our encoder rejects {i:?}: {e}")),
+                }
+            }
+        }
+        let label = match kind {
+            ExtKind::Sdwa => "SDWA",
+            ExtKind::Dpp => "DPP",
+            ExtKind::Dpp8 => "DPP8",
+        };
+        compare_batch(t, bin, label, &cases, failures);
+        total += cases.len();
+    }
+    total
 }
 
 /// A random VOPD half: `op`'s `_e32` shape with random operands (`v_cndmask_b32` reads

@@ -2,7 +2,7 @@
 //! accepts it (explicit `_e32`/`_e64` suffixes, every `s_waitcnt` counter spelled out).
 
 use super::encode::{ds_two_addr, has_e64, source_count};
-use super::instr::{Cache, Instr};
+use super::instr::{Cache, Instr, VExt};
 use super::operand::{fmt_float, Operand, Waitcnt};
 use super::ops::{Form, ImmKind, Op, Slot, Ty};
 use super::target::{IsaFamily, IsaTarget};
@@ -67,7 +67,9 @@ impl fmt::Display for InstrDisplay<'_> {
             return write!(f, "// {:?} is not available on {t}", i.op);
         };
         f.write_str(name)?;
-        if has_e64(i.op) {
+        if let Some(ext) = &i.mods.ext {
+            f.write_str(super::ext::suffix(ext, i.op))?;
+        } else if has_e64(i.op) {
             f.write_str(if i.vop3 { "_e64" } else { "_e32" })?;
         }
         let m = i.mods;
@@ -81,7 +83,11 @@ impl fmt::Display for InstrDisplay<'_> {
             ) && info.form != Form::Sop2
                 && info.form != Form::Sop1
                 && info.form != Form::Sopc;
-            let (neg, abs) = if is_src && vop3 {
+            let sext = is_src && matches!(m.ext, Some(VExt::Sdwa(sd)) if (sd.sext >> src) & 1 != 0);
+            let (neg, abs) = if is_src && i.op == Op::VFmaMixF32 {
+                // neg_hi is the abs of a mixed-precision source.
+                ((m.neg >> src) & 1 != 0, (m.neg_hi >> src) & 1 != 0)
+            } else if is_src && (vop3 || m.ext.is_some()) {
                 ((m.neg >> src) & 1 != 0, (m.abs >> src) & 1 != 0)
             } else {
                 (false, false)
@@ -99,6 +105,9 @@ impl fmt::Display for InstrDisplay<'_> {
             }
             if abs {
                 f.write_str("|")?;
+            }
+            if sext {
+                f.write_str("sext(")?;
             }
             match (o, s) {
                 (Operand::Imm(x), Slot::Simm(ImmKind::Hex16 | ImmKind::Clause)) => {
@@ -149,6 +158,9 @@ impl fmt::Display for InstrDisplay<'_> {
                 }
                 _ => write!(f, "{o}")?,
             }
+            if sext {
+                f.write_str(")")?;
+            }
             if abs {
                 f.write_str("|")?;
             }
@@ -172,6 +184,9 @@ impl fmt::Display for InstrDisplay<'_> {
             ]
         };
         let nsrc = source_count(info);
+        if let Some(ext) = &m.ext {
+            return super::ext::fmt_fields(f, i, ext);
+        }
         match info.form {
             Form::Smem => {
                 // gfx11 names the (null) offset register when the immediate is zero.
@@ -226,6 +241,18 @@ impl fmt::Display for InstrDisplay<'_> {
                     if m.cache.has(b) {
                         write!(f, " {n}")?;
                     }
+                }
+            }
+            Form::Vop3p if i.op == Op::VFmaMixF32 => {
+                let all = (1u8 << nsrc) - 1;
+                if m.op_sel & all != 0 {
+                    bits(f, "op_sel", m.op_sel, nsrc)?;
+                }
+                if m.op_sel_hi & all != 0 {
+                    bits(f, "op_sel_hi", m.op_sel_hi, nsrc)?;
+                }
+                if m.clamp {
+                    f.write_str(" clamp")?;
                 }
             }
             Form::Vop3p | Form::Wmma => {

@@ -283,6 +283,11 @@ pub(crate) fn half_text(h: &Instr, t: IsaTarget) -> String {
     let (name, rest) = text.split_once(' ').unwrap_or((&text, ""));
     let name = name.strip_suffix("_e32").unwrap_or(name);
     let name = name.strip_prefix("v_").unwrap_or(name);
-    let rest = rest.strip_suffix(", vcc_lo").unwrap_or(rest);
+    // v_dual_cndmask_b32 reads vcc_lo without naming it; any other vcc_lo is a source.
+    let rest = if h.op == Op::VCndmaskB32 {
+        rest.strip_suffix(", vcc_lo").unwrap_or(rest)
+    } else {
+        rest
+    };
     format!("v_dual_{name} {rest}")
 }
