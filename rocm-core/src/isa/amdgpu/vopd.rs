@@ -11,7 +11,9 @@
 //! bit is the complement of VDSTX's. What the assembler checks, [`encode`] checks too:
 //! one destination even and one odd, the two `src0` VGPRs and the two `vsrc1` VGPRs in
 //! different banks (register number mod 4), one literal value, at most two distinct
-//! scalar values (SGPRs, specials, the literal, `vcc_lo` of `v_cndmask_b32`).
+//! scalar values (SGPRs, specials, the literal, the mask of `v_cndmask_b32`). As
+//! llvm-mc counts them, the mask is a value of its own even where a `src0` also names
+//! `vcc_lo`.
 
 use super::encode::Ctx;
 use super::instr::{Instr, Mods};
@@ -91,7 +93,15 @@ impl Fields {
     }
 }
 
-fn half_fields(c: &mut Ctx<'_>, scalars: &mut Vec<Operand>) -> Result<Fields> {
+/// A scalar value a VOPD pair reads over the constant bus.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum BusRead {
+    Operand(Operand),
+    /// `v_cndmask_b32`'s implicit `vcc_lo` (counted apart from an explicit `vcc_lo`).
+    CndmaskMask,
+}
+
+fn half_fields(c: &mut Ctx<'_>, scalars: &mut Vec<BusRead>) -> Result<Fields> {
     let h = c.instr;
     let info = h.op.info();
     if h.vop3 || h.mods != Mods::default() {
@@ -118,7 +128,7 @@ fn half_fields(c: &mut Ctx<'_>, scalars: &mut Vec<Operand>) -> Result<Fields> {
             Slot::VDst(1) => f.dst = c.vgpr(o, 1)?,
             Slot::VSrc(1) => {
                 if o.is_scalar_value() {
-                    scalars.push(*o);
+                    scalars.push(BusRead::Operand(*o));
                 }
                 f.src0 = c.src9(o, 1)?;
             }
@@ -131,9 +141,9 @@ fn half_fields(c: &mut Ctx<'_>, scalars: &mut Vec<Operand>) -> Result<Fields> {
                     Some(y) if y != k => return Err(bad("two different literals")),
                     _ => c.literal = Some(k),
                 }
-                scalars.push(*o);
+                scalars.push(BusRead::Operand(*o));
             }
-            Slot::MaskSrc if *o == Operand::VccLo => scalars.push(*o),
+            Slot::MaskSrc if *o == Operand::VccLo => scalars.push(BusRead::CndmaskMask),
             _ => {
                 return Err(bad(format!(
                     "{:?}: operand {o} in slot {s:?} is outside VOPD",
@@ -184,8 +194,8 @@ pub(crate) fn encode(x: &Instr, y: &Instr, t: IsaTarget, keep_literals: bool) ->
         }
     }
     // Inline constants do not use the bus, nor does a literal the encoder writes inline.
-    scalars.retain(|o| !matches!(o, Operand::Literal(_)));
-    scalars.extend(literal.map(Operand::Literal));
+    scalars.retain(|o| !matches!(o, BusRead::Operand(Operand::Literal(_))));
+    scalars.extend(literal.map(|k| BusRead::Operand(Operand::Literal(k))));
     scalars.sort_by_key(|o| format!("{o:?}"));
     scalars.dedup();
     if scalars.len() > t.constant_bus_limit() {
