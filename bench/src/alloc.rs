@@ -24,11 +24,7 @@ fn size(i: usize) -> usize {
 }
 
 /// Seconds for `pairs` allocate/free pairs through `alloc`, after 100 warm-ups.
-fn timed(
-    device: &Device,
-    pairs: usize,
-    mut alloc: impl FnMut(usize) -> Result<()>,
-) -> Result<f64> {
+fn timed(device: &Device, pairs: usize, mut alloc: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     for i in 0..100 {
         alloc(size(i))?;
     }
@@ -61,7 +57,10 @@ pub fn run(args: &AllocArgs) -> Result<(), Box<dyn std::error::Error>> {
         device.id(),
         device.info().name
     );
-    println!("{:<16} {:<32} {:>10} {:>12}", "call", "path", "total s", "us per pair");
+    println!(
+        "{:<16} {:<32} {:>10} {:>12}",
+        "call", "path", "total s", "us per pair"
+    );
     let secs = timed(&device, pairs, |b| device.alloc::<u8>(b).map(drop))?;
     println!(
         "{:<16} {:<32} {:>10.3} {:>12.3}",

@@ -157,7 +157,11 @@ pub fn run(args: &BandwidthArgs) -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("--staging: `{setting}` is not MiB:threads").into());
         };
         device.set_copy_staging(staging)?;
-        let engine = format!("pageable {}MiB:{}", staging.chunk_bytes >> 20, staging.threads);
+        let engine = format!(
+            "pageable {}MiB:{}",
+            staging.chunk_bytes >> 20,
+            staging.threads
+        );
         let ms = host_timed(iters, || dst.upload(&host))?;
         rows.push(row("host-to-device", engine.clone(), bytes, bytes, ms));
         let ms = host_timed(iters, || src.download(&mut back))?;

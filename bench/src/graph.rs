@@ -66,7 +66,9 @@ fn sequence(
 impl Operands {
     fn new(dev: &Device, n: usize, m: usize) -> Result<Self> {
         let vec = |len: usize, k: usize| -> Vec<f32> {
-            (0..len).map(|i| ((i * k) % 97) as f32 * 1e-2 - 0.4).collect()
+            (0..len)
+                .map(|i| ((i * k) % 97) as f32 * 1e-2 - 0.4)
+                .collect()
         };
         Ok(Operands {
             x: DeviceBuffer::from_slice(dev, &vec(n, 3))?,

@@ -101,7 +101,9 @@ impl Backend for NullBackend {
         &self.info
     }
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Allocation>> {
-        let at = self.next.fetch_add(bytes.next_multiple_of(256) as u64 + 256, Ordering::Relaxed);
+        let at = self
+            .next
+            .fetch_add(bytes.next_multiple_of(256) as u64 + 256, Ordering::Relaxed);
         Ok(Box::new(NullAllocation(at, bytes)))
     }
     fn write(&self, _: &dyn BackendStream, _: u64, _: &[u8]) -> Result<()> {
@@ -165,14 +167,22 @@ pub fn run(args: &HostPathArgs) -> Result<(), Box<dyn std::error::Error>> {
         next: AtomicU64::new(1 << 20),
     }));
     let calls = args.calls.max(1);
-    println!("host time per call, n = {}, {calls} calls after 100 warm-ups", args.n);
+    println!(
+        "host time per call, n = {}, {calls} calls after 100 warm-ups",
+        args.n
+    );
     println!("{:<44} {:>10} {:>10}", "device", "copy us", "axpy us");
     let [c, a] = per_call(&null, args.n, calls)?;
     println!("{:<44} {:>10.3} {:>10.3}", null.info().name, c, a);
     if let Some(name) = &args.device {
         let dev = Device::open(name)?;
         let [c, a] = per_call(&dev, args.n, calls)?;
-        println!("{:<44} {:>10.3} {:>10.3}", format!("{} (issue only)", dev.id()), c, a);
+        println!(
+            "{:<44} {:>10.3} {:>10.3}",
+            format!("{} (issue only)", dev.id()),
+            c,
+            a
+        );
     }
     Ok(())
 }

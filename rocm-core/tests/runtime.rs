@@ -7,9 +7,7 @@
 //! comparison is exact.
 
 use proptest::prelude::*;
-use rocm_core::{
-    Device, DeviceBuffer, Error, KernelArgs, LaunchConfig, ModuleImage, PinnedBuffer,
-};
+use rocm_core::{Device, DeviceBuffer, Error, KernelArgs, LaunchConfig, ModuleImage, PinnedBuffer};
 use std::time::Instant;
 
 /// The devices every test runs on.
@@ -96,7 +94,13 @@ fn pageable_copies_around_the_staging_sizes() {
         let sizes: &[usize] = if dev.is_cpu() || dev.id().starts_with("emu") {
             &[(1 << 20) + 3]
         } else {
-            &[(1 << 20) - 4, 1 << 20, (8 << 20) + 12, (33 << 20) + 20, 100 << 20]
+            &[
+                (1 << 20) - 4,
+                1 << 20,
+                (8 << 20) + 12,
+                (33 << 20) + 20,
+                100 << 20,
+            ]
         };
         for &bytes in sizes {
             let data = pattern(bytes / 4, bytes as u32);
@@ -114,7 +118,10 @@ fn copy_staging_is_checked_and_every_setting_copies_exactly() {
         chunk_bytes: 16,
         threads: 1,
     };
-    assert!(matches!(dev.set_copy_staging(bad), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        dev.set_copy_staging(bad),
+        Err(Error::InvalidArgument { .. })
+    ));
     let data = pattern(5 << 20, 9);
     for (chunk_bytes, threads) in [(1 << 20, 1), (4 << 20, 3), (8 << 20, 4)] {
         dev.set_copy_staging(rocm_core::CopyStaging {
@@ -135,7 +142,10 @@ fn too_small_or_foreign_pinned_buffers_are_errors() {
         let stream = dev.default_stream();
         let mut buf = DeviceBuffer::<f32>::zeros(&dev, 10).unwrap();
         let mut small = PinnedBuffer::<f32>::zeros(&dev, 9).unwrap();
-        let err = buf.as_slice().download_async(stream, &mut small).unwrap_err();
+        let err = buf
+            .as_slice()
+            .download_async(stream, &mut small)
+            .unwrap_err();
         assert!(
             matches!(&err, Error::InvalidArgument { what, .. } if what == "pinned destination"),
             "{dev}: {err}"
@@ -236,7 +246,10 @@ fn allocations_do_not_wait_for_a_kernel_on_another_stream() {
     dev.synchronize().unwrap();
     let start = busy.record().unwrap();
     // SAFETY: the kernel takes one u64 and touches no memory.
-    unsafe { spin.launch(&busy, &LaunchConfig::linear(1, 1), &args).unwrap() };
+    unsafe {
+        spin.launch(&busy, &LaunchConfig::linear(1, 1), &args)
+            .unwrap()
+    };
     let spun = busy.record().unwrap();
     let t = Instant::now();
     for i in 0..1000usize {
@@ -251,7 +264,10 @@ fn allocations_do_not_wait_for_a_kernel_on_another_stream() {
         "2000 allocate/free pairs took {host_ms:.2} ms on the host while the kernel ran \
          {kernel_ms:.1} ms; kernel still running afterwards: {still_running}"
     );
-    assert!(still_running, "the allocations waited for the spinning kernel");
+    assert!(
+        still_running,
+        "the allocations waited for the spinning kernel"
+    );
     assert!(host_ms < kernel_ms as f64, "{host_ms} ms >= {kernel_ms} ms");
 }
 
@@ -293,8 +309,14 @@ fn uncapturable_calls_are_clear_errors() {
     let mut y = dev.alloc::<f32>(64).unwrap();
     let host = vec![1.0f32; 64];
     let errors = [
-        ("pageable", s.capture(|s| y.as_slice_mut().upload_on(s, &host))),
-        ("Device::alloc", s.capture(|s| s.device().alloc::<f32>(8).map(|_| ()))),
+        (
+            "pageable",
+            s.capture(|s| y.as_slice_mut().upload_on(s, &host)),
+        ),
+        (
+            "Device::alloc",
+            s.capture(|s| s.device().alloc::<f32>(8).map(|_| ())),
+        ),
         ("Stream::synchronize", s.capture(|s| s.synchronize())),
     ];
     for (name, result) in errors {

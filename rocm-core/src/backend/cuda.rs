@@ -693,6 +693,9 @@ impl BackendModule for CudaModuleHandle {
     }
 }
 
+/// Kernel parameter counts up to this pass their pointer array on the stack.
+const INLINE_PARAMS: usize = 32;
+
 /// Shared memory a launch may request without the kernel opting in (48 KiB).
 const STATIC_SHARED_BYTES: u32 = 48 * 1024;
 
@@ -749,14 +752,21 @@ impl CudaKernel {
             .ctx
             .bind_to_thread()
             .map_err(|e| err("cuCtxSetCurrent", e))?;
-        let mut packed = args.bytes();
-        // cuLaunchKernel's kernelParams: one pointer per parameter, into the packed block.
-        let base = packed.as_mut_ptr();
-        let mut params: Vec<*mut c_void> = args
-            .slots()
-            .iter()
-            .map(|slot| base.wrapping_add(slot.offset) as *mut c_void)
-            .collect();
+        // cuLaunchKernel's kernelParams: one pointer per parameter, into the packed
+        // block, which the driver only reads (kept on the stack for the usual counts).
+        let base = args.packed().as_ptr();
+        let slots = args.slots();
+        let mut inline = [std::ptr::null_mut::<c_void>(); INLINE_PARAMS];
+        let mut spilled = Vec::new();
+        let params: &mut [*mut c_void] = if slots.len() <= INLINE_PARAMS {
+            &mut inline[..slots.len()]
+        } else {
+            spilled.resize(slots.len(), std::ptr::null_mut());
+            &mut spilled
+        };
+        for (p, slot) in params.iter_mut().zip(slots) {
+            *p = base.wrapping_add(slot.offset) as *mut c_void;
+        }
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
         if config.shared_bytes > STATIC_SHARED_BYTES {
@@ -804,7 +814,8 @@ impl CudaKernel {
             .map_err(|e| err("cuLaunchKernelEx", e));
         }
         // SAFETY: `params` points at correctly laid out values that outlive the call (the
-        // driver copies them during cuLaunchKernel); the caller guarantees the argument
+        // driver copies them during cuLaunchKernel and never writes through them, so
+        // pointing into the shared packed block is sound); the caller guarantees the argument
         // list matches the kernel and that its memory accesses stay in bounds.
         unsafe {
             result::launch_kernel(
@@ -813,7 +824,7 @@ impl CudaKernel {
                 (bx, by, bz),
                 config.shared_bytes,
                 s.cu_stream(),
-                &mut params,
+                params,
             )
         }
         .map_err(|e| err("cuLaunchKernel", e))

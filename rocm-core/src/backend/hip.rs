@@ -17,8 +17,8 @@ mod ffi;
 mod props;
 
 use super::{
-    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
-    HostMemory,
+    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule,
+    BackendStream, HostMemory,
 };
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
 use crate::{Device, DeviceInfo, Error, Result, Target};
@@ -713,9 +713,8 @@ impl Backend for HipBackend {
         let s = self.stream(stream)?;
         self.ctx.select()?;
         // SAFETY: as in `write_async`; nothing touches the destination until the copy ran.
-        let code = unsafe {
-            (self.ctx.api.memcpy_dtoh_async)(dst.cast(), src as *mut c_void, len, s.raw)
-        };
+        let code =
+            unsafe { (self.ctx.api.memcpy_dtoh_async)(dst.cast(), src as *mut c_void, len, s.raw) };
         self.ctx.check("hipMemcpyDtoHAsync", code, len)
     }
 
