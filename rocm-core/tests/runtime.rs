@@ -20,6 +20,14 @@ fn devices() -> Vec<Device> {
     out
 }
 
+/// Serialises the tests that use cuda:0: a capture on one stream makes `Device::alloc`
+/// an error for the whole device, so captures must not overlap other tests' work.
+static CUDA_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn cuda_lock() -> std::sync::MutexGuard<'static, ()> {
+    CUDA_LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn cuda() -> Option<Device> {
     match Device::open("cuda:0") {
         Ok(d) => Some(d),
@@ -45,6 +53,7 @@ proptest! {
     #[test]
     fn pinned_round_trip(len in prop::sample::select(vec![0usize, 1, 2, 31, 97, 1024, 4099]),
                          offset in 0usize..5, seed in any::<u32>()) {
+        let _cuda = cuda_lock();
         for dev in devices() {
             let data = pattern(len, seed);
             let src = PinnedBuffer::from_slice(&dev, &data).unwrap();
@@ -68,6 +77,7 @@ proptest! {
     #[test]
     fn stream_alloc_is_zeroed_and_reused_clean(len in prop::sample::select(vec![0usize, 1, 7, 1024, 65537]),
                                                 seed in any::<u32>()) {
+        let _cuda = cuda_lock();
         for dev in devices() {
             let stream = dev.new_stream().unwrap();
             let mut dirty = stream.alloc::<u32>(len).unwrap();
@@ -90,6 +100,7 @@ proptest! {
 /// sizes around the staging threshold and chunk boundaries, each compared exactly.
 #[test]
 fn pageable_copies_around_the_staging_sizes() {
+    let _cuda = cuda_lock();
     for dev in devices() {
         let sizes: &[usize] = if dev.is_cpu() || dev.id().starts_with("emu") {
             &[(1 << 20) + 3]
@@ -113,6 +124,7 @@ fn pageable_copies_around_the_staging_sizes() {
 /// A staging configuration is checked, and every configuration copies exactly.
 #[test]
 fn copy_staging_is_checked_and_every_setting_copies_exactly() {
+    let _cuda = cuda_lock();
     let Some(dev) = cuda() else { return };
     let bad = rocm_core::CopyStaging {
         chunk_bytes: 16,
@@ -138,6 +150,7 @@ fn copy_staging_is_checked_and_every_setting_copies_exactly() {
 /// names the pinned buffer; so is a pinned buffer of another device.
 #[test]
 fn too_small_or_foreign_pinned_buffers_are_errors() {
+    let _cuda = cuda_lock();
     for dev in devices() {
         let stream = dev.default_stream();
         let mut buf = DeviceBuffer::<f32>::zeros(&dev, 10).unwrap();
@@ -177,6 +190,7 @@ fn too_small_or_foreign_pinned_buffers_are_errors() {
 /// and events order one stream after another.
 #[test]
 fn streams_wait_for_allocations_and_events() {
+    let _cuda = cuda_lock();
     for dev in devices() {
         let (a, b) = (dev.new_stream().unwrap(), dev.new_stream().unwrap());
         let data = pattern(1 << 16, 3);
@@ -198,6 +212,7 @@ fn streams_wait_for_allocations_and_events() {
 /// The CPU and emulated devices do not capture: a clear `Unsupported`.
 #[test]
 fn capture_without_graphs_is_unsupported() {
+    let _cuda = cuda_lock();
     for dev in [Device::cpu(), Device::open("emu:gfx90a").unwrap()] {
         let s = dev.new_stream().unwrap();
         let err = s.capture(|_| Ok(())).unwrap_err();
@@ -233,6 +248,7 @@ LOOP:
 /// first allocation would wait for the kernel.
 #[test]
 fn allocations_do_not_wait_for_a_kernel_on_another_stream() {
+    let _cuda = cuda_lock();
     let Some(dev) = cuda() else { return };
     let module = dev.load_module(&ModuleImage::Ptx(SPIN_PTX.into())).unwrap();
     let spin = module.kernel("spin").unwrap();
@@ -275,6 +291,7 @@ fn allocations_do_not_wait_for_a_kernel_on_another_stream() {
 /// capture; the graph replays exactly, on another stream too.
 #[test]
 fn captured_copies_replay_exactly() {
+    let _cuda = cuda_lock();
     let Some(dev) = cuda() else { return };
     let s = dev.new_stream().unwrap();
     let n = 100_003;
@@ -304,6 +321,7 @@ fn captured_copies_replay_exactly() {
 /// capture is discarded, and the stream captures normally afterwards.
 #[test]
 fn uncapturable_calls_are_clear_errors() {
+    let _cuda = cuda_lock();
     let Some(dev) = cuda() else { return };
     let s = dev.new_stream().unwrap();
     let mut y = dev.alloc::<f32>(64).unwrap();
