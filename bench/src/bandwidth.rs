@@ -1,13 +1,18 @@
 //! `rocm-bench bandwidth`: copy bandwidth between host and device and within a device,
 //! like rocm_bandwidth_test.
 //!
+//! Host-to-device and device-to-host run from pageable memory (a `Vec`, which GPUs stage
+//! through page-locked chunks) and from page-locked memory (a `PinnedBuffer`, copied by
+//! DMA on a stream and timed with stream events); `--staging` also times the pageable
+//! copies under other staging settings (chunk MiB : host threads).
+//!
 //! Host-to-device and device-to-host count the bytes moved once. Device-to-device counts
 //! bytes read plus bytes written, the convention torch and nccl-tests use for copies. On
 //! GPUs (and the emulated AMD devices) the device-to-device copy runs our kernel
 //! (`rocm_kernels::copy`, through the executor), the driver's own copy beside it. On
 //! the CPU it is a memcpy.
 
-use rocm_core::{Device, DeviceBuffer, Result, Stream};
+use rocm_core::{CopyStaging, Device, DeviceBuffer, PinnedBuffer, Result, Stream};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -24,6 +29,10 @@ pub struct BandwidthArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also time the pageable copies with these staging settings, `MiB:threads` each,
+    /// comma-separated (e.g. `4:1,8:4,16:4`).
+    #[arg(long)]
+    staging: Option<String>,
     /// Quarter-size default for the suite.
     #[arg(skip)]
     quick: bool,
@@ -37,6 +46,7 @@ impl BandwidthArgs {
             bytes: None,
             iters: 5,
             json: false,
+            staging: None,
             quick: true,
         }
     }
@@ -45,7 +55,7 @@ impl BandwidthArgs {
 #[derive(serde::Serialize)]
 struct Row {
     direction: &'static str,
-    engine: &'static str,
+    engine: String,
     bytes: usize,
     /// Bytes counted per copy (read + written for device-to-device).
     counted_bytes: usize,
@@ -55,14 +65,14 @@ struct Row {
 
 fn row(
     direction: &'static str,
-    engine: &'static str,
+    engine: impl Into<String>,
     bytes: usize,
     counted: usize,
     ms: f64,
 ) -> Row {
     Row {
         direction,
-        engine,
+        engine: engine.into(),
         bytes,
         counted_bytes: counted,
         mean_ms: ms,
@@ -113,11 +123,51 @@ pub fn run(args: &BandwidthArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut rows = Vec::new();
 
     let ms = host_timed(iters, || dst.upload(&host))?;
-    rows.push(row("host-to-device", "driver", bytes, bytes, ms));
+    rows.push(row("host-to-device", "pageable", bytes, bytes, ms));
     let ms = host_timed(iters, || src.download(&mut back))?;
-    rows.push(row("device-to-host", "driver", bytes, bytes, ms));
+    rows.push(row("device-to-host", "pageable", bytes, bytes, ms));
+    if back != host {
+        return Err("device-to-host copy from pageable memory produced wrong data".into());
+    }
 
     let stream = device.default_stream();
+    let pinned_src = PinnedBuffer::from_slice(&device, &host)?;
+    let mut pinned_back = PinnedBuffer::<u8>::zeros(&device, bytes)?;
+    let ms = stream_timed(stream, iters, || {
+        dst.as_slice_mut().upload_async(stream, &pinned_src)
+    })?;
+    rows.push(row("host-to-device", "pinned", bytes, bytes, ms));
+    let ms = stream_timed(stream, iters, || {
+        src.as_slice().download_async(stream, &mut pinned_back)
+    })?;
+    rows.push(row("device-to-host", "pinned", bytes, bytes, ms));
+    if pinned_back.as_slice()? != host.as_slice() || dst.to_vec()? != host {
+        return Err("a copy through pinned memory produced wrong data".into());
+    }
+    drop((pinned_src, pinned_back));
+
+    for setting in args.staging.iter().flat_map(|l| l.split(',')) {
+        let parsed = setting.split_once(':').and_then(|(c, t)| {
+            Some(CopyStaging {
+                chunk_bytes: c.trim().parse::<usize>().ok()? << 20,
+                threads: t.trim().parse().ok()?,
+            })
+        });
+        let Some(staging) = parsed else {
+            return Err(format!("--staging: `{setting}` is not MiB:threads").into());
+        };
+        device.set_copy_staging(staging)?;
+        let engine = format!(
+            "pageable {}MiB:{}",
+            staging.chunk_bytes >> 20,
+            staging.threads
+        );
+        let ms = host_timed(iters, || dst.upload(&host))?;
+        rows.push(row("host-to-device", engine.clone(), bytes, bytes, ms));
+        let ms = host_timed(iters, || src.download(&mut back))?;
+        rows.push(row("device-to-host", engine, bytes, bytes, ms));
+    }
+
     if !device.is_cpu() {
         let ms = stream_timed(stream, iters, || {
             rocm_kernels::copy::copy(stream, &mut dst.as_slice_mut(), &src.as_slice())

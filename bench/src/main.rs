@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod alloc;
 mod bandwidth;
 mod blas;
 mod blas_band;
@@ -16,6 +17,8 @@ mod ccl;
 mod disasm;
 mod dnn;
 mod fft;
+mod graph;
+mod host_path;
 mod info;
 mod kernels;
 mod rand;
@@ -46,6 +49,12 @@ enum Command {
     Disasm(disasm::DisasmArgs),
     /// Host/device copy bandwidth (like rocm_bandwidth_test).
     Bandwidth(bandwidth::BandwidthArgs),
+    /// Time allocate/free pairs on one stream (device default path and stream-ordered).
+    Alloc(alloc::AllocArgs),
+    /// Time small BLAS calls issued one by one against their captured graph.
+    Graph(graph::GraphArgs),
+    /// Host time of one small BLAS call through the executor (no-op launches).
+    HostPath(host_path::HostPathArgs),
     /// Time a rocm-solver routine with its LAPACK test ratio (like rocsolver-bench).
     Solver(solver::SolverArgs),
     /// A short run of everything present on one device.
@@ -79,6 +88,9 @@ fn main() {
         Command::Info(a) => info::run(a),
         Command::Disasm(a) => disasm::run(a).map_err(Into::into),
         Command::Bandwidth(a) => bandwidth::run(a),
+        Command::Alloc(a) => alloc::run(a),
+        Command::Graph(a) => graph::run(a),
+        Command::HostPath(a) => host_path::run(a),
         Command::Solver(a) => solver::run(a),
         Command::Suite(a) => suite::run(a),
         Command::Blas(c) => blas::run(c),

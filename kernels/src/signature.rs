@@ -365,7 +365,7 @@ impl Signature {
                 ),
             ));
         }
-        let mut args = KernelArgs::new();
+        let mut args = KernelArgs::with_capacity(self.params.len());
         for (p, v) in self.params.iter().zip(values) {
             match (p.ty, v) {
                 (ParamType::Pointer { .. }, Packed::Pointer(a)) => {

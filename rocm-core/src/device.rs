@@ -220,6 +220,17 @@ impl Device {
         DeviceBuffer::from_slice(self, data)
     }
 
+    /// What the device's stream-ordered memory pool holds (`None` without a pool).
+    pub fn pool_stats(&self) -> Option<crate::PoolStats> {
+        self.backend().pool_stats()
+    }
+
+    /// Sets how large copies from and to pageable host memory are staged through
+    /// page-locked chunks (devices that copy directly ignore it).
+    pub fn set_copy_staging(&self, staging: crate::CopyStaging) -> Result<()> {
+        self.backend().set_copy_staging(staging)
+    }
+
     /// Encodes a tensor map (NVIDIA sm_90+ tensor copies) for a tensor in this device's
     /// memory; the description is checked first ([`TensorMapDesc::validate`]). Other
     /// devices answer `Unsupported`.

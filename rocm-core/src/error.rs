@@ -103,6 +103,12 @@ pub enum Error {
         cause: FailureKind,
     },
 
+    /// An operation reached a stream that is capturing a graph but cannot be recorded
+    /// into one (a synchronous host copy, a host wait, an allocation that is not ordered
+    /// on the capturing stream): `op` names it, `why` says what to use instead.
+    #[error("`{op}` cannot be captured into a graph: {why}")]
+    NotCapturable { op: String, why: String },
+
     /// A kernel did something the machine forbids or leaves undefined, caught by the
     /// emulated device: an out-of-bounds access, a read of a register whose load has not
     /// been waited for, a violated hazard, an unsupported instruction.
@@ -186,6 +192,14 @@ impl Error {
         Error::Unsupported {
             op: op.into(),
             device: device.to_string(),
+        }
+    }
+
+    /// Shorthand for [`Error::NotCapturable`].
+    pub fn not_capturable(op: impl Into<String>, why: impl fmt::Display) -> Self {
+        Error::NotCapturable {
+            op: op.into(),
+            why: why.to_string(),
         }
     }
 

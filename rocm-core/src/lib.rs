@@ -1,8 +1,9 @@
 //! rocm-core: the machines.
 //!
 //! Targets and their capabilities ([`target`]), devices ([`Device`]) behind one backend
-//! interface ([`backend`]: cpu, cuda, hip), typed device memory ([`memory`]), streams and
-//! events ([`stream`]), and modules with kernel launch ([`module`]). Libraries never call
+//! interface ([`backend`]: cpu, cuda, hip), typed device memory ([`memory`]), page-locked
+//! host memory ([`pinned`]), streams and events ([`stream`]), graphs ([`graph`]), and
+//! modules with kernel launch ([`module`]). Libraries never call
 //! a backend API directly: they get a program from `rocm-kernels` and load and launch it
 //! through this crate.
 //!
@@ -19,21 +20,26 @@ pub mod device;
 pub mod element;
 pub mod emu;
 pub mod error;
+pub mod graph;
 pub mod isa;
 pub mod linalg;
 pub mod memory;
 pub mod module;
+pub mod pinned;
 pub mod scalar;
 pub mod stream;
 pub mod target;
 pub mod tensor_map;
 
+pub use backend::{CopyStaging, PoolStats};
 pub use device::{BackendKind, Device, DeviceInfo};
 pub use element::{DType, Element};
 pub use error::{Error, Result};
+pub use graph::Graph;
 pub use linalg::{Diag, Side, Transpose, Uplo};
 pub use memory::{BufferSlice, BufferSliceMut, DeviceBuffer};
 pub use module::{Kernel, KernelArg, KernelArgs, LaunchConfig, Module, ModuleImage};
+pub use pinned::PinnedBuffer;
 pub use scalar::{FloatElement, Half, Real, RealElement, Scalar};
 pub use stream::{Event, Stream};
 pub use target::{Arch, Caps, Family, KernelIsa, Target, Vendor};

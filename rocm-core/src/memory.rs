@@ -71,6 +71,19 @@ impl<T: Element> DeviceBuffer<T> {
         })
     }
 
+    /// A buffer of `len` zeros ordered on `stream` (see [`Stream::alloc`]).
+    pub fn zeros_on(stream: &Stream, len: usize) -> Result<Self> {
+        let bytes = byte_len::<T>(len)?;
+        let device = stream.device();
+        let alloc = device.backend().alloc_on(stream.raw(), bytes)?;
+        Ok(DeviceBuffer {
+            device: device.clone(),
+            alloc,
+            len,
+            _t: PhantomData,
+        })
+    }
+
     /// A buffer holding a copy of `data`.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self> {
         let mut b = Self::zeros(device, data.len())?;

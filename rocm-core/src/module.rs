@@ -114,12 +114,22 @@ pub struct KernelArgs {
     slots: Vec<ArgSlot>,
     max_align: usize,
     /// The device of every pointer argument, checked against the launching device.
-    pointer_devices: Vec<String>,
+    pointer_devices: Vec<Device>,
 }
 
 impl KernelArgs {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Empty, with room for `params` parameters of up to 8 bytes without reallocating.
+    pub fn with_capacity(params: usize) -> Self {
+        KernelArgs {
+            bytes: Vec::with_capacity(params * 8),
+            slots: Vec::with_capacity(params),
+            max_align: 0,
+            pointer_devices: Vec::with_capacity(params),
+        }
     }
 
     /// Appends raw parameter bytes with the given alignment (a power of two).
@@ -144,7 +154,7 @@ impl KernelArgs {
 
     /// Appends a device address (a global pointer parameter) of `device`.
     pub fn push_pointer(&mut self, address: u64, device: &Device) -> &mut Self {
-        self.pointer_devices.push(device.id().to_string());
+        self.pointer_devices.push(device.clone());
         self.push_bytes(&address.to_le_bytes(), 8)
     }
 
@@ -153,6 +163,11 @@ impl KernelArgs {
         let mut b = self.bytes.clone();
         b.resize(self.size(), 0);
         b
+    }
+
+    /// The packed parameters without the final padding (every slot lies inside).
+    pub fn packed(&self) -> &[u8] {
+        &self.bytes
     }
 
     /// Size of the packed block (the kernarg segment size).
@@ -167,11 +182,11 @@ impl KernelArgs {
 
     /// Checks that every pointer argument belongs to `device`.
     pub fn check_device(&self, device: &Device) -> Result<()> {
-        match self.pointer_devices.iter().find(|d| *d != device.id()) {
+        match self.pointer_devices.iter().find(|d| *d != device) {
             Some(other) => Err(Error::DeviceMismatch {
                 what: "kernel pointer argument".into(),
                 expected: device.id().into(),
-                found: other.clone(),
+                found: other.id().into(),
             }),
             None => Ok(()),
         }
@@ -245,12 +260,12 @@ impl Module {
     /// The kernel named `name` (the PTX `.entry` or the AMDGPU kernel symbol).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let mut known = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(k) = known.iter().find(|k| k.name == name) {
+        if let Some(k) = known.iter().find(|k| &*k.name == name) {
             return Ok(k.clone());
         }
         let k = Kernel {
             device: self.device.clone(),
-            name: name.to_string(),
+            name: name.into(),
             inner: self.inner.kernel(name)?,
         };
         known.push(k.clone());
@@ -266,7 +281,7 @@ impl Module {
 #[derive(Debug, Clone)]
 pub struct Kernel {
     device: Device,
-    name: String,
+    name: Arc<str>,
     inner: Arc<dyn BackendKernel>,
 }
 
@@ -417,9 +432,9 @@ mod tests {
         let mut a = KernelArgs::new();
         a.push_pointer(16, &cpu).push(3u32);
         assert!(a.check_device(&cpu).is_ok());
-        a.pointer_devices.push("cuda:0".into());
+        a.push_pointer(32, &Device::open("emu:gfx90a").unwrap());
         match a.check_device(&cpu) {
-            Err(Error::DeviceMismatch { found, .. }) => assert_eq!(found, "cuda:0"),
+            Err(Error::DeviceMismatch { found, .. }) => assert_eq!(found, "emu:gfx90a"),
             other => panic!("{other:?}"),
         }
     }

@@ -1,7 +1,7 @@
 //! Streams (ordered queues of device work) and events (timestamps in a stream).
 
 use crate::backend::{BackendEvent, BackendStream};
-use crate::{Device, Result};
+use crate::{Device, DeviceBuffer, Element, Result};
 use std::sync::Arc;
 
 /// An ordered queue of work on one device.
@@ -71,6 +71,27 @@ impl Stream {
             .copy_2d(self.raw(), dst, dst_pitch, src, src_pitch, width, height)
     }
 
+    /// Makes the work queued on this stream from now on wait for `event` (recorded on
+    /// any stream of the same device), without waiting on the host where the device can.
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        self.inner.wait_event(&*event.inner)
+    }
+
+    /// Whether the stream is recording a graph ([`Stream::capture`]).
+    pub fn is_capturing(&self) -> bool {
+        self.inner.is_capturing()
+    }
+
+    /// A zeroed buffer of `len` elements ordered on this stream: taken from the device's
+    /// stream-ordered pool and zeroed on the stream, without waiting on the host.
+    /// Work queued on this stream may use it at once; work on another stream must
+    /// first wait for an event recorded here after this call. Its free on drop is
+    /// ordered after all the device's work queued before the drop. Devices without a
+    /// pool allocate as [`Device::alloc`] does.
+    pub fn alloc<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::zeros_on(self, len)
+    }
+
     /// Whether two handles name the same queue.
     pub fn same_as(&self, other: &Stream) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
@@ -87,6 +108,11 @@ impl Event {
     /// Blocks until the work before the event is done.
     pub fn synchronize(&self) -> Result<()> {
         self.inner.synchronize()
+    }
+
+    /// Whether the work before the event is done, without waiting.
+    pub fn is_done(&self) -> Result<bool> {
+        self.inner.query()
     }
 
     /// Milliseconds from this event to `later`, waiting for `later` to complete.

@@ -1,6 +1,6 @@
 //! The CPU device: memory is host memory, streams run work immediately.
 
-use super::{Allocation, Backend, BackendEvent, BackendModule, BackendStream};
+use super::{Allocation, Backend, BackendEvent, BackendModule, BackendStream, HostMemory};
 use crate::module::ModuleImage;
 use crate::{DeviceInfo, Error, Result, Target};
 use std::alloc::Layout;
@@ -63,7 +63,7 @@ fn host_memory_bytes() -> u64 {
 
 /// Zeroed, 64-byte aligned host memory.
 #[derive(Debug)]
-struct HostAllocation {
+pub(crate) struct HostAllocation {
     ptr: *mut u8,
     bytes: usize,
 }
@@ -75,7 +75,7 @@ unsafe impl Send for HostAllocation {}
 unsafe impl Sync for HostAllocation {}
 
 impl HostAllocation {
-    fn new(bytes: usize) -> Result<Self> {
+    pub(crate) fn new(bytes: usize) -> Result<Self> {
         if bytes == 0 {
             // A dangling, aligned pointer: never dereferenced for a zero-length range.
             return Ok(HostAllocation {
@@ -122,6 +122,15 @@ impl Allocation for HostAllocation {
     }
     fn host_ptr(&self) -> Option<*mut u8> {
         Some(self.ptr)
+    }
+}
+
+impl HostMemory for HostAllocation {
+    fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+    fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 

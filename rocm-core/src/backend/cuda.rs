@@ -1,13 +1,20 @@
 //! NVIDIA devices through cudarc's driver API, loaded dynamically: the build needs no
 //! CUDA, and a machine without a driver simply has no `cuda:N` devices.
 
+mod graph;
+mod ordering;
+mod staging;
+
 use super::{
-    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
+    downcast_stream, Allocation, Backend, BackendEvent, BackendGraph, BackendKernel, BackendModule,
+    BackendStream, CopyStaging, HostMemory, PoolStats,
 };
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
 use crate::tensor_map::{TensorMap, TensorMapDesc, TensorMapSwizzle};
 use crate::{Arch, DType, Device, DeviceInfo, Error, Result, Target};
-use cudarc::driver::{result, sys, CudaContext, CudaEvent, CudaStream, DriverError};
+use cudarc::driver::{result, sys, CudaContext, CudaEvent, DriverError};
+use ordering::{Ordering, PoolBlock, StreamState};
+use staging::{PinnedHost, Staging};
 use std::any::Any;
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -72,6 +79,14 @@ pub struct CudaBackend {
     /// Page-locked bounce buffer for small reads (allocated on first use), see
     /// [`PinnedStaging`].
     staging: Mutex<Option<PinnedStaging>>,
+    /// Page-locked chunks for large pageable copies (allocated on first use).
+    chunks: Mutex<Option<Staging>>,
+    chunk_config: Mutex<CopyStaging>,
+    ordering: Arc<Ordering>,
+    /// Whether `alloc` takes memory from the stream-ordered pool (the default), or,
+    /// with `ROCM_CUDA_POOL=0`, allocates and frees synchronously (cuMemAlloc, a
+    /// zeroing memset and a context synchronisation; cuMemFree after another).
+    pooled: bool,
 }
 
 /// Reads of at most this many bytes go through [`PinnedStaging`].
@@ -139,10 +154,15 @@ impl CudaBackend {
                 .ok()
                 .map(|khz| (khz / 1000) as u32),
         };
+        let ordering = Ordering::new(&ctx, info.total_memory)?;
         Ok(CudaBackend {
             ctx,
             info,
             staging: Mutex::new(None),
+            chunks: Mutex::new(None),
+            chunk_config: Mutex::new(staging::DEFAULT_STAGING),
+            ordering,
+            pooled: std::env::var("ROCM_CUDA_POOL").map_or(true, |v| v != "0"),
         })
     }
 
@@ -155,13 +175,48 @@ impl CudaBackend {
     fn stream<'a>(&self, s: &'a dyn BackendStream) -> Result<&'a CudaStreamHandle> {
         downcast_stream::<CudaStreamHandle>(s, &self.info.id)
     }
+
+    /// A synchronous host copy cannot be captured: the error that says so.
+    fn host_copy_in_capture(s: &CudaStreamHandle, what: &str) -> Result<()> {
+        if s.is_capturing() {
+            return Err(Error::not_capturable(
+                format!("a {what} with pageable host memory"),
+                "copy through a PinnedBuffer (upload_async / download_async)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `f` with the large-copy staging chunks, or returns `None` when another
+    /// thread holds them (the caller then lets the driver stage).
+    fn with_chunks<R>(&self, f: impl FnOnce(&Staging) -> Result<R>) -> Option<Result<R>> {
+        let mut chunks = self.chunks.try_lock().ok()?;
+        if chunks.is_none() {
+            let config = *self.chunk_config.lock().unwrap_or_else(|p| p.into_inner());
+            match Staging::new(&self.ctx, config, &self.info.id) {
+                Ok(s) => *chunks = Some(s),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        chunks.as_ref().map(f)
+    }
 }
 
+/// Memory from `cuMemAlloc`, freed synchronously (`ROCM_CUDA_POOL=0`).
 #[derive(Debug)]
 struct CudaAllocation {
     ptr: sys::CUdeviceptr,
     bytes: usize,
     ctx: Arc<CudaContext>,
+}
+
+impl Allocation for PoolBlock {
+    fn address(&self) -> u64 {
+        PoolBlock::address(self)
+    }
+    fn bytes(&self) -> usize {
+        PoolBlock::bytes(self)
+    }
 }
 
 impl Drop for CudaAllocation {
@@ -190,21 +245,58 @@ impl Allocation for CudaAllocation {
 
 #[derive(Debug)]
 pub struct CudaStreamHandle {
-    stream: Arc<CudaStream>,
+    state: Arc<StreamState>,
+    ordering: Arc<Ordering>,
+}
+
+impl CudaStreamHandle {
+    /// Orders the stream after allocations it has not waited for yet; called before
+    /// every operation queued on it.
+    fn ready(&self) -> Result<()> {
+        self.ordering.before_op(&self.state)
+    }
+
+    fn cu_stream(&self) -> sys::CUstream {
+        self.state.cu_stream()
+    }
 }
 
 impl BackendStream for CudaStreamHandle {
     fn synchronize(&self) -> Result<()> {
-        self.stream
+        if self.is_capturing() {
+            return Err(Error::not_capturable(
+                "Stream::synchronize",
+                "a capturing stream runs nothing until its graph is launched",
+            ));
+        }
+        self.state
+            .stream
             .synchronize()
             .map_err(|e| err("cuStreamSynchronize", e))
     }
     fn record_event(&self) -> Result<Box<dyn BackendEvent>> {
         let ev = self
+            .state
             .stream
             .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(|e| err("cuEventRecord", e))?;
         Ok(Box::new(CudaEventHandle(ev)))
+    }
+    fn wait_event(&self, event: &dyn BackendEvent) -> Result<()> {
+        let event = event
+            .as_any()
+            .downcast_ref::<CudaEventHandle>()
+            .ok_or_else(|| Error::invalid("event", "the event is not from a CUDA device"))?;
+        self.ready()?;
+        self.state
+            .stream
+            .wait(&event.0)
+            .map_err(|e| err("cuStreamWaitEvent", e))
+    }
+    fn is_capturing(&self) -> bool {
+        self.state
+            .capturing
+            .load(std::sync::atomic::Ordering::Acquire)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -228,6 +320,9 @@ impl BackendEvent for CudaEventHandle {
         self.0
             .elapsed_ms(&later.0)
             .map_err(|e| err("cuEventElapsedTime", e))
+    }
+    fn query(&self) -> Result<bool> {
+        self.0.try_is_complete().map_err(|e| err("cuEventQuery", e))
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -293,6 +388,9 @@ impl Backend for CudaBackend {
     }
 
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Allocation>> {
+        if self.pooled {
+            return Ok(Box::new(self.ordering.alloc(None, bytes, &self.info.id)?));
+        }
         let ctx = self.ctx.clone();
         if bytes == 0 {
             return Ok(Box::new(CudaAllocation { ptr: 0, bytes, ctx }));
@@ -323,17 +421,31 @@ impl Backend for CudaBackend {
 
     fn write(&self, stream: &dyn BackendStream, dst: u64, src: &[u8]) -> Result<()> {
         let s = self.stream(stream)?;
+        Self::host_copy_in_capture(s, "host-to-device copy")?;
+        s.ready()?;
         self.bind()?;
+        if src.len() >= staging::STAGED_MIN_BYTES {
+            if let Some(done) = self.with_chunks(|c| c.write(&s.state.stream, dst, src)) {
+                return done;
+            }
+        }
         // SAFETY: the front end checked [dst, dst + len) is inside a live allocation of this
         // device; we synchronise before returning, so `src` outlives the copy.
-        unsafe { result::memcpy_htod_async(dst, src, s.stream.cu_stream()) }
+        unsafe { result::memcpy_htod_async(dst, src, s.cu_stream()) }
             .map_err(|e| err("cuMemcpyHtoDAsync", e))?;
         s.synchronize()
     }
 
     fn read(&self, stream: &dyn BackendStream, src: u64, dst: &mut [u8]) -> Result<()> {
         let s = self.stream(stream)?;
+        Self::host_copy_in_capture(s, "device-to-host copy")?;
+        s.ready()?;
         self.bind()?;
+        if dst.len() >= staging::STAGED_MIN_BYTES {
+            if let Some(done) = self.with_chunks(|c| c.read(&s.state.stream, src, dst)) {
+                return done;
+            }
+        }
         if dst.len() <= STAGING_BYTES {
             let mut staging = self.staging.lock().unwrap_or_else(|p| p.into_inner());
             if staging.is_none() {
@@ -345,7 +457,7 @@ impl Backend for CudaBackend {
                 let bounce = unsafe { std::slice::from_raw_parts_mut(pinned.ptr, dst.len()) };
                 // SAFETY: as in `write`; the copy into `bounce` completes at the
                 // synchronisation below, before the lock is released.
-                unsafe { result::memcpy_dtoh_async(&mut *bounce, src, s.stream.cu_stream()) }
+                unsafe { result::memcpy_dtoh_async(&mut *bounce, src, s.cu_stream()) }
                     .map_err(|e| err("cuMemcpyDtoHAsync", e))?;
                 s.synchronize()?;
                 dst.copy_from_slice(bounce);
@@ -353,16 +465,17 @@ impl Backend for CudaBackend {
             }
         }
         // SAFETY: as in `write`; `dst` is filled before we return.
-        unsafe { result::memcpy_dtoh_async(dst, src, s.stream.cu_stream()) }
+        unsafe { result::memcpy_dtoh_async(dst, src, s.cu_stream()) }
             .map_err(|e| err("cuMemcpyDtoHAsync", e))?;
         s.synchronize()
     }
 
     fn copy(&self, stream: &dyn BackendStream, dst: u64, src: u64, bytes: usize) -> Result<()> {
         let s = self.stream(stream)?;
+        s.ready()?;
         self.bind()?;
         // SAFETY: both ranges were checked against live allocations of this device.
-        unsafe { result::memcpy_dtod_async(dst, src, bytes, s.stream.cu_stream()) }
+        unsafe { result::memcpy_dtod_async(dst, src, bytes, s.cu_stream()) }
             .map_err(|e| err("cuMemcpyDtoDAsync", e))
     }
 
@@ -377,6 +490,7 @@ impl Backend for CudaBackend {
         height: usize,
     ) -> Result<()> {
         let s = self.stream(stream)?;
+        s.ready()?;
         self.bind()?;
         let copy = sys::CUDA_MEMCPY2D_st {
             srcXInBytes: 0,
@@ -398,7 +512,7 @@ impl Backend for CudaBackend {
         };
         // SAFETY: the caller guarantees every row range lies inside live allocations of
         // this device; the descriptor lives until the call returns (the driver copies it).
-        let code = unsafe { sys::cuMemcpy2DAsync_v2(&copy, s.stream.cu_stream()) };
+        let code = unsafe { sys::cuMemcpy2DAsync_v2(&copy, s.cu_stream()) };
         code.result().map_err(|e| err("cuMemcpy2DAsync", e))
     }
 
@@ -410,18 +524,110 @@ impl Backend for CudaBackend {
         bytes: usize,
     ) -> Result<()> {
         let s = self.stream(stream)?;
+        s.ready()?;
         self.bind()?;
         // SAFETY: the range was checked against a live allocation of this device.
-        unsafe { result::memset_d8_async(dst, value, bytes, s.stream.cu_stream()) }
+        unsafe { result::memset_d8_async(dst, value, bytes, s.cu_stream()) }
             .map_err(|e| err("cuMemsetD8Async", e))
     }
 
     fn new_stream(&self) -> Result<Arc<dyn BackendStream>> {
-        let stream = self
-            .ctx
-            .new_stream()
-            .map_err(|e| err("cuStreamCreate", e))?;
-        Ok(Arc::new(CudaStreamHandle { stream }))
+        Ok(Arc::new(CudaStreamHandle {
+            state: self.ordering.new_stream()?,
+            ordering: self.ordering.clone(),
+        }))
+    }
+
+    fn alloc_host(&self, bytes: usize) -> Result<Box<dyn HostMemory>> {
+        Ok(Box::new(PinnedHost::new(&self.ctx, bytes, &self.info.id)?))
+    }
+
+    unsafe fn write_async(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        let s = self.stream(stream)?;
+        s.ready()?;
+        self.bind()?;
+        // SAFETY: the device range was checked by the front end; the caller keeps the
+        // page-locked source alive and unwritten until the stream has run the copy.
+        unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), len, s.cu_stream()) }
+            .result()
+            .map_err(|e| err("cuMemcpyHtoDAsync", e))
+    }
+
+    unsafe fn read_async(
+        &self,
+        stream: &dyn BackendStream,
+        src: u64,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<()> {
+        let s = self.stream(stream)?;
+        s.ready()?;
+        self.bind()?;
+        // SAFETY: as in `write_async`; nothing touches the destination until the copy ran.
+        unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, len, s.cu_stream()) }
+            .result()
+            .map_err(|e| err("cuMemcpyDtoHAsync", e))
+    }
+
+    fn alloc_on(&self, stream: &dyn BackendStream, bytes: usize) -> Result<Box<dyn Allocation>> {
+        let s = self.stream(stream)?;
+        Ok(Box::new(self.ordering.alloc(
+            Some(&s.state),
+            bytes,
+            &self.info.id,
+        )?))
+    }
+
+    fn pool_stats(&self) -> Option<PoolStats> {
+        self.ordering.stats()
+    }
+
+    fn set_copy_staging(&self, config: CopyStaging) -> Result<()> {
+        if config.chunk_bytes < 4096 || config.threads == 0 || config.threads > 64 {
+            return Err(Error::invalid(
+                "copy staging",
+                format!(
+                    "chunks of {} bytes over {} threads (at least 4096 bytes, 1 to 64 threads)",
+                    config.chunk_bytes, config.threads
+                ),
+            ));
+        }
+        let mut chunks = self.chunks.lock().unwrap_or_else(|p| p.into_inner());
+        *self.chunk_config.lock().unwrap_or_else(|p| p.into_inner()) = config;
+        if chunks.as_ref().is_some_and(|c| c.config() != config) {
+            *chunks = None;
+        }
+        Ok(())
+    }
+
+    fn begin_capture(&self, stream: &dyn BackendStream) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        self.ordering.begin_capture(&s.state, &self.info.id)
+    }
+
+    fn end_capture(&self, stream: &dyn BackendStream) -> Result<Box<dyn BackendGraph>> {
+        let s = self.stream(stream)?;
+        self.bind()?;
+        let (graph, deferred) = self.ordering.end_capture(&s.state)?;
+        match graph {
+            Ok(g) => Ok(Box::new(graph::CudaGraph::new(
+                g,
+                deferred,
+                self.ordering.clone(),
+                self.ctx.clone(),
+            )?)),
+            Err(e) => {
+                self.ordering.release_all(deferred);
+                Err(e)
+            }
+        }
     }
 
     fn load_module(&self, image: &ModuleImage) -> Result<Arc<dyn BackendModule>> {
@@ -487,6 +693,9 @@ impl BackendModule for CudaModuleHandle {
     }
 }
 
+/// Kernel parameter counts up to this pass their pointer array on the stack.
+const INLINE_PARAMS: usize = 32;
+
 /// Shared memory a launch may request without the kernel opting in (48 KiB).
 const STATIC_SHARED_BYTES: u32 = 48 * 1024;
 
@@ -538,18 +747,26 @@ impl CudaKernel {
         dependent: bool,
     ) -> Result<()> {
         let s = downcast_stream::<CudaStreamHandle>(stream, "a CUDA device")?;
+        s.ready()?;
         self.module
             .ctx
             .bind_to_thread()
             .map_err(|e| err("cuCtxSetCurrent", e))?;
-        let mut packed = args.bytes();
-        // cuLaunchKernel's kernelParams: one pointer per parameter, into the packed block.
-        let base = packed.as_mut_ptr();
-        let mut params: Vec<*mut c_void> = args
-            .slots()
-            .iter()
-            .map(|slot| base.wrapping_add(slot.offset) as *mut c_void)
-            .collect();
+        // cuLaunchKernel's kernelParams: one pointer per parameter, into the packed
+        // block, which the driver only reads (kept on the stack for the usual counts).
+        let base = args.packed().as_ptr();
+        let slots = args.slots();
+        let mut inline = [std::ptr::null_mut::<c_void>(); INLINE_PARAMS];
+        let mut spilled = Vec::new();
+        let params: &mut [*mut c_void] = if slots.len() <= INLINE_PARAMS {
+            &mut inline[..slots.len()]
+        } else {
+            spilled.resize(slots.len(), std::ptr::null_mut());
+            &mut spilled
+        };
+        for (p, slot) in params.iter_mut().zip(slots) {
+            *p = base.wrapping_add(slot.offset) as *mut c_void;
+        }
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
         if config.shared_bytes > STATIC_SHARED_BYTES {
@@ -579,7 +796,7 @@ impl CudaKernel {
                 blockDimY: by,
                 blockDimZ: bz,
                 sharedMemBytes: config.shared_bytes,
-                hStream: s.stream.cu_stream(),
+                hStream: s.cu_stream(),
                 attrs: &mut attr,
                 numAttrs: 1,
             };
@@ -597,7 +814,8 @@ impl CudaKernel {
             .map_err(|e| err("cuLaunchKernelEx", e));
         }
         // SAFETY: `params` points at correctly laid out values that outlive the call (the
-        // driver copies them during cuLaunchKernel); the caller guarantees the argument
+        // driver copies them during cuLaunchKernel and never writes through them, so
+        // pointing into the shared packed block is sound); the caller guarantees the argument
         // list matches the kernel and that its memory accesses stay in bounds.
         unsafe {
             result::launch_kernel(
@@ -605,8 +823,8 @@ impl CudaKernel {
                 (gx, gy, gz),
                 (bx, by, bz),
                 config.shared_bytes,
-                s.stream.cu_stream(),
-                &mut params,
+                s.cu_stream(),
+                params,
             )
         }
         .map_err(|e| err("cuLaunchKernel", e))

@@ -17,7 +17,8 @@ mod ffi;
 mod props;
 
 use super::{
-    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
+    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule,
+    BackendStream, HostMemory,
 };
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
 use crate::{Device, DeviceInfo, Error, Result, Target};
@@ -415,6 +416,38 @@ impl Allocation for HipAllocation {
     }
 }
 
+/// `hipHostMalloc` memory, freed with `hipHostFree`.
+#[derive(Debug)]
+struct HipHostAllocation {
+    ptr: *mut u8,
+    bytes: usize,
+    ctx: DeviceCtx,
+}
+
+// SAFETY: plain host memory owned by this value; the front end's borrows order access.
+unsafe impl Send for HipHostAllocation {}
+// SAFETY: as above.
+unsafe impl Sync for HipHostAllocation {}
+
+impl Drop for HipHostAllocation {
+    fn drop(&mut self) {
+        if self.bytes != 0 {
+            // SAFETY: `ptr` came from hipHostMalloc and is freed once; the front end waited
+            // for every copy using it.
+            let _ = unsafe { (self.ctx.api.host_free)(self.ptr.cast()) };
+        }
+    }
+}
+
+impl HostMemory for HipHostAllocation {
+    fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
 /// A HIP stream, destroyed on drop.
 #[derive(Debug)]
 pub struct HipStreamHandle {
@@ -461,6 +494,17 @@ impl BackendStream for HipStreamHandle {
         Ok(Box::new(event))
     }
 
+    fn wait_event(&self, event: &dyn BackendEvent) -> Result<()> {
+        let event = event
+            .as_any()
+            .downcast_ref::<HipEventHandle>()
+            .filter(|e| e.ctx.ordinal == self.ctx.ordinal)
+            .ok_or_else(|| Error::invalid("event", "the event is not from this HIP device"))?;
+        // SAFETY: both handles are live and of the same device.
+        let code = unsafe { (self.ctx.api.stream_wait_event)(self.raw, event.raw, 0) };
+        self.ctx.check("hipStreamWaitEvent", code, 0)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -503,6 +547,15 @@ impl BackendEvent for HipEventHandle {
         let code = unsafe { (self.ctx.api.event_elapsed_time)(&mut ms, self.raw, later.raw) };
         self.ctx.check("hipEventElapsedTime", code, 0)?;
         Ok(ms)
+    }
+
+    fn query(&self) -> Result<bool> {
+        // SAFETY: `raw` is a live event.
+        let code = unsafe { (self.ctx.api.event_query)(self.raw) };
+        if code == ffi::HIP_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        self.ctx.check("hipEventQuery", code, 0).map(|()| true)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -611,6 +664,58 @@ impl Backend for HipBackend {
             (self.ctx.api.memset_async)(dst as *mut c_void, c_int::from(value), bytes, s.raw)
         };
         self.ctx.check("hipMemsetAsync", code, bytes)
+    }
+
+    fn alloc_host(&self, bytes: usize) -> Result<Box<dyn HostMemory>> {
+        let ctx = self.ctx.clone();
+        if bytes == 0 {
+            let ptr = null_mut::<u8>().wrapping_add(64);
+            return Ok(Box::new(HipHostAllocation { ptr, bytes, ctx }));
+        }
+        self.ctx.select()?;
+        let mut ptr: *mut c_void = null_mut();
+        // SAFETY: `ptr` is a valid out pointer; flags 0 is hipHostMallocDefault.
+        let code = unsafe { (self.ctx.api.host_malloc)(&mut ptr, bytes, 0) };
+        self.ctx.check("hipHostMalloc", code, bytes)?;
+        // SAFETY: `bytes` writable bytes at `ptr`, just allocated and unshared.
+        unsafe { ptr::write_bytes(ptr.cast::<u8>(), 0, bytes) };
+        Ok(Box::new(HipHostAllocation {
+            ptr: ptr.cast(),
+            bytes,
+            ctx,
+        }))
+    }
+
+    unsafe fn write_async(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.ctx.select()?;
+        // SAFETY: the device range was checked by the front end; the caller keeps the
+        // page-locked source alive and unwritten until the stream has run the copy.
+        let code = unsafe {
+            (self.ctx.api.memcpy_htod_async)(dst as *mut c_void, src as *mut c_void, len, s.raw)
+        };
+        self.ctx.check("hipMemcpyHtoDAsync", code, len)
+    }
+
+    unsafe fn read_async(
+        &self,
+        stream: &dyn BackendStream,
+        src: u64,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.ctx.select()?;
+        // SAFETY: as in `write_async`; nothing touches the destination until the copy ran.
+        let code =
+            unsafe { (self.ctx.api.memcpy_dtoh_async)(dst.cast(), src as *mut c_void, len, s.raw) };
+        self.ctx.check("hipMemcpyDtoHAsync", code, len)
     }
 
     fn new_stream(&self) -> Result<Arc<dyn BackendStream>> {

@@ -82,6 +82,117 @@ pub trait Backend: Send + Sync + Debug {
     fn encode_tensor_map(&self, _desc: &TensorMapDesc) -> Result<TensorMap> {
         Err(Error::unsupported("tensor maps", &self.info().id))
     }
+
+    /// `bytes` bytes of zeroed host memory that the device copies to and from at full
+    /// speed and asynchronously (page-locked on GPUs). Devices whose memory is host
+    /// memory, and the emulated ones, give plain 64-byte aligned memory.
+    fn alloc_host(&self, bytes: usize) -> Result<Box<dyn HostMemory>> {
+        Ok(Box::new(cpu::HostAllocation::new(bytes)?))
+    }
+
+    /// Copies `len` bytes of host memory at `src` to device address `dst`, ordered on
+    /// `stream`; may return before the copy has run. The default copies synchronously.
+    ///
+    /// # Safety
+    /// `src..src + len` must be memory from this device's [`Backend::alloc_host`] that
+    /// stays allocated and is not written until `stream` has run the copy; the device
+    /// range lies in a live allocation (the front end checks it).
+    unsafe fn write_async(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        // SAFETY: `src` holds `len` readable bytes (this function's contract).
+        self.write(stream, dst, unsafe { std::slice::from_raw_parts(src, len) })
+    }
+
+    /// Copies `len` device bytes at `src` into host memory at `dst`, ordered on
+    /// `stream`; may return before the copy has run. The default copies synchronously.
+    ///
+    /// # Safety
+    /// `dst..dst + len` must be memory from this device's [`Backend::alloc_host`] that
+    /// stays allocated and is neither read nor written until `stream` has run the copy.
+    unsafe fn read_async(
+        &self,
+        stream: &dyn BackendStream,
+        src: u64,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<()> {
+        // SAFETY: `dst` holds `len` writable bytes nothing else touches (the contract).
+        self.read(stream, src, unsafe {
+            std::slice::from_raw_parts_mut(dst, len)
+        })
+    }
+
+    /// Allocates `bytes` bytes ordered on `stream` (from the device's stream-ordered
+    /// pool where it has one), zeroed on the stream: work queued on `stream` after this
+    /// call may use it, and its free on drop is ordered after all the device's work
+    /// queued before the drop, without waiting on the host. The default is
+    /// [`Backend::alloc`].
+    fn alloc_on(&self, _stream: &dyn BackendStream, bytes: usize) -> Result<Box<dyn Allocation>> {
+        self.alloc(bytes)
+    }
+
+    /// What the device's memory pool holds, where it has one.
+    fn pool_stats(&self) -> Option<PoolStats> {
+        None
+    }
+
+    /// Sets how pageable host memory is staged through page-locked buffers for large
+    /// copies: chunk size and host threads copying each chunk. Devices that copy
+    /// directly ignore it.
+    fn set_copy_staging(&self, _staging: CopyStaging) -> Result<()> {
+        Ok(())
+    }
+
+    /// Starts recording the work queued on `stream` into a graph instead of running it.
+    fn begin_capture(&self, _stream: &dyn BackendStream) -> Result<()> {
+        Err(Error::unsupported("graph capture", &self.info().id))
+    }
+
+    /// Ends the capture begun on `stream` and makes the recorded work launchable.
+    fn end_capture(&self, _stream: &dyn BackendStream) -> Result<Box<dyn BackendGraph>> {
+        Err(Error::unsupported("graph capture", &self.info().id))
+    }
+}
+
+/// How large pageable copies are staged: `chunk_bytes` per page-locked buffer (two
+/// buffers alternate, so the host copy of one chunk overlaps the transfer of the
+/// other), each chunk's host copy split over `threads` threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyStaging {
+    pub chunk_bytes: usize,
+    pub threads: usize,
+}
+
+/// The state of a stream-ordered memory pool, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct PoolStats {
+    /// Handed out to live allocations.
+    pub used: u64,
+    /// Held from the driver (used plus cached for reuse).
+    pub reserved: u64,
+    /// Cached memory above this is returned to the driver at synchronisation points.
+    pub release_threshold: u64,
+}
+
+/// Host memory from [`Backend::alloc_host`]; freed on drop.
+pub trait HostMemory: Send + Sync + Debug {
+    /// The first byte (aligned to at least 64 bytes).
+    fn ptr(&self) -> *mut u8;
+    /// Size in bytes.
+    fn bytes(&self) -> usize;
+}
+
+/// Captured work, ready to launch; destroyed on drop.
+pub trait BackendGraph: Send + Sync + Debug {
+    /// Queues one run of the recorded work on `stream`.
+    fn launch(&self, stream: &dyn BackendStream) -> Result<()>;
+    /// Number of recorded operations.
+    fn nodes(&self) -> usize;
 }
 
 /// Memory owned by a backend; freed on drop.
@@ -102,6 +213,15 @@ pub trait BackendStream: Send + Sync + Debug {
     fn synchronize(&self) -> Result<()>;
     /// Records an event after the work queued so far.
     fn record_event(&self) -> Result<Box<dyn BackendEvent>>;
+    /// Makes the work queued on this stream from now on wait for `event`, without
+    /// waiting on the host where the device can (the default waits on the host).
+    fn wait_event(&self, event: &dyn BackendEvent) -> Result<()> {
+        event.synchronize()
+    }
+    /// Whether the stream is recording a graph.
+    fn is_capturing(&self) -> bool {
+        false
+    }
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -111,6 +231,10 @@ pub trait BackendEvent: Send + Sync + Debug {
     fn synchronize(&self) -> Result<()>;
     /// Milliseconds from this event to `later` (both must have completed).
     fn elapsed_ms(&self, later: &dyn BackendEvent) -> Result<f32>;
+    /// Whether the work before the event is done (without waiting).
+    fn query(&self) -> Result<bool> {
+        self.synchronize().map(|()| true)
+    }
     fn as_any(&self) -> &dyn Any;
 }
 

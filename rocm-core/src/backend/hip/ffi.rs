@@ -25,6 +25,7 @@ pub(crate) type HipFunction = *mut c_void;
 
 pub(crate) const HIP_SUCCESS: HipError = 0;
 pub(crate) const HIP_ERROR_OUT_OF_MEMORY: HipError = 2;
+pub(crate) const HIP_ERROR_NOT_READY: HipError = 600;
 
 /// Tags of the `extra` array of `hipModuleLaunchKernel` (`HIP_LAUNCH_PARAM_*`, which the
 /// header defines as these small integers cast to `void*`).
@@ -105,6 +106,14 @@ hip_api! {
     malloc = "hipMalloc": fn(*mut *mut c_void, usize) -> HipError;
     /// `hipFree(void* ptr)`
     free = "hipFree": fn(*mut c_void) -> HipError;
+    /// `hipHostMalloc(void** ptr, size_t bytes, unsigned flags)`: page-locked host memory.
+    host_malloc = "hipHostMalloc": fn(*mut *mut c_void, usize, c_uint) -> HipError;
+    /// `hipHostFree(void* ptr)`
+    host_free = "hipHostFree": fn(*mut c_void) -> HipError;
+    /// `hipStreamWaitEvent(hipStream_t, hipEvent_t, unsigned flags)`
+    stream_wait_event = "hipStreamWaitEvent": fn(HipStream, HipEvent, c_uint) -> HipError;
+    /// `hipEventQuery(hipEvent_t)`: hipSuccess when done, hipErrorNotReady (600) if not.
+    event_query = "hipEventQuery": fn(HipEvent) -> HipError;
     /// `hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t)`
     memset_async = "hipMemsetAsync": fn(*mut c_void, c_int, usize, HipStream) -> HipError;
     /// `hipMemcpyHtoDAsync(hipDeviceptr_t dst, void* src, size_t bytes, hipStream_t)`
@@ -369,10 +378,14 @@ mod tests {
             "hipModuleLaunchKernel",
             "hipGetErrorName",
             "hipGetErrorString",
+            "hipHostMalloc",
+            "hipHostFree",
+            "hipStreamWaitEvent",
+            "hipEventQuery",
         ] {
             assert!(SYMBOLS.contains(&sym), "{sym}");
         }
-        assert_eq!(SYMBOLS.len(), 24);
+        assert_eq!(SYMBOLS.len(), 28);
     }
 
     #[test]
