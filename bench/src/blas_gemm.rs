@@ -204,13 +204,10 @@ fn measure<T: Element + Copy>(
         // The mma.sync f16/bf16 kernel writes its own f32 C: nothing to compare then.
         let diff = if ours_secs.is_ok() && peer.is_ok() && writes_c {
             let (x, y) = (c.to_vec()?, c2.to_vec()?);
-            let scale = y.iter().map(|&v| back(v).abs()).fold(0.0, f64::max);
-            let worst = x
-                .iter()
-                .zip(&y)
-                .map(|(&u, &v)| (back(u) - back(v)).abs())
-                .fold(0.0, f64::max);
-            Some(worst / scale.max(f64::MIN_POSITIVE))
+            let scale = crate::report::nan_max(y.iter().map(|&v| back(v).abs()));
+            let worst =
+                crate::report::nan_max(x.iter().zip(&y).map(|(&u, &v)| (back(u) - back(v)).abs()));
+            Some(crate::report::relative(worst, scale))
         } else {
             None
         };

@@ -840,8 +840,8 @@ fn softmax_t<T: DnnFloat>(a: &SoftmaxArgs) -> R<()> {
         let worst = ours_y
             .iter()
             .zip(&theirs)
-            .map(|(p, q)| (p.to_f32() - q.to_f32()).abs())
-            .fold(0f32, f32::max);
+            .map(|(p, q)| (p.to_f32() - q.to_f32()).abs() as f64);
+        let worst = crate::report::nan_max(worst);
         println!("  largest |y − y_cuDNN|: {worst:e}");
     }
     Ok(())

@@ -143,7 +143,13 @@ fn norm1<T: Scalar>(a: &[T], rows: usize, cols: usize) -> f64 {
                 .map(|x| x.modulus().as_f64())
                 .sum::<f64>()
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, |m, v| {
+            if m.is_nan() || v.is_nan() {
+                f64::NAN
+            } else {
+                m.max(v)
+            }
+        })
 }
 
 /// The input of `routine`: random, made Hermitian positive definite (A·Aᴴ + n·I) for the

@@ -159,15 +159,9 @@ fn vec_of<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
 
 /// max_i |got_i - want_i| / max_i |want_i|.
 fn rel_err<T: Scalar>(got: &[T], want: &[Complex64]) -> f64 {
-    let scale = want
-        .iter()
-        .map(|v| v.norm())
-        .fold(f64::MIN_POSITIVE, f64::max);
-    got.iter()
-        .zip(want)
-        .map(|(g, w)| (g.to_c64() - w).norm())
-        .fold(0.0, f64::max)
-        / scale
+    let scale = crate::report::nan_max(want.iter().map(|v| v.norm()));
+    let worst = crate::report::nan_max(got.iter().zip(want).map(|(g, w)| (g.to_c64() - w).norm()));
+    crate::report::relative(worst, scale)
 }
 
 fn widen<T: Scalar>(x: &[T]) -> Vec<Complex64> {
@@ -297,16 +291,9 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             let ax = spmv_entries(Transpose::N, one, &a, &x, Complex64::new(0.0, 0.0), &zero)?;
             let want = spmv_entries(Transpose::N, one, &a, &ax, Complex64::new(0.0, 0.0), &zero)?;
             let cx = spmv_entries(Transpose::N, one, &cm, &x, Complex64::new(0.0, 0.0), &zero)?;
-            let scale = want
-                .iter()
-                .map(|v| v.norm())
-                .fold(f64::MIN_POSITIVE, f64::max);
-            let err = cx
-                .iter()
-                .zip(&want)
-                .map(|(g, w)| (g - w).norm())
-                .fold(0.0, f64::max)
-                / scale;
+            let scale = crate::report::nan_max(want.iter().map(|v| v.norm()));
+            let worst = crate::report::nan_max(cx.iter().zip(&want).map(|(g, w)| (g - w).norm()));
+            let err = crate::report::relative(worst, scale);
             let products: usize = (0..m)
                 .map(|i| {
                     a.row_range(i)

@@ -19,6 +19,7 @@ pub mod device;
 pub mod element;
 pub mod emu;
 pub mod error;
+pub mod host_alloc;
 pub mod isa;
 pub mod linalg;
 pub mod memory;
