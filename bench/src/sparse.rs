@@ -88,8 +88,15 @@ pub fn run(a: &SparseArgs) -> std::result::Result<(), Box<dyn std::error::Error>
             }
         };
     }
-    let r = if c.i64 { go!(i64) } else { go!(i32) };
-    r.map(|_| ()).map_err(|e| e.into())
+    if c.nrhs == 0 {
+        return Err("--nrhs must be at least 1".into());
+    }
+    let err = if c.i64 { go!(i64) } else { go!(i32) }?;
+    // A NaN or infinite error means the result (or the matrix) holds NaN/Inf.
+    if !err.is_finite() {
+        return Err(format!("sparse {op}: error against the reference is {err}").into());
+    }
+    Ok(())
 }
 
 /// The suite's sparse section: every operation once on a small stencil and a small
@@ -133,6 +140,15 @@ fn load<I: Index, T: Scalar>(c: &Common) -> Result<(String, Csr<I, T>)> {
         }
         None => Ok((c.gen.clone(), gen::from_spec(&c.gen)?)),
     }
+    .and_then(|(name, a): (String, Csr<I, T>)| {
+        if a.nrows() == 0 || a.ncols() == 0 {
+            return Err(rocm_core::Error::invalid(
+                "matrix",
+                format!("{name} is {}x{}: nothing to run", a.nrows(), a.ncols()),
+            ));
+        }
+        Ok((name, a))
+    })
 }
 
 fn parse_op(s: &str) -> Result<Transpose> {
