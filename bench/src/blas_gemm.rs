@@ -123,7 +123,12 @@ impl Problem {
     /// products below and the host buffers of [`upload`] then cannot wrap.
     pub(crate) fn validate(&self) -> Result<()> {
         use rocm_core::host_alloc::elements;
-        for (name, v) in [("--m", self.m), ("--n", self.n), ("--k", self.k), ("--batch", self.batch)] {
+        for (name, v) in [
+            ("--m", self.m),
+            ("--n", self.n),
+            ("--k", self.k),
+            ("--batch", self.batch),
+        ] {
             if v == 0 {
                 return Err(Error::invalid(name, "must be at least 1"));
             }
@@ -865,7 +870,8 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
             if a.explain && v.is_none() {
                 print!("{}", explain(&dev, dtype, p)?);
             }
-            let r = crate::report::track(row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v))?;
+            let r =
+                crate::report::track(row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v))?;
             if r.ours.is_err() || r.peer.as_ref().is_some_and(|p| p.is_err()) {
                 crate::report::case_failed();
             }

@@ -185,6 +185,10 @@ fn every_hostile_command_line_fails_cleanly() {
             ));
         }
     }
-    println!("{} hostile command lines, {} not clean", cases.len(), bad.len());
+    println!(
+        "{} hostile command lines, {} not clean",
+        cases.len(),
+        bad.len()
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
