@@ -232,21 +232,19 @@ fn bench<T: Scalar + Peer>(
     if a.vendor {
         match T::vendor(dev, &p, &ad, &x0, &y0, a.iters) {
             Ok((secs, theirs)) => {
-                let scale = theirs
-                    .iter()
-                    .map(|v| magnitude(*v))
-                    .fold(f64::MIN_POSITIVE, f64::max);
-                let diff = our_result
-                    .iter()
-                    .zip(&theirs)
-                    .map(|(a, b)| magnitude(*a - *b))
-                    .fold(0.0, f64::max);
+                let scale = crate::report::nan_max(theirs.iter().map(|v| magnitude(*v)));
+                let diff = crate::report::nan_max(
+                    our_result
+                        .iter()
+                        .zip(&theirs)
+                        .map(|(a, b)| magnitude(*a - *b)),
+                );
                 println!(
                     "cuBLAS: {:>10.3} ms {:>9.1} GB/s   ours/cuBLAS {:.3}x   max diff {:.1e} (relative to max |result|)",
                     secs * 1e3,
                     bytes / secs / 1e9,
                     secs / ours,
-                    diff / scale
+                    crate::report::relative(diff, scale)
                 );
             }
             Err(e) => eprintln!("cuBLAS peer: {e}"),

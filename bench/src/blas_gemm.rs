@@ -119,6 +119,28 @@ impl Problem {
             (self.k, self.n)
         }
     }
+    /// Every size at least 1, and every operand's elements (all batches) countable: the
+    /// products below and the host buffers of [`upload`] then cannot wrap.
+    pub(crate) fn validate(&self) -> Result<()> {
+        use rocm_core::host_alloc::elements;
+        for (name, v) in [
+            ("--m", self.m),
+            ("--n", self.n),
+            ("--k", self.k),
+            ("--batch", self.batch),
+        ] {
+            if v == 0 {
+                return Err(Error::invalid(name, "must be at least 1"));
+            }
+        }
+        let (ar, ac) = self.a_dims();
+        let (br, bc) = self.b_dims();
+        elements("A (m x k x batch)", &[ar, ac, self.batch])?;
+        elements("B (k x n x batch)", &[br, bc, self.batch])?;
+        elements("C (m x n x batch)", &[self.m, self.n, self.batch])?;
+        Ok(())
+    }
+
     pub(crate) fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch as f64
     }
@@ -145,7 +167,7 @@ fn upload<T: Element>(
     salt: usize,
     conv: impl Fn(f32) -> T,
 ) -> Result<DeviceBuffer<T>> {
-    let host: Vec<T> = (0..len).map(|i| conv(pattern(i, salt))).collect();
+    let host = rocm_core::host_alloc::try_from_fn("gemm operand", len, |i| conv(pattern(i, salt)))?;
     DeviceBuffer::from_slice(dev, &host)
 }
 
@@ -204,13 +226,10 @@ fn measure<T: Element + Copy>(
         // The mma.sync f16/bf16 kernel writes its own f32 C: nothing to compare then.
         let diff = if ours_secs.is_ok() && peer.is_ok() && writes_c {
             let (x, y) = (c.to_vec()?, c2.to_vec()?);
-            let scale = y.iter().map(|&v| back(v).abs()).fold(0.0, f64::max);
-            let worst = x
-                .iter()
-                .zip(&y)
-                .map(|(&u, &v)| (back(u) - back(v)).abs())
-                .fold(0.0, f64::max);
-            Some(worst / scale.max(f64::MIN_POSITIVE))
+            let scale = crate::report::nan_max(y.iter().map(|&v| back(v).abs()));
+            let worst =
+                crate::report::nan_max(x.iter().zip(&y).map(|(&u, &v)| (back(u) - back(v)).abs()));
+            Some(crate::report::relative(worst, scale))
         } else {
             None
         };
@@ -830,6 +849,9 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
             .collect(),
         _ => vec![None],
     };
+    for p in &problems {
+        p.validate()?;
+    }
     for p in problems {
         for &v in &variants {
             match v {
@@ -848,7 +870,11 @@ pub fn run(a: &GemmArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
             if a.explain && v.is_none() {
                 print!("{}", explain(&dev, dtype, p)?);
             }
-            let r = row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v)?;
+            let r =
+                crate::report::track(row(&dev, dtype, p, iterations(&p, a.iters), a.vendor, v))?;
+            if r.ours.is_err() || r.peer.as_ref().is_some_and(|p| p.is_err()) {
+                crate::report::case_failed();
+            }
             print_row(dtype, &r);
             rows.push(r);
         }

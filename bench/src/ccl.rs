@@ -386,10 +386,87 @@ fn config(a: &CclArgs) -> BoxResult<Config> {
     if a.tcp {
         c.shared_memory = false;
     }
-    if c.timeout.is_some() {
-        c.timeout = Some(Duration::from_secs(600));
-    }
     Ok(c)
+}
+
+/// Rank processes die with the launcher (`PR_SET_PDEATHSIG`): a killed launcher leaves
+/// no rank running.
+#[cfg(target_os = "linux")]
+fn die_with_launcher(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getpid is async-signal-safe.
+    let launcher = unsafe { libc::getpid() };
+    // SAFETY: the closure runs in the child between fork and exec and calls only the
+    // async-signal-safe prctl and getppid.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The launcher died before the prctl took effect.
+            if libc::getppid() != launcher {
+                return Err(std::io::Error::other("the launcher exited"));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_launcher(_cmd: &mut Command) {}
+
+/// Kills and reaps every rank process still running.
+fn stop_all(kids: &mut [Option<std::process::Child>]) {
+    for k in kids.iter_mut().flatten() {
+        let _ = k.kill();
+        let _ = k.wait();
+    }
+}
+
+/// Waits for all rank processes at once: the first that fails (exits non-zero or dies
+/// of a signal) is reported by rank, and the others, which would wait for it until their
+/// timeout, get half a second to report their own error and are then stopped.
+fn supervise(mut kids: Vec<Option<std::process::Child>>) -> BoxResult<()> {
+    let mut first_failure: Option<(usize, std::process::ExitStatus, Instant)> = None;
+    loop {
+        for (r, slot) in kids.iter_mut().enumerate() {
+            if let Some(k) = slot {
+                if let Some(st) = k.try_wait()? {
+                    *slot = None;
+                    if !st.success() && first_failure.is_none() {
+                        first_failure = Some((r, st, Instant::now()));
+                    }
+                }
+            }
+        }
+        let running = kids.iter().flatten().count();
+        match first_failure {
+            None if running == 0 => return Ok(()),
+            Some((r, st, at)) if running == 0 || at.elapsed() > Duration::from_millis(500) => {
+                let stopped: Vec<String> = kids
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| k.is_some())
+                    .map(|(r, _)| r.to_string())
+                    .collect();
+                stop_all(&mut kids);
+                let how = match st.code() {
+                    Some(c) => format!("exited with status {c}"),
+                    None => {
+                        use std::os::unix::process::ExitStatusExt;
+                        format!("was killed by signal {}", st.signal().unwrap_or(0))
+                    }
+                };
+                let rest = if stopped.is_empty() {
+                    String::new()
+                } else {
+                    format!("; stopped rank(s) {} still running", stopped.join(", "))
+                };
+                return Err(format!("rank {r} process {how}{rest}").into());
+            }
+            _ => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
 }
 
 /// Best of 5 single-thread copies of `bytes` between two touched buffers, in GB/s.
@@ -427,25 +504,23 @@ pub fn run(a: &CclArgs) -> BoxResult<()> {
         let id = UniqueId::new_on("127.0.0.1:0".parse()?)?;
         let exe = std::env::current_exe()?;
         let args: Vec<String> = std::env::args().skip(1).collect();
-        let mut kids = Vec::with_capacity(a.ranks);
+        let mut kids = Vec::new();
+        kids.try_reserve_exact(a.ranks)
+            .map_err(|_| format!("--ranks {}: too many processes", a.ranks))?;
         for r in 0..a.ranks {
-            kids.push(
-                Command::new(&exe)
-                    .args(&args)
-                    .args(["--worker-id", &id.to_hex(), "--worker-rank", &r.to_string()])
-                    .spawn()?,
-            );
-        }
-        let mut failed = 0;
-        for mut k in kids {
-            if !k.wait()?.success() {
-                failed += 1;
+            let mut cmd = Command::new(&exe);
+            cmd.args(&args)
+                .args(["--worker-id", &id.to_hex(), "--worker-rank", &r.to_string()]);
+            die_with_launcher(&mut cmd);
+            match cmd.spawn() {
+                Ok(k) => kids.push(Some(k)),
+                Err(e) => {
+                    stop_all(&mut kids);
+                    return Err(format!("starting rank {r}: {e}").into());
+                }
             }
         }
-        if failed > 0 {
-            return Err(format!("{failed} rank process(es) failed").into());
-        }
-        return Ok(());
+        return supervise(kids);
     }
     let comms = Comm::init_all_with(&vec![rocm_core::Device::cpu(); a.ranks], &config)?;
     let results: Vec<Result<(), String>> = std::thread::scope(|s| {

@@ -309,6 +309,23 @@ fn rand_vec(len: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// `len` random values of `T`, reserved fallibly (a huge tensor is an error, not an abort).
+fn try_rand<T: DnnFloat>(len: usize, seed: u64) -> rocm_core::Result<Vec<T>> {
+    rocm_core::host_alloc::try_from_fn("tensor data", len, |i| {
+        T::from_f32(dropout::uniform(seed, i as u64) - 0.5)
+    })
+}
+
+/// Sizes that must be at least 1 (a zero batch or channel count runs nothing).
+fn at_least_one(sizes: &[(&str, usize)]) -> R<()> {
+    for &(name, v) in sizes {
+        if v == 0 {
+            return Err(format!("{name} must be at least 1").into());
+        }
+    }
+    Ok(())
+}
+
 /// Best-of time of `iters` calls (after one warm-up).
 fn time(iters: usize, mut f: impl FnMut() -> rocm_core::Result<()>) -> R<f64> {
     f()?;
@@ -326,6 +343,24 @@ fn conv(a: &ConvArgs) -> R<()> {
 }
 
 fn conv_t<T: DnnFloat>(a: &ConvArgs) -> R<()> {
+    at_least_one(&[
+        ("-n", a.n),
+        ("-c", a.c),
+        ("-H", a.h),
+        ("-W", a.w),
+        ("-k", a.k),
+        ("-y", a.fy),
+        ("-x", a.fx),
+        ("-g", a.groups),
+        ("-i", a.iters),
+    ])?;
+    if a.direction > 7 {
+        return Err(format!(
+            "-F {}: the direction mask takes 1 (forward), 2 (backward data), 4 (backward weights), their sums, or 0 (all)",
+            a.direction
+        )
+        .into());
+    }
     let dev = Device::open(&a.device)?;
     let mut dnn = Dnn::new(&dev)?;
     let three = a.spatial_dim == 3;
@@ -361,7 +396,7 @@ fn conv_t<T: DnnFloat>(a: &ConvArgs) -> R<()> {
     let w = TensorDesc::new(T::DTYPE, layout, &wd)?;
     let y = TensorDesc::new(T::DTYPE, layout, &conv.output_dims(&x, &w)?)?;
     let up = |len: usize, seed: u64| -> R<DeviceBuffer<T>> {
-        let v: Vec<T> = rand_vec(len, seed).into_iter().map(T::from_f32).collect();
+        let v: Vec<T> = try_rand(len, seed)?;
         Ok(DeviceBuffer::from_slice(&dev, &v)?)
     };
     let (xb, wb, yb) = (up(x.numel(), 1)?, up(w.numel(), 2)?, up(y.numel(), 3)?);
@@ -840,8 +875,8 @@ fn softmax_t<T: DnnFloat>(a: &SoftmaxArgs) -> R<()> {
         let worst = ours_y
             .iter()
             .zip(&theirs)
-            .map(|(p, q)| (p.to_f32() - q.to_f32()).abs())
-            .fold(0f32, f32::max);
+            .map(|(p, q)| (p.to_f32() - q.to_f32()).abs() as f64);
+        let worst = crate::report::nan_max(worst);
         println!("  largest |y − y_cuDNN|: {worst:e}");
     }
     Ok(())

@@ -22,6 +22,7 @@ mod host_path;
 mod info;
 mod kernels;
 mod rand;
+mod report;
 mod solver;
 mod sparse;
 mod suite;
@@ -104,6 +105,11 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("rocm-bench: {e}");
+        std::process::exit(1);
+    }
+    let failed = report::failures();
+    if failed > 0 {
+        eprintln!("rocm-bench: {failed} requested case(s) failed or could not run");
         std::process::exit(1);
     }
 }

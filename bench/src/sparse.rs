@@ -88,8 +88,15 @@ pub fn run(a: &SparseArgs) -> std::result::Result<(), Box<dyn std::error::Error>
             }
         };
     }
-    let r = if c.i64 { go!(i64) } else { go!(i32) };
-    r.map(|_| ()).map_err(|e| e.into())
+    if c.nrhs == 0 {
+        return Err("--nrhs must be at least 1".into());
+    }
+    let err = if c.i64 { go!(i64) } else { go!(i32) }?;
+    // A NaN or infinite error means the result (or the matrix) holds NaN/Inf.
+    if !err.is_finite() {
+        return Err(format!("sparse {op}: error against the reference is {err}").into());
+    }
+    Ok(())
 }
 
 /// The suite's sparse section: every operation once on a small stencil and a small
@@ -133,6 +140,15 @@ fn load<I: Index, T: Scalar>(c: &Common) -> Result<(String, Csr<I, T>)> {
         }
         None => Ok((c.gen.clone(), gen::from_spec(&c.gen)?)),
     }
+    .and_then(|(name, a): (String, Csr<I, T>)| {
+        if a.nrows() == 0 || a.ncols() == 0 {
+            return Err(rocm_core::Error::invalid(
+                "matrix",
+                format!("{name} is {}x{}: nothing to run", a.nrows(), a.ncols()),
+            ));
+        }
+        Ok((name, a))
+    })
 }
 
 fn parse_op(s: &str) -> Result<Transpose> {
@@ -159,15 +175,9 @@ fn vec_of<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
 
 /// max_i |got_i - want_i| / max_i |want_i|.
 fn rel_err<T: Scalar>(got: &[T], want: &[Complex64]) -> f64 {
-    let scale = want
-        .iter()
-        .map(|v| v.norm())
-        .fold(f64::MIN_POSITIVE, f64::max);
-    got.iter()
-        .zip(want)
-        .map(|(g, w)| (g.to_c64() - w).norm())
-        .fold(0.0, f64::max)
-        / scale
+    let scale = crate::report::nan_max(want.iter().map(|v| v.norm()));
+    let worst = crate::report::nan_max(got.iter().zip(want).map(|(g, w)| (g.to_c64() - w).norm()));
+    crate::report::relative(worst, scale)
 }
 
 fn widen<T: Scalar>(x: &[T]) -> Vec<Complex64> {
@@ -297,16 +307,9 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
             let ax = spmv_entries(Transpose::N, one, &a, &x, Complex64::new(0.0, 0.0), &zero)?;
             let want = spmv_entries(Transpose::N, one, &a, &ax, Complex64::new(0.0, 0.0), &zero)?;
             let cx = spmv_entries(Transpose::N, one, &cm, &x, Complex64::new(0.0, 0.0), &zero)?;
-            let scale = want
-                .iter()
-                .map(|v| v.norm())
-                .fold(f64::MIN_POSITIVE, f64::max);
-            let err = cx
-                .iter()
-                .zip(&want)
-                .map(|(g, w)| (g - w).norm())
-                .fold(0.0, f64::max)
-                / scale;
+            let scale = crate::report::nan_max(want.iter().map(|v| v.norm()));
+            let worst = crate::report::nan_max(cx.iter().zip(&want).map(|(g, w)| (g - w).norm()));
+            let err = crate::report::relative(worst, scale);
             let products: usize = (0..m)
                 .map(|i| {
                     a.row_range(i)

@@ -198,6 +198,8 @@ const ENTRY: usize = 16 + 2 + 8;
 /// The root's status byte for a join refused for a bad rank (0: accepted; a mismatch of
 /// nranks is `FailureKind::Mismatch`'s code).
 const INVALID: u8 = 1;
+/// The root's reply when some ranks did not join before the deadline.
+const JOIN_TIMEOUT: u8 = FailureKind::Timeout as u8;
 
 fn deadline_of(timeout: Option<Duration>) -> Option<Instant> {
     timeout.and_then(|t| Instant::now().checked_add(t))
@@ -212,6 +214,42 @@ fn remaining(deadline: Option<Instant>) -> Option<Duration> {
 
 fn io(context: &str) -> impl Fn(std::io::Error) -> Error + '_ {
     move |e| Error::io(context, e)
+}
+
+/// The error of a bootstrap read or write on `who` that failed while `waiting_for`: a
+/// timeout when the socket's deadline passed, a lost peer when it closed, else I/O.
+fn exchange_error<'a>(
+    who: &'a str,
+    timeout: Option<Duration>,
+    waiting_for: &'a str,
+) -> impl Fn(std::io::Error) -> Error + 'a {
+    move |e| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            crate::error::timed_out("bootstrap", who, timeout.unwrap_or_default(), waiting_for)
+        }
+        std::io::ErrorKind::UnexpectedEof
+        | std::io::ErrorKind::ConnectionReset
+        | std::io::ErrorKind::BrokenPipe => crate::error::peer_lost(
+            "bootstrap",
+            who,
+            format!("the connection closed while waiting for {waiting_for}"),
+        ),
+        _ => Error::io(format!("bootstrap on {who}, waiting for {waiting_for}"), e),
+    }
+}
+
+/// "ranks 1, 4" (at most 16 listed) for the ranks below `n` that `present` lacks.
+fn missing_ranks(n: usize, present: impl Fn(usize) -> bool) -> String {
+    let missing: Vec<usize> = (0..n).filter(|&r| !present(r)).collect();
+    let mut list: Vec<String> = missing.iter().take(16).map(|r| r.to_string()).collect();
+    if missing.len() > 16 {
+        list.push(format!("... ({} in all)", missing.len()));
+    }
+    format!(
+        "{} {}",
+        if missing.len() == 1 { "rank" } else { "ranks" },
+        list.join(", ")
+    )
 }
 
 fn set_timeouts(s: &TcpStream, deadline: Option<Instant>) -> Result<()> {
@@ -261,8 +299,24 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
     let mut problem: Option<String> = None;
     // Whether the problem is ranks disagreeing (a mismatch) rather than one bad rank.
     let mut disagree = false;
+    let mut timed_out = false;
     while nranks.is_none_or(|n| conns.len() < n) && problem.is_none() {
-        let mut s = accept(&listener, timeout, deadline, "ranks to join")?;
+        let mut s = match accept(&listener, timeout, deadline, "ranks to join") {
+            Ok(s) => s,
+            // Tell the ranks that did join which ones never came (they would otherwise
+            // only see the connection close).
+            Err(e) if e.failure_kind() == Some(FailureKind::Timeout) && !conns.is_empty() => {
+                let n = nranks.unwrap_or(0);
+                problem = Some(format!(
+                    "{} did not join within {:?}",
+                    missing_ranks(n, |r| table.get(r).is_some_and(Option::is_some)),
+                    timeout.unwrap_or_default()
+                ));
+                timed_out = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         let mut b = [0u8; HELLO];
         if s.read_exact(&mut b).is_err()
             || u64::from_le_bytes(b[..8].try_into().unwrap_or_default()) != magic
@@ -307,7 +361,9 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
     let mut reply = Vec::new();
     match &problem {
         Some(p) => {
-            reply.push(if disagree {
+            reply.push(if timed_out {
+                JOIN_TIMEOUT
+            } else if disagree {
                 FailureKind::Mismatch as u8
             } else {
                 INVALID
@@ -444,28 +500,35 @@ impl Comm {
         hello.extend_from_slice(&me.port().to_le_bytes());
         hello.extend_from_slice(&ip16(me.ip()));
         hello.extend_from_slice(&host.to_le_bytes());
+        let who = format!("rank {rank}");
+        let at_root = |what: &'static str| exchange_error(&who, config.timeout, what);
         root.write_all(&hello)
-            .map_err(io("sending this rank's address to the root"))?;
+            .map_err(at_root("the root to take this rank's address"))?;
         let mut status = [0u8; 1];
         root.read_exact(&mut status)
-            .map_err(io("waiting for the other ranks at the root"))?;
+            .map_err(at_root("the other ranks to join at the root"))?;
         if status[0] != 0 {
             let mut len = [0u8; 4];
             root.read_exact(&mut len)
-                .map_err(io("reading the root's error"))?;
+                .map_err(at_root("the root's error message"))?;
             let mut msg = vec![0u8; (u32::from_le_bytes(len) as usize).min(4096)];
             root.read_exact(&mut msg)
-                .map_err(io("reading the root's error"))?;
+                .map_err(at_root("the root's error message"))?;
             let msg = String::from_utf8_lossy(&msg);
-            return Err(if status[0] == FailureKind::Mismatch as u8 {
-                crate::error::mismatch("nranks", msg)
-            } else {
-                Error::invalid("nranks/rank", msg)
+            return Err(match status[0] {
+                JOIN_TIMEOUT => crate::error::timed_out(
+                    "bootstrap",
+                    &who,
+                    config.timeout.unwrap_or_default(),
+                    &msg,
+                ),
+                x if x == FailureKind::Mismatch as u8 => crate::error::mismatch("nranks", msg),
+                _ => Error::invalid("nranks/rank", msg),
             });
         }
         let mut raw = vec![0u8; nranks * ENTRY];
         root.read_exact(&mut raw)
-            .map_err(io("reading the rank table from the root"))?;
+            .map_err(at_root("the rank table from the root"))?;
         let table: Vec<PeerInfo> = raw
             .chunks_exact(ENTRY)
             .map(|e| PeerInfo {
@@ -490,12 +553,27 @@ impl Comm {
         }
         let mut waiting = nranks - rank - 1;
         while waiting > 0 {
+            let pending = missing_ranks(nranks, |p| p <= rank || mesh[p].is_some());
             let mut s = accept(
                 &listener,
                 config.timeout,
                 deadline,
-                "higher ranks to connect",
-            )?;
+                &format!("{pending} to connect"),
+            )
+            .map_err(|e| match e {
+                Error::Timeout {
+                    op,
+                    after,
+                    waiting_for,
+                    ..
+                } => Error::Timeout {
+                    op,
+                    who: who.clone(),
+                    after,
+                    waiting_for,
+                },
+                e => e,
+            })?;
             let mut b = [0u8; 12];
             if s.read_exact(&mut b).is_err() || b[..8] != id.magic.to_le_bytes() {
                 continue;

@@ -3,12 +3,12 @@
 //! The db is a text file, one problem per line:
 //! `<problem key>@<device target>@<library version>=<algo>:<µs>,<algo>:<µs>,...`
 //! (fastest first). Readers skip and warn about lines they cannot parse, so a corrupt
-//! entry costs a re-find, never a crash. Writers take a lock file `<db>.lock` (created
-//! exclusively; one left by a crashed process of this host is broken at once), re-read
-//! the file, merge their entry and replace the file by writing a temporary file in the
-//! same directory and renaming it over the old one: a crash leaves either the old or the
-//! new file, and concurrent processes never see a torn file or lose each other's
-//! entries.
+//! entry costs a re-find, never a crash. Writers take `flock(2)` on `<db>.lock` (the
+//! kernel drops it when the holder dies, so neither a crash nor a recycled process id
+//! leaves the db locked), sweep what killed writers left, re-read the file, merge their
+//! entry and replace the file by writing a temporary file in the same directory and
+//! renaming it over the old one: a crash leaves either the old or the new file, and
+//! concurrent processes never see a torn file or lose each other's entries.
 
 use crate::conv::ConvAlgo;
 use rocm_core::{Error, Result};
@@ -67,103 +67,81 @@ pub struct FindDb {
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// How long a writer waits for the lock before giving up.
+/// How long a writer waits for the lock before giving up (a live writer holds it for
+/// one read-merge-rename, milliseconds).
 const LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// A lock file older than this is taken to be left by a crashed writer whose liveness
-/// cannot be checked (another host, or no `/proc`).
-const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// This host's name (Linux), to tell whether a lock holder's process id is checkable here.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
+/// An exclusive advisory lock (`flock(2)`) on `<db>.lock`, held until drop. The kernel
+/// releases it when its holder exits however it dies, so a crashed or killed writer never
+/// blocks the next one, and a recycled process id cannot make a dead writer's lock look
+/// held (the lock names no process). The lock file itself stays; it carries nothing.
+struct DbLock {
+    _file: std::fs::File,
 }
 
-/// An exclusive lock: `<db>.lock`, holding "<pid> <host> <nonce>" from the moment it exists
-/// (a private file with the token, hard-linked to the lock's name, which fails if it exists).
-/// A writer that finds the lock taken breaks it at once when the holder is a process of
-/// this host that no longer exists (it crashed or was killed), else after
-/// [`STALE_LOCK`]. The lock only prevents lost updates (the db itself is always replaced
-/// whole by a rename), so the rare race of two writers breaking one dead lock can at
-/// worst lose one entry, which costs a re-find.
-struct LockFile {
-    path: PathBuf,
-    token: String,
-}
-
-impl LockFile {
-    fn acquire(path: PathBuf) -> std::io::Result<Self> {
-        let host = host_name();
-        let token = format!(
-            "{} {host} {}",
-            std::process::id(),
-            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        // The lock appears with its holder already in it: the token goes to a private
-        // file, which is then hard-linked to the lock's name (the link fails if the lock
-        // exists, as O_EXCL would). Creating the lock and writing the token afterwards
-        // left an empty lock when the writer was killed in between, which only the
-        // STALE_LOCK age could break (seen in CI under load: 10 s).
-        let private = path.with_extension(format!(
-            "lock.{}.{}",
-            std::process::id(),
-            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&private, token.as_bytes())?;
-        let taken = Self::link_until_taken(&path, &private, &host);
-        let _ = std::fs::remove_file(&private);
-        taken.map(|()| LockFile { path, token })
-    }
-
-    /// Links `private` to `path` once the lock is free (or abandoned).
-    fn link_until_taken(path: &Path, private: &Path, host: &str) -> std::io::Result<()> {
+impl DbLock {
+    fn acquire(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
         let start = std::time::Instant::now();
         loop {
-            match std::fs::hard_link(private, path) {
-                Ok(()) => return Ok(()),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    if Self::abandoned(path, host) {
-                        let _ = std::fs::remove_file(path);
-                        continue;
-                    }
-                    if start.elapsed() > LOCK_TIMEOUT {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::TimedOut,
-                            format!("{} stays locked", path.display()),
-                        ));
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-                Err(e) => return Err(e),
+            if try_flock(&file)? {
+                return Ok(DbLock { _file: file });
             }
-        }
-    }
-
-    /// Whether the lock at `path` belongs to a dead process of this host, or is stale.
-    fn abandoned(path: &Path, host: &str) -> bool {
-        let holder = std::fs::read_to_string(path).unwrap_or_default();
-        let mut it = holder.split(' ');
-        if let (Some(pid), Some(h)) = (it.next(), it.next()) {
-            let proc_fs = Path::new("/proc/self").exists();
-            if !host.is_empty() && h == host && proc_fs && pid.parse::<u32>().is_ok() {
-                return !Path::new("/proc").join(pid).exists();
+            if start.elapsed() > LOCK_TIMEOUT {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "{} stays locked by a live writer for more than {LOCK_TIMEOUT:?}",
+                        path.display()
+                    ),
+                ));
             }
+            std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_LOCK)
     }
 }
 
-impl Drop for LockFile {
-    fn drop(&mut self) {
-        // Only our own lock (a writer that took ours for stale must keep its own).
-        if std::fs::read_to_string(&self.path).is_ok_and(|t| t == self.token) {
-            let _ = std::fs::remove_file(&self.path);
+/// Takes `flock(LOCK_EX)` on `file` without blocking: `Ok(false)` while another open file
+/// description holds it.
+#[cfg(unix)]
+fn try_flock(file: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this function borrows open; it touches no memory.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EWOULDBLOCK) | Some(libc::EINTR) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Without `flock`, the db is single-writer (the lock file only marks it).
+#[cfg(not(unix))]
+fn try_flock(_file: &std::fs::File) -> std::io::Result<bool> {
+    Ok(true)
+}
+
+/// Removes what killed writers left in `dir` for the db `name`: temporary files
+/// (`.<name>.tmp.*`) and the private files of the former link-based lock
+/// (`<name>.lock.*`). Called with the lock held, when no live writer has either.
+fn sweep_leftovers(dir: &Path, name: &str) {
+    let (tmp, private) = (format!(".{name}.tmp."), format!("{name}.lock."));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let f = e.file_name();
+        let f = f.to_string_lossy();
+        if f.starts_with(&tmp) || f.starts_with(&private) {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }
@@ -186,6 +164,39 @@ fn parse_line(line: &str) -> Option<(String, Vec<AlgoPerf>)> {
         });
     }
     (!v.is_empty()).then(|| (key.to_string(), v))
+}
+
+/// Every valid entry of a db's text (a later line for the same key wins) and the 1-based
+/// numbers of the lines that do not parse.
+fn parse_text(text: &str) -> (BTreeMap<String, Vec<AlgoPerf>>, Vec<usize>) {
+    let (mut map, mut corrupt) = (BTreeMap::new(), Vec::new());
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line) {
+            Some((k, v)) => {
+                map.insert(k, v);
+            }
+            None => corrupt.push(i + 1),
+        }
+    }
+    (map, corrupt)
+}
+
+/// What the fuzzers (`fuzz/`, and the bounded loops in CI) check on any bytes: parsing a
+/// db never panics, and every entry it keeps writes as a line that parses back to the same
+/// key and algorithms.
+#[doc(hidden)]
+pub fn fuzz_input(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let (map, _) = parse_text(&text);
+    for (k, v) in &map {
+        let line = format_line(k, v);
+        let (k2, v2) = parse_line(&line).expect("a written find-db line parses");
+        assert_eq!(&k2, k);
+        assert!(v.iter().zip(&v2).all(|(a, b)| a.algo == b.algo) && v.len() == v2.len());
+    }
 }
 
 fn format_line(key: &str, perf: &[AlgoPerf]) -> String {
@@ -223,25 +234,16 @@ impl FindDb {
 
     /// Every valid entry; invalid lines are reported on stderr and skipped.
     pub fn load(&self) -> BTreeMap<String, Vec<AlgoPerf>> {
-        let mut map = BTreeMap::new();
         let text = match std::fs::read(&self.path) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(_) => return map,
+            Err(_) => return BTreeMap::new(),
         };
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match parse_line(line) {
-                Some((k, v)) => {
-                    map.insert(k, v);
-                }
-                None => eprintln!(
-                    "rocm-dnn: warning: ignoring corrupt find-db entry at {}:{}",
-                    self.path.display(),
-                    i + 1
-                ),
-            }
+        let (map, corrupt) = parse_text(&text);
+        for line in corrupt {
+            eprintln!(
+                "rocm-dnn: warning: ignoring corrupt find-db entry at {}:{line}",
+                self.path.display()
+            );
         }
         map
     }
@@ -271,14 +273,15 @@ impl FindDb {
         std::fs::create_dir_all(dir).map_err(io("create directory for"))?;
         let mut lock_path = self.path.clone().into_os_string();
         lock_path.push(".lock");
-        let lock = LockFile::acquire(PathBuf::from(lock_path)).map_err(io("lock"))?;
-        let mut map = self.load();
-        map.insert(key.to_string(), perf.to_vec());
+        let lock = DbLock::acquire(Path::new(&lock_path)).map_err(io("lock"))?;
         let name = self
             .path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        sweep_leftovers(dir, &name);
+        let mut map = self.load();
+        map.insert(key.to_string(), perf.to_vec());
         let tmp = dir.join(format!(
             ".{name}.tmp.{}.{}",
             std::process::id(),

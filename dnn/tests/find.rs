@@ -126,31 +126,42 @@ fn a_killed_writer_leaves_a_valid_db_and_no_lock() {
     assert!(FindDb::new(&path).load().len() >= 3);
 }
 
-/// A lock file left by a process of this host that no longer exists is broken at once
-/// (its content is "<pid> <host> <nonce>", see `find.rs`).
+/// A lock file naming a live process of this host (a recycled process id, or the former
+/// link-based lock's "<pid> <host> <nonce>" left behind) does not stall a writer: the lock
+/// is `flock(2)`, which only a live open file holds, not the file's content.
 #[test]
-fn a_lock_left_by_a_dead_process_is_broken_at_once() {
-    let path = tmp("deadlock");
-    let mut gone = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "no-such-test"])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = gone.id();
-    gone.wait().unwrap();
+fn a_lock_file_naming_a_live_process_does_not_block() {
+    let path = tmp("pidreuse");
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     let mut lock = path.clone().into_os_string();
     lock.push(".lock");
-    std::fs::write(&lock, format!("{pid} {} 0", host.trim())).unwrap();
+    // Our own process id: alive for the whole test.
+    std::fs::write(&lock, format!("{} {} 0", std::process::id(), host.trim())).unwrap();
     let t = Instant::now();
     FindDb::new(&path).record("k", &perf(1.0)).unwrap();
-    if std::path::Path::new("/proc/self").exists() {
-        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(FindDb::new(&path).lookup("k"), perf(1.0).to_vec());
+}
+
+/// What killed writers leave behind (temporary files, the former lock's private
+/// `<db>.lock.<pid>.<n>` files) is swept by the next writer.
+#[test]
+fn leftovers_of_killed_writers_are_swept() {
+    let path = tmp("sweep");
+    let dir = path.parent().unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let left = [
+        dir.join(format!("{name}.lock.4242.7")),
+        dir.join(format!(".{name}.tmp.4242.8")),
+    ];
+    for f in &left {
+        std::fs::write(f, "4242 host 7").unwrap();
     }
-    assert!(
-        !std::path::Path::new(&lock).exists(),
-        "the writer released its lock"
-    );
+    FindDb::new(&path).record("k", &perf(1.0)).unwrap();
+    for f in &left {
+        assert!(!f.exists(), "{} was not swept", f.display());
+    }
+    assert!(path.exists());
 }
 
 #[test]
@@ -408,38 +419,16 @@ fn heuristic_choices() {
     }
 }
 
-/// The lock file holds its holder's "<pid> <host> <nonce>" from the moment it exists: a
-/// process watching it never reads it empty or cut short. (A writer killed between
-/// creating the lock and writing into it once left an empty lock that only the stale age
-/// broke, 10 s later.)
+/// While one writer holds the lock, another waits for it (no lost update): threads of
+/// one process each open the lock file, and `flock` excludes between open files.
 #[test]
-fn the_lock_is_never_seen_without_its_holder() {
-    let path = tmp("holder");
-    let mut lock = path.clone().into_os_string();
-    lock.push(".lock");
-    let lock = PathBuf::from(lock);
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watcher = {
-        let (lock, done) = (lock.clone(), done.clone());
-        std::thread::spawn(move || {
-            let (mut seen, mut bad) = (0u32, Vec::new());
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                if let Ok(text) = std::fs::read_to_string(&lock) {
-                    seen += 1;
-                    let fields: Vec<&str> = text.split(' ').collect();
-                    if fields.len() != 3 || fields[0].parse::<u32>().is_err() {
-                        bad.push(text);
-                    }
-                }
-            }
-            (seen, bad)
-        })
-    };
+fn writers_exclude_each_other() {
+    let path = tmp("exclude");
     let writers: Vec<_> = (0..3)
         .map(|w| {
             let path = path.clone();
             std::thread::spawn(move || {
-                for i in 0..300 {
+                for i in 0..100 {
                     FindDb::new(&path)
                         .record(&format!("w{w}-k{i}"), &perf(i as f64))
                         .unwrap();
@@ -450,13 +439,5 @@ fn the_lock_is_never_seen_without_its_holder() {
     for w in writers {
         w.join().unwrap();
     }
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (seen, bad) = watcher.join().unwrap();
-    assert!(seen > 0, "the watcher never saw the lock");
-    assert!(
-        bad.is_empty(),
-        "{} of {seen} reads: {:?}",
-        bad.len(),
-        &bad[..bad.len().min(3)]
-    );
+    assert_eq!(FindDb::new(&path).load().len(), 300);
 }

@@ -158,6 +158,33 @@ impl Catalog {
     }
 }
 
+/// What the fuzzers (`fuzz/`, and the bounded loops in CI) check on any bytes: parsing
+/// returns `Ok` or an `Error`; selecting from what parsed, at every entry's own size and
+/// shape and at the extremes, as raw JSON and as the GEMM and GEMV parameter types, never
+/// panics; a parsed catalog writes and reads back to the same entries.
+#[doc(hidden)]
+pub fn fuzz_input(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(c) = Catalog::parse(text) else {
+        return;
+    };
+    for e in &c.entries {
+        let shape = e.shape.clone().unwrap_or_else(|| vec![e.size]);
+        for dims in [&shape[..], &[0], &[u64::MAX, u64::MAX, u64::MAX]] {
+            let _ = c.select_shape(&e.generator, &e.key, dims, serde_json::Value::Null);
+            let _: Option<crate::gemm::GemmParams> =
+                c.select_shape(&e.generator, &e.key, dims, None);
+            let _: Option<crate::level2::gemv::GemvParams> =
+                c.select_shape(&e.generator, &e.key, dims, None);
+        }
+    }
+    let back = serde_json::to_string(&c).expect("a parsed catalog serialises");
+    let again = Catalog::parse(&back).expect("a written catalog parses");
+    assert_eq!(again.entries.len(), c.entries.len());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ pub mod element;
 pub mod emu;
 pub mod error;
 pub mod graph;
+pub mod host_alloc;
 pub mod isa;
 pub mod linalg;
 pub mod memory;

@@ -6,6 +6,7 @@
 
 use crate::format::Csr;
 use crate::scalar::{check_fits, Index, Scalar};
+use rocm_core::host_alloc::{elements, try_from_fn, try_vec, try_with_capacity};
 use rocm_core::Result;
 
 /// SplitMix64: tiny, fast, and good enough to place nonzeros.
@@ -44,7 +45,8 @@ impl Rng {
 }
 
 /// Builds a CSR from per-row generators that push `(col, value)` in increasing column
-/// order.
+/// order. Storage is reserved fallibly (`nnz_hint` is the generator's estimate, saturated
+/// rather than wrapped), so a size too large for memory is an error, not an abort.
 fn build<I: Index, T: Scalar>(
     nrows: usize,
     ncols: usize,
@@ -53,9 +55,9 @@ fn build<I: Index, T: Scalar>(
 ) -> Result<Csr<I, T>> {
     check_fits::<I>("nrows", nrows)?;
     check_fits::<I>("ncols", ncols)?;
-    let mut ptr = Vec::with_capacity(nrows + 1);
-    let mut idx = Vec::with_capacity(nnz_hint);
-    let mut vals = Vec::with_capacity(nnz_hint);
+    let mut ptr = try_with_capacity("row pointers", nrows.saturating_add(1))?;
+    let mut idx = try_with_capacity("column indices", nnz_hint)?;
+    let mut vals = try_with_capacity("values", nnz_hint)?;
     let mut buf = Vec::new();
     ptr.push(I::from_usize(0));
     for i in 0..nrows {
@@ -74,7 +76,8 @@ fn build<I: Index, T: Scalar>(
 /// The 5-point Laplacian on an `n × n` grid (`n²` rows; 4 on the diagonal, -1 off).
 pub fn poisson2d<I: Index, T: Scalar>(n: usize) -> Result<Csr<I, T>> {
     let (four, m1) = (T::from_f64(4.0), T::from_f64(-1.0));
-    build(n * n, n * n, 5 * n * n, |r, out| {
+    let nn = elements("poisson2d: n * n rows", &[n, n])?;
+    build(nn, nn, nn.saturating_mul(5), |r, out| {
         let (i, j) = (r / n, r % n);
         if i > 0 {
             out.push((r - n, m1));
@@ -95,8 +98,9 @@ pub fn poisson2d<I: Index, T: Scalar>(n: usize) -> Result<Csr<I, T>> {
 /// The 7-point Laplacian on an `n × n × n` grid (`n³` rows, about `7 n³` nonzeros).
 pub fn poisson3d<I: Index, T: Scalar>(n: usize) -> Result<Csr<I, T>> {
     let (six, m1) = (T::from_f64(6.0), T::from_f64(-1.0));
-    let nn = n * n;
-    build(nn * n, nn * n, 7 * nn * n, |r, out| {
+    let nn = n.saturating_mul(n);
+    let rows = elements("poisson3d: n * n * n rows", &[n, n, n])?;
+    build(rows, rows, rows.saturating_mul(7), |r, out| {
         let (i, j, k) = (r / nn, (r / n) % n, r % n);
         if i > 0 {
             out.push((r - nn, m1));
@@ -129,7 +133,12 @@ pub fn banded<I: Index, T: Scalar>(
     seed: u64,
 ) -> Result<Csr<I, T>> {
     let mut rng = Rng::new(seed);
-    build(n, n, n * (lower + upper + 1), |i, out| {
+    // No band reaches past the matrix: clamped, so i + upper + 1 cannot wrap.
+    let (lower, upper) = (
+        lower.min(n.saturating_sub(1)),
+        upper.min(n.saturating_sub(1)),
+    );
+    build(n, n, n.saturating_mul(lower + upper + 1), |i, out| {
         for j in i.saturating_sub(lower)..(i + upper + 1).min(n) {
             let v = if j == i {
                 T::from_f64(2.0 * (lower + upper + 1) as f64)
@@ -150,7 +159,9 @@ pub fn random_uniform<I: Index, T: Scalar>(
 ) -> Result<Csr<I, T>> {
     let mut rng = Rng::new(seed);
     let mut cols = Vec::new();
-    build(m, n, m * per_row, |_, out| {
+    // More draws than columns only repeat columns (they are deduplicated).
+    let per_row = per_row.min(n);
+    build(m, n, m.saturating_mul(per_row), |_, out| {
         cols.clear();
         if n > 0 {
             cols.extend((0..per_row).map(|_| rng.below(n)));
@@ -176,17 +187,23 @@ pub fn power_law<I: Index, T: Scalar>(
     seed: u64,
 ) -> Result<Csr<I, T>> {
     rocm_core::ensure_arg!(exponent > 1.0, "exponent", "must be > 1, got {exponent}");
+    rocm_core::ensure_arg!(
+        avg.is_finite() && avg >= 0.0,
+        "avg",
+        "must be a finite count >= 0, got {avg}"
+    );
+    crate::scalar::check_fits::<I>("nrows", n)?;
     let mut rng = Rng::new(seed);
     // Pareto with minimum 1: mean = (a-1)/(a-2) for a > 2; rescale empirically.
-    let raw: Vec<f64> = (0..n)
-        .map(|_| (1.0 - rng.unit()).powf(-1.0 / (exponent - 1.0)))
-        .collect();
+    let raw: Vec<f64> = try_from_fn("power_law rows", n, |_| {
+        (1.0 - rng.unit()).powf(-1.0 / (exponent - 1.0))
+    })?;
     let mean = raw.iter().sum::<f64>() / n.max(1) as f64;
     let lens: Vec<usize> = raw
         .iter()
         .map(|&x| ((x * avg / mean).round() as usize).min(n))
         .collect();
-    let total: usize = lens.iter().sum();
+    let total = lens.iter().fold(0usize, |a, &l| a.saturating_add(l));
     let mut cols = Vec::new();
     build(n, n, total, |i, out| {
         cols.clear();
@@ -221,12 +238,12 @@ pub fn rmat<I: Index, T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> R
     const T_A: u64 = (0.57 * (1u64 << 32) as f64) as u64;
     const T_AB: u64 = (0.76 * (1u64 << 32) as f64) as u64;
     const T_ABC: u64 = (0.95 * (1u64 << 32) as f64) as u64;
-    let mut perm: Vec<usize> = (0..n).collect();
+    let mut perm: Vec<usize> = try_from_fn("rmat vertices", n, |i| i)?;
     for i in (1..n).rev() {
         perm.swap(i, rng.below(i + 1));
     }
-    let mut rows = Vec::with_capacity(edges);
-    let mut cols = Vec::with_capacity(edges);
+    let mut rows = try_with_capacity("rmat edges", edges)?;
+    let mut cols = try_with_capacity("rmat edges", edges)?;
     for _ in 0..edges {
         let (mut r, mut c) = (0usize, 0usize);
         let mut bits = 0u64;
@@ -250,7 +267,7 @@ pub fn rmat<I: Index, T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> R
         cols.push(perm[c]);
     }
     // Bucket the edges by row (counting sort), then sort and merge each row.
-    let mut start = vec![0usize; n + 1];
+    let mut start = try_vec("rmat row starts", n.saturating_add(1), 0usize)?;
     for &r in &rows {
         start[r + 1] += 1;
     }
@@ -258,7 +275,7 @@ pub fn rmat<I: Index, T: Scalar>(scale: u32, edge_factor: usize, seed: u64) -> R
         start[r + 1] += start[r];
     }
     let mut next = start.clone();
-    let mut bucket = vec![0usize; edges];
+    let mut bucket = try_vec("rmat edges", edges, 0usize)?;
     for (&r, &c) in rows.iter().zip(&cols) {
         bucket[next[r]] = c;
         next[r] += 1;
@@ -286,7 +303,9 @@ pub fn block_structured<I: Index, T: Scalar>(
     seed: u64,
 ) -> Result<Csr<I, T>> {
     let mut rng = Rng::new(seed);
-    let n = mb * bd;
+    let n = elements("blocks: mb * bd rows", &[mb, bd])?;
+    crate::scalar::check_fits::<I>("nrows", n)?;
+    let blocks_per_row = blocks_per_row.min(mb);
     let block_cols: Vec<Vec<usize>> = (0..mb)
         .map(|bi| {
             let mut c: Vec<usize> = (1..blocks_per_row.max(1)).map(|_| rng.below(mb)).collect();
@@ -296,13 +315,18 @@ pub fn block_structured<I: Index, T: Scalar>(
             c
         })
         .collect();
-    build(n, n, n * blocks_per_row * bd, |i, out| {
-        for &bj in &block_cols[i / bd] {
-            for c in 0..bd {
-                out.push((bj * bd + c, rng.value()));
+    build(
+        n,
+        n,
+        n.saturating_mul(blocks_per_row).saturating_mul(bd),
+        |i, out| {
+            for &bj in &block_cols[i / bd] {
+                for c in 0..bd {
+                    out.push((bj * bd + c, rng.value()));
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 /// A generator named on a command line: `poisson2d:N`, `poisson3d:N`, `banded:N:L:U`,

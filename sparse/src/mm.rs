@@ -6,6 +6,13 @@
 //! diagonal for a symmetric file) is an error naming the 1-based line, and nothing is
 //! returned from a file that was not read completely. Symmetric files are expanded:
 //! `(j, i)` gets `v`, `-v` or `conj(v)`. Pattern entries read as 1.
+//!
+//! Hostile files: storage grows with the entries actually read, never from the declared
+//! size (a three-line file declaring 10^12 rows, or an array whose `m × n` wraps, costs
+//! nothing before it fails); counts are multiplied with overflow checks; a line longer
+//! than [`MAX_LINE_BYTES`] (e.g. `/dev/zero`) is an error. NaN and infinite values are an
+//! error naming the line unless [`MmOptions::allow_non_finite`] accepts them: a benchmark
+//! or a solver fed a non-finite matrix reports nothing meaningful.
 
 use crate::format::{Coo, Dense, SparseMatrix};
 use crate::scalar::{check_fits, Index, Scalar};
@@ -120,25 +127,56 @@ pub enum MmMatrix<I, T> {
     Dense(Dense<T>),
 }
 
+/// The longest line accepted, in bytes (the format itself caps lines at 1024 characters;
+/// comments in real files run longer).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Choices for reading.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MmOptions {
+    /// Accept NaN and infinite values (by default they are an error naming the line).
+    pub allow_non_finite: bool,
+}
+
 /// Reads lines, numbering them and skipping comments and blank lines.
 struct Lines<R> {
     inner: R,
     line: usize,
     buf: String,
+    bytes: Vec<u8>,
 }
 
 impl<R: BufRead> Lines<R> {
+    /// The next raw line into `self.buf` (0 bytes at end of input), at most
+    /// [`MAX_LINE_BYTES`] long and UTF-8.
+    fn next_raw(&mut self) -> Result<usize> {
+        let at = self.line + 1;
+        self.bytes.clear();
+        let n = std::io::Read::take(&mut self.inner, MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut self.bytes)
+            .map_err(|e| Error::io(format!("reading matrix market line {at}"), e))?;
+        if n > MAX_LINE_BYTES {
+            return Err(bad(
+                at,
+                format!("line is longer than {MAX_LINE_BYTES} bytes"),
+            ));
+        }
+        self.buf.clear();
+        self.buf.push_str(
+            std::str::from_utf8(&self.bytes).map_err(|_| bad(at, "line is not UTF-8 text"))?,
+        );
+        if n > 0 {
+            self.line = at;
+        }
+        Ok(n)
+    }
+
     /// The next data line (trimmed) with its number, or None at end of input.
     fn next_data(&mut self) -> Result<Option<(usize, String)>> {
         loop {
-            self.buf.clear();
-            let n = self.inner.read_line(&mut self.buf).map_err(|e| {
-                Error::io(format!("reading matrix market line {}", self.line + 1), e)
-            })?;
-            if n == 0 {
+            if self.next_raw()? == 0 {
                 return Ok(None);
             }
-            self.line += 1;
             let t = self.buf.trim();
             if t.is_empty() || t.starts_with('%') {
                 continue;
@@ -174,6 +212,17 @@ fn parse_value(
     })
 }
 
+/// Rejects NaN/Inf unless the options accept them.
+fn check_finite(z: Complex64, line: usize, opts: &MmOptions) -> Result<()> {
+    if !opts.allow_non_finite && !(z.re.is_finite() && z.im.is_finite()) {
+        return Err(bad(
+            line,
+            format!("value {z} is not finite (MmOptions::allow_non_finite accepts it)"),
+        ));
+    }
+    Ok(())
+}
+
 fn to_value<T: Scalar>(z: Complex64, line: usize) -> Result<T> {
     if !T::IS_COMPLEX && z.im != 0.0 {
         return Err(bad(
@@ -187,20 +236,24 @@ fn to_value<T: Scalar>(z: Complex64, line: usize) -> Result<T> {
     Ok(T::from_c64(z))
 }
 
-/// Reads a Matrix Market file.
+/// Reads a Matrix Market file (default [`MmOptions`]).
 pub fn read<I: Index, T: Scalar>(reader: impl BufRead) -> Result<(MmHeader, MmMatrix<I, T>)> {
+    read_with(reader, &MmOptions::default())
+}
+
+/// Reads a Matrix Market file with `opts`.
+pub fn read_with<I: Index, T: Scalar>(
+    reader: impl BufRead,
+    opts: &MmOptions,
+) -> Result<(MmHeader, MmMatrix<I, T>)> {
     let mut lines = Lines {
         inner: reader,
         line: 0,
         buf: String::new(),
+        bytes: Vec::new(),
     };
     // Banner: the very first line.
-    lines.buf.clear();
-    let n = lines
-        .inner
-        .read_line(&mut lines.buf)
-        .map_err(|e| Error::io("reading the matrix market banner", e))?;
-    lines.line = 1;
+    let n = lines.next_raw()?;
     if n == 0 {
         return Err(bad(1, "empty input (missing the %%MatrixMarket banner)"));
     }
@@ -282,6 +335,7 @@ pub fn read<I: Index, T: Scalar>(reader: impl BufRead) -> Result<(MmHeader, MmMa
                 if t.next().is_some() {
                     return Err(bad(ln, "too many numbers in entry"));
                 }
+                check_finite(z, ln, opts)?;
                 let (i, j) = (i - 1, j - 1);
                 if sym != MmSymmetry::General && j > i {
                     return Err(bad(
@@ -323,31 +377,68 @@ pub fn read<I: Index, T: Scalar>(reader: impl BufRead) -> Result<(MmHeader, MmMa
                     "size line of an array file has more than 2 numbers",
                 ));
             }
-            let mut d = Dense::zeros(m, n);
-            let mut count = 0usize;
-            for j in 0..n {
+            // Values arrive column by column (only the lower triangle for the
+            // non-general kinds); they are kept as read, and the matrix is laid out only
+            // once all of them are there.
+            let lower = |k: usize| {
+                k.checked_add(1)
+                    .and_then(|k1| k1.checked_mul(k))
+                    .map(|p| p / 2)
+            };
+            let expected = match sym {
+                MmSymmetry::General => m.checked_mul(n),
+                MmSymmetry::SkewSymmetric => lower(n.saturating_sub(1)),
+                _ => lower(n),
+            }
+            .ok_or_else(|| bad(sl, format!("a {m}x{n} array overflows the address space")))?;
+            let mut got: Vec<T> = Vec::new();
+            // No values (an m = 0 array of any width): no column to walk.
+            let columns = if expected == 0 { 0 } else { n };
+            for j in 0..columns {
                 let first = match sym {
                     MmSymmetry::General => 0,
                     MmSymmetry::SkewSymmetric => j + 1,
                     _ => j,
                 };
                 for i in first..m {
+                    let count = got.len();
                     let (ln, text) = lines.next_data()?.ok_or_else(|| {
-                        bad(lines.line + 1, format!("expected more values: found {count} (unexpected end of file at column {})", j + 1))
+                        bad(lines.line + 1, format!("expected {expected} values, found {count} (unexpected end of file at column {})", j + 1))
                     })?;
                     let mut t = text.split_whitespace();
                     let z = parse_value(header.field, &mut t, ln)?;
                     if t.next().is_some() {
                         return Err(bad(ln, "too many numbers in value line"));
                     }
+                    check_finite(z, ln, opts)?;
                     check_hermitian_diagonal(sym, i, j, z, ln)?;
-                    d.set_at(i, j, to_value::<T>(z, ln)?);
-                    if i != j && sym != MmSymmetry::General {
-                        d.set_at(j, i, to_value::<T>(mirror(z), ln)?);
-                    }
-                    count += 1;
+                    got.push(to_value::<T>(z, ln)?);
                 }
             }
+            let d = if sym == MmSymmetry::General {
+                Dense::new(m, n, m.max(1), got)?
+            } else {
+                // Square, and n(n+1)/2 values were read: n*n fits.
+                let mut data =
+                    rocm_core::host_alloc::try_vec("matrix market array", n * n, T::zero())?;
+                let mut k = 0;
+                for j in 0..n {
+                    let first = if sym == MmSymmetry::SkewSymmetric {
+                        j + 1
+                    } else {
+                        j
+                    };
+                    for i in first..n {
+                        let v = got[k];
+                        k += 1;
+                        data[i + j * n] = v;
+                        if i != j {
+                            data[j + i * n] = to_value::<T>(mirror(v.to_c64()), lines.line)?;
+                        }
+                    }
+                }
+                Dense::new(n, n, n.max(1), data)?
+            };
             MmMatrix::Dense(d)
         }
     };
@@ -386,9 +477,54 @@ fn check_hermitian_diagonal(
 pub fn read_file<I: Index, T: Scalar>(
     path: impl AsRef<std::path::Path>,
 ) -> Result<(MmHeader, MmMatrix<I, T>)> {
+    read_file_with(path, &MmOptions::default())
+}
+
+/// Reads a file from disk with `opts`.
+pub fn read_file_with<I: Index, T: Scalar>(
+    path: impl AsRef<std::path::Path>,
+    opts: &MmOptions,
+) -> Result<(MmHeader, MmMatrix<I, T>)> {
     let p = path.as_ref();
     let f = std::fs::File::open(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
-    read(std::io::BufReader::new(f))
+    read_with(std::io::BufReader::new(f), opts)
+}
+
+/// What the fuzzers (`fuzz/`, and the bounded loops in CI) check on any bytes: reading as
+/// every index and value type returns `Ok` or an `Error`, never panics or allocates more
+/// than the input justifies; a small matrix that reads converts to CSR, writes, and
+/// reads back to the same entries.
+#[doc(hidden)]
+pub fn fuzz_input(data: &[u8]) {
+    fn one<I: Index, T: Scalar>(data: &[u8]) {
+        let opts = MmOptions {
+            allow_non_finite: true,
+        };
+        let Ok((_, m)) = read_with::<I, T>(data, &opts) else {
+            return;
+        };
+        let MmMatrix::Sparse(coo) = m else {
+            return;
+        };
+        // CSR needs a row pointer per row: only for sizes the input could have spelt out.
+        if coo.nrows() > (1 << 16) {
+            return;
+        }
+        let csr = coo.to_csr().expect("a read matrix converts to CSR");
+        let mut out = Vec::new();
+        write_coo(&mut out, &coo, MmField::Complex, MmSymmetry::General)
+            .expect("a read matrix writes");
+        if T::IS_COMPLEX {
+            let (_, back) = read_with::<I, T>(&out[..], &opts).expect("a written matrix reads");
+            let MmMatrix::Sparse(back) = back else {
+                panic!("a coordinate file read back as an array");
+            };
+            assert_eq!(back.nnz(), csr.nnz());
+        }
+    }
+    one::<i32, f64>(data);
+    one::<i64, f32>(data);
+    one::<i32, Complex64>(data);
 }
 
 fn fmt_value(field: MmField, z: Complex64, what: &str) -> Result<String> {

@@ -234,7 +234,7 @@ fn malformed_files_name_the_line() {
         (
             "short array",
             "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n".into(),
-            "line 6: expected more values: found 3",
+            "line 6: expected 4 values, found 3",
         ),
         (
             "long array",

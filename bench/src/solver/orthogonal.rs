@@ -161,11 +161,7 @@ fn with_spectrum<T: Scalar>(n: usize, seed: u64, hermitian: bool) -> (Vec<T>, Ve
 
 /// max |x_i − y_i| / (n·‖A‖·ε).
 fn values_ratio<T: Scalar>(x: &[f64], y: &[f64], n: usize, anorm: f64) -> f64 {
-    let d = x
-        .iter()
-        .zip(y)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let d = crate::report::nan_max(x.iter().zip(y).map(|(a, b)| (a - b).abs()));
     d / (n.max(1) as f64 * anorm * T::eps().as_f64())
 }
 

@@ -25,6 +25,13 @@ impl BlockLayout {
     }
 }
 
+/// `block_dim²`, the values of one block, when it fits.
+fn block_area(block_dim: usize) -> Result<usize> {
+    block_dim
+        .checked_mul(block_dim)
+        .ok_or_else(|| bad("block_dim", format!("{block_dim}² overflows")))
+}
+
 /// A sparse matrix of dense square blocks: a CSR structure over `mb × nb` block rows and
 /// columns (`mb = ceil(nrows / block_dim)`), each stored block holding `block_dim²`
 /// values. Block columns are strictly increasing within a block row (duplicates
@@ -60,7 +67,7 @@ impl<I: Index, T: Scalar> Bsr<I, T> {
         check_fits::<I>("ncols", ncols)?;
         let (mb, nb) = (nrows.div_ceil(block_dim), ncols.div_ceil(block_dim));
         check_structure(mb, nb, &block_row_ptr, &block_col_idx, NAMES)?;
-        let bb = block_dim * block_dim;
+        let bb = block_area(block_dim)?;
         let need = block_col_idx
             .len()
             .checked_mul(bb)
@@ -150,12 +157,12 @@ impl<I: Index, T: Scalar> Bsr<I, T> {
         rocm_core::ensure_arg!(block_dim >= 1, "block_dim", "must be >= 1, got 0");
         let bd = block_dim;
         let (mb, nb) = (a.nrows().div_ceil(bd), a.ncols().div_ceil(bd));
-        let bb = bd * bd;
+        let bb = block_area(bd)?;
         let mut ptr = vec![idx::<I>(0)];
         let mut ind: Vec<I> = Vec::new();
         let mut vals: Vec<T> = Vec::new();
         // slot[bj] = position of block column bj in the current block row, or usize::MAX.
-        let mut slot = vec![usize::MAX; nb];
+        let mut slot = rocm_core::host_alloc::try_vec("BSR block columns", nb, usize::MAX)?;
         for bi in 0..mb {
             let row0 = ind.len();
             let rows = bi * bd..((bi + 1) * bd).min(a.nrows());
@@ -169,7 +176,15 @@ impl<I: Index, T: Scalar> Bsr<I, T> {
                 slot[bj] = row0 + p;
                 ind.push(idx(bj));
             }
-            vals.resize(ind.len() * bb, T::zero());
+            let len =
+                rocm_core::host_alloc::elements("BSR values: nnzb * block_dim²", &[ind.len(), bb])?;
+            vals.try_reserve_exact(len - vals.len()).map_err(|_| {
+                rocm_core::Error::OutOfMemory {
+                    device: "host (BSR values)".into(),
+                    bytes: len.saturating_mul(std::mem::size_of::<T>()),
+                }
+            })?;
+            vals.resize(len, T::zero());
             for i in rows {
                 for k in a.row_range(i) {
                     let j = a.col_idx()[k].to_usize();
@@ -202,7 +217,7 @@ impl<I: Index, T: Scalar> SparseMatrix<I, T> for Bsr<I, T> {
     /// included, as rocSPARSE does; [`Csr::prune`] drops them).
     fn to_csr(&self) -> Result<Csr<I, T>> {
         let bd = self.block_dim;
-        let bb = bd * bd;
+        let bb = block_area(bd)?;
         let mut ptr = vec![idx::<I>(0)];
         let (mut ind, mut vals) = (Vec::new(), Vec::new());
         for i in 0..self.nrows {

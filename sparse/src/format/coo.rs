@@ -161,18 +161,27 @@ impl<I: Index, T: Scalar> SparseMatrix<I, T> for Coo<I, T> {
         if !c.is_canonical() {
             c.sum_duplicates();
         }
-        let mut ptr = vec![0usize; self.nrows + 1];
-        for &r in &c.rows {
-            ptr[r.to_usize() + 1] += 1;
-        }
-        for i in 0..self.nrows {
-            ptr[i + 1] += ptr[i];
-        }
         check_fits::<I>("nnz", c.nnz())?;
+        // One pointer per row, however few entries: a huge declared row count is an
+        // out-of-memory error here, not an abort.
+        let rows_plus_one = self
+            .nrows
+            .checked_add(1)
+            .ok_or_else(|| bad("nrows", "overflows"))?;
+        let mut ptr =
+            rocm_core::host_alloc::try_vec("CSR row pointers", rows_plus_one, I::from_usize(0))?;
+        // Entries are sorted by row: each row's end is where the next row starts.
+        let mut k = 0;
+        for (i, p) in ptr.iter_mut().enumerate().skip(1) {
+            while k < c.rows.len() && c.rows[k].to_usize() < i {
+                k += 1;
+            }
+            *p = idx(k);
+        }
         Ok(Csr::from_inner(Compressed {
             nmajor: self.nrows,
             nminor: self.ncols,
-            ptr: ptr.into_iter().map(idx).collect(),
+            ptr,
             idx: c.cols,
             vals: c.vals,
         }))

@@ -35,5 +35,44 @@ pub use elf::{CodeObject, Kernel};
 pub use metadata::{CodeObjectMetadata, KernelArg, KernelMetadata, ValueKind, METADATA_VERSION_V5};
 pub use target::CodeObjectTarget;
 
+/// What the fuzzers (`fuzz/`, and the bounded loops in CI) check on any bytes: reading a
+/// code object, decoding and printing every kernel's code, and reading its descriptor
+/// return `Ok` or an `Error`, never panic; an object that reads writes back out.
+#[doc(hidden)]
+pub fn fuzz_input(data: &[u8]) {
+    use super::{decode, disassemble};
+    let Ok((co, section_code)) = CodeObject::parse_with_section_code(data) else {
+        return;
+    };
+    let t = co.target;
+    let _ = co.metadata();
+    for (k, code) in co.kernels.iter().zip(&section_code) {
+        if let Ok(r) = k.descriptor.resources(t) {
+            let _ = r.validate(t);
+        }
+        let _ = (
+            k.descriptor.allocated_vgprs(t.isa),
+            k.descriptor.allocated_sgprs(),
+        );
+        if let Ok(words) = k.words() {
+            let _ = disassemble(&words, t.isa);
+            // Word by word as `rocm-bench disasm` does: skip one dword past a failure.
+            let mut at = 0;
+            while at < words.len() {
+                at += match decode(&words[at..], t.isa) {
+                    Ok((i, n)) => {
+                        let _ = i.display(t.isa).to_string();
+                        n.max(1)
+                    }
+                    Err(_) => 1,
+                };
+            }
+        }
+        let _ = k.instructions(t);
+        let _ = code.len();
+    }
+    let _ = co.to_elf();
+}
+
 #[cfg(test)]
 mod tests;
