@@ -214,7 +214,8 @@ fn parse_value(
 
 /// Rejects NaN/Inf unless the options accept them.
 fn check_finite(z: Complex64, line: usize, opts: &MmOptions) -> Result<()> {
-    if !opts.allow_non_finite && !(z.re.is_finite() && z.im.is_finite()) {
+    let finite = z.re.is_finite() && z.im.is_finite();
+    if !finite && !opts.allow_non_finite {
         return Err(bad(
             line,
             format!("value {z} is not finite (MmOptions::allow_non_finite accepts it)"),
