@@ -42,7 +42,13 @@ pub fn relative(worst: f64, scale: f64) -> f64 {
     if worst == 0.0 && scale == 0.0 {
         0.0
     } else {
-        worst / scale.max(f64::MIN_POSITIVE)
+        // `f64::max` would turn a NaN scale into MIN_POSITIVE; keep it NaN.
+        let scale = if scale.is_nan() {
+            scale
+        } else {
+            scale.max(f64::MIN_POSITIVE)
+        };
+        worst / scale
     }
 }
 

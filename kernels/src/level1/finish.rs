@@ -171,20 +171,21 @@ mod tests {
     use crate::ptxas::{Ptxas, HOW_TO_GET};
     use rocm_core::ModuleImage;
 
-    /// The signature the plan binds is the kernel's, and nrm2's AMDGPU refusal is the
-    /// plan's choice, not the lowering's: the program lowers.
+    /// The signature the plan binds is the kernel's, and every finish program (nrm2's
+    /// f64 square root and division included) lowers on every GPU target.
     #[test]
-    fn signatures_are_the_kernels_and_amdgpu_nrm2_lowers() {
+    fn signatures_are_the_kernels_and_every_program_lowers() {
         for name in ["sm_90", "gfx90a", "gfx1100"] {
             let target: Target = name.parse().unwrap();
             for p in all_params() {
                 let def = crate::lang::level1::finish::kernel(&p, &target).unwrap();
                 assert_eq!(def.signature, p.signature(FINISH_KERNEL), "{p:?}");
-                let amd_nrm2 = name.starts_with("gfx") && p.op == L1Op::Nrm2;
-                assert_eq!(Finish::signatures(&p, &target).is_err(), amd_nrm2, "{p:?}");
-                if amd_nrm2 {
-                    crate::lang::amdgpu::lower(&def).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-                }
+                assert_eq!(
+                    Finish::signatures(&p, &target).unwrap(),
+                    vec![p.signature(FINISH_KERNEL)],
+                    "{p:?}"
+                );
+                Finish::generate(&p, &target).unwrap_or_else(|e| panic!("{p:?} on {name}: {e}"));
             }
         }
     }
