@@ -116,8 +116,9 @@ pub fn run(args: &BandwidthArgs) -> Result<(), Box<dyn std::error::Error>> {
         .bytes
         .unwrap_or(if args.quick { full / 4 } else { full });
     let iters = args.iters.max(1);
-    let host: Vec<u8> = (0..bytes).map(|i| (i * 7 + 3) as u8).collect();
-    let mut back = vec![0u8; bytes];
+    let host =
+        rocm_core::host_alloc::try_from_fn("--bytes host buffer", bytes, |i| (i * 7 + 3) as u8)?;
+    let mut back = rocm_core::host_alloc::try_vec("--bytes host buffer", bytes, 0u8)?;
     let src = DeviceBuffer::from_slice(&device, &host)?;
     let mut dst = device.alloc::<u8>(bytes)?;
     let mut rows = Vec::new();
