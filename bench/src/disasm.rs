@@ -324,10 +324,6 @@ mod tests {
         out
     }
 
-    /// Corpus kernels with flat (generic-address) instructions, which the model lacks
-    /// (the corpus lists them in its KNOWN_FAILURES too).
-    const FLAT_KERNELS: &[&str] = &["call_private"];
-
     #[test]
     fn corpus_disassembly_matches_llvm_objdump() {
         let corpus =
@@ -395,9 +391,6 @@ mod tests {
                             .find(|(n, _)| n == k.name())
                             .unwrap_or_else(|| panic!("{tag}: no `{}` in objdump", k.name()))
                             .1;
-                        if FLAT_KERNELS.contains(&k.name()) {
-                            continue;
-                        }
                         compared += ours.len();
                         // llvm-objdump also lists the padding after the last instruction.
                         let padding = |l: &str| l == "s_nop 0" || l == "s_code_end";

@@ -13,6 +13,7 @@
 //! level into a temporary directory.
 
 use half::f16;
+use rocm_core::isa::amdgpu::codeobj::CodeObject;
 use rocm_core::isa::amdgpu::IsaTarget;
 use rocm_core::{Device, DeviceBuffer, Element, KernelArgs, LaunchConfig, Module, ModuleImage};
 use std::path::{Path, PathBuf};
@@ -82,11 +83,31 @@ struct Run<'a> {
     kernel: &'static str,
     /// Lanes per wave of the target (64 on gfx9, 32 on gfx11).
     lanes: usize,
+    /// The kernel's static LDS bytes (`group_segment_fixed_size`), where dynamic LDS
+    /// starts.
+    static_lds: u32,
 }
 
 impl Run<'_> {
     fn up<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>, String> {
         self.dev.upload(data).map_err(|e| e.to_string())
+    }
+
+    /// Places dynamic LDS arrays `(bytes, alignment)` (one per `__local` pointer
+    /// argument, in order) after the kernel's static LDS, each aligned, as the OpenCL
+    /// runtime does: their offsets (the argument values) and the launch's
+    /// `shared_bytes` (the group segment less the static part).
+    fn local_regions(&self, arrays: &[(u32, u32)]) -> Result<(Vec<u32>, u32), String> {
+        let mut end = self.static_lds;
+        let mut offsets = Vec::with_capacity(arrays.len());
+        for &(bytes, align) in arrays {
+            let at = end
+                .checked_next_multiple_of(align.max(1))
+                .ok_or("LDS offset overflows")?;
+            offsets.push(at);
+            end = at.checked_add(bytes).ok_or("LDS size overflows")?;
+        }
+        Ok((offsets, end - self.static_lds))
     }
 
     fn launch(&self, grid: u32, block: u32, args: &KernelArgs) -> Result<(), String> {
@@ -1680,6 +1701,114 @@ fn call_private(r: &Run) -> Result<(), String> {
     exact("y", &get(&dy)?, &want)
 }
 
+// ---------------------------------------------------------------------------------------
+// generic.cl
+
+fn fnv(p: &[u32], seed: u32) -> u32 {
+    p.iter()
+        .fold(seed, |h, &v| (h ^ v).wrapping_mul(16_777_619))
+}
+
+fn generic_ptrs(r: &Run) -> Result<(), String> {
+    // Blocks of 64 (the kernel's tile); 7 blocks.
+    let (block, n) = (64usize, 64 * 7usize);
+    let mut g = Gen(60);
+    let x: Vec<u32> = (0..n).map(|_| g.u32()).collect();
+    let (dx, dy) = (r.up(&x)?, r.up(&vec![0u32; 2 * n])?);
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&dy);
+    r.launch((n / block) as u32, block as u32, &args)?;
+    let mut want = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let (l, base) = (i % block, i - i % block);
+        let mut private: Vec<u32> = (0..8u32)
+            .map(|k| x[i] ^ k.wrapping_mul(0x9e37_79b9))
+            .collect();
+        for (k, p) in private.iter_mut().enumerate().take(8 - (l & 3)) {
+            *p = p.wrapping_mul(3).wrapping_add(k as u32);
+        }
+        let tile: Vec<u32> = (0..8)
+            .map(|k| x[base + (l & !7) + k].wrapping_add(1))
+            .collect();
+        let a = fnv(&private, 1);
+        let b = fnv(&tile, 2);
+        let c = fnv(&x[i & !7..(i & !7) + 8], 3);
+        let which = (0x2000_0000u32.wrapping_add(x[base + (l ^ 1)].wrapping_add(1)))
+            ^ 0x3000_0000u32.wrapping_add(private[l & 7])
+            ^ 0x1000_0000u32.wrapping_add(x[i ^ 2]);
+        want.push(a ^ b.wrapping_mul(3) ^ c.wrapping_mul(5));
+        want.push(which);
+    }
+    exact("y", &get(&dy)?, &want)
+}
+
+fn generic_atomics(r: &Run) -> Result<(), String> {
+    let (block, groups) = (128usize, 5usize);
+    let n = block * groups;
+    let mut g = Gen(61);
+    let v: Vec<u32> = (0..n).map(|_| g.u32()).collect();
+    let dv = r.up(&v)?;
+    let (g32, g64, gf) = (r.up(&[0u32])?, r.up(&[0u64])?, r.up(&[0u32])?);
+    let (l32, l64, lf) = (
+        r.up(&vec![0u32; groups])?,
+        r.up(&vec![0u64; groups])?,
+        r.up(&vec![0u32; groups])?,
+    );
+    let mut args = KernelArgs::new();
+    args.push(&dv)
+        .push(&g32)
+        .push(&g64)
+        .push(&gf)
+        .push(&l32)
+        .push(&l64)
+        .push(&lf);
+    r.launch(groups as u32, block as u32, &args)?;
+    let add = |c: &[u32]| c.iter().fold(0u32, |s, &x| s.wrapping_add(x & 0xff));
+    let max = |c: &[u32]| c.iter().map(|&x| u64::from(x) * 0x1_0000_0001).max().unwrap_or(0);
+    // The float adds are of small integers (at most 7 * 640 in all): exact in any order.
+    let fsum = |c: &[u32]| c.iter().map(|&x| (x & 7) as f32).sum::<f32>().to_bits();
+    exact("g32", &get(&g32)?, &[add(&v)])?;
+    exact("g64", &get(&g64)?, &[max(&v)])?;
+    exact("gf", &get(&gf)?, &[fsum(&v)])?;
+    let per = |f: &dyn Fn(&[u32]) -> u32| v.chunks(block).map(f).collect::<Vec<_>>();
+    exact("l32", &get(&l32)?, &per(&add))?;
+    exact("l64", &get(&l64)?, &v.chunks(block).map(max).collect::<Vec<_>>())?;
+    exact("lf", &get(&lf)?, &per(&fsum))
+}
+
+fn local_args3(r: &Run) -> Result<(), String> {
+    let (block, groups) = (128usize, 3usize);
+    let n = block * groups;
+    let mut g = Gen(62);
+    let x: Vec<i32> = (0..n).map(|_| (g.u32() % 2001) as i32 - 1000).collect();
+    let (dx, dy) = (r.up(&x)?, r.up(&vec![0i32; n])?);
+    let bytes = (block * 4) as u32;
+    let (offsets, shared_bytes) = r.local_regions(&[(bytes, 4), (bytes, 4), (bytes, 4)])?;
+    let mut args = KernelArgs::new();
+    args.push(&dx).push(&dy);
+    for o in offsets {
+        args.push(o);
+    }
+    r.launch_cfg(
+        LaunchConfig {
+            grid: [groups as u32, 1, 1],
+            block: [block as u32, 1, 1],
+            shared_bytes,
+        },
+        &args,
+    )?;
+    let mut want = Vec::with_capacity(n);
+    for c in x.chunks(block) {
+        let sum: i32 = c.iter().sum();
+        let mut b = vec![0i32; block];
+        for (l, &v) in c.iter().enumerate() {
+            b[(l * 5) % block] = 2 * v;
+        }
+        want.extend((0..block).map(|l| c[block - 1 - l] + b[l] + sum));
+    }
+    exact("y", &get(&dy)?, &want)
+}
+
 const CASES: &[Case] = &[
     Case {
         source: "arith.cl",
@@ -1886,15 +2015,27 @@ const CASES: &[Case] = &[
         kernel: "call_private",
         run: call_private,
     },
+    Case {
+        source: "generic.cl",
+        kernel: "generic_ptrs",
+        run: generic_ptrs,
+    },
+    Case {
+        source: "generic.cl",
+        kernel: "generic_atomics",
+        run: generic_atomics,
+    },
+    Case {
+        source: "generic.cl",
+        kernel: "local_args3",
+        run: local_args3,
+    },
 ];
 
 /// Cases known not to run yet, as `(kernel, target, why)` (`"*"` for every target); the
 /// test fails if one of them starts passing (so the list shrinks) or if any other case
 /// fails.
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[("call_private", "*", FLAT)];
-
-const FLAT: &str = "generic (flat) addresses into private memory: `src_private_base` / \
-     `src_shared_base` apertures and `flat_load`/`flat_store` are not in the model";
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
 
 fn known_failure(kernel: &str, t: IsaTarget) -> bool {
     KNOWN_FAILURES
@@ -1920,7 +2061,18 @@ fn clang_corpus_runs_on_every_emulated_target() {
             for source in &sources {
                 let co = compile(source, t, level, &dir).unwrap();
                 let elf = std::fs::read(&co).unwrap();
-                let module = dev.load_module(&ModuleImage::CodeObject(elf));
+                let static_lds = |kernel: &str| {
+                    CodeObject::parse(&elf)
+                        .ok()
+                        .and_then(|co| {
+                            co.kernels
+                                .iter()
+                                .find(|k| k.metadata.name == kernel)
+                                .map(|k| k.descriptor.group_segment_fixed_size)
+                        })
+                        .unwrap_or(0)
+                };
+                let module = dev.load_module(&ModuleImage::CodeObject(elf.clone()));
                 for case in CASES.iter().filter(|c| c.source == *source) {
                     let result = module.as_ref().map_err(|e| e.to_string()).and_then(|m| {
                         (case.run)(&Run {
@@ -1928,6 +2080,7 @@ fn clang_corpus_runs_on_every_emulated_target() {
                             module: m,
                             kernel: case.kernel,
                             lanes: t.wave_size() as usize,
+                            static_lds: static_lds(case.kernel),
                         })
                     });
                     let known = known_failure(case.kernel, t);

@@ -497,6 +497,7 @@ impl EmuKernel {
                     put(&mut w, &mut s, wave_offset);
                 }
                 w.flat_scratch = at.scratch + u64::from(wave_offset);
+                w.private_bytes = at.scratch_lane_bytes;
                 let dims = r.workitem_id_dims;
                 for lane in 0..active {
                     let t = first + lane;

@@ -18,7 +18,7 @@
 //! - An instruction the emulator cannot execute is a fault naming it, never a panic.
 
 use super::atomic::{atomic_of, ds_compare_first, rmw, Rmw};
-use super::memory::AddressSpace;
+use super::memory::{AddressSpace, PRIVATE_APERTURE_HI, SHARED_APERTURE_HI};
 use super::program::{Program, Target};
 use super::wave::{lanes_of, VSource, Wave};
 use super::Fault;
@@ -58,7 +58,7 @@ pub fn step(w: &mut Wave, index: usize, ctx: &mut Ctx<'_>) -> Result<Flow, Fault
         }
         Form::Mai | Form::Wmma => matrix(w, ins, ctx.target),
         Form::Ds => ds(w, ins, ctx),
-        Form::Global => global(w, ins, ctx),
+        Form::Global | Form::Flat => global(w, ins, ctx),
         Form::Scratch => scratch(w, ins, ctx),
         Form::Buffer => buffer(w, ins, ctx),
         // Cache maintenance: the emulated memory is coherent, every access sees the last
@@ -341,6 +341,14 @@ fn vector_src(
     o: &Operand,
     width: u8,
 ) -> Result<VSource, Fault> {
+    // A mix source op_sel_hi reads as f16 takes an inline float as an f16 constant (in
+    // both halves, so op_sel picks the same value).
+    if let (Operand::Float(f), Op::VFmaMixF32) = (o, ins.op) {
+        if ins.mods.op_sel_hi >> index & 1 != 0 {
+            let h = u64::from(super::alu::f16_constant(*f));
+            return Ok(VSource::Uniform(h | h << 16));
+        }
+    }
     if let Operand::Int(_) | Operand::Float(_) = o {
         return super::alu::source_constant(ins.op, index, o)
             .map(VSource::Uniform)
@@ -788,8 +796,20 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
     let ventry = w.vector_entry(vaddr, if saddr.is_some() { 1 } else { 2 })?;
     let offset = ins.mods.offset as i64 as u64;
     let op = ins.op;
-    let (bytes, dwords) = match op {
-        _ if info.atomic => match atomic_of(op) {
+    let space = Generic {
+        flat: info.form == Form::Flat,
+        scratch: w.flat_scratch,
+        lanes: w.lanes,
+        private_bytes: w.private_bytes,
+    };
+    // A generic instruction does what its global twin does, wherever the address lands.
+    let kind_op = match op.global_twin() {
+        Some(g) => g,
+        None if space.flat => return Err(unsupported(ins, "a flat op without a global twin")),
+        None => op,
+    };
+    let (bytes, dwords) = match kind_op {
+        _ if info.atomic => match atomic_of(kind_op) {
             Some((_, true)) => (8, 2),
             _ => (4, 1),
         },
@@ -801,6 +821,7 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
         _ => (4, 1),
     };
     let mem = &mut *ctx.mem;
+    let lds = &mut *ctx.lds;
     for lane in lanes_of(w.exec) {
         let addr = match saddr {
             Some(base) => base
@@ -809,6 +830,82 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
             None => (u64::from(w.get(ventry, 0, lane)) | u64::from(w.get(ventry, 1, lane)) << 32)
                 .wrapping_add(offset),
         };
+        space.with_bytes(mem, lds, op, addr, bytes, lane, |region| {
+            lane_access(w, ins, kind_op, region, lane, bytes, dwords, dst, data)
+        })??;
+    }
+    Ok(Flow::Next)
+}
+
+/// Where a global or generic access lands: generic addresses in the shared aperture
+/// are LDS offsets, in the private aperture offsets into the lane's swizzled scratch,
+/// anything else global memory.
+struct Generic {
+    flat: bool,
+    scratch: u64,
+    lanes: u32,
+    private_bytes: u32,
+}
+
+impl Generic {
+    /// Runs `f` on the `bytes` bytes at `addr` for `lane` (private bytes are gathered
+    /// from the swizzled scratch and written back after); an address outside its space
+    /// is a fault naming it.
+    #[allow(clippy::too_many_arguments)]
+    fn with_bytes<R>(
+        &self,
+        mem: &mut AddressSpace,
+        lds: &mut [u8],
+        op: Op,
+        addr: u64,
+        bytes: usize,
+        lane: u32,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> Result<R, Fault> {
+        let (hi, lo) = ((addr >> 32) as u32, addr as u32);
+        if self.flat && hi == SHARED_APERTURE_HI {
+            let size = lds.len();
+            let region = lds
+                .get_mut(lo as usize..(lo as usize).saturating_add(bytes))
+                .ok_or_else(|| {
+                    Fault::at(
+                        Some(lane),
+                        addr,
+                        format!(
+                            "{op:?} of {bytes} bytes at LDS offset {lo:#x} (generic address) \
+                             outside the workgroup's {size} bytes of LDS"
+                        ),
+                    )
+                })?;
+            return Ok(f(region));
+        }
+        if self.flat && hi == PRIVATE_APERTURE_HI {
+            let outside = || {
+                Fault::at(
+                    Some(lane),
+                    addr,
+                    format!(
+                        "{op:?} of {bytes} bytes at private offset {lo:#x} (generic address) \
+                         outside the lane's {} bytes of private memory",
+                        self.private_bytes
+                    ),
+                )
+            };
+            if u64::from(lo) + bytes as u64 > u64::from(self.private_bytes) {
+                return Err(outside());
+            }
+            let at = |i: usize| scratch_address(self.scratch, lo + i as u32, lane, self.lanes);
+            let mut cell = [0u8; 16];
+            let cell = cell.get_mut(..bytes).ok_or_else(outside)?;
+            for (i, b) in cell.iter_mut().enumerate() {
+                *b = mem.slice(at(i), 1).ok_or_else(outside)?[0];
+            }
+            let r = f(cell);
+            for (i, b) in cell.iter().enumerate() {
+                mem.slice_mut(at(i), 1).ok_or_else(outside)?[0] = *b;
+            }
+            return Ok(r);
+        }
         let region = mem.slice_mut(addr, bytes).ok_or_else(|| {
             Fault::at(
                 Some(lane),
@@ -816,9 +913,28 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
                 format!("{op:?} of {bytes} bytes outside every live allocation"),
             )
         })?;
+        Ok(f(region))
+    }
+}
+
+/// One lane's load, store or atomic of a global instruction (`kind_op`) on its bytes.
+#[allow(clippy::too_many_arguments)]
+fn lane_access(
+    w: &mut Wave,
+    ins: &Instr,
+    kind_op: Op,
+    region: &mut [u8],
+    lane: u32,
+    bytes: usize,
+    dwords: usize,
+    dst: Option<(usize, usize)>,
+    data: Option<(usize, usize)>,
+) -> Result<(), Fault> {
+    let info = ins.op.info();
+    {
         if info.atomic {
             let (s, _) = data.ok_or_else(|| unsupported(ins, "no data"))?;
-            let (kind, wide) = atomic_of(op)
+            let (kind, wide) = atomic_of(kind_op)
                 .ok_or_else(|| unsupported(ins, "not an atomic the emulator knows"))?;
             let k = if wide { 2 } else { 1 };
             let value = |from: usize| {
@@ -863,7 +979,7 @@ fn global(w: &mut Wave, ins: &Instr, ctx: &mut Ctx<'_>) -> Result<Flow, Fault> {
             return Err(unsupported(ins, "neither destination nor data"));
         }
     }
-    Ok(Flow::Next)
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------

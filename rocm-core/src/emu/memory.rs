@@ -16,6 +16,14 @@ use std::collections::BTreeMap;
 
 /// Where the first allocation starts.
 pub const FIRST_BASE: u64 = 0x1_0000_0000;
+/// High dword of generic addresses in LDS (`src_shared_base`), as the Linux driver sets
+/// it on gfx9 and gfx11 (`0x1 << 48`).
+pub const SHARED_APERTURE_HI: u32 = 0x1_0000;
+/// High dword of generic addresses in the lane's scratch (`src_private_base`, `0x2 << 48`).
+pub const PRIVATE_APERTURE_HI: u32 = 0x2_0000;
+/// Allocations end below the lowest aperture, so a global address is never generic LDS
+/// or scratch.
+const LIMIT: u64 = (SHARED_APERTURE_HI as u64) << 32;
 /// Minimum unmapped bytes between two regions.
 pub const GUARD: u64 = 0x1_0000;
 const PAGE: u64 = 0x1000;
@@ -40,7 +48,11 @@ impl AddressSpace {
     pub fn map(&mut self, bytes: usize) -> Option<u64> {
         let base = self.next_base;
         let span = (bytes as u64).max(1).checked_add(PAGE - 1)? & !(PAGE - 1);
-        self.next_base = base.checked_add(span)?.checked_add(GUARD)?;
+        let next = base.checked_add(span)?.checked_add(GUARD)?;
+        if next > LIMIT {
+            return None;
+        }
+        self.next_base = next;
         self.regions.insert(base, vec![0; bytes]);
         Some(base)
     }

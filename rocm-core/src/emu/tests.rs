@@ -1537,3 +1537,173 @@ fn lds_widths_two_address_forms_atomics_and_permute() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Generic (flat) addresses
+
+/// One wave: each lane stores `lane + 100` to LDS through a generic address built from
+/// `src_shared_base` (lane 0 at the aperture's first byte), reads it back with
+/// `ds_read_b32`, stores it plus one to private offset 4 through `src_private_base`,
+/// loads that back with `flat_load_dword`, writes it to `out[lane]` and adds the lane id
+/// to `count[0]` with a flat atomic on the global address. Kernargs: out, count.
+fn generic_code(t: IsaTarget) -> Vec<Instr> {
+    let both = wait(t, Some(0), Some(0));
+    vec![
+        Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(2), v(0)]),
+        Instr::new(Op::SMovB64, [sr(10, 2), Operand::Aperture(Aperture::SharedBase)]),
+        Instr::new(Op::VMovB32, [v(2), v(1)]),
+        Instr::new(Op::VMovB32, [v(3), s(11)]),
+        Instr::new(Op::VAddU32, [v(4), Operand::Literal(100), v(0)]),
+        Instr::new(Op::FlatStoreDword, [vr(2, 2), v(4)]),
+        both.clone(),
+        Instr::new(Op::DsReadB32, [v(5), v(1)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::SMovB32, [s(12), Operand::Aperture(Aperture::PrivateBase)]),
+        Instr::new(Op::VMovB32, [v(8), Operand::Int(4)]),
+        Instr::new(Op::VMovB32, [v(9), s(12)]),
+        Instr::new(Op::VAddU32, [v(10), Operand::Int(1), v(5)]),
+        Instr::new(Op::FlatStoreDword, [vr(8, 2), v(10)]),
+        both.clone(),
+        Instr::new(Op::FlatLoadDword, [v(6), vr(8, 2)]),
+        both.clone(),
+        Instr::new(Op::GlobalStoreDword, [v(1), v(6), sr(4, 2)]),
+        Instr::new(Op::VMovB32, [v(12), s(6)]),
+        Instr::new(Op::VMovB32, [v(13), s(7)]),
+        Instr::new(Op::FlatAtomicAdd, [vr(12, 2), v(0)]),
+        both,
+        Instr::new(Op::SEndpgm, []),
+    ]
+}
+
+#[test]
+fn flat_addresses_reach_lds_private_memory_and_global_memory() {
+    for t in [
+        IsaTarget::Gfx908,
+        IsaTarget::Gfx90a,
+        IsaTarget::Gfx942,
+        IsaTarget::Gfx1100,
+    ] {
+        let dev = device(t);
+        let lanes = t.wave_size();
+        let mut r = resources(t, 16, 14, 16);
+        r.group_segment_bytes = lanes * 4;
+        r.private_segment_bytes = 16;
+        let m = load(t, "generic", &generic_code(t), &r, ptr_args(2));
+        let mut out = dev.alloc::<u32>(lanes as usize).unwrap();
+        let mut count = dev.alloc::<u32>(1).unwrap();
+        let mut a = KernelArgs::new();
+        a.push(&out.as_slice_mut()).push(&count.as_slice_mut());
+        launch(&m, "generic", LaunchConfig::linear(1, lanes), &a).unwrap();
+        let want: Vec<u32> = (0..lanes).map(|l| l + 101).collect();
+        assert_eq!(out.to_vec().unwrap(), want, "{t}");
+        assert_eq!(count.to_vec().unwrap(), [lanes * (lanes - 1) / 2], "{t}");
+    }
+}
+
+/// One lane stores to the generic address in its kernarg (a u64).
+fn store_at(t: IsaTarget, address: u64) -> Result<()> {
+    let code = [
+        Instr::new(Op::SLoadDwordx2, [sr(4, 2), sr(0, 2)]),
+        wait(t, None, Some(0)),
+        Instr::new(Op::VMovB32, [v(2), s(4)]),
+        Instr::new(Op::VMovB32, [v(3), s(5)]),
+        Instr::new(Op::FlatStoreDword, [vr(2, 2), v(0)]),
+        wait(t, Some(0), Some(0)),
+        Instr::new(Op::SEndpgm, []),
+    ];
+    let mut r = resources(t, 8, 4, 8);
+    r.group_segment_bytes = 64;
+    r.private_segment_bytes = 16;
+    let m = load(t, "store_at", &code, &r, vec![CoArg::by_value("a", 0, 8)]);
+    let mut a = KernelArgs::new();
+    a.push(address);
+    launch(&m, "store_at", LaunchConfig::linear(1, 1), &a)
+}
+
+#[test]
+fn flat_addresses_at_the_aperture_edges() {
+    let shared = 0x1_0000u64 << 32;
+    let private = 0x2_0000u64 << 32;
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        // Inside: the first and last dword of the 64 LDS bytes and the 16 private bytes.
+        for ok in [shared, shared + 60, private, private + 12] {
+            store_at(t, ok).unwrap_or_else(|e| panic!("{t} {ok:#x}: {e}"));
+        }
+        // Past the end of each space, below and above each aperture: a fault naming
+        // the address, never a panic.
+        for (bad, says) in [
+            (shared + 64, "LDS"),
+            (shared + 62, "LDS"),
+            (shared | 0xffff_fffc, "LDS"),
+            (private + 16, "private"),
+            (private + 14, "private"),
+            (shared - 4, "live allocation"),
+            (shared + (1 << 32), "live allocation"),
+            (private - 4, "live allocation"),
+            (private + (1 << 32), "live allocation"),
+        ] {
+            match store_at(t, bad) {
+                Err(Error::KernelFault { address, what, .. }) => {
+                    assert_eq!(address, Some(bad), "{t}");
+                    assert!(what.contains(says), "{t} {bad:#x}: {what}");
+                }
+                other => panic!("{t} {bad:#x}: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn aperture_registers_read_as_the_hardware_defines_them() {
+    use super::wave::aperture_value;
+    assert_eq!(aperture_value(Aperture::SharedBase, true), 0x1_0000 << 32);
+    assert_eq!(aperture_value(Aperture::SharedBase, false), 0x1_0000);
+    assert_eq!(
+        aperture_value(Aperture::SharedLimit, true),
+        0x1_0000 << 32 | 0xffff_ffff
+    );
+    assert_eq!(aperture_value(Aperture::PrivateBase, false), 0x2_0000);
+    assert_eq!(
+        aperture_value(Aperture::PrivateLimit, true),
+        0x2_0000 << 32 | 0xffff_ffff
+    );
+}
+
+#[test]
+fn fma_mix_reads_an_inline_float_as_f16_where_op_sel_hi_says_f16() {
+    let h15 = u32::from(half::f16::from_f32(1.5).to_bits());
+    for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
+        let mix = |d: u16, a: Operand, hi: u8| {
+            let mut i = Instr::new(Op::VFmaMixF32, [v(d), a, Operand::Float(InlineFloat::NegHalf), v(2)]);
+            i.mods.op_sel_hi = hi;
+            i
+        };
+        let code = [
+            Instr::new(Op::SLoadDwordx2, [sr(4, 2), sr(0, 2)]),
+            Instr::new(Op::VMovB32, [v(1), Operand::Literal(3.0f32.to_bits())]),
+            Instr::new(Op::VMovB32, [v(2), Operand::Literal(0.5f32.to_bits())]),
+            Instr::new(Op::VMovB32, [v(4), Operand::Literal(h15)]),
+            // f32 source, constant read as f16 (-0.5): 3 * -0.5 + 0.5.
+            mix(3, v(1), 0b010),
+            // f32 source, constant as f32.
+            mix(5, v(1), 0b000),
+            // f16 source and constant: 1.5 * -0.5 + 0.5.
+            mix(6, v(4), 0b011),
+            Instr::new(Op::VMovB32, [v(0), Operand::Int(0)]),
+            wait(t, None, Some(0)),
+            Instr::new(Op::GlobalStoreDword, [v(0), v(3), sr(4, 2)]),
+            Instr::new(Op::GlobalStoreDword, [v(0), v(5), sr(4, 2)]).offset(4),
+            Instr::new(Op::GlobalStoreDword, [v(0), v(6), sr(4, 2)]).offset(8),
+            Instr::new(Op::SEndpgm, []),
+        ];
+        let m = load(t, "mix", &code, &resources(t, 8, 8, 8), ptr_args(1));
+        let dev = device(t);
+        let mut out = dev.alloc::<f32>(3).unwrap();
+        let mut a = KernelArgs::new();
+        a.push(&out.as_slice_mut());
+        launch(&m, "mix", LaunchConfig::linear(1, 1), &a).unwrap();
+        assert_eq!(out.to_vec().unwrap(), [-1.0, -1.0, -0.25], "{t}");
+    }
+}

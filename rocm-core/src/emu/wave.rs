@@ -17,7 +17,7 @@
 use super::Fault;
 use crate::isa::amdgpu::hazard::HazardTracker;
 use crate::isa::amdgpu::waitcnt::Scoreboard;
-use crate::isa::amdgpu::{Operand, RegRange, Ty};
+use crate::isa::amdgpu::{Aperture, Operand, RegRange, Ty};
 
 /// Why a wave is not running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +63,28 @@ pub struct Wave {
     pub m0: u32,
     /// FLAT_SCRATCH: the wave's private segment base (its scratch slice).
     pub flat_scratch: u64,
+    /// Bytes of private memory per lane (what generic private addresses may reach).
+    pub private_bytes: u32,
     pub scoreboard: Scoreboard,
     pub hazards: HazardTracker,
+}
+
+/// An aperture register read as a source: the base's high dword (32-bit read) or full
+/// address (64-bit read); a limit is its base's last byte.
+pub fn aperture_value(a: Aperture, wide: bool) -> u64 {
+    let hi = match a {
+        Aperture::SharedBase | Aperture::SharedLimit => super::memory::SHARED_APERTURE_HI,
+        Aperture::PrivateBase | Aperture::PrivateLimit => super::memory::PRIVATE_APERTURE_HI,
+    };
+    let low = match a {
+        Aperture::SharedLimit | Aperture::PrivateLimit => 0xffff_ffff,
+        Aperture::SharedBase | Aperture::PrivateBase => 0,
+    };
+    if wide {
+        u64::from(hi) << 32 | low
+    } else {
+        u64::from(hi)
+    }
 }
 
 /// A vector source resolved once per instruction.
@@ -96,6 +116,7 @@ impl Wave {
             scc: false,
             m0: 0,
             flat_scratch: 0,
+            private_bytes: 0,
             scoreboard,
             hazards,
         }
@@ -158,6 +179,7 @@ impl Wave {
             Operand::Literal(x) if wide && ty == Ty::F64 => u64::from(x) << 32,
             Operand::Literal(x) => u64::from(x),
             Operand::Imm(i) => u64::from(i as u32 & 0xffff),
+            Operand::Aperture(a) => aperture_value(a, wide),
             other => return Err(Fault::new(format!("{other} is not a scalar source"))),
         })
     }

@@ -284,7 +284,7 @@ pub fn source_constant(op: Op, index: usize, operand: &Operand) -> Option<u64> {
     inline_constant(operand, ty)
 }
 
-fn f16_constant(f: InlineFloat) -> u16 {
+pub(crate) fn f16_constant(f: InlineFloat) -> u16 {
     match f {
         InlineFloat::Half => 0x3800,
         InlineFloat::NegHalf => 0xb800,

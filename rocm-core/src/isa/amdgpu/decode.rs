@@ -31,6 +31,7 @@ enum Class {
     Vop3p,
     Ds,
     Flat,
+    Generic,
     Scratch,
     Mubuf,
 }
@@ -52,6 +53,7 @@ fn class_of(form: Form) -> Class {
         Form::Vop3p | Form::Mai | Form::Wmma => Class::Vop3p,
         Form::Ds => Class::Ds,
         Form::Global => Class::Flat,
+        Form::Flat => Class::Generic,
         Form::Scratch => Class::Scratch,
         Form::Buffer => Class::Mubuf,
         Form::Mubuf => Class::Mubuf,
@@ -111,6 +113,7 @@ fn classify(w: u32, family: IsaFamily) -> Option<(Class, u16)> {
         _ if w >> 26 == 0x37 => match (w >> if g11 { 16 } else { 14 }) & 3 {
             2 => (Class::Flat, op(18, 0x7f)),
             1 => (Class::Scratch, op(18, 0x7f)),
+            0 => (Class::Generic, op(18, 0x7f)),
             _ => return None,
         },
         _ if w >> 26 == 0x38 => (Class::Mubuf, op(18, if g11 { 0xff } else { 0x7f })),
@@ -235,7 +238,7 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
     let op = match (class, cands.as_slice()) {
         (_, [one]) => *one,
         // Atomics with and without return share an opcode; glc/sc0 tells them apart.
-        (Class::Flat | Class::Scratch, [a, b]) => {
+        (Class::Flat | Class::Generic | Class::Scratch, [a, b]) => {
             let glc = if family == IsaFamily::Gfx11 {
                 bit(w0, 14)
             } else {
@@ -498,6 +501,23 @@ pub fn decode(words: &[u32], t: IsaTarget) -> Result<(Instr, usize)> {
                     Slot::ScratchSaddr if s_off => Operand::Off,
                     Slot::ScratchSaddr => Operand::Sgpr(RegRange::new(saddr as u16, 1)),
                     _ => return Err(bad("slot outside scratch")),
+                });
+            }
+        }
+        Form::Flat => {
+            let g11 = family == IsaFamily::Gfx11;
+            let acc = !g11 && bit(w1, 23);
+            let reg = |x: u32, w: u8| if acc { areg(x, w) } else { vreg(x, w) };
+            // Unsigned 12-bit offset; saddr and bit 12 must be what the encoder writes,
+            // which the re-encoding below checks.
+            mods.offset = (w0 & 0xfff) as i32;
+            mods.cache = flat_cache(w0, t);
+            for s in info.slots {
+                operands.push(match *s {
+                    Slot::GDst(w) => reg(w1 >> 24, w),
+                    Slot::GAddr => vreg(w1 & 0xff, 2),
+                    Slot::GData(w) => reg((w1 >> 8) & 0xff, w),
+                    _ => return Err(bad("slot outside flat")),
                 });
             }
         }

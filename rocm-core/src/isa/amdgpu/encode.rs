@@ -143,7 +143,7 @@ pub(crate) fn used_mods(instr: &Instr, t: IsaTarget) -> Mods {
             offset1: if ds_two_addr(instr.op) { m.offset1 } else { 0 },
             ..d
         },
-        Form::Global | Form::Scratch | Form::Buffer => Mods {
+        Form::Global | Form::Flat | Form::Scratch | Form::Buffer => Mods {
             offset: m.offset,
             cache: Cache(
                 m.cache.0
@@ -473,7 +473,7 @@ pub(crate) fn encode_with(instr: &Instr, t: IsaTarget, keep_literals: bool) -> R
         Form::Vop3p | Form::Wmma => encode_vop3p(&mut c, opc)?,
         Form::Mai => encode_mai(&mut c, opc)?,
         Form::Ds => encode_ds(&mut c, opc)?,
-        Form::Global => encode_global(&mut c, opc)?,
+        Form::Global | Form::Flat => encode_global(&mut c, opc)?,
         Form::Scratch => encode_scratch(&mut c, opc)?,
         Form::Buffer => encode_buffer(&mut c, opc)?,
         // Only the operand-free cache ops: the opcode in bits 24:18 (gfx9) or 25:18.
@@ -950,20 +950,30 @@ fn encode_ds(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     Ok(vec![w0, vdst << 24 | d1 << 16 | d0 << 8 | addr])
 }
 
+/// Global (segment 2) and generic flat (segment 0) instructions: one layout. Flat ones
+/// have no `saddr` operand (the field holds 0 on gfx9 and `null` on gfx11, as llvm-mc
+/// writes it) and an unsigned 12-bit offset.
 fn encode_global(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     let t = c.t;
     let g11 = t.family() == IsaFamily::Gfx11;
+    let flat = c.info.form == Form::Flat;
     let ops = &c.instr.operands;
-    let saddr_op = c
-        .info
-        .slots
-        .iter()
-        .position(|s| *s == Slot::GSaddr)
-        .and_then(|i| ops.get(i))
-        .ok_or_else(|| bad(&c.name(), "global instruction without saddr"))?;
+    let saddr_op = if flat {
+        None
+    } else {
+        let o = c
+            .info
+            .slots
+            .iter()
+            .position(|s| *s == Slot::GSaddr)
+            .and_then(|i| ops.get(i))
+            .ok_or_else(|| bad(&c.name(), "global instruction without saddr"))?;
+        Some(o)
+    };
     let (saddr, addr_w) = match saddr_op {
-        Operand::Off => (if g11 { 124 } else { 0x7f }, 2u8),
-        Operand::Sgpr(r) => {
+        None => (if g11 { 124 } else { 0 }, 2u8),
+        Some(Operand::Off) => (if g11 { 124 } else { 0x7f }, 2u8),
+        Some(Operand::Sgpr(r)) => {
             c.check_range(*r, 2, 's')?;
             (u32::from(r.first), 1u8)
         }
@@ -995,6 +1005,9 @@ fn encode_global(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
         ));
     }
     let m = c.instr.mods;
+    if flat && !(0..=4095).contains(&m.offset) {
+        return Err(bad("flat offset", "takes an unsigned 12-bit byte offset"));
+    }
     if !(-4096..=4095).contains(&m.offset) {
         return Err(bad("global offset", "takes a signed 13-bit byte offset"));
     }
@@ -1009,12 +1022,13 @@ fn encode_global(c: &mut Ctx<'_>, opc: u16) -> Result<Vec<u32>> {
     let opc = u32::from(opc);
     let glc = u32::from(m.cache.has(Cache::GLC));
     let slc = u32::from(m.cache.has(Cache::SLC));
+    let seg = if flat { 0 } else { 2 };
     let w0 = if g11 {
         let dlc = u32::from(m.cache.has(Cache::DLC));
-        0xDC00_0000 | opc << 18 | 2 << 16 | slc << 15 | glc << 14 | dlc << 13 | off
+        0xDC00_0000 | opc << 18 | seg << 16 | slc << 15 | glc << 14 | dlc << 13 | off
     } else {
         let sc1 = u32::from(m.cache.has(Cache::SC1));
-        0xDC00_0000 | sc1 << 25 | opc << 18 | slc << 17 | glc << 16 | 2 << 14 | off
+        0xDC00_0000 | sc1 << 25 | opc << 18 | slc << 17 | glc << 16 | seg << 14 | off
     };
     Ok(vec![
         w0,

@@ -311,7 +311,7 @@ impl Instr {
         let info = self.op.info();
         match info.form {
             Form::Smem | Form::Ds => Some(Counter::Lgkm),
-            Form::Global | Form::Scratch | Form::Buffer => {
+            Form::Global | Form::Flat | Form::Scratch | Form::Buffer => {
                 let returns = info.slots.iter().any(|s| matches!(s, Slot::GDst(_)));
                 Some(match t.family() {
                     IsaFamily::Gfx9 => Counter::Vm,

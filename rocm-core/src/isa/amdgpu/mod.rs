@@ -119,7 +119,7 @@ pub mod waitcnt;
 pub use decode::{decode, decode_all, disassemble};
 pub use encode::{encode, encode_all, has_e64};
 pub use instr::{Cache, Counter, Dpp, Dpp8, DstUnused, Instr, Mods, Sdwa, SdwaSel, VExt};
-pub use operand::{a, ar, s, sr, v, vr, InlineFloat, Operand, RegRange, Waitcnt};
+pub use operand::{a, ar, s, sr, v, vr, Aperture, InlineFloat, Operand, RegRange, Waitcnt};
 pub use ops::{Form, ImmKind, Op, OpInfo, Slot, Ty, NA, OPS};
 pub use print::InstrDisplay;
 pub use target::{IsaFamily, IsaTarget};

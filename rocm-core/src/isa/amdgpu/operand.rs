@@ -193,6 +193,46 @@ pub enum Operand {
     Waitcnt(Waitcnt),
     /// `off`: no scalar base address (global memory).
     Off,
+    /// `src_shared_base` / `_limit`, `src_private_base` / `_limit`: the apertures of
+    /// generic addresses, read as a source.
+    Aperture(Aperture),
+}
+
+/// The address-space apertures of generic (flat) addresses. A flat address whose high
+/// dword equals an aperture's is an LDS (shared) or scratch (private) address; its low
+/// dword is the offset in that space. Read as a 64-bit source the base is the full
+/// address (`hi << 32`), as a 32-bit source its high dword; the limit is the base's
+/// last byte (`base | 0xffff_ffff`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Aperture {
+    SharedBase,
+    SharedLimit,
+    PrivateBase,
+    PrivateLimit,
+}
+
+impl Aperture {
+    /// In scalar-code order (235..=238).
+    pub const ALL: [Aperture; 4] = [
+        Aperture::SharedBase,
+        Aperture::SharedLimit,
+        Aperture::PrivateBase,
+        Aperture::PrivateLimit,
+    ];
+
+    /// The scalar source code.
+    pub fn code(self) -> u16 {
+        235 + self as u16
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Aperture::SharedBase => "src_shared_base",
+            Aperture::SharedLimit => "src_shared_limit",
+            Aperture::PrivateBase => "src_private_base",
+            Aperture::PrivateLimit => "src_private_limit",
+        }
+    }
 }
 
 /// Shorthands for building operands.
@@ -276,6 +316,7 @@ impl Operand {
                 | Operand::FlatScratchHi
                 | Operand::Scc
                 | Operand::Literal(_)
+                | Operand::Aperture(_)
         )
     }
 
@@ -309,6 +350,7 @@ impl Operand {
             Operand::Float(f) => f.code(),
             Operand::Scc => 253,
             Operand::Literal(_) => 255,
+            Operand::Aperture(a) => a.code(),
             _ => return None,
         })
     }
@@ -335,6 +377,7 @@ impl Operand {
             128..=192 => Operand::Int((code - 128) as i8),
             193..=208 => Operand::Int(-((code - 192) as i16) as i8),
             240..=248 => Operand::Float(InlineFloat::from_code(code)?),
+            235..=238 => Operand::Aperture(Aperture::ALL[usize::from(code - 235)]),
             253 => Operand::Scc,
             255 => Operand::Literal(0),
             _ => return None,
@@ -383,6 +426,7 @@ impl fmt::Display for Operand {
                 write!(f, "vmcnt({}) expcnt({}) lgkmcnt({})", w.vm, w.exp, w.lgkm)
             }
             Operand::Off => f.write_str("off"),
+            Operand::Aperture(a) => f.write_str(a.name()),
         }
     }
 }

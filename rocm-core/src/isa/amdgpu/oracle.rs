@@ -96,6 +96,9 @@ impl Gen<'_> {
         if !dst && width == 1 {
             c.push(Operand::Scc);
         }
+        if !dst {
+            c.extend(Aperture::ALL.map(Operand::Aperture));
+        }
         c[self.rng.random_range(0..c.len())]
     }
 
@@ -305,7 +308,11 @@ impl Gen<'_> {
                     Operand::Literal(self.rng.random::<u16>().into())
                 }
                 Slot::Kimm => Operand::Literal(self.rng.random()),
-                Slot::GAddr => self.vgpr(if saddr_off { 2 } else { 1 }),
+                Slot::GAddr => self.vgpr(if saddr_off || info.form == Form::Flat {
+                    2
+                } else {
+                    1
+                }),
                 Slot::GSaddr => {
                     if saddr_off {
                         Operand::Off
@@ -557,8 +564,12 @@ impl Gen<'_> {
                 let bits = if t.sc_cache_bits() { 11 } else { 3 };
                 m.cache = Cache(self.rng.random_range(0..16u8) & bits);
             }
-            Form::Global | Form::Scratch => {
-                m.offset = self.rng.random_range(-4096..=4095);
+            Form::Global | Form::Flat | Form::Scratch => {
+                m.offset = if info.form == Form::Flat {
+                    self.rng.random_range(0..=4095)
+                } else {
+                    self.rng.random_range(-4096..=4095)
+                };
                 let bits = match (t.family(), t.sc_cache_bits()) {
                     (IsaFamily::Gfx11, _) => 7,
                     (_, true) => 11,
@@ -626,7 +637,7 @@ fn assemble(bin: &str, t: IsaTarget, text: &str) -> (String, String) {
     )
 }
 
-const FORMS: [Form; 17] = [
+const FORMS: [Form; 18] = [
     Form::Sop1,
     Form::Sop2,
     Form::Sopk,
@@ -642,6 +653,7 @@ const FORMS: [Form; 17] = [
     Form::Wmma,
     Form::Ds,
     Form::Global,
+    Form::Flat,
     Form::Scratch,
     Form::Buffer,
 ];

@@ -233,7 +233,7 @@ impl fmt::Display for InstrDisplay<'_> {
                     }
                 }
             }
-            Form::Global | Form::Scratch => {
+            Form::Global | Form::Flat | Form::Scratch => {
                 if m.offset != 0 {
                     write!(f, " offset:{}", m.offset)?;
                 }

@@ -490,3 +490,90 @@ fn memory_instructions_name_their_wait_counter() {
     assert_eq!(lds.counter(Gfx942), Some(Counter::Lgkm));
     assert_eq!(alu.counter(Gfx942), None);
 }
+
+mod hostile {
+    //! Random and truncated words into the decoder, random and damaged code objects
+    //! into the loader: an error or a result, never a panic.
+    use super::super::codeobj::CodeObject;
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Words that look like instructions of every form (prefix bits drawn from the
+    /// forms' prefixes) more often than uniform random words would.
+    fn word() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            any::<u32>(),
+            (0u32..64, any::<u32>()).prop_map(|(p, r)| p << 26 | r >> 6),
+            (0u32..512, any::<u32>()).prop_map(|(p, r)| p << 23 | r >> 9),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn decoding_random_words_never_panics(words in proptest::collection::vec(word(), 0..6)) {
+            for t in IsaTarget::ALL {
+                for n in 0..=words.len() {
+                    if let Ok((i, used)) = decode(&words[..n], t) {
+                        prop_assert!(used >= 1 && used <= n);
+                        // Whatever decodes prints and encodes back to its words.
+                        let _ = i.display(t).to_string();
+                        prop_assert_eq!(encode(&i, t).map(|e| e.len()).ok(), Some(used));
+                    }
+                }
+                let _ = decode_all(&words, t);
+                let _ = disassemble(&words, t);
+            }
+        }
+
+        #[test]
+        fn parsing_random_bytes_as_a_code_object_never_panics(
+            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+        ) {
+            let _ = CodeObject::parse(&bytes);
+        }
+
+        #[test]
+        fn parsing_a_damaged_code_object_never_panics(
+            cut in 0usize..4096,
+            flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+        ) {
+            let mut elf = sample_elf().to_vec();
+            for (at, x) in flips {
+                let n = elf.len();
+                elf[at % n] ^= x;
+            }
+            elf.truncate(cut.min(elf.len()));
+            let _ = CodeObject::parse(&elf);
+        }
+    }
+
+    /// A small valid code object.
+    fn sample_elf() -> &'static [u8] {
+        use super::super::codeobj::{CodeObjectTarget, Kernel, KernelResources};
+        static ELF: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+        ELF.get_or_init(|| {
+            let t = IsaTarget::Gfx90a;
+            let ct = CodeObjectTarget::new(t);
+            let code = [
+                Instr::new(Op::VMovB32, [v(1), Operand::Int(3)]),
+                Instr::new(Op::SEndpgm, []),
+            ];
+            let k = Kernel::build(ct, "k", &code, &KernelResources::new(t), vec![], 256).unwrap();
+            CodeObject { target: ct, kernels: vec![k] }.to_elf().unwrap()
+        })
+    }
+
+    #[test]
+    fn decode_errors_say_what_was_wrong() {
+        let t = IsaTarget::Gfx90a;
+        // A VOP3 whose second dword is missing.
+        let e = decode(&[0xd1cb_0000], t).unwrap_err().to_string();
+        assert!(e.contains("truncated"), "{e}");
+        let e = decode(&[], t).unwrap_err().to_string();
+        assert!(e.contains("no words"), "{e}");
+        // The listing names the byte offset of the bad instruction.
+        let e = disassemble(&[0xbf81_0000, 0xd1cb_0000], t).unwrap_err().to_string();
+        assert!(e.contains("at byte 0x4"), "{e}");
+    }
+}

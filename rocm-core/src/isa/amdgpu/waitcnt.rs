@@ -17,6 +17,11 @@
 //! | gfx11 | vscnt | global stores, atomics without return | issue order |
 //! | both | lgkmcnt | LDS (in order) and SMEM (out of order) | mixed |
 //!
+//! Generic (flat) accesses count where the global ones do (vm, or vs for gfx11 stores)
+//! and on lgkmcnt as well, where they complete out of order: an access is done once
+//! either counter says so, so `lgkmcnt(0)` retires it too (what LLVM waits for when it
+//! knows a flat access reaches only LDS).
+//!
 //! [`Instr::counter`] classifies an instruction. Stores and atomics without return write no
 //! register but still count: on gfx9 a store issued after a load makes `vmcnt(1)` retire
 //! the load.
@@ -199,6 +204,7 @@ fn is_vector(form: Form) -> bool {
             | Form::Wmma
             | Form::Ds
             | Form::Global
+            | Form::Flat
             | Form::Scratch
             | Form::Buffer
     )
@@ -243,6 +249,9 @@ struct Outstanding {
     dst: Vec<RegUnit>,
     /// Operations of the same class issued after it.
     newer: u32,
+    /// A generic (flat) access: it counts on lgkmcnt too, out of order there, so
+    /// `lgkmcnt(0)` also retires it.
+    flat: bool,
 }
 
 impl Outstanding {
@@ -326,6 +335,7 @@ impl Scoreboard {
                 by: instr.op,
                 dst: writes(instr, self.target),
                 newer: 0,
+                flat: instr.op.info().form == Form::Flat,
             });
             self.saturate(class.counter());
             return;
@@ -385,7 +395,8 @@ impl Scoreboard {
                 Class::Smem => n == 0,
                 _ => p.newer >= n,
             };
-            !(p.class.counter() == counter && done)
+            let flat_done = p.flat && counter == Counter::Lgkm && n == 0;
+            !(p.class.counter() == counter && done || flat_done)
         });
     }
 
