@@ -1552,7 +1552,10 @@ fn generic_code(t: IsaTarget) -> Vec<Instr> {
         Instr::new(Op::SLoadDwordx4, [sr(4, 4), sr(0, 2)]),
         wait(t, None, Some(0)),
         Instr::new(Op::VLshlrevB32, [v(1), Operand::Int(2), v(0)]),
-        Instr::new(Op::SMovB64, [sr(10, 2), Operand::Aperture(Aperture::SharedBase)]),
+        Instr::new(
+            Op::SMovB64,
+            [sr(10, 2), Operand::Aperture(Aperture::SharedBase)],
+        ),
         Instr::new(Op::VMovB32, [v(2), v(1)]),
         Instr::new(Op::VMovB32, [v(3), s(11)]),
         Instr::new(Op::VAddU32, [v(4), Operand::Literal(100), v(0)]),
@@ -1560,7 +1563,10 @@ fn generic_code(t: IsaTarget) -> Vec<Instr> {
         both.clone(),
         Instr::new(Op::DsReadB32, [v(5), v(1)]),
         wait(t, None, Some(0)),
-        Instr::new(Op::SMovB32, [s(12), Operand::Aperture(Aperture::PrivateBase)]),
+        Instr::new(
+            Op::SMovB32,
+            [s(12), Operand::Aperture(Aperture::PrivateBase)],
+        ),
         Instr::new(Op::VMovB32, [v(8), Operand::Int(4)]),
         Instr::new(Op::VMovB32, [v(9), s(12)]),
         Instr::new(Op::VAddU32, [v(10), Operand::Int(1), v(5)]),
@@ -1676,7 +1682,10 @@ fn fma_mix_reads_an_inline_float_as_f16_where_op_sel_hi_says_f16() {
     let h15 = u32::from(half::f16::from_f32(1.5).to_bits());
     for t in [IsaTarget::Gfx90a, IsaTarget::Gfx1100] {
         let mix = |d: u16, a: Operand, hi: u8| {
-            let mut i = Instr::new(Op::VFmaMixF32, [v(d), a, Operand::Float(InlineFloat::NegHalf), v(2)]);
+            let mut i = Instr::new(
+                Op::VFmaMixF32,
+                [v(d), a, Operand::Float(InlineFloat::NegHalf), v(2)],
+            );
             i.mods.op_sel_hi = hi;
             i
         };

@@ -463,11 +463,13 @@ fn is_dot(op: Op) -> bool {
 
 fn is_wide_store(op: Op) -> bool {
     let info = op.info();
-    matches!(info.form, Form::Global | Form::Flat | Form::Scratch | Form::Buffer)
-        && info
-            .slots
-            .iter()
-            .any(|s| matches!(s, Slot::GData(n) if *n > 2))
+    matches!(
+        info.form,
+        Form::Global | Form::Flat | Form::Scratch | Form::Buffer
+    ) && info
+        .slots
+        .iter()
+        .any(|s| matches!(s, Slot::GData(n) if *n > 2))
         && !info.slots.iter().any(|s| matches!(s, Slot::GDst(_)))
 }
 
@@ -538,7 +540,10 @@ impl Class {
         let valu = is_valu_form(form);
         let mfma = form == Form::Mai;
         let kind = mfma_kind(op, t);
-        let mem = matches!(form, Form::Global | Form::Flat | Form::Scratch | Form::Buffer | Form::Ds);
+        let mem = matches!(
+            form,
+            Form::Global | Form::Flat | Form::Scratch | Form::Buffer | Form::Ds
+        );
         match self {
             C::Valu => valu,
             C::LegacyValu => valu && !mfma,
@@ -559,7 +564,10 @@ impl Class {
             C::Xdl => kind.is_some_and(|k| k.xdl),
             C::NonXdl => kind.is_some_and(|k| !k.xdl && !k.dgemm),
             C::NotXdl => kind.is_some_and(|k| !k.xdl),
-            C::Vmem => matches!(form, Form::Global | Form::Flat | Form::Scratch | Form::Buffer),
+            C::Vmem => matches!(
+                form,
+                Form::Global | Form::Flat | Form::Scratch | Form::Buffer
+            ),
             C::Smem => form == Form::Smem,
             C::Mem => mem,
             C::ValuOrMem => (valu && !mfma) || mem,
@@ -733,8 +741,10 @@ impl Path {
             (instr.op, instr.operands.as_slice()),
             (Op::SWaitcntDepctr, [Operand::Imm(x)]) if (x >> 12) & 0xf == 0
         );
-        if matches!(form, Form::Global | Form::Flat | Form::Scratch | Form::Buffer | Form::Ds)
-            || depctr_va_vdst_zero
+        if matches!(
+            form,
+            Form::Global | Form::Flat | Form::Scratch | Form::Buffer | Form::Ds
+        ) || depctr_va_vdst_zero
         {
             self.mems += 1;
         }

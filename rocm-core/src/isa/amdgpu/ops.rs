@@ -5197,7 +5197,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatStoreDwordx4,
         form: Form::Flat,
-        names: ["flat_store_dwordx4", "flat_store_dwordx4", "flat_store_b128"],
+        names: [
+            "flat_store_dwordx4",
+            "flat_store_dwordx4",
+            "flat_store_b128",
+        ],
         opcode: [0x1f, 0x1f, 0x1f, 0x1d],
         ty: Ty::B32,
         atomic: false,
@@ -5224,7 +5228,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicAddF32,
         form: Form::Flat,
-        names: ["flat_atomic_add_f32", "flat_atomic_add_f32", "flat_atomic_add_f32"],
+        names: [
+            "flat_atomic_add_f32",
+            "flat_atomic_add_f32",
+            "flat_atomic_add_f32",
+        ],
         opcode: [NA, NA, 0x4d, 0x56],
         ty: Ty::F32,
         atomic: true,
@@ -5233,7 +5241,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicAddF32Rtn,
         form: Form::Flat,
-        names: ["flat_atomic_add_f32", "flat_atomic_add_f32", "flat_atomic_add_f32"],
+        names: [
+            "flat_atomic_add_f32",
+            "flat_atomic_add_f32",
+            "flat_atomic_add_f32",
+        ],
         opcode: [NA, NA, 0x4d, 0x56],
         ty: Ty::F32,
         atomic: true,
@@ -5314,7 +5326,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicSmin,
         form: Form::Flat,
-        names: ["flat_atomic_smin", "flat_atomic_smin", "flat_atomic_min_i32"],
+        names: [
+            "flat_atomic_smin",
+            "flat_atomic_smin",
+            "flat_atomic_min_i32",
+        ],
         opcode: [0x44, 0x44, 0x44, 0x38],
         ty: Ty::B32,
         atomic: true,
@@ -5323,7 +5339,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicSminRtn,
         form: Form::Flat,
-        names: ["flat_atomic_smin", "flat_atomic_smin", "flat_atomic_min_i32"],
+        names: [
+            "flat_atomic_smin",
+            "flat_atomic_smin",
+            "flat_atomic_min_i32",
+        ],
         opcode: [0x44, 0x44, 0x44, 0x38],
         ty: Ty::B32,
         atomic: true,
@@ -5332,7 +5352,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicUmin,
         form: Form::Flat,
-        names: ["flat_atomic_umin", "flat_atomic_umin", "flat_atomic_min_u32"],
+        names: [
+            "flat_atomic_umin",
+            "flat_atomic_umin",
+            "flat_atomic_min_u32",
+        ],
         opcode: [0x45, 0x45, 0x45, 0x39],
         ty: Ty::B32,
         atomic: true,
@@ -5341,7 +5365,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicUminRtn,
         form: Form::Flat,
-        names: ["flat_atomic_umin", "flat_atomic_umin", "flat_atomic_min_u32"],
+        names: [
+            "flat_atomic_umin",
+            "flat_atomic_umin",
+            "flat_atomic_min_u32",
+        ],
         opcode: [0x45, 0x45, 0x45, 0x39],
         ty: Ty::B32,
         atomic: true,
@@ -5350,7 +5378,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicSmax,
         form: Form::Flat,
-        names: ["flat_atomic_smax", "flat_atomic_smax", "flat_atomic_max_i32"],
+        names: [
+            "flat_atomic_smax",
+            "flat_atomic_smax",
+            "flat_atomic_max_i32",
+        ],
         opcode: [0x46, 0x46, 0x46, 0x3a],
         ty: Ty::B32,
         atomic: true,
@@ -5359,7 +5391,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicSmaxRtn,
         form: Form::Flat,
-        names: ["flat_atomic_smax", "flat_atomic_smax", "flat_atomic_max_i32"],
+        names: [
+            "flat_atomic_smax",
+            "flat_atomic_smax",
+            "flat_atomic_max_i32",
+        ],
         opcode: [0x46, 0x46, 0x46, 0x3a],
         ty: Ty::B32,
         atomic: true,
@@ -5368,7 +5404,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicUmax,
         form: Form::Flat,
-        names: ["flat_atomic_umax", "flat_atomic_umax", "flat_atomic_max_u32"],
+        names: [
+            "flat_atomic_umax",
+            "flat_atomic_umax",
+            "flat_atomic_max_u32",
+        ],
         opcode: [0x47, 0x47, 0x47, 0x3b],
         ty: Ty::B32,
         atomic: true,
@@ -5377,7 +5417,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicUmaxRtn,
         form: Form::Flat,
-        names: ["flat_atomic_umax", "flat_atomic_umax", "flat_atomic_max_u32"],
+        names: [
+            "flat_atomic_umax",
+            "flat_atomic_umax",
+            "flat_atomic_max_u32",
+        ],
         opcode: [0x47, 0x47, 0x47, 0x3b],
         ty: Ty::B32,
         atomic: true,
@@ -5386,7 +5430,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicCmpswap,
         form: Form::Flat,
-        names: ["flat_atomic_cmpswap", "flat_atomic_cmpswap", "flat_atomic_cmpswap_b32"],
+        names: [
+            "flat_atomic_cmpswap",
+            "flat_atomic_cmpswap",
+            "flat_atomic_cmpswap_b32",
+        ],
         opcode: [0x41, 0x41, 0x41, 0x34],
         ty: Ty::B32,
         atomic: true,
@@ -5395,7 +5443,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicCmpswapRtn,
         form: Form::Flat,
-        names: ["flat_atomic_cmpswap", "flat_atomic_cmpswap", "flat_atomic_cmpswap_b32"],
+        names: [
+            "flat_atomic_cmpswap",
+            "flat_atomic_cmpswap",
+            "flat_atomic_cmpswap_b32",
+        ],
         opcode: [0x41, 0x41, 0x41, 0x34],
         ty: Ty::B32,
         atomic: true,
@@ -5422,7 +5474,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicAddX2,
         form: Form::Flat,
-        names: ["flat_atomic_add_x2", "flat_atomic_add_x2", "flat_atomic_add_u64"],
+        names: [
+            "flat_atomic_add_x2",
+            "flat_atomic_add_x2",
+            "flat_atomic_add_u64",
+        ],
         opcode: [0x62, 0x62, 0x62, 0x43],
         ty: Ty::B64,
         atomic: true,
@@ -5431,7 +5487,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicAddX2Rtn,
         form: Form::Flat,
-        names: ["flat_atomic_add_x2", "flat_atomic_add_x2", "flat_atomic_add_u64"],
+        names: [
+            "flat_atomic_add_x2",
+            "flat_atomic_add_x2",
+            "flat_atomic_add_u64",
+        ],
         opcode: [0x62, 0x62, 0x62, 0x43],
         ty: Ty::B64,
         atomic: true,
@@ -5440,7 +5500,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicAndX2,
         form: Form::Flat,
-        names: ["flat_atomic_and_x2", "flat_atomic_and_x2", "flat_atomic_and_b64"],
+        names: [
+            "flat_atomic_and_x2",
+            "flat_atomic_and_x2",
+            "flat_atomic_and_b64",
+        ],
         opcode: [0x68, 0x68, 0x68, 0x49],
         ty: Ty::B64,
         atomic: true,
@@ -5449,7 +5513,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicAndX2Rtn,
         form: Form::Flat,
-        names: ["flat_atomic_and_x2", "flat_atomic_and_x2", "flat_atomic_and_b64"],
+        names: [
+            "flat_atomic_and_x2",
+            "flat_atomic_and_x2",
+            "flat_atomic_and_b64",
+        ],
         opcode: [0x68, 0x68, 0x68, 0x49],
         ty: Ty::B64,
         atomic: true,
@@ -5458,7 +5526,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicOrX2,
         form: Form::Flat,
-        names: ["flat_atomic_or_x2", "flat_atomic_or_x2", "flat_atomic_or_b64"],
+        names: [
+            "flat_atomic_or_x2",
+            "flat_atomic_or_x2",
+            "flat_atomic_or_b64",
+        ],
         opcode: [0x69, 0x69, 0x69, 0x4a],
         ty: Ty::B64,
         atomic: true,
@@ -5467,7 +5539,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicOrX2Rtn,
         form: Form::Flat,
-        names: ["flat_atomic_or_x2", "flat_atomic_or_x2", "flat_atomic_or_b64"],
+        names: [
+            "flat_atomic_or_x2",
+            "flat_atomic_or_x2",
+            "flat_atomic_or_b64",
+        ],
         opcode: [0x69, 0x69, 0x69, 0x4a],
         ty: Ty::B64,
         atomic: true,
@@ -5476,7 +5552,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicXorX2,
         form: Form::Flat,
-        names: ["flat_atomic_xor_x2", "flat_atomic_xor_x2", "flat_atomic_xor_b64"],
+        names: [
+            "flat_atomic_xor_x2",
+            "flat_atomic_xor_x2",
+            "flat_atomic_xor_b64",
+        ],
         opcode: [0x6a, 0x6a, 0x6a, 0x4b],
         ty: Ty::B64,
         atomic: true,
@@ -5485,7 +5565,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicXorX2Rtn,
         form: Form::Flat,
-        names: ["flat_atomic_xor_x2", "flat_atomic_xor_x2", "flat_atomic_xor_b64"],
+        names: [
+            "flat_atomic_xor_x2",
+            "flat_atomic_xor_x2",
+            "flat_atomic_xor_b64",
+        ],
         opcode: [0x6a, 0x6a, 0x6a, 0x4b],
         ty: Ty::B64,
         atomic: true,
@@ -5494,7 +5578,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicCmpswapX2,
         form: Form::Flat,
-        names: ["flat_atomic_cmpswap_x2", "flat_atomic_cmpswap_x2", "flat_atomic_cmpswap_b64"],
+        names: [
+            "flat_atomic_cmpswap_x2",
+            "flat_atomic_cmpswap_x2",
+            "flat_atomic_cmpswap_b64",
+        ],
         opcode: [0x61, 0x61, 0x61, 0x42],
         ty: Ty::B64,
         atomic: true,
@@ -5503,7 +5591,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicCmpswapX2Rtn,
         form: Form::Flat,
-        names: ["flat_atomic_cmpswap_x2", "flat_atomic_cmpswap_x2", "flat_atomic_cmpswap_b64"],
+        names: [
+            "flat_atomic_cmpswap_x2",
+            "flat_atomic_cmpswap_x2",
+            "flat_atomic_cmpswap_b64",
+        ],
         opcode: [0x61, 0x61, 0x61, 0x42],
         ty: Ty::B64,
         atomic: true,
@@ -5512,7 +5604,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicSwap,
         form: Form::Flat,
-        names: ["flat_atomic_swap", "flat_atomic_swap", "flat_atomic_swap_b32"],
+        names: [
+            "flat_atomic_swap",
+            "flat_atomic_swap",
+            "flat_atomic_swap_b32",
+        ],
         opcode: [0x40, 0x40, 0x40, 0x33],
         ty: Ty::B32,
         atomic: true,
@@ -5521,7 +5617,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo {
         op: Op::FlatAtomicSwapRtn,
         form: Form::Flat,
-        names: ["flat_atomic_swap", "flat_atomic_swap", "flat_atomic_swap_b32"],
+        names: [
+            "flat_atomic_swap",
+            "flat_atomic_swap",
+            "flat_atomic_swap_b32",
+        ],
         opcode: [0x40, 0x40, 0x40, 0x33],
         ty: Ty::B32,
         atomic: true,

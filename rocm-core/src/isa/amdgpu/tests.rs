@@ -560,7 +560,12 @@ mod hostile {
                 Instr::new(Op::SEndpgm, []),
             ];
             let k = Kernel::build(ct, "k", &code, &KernelResources::new(t), vec![], 256).unwrap();
-            CodeObject { target: ct, kernels: vec![k] }.to_elf().unwrap()
+            CodeObject {
+                target: ct,
+                kernels: vec![k],
+            }
+            .to_elf()
+            .unwrap()
         })
     }
 
@@ -573,7 +578,9 @@ mod hostile {
         let e = decode(&[], t).unwrap_err().to_string();
         assert!(e.contains("no words"), "{e}");
         // The listing names the byte offset of the bad instruction.
-        let e = disassemble(&[0xbf81_0000, 0xd1cb_0000], t).unwrap_err().to_string();
+        let e = disassemble(&[0xbf81_0000, 0xd1cb_0000], t)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at byte 0x4"), "{e}");
     }
 }
