@@ -11,7 +11,7 @@
 //! | f64 add, sub, mul, fma, max, min, rcp, div | — | `v_add_f64` (sub: negated source), `v_max_f64` (min: `−max(−a, −b)`), `v_rcp_f64`, div as f32 with two reciprocal steps |
 //! | f64 sqrt, rsqrt | — | exponent split, `v_rsq_f32` estimate, Goldschmidt and Newton steps in `v_fma_f64` (≤ 1 and 2 ulps) |
 //! | u32/i32 div, rem | — | the reciprocal-estimate expansion LLVM uses, two corrections |
-//! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers from their halves; f64 through order-preserving i64 keys and a NaN test (the model has no `v_cmp_*_f64`) |
+//! | compare | `s_cmp_*` then `s_cselect` of all lanes | `v_cmp_*_e64` into a mask; 64-bit integers by one `v_cmp_*_{u,i}64`; f64 through order-preserving i64 keys and a NaN test (the model has no `v_cmp_*_f64`) |
 //! | f32 → f16 | — | `v_cvt_f16_f32` (rn), `v_cvt_pkrtz_f16_f32` (rz) |
 //! | f32 → bf16 | — | integer rounding of the bit pattern (rn, rz); NaN stays quiet NaN |
 //! | float → i32/u32 | — | `v_cvt_*` (rz); rm/rp/rn from rz and a ±1 step chosen by the fraction |
@@ -1348,42 +1348,32 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// A 64-bit integer comparison from 32-bit ones on the halves.
+    /// A 64-bit integer comparison: one `v_cmp_*_{u,i}64` straight into the mask, so
+    /// no temporary mask is live beside it. The model has `eq`, `ne`, `lt`, `gt`, `ge`
+    /// unsigned and `lt`, `gt` signed: `a <= b` unsigned is `b >= a`, and signed `<=`
+    /// and `>=` are the negations of `>` and `<` (bits of inactive lanes are
+    /// unspecified, so the negation may set them).
     fn cmp64_v(&mut self, m: RegRange, c: Cmp, s: Scalar, a: Loc, b: Loc) -> Result<()> {
-        let (and, or) = (self.e.mask_op(I::SAndB64), self.e.mask_op(I::SOrB64));
-        let t = self.e.mask_alloc()?;
-        let u = self.e.mask_alloc()?;
-        match c {
-            Cmp::Eq | Cmp::Ne => {
-                let op = vcmp32(c, Scalar::U32);
-                self.e.valu(op, &[sreg(t), word(a, 0), word(b, 0)])?;
-                self.e.valu(op, &[sreg(u), word(a, 1), word(b, 1)])?;
-                let join = if c == Cmp::Eq { and } else { or };
-                self.e
-                    .op(join, [Operand::Sgpr(m), Operand::Sgpr(t), Operand::Sgpr(u)]);
-            }
-            _ => {
-                let strict = if matches!(c, Cmp::Lt | Cmp::Le) {
-                    Cmp::Lt
-                } else {
-                    Cmp::Gt
-                };
-                self.e
-                    .valu(vcmp32(strict, s), &[sreg(m), word(a, 1), word(b, 1)])?;
-                self.e.valu(
-                    vcmp32(Cmp::Eq, Scalar::U32),
-                    &[sreg(t), word(a, 1), word(b, 1)],
-                )?;
-                self.e
-                    .valu(vcmp32(c, Scalar::U32), &[sreg(u), word(a, 0), word(b, 0)])?;
-                self.e
-                    .op(and, [Operand::Sgpr(t), Operand::Sgpr(t), Operand::Sgpr(u)]);
-                self.e
-                    .op(or, [Operand::Sgpr(m), Operand::Sgpr(m), Operand::Sgpr(t)]);
-            }
+        let (x, y) = (pair(a, 0, false), pair(b, 0, false));
+        let (op, swap, negate) = match (s.is_signed(), c) {
+            (_, Cmp::Eq) => (I::VCmpEqU64, false, false),
+            (_, Cmp::Ne) => (I::VCmpNeU64, false, false),
+            (false, Cmp::Lt) => (I::VCmpLtU64, false, false),
+            (false, Cmp::Gt) => (I::VCmpGtU64, false, false),
+            (false, Cmp::Ge) => (I::VCmpGeU64, false, false),
+            (false, Cmp::Le) => (I::VCmpGeU64, true, false),
+            (true, Cmp::Lt) => (I::VCmpLtI64, false, false),
+            (true, Cmp::Gt) => (I::VCmpGtI64, false, false),
+            (true, Cmp::Le) => (I::VCmpGtI64, false, true),
+            (true, Cmp::Ge) => (I::VCmpLtI64, false, true),
+        };
+        let (x, y) = if swap { (y, x) } else { (x, y) };
+        self.e.valu(op, &[sreg(m), x, y])?;
+        if negate {
+            let xor = self.e.mask_op(I::SXorB64);
+            self.e
+                .op(xor, [Operand::Sgpr(m), Operand::Sgpr(m), Operand::Int(-1)]);
         }
-        self.e.sgprs.free(u);
-        self.e.sgprs.free(t);
         Ok(())
     }
 

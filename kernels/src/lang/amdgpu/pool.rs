@@ -33,19 +33,45 @@ impl Pool {
     }
 
     /// `count` free registers at the alignment the target requires for such a tuple:
-    /// the lowest that fit.
+    /// the lowest that fit (for SGPRs, see below).
+    ///
+    /// SGPRs: among the places that fit, the lowest one whose other half of the aligned block
+    /// of twice the size is taken comes first: a single register fills the hole beside
+    /// a taken one before it splits a free aligned pair, so the pairs (and quads) that
+    /// 64-bit values need stay whole and the file's high-water mark stays low.
     pub(crate) fn alloc(&mut self, count: u8) -> Result<RegRange> {
         let align = usize::from(required_alignment(self.target, self.file, count));
         let n = usize::from(count);
+        let free = |used: &[u16], at: usize| used[at..at + n].iter().all(|&u| u == 0);
+        let mut lowest = None;
+        let mut hole = None;
         let mut first = 0;
         while first + n <= self.used.len() {
-            if self.used[first..first + n].iter().all(|&u| u == 0) {
-                for u in &mut self.used[first..first + n] {
-                    *u = 1;
+            if free(&self.used, first) {
+                lowest.get_or_insert(first);
+                let buddy = first ^ n;
+                let buddy_taken = self.file == RegFile::Sgpr
+                    && n.is_power_of_two()
+                    && buddy + n <= self.used.len()
+                    && !free(&self.used, buddy);
+                if buddy_taken {
+                    hole = Some(first);
+                    break;
                 }
-                return Ok(RegRange::new(first as u16, count));
             }
             first += align;
+        }
+        // A hole above the registers taken now would raise the high-water mark.
+        let top = self.used.iter().rposition(|&u| u > 0).map_or(0, |t| t + 1);
+        let pick = match hole {
+            Some(h) if h + n <= top => Some(h),
+            _ => lowest,
+        };
+        if let Some(first) = pick {
+            for u in &mut self.used[first..first + n] {
+                *u = 1;
+            }
+            return Ok(RegRange::new(first as u16, count));
         }
         let name = match self.file {
             RegFile::Sgpr => "SGPR",

@@ -208,12 +208,24 @@ impl Lower<'_> {
                     _ => None,
                 }
             }
+            // Same bits: one more holder of the uniform part when it is a value's own
+            // (a variable's may change while the bitcast lives, so that is copied).
             Op::Bitcast(a) if is_wide_int(a.ty) => match self.split(a) {
-                Some(s) => Some(Split {
-                    u: self.uniform_op(Binary::Add, s.u, Loc::K(0))?,
-                    owned: true,
-                    ..s
-                }),
+                Some(s) => {
+                    let u = match s.u {
+                        Loc::S(r) if s.owned => {
+                            self.e.sgprs.hold(r);
+                            s.u
+                        }
+                        Loc::K(c) => Loc::K(c),
+                        _ => self.uniform_op(Binary::Add, s.u, Loc::K(0))?,
+                    };
+                    Some(Split {
+                        u,
+                        owned: true,
+                        ..s
+                    })
+                }
                 None => None,
             },
             Op::Binary(b @ (Binary::Add | Binary::Sub), x, y) => {
