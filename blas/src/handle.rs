@@ -63,6 +63,8 @@ pub struct Blas {
     /// leaf products). Separate from `workspace` because those routines call GEMMs while
     /// holding it, and the complex GEMM stages its real-ified operands in `workspace`.
     blocks: Workspace,
+    /// Elementwise Level 1 plans of recent calls (`gpu::plan_cache`).
+    pub(crate) level1_plans: crate::gpu::plan_cache::PlanCache,
 }
 
 /// A device buffer that grows on demand and lives as long as its handle. Work queued
@@ -111,6 +113,7 @@ impl Blas {
             operands: Workspace::default(),
             outer: Workspace::default(),
             blocks: Workspace::default(),
+            level1_plans: Default::default(),
         }
     }
 

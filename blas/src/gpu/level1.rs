@@ -75,10 +75,17 @@ pub(crate) fn elementwise(
         y: y.as_ref().map(|y| y.described(1)),
         scalars,
     };
-    let plan = l1plan::plan(&problem, target, Catalog::for_target(target))
+    let catalog = Catalog::for_target(target);
+    let plan = blas
+        .level1_plans
+        .get_or_plan(&problem, catalog, || {
+            l1plan::plan(&problem, target, catalog)
+        })
         .map_err(|e| routine_error(blas, routine, e))?;
-    let views: Vec<DeviceView<'_>> = std::iter::once(x.view).chain(y.map(|y| y.view)).collect();
-    execute(&plan, blas.stream(), &views, None)
+    match y {
+        Some(y) => execute(&plan, blas.stream(), &[x.view, y.view], None),
+        None => execute(&plan, blas.stream(), &[x.view], None),
+    }
 }
 
 /// The `R` whose little-endian bytes are `bytes` (exactly `size_of::<R>()` of them).

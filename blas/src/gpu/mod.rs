@@ -6,3 +6,4 @@ pub mod gemm_complex;
 pub mod level1;
 pub mod level2;
 pub mod level3;
+pub(crate) mod plan_cache;
