@@ -60,14 +60,15 @@ struct Problem {
 }
 
 impl Problem {
-    /// Elements of A's storage.
-    /// Elements of A's storage, checked: `k < n`, so `2k + 1` and `n + 1` cannot wrap
-    /// where the product does not.
+    /// Elements of A's storage, checked (the saturated factors overflow the product).
     fn stored(&self) -> Result<usize> {
         use rocm_core::host_alloc::elements;
         match self.op {
-            Op::Gbmv => elements("--n/--k: (2k + 1) * n", &[2 * self.k + 1, self.n]),
-            Op::Tbsv => elements("--n/--k: (k + 1) * n", &[self.k + 1, self.n]),
+            Op::Gbmv => elements(
+                "--n/--k: (2k + 1) * n",
+                &[self.k.saturating_mul(2).saturating_add(1), self.n],
+            ),
+            Op::Tbsv => elements("--n/--k: (k + 1) * n", &[self.k.saturating_add(1), self.n]),
             Op::Tpsv => Ok(elements("--n: n * (n + 1)", &[self.n, self.n.saturating_add(1)])? / 2),
         }
     }
@@ -132,7 +133,8 @@ fn matrix<T: Scalar>(p: &Problem) -> Result<Vec<T>> {
         Op::Tpsv => {
             // Column j of the packed lower triangle starts at j·n − j(j − 1)/2 with its
             // diagonal.
-            let mut v: Vec<T> = try_from_fn("packed matrix", stored, |i| real(pattern(i) / n as f64))?;
+            let mut v: Vec<T> =
+                try_from_fn("packed matrix", stored, |i| real(pattern(i) / n as f64))?;
             for j in 0..n {
                 v[j * n - j * j.saturating_sub(1) / 2] = real(1.0);
             }

@@ -168,7 +168,8 @@ fn one_size<T: Small>(comm: &mut Comm, a: &CclArgs, bytes: usize) -> BoxResult<(
         Coll::ReduceScatter => (bytes / es / n * n, bytes / es / n),
         Coll::AllToAll => (bytes / es / n * n, bytes / es / n * n),
     };
-    let input: Vec<T> = rocm_core::host_alloc::try_from_fn("rank input", send_len, |i| value(r, i))?;
+    let input: Vec<T> =
+        rocm_core::host_alloc::try_from_fn("rank input", send_len, |i| value(r, i))?;
     let (x, mut y) = if a.is_registered() {
         let mut x = comm.alloc_shared::<T>(send_len)?;
         x.upload(&input)?;

@@ -266,7 +266,8 @@ fn bench_t<S: Num>(
         (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
     };
     let host_len = in_s.max(if a.inplace { out_s } else { 0 });
-    let host: Vec<f64> = rocm_core::host_alloc::try_from_fn("transform input", host_len, |_| rnd())?;
+    let host: Vec<f64> =
+        rocm_core::host_alloc::try_from_fn("transform input", host_len, |_| rnd())?;
     let input = DeviceBuffer::from_slice(dev, &S::put(&host)?)?;
     let stream = dev.default_stream();
     let mut work = DeviceBuffer::<u8>::zeros(dev, plan.work_buffer_size() + 64)?;

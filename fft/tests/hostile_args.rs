@@ -47,7 +47,11 @@ fn cases() -> Vec<(&'static str, PlanBuilder, bool)> {
             PlanBuilder::new(C2C, &[1 << 30]).batch(huge),
             false,
         ),
-        ("scale NaN", PlanBuilder::new(C2C, &[64]).scale(f64::NAN), false),
+        (
+            "scale NaN",
+            PlanBuilder::new(C2C, &[64]).scale(f64::NAN),
+            false,
+        ),
         (
             "scale +inf",
             PlanBuilder::new(C2C, &[64]).scale(f64::INFINITY),
@@ -165,7 +169,10 @@ fn execution_with_mismatched_buffers_is_an_error() {
     let f64_in = plan.execute(stream, &x64.as_slice(), &mut y64.as_slice_mut(), None);
     assert!(f64_in.is_err(), "f64 buffers on an f32 plan ran");
     let short_in = plan.execute(stream, &short.as_slice(), &mut y32.as_slice_mut(), None);
-    assert!(short_in.is_err(), "a 63-element input of a 64-point plan ran");
+    assert!(
+        short_in.is_err(),
+        "a 63-element input of a 64-point plan ran"
+    );
     let in_place = plan.execute_in_place(stream, &mut y32.as_slice_mut(), None);
     assert!(in_place.is_err(), "an out-of-place plan ran in place");
     // The valid call on the same plan works, so the refusals above are about the buffers.
