@@ -60,19 +60,23 @@ struct Problem {
 }
 
 impl Problem {
-    /// Elements of A's storage.
-    fn stored(&self) -> usize {
+    /// Elements of A's storage, checked (the saturated factors overflow the product).
+    fn stored(&self) -> Result<usize> {
+        use rocm_core::host_alloc::elements;
         match self.op {
-            Op::Gbmv => (2 * self.k + 1) * self.n,
-            Op::Tbsv => (self.k + 1) * self.n,
-            Op::Tpsv => self.n * (self.n + 1) / 2,
+            Op::Gbmv => elements(
+                "--n/--k: (2k + 1) * n",
+                &[self.k.saturating_mul(2).saturating_add(1), self.n],
+            ),
+            Op::Tbsv => elements("--n/--k: (k + 1) * n", &[self.k.saturating_add(1), self.n]),
+            Op::Tpsv => Ok(elements("--n: n * (n + 1)", &[self.n, self.n.saturating_add(1)])? / 2),
         }
     }
 
     /// Bytes one call must move.
     fn bytes(&self, esize: usize) -> f64 {
         let vectors = if self.op == Op::Gbmv { 3 } else { 2 };
-        ((self.stored() + vectors * self.n) * esize) as f64
+        ((self.stored().unwrap_or(0) + vectors * self.n) * esize) as f64
     }
 }
 
@@ -110,32 +114,31 @@ pub fn run(a: &BandArgs) -> std::result::Result<(), Box<dyn std::error::Error>> 
 }
 
 /// A's storage: a pattern in (−0.5, 0.5) scaled by `off` off the diagonal, 1 on it.
-fn matrix<T: Scalar>(p: &Problem) -> Vec<T> {
+fn matrix<T: Scalar>(p: &Problem) -> Result<Vec<T>> {
+    use rocm_core::host_alloc::try_from_fn;
+    let stored = p.stored()?;
     let real = |v: f64| T::from_real(num_traits::cast(v).unwrap_or_else(num_traits::Zero::zero));
     let pattern = |i: usize| (((i * 7 + 3) % 1000) as f64) * 1e-3 - 0.5;
     let n = p.n;
     match p.op {
         // Any values: a product, not a solve.
-        Op::Gbmv => (0..p.stored()).map(|i| real(pattern(i))).collect(),
+        Op::Gbmv => try_from_fn("band matrix", stored, |i| real(pattern(i))),
         Op::Tbsv => {
             let off = 1.0 / p.k as f64;
-            (0..p.stored())
-                .map(|i| {
-                    let diagonal = i % (p.k + 1) == 0;
-                    real(if diagonal { 1.0 } else { pattern(i) * off })
-                })
-                .collect()
+            try_from_fn("band matrix", stored, |i| {
+                let diagonal = i % (p.k + 1) == 0;
+                real(if diagonal { 1.0 } else { pattern(i) * off })
+            })
         }
         Op::Tpsv => {
             // Column j of the packed lower triangle starts at j·n − j(j − 1)/2 with its
             // diagonal.
-            let mut v: Vec<T> = (0..p.stored())
-                .map(|i| real(pattern(i) / n as f64))
-                .collect();
+            let mut v: Vec<T> =
+                try_from_fn("packed matrix", stored, |i| real(pattern(i) / n as f64))?;
             for j in 0..n {
                 v[j * n - j * j.saturating_sub(1) / 2] = real(1.0);
             }
-            v
+            Ok(v)
         }
     }
 }
@@ -147,13 +150,13 @@ fn bench<T: Scalar + Peer>(
 ) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let esize = std::mem::size_of::<T>();
     let real = |v: f64| T::from_real(num_traits::cast(v).unwrap_or_else(num_traits::Zero::zero));
-    let x0: Vec<T> = (0..p.n)
-        .map(|i| real((((i * 13 + 5) % 997) as f64) * 1e-3 - 0.5))
-        .collect();
-    let y0: Vec<T> = (0..p.n)
-        .map(|i| real((((i * 11 + 1) % 991) as f64) * 1e-3 - 0.5))
-        .collect();
-    let ad = DeviceBuffer::from_slice(dev, &matrix::<T>(&p))?;
+    let x0: Vec<T> = rocm_core::host_alloc::try_from_fn("x", p.n, |i| {
+        real((((i * 13 + 5) % 997) as f64) * 1e-3 - 0.5)
+    })?;
+    let y0: Vec<T> = rocm_core::host_alloc::try_from_fn("y", p.n, |i| {
+        real((((i * 11 + 1) % 991) as f64) * 1e-3 - 0.5)
+    })?;
+    let ad = DeviceBuffer::from_slice(dev, &matrix::<T>(&p)?)?;
     let mut yd = DeviceBuffer::from_slice(dev, &y0)?;
     let blas = Blas::new(dev);
     let trans = if p.trans { Transpose::T } else { Transpose::N };
@@ -222,7 +225,7 @@ fn bench<T: Scalar + Peer>(
         if p.trans { "T" } else { "N" },
         p.n,
         p.k,
-        p.stored()
+        p.stored()?
     );
     println!(
         "ours:   {:>10.3} ms {:>9.1} GB/s",
@@ -347,7 +350,7 @@ mod tests {
             n: 5,
             k: 0,
         };
-        let v = matrix::<f64>(&p);
+        let v = matrix::<f64>(&p).unwrap();
         let mut start = 0;
         for j in 0..5 {
             assert_eq!(v[start], 1.0, "column {j}");
@@ -362,7 +365,7 @@ mod tests {
             n: 7,
             k: 3,
         };
-        let v = matrix::<f32>(&p);
+        let v = matrix::<f32>(&p).unwrap();
         for (i, x) in v.iter().enumerate() {
             if i % 4 == 0 {
                 assert_eq!(*x, 1.0);

@@ -169,14 +169,16 @@ fn bench<T: Scalar>(
     let esize = std::mem::size_of::<T>();
     let real =
         |v: f64| T::from_real(num_traits::NumCast::from(v).unwrap_or_else(num_traits::Zero::zero));
-    let pattern = |len: usize, salt: usize| -> Vec<T> {
-        (0..len)
-            .map(|i| real((((i * 7 + salt) % 1000) as f64) * 1e-3 - 0.5))
-            .collect()
+    let pattern = |len: usize, salt: usize| -> Result<Vec<T>> {
+        rocm_core::host_alloc::try_from_fn("gemv operand", len, |i| {
+            real((((i * 7 + salt) % 1000) as f64) * 1e-3 - 0.5)
+        })
     };
-    let ad = DeviceBuffer::from_slice(dev, &pattern(m * n, 1))?;
-    let xd = DeviceBuffer::from_slice(dev, &pattern(lx, 2))?;
-    let y0 = pattern(ly, 3);
+    let mn = rocm_core::host_alloc::elements("--m/--n: m * n", &[m, n])?;
+    rocm_core::host_alloc::bytes_of::<T>("--m/--n: m * n", mn)?;
+    let ad = DeviceBuffer::from_slice(dev, &pattern(mn, 1)?)?;
+    let xd = DeviceBuffer::from_slice(dev, &pattern(lx, 2)?)?;
+    let y0 = pattern(ly, 3)?;
     let mut yd = DeviceBuffer::from_slice(dev, &y0)?;
     let bytes = ((m * n + lx + 2 * ly) * esize) as f64;
 

@@ -152,22 +152,24 @@ fn real<T: Scalar>(v: f64) -> T {
 }
 
 /// A diagonally dominant matrix of `rows × cols` (ld = rows) for the triangle of A.
-fn a_values<T: Scalar>((rows, cols): (usize, usize)) -> Vec<T> {
+fn a_values<T: Scalar>((rows, cols): (usize, usize)) -> Result<Vec<T>> {
     let scale = 1.0 / rows.max(cols).max(1) as f64;
-    let mut v = Vec::with_capacity(rows * cols);
+    let len = rocm_core::host_alloc::elements("--m/--n/--k: A's rows * cols", &[rows, cols])?;
+    let mut v = rocm_core::host_alloc::try_with_capacity("A", len)?;
     for j in 0..cols {
         for i in 0..rows {
             let u = ((i * 7 + j * 13) % 1000) as f64 * 1e-3;
             v.push(real(if i == j { 1.0 + u } else { (u - 0.5) * scale }));
         }
     }
-    v
+    Ok(v)
 }
 
-fn b_values<T: Scalar>((rows, cols): (usize, usize), salt: usize) -> Vec<T> {
-    (0..rows * cols)
-        .map(|i| real((((i * 11 + salt) % 1000) as f64) * 1e-3 - 0.5))
-        .collect()
+fn b_values<T: Scalar>((rows, cols): (usize, usize), salt: usize) -> Result<Vec<T>> {
+    let len = rocm_core::host_alloc::elements("--m/--n/--k: rows * cols", &[rows, cols])?;
+    rocm_core::host_alloc::try_from_fn("operand", len, |i| {
+        real((((i * 11 + salt) % 1000) as f64) * 1e-3 - 0.5)
+    })
 }
 
 fn bench<T: Scalar>(
@@ -178,18 +180,18 @@ fn bench<T: Scalar>(
     let blas = Blas::new(dev);
     let (ar, ac) = p.a_dims();
     let (br, bc) = p.b_dims();
-    let a = DeviceBuffer::from_slice(dev, &a_values::<T>((ar, ac)))?;
+    let a = DeviceBuffer::from_slice(dev, &a_values::<T>((ar, ac))?)?;
     // syrk's A is dense: reuse B's pattern for it.
     let a = if p.op == Op::Syrk {
-        DeviceBuffer::from_slice(dev, &b_values::<T>((ar, ac), 5))?
+        DeviceBuffer::from_slice(dev, &b_values::<T>((ar, ac), 5)?)?
     } else {
         a
     };
-    let b0 = b_values::<T>((br, bc), 1);
+    let b0 = b_values::<T>((br, bc), 1)?;
     let (alpha, beta) = (T::one(), real::<T>(0.5));
     let mut ours = DeviceBuffer::from_slice(dev, &b0)?;
     // symm reads B and writes C.
-    let bsym = DeviceBuffer::from_slice(dev, &b_values::<T>((p.m, p.n), 3))?;
+    let bsym = DeviceBuffer::from_slice(dev, &b_values::<T>((p.m, p.n), 3)?)?;
     let (lda, ldb) = (ar, br);
     let call = |out: &mut DeviceBuffer<T>| -> Result<()> {
         let (av, mut ov) = (a.as_slice(), out.as_slice_mut());

@@ -168,7 +168,8 @@ fn one_size<T: Small>(comm: &mut Comm, a: &CclArgs, bytes: usize) -> BoxResult<(
         Coll::ReduceScatter => (bytes / es / n * n, bytes / es / n),
         Coll::AllToAll => (bytes / es / n * n, bytes / es / n * n),
     };
-    let input: Vec<T> = (0..send_len).map(|i| value(r, i)).collect();
+    let input: Vec<T> =
+        rocm_core::host_alloc::try_from_fn("rank input", send_len, |i| value(r, i))?;
     let (x, mut y) = if a.is_registered() {
         let mut x = comm.alloc_shared::<T>(send_len)?;
         x.upload(&input)?;
@@ -350,7 +351,7 @@ fn run_rank<T: Small>(comm: &mut Comm, a: &CclArgs) -> BoxResult<()> {
             );
         }
         for (bytes, busbw) in big {
-            let m = memcpy_gbs(bytes);
+            let m = memcpy_gbs(bytes)?;
             println!(
                 "# {:>12} {:>9.3} {:>12.3} {:>7.0}%",
                 bytes,
@@ -470,9 +471,9 @@ fn supervise(mut kids: Vec<Option<std::process::Child>>) -> BoxResult<()> {
 }
 
 /// Best of 5 single-thread copies of `bytes` between two touched buffers, in GB/s.
-pub fn memcpy_gbs(bytes: usize) -> f64 {
-    let src = vec![1u8; bytes];
-    let mut dst = vec![0u8; bytes];
+pub fn memcpy_gbs(bytes: usize) -> rocm_core::Result<f64> {
+    let src = rocm_core::host_alloc::try_vec("memcpy source", bytes, 1u8)?;
+    let mut dst = rocm_core::host_alloc::try_vec("memcpy destination", bytes, 0u8)?;
     let mut best = f64::INFINITY;
     for _ in 0..5 {
         let t = Instant::now();
@@ -480,7 +481,7 @@ pub fn memcpy_gbs(bytes: usize) -> f64 {
         std::hint::black_box(&mut dst);
         best = best.min(t.elapsed().as_secs_f64());
     }
-    bytes as f64 / best / 1e9
+    Ok(bytes as f64 / best / 1e9)
 }
 
 pub fn run(a: &CclArgs) -> BoxResult<()> {

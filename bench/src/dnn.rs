@@ -303,10 +303,8 @@ pub fn quick() -> R<()> {
     })
 }
 
-fn rand_vec(len: usize, seed: u64) -> Vec<f32> {
-    (0..len as u64)
-        .map(|i| dropout::uniform(seed, i) - 0.5)
-        .collect()
+fn rand_vec(len: usize, seed: u64) -> rocm_core::Result<Vec<f32>> {
+    try_rand::<f32>(len, seed)
 }
 
 /// `len` random values of `T`, reserved fallibly (a huge tensor is an error, not an abort).
@@ -493,7 +491,7 @@ fn attention(a: &AttnArgs) -> R<()> {
     let sk = a.seq_k.unwrap_or(a.seq);
     let qd = TensorDesc::new(DType::F32, Layout::Nchw, &[a.batch, a.heads, a.seq, a.dim])?;
     let kd = TensorDesc::new(DType::F32, Layout::Nchw, &[a.batch, hkv, sk, a.dim])?;
-    let up = |len: usize, s: u64| DeviceBuffer::from_slice(&dev, &rand_vec(len, s));
+    let up = |len: usize, s: u64| DeviceBuffer::from_slice(&dev, &rand_vec(len, s)?);
     let (q, k, v, d_o) = (
         up(qd.numel(), 1)?,
         up(kd.numel(), 2)?,
@@ -550,8 +548,8 @@ fn norm(a: &NormArgs) -> R<()> {
     let dev = Device::cpu();
     let dnn = Dnn::new(&dev)?;
     let xd = TensorDesc::new(DType::F32, Layout::Nchw, &[a.n, a.c, a.h, a.w])?;
-    let x = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 1))?;
-    let dy = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 2))?;
+    let x = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 1)?)?;
+    let dy = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 2)?)?;
     let mut y = DeviceBuffer::<f32>::zeros(&dev, xd.numel())?;
     let (kind, rows, np) = match a.kind.as_str() {
         "batch" => (None, a.c, a.c),
@@ -672,8 +670,8 @@ fn pool(a: &PoolArgs) -> R<()> {
     )?;
     let xd = TensorDesc::new(DType::F32, Layout::Nchw, &[a.n, a.c, a.h, a.w])?;
     let yd = TensorDesc::new(DType::F32, Layout::Nchw, &p.output_dims(&xd)?)?;
-    let x = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 1))?;
-    let dy = DeviceBuffer::from_slice(&dev, &rand_vec(yd.numel(), 2))?;
+    let x = DeviceBuffer::from_slice(&dev, &rand_vec(xd.numel(), 1)?)?;
+    let dy = DeviceBuffer::from_slice(&dev, &rand_vec(yd.numel(), 2)?)?;
     let mut y = DeviceBuffer::<f32>::zeros(&dev, yd.numel())?;
     let mut dx = DeviceBuffer::<f32>::zeros(&dev, xd.numel())?;
     let mut idx = DeviceBuffer::<i32>::zeros(&dev, yd.numel())?;
@@ -733,17 +731,25 @@ impl<T: DnnFloat> Bandwidth<T> {
     fn new(device: &str, dims: [usize; 4], size_mib: Option<usize>, iters: usize) -> R<Self> {
         let dev = Device::open(device)?;
         let size = std::mem::size_of::<T>();
-        let per_image = dims[1] * dims[2] * dims[3] * size;
-        let n = size_mib.map_or(dims[0], |mib| ((mib << 20) / per_image.max(1)).max(1));
+        let per_image = rocm_core::host_alloc::elements(
+            "-c/-H/-W: one image's bytes",
+            &[dims[1], dims[2], dims[3], size],
+        )?;
+        let n = match size_mib {
+            None => dims[0],
+            Some(mib) => {
+                let bytes = rocm_core::host_alloc::elements("--size-mib", &[mib, 1 << 20])?;
+                (bytes / per_image.max(1)).max(1)
+            }
+        };
+        rocm_core::host_alloc::elements("-n/-c/-H/-W: tensor bytes", &[n, per_image])?;
         let dims = [n, dims[1], dims[2], dims[3]];
         let desc = TensorDesc::new(T::DTYPE, Layout::Nchw, &dims)?;
         let numel = desc.numel();
-        let host =
-            |seed| -> Vec<T> { rand_vec(numel, seed).into_iter().map(T::from_f32).collect() };
         let mut b = Bandwidth {
             dnn: Dnn::new(&dev)?,
-            x: DeviceBuffer::from_slice(&dev, &host(1))?,
-            dy: DeviceBuffer::from_slice(&dev, &host(2))?,
+            x: DeviceBuffer::from_slice(&dev, &try_rand::<T>(numel, 1)?)?,
+            dy: DeviceBuffer::from_slice(&dev, &try_rand::<T>(numel, 2)?)?,
             y: DeviceBuffer::zeros(&dev, numel)?,
             dx: DeviceBuffer::zeros(&dev, numel)?,
             iters: iters.max(1) as u32,

@@ -260,9 +260,14 @@ fn bench<I: Index, T: Scalar>(what: &str, c: &Common) -> Result<f64> {
                 (t, 2.0 * nnz as f64 * flop_mul, bytes, err)
             } else {
                 let k = c.nrhs;
-                let b = vec_of::<T>(cols * k, 3);
+                let bn = rocm_core::host_alloc::elements("--nrhs: cols * nrhs", &[cols, k])?;
+                let cn = rocm_core::host_alloc::elements("--nrhs: rows * nrhs", &[rows, k])?;
+                rocm_core::host_alloc::bytes_of::<T>("--nrhs: cols * nrhs", bn)?;
+                rocm_core::host_alloc::bytes_of::<T>("--nrhs: rows * nrhs", cn)?;
+                let mut rng = gen::Rng::new(3);
+                let b: Vec<T> = rocm_core::host_alloc::try_from_fn("B", bn, |_| rng.value())?;
                 let bb = DeviceBuffer::from_slice(&dev, &b)?;
-                let mut cb = DeviceBuffer::<T>::zeros(&dev, rows * k)?;
+                let mut cb = DeviceBuffer::<T>::zeros(&dev, cn)?;
                 let plan = Spmm::analysis(&dev, op, mat)?;
                 let bd = DnMat::new(cols, k, k.max(1), Order::RowMajor, bb.as_slice())?;
                 let run = |cb: &mut DeviceBuffer<T>| -> Result<()> {

@@ -77,6 +77,19 @@ fn table() -> Vec<Vec<String>> {
         "sparse spmv --device cpu --gen poisson2d:8 --format bsr --block {}",
         "rand --device cpu -n {}",
         "ccl all_reduce --ranks 2 -b {} -e {}",
+        "blas gemv --device cpu --m 64 --n {}",
+        "blas gemv --device cpu --trans t --m 64 --n {}",
+        "blas trsm --device cpu --m 64 --n {}",
+        "blas symm --device cpu --m 64 --n {}",
+        "blas symm --device cpu --side R --m 64 --n {}",
+        "blas band --device cpu --op tpsv --n {}",
+        "blas band --device cpu --op tbsv --n {} --k 2",
+        "dnn softmax --device cpu -n 1 -c {}",
+        "dnn softmax --device cpu -n 1 -c 4 -H {}",
+        "dnn softmax --device cpu -n 1 -c 4 -W {}",
+        "fft --device cpu --length {} --batch 2",
+        "fft --device cpu --length 64 64 {}",
+        "solver gels --device cpu -n 64 --batch {}",
     ] {
         sized(t, &HUGE);
     }
@@ -103,27 +116,24 @@ fn table() -> Vec<Vec<String>> {
         "disasm /nonexistent",
         "nosuchcommand",
         "blas gemm --no-such-flag",
+        "blas gemm --device cpu --m nan",
+        "blas gemv --device cpu --m 1.5",
+        "fft --device cpu --length inf",
+        "fft --device cpu --length 64 --batch -0",
+        "solver getrf --device cpu -n NaN",
+        "dnn softmax --device cpu -n inf",
+        "sparse spmm --device cpu --gen poisson2d:8 --nrhs 0",
+        "rand --device cpu -n 1e9",
     ] {
         cases.push(args.split_whitespace().map(String::from).collect());
     }
     cases
 }
 
-/// Subcommands whose huge sizes still reach an unchecked host allocation (an abort under
-/// the address-space limit; issue 29 is open for them): their cases run and print, but do
-/// not fail the test yet. Remove an entry once its subcommand allocates through
-/// `rocm_core::host_alloc`.
-const OPEN: [&str; 9] = [
-    "blas band",
-    "blas gemv",
-    "blas symm",
-    "blas trsm",
-    "ccl ",
-    "dnn softmax",
-    "fft ",
-    "solver gels",
-    "sparse spmm --device cpu --gen poisson2d:8 --nrhs",
-];
+/// Subcommands whose huge sizes still reach an unchecked host allocation: their cases
+/// run and print, but do not fail the test. Empty: every subcommand allocates through
+/// `rocm_core::host_alloc`; an entry here must name the issue that keeps it open.
+const OPEN: [&str; 0] = [];
 
 /// What one case did (the payloads are read through `Debug` in the report).
 #[derive(Debug)]

@@ -32,9 +32,11 @@ impl Layout {
     pub fn contiguous(lengths: &[usize]) -> Self {
         let mut strides = Vec::with_capacity(lengths.len());
         let mut s = 1;
+        // Saturating: an overflowing product leaves strides that `extent` rejects, where
+        // a wrapped one would describe a small, wrong layout.
         for &l in lengths {
             strides.push(s);
-            s *= l;
+            s = s.saturating_mul(l);
         }
         Layout {
             strides,

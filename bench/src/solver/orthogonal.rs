@@ -185,9 +185,15 @@ pub(super) fn run<T: Scalar>(args: &SolverArgs) -> Result<(), Box<dyn std::error
     if args.batch.is_some() && !matches!(r, Routine::Geqrf | Routine::Gels) {
         return Err("--batch is supported for getrf, potrf, geqrf and gels".into());
     }
-    let m = if r == Routine::Gels { 2 * n } else { n };
-    let stride = m * n;
-    let mut a = Vec::with_capacity(stride * batch);
+    let m = if r == Routine::Gels {
+        n.checked_mul(2)
+            .ok_or_else(|| rocm_core::Error::invalid("-n", "2n rows overflow"))?
+    } else {
+        n
+    };
+    let stride = rocm_core::host_alloc::elements("-n: m * n", &[m, n])?;
+    let total = rocm_core::host_alloc::elements("-n and --batch: m * n * batch", &[stride, batch])?;
+    let mut a = rocm_core::host_alloc::try_with_capacity::<T>("A", total)?;
     let mut exact = Vec::new();
     for i in 0..batch {
         let seed = 1 + i as u64 % 7;

@@ -82,6 +82,12 @@ impl<I: Index> Spmm<I> {
         );
         let bh = b.host(OP)?;
         let ch = c.host_mut(OP)?;
+        // Nothing to write. The quick return also bounds the per-piece accumulators
+        // below: with m > 0 rows, C's buffer holds at least n values, while an empty C
+        // (m == 0) would let an unbounded column count through.
+        if m == 0 || bh.ncols == 0 {
+            return Ok(());
+        }
         let (ptr, idx, vals) = self.rows.arrays(&a);
         rocm_core::ensure_arg!(
             coords_fit(ptr, &self.coords),
