@@ -16,6 +16,7 @@
 //! ```
 
 pub mod backend;
+pub mod complex_div;
 pub mod device;
 pub mod element;
 pub mod emu;

@@ -205,6 +205,13 @@ pub trait Scalar:
     fn modulus(self) -> Self::Real;
     /// The principal square root (for reals, NaN below zero).
     fn principal_sqrt(self) -> Self;
+    /// `self / rhs`; for complex values by [`crate::complex_div::div`], which stays
+    /// accurate where the textbook formula squares |rhs| into overflow or underflow.
+    fn robust_div(self, rhs: Self) -> Self;
+    /// `1 / self`, as [`Scalar::robust_div`].
+    fn robust_recip(self) -> Self {
+        Self::one().robust_div(self)
+    }
     /// Machine epsilon of the precision, in the real type.
     fn eps() -> Self::Real {
         <Self::Real as Float>::epsilon()
@@ -266,6 +273,10 @@ macro_rules! real_scalar {
             #[inline(always)]
             fn principal_sqrt(self) -> Self {
                 <$t>::sqrt(self)
+            }
+            #[inline(always)]
+            fn robust_div(self, rhs: Self) -> Self {
+                self / rhs
             }
             #[inline(always)]
             fn widen(self) -> f64 {
@@ -330,6 +341,11 @@ macro_rules! complex_scalar {
             #[inline(always)]
             fn principal_sqrt(self) -> Self {
                 Complex::sqrt(self)
+            }
+            #[inline]
+            fn robust_div(self, rhs: Self) -> Self {
+                let (re, im) = crate::complex_div::div(self.re, self.im, rhs.re, rhs.im);
+                Complex::new(re, im)
             }
             #[inline(always)]
             fn widen(self) -> Complex64 {

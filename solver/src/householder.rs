@@ -39,7 +39,7 @@ pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
         norm
     };
     let tau = T::from_parts((beta - alpha.re()) / beta, -alpha.im() / beta);
-    let scale = T::one() / (alpha - T::from_real(beta));
+    let scale = (alpha - T::from_real(beta)).robust_recip();
     x.iter_mut().for_each(|v| *v *= scale);
     (T::from_real(beta), tau)
 }

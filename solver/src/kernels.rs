@@ -55,10 +55,12 @@ pub(crate) fn getf2<T: Scalar>(
             }
             let col = &mut a[j * ld..j * ld + m];
             if pivot.modulus() >= sfmin {
-                let r = T::one() / pivot;
+                let r = pivot.robust_recip();
                 col[j + 1..].iter_mut().for_each(|x| *x *= r);
             } else {
-                col[j + 1..].iter_mut().for_each(|x| *x /= pivot);
+                col[j + 1..]
+                    .iter_mut()
+                    .for_each(|x| *x = x.robust_div(pivot));
             }
         } else if info == 0 {
             info = j + 1;
@@ -162,7 +164,7 @@ pub(crate) fn trti2<T: Scalar>(uplo: Uplo, diag: Diag, a: &mut [T], n: usize, ld
                 let ajj = if unit {
                     -T::one()
                 } else {
-                    let inv = T::one() / a[j + j * ld];
+                    let inv = a[j + j * ld].robust_recip();
                     a[j + j * ld] = inv;
                     -inv
                 };
@@ -189,7 +191,7 @@ pub(crate) fn trti2<T: Scalar>(uplo: Uplo, diag: Diag, a: &mut [T], n: usize, ld
                 let ajj = if unit {
                     -T::one()
                 } else {
-                    let inv = T::one() / a[j + j * ld];
+                    let inv = a[j + j * ld].robust_recip();
                     a[j + j * ld] = inv;
                     -inv
                 };

@@ -258,7 +258,7 @@ pub(crate) fn triangular<T: Scalar>(
             };
             for j in order {
                 let (d, rows, col) = split(j);
-                v[j] /= d;
+                v[j] = v[j].robust_div(d);
                 let xj = v[j];
                 for (i, &aij) in rows.zip(col) {
                     if i != j {
@@ -283,7 +283,7 @@ pub(crate) fn triangular<T: Scalar>(
                         sum -= op(aij) * v[i];
                     }
                 }
-                v[j] = sum / d;
+                v[j] = sum.robust_div(d);
             }
         }
     }

@@ -231,7 +231,7 @@ impl<T: Scalar> Small<T> {
                 }
             }
             a[j + j * BASE] = t.diag(j);
-            inv_diag[j] = T::one() / t.diag(j);
+            inv_diag[j] = t.diag(j).robust_recip();
         }
         Small {
             n,
