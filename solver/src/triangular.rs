@@ -46,7 +46,7 @@ impl Solver {
     ) -> Result<Info> {
         let (n, ld) = (a.rows, a.ld);
         if diag == Diag::NonUnit {
-            let h = a.host()?;
+            let mut h = a.host()?;
             if let Some(k) = (0..n).find(|&k| h[k + k * ld] == T::zero()) {
                 return Ok(Info(k + 1));
             }
@@ -60,7 +60,7 @@ impl Solver {
         let mut a = a;
         if n <= self.sizes.unblocked {
             let ld = a.ld;
-            kernels::trti2(uplo, diag, a.host()?, n, ld);
+            kernels::trti2(uplo, diag, &mut a.host()?, n, ld);
             return Ok(());
         }
         let n1 = n / 2;
@@ -133,7 +133,7 @@ impl Solver {
         let mut a = a;
         if n <= self.sizes.unblocked {
             let ld = a.ld;
-            kernels::lauu2(uplo, a.host()?, n, ld);
+            kernels::lauu2(uplo, &mut a.host()?, n, ld);
             return Ok(());
         }
         let n1 = n / 2;
