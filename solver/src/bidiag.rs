@@ -25,7 +25,7 @@ use crate::qr::write_vector;
 use crate::{check, Scalar};
 use num_traits::Zero;
 use rocm_core::linalg::Transpose;
-use rocm_core::{BufferSliceMut, DeviceBuffer, Error, Result};
+use rocm_core::{BufferSliceMut, DeviceBuffer, Result};
 
 /// LARFG on a row of a host matrix: the row's elements `first..end` of row `r` (stride
 /// `ld`) as (α, x); returns (β, τ) and leaves v's tail in place.

@@ -25,7 +25,7 @@ use crate::steqr::steqr;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_core::linalg::{Side, Transpose, Uplo};
-use rocm_core::{BufferSliceMut, Error, Result};
+use rocm_core::{BufferSliceMut, Result};
 
 /// Whether an eigensolver computes eigenvectors (rocSOLVER's `rocblas_evect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

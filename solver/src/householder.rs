@@ -222,7 +222,14 @@ impl Solver {
         self.larfb_views(Side::Left, Transpose::C, &v1, &t1, right.rb())?;
         let mut bottom = right.into_sub(n1, 0, m - n1, n2)?;
         let t2 = self.geqrt3(bottom.rb(), &mut taus[n1..n])?;
-        let v2 = dev.upload(&unit_v(&bottom.host()?, ld, Storage::Columns, 0, m - n1, n2))?;
+        let v2 = dev.upload(&unit_v(
+            &bottom.host()?,
+            ld,
+            Storage::Columns,
+            0,
+            m - n1,
+            n2,
+        ))?;
         let t2b = dev.upload(&t2)?;
         let blas = &self.blas;
         let mut w = workspace::<T>(blas, n1, n2)?;

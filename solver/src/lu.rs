@@ -23,7 +23,7 @@ use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, kernels, Scalar};
 use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
-use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 impl Solver {
     /// P·A = L·U of the m×n matrix A (overwritten by L below the diagonal and U on and

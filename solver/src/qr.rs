@@ -18,7 +18,7 @@ use crate::householder::{geqr2, normalized, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, Scalar};
 use rocm_core::linalg::{Side, Transpose};
-use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 /// Host access to a vector argument (`tau`).
 pub(crate) fn host_of<'a, T: Scalar>(

@@ -59,9 +59,10 @@ pub(crate) fn stage_mut<'b, T: Element>(
     len: usize,
 ) -> Result<HostMut<'b, T>> {
     if buf.as_host().is_some() {
+        let device = buf.device();
         let h = buf
             .as_host_mut()
-            .ok_or_else(|| Error::unsupported("host access in rocm-solver", buf.device()))?;
+            .ok_or_else(|| Error::unsupported("host access in rocm-solver", device))?;
         return Ok(HostMut {
             inner: Inner::Borrowed(h),
         });
@@ -106,8 +107,8 @@ impl<T: Element> Deref for HostMut<'_, T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         match &self.inner {
-            Inner::Borrowed(h) => h,
-            Inner::Copied { data, .. } => data,
+            Inner::Borrowed(h) => &**h,
+            Inner::Copied { data, .. } => data.as_slice(),
         }
     }
 }
@@ -115,8 +116,8 @@ impl<T: Element> Deref for HostMut<'_, T> {
 impl<T: Element> DerefMut for HostMut<'_, T> {
     fn deref_mut(&mut self) -> &mut [T] {
         match &mut self.inner {
-            Inner::Borrowed(h) => h,
-            Inner::Copied { data, .. } => data,
+            Inner::Borrowed(h) => &mut **h,
+            Inner::Copied { data, .. } => data.as_mut_slice(),
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::rotations::RowPanels;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_core::linalg::{Side, Transpose};
-use rocm_core::{BufferSliceMut, Error, Result};
+use rocm_core::{BufferSliceMut, Result};
 
 /// Which singular vectors GESVD computes, for U and for Vᴴ separately (rocSOLVER's
 /// `rocblas_svect`, LAPACK's JOBU / JOBVT).

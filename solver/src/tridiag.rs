@@ -25,7 +25,7 @@ use crate::qr::{check_q_trans, host_of, write_vector};
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_core::linalg::{Side, Transpose, Uplo};
-use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 /// The n×n matrix B = J·A·J (B[p, q] = A[n−1−p, n−1−q]) of a host matrix.
 pub(crate) fn reversed<T: Scalar>(a: &[T], n: usize, ld: usize) -> Vec<T> {

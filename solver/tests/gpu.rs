@@ -15,7 +15,7 @@
 mod common;
 
 use rocm_core::Device;
-use rocm_solver::{Evect, Info, Scalar, Solver, Svect, Transpose, Uplo};
+use rocm_solver::{Evect, Info, Real, Scalar, Solver, Svect, Transpose, Uplo};
 
 fn devices() -> Vec<Device> {
     let mut out = Vec::new();
@@ -74,7 +74,9 @@ fn bound<T: Scalar>(n: usize, norm: f64) -> f64 {
 
 /// ||P·A − L·U||_max from the packed factors (host, in f64).
 fn lu_residual<T: Scalar>(a0: &[T], lu: &[T], ipiv: &[i32], n: usize, ld: usize) -> f64 {
-    let mut pa: Vec<_> = (0..n * n).map(|k| a0[k % n + (k / n) * ld].to_c64()).collect();
+    let mut pa: Vec<_> = (0..n * n)
+        .map(|k| a0[k % n + (k / n) * ld].to_c64())
+        .collect();
     for (i, &p) in ipiv.iter().enumerate() {
         let p = (p - 1) as usize;
         for j in 0..n {
@@ -86,7 +88,11 @@ fn lu_residual<T: Scalar>(a0: &[T], lu: &[T], ipiv: &[i32], n: usize, ld: usize)
         for i in 0..n {
             let mut s = num_complex::Complex64::new(0.0, 0.0);
             for k in 0..=i.min(j) {
-                let l = if k == i { 1.0.into() } else { lu[i + k * ld].to_c64() };
+                let l = if k == i {
+                    num_complex::Complex64::new(1.0, 0.0)
+                } else {
+                    lu[i + k * ld].to_c64()
+                };
                 s += l * lu[k + j * ld].to_c64();
             }
             r = r.max((pa[i + j * n] - s).norm());
@@ -230,7 +236,10 @@ fn against_cpu<T: Scalar>(
     assert_eq!(want.len(), got.len());
     let tol = bound::<T>(n, norm);
     for (k, (w, g)) in want.iter().zip(&got).enumerate() {
-        assert!((w - g).abs() <= tol, "{dev} {what} n={n} k={k}: {g} vs {w} (tol {tol})");
+        assert!(
+            (w - g).abs() <= tol,
+            "{dev} {what} n={n} k={k}: {g} vs {w} (tol {tol})"
+        );
     }
 }
 
@@ -273,23 +282,37 @@ fn orthogonal_case<T: Scalar>(dev: &Device, complex: bool) {
                 )
                 .unwrap();
             assert_eq!(info, Info::OK);
-            sv.to_vec().unwrap()[..n].iter().map(|x| x.as_f64()).collect()
+            sv.to_vec().unwrap()[..n]
+                .iter()
+                .map(|x| x.as_f64())
+                .collect()
         });
         // SYEVD/HEEVD: eigenvalues of the Hermitian part.
         let mut h = vec![T::zero(); (ld * n).max(1)];
         for j in 0..n {
             for i in 0..n {
-                h[i + j * ld] = T::from_c64((a0[i + j * ld].to_c64() + a0[j + i * ld].to_c64().conj()) * 0.5);
+                h[i + j * ld] =
+                    T::from_c64((a0[i + j * ld].to_c64() + a0[j + i * ld].to_c64().conj()) * 0.5);
             }
         }
         against_cpu::<T>(dev, "syevd", n, norm, |s, d| {
             let mut a = d.upload(&h).unwrap();
             let mut w = d.alloc::<T::Real>(n.max(1)).unwrap();
             let info = s
-                .syevd(Evect::None, Uplo::Lower, n, &mut a.as_slice_mut(), ld, &mut w.as_slice_mut())
+                .syevd(
+                    Evect::None,
+                    Uplo::Lower,
+                    n,
+                    &mut a.as_slice_mut(),
+                    ld,
+                    &mut w.as_slice_mut(),
+                )
                 .unwrap();
             assert_eq!(info, Info::OK);
-            w.to_vec().unwrap()[..n].iter().map(|x| x.as_f64()).collect()
+            w.to_vec().unwrap()[..n]
+                .iter()
+                .map(|x| x.as_f64())
+                .collect()
         });
     }
 }
