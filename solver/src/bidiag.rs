@@ -356,7 +356,7 @@ impl Solver {
             }
             // The row: conj, then A[i, i+1..] −= Y[i+1.., 0..=i]·conj(A[i, 0..=i]) +
             // A[0..i, i+1..]ᴴ·conj(X[i, 0..i]), in the conjugated frame.
-            conj_row(h, i, i + 1, n, ld);
+            conj_row(&mut h, i, i + 1, n, ld);
             for q in i + 1..n {
                 let mut s = T::zero();
                 for p in 0..=i {
@@ -367,10 +367,13 @@ impl Solver {
                 }
                 h[i + q * ld] -= s;
             }
-            let (beta, tp) = larfg_row(h, i, i + 1, n, ld);
+            let (beta, tp) = larfg_row(&mut h, i, i + 1, n, ld);
             e[i] = beta.re();
             taup[i] = tp;
             h[i + (i + 1) * ld] = T::one();
+            // Back to the device before the BLAS call reads them.
+            drop(h);
+            drop(yh);
             // X[i+1.., i] = A[i+1.., i+1..]·u through rocm-blas (u = the row, stride ld).
             {
                 let ar = a.as_ref();
@@ -413,7 +416,7 @@ impl Solver {
                 }
                 xh[r + i * ldx] = (xh[r + i * ldx] - s) * tp;
             }
-            conj_row(h, i, i + 1, n, ld);
+            conj_row(&mut h, i, i + 1, n, ld);
         }
         Ok(())
     }

@@ -263,7 +263,7 @@ impl Solver {
             &mut wv,
         )?;
         let t1 = t1.host()?;
-        let mut t12 = wv.host()?;
+        let t12 = wv.host()?;
         let mut t = vec![T::zero(); n * n];
         for j in 0..n1 {
             t[j * n..j * n + n1].copy_from_slice(&t1[j * n1..(j + 1) * n1]);
@@ -440,7 +440,7 @@ impl Solver {
         for j in starts {
             let jb = nb.min(k - j);
             let rows = nq - j;
-            let v = unit_v(host, a.ld, storage, j, rows, jb);
+            let v = unit_v(&host, a.ld, storage, j, rows, jb);
             let t = larft(&v, rows, jb, &taus[j..j + jb]);
             let target = match side {
                 Side::Left => c.sub(j, 0, rows, c.cols)?,
@@ -476,7 +476,7 @@ impl Solver {
         for j in starts {
             let jb = nb.min(k - j);
             let rows = nq - j;
-            let v = unit_v(host, a.ld, storage, j, rows, jb);
+            let v = unit_v(&host, a.ld, storage, j, rows, jb);
             let t = larft(&v, rows, jb, &taus[j..j + jb]);
             let target =
                 MatMut::new(q.as_slice_mut(), nq, cols, ldq).into_sub(j, j, rows, cols - j)?;

@@ -46,7 +46,7 @@ impl Solver {
     ) -> Result<Info> {
         let (n, ld) = (a.rows, a.ld);
         if diag == Diag::NonUnit {
-            let mut h = a.host()?;
+            let h = a.host()?;
             if let Some(k) = (0..n).find(|&k| h[k + k * ld] == T::zero()) {
                 return Ok(Info(k + 1));
             }

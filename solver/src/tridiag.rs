@@ -299,7 +299,7 @@ impl Solver {
                 let mut wcol = w.slice_mut(j + 1 + j * ldw..)?;
                 hemv(&self.blas, Uplo::Lower, &a22, &v.buf, &mut wcol, len)?;
             }
-            let mut h = a.host()?;
+            let h = a.host()?;
             let mut wh = crate::staging::stage_buffer_mut(w)?;
             let v: Vec<T> = h[j * ld + j + 1..j * ld + n].to_vec();
             // W[j+1.., j] −= A[j+1.., 0..j]·(W[j+1.., 0..j]ᴴ·v) + W[j+1.., 0..j]·(A[j+1.., 0..j]ᴴ·v).
