@@ -65,6 +65,9 @@ pub struct SolverArgs {
     /// Device (default: cpu).
     #[arg(long, default_value = "cpu")]
     pub device: String,
+    /// Print how the routine runs on the device (host or hybrid panels) and exit.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 impl SolverArgs {
@@ -78,11 +81,19 @@ impl SolverArgs {
             dtype: Dtype::F64,
             iters: 3,
             device: "cpu".into(),
+            explain: false,
         }
     }
 }
 
 pub fn run(args: &SolverArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if args.explain {
+        let dev = Device::open(&args.device)?;
+        let name = clap::ValueEnum::to_possible_value(&args.routine)
+            .map_or_else(|| "routine".to_string(), |v| v.get_name().to_string());
+        println!("{}", Solver::new(&dev).explain(&name));
+        return Ok(());
+    }
     match args.dtype {
         Dtype::F32 => run_typed::<f32>(args),
         Dtype::F64 => run_typed::<f64>(args),

@@ -25,7 +25,7 @@ use crate::qr::write_vector;
 use crate::{check, Scalar};
 use num_traits::Zero;
 use rocm_core::linalg::Transpose;
-use rocm_core::{BufferSliceMut, DeviceBuffer, Error, Result};
+use rocm_core::{BufferSliceMut, DeviceBuffer, Result};
 
 /// LARFG on a row of a host matrix: the row's elements `first..end` of row `r` (stride
 /// `ld`) as (α, x); returns (β, τ) and leaves v's tail in place.
@@ -110,10 +110,9 @@ fn gebd2_upper<T: Scalar>(
 /// Host access to a workspace.
 fn host_mut<'a, T: Scalar>(
     w: &'a mut DeviceBuffer<T>,
-    dev: &rocm_core::Device,
-) -> Result<&'a mut [T]> {
-    w.as_host_mut()
-        .ok_or_else(|| Error::unsupported("host access", dev))
+    _dev: &rocm_core::Device,
+) -> Result<crate::staging::HostMut<'a, T>> {
+    crate::staging::stage_buffer_mut(w)
 }
 
 impl Solver {
@@ -187,7 +186,7 @@ impl Solver {
         self.gebrd_upper(MatMut::new(b.as_slice_mut(), n, m, n), d, e, taup, tauq)?;
         let bh = b.to_vec()?;
         let ld = a.ld;
-        let h = a.host()?;
+        let mut h = a.host()?;
         for j in 0..n {
             for i in 0..m {
                 h[i + j * ld] = bh[j + i * n].conj();
@@ -256,7 +255,7 @@ impl Solver {
                 )?;
             }
             let ld = a.ld;
-            let h = a.host()?;
+            let mut h = a.host()?;
             for j in i..i + nb {
                 h[j + j * ld] = T::from_real(d[j]);
                 h[j + (j + 1) * ld] = T::from_real(e[j]);
@@ -267,7 +266,7 @@ impl Solver {
         let (rows, cols) = (m - i, n - i);
         let mut rest = a.sub(i, i, rows, cols)?;
         gebd2_upper(
-            rest.host()?,
+            &mut rest.host()?,
             rows,
             cols,
             ld,
@@ -302,7 +301,7 @@ impl Solver {
             {
                 let yh = host_mut(y, &dev)?.to_vec();
                 let xh = host_mut(x, &dev)?.to_vec();
-                let h = a.host()?;
+                let mut h = a.host()?;
                 // A[i.., i] −= A[i.., 0..i]·conj(Y[i, 0..i]) + X[i.., 0..i]·A[0..i, i].
                 for p in 0..i {
                     let (yip, api) = (yh[i + p * ldy].conj(), h[p + i * ld]);
@@ -336,8 +335,8 @@ impl Solver {
                 )?;
             }
             let xh = host_mut(x, &dev)?.to_vec();
-            let h = a.host()?;
-            let yh = host_mut(y, &dev)?;
+            let mut h = a.host()?;
+            let mut yh = host_mut(y, &dev)?;
             {
                 let v: Vec<T> = h[i * ld + i..i * ld + m].to_vec();
                 // Y[i+1.., i] −= Y[i+1.., 0..i]·(A[i.., 0..i]ᴴ·v) + A[0..i, i+1..]ᴴ·(X[i.., 0..i]ᴴ·v).
@@ -357,7 +356,7 @@ impl Solver {
             }
             // The row: conj, then A[i, i+1..] −= Y[i+1.., 0..=i]·conj(A[i, 0..=i]) +
             // A[0..i, i+1..]ᴴ·conj(X[i, 0..i]), in the conjugated frame.
-            conj_row(h, i, i + 1, n, ld);
+            conj_row(&mut h, i, i + 1, n, ld);
             for q in i + 1..n {
                 let mut s = T::zero();
                 for p in 0..=i {
@@ -368,10 +367,13 @@ impl Solver {
                 }
                 h[i + q * ld] -= s;
             }
-            let (beta, tp) = larfg_row(h, i, i + 1, n, ld);
+            let (beta, tp) = larfg_row(&mut h, i, i + 1, n, ld);
             e[i] = beta.re();
             taup[i] = tp;
             h[i + (i + 1) * ld] = T::one();
+            // Back to the device before the BLAS call reads them.
+            drop(h);
+            drop(yh);
             // X[i+1.., i] = A[i+1.., i+1..]·u through rocm-blas (u = the row, stride ld).
             {
                 let ar = a.as_ref();
@@ -390,8 +392,8 @@ impl Solver {
                 )?;
             }
             let yh = host_mut(y, &dev)?.to_vec();
-            let h = a.host()?;
-            let xh = host_mut(x, &dev)?;
+            let mut h = a.host()?;
+            let mut xh = host_mut(x, &dev)?;
             let u: Vec<T> = (i + 1..n).map(|q| h[i + q * ld]).collect();
             // X[i+1.., i] −= A[i+1.., 0..=i]·(Y[i+1.., 0..=i]ᴴ·u) + X[i+1.., 0..i]·(A[0..i, i+1..]·u).
             let t1: Vec<T> = (0..=i)
@@ -414,7 +416,7 @@ impl Solver {
                 }
                 xh[r + i * ldx] = (xh[r + i * ldx] - s) * tp;
             }
-            conj_row(h, i, i + 1, n, ld);
+            conj_row(&mut h, i, i + 1, n, ld);
         }
         Ok(())
     }

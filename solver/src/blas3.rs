@@ -62,7 +62,7 @@ pub(crate) fn workspace<T: Scalar>(
 pub(crate) fn copy<T: Scalar>(src: &MatRef<'_, T>, dst: &mut MatMut<'_, T>) -> Result<()> {
     let (rows, cols, lds, ldd) = (src.rows, src.cols, src.ld, dst.ld);
     let s = src.host()?;
-    let d = dst.host()?;
+    let mut d = dst.host()?;
     for j in 0..cols {
         d[j * ldd..j * ldd + rows].copy_from_slice(&s[j * lds..j * lds + rows]);
     }

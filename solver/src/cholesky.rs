@@ -48,7 +48,7 @@ impl Solver {
         let n = a.rows;
         if n <= self.sizes.small {
             let ld = a.ld;
-            return Ok(Info(kernels::potf2(uplo, a.host()?, n, ld)));
+            return Ok(Info(kernels::potf2(uplo, &mut a.host()?, n, ld)));
         }
         if uplo == Uplo::Lower {
             return self.potrf_lower_lookahead(a);
@@ -172,7 +172,7 @@ impl Solver {
         let n = a.rows;
         if n <= self.sizes.unblocked {
             let ld = a.ld;
-            return Ok(Info(kernels::potf2(uplo, a.host()?, n, ld)));
+            return Ok(Info(kernels::potf2(uplo, &mut a.host()?, n, ld)));
         }
         let n1 = n / 2;
         let first = self.potrf_rec(uplo, a.sub(0, 0, n1, n1)?)?;

@@ -25,7 +25,7 @@ use crate::steqr::steqr;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_core::linalg::{Side, Transpose, Uplo};
-use rocm_core::{BufferSliceMut, Error, Result};
+use rocm_core::{BufferSliceMut, Result};
 
 /// Whether an eigensolver computes eigenvectors (rocSOLVER's `rocblas_evect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -90,7 +90,7 @@ impl Solver {
             return Ok(Info::OK);
         }
         // Scale into the safe range.
-        let anrm = max_abs_triangle(a.host()?, uplo, n, ld);
+        let anrm = max_abs_triangle(&a.host()?, uplo, n, ld);
         let (rmin, rmax) = scaling_range::<T::Real>();
         let sigma = if anrm > T::Real::zero() && anrm < rmin {
             rmin / anrm
@@ -100,7 +100,7 @@ impl Solver {
             T::Real::one()
         };
         if sigma != T::Real::one() {
-            scale_triangle(a.host()?, uplo, n, ld, sigma);
+            scale_triangle(&mut a.host()?, uplo, n, ld, sigma);
         }
         let mut e = vec![T::Real::zero(); n - 1];
         let mut tau = vec![T::zero(); n - 1];
@@ -114,9 +114,7 @@ impl Solver {
                 // Z = Q·S: S into a workspace, ORMTR, then into A.
                 let mut z = workspace::<T>(&self.blas, n, n)?;
                 {
-                    let zh = z
-                        .as_host_mut()
-                        .ok_or_else(|| Error::unsupported("host access", self.device()))?;
+                    let mut zh = crate::staging::stage_buffer_mut(&mut z)?;
                     for j in 0..n {
                         for i in 0..n {
                             zh[i + j * n] = T::from_real(s.get(i, j));

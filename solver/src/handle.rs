@@ -81,11 +81,38 @@ impl Solver {
         self.blas.device()
     }
 
-    /// Checks the routine can run on this device: the CPU for now.
+    /// Checks the routine can run on this device. Every device runs every routine: the
+    /// CPU in place, the others hybrid (see [`Solver::explain`]). Host staging copies on
+    /// the device's default stream, so a handle on another stream is refused off the CPU.
     pub(crate) fn engine(&self, op: &str) -> Result<()> {
+        crate::staging::deferred()?;
+        if self.device().kind() != BackendKind::Cpu
+            && !self.blas.stream().same_as(self.device().default_stream())
+        {
+            return Err(Error::unsupported(
+                format!("solver {op} on a non-default stream"),
+                self.device(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// How this handle runs `op`, in words (`rocm-bench solver --explain`).
+    pub fn explain(&self, op: &str) -> String {
+        let b = self.sizes;
         match self.device().kind() {
-            BackendKind::Cpu => Ok(()),
-            _ => Err(Error::unsupported(format!("solver {op}"), self.device())),
+            BackendKind::Cpu => format!(
+                "{op} on {}: host, blocked right-looking (panels of {} columns, unblocked below {}), \
+                 Level-3 updates through rocm-blas on the CPU",
+                self.device(), b.getrf, b.unblocked
+            ),
+            _ => format!(
+                "{op} on {}: hybrid, blocked right-looking with the panel on the host \
+                 (panel copied down, factored by the host kernels, copied back; row swaps, \
+                 pivots and the tridiagonal/bidiagonal iterations of the eigen/SVD drivers on \
+                 the host too); trailing updates (GEMM/TRSM/HERK/TRMM) by rocm-blas on the device",
+                self.device()
+            ),
         }
     }
 }

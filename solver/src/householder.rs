@@ -206,15 +206,15 @@ impl Solver {
         let (m, n, ld) = (a.rows, a.cols, a.ld);
         rocm_core::ensure_arg!(m >= n, "panel", "internal: {m}×{n} panel wider than tall");
         if n <= self.sizes.unblocked {
-            geqr2(a.host()?, m, n, ld, &mut taus[..n]);
-            let v = unit_v(a.host()?, ld, Storage::Columns, 0, m, n);
+            geqr2(&mut a.host()?, m, n, ld, &mut taus[..n]);
+            let v = unit_v(&a.host()?, ld, Storage::Columns, 0, m, n);
             return Ok(larft(&v, m, n, &taus[..n]));
         }
         let (n1, n2) = (n / 2, n - n / 2);
         let (mut left, right) = a.split_cols(n1)?;
         let t1 = self.geqrt3(left.rb(), &mut taus[..n1])?;
         let dev = self.device();
-        let v1 = dev.upload(&unit_v(left.host()?, ld, Storage::Columns, 0, m, n1))?;
+        let v1 = dev.upload(&unit_v(&left.host()?, ld, Storage::Columns, 0, m, n1))?;
         let t1 = dev.upload(&t1)?;
         let v1 = MatRef::new(v1.as_slice(), m, n1, m);
         let t1 = MatRef::new(t1.as_slice(), n1, n1, n1);
@@ -222,7 +222,14 @@ impl Solver {
         self.larfb_views(Side::Left, Transpose::C, &v1, &t1, right.rb())?;
         let mut bottom = right.into_sub(n1, 0, m - n1, n2)?;
         let t2 = self.geqrt3(bottom.rb(), &mut taus[n1..n])?;
-        let v2 = dev.upload(&unit_v(bottom.host()?, ld, Storage::Columns, 0, m - n1, n2))?;
+        let v2 = dev.upload(&unit_v(
+            &bottom.host()?,
+            ld,
+            Storage::Columns,
+            0,
+            m - n1,
+            n2,
+        ))?;
         let t2b = dev.upload(&t2)?;
         let blas = &self.blas;
         let mut w = workspace::<T>(blas, n1, n2)?;
@@ -433,7 +440,7 @@ impl Solver {
         for j in starts {
             let jb = nb.min(k - j);
             let rows = nq - j;
-            let v = unit_v(host, a.ld, storage, j, rows, jb);
+            let v = unit_v(&host, a.ld, storage, j, rows, jb);
             let t = larft(&v, rows, jb, &taus[j..j + jb]);
             let target = match side {
                 Side::Left => c.sub(j, 0, rows, c.cols)?,
@@ -459,9 +466,7 @@ impl Solver {
         let ldq = nq.max(1);
         let mut q = workspace::<T>(&self.blas, nq, cols)?;
         {
-            let qh = q
-                .as_host_mut()
-                .ok_or_else(|| rocm_core::Error::unsupported("host access", self.device()))?;
+            let mut qh = crate::staging::stage_buffer_mut(&mut q)?;
             (0..cols.min(nq)).for_each(|i| qh[i + i * ldq] = T::one());
         }
         let nb = self.sizes.geqrf;
@@ -471,7 +476,7 @@ impl Solver {
         for j in starts {
             let jb = nb.min(k - j);
             let rows = nq - j;
-            let v = unit_v(host, a.ld, storage, j, rows, jb);
+            let v = unit_v(&host, a.ld, storage, j, rows, jb);
             let t = larft(&v, rows, jb, &taus[j..j + jb]);
             let target =
                 MatMut::new(q.as_slice_mut(), nq, cols, ldq).into_sub(j, j, rows, cols - j)?;

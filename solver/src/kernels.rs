@@ -14,14 +14,6 @@ use rocm_core::Result;
 /// Columns per rayon task in the column-parallel kernels.
 const COLUMNS_PER_TASK: usize = 16;
 
-/// The host slice a `rows × cols` view spans, cut to its extent.
-fn span<'a, T: Scalar>(m: &'a mut MatMut<'_, T>) -> Result<&'a mut [T]> {
-    let need = crate::matrix::extent(m.rows, m.cols, m.ld);
-    let h = m.host()?;
-    let len = need.min(h.len());
-    Ok(&mut h[..len])
-}
-
 /// Unblocked LU with partial pivoting of an m×n host matrix (right-looking, LAPACK's
 /// GETF2). `piv[j]` receives the 0-based row swapped with row j. Returns the 1-based
 /// index of the first exactly-zero pivot, or 0.
@@ -103,7 +95,11 @@ pub(crate) fn laswp<T: Scalar>(a: &mut MatMut<'_, T>, piv: &[usize], forward: bo
         }
     };
     let rows = a.rows;
-    let h = span(a)?;
+    // The host slice the view spans, cut to its extent.
+    let need = crate::matrix::extent(a.rows, a.cols, a.ld);
+    let mut staged = a.host()?;
+    let len = need.min(staged.len());
+    let h = &mut staged[..len];
     if h.len() >= 1 << 16 {
         h.par_chunks_mut(ld * COLUMNS_PER_TASK)
             .for_each(|cols| cols.chunks_mut(ld).for_each(|c| swap(&mut c[..rows])));

@@ -14,8 +14,9 @@
 //! HERK / GEMM updates of the trailing matrix through rocm-blas, the path a GPU takes once
 //! its BLAS exists. Batched forms spread problems over threads (rayon) on the CPU.
 //!
-//! Built, for f32, f64, Complex32 and Complex64 on the CPU device (other devices return
-//! `Error::Unsupported`):
+//! Built, for f32, f64, Complex32 and Complex64 on every device: in place on the CPU,
+//! hybrid elsewhere (host parts staged through copies, trailing updates by rocm-blas on
+//! the device; [`Solver::explain`]):
 //! - LU: GETRF, GETRS, GESV, GETRI; Cholesky: POTRF, POTRS, POSV, POTRI; TRTRI;
 //! - QR and LQ: GEQRF, ORGQR/UNGQR, ORMQR/UNMQR, GELQF, ORGLQ/UNGLQ, ORMLQ/UNMLQ (both
 //!   sides); GELS for m >= n and m < n, op N or C (T for real types), several
@@ -61,6 +62,7 @@ mod matrix;
 mod qr;
 pub mod reference;
 mod rotations;
+mod staging;
 mod steqr;
 mod svd;
 mod triangular;

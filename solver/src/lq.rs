@@ -56,7 +56,7 @@ impl Solver {
             {
                 let mut panel = a.sub(j, j, jb, cols)?;
                 let ld = panel.ld;
-                let h = panel.host()?;
+                let mut h = panel.host()?;
                 for c in 0..cols {
                     for r in 0..jb {
                         p[c + r * cols] = h[r + c * ld].conj();
@@ -120,7 +120,7 @@ impl Solver {
         let xh = MatRef::new(x.as_slice(), n, m, n.max(1));
         let xs = xh.host()?;
         let ld = a.ld;
-        let h = a.host()?;
+        let mut h = a.host()?;
         for j in 0..n {
             for i in 0..m {
                 h[i + j * ld] = xs[j + i * n.max(1)].conj();

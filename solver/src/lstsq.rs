@@ -39,7 +39,7 @@ fn zero_rows<T: Scalar>(b: &mut MatMut<'_, T>, from: usize, to: usize) -> Result
     if from >= to || cols == 0 {
         return Ok(());
     }
-    let h = b.host()?;
+    let mut h = b.host()?;
     for j in 0..cols {
         h[j * ld + from..j * ld + to].fill(T::zero());
     }
@@ -98,7 +98,7 @@ impl Solver {
         }
         let all_zero = {
             let ld = a.ld;
-            k == 0 || max_abs(a.host()?, m, n, ld) == <T::Real as Zero>::zero()
+            k == 0 || max_abs(&a.host()?, m, n, ld) == <T::Real as Zero>::zero()
         };
         if all_zero {
             let rows = m.max(n);

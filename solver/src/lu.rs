@@ -23,7 +23,7 @@ use crate::handle::{Info, Solver};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, kernels, Scalar};
 use rocm_core::linalg::{Diag, Side, Transpose, Uplo};
-use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 impl Solver {
     /// P·A = L·U of the m×n matrix A (overwritten by L below the diagonal and U on and
@@ -63,7 +63,7 @@ impl Solver {
         }
         if mn <= self.sizes.small {
             let ld = a.ld;
-            return Ok(Info(kernels::getf2(a.host()?, m, n, ld, piv)));
+            return Ok(Info(kernels::getf2(&mut a.host()?, m, n, ld, piv)));
         }
         let nb = self.sizes.getrf;
         let mut info = Info::OK;
@@ -124,7 +124,7 @@ impl Solver {
         if n <= self.sizes.unblocked {
             let mut a = a;
             let ld = a.ld;
-            return Ok(Info(kernels::getf2(a.host()?, m, n, ld, piv)));
+            return Ok(Info(kernels::getf2(&mut a.host()?, m, n, ld, piv)));
         }
         let n1 = n / 2;
         let n2 = n - n1;
@@ -295,9 +295,9 @@ impl Solver {
             // which is zeroed in A.
             {
                 let mut wv = MatMut::new(w.as_slice_mut(), n, jb, n);
-                let wh = wv.host()?;
+                let mut wh = wv.host()?;
                 wh.iter_mut().for_each(|x| *x = T::zero());
-                let ah = a.host()?;
+                let mut ah = a.host()?;
                 for c in 0..jb {
                     let col = j + c;
                     for i in col + 1..n {
@@ -337,7 +337,7 @@ impl Solver {
             j -= nb;
         }
         // Undo the row interchanges of P as column interchanges, last first.
-        let ah = a.host()?;
+        let mut ah = a.host()?;
         for c in (0..n.saturating_sub(1)).rev() {
             let p = piv[c];
             if p != c {
@@ -352,20 +352,15 @@ impl Solver {
 
 /// Stores 0-based pivots as LAPACK's 1-based `i32`.
 pub(crate) fn write_pivots(ipiv: &mut BufferSliceMut<'_, i32>, piv: &[usize]) -> Result<()> {
-    let device = ipiv.device();
-    let h = ipiv
-        .as_host_mut()
-        .ok_or_else(|| Error::unsupported("host access to `ipiv`", device))?;
+    let mut h = crate::staging::stage_mut(ipiv, piv.len())?;
     for (o, &p) in h.iter_mut().zip(piv) {
         *o = (p + 1) as i32;
     }
-    Ok(())
+    h.commit()
 }
 
 /// Reads and checks `n` 1-based pivots.
 pub(crate) fn read_pivots(ipiv: &BufferSlice<'_, i32>, n: usize) -> Result<Vec<usize>> {
-    let h = ipiv
-        .as_host()
-        .ok_or_else(|| Error::unsupported("host access to `ipiv`", ipiv.device()))?;
+    let h = crate::staging::stage(ipiv, n)?;
     check::pivots("ipiv", &h[..n], n)
 }

@@ -7,7 +7,9 @@
 //! block while writing another copies the read block into a workspace first (as a GPU
 //! implementation does with a device copy).
 
+use crate::staging::{self, HostMut};
 use rocm_core::{BufferSlice, BufferSliceMut, Element, Error, Result};
+use std::borrow::Cow;
 
 /// Elements a `rows × cols` column-major matrix with leading dimension `ld` spans.
 pub(crate) fn extent(rows: usize, cols: usize, ld: usize) -> usize {
@@ -60,10 +62,9 @@ impl<'a, T: Element> MatRef<'a, T> {
         Ok(MatRef::new(self.buf.slice(off..)?, rows, cols, self.ld))
     }
 
-    pub fn host(&self) -> Result<&'a [T]> {
-        self.buf
-            .as_host()
-            .ok_or_else(|| Error::unsupported("host access in rocm-solver", self.buf.device()))
+    /// The view's range on the host (borrowed on the CPU, a copy on a device).
+    pub fn host(&self) -> Result<Cow<'a, [T]>> {
+        staging::stage(&self.buf, extent(self.rows, self.cols, self.ld))
     }
 }
 
@@ -115,10 +116,10 @@ impl<'a, T: Element> MatMut<'a, T> {
         self.rb().into_sub(i, j, rows, cols)
     }
 
-    pub fn host(&mut self) -> Result<&mut [T]> {
-        let device = self.buf.device();
-        self.buf
-            .as_host_mut()
-            .ok_or_else(|| Error::unsupported("host access in rocm-solver", device))
+    /// The view's range for host writes (in place on the CPU; on a device a copy that
+    /// goes back when the guard drops).
+    pub fn host(&mut self) -> Result<HostMut<'_, T>> {
+        let len = extent(self.rows, self.cols, self.ld);
+        staging::stage_mut(&mut self.buf, len)
     }
 }

@@ -18,12 +18,14 @@ use crate::householder::{geqr2, normalized, unit_v, Storage};
 use crate::matrix::{MatMut, MatRef};
 use crate::{check, Scalar};
 use rocm_core::linalg::{Side, Transpose};
-use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 /// Host access to a vector argument (`tau`).
-pub(crate) fn host_of<'a, T: Scalar>(name: &str, v: &BufferSlice<'a, T>) -> Result<&'a [T]> {
-    v.as_host()
-        .ok_or_else(|| Error::unsupported(format!("host access to `{name}`"), v.device()))
+pub(crate) fn host_of<'a, T: Scalar>(
+    _name: &str,
+    v: &BufferSlice<'a, T>,
+) -> Result<std::borrow::Cow<'a, [T]>> {
+    crate::staging::stage(v, v.len())
 }
 
 /// Writes `vals` to the front of a vector argument.
@@ -32,12 +34,10 @@ pub(crate) fn write_vector<T: Scalar>(
     dst: &mut BufferSliceMut<'_, T>,
     vals: &[T],
 ) -> Result<()> {
-    let device = dst.device();
-    let h = dst
-        .as_host_mut()
-        .ok_or_else(|| Error::unsupported(format!("host access to `{name}`"), device))?;
+    crate::check::vector(name, dst.len(), vals.len())?;
+    let mut h = crate::staging::stage_mut(dst, vals.len())?;
     h[..vals.len()].copy_from_slice(vals);
-    Ok(())
+    h.commit()
 }
 
 /// `trans` is N or C, or T for a real type.
@@ -86,7 +86,7 @@ impl Solver {
         let k = m.min(n);
         if k <= self.sizes.small {
             let ld = a.ld;
-            geqr2(a.host()?, m, n, ld, taus);
+            geqr2(&mut a.host()?, m, n, ld, taus);
             return Ok(());
         }
         let nb = self.sizes.geqrf;
@@ -99,7 +99,7 @@ impl Solver {
             let (done, rest) = a.rb().split_cols(next)?;
             let factored = done.as_ref().sub(j, j, rows, jb)?;
             let v = dev.upload(&unit_v(
-                factored.host()?,
+                &factored.host()?,
                 factored.ld,
                 Storage::Columns,
                 0,

@@ -25,7 +25,7 @@ use crate::rotations::RowPanels;
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_core::linalg::{Side, Transpose};
-use rocm_core::{BufferSliceMut, Error, Result};
+use rocm_core::{BufferSliceMut, Result};
 
 /// Which singular vectors GESVD computes, for U and for Vᴴ separately (rocSOLVER's
 /// `rocblas_svect`, LAPACK's JOBU / JOBVT).
@@ -53,7 +53,7 @@ impl Svect {
 /// Writes a host matrix (column-major, `rows × cols`, ld = rows) into a view.
 fn store<T: Scalar>(dst: &mut MatMut<'_, T>, src: &[T]) -> Result<()> {
     let (rows, cols, ld) = (dst.rows, dst.cols, dst.ld);
-    let h = dst.host()?;
+    let mut h = dst.host()?;
     for j in 0..cols {
         h[j * ld..j * ld + rows].copy_from_slice(&src[j * rows..(j + 1) * rows]);
     }
@@ -170,7 +170,7 @@ impl Solver {
             ));
         }
         let ld = a.ld;
-        let anrm = max_abs(a.host()?, m, n, ld);
+        let anrm = max_abs(&a.host()?, m, n, ld);
         let (rmin, rmax) = scaling_range::<T::Real>();
         let sigma = if anrm > T::Real::zero() && anrm < rmin {
             rmin / anrm
@@ -181,7 +181,7 @@ impl Solver {
         };
         if sigma != T::Real::one() {
             let f = T::from_real(sigma);
-            let h = a.host()?;
+            let mut h = a.host()?;
             for j in 0..n {
                 h[j * ld..j * ld + m].iter_mut().for_each(|x| *x *= f);
             }
@@ -211,9 +211,7 @@ impl Solver {
                 let cols = left.count(m, n);
                 let mut w = workspace::<T>(&self.blas, m, cols)?;
                 {
-                    let h = w
-                        .as_host_mut()
-                        .ok_or_else(|| Error::unsupported("host access", self.device()))?;
+                    let mut h = crate::staging::stage_buffer_mut(&mut w)?;
                     // [U_b 0; 0 I].
                     for i in 0..n {
                         for j in 0..n {
@@ -238,9 +236,7 @@ impl Solver {
             Some(vb) => {
                 let mut w = workspace::<T>(&self.blas, n, n)?;
                 {
-                    let h = w
-                        .as_host_mut()
-                        .ok_or_else(|| Error::unsupported("host access", self.device()))?;
+                    let mut h = crate::staging::stage_buffer_mut(&mut w)?;
                     // V_bᵀ.
                     for i in 0..n {
                         for j in 0..n {

@@ -60,7 +60,7 @@ impl Solver {
         let mut a = a;
         if n <= self.sizes.unblocked {
             let ld = a.ld;
-            kernels::trti2(uplo, diag, a.host()?, n, ld);
+            kernels::trti2(uplo, diag, &mut a.host()?, n, ld);
             return Ok(());
         }
         let n1 = n / 2;
@@ -133,7 +133,7 @@ impl Solver {
         let mut a = a;
         if n <= self.sizes.unblocked {
             let ld = a.ld;
-            kernels::lauu2(uplo, a.host()?, n, ld);
+            kernels::lauu2(uplo, &mut a.host()?, n, ld);
             return Ok(());
         }
         let n1 = n / 2;

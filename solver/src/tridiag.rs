@@ -25,7 +25,7 @@ use crate::qr::{check_q_trans, host_of, write_vector};
 use crate::{check, Scalar};
 use num_traits::{One, Zero};
 use rocm_core::linalg::{Side, Transpose, Uplo};
-use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
+use rocm_core::{BufferSlice, BufferSliceMut, Result};
 
 /// The n×n matrix B = J·A·J (B[p, q] = A[n−1−p, n−1−q]) of a host matrix.
 pub(crate) fn reversed<T: Scalar>(a: &[T], n: usize, ld: usize) -> Vec<T> {
@@ -176,10 +176,10 @@ impl Solver {
             Uplo::Lower => self.sytrd_lower(a, d, e, tau),
             Uplo::Upper => {
                 let ld = a.ld;
-                let mut b = self.device().upload(&reversed(a.host()?, n, ld))?;
+                let mut b = self.device().upload(&reversed(&a.host()?, n, ld))?;
                 self.sytrd_lower(MatMut::new(b.as_slice_mut(), n, n, n), d, e, tau)?;
                 let bh = b.to_vec()?;
-                let h = a.host()?;
+                let mut h = a.host()?;
                 for j in 0..n {
                     for i in 0..=j {
                         h[i + j * ld] = bh[(n - 1 - i) + (n - 1 - j) * n];
@@ -231,7 +231,7 @@ impl Solver {
                 )?;
             }
             let ld = a.ld;
-            let h = a.host()?;
+            let mut h = a.host()?;
             for j in i..i + nb {
                 h[(j + 1) + j * ld] = T::from_real(e[j]);
                 d[j] = h[j + j * ld].re();
@@ -242,7 +242,7 @@ impl Solver {
         let order = n - i;
         let mut rest = a.sub(i, i, order, order)?;
         hetd2_lower(
-            rest.host()?,
+            &mut rest.host()?,
             order,
             ld,
             &mut d[i..],
@@ -269,11 +269,8 @@ impl Solver {
         let half = T::from_real(<T::Real as One>::one() / (T::Real::one() + T::Real::one()));
         for j in 0..nb {
             {
-                let wh = w
-                    .as_host()
-                    .ok_or_else(|| Error::unsupported("host access", self.device()))?
-                    .to_vec();
-                let h = a.host()?;
+                let wh = w.to_vec()?;
+                let mut h = a.host()?;
                 // A[j.., j] −= A[j.., 0..j]·conj(W[j, 0..j]) + W[j.., 0..j]·conj(A[j, 0..j]).
                 for p in 0..j {
                     let (wjp, ajp) = (wh[j + p * ldw].conj(), h[j + p * ld].conj());
@@ -303,9 +300,7 @@ impl Solver {
                 hemv(&self.blas, Uplo::Lower, &a22, &v.buf, &mut wcol, len)?;
             }
             let h = a.host()?;
-            let wh = w
-                .as_host_mut()
-                .ok_or_else(|| Error::unsupported("host access", self.device()))?;
+            let mut wh = crate::staging::stage_buffer_mut(w)?;
             let v: Vec<T> = h[j * ld + j + 1..j * ld + n].to_vec();
             // W[j+1.., j] −= A[j+1.., 0..j]·(W[j+1.., 0..j]ᴴ·v) + W[j+1.., 0..j]·(A[j+1.., 0..j]ᴴ·v).
             let dots = |m: &[T], ldm: usize| -> Vec<T> {
@@ -319,8 +314,8 @@ impl Solver {
                     })
                     .collect()
             };
-            let wv = dots(wh, ldw);
-            let av = dots(h, ld);
+            let wv = dots(&wh, ldw);
+            let av = dots(&h, ld);
             for p in 0..j {
                 for r in 0..len {
                     let upd = h[(j + 1 + r) + p * ld] * wv[p] + wh[(j + 1 + r) + p * ldw] * av[p];
@@ -346,7 +341,7 @@ impl Solver {
     ) -> Result<Option<rocm_core::DeviceBuffer<T>>> {
         Ok(match uplo {
             Uplo::Lower => None,
-            Uplo::Upper => Some(self.device().upload(&reversed(a.host()?, a.rows, a.ld))?),
+            Uplo::Upper => Some(self.device().upload(&reversed(&a.host()?, a.rows, a.ld))?),
         })
     }
 
@@ -434,7 +429,7 @@ impl Solver {
         }
         let flip = |c: &mut MatMut<'_, T>| -> Result<()> {
             let (rows, cols, ld) = (c.rows, c.cols, c.ld);
-            let h = c.host()?;
+            let mut h = c.host()?;
             match side {
                 Side::Left => {
                     for j in 0..cols {
@@ -489,9 +484,7 @@ impl Solver {
         // Q = the identity with Q' = Q applied to it.
         let mut q = workspace::<T>(&self.blas, n, n)?;
         {
-            let qh = q
-                .as_host_mut()
-                .ok_or_else(|| Error::unsupported("host access", self.device()))?;
+            let mut qh = crate::staging::stage_buffer_mut(&mut q)?;
             (0..n).for_each(|i| qh[i + i * n] = T::one());
         }
         self.ormtr_view(
