@@ -324,6 +324,18 @@ mod tests {
         out
     }
 
+    /// Corpus kernels (name, target) holding an instruction the ISA model does not
+    /// decode yet; the same pairs are the emulator corpus's known failures
+    /// (rocm-core/tests/corpus.rs). A pair that starts to match fails the test.
+    const UNDECODED: &[(&str, &str)] = &[
+        ("generic_ptrs", "gfx942"),
+        ("generic_ptrs", "gfx1100"),
+        ("local_args3", "gfx908"),
+        ("local_args3", "gfx90a"),
+        ("local_args3", "gfx942"),
+        ("local_args3", "gfx1100"),
+    ];
+
     #[test]
     fn corpus_disassembly_matches_llvm_objdump() {
         let corpus =
@@ -402,13 +414,22 @@ mod tests {
                                 .count();
                         let first_difference = (0..ours.len().max(theirs_len))
                             .find(|&i| theirs[..theirs_len].get(i) != ours.get(i));
-                        if let Some(i) = first_difference {
-                            wrong.push(format!(
+                        let known = UNDECODED
+                            .iter()
+                            .find(|(kn, tn)| *kn == k.name() && *tn == t.name());
+                        match (first_difference, known) {
+                            (Some(_), Some(_)) => {}
+                            (None, Some(_)) => wrong.push(format!(
+                                "{tag} {level} `{}` now matches: remove it from UNDECODED",
+                                k.name()
+                            )),
+                            (None, None) => {}
+                            (Some(i), None) => wrong.push(format!(
                                 "{tag} {level} `{}` line {i}: ours `{}`, llvm-objdump `{}`",
                                 k.name(),
                                 ours.get(i).map_or("(nothing)", |s| s.as_str()),
                                 theirs.get(i).map_or("(nothing)", |s| s.as_str())
-                            ));
+                            )),
                         }
                     }
                 }

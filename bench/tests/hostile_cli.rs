@@ -130,10 +130,13 @@ fn table() -> Vec<Vec<String>> {
     cases
 }
 
-/// Subcommands whose huge sizes still reach an unchecked host allocation: their cases
-/// run and print, but do not fail the test. Empty: every subcommand allocates through
-/// `rocm_core::host_alloc`; an entry here must name the issue that keeps it open.
-const OPEN: [&str; 0] = [];
+/// Cases (subcommand prefix, argument) whose huge sizes still reach an unchecked host
+/// allocation: they run and print, but do not fail the test. Each entry names what keeps
+/// it open (issue 29).
+/// - rocm-fft's CPU plan builds the four-step twiddle tables with infallible vectors
+///   (`FourStep::tables`, through the plan cache): a 2^40-point plan asks for 8 GiB
+///   before the bench reaches its own (fallible) buffers.
+const OPEN: [(&str, &str); 1] = [("fft ", " 1099511627776")];
 
 /// What one case did (the payloads are read through `Debug` in the report).
 #[derive(Debug)]
@@ -204,7 +207,11 @@ fn every_hostile_command_line_fails_cleanly() {
     for args in &cases {
         let (outcome, err) = run(args);
         let line = args.join(" ");
-        if !matches!(outcome, Outcome::Clean) && OPEN.iter().any(|p| line.starts_with(p)) {
+        if !matches!(outcome, Outcome::Clean)
+            && OPEN
+                .iter()
+                .any(|(sub, arg)| line.starts_with(sub) && line.contains(arg))
+        {
             println!("open: rocm-bench {line}: {outcome:?}");
             open += 1;
         } else if !matches!(outcome, Outcome::Clean) {

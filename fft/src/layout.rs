@@ -31,7 +31,7 @@ impl Layout {
     /// Densely packed data of the given lengths (innermost first), batches back to back.
     pub fn contiguous(lengths: &[usize]) -> Self {
         let mut strides = Vec::with_capacity(lengths.len());
-        let mut s = 1;
+        let mut s: usize = 1;
         // Saturating: an overflowing product leaves strides that `extent` rejects, where
         // a wrapped one would describe a small, wrong layout.
         for &l in lengths {

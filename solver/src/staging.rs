@@ -107,7 +107,7 @@ impl<T: Element> Deref for HostMut<'_, T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         match &self.inner {
-            Inner::Borrowed(h) => &**h,
+            Inner::Borrowed(h) => h,
             Inner::Copied { data, .. } => data.as_slice(),
         }
     }
@@ -116,7 +116,7 @@ impl<T: Element> Deref for HostMut<'_, T> {
 impl<T: Element> DerefMut for HostMut<'_, T> {
     fn deref_mut(&mut self) -> &mut [T] {
         match &mut self.inner {
-            Inner::Borrowed(h) => &mut **h,
+            Inner::Borrowed(h) => h,
             Inner::Copied { data, .. } => data.as_mut_slice(),
         }
     }

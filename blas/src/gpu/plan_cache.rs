@@ -83,9 +83,12 @@ impl Key {
     }
 }
 
+/// A cached plan under its key.
+type Entry = (Key, Arc<Plan>);
+
 /// The most recently used plans first.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PlanCache(Arc<Mutex<Vec<(Key, Arc<Plan>)>>>);
+pub(crate) struct PlanCache(Arc<Mutex<Vec<Entry>>>);
 
 impl PlanCache {
     /// The plan of `p`: the cached one, or `make`'s (cached when it succeeds).
@@ -151,7 +154,7 @@ mod tests {
         let cache = PlanCache::default();
         let catalog: &'static Catalog = Box::leak(Box::new(Catalog::default()));
         let made = Cell::new(0);
-        let mut look = |p: &Problem<'_>| {
+        let look = |p: &Problem<'_>| {
             cache
                 .get_or_plan(p, catalog, || {
                     made.set(made.get() + 1);
