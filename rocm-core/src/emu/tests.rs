@@ -10,6 +10,14 @@ use crate::isa::amdgpu::*;
 use crate::{Device, Error, KernelArgs, LaunchConfig, Module, ModuleImage, Result};
 use rand::{Rng, SeedableRng};
 
+/// One emulated target of each ISA family the emulator models.
+const TARGETS: [IsaTarget; 4] = [
+    IsaTarget::Gfx908,
+    IsaTarget::Gfx90a,
+    IsaTarget::Gfx942,
+    IsaTarget::Gfx1100,
+];
+
 fn device(t: IsaTarget) -> Device {
     Device::open(&format!("emu:{}", t.name())).unwrap()
 }
@@ -432,12 +440,7 @@ fn reduce_code(t: IsaTarget, block: u32) -> Vec<Instr> {
 #[test]
 fn lds_tree_reduction_across_four_waves_with_barriers() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2);
-    for t in [
-        IsaTarget::Gfx908,
-        IsaTarget::Gfx90a,
-        IsaTarget::Gfx942,
-        IsaTarget::Gfx1100,
-    ] {
+    for t in TARGETS {
         let dev = device(t);
         let block = 4 * t.wave_size();
         let mut r = resources(t, 14, 8, 16);
@@ -1585,12 +1588,7 @@ fn generic_code(t: IsaTarget) -> Vec<Instr> {
 
 #[test]
 fn flat_addresses_reach_lds_private_memory_and_global_memory() {
-    for t in [
-        IsaTarget::Gfx908,
-        IsaTarget::Gfx90a,
-        IsaTarget::Gfx942,
-        IsaTarget::Gfx1100,
-    ] {
+    for t in TARGETS {
         let dev = device(t);
         let lanes = t.wave_size();
         let mut r = resources(t, 16, 14, 16);
