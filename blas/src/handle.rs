@@ -82,6 +82,13 @@ impl Workspace {
         f: impl FnOnce(&mut DeviceBuffer<f64>) -> Result<R>,
     ) -> Result<R> {
         let mut guard = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if stream.is_capturing() && guard.as_ref().is_none_or(|w| w.len() < len) {
+            // A graph must not keep memory it allocated beyond itself (CUDA refuses to
+            // relaunch one that does), nor may the handle wait for the device now: this
+            // call gets scratch of its own, allocated and freed inside the graph.
+            let mut scratch = stream.alloc::<f64>(len)?;
+            return f(&mut scratch);
+        }
         if guard.as_ref().is_none_or(|w| w.len() < len) {
             if guard.is_some() {
                 // Kernels queued by earlier calls (device-mode reductions, GEMMs) may

@@ -158,16 +158,18 @@ impl Value {
         }
     }
 
-    fn bytes(&self) -> Vec<u8> {
+    /// Appends the value's little-endian bytes to `args` (no allocation for scalars:
+    /// this runs for every argument of every launch).
+    fn push_to(&self, args: &mut KernelArgs, align: usize) {
         match self {
-            Value::U32(v) => v.to_le_bytes().to_vec(),
-            Value::I32(v) => v.to_le_bytes().to_vec(),
-            Value::U64(v) => v.to_le_bytes().to_vec(),
-            Value::I64(v) => v.to_le_bytes().to_vec(),
-            Value::F32(v) => v.to_le_bytes().to_vec(),
-            Value::F64(v) => v.to_le_bytes().to_vec(),
-            Value::Bytes(b) => b.clone(),
-        }
+            Value::U32(v) => args.push_bytes(&v.to_le_bytes(), align),
+            Value::I32(v) => args.push_bytes(&v.to_le_bytes(), align),
+            Value::U64(v) => args.push_bytes(&v.to_le_bytes(), align),
+            Value::I64(v) => args.push_bytes(&v.to_le_bytes(), align),
+            Value::F32(v) => args.push_bytes(&v.to_le_bytes(), align),
+            Value::F64(v) => args.push_bytes(&v.to_le_bytes(), align),
+            Value::Bytes(b) => args.push_bytes(b, align),
+        };
     }
 }
 
@@ -371,9 +373,7 @@ impl Signature {
                 (ParamType::Pointer { .. }, Packed::Pointer(a)) => {
                     args.push_pointer(*a, device);
                 }
-                (ty, Packed::Value(v)) if v.fits(ty) => {
-                    args.push_bytes(&v.bytes(), ty.align() as usize);
-                }
+                (ty, Packed::Value(v)) if v.fits(ty) => v.push_to(&mut args, ty.align() as usize),
                 (ty, other) => {
                     return Err(Error::invalid(
                         "kernel arguments",

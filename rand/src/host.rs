@@ -6,7 +6,7 @@ use crate::dist::{uniform, Dist, Kind, Layout, PoissonTable, Unit};
 use crate::gpu::{self, PoissonShape, Problem};
 use crate::ops::Host;
 use rayon::prelude::*;
-use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Result};
+use rocm_core::{BufferSliceMut, DType, Device, DeviceBuffer, Element, Error, Result, Stream};
 use rocm_kernels::exec::DeviceView;
 use std::sync::Arc;
 
@@ -39,6 +39,8 @@ pub enum Ordering {
 #[derive(Debug, Clone)]
 pub struct Generator {
     device: Device,
+    /// Where the GPU fills are queued (the device's default stream until set).
+    stream: Option<Stream>,
     kind: Kind,
     seed: u64,
     offset: u64,
@@ -57,6 +59,7 @@ impl Generator {
     pub fn new(device: &Device, kind: Kind) -> Result<Generator> {
         Ok(Generator {
             device: device.clone(),
+            stream: None,
             kind,
             seed: 0,
             offset: 0,
@@ -73,6 +76,27 @@ impl Generator {
 
     pub fn kind(&self) -> Kind {
         self.kind
+    }
+
+    /// Queues this generator's GPU fills on `stream` (of the generator's device), as
+    /// `curandSetStream` does; a fill captured into a graph replays the same values.
+    pub fn set_stream(&mut self, stream: &Stream) -> Result<()> {
+        if stream.device() != &self.device {
+            return Err(Error::DeviceMismatch {
+                what: "stream".into(),
+                expected: self.device.id().into(),
+                found: stream.device().id().into(),
+            });
+        }
+        self.stream = Some(stream.clone());
+        Ok(())
+    }
+
+    /// The stream GPU fills are queued on.
+    pub fn stream(&self) -> &Stream {
+        self.stream
+            .as_ref()
+            .unwrap_or_else(|| self.device.default_stream())
     }
 
     pub fn set_seed(&mut self, seed: u64) {
@@ -273,7 +297,7 @@ impl Generator {
                 None => fill_host(&layout, p.seed, p.offset, mean, stddev, host)?,
             }
         } else {
-            let stream = self.device.default_stream();
+            let stream = self.stream();
             match &table {
                 Some(t) => {
                     let cdf = DeviceBuffer::from_slice(&self.device, &t.cdf)?;
@@ -322,7 +346,7 @@ impl Generator {
                         w
                     }
                 };
-                let stream = self.device.default_stream();
+                let stream = self.stream();
                 let dirs = DeviceBuffer::from_slice(&self.device, &words)?;
                 let dirs = dirs.as_slice();
                 crate::gpu_quasi::run(
@@ -407,7 +431,7 @@ impl Generator {
         };
         let start = gs::start(&p, &states)?;
         if p.n > 0 {
-            let stream = self.device.default_stream();
+            let stream = self.stream();
             let st = DeviceBuffer::from_slice(&self.device, &start.states)?;
             let st = st.as_slice();
             match table {

@@ -48,6 +48,8 @@ pub enum BackendKind {
 #[derive(Debug)]
 struct DeviceInner {
     backend: Arc<dyn Backend>,
+    /// From the id's prefix, once (libraries ask on every call).
+    kind: BackendKind,
     default_stream: OnceLock<Stream>,
 }
 
@@ -71,7 +73,9 @@ impl fmt::Display for Device {
 
 impl PartialEq for Device {
     fn eq(&self, other: &Self) -> bool {
-        self.id() == other.id()
+        // Handles of one opened device share their state; comparing ids covers devices
+        // opened twice (each call of the per-call checks compares devices several times).
+        Arc::ptr_eq(&self.inner, &other.inner) || self.id() == other.id()
     }
 }
 impl Eq for Device {}
@@ -81,6 +85,12 @@ impl Device {
     pub fn from_backend(backend: Arc<dyn Backend>) -> Self {
         Device {
             inner: Arc::new(DeviceInner {
+                kind: match backend.info().id.split(':').next() {
+                    Some("cuda") => BackendKind::Cuda,
+                    Some("hip") => BackendKind::Hip,
+                    Some("emu") => BackendKind::Emu,
+                    _ => BackendKind::Cpu,
+                },
                 backend,
                 default_stream: OnceLock::new(),
             }),
@@ -167,12 +177,7 @@ impl Device {
 
     /// Which backend runs this device.
     pub fn kind(&self) -> BackendKind {
-        match self.id().split(':').next() {
-            Some("cuda") => BackendKind::Cuda,
-            Some("hip") => BackendKind::Hip,
-            Some("emu") => BackendKind::Emu,
-            _ => BackendKind::Cpu,
-        }
+        self.inner.kind
     }
 
     pub fn is_cpu(&self) -> bool {

@@ -174,6 +174,10 @@ impl Backend for CpuBackend {
         &self.info
     }
 
+    fn capture_mode(&self) -> super::CaptureMode {
+        super::CaptureMode::Calls
+    }
+
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Allocation>> {
         Ok(Box::new(HostAllocation::new(bytes)?))
     }

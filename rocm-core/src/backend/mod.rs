@@ -148,6 +148,11 @@ pub trait Backend: Send + Sync + Debug {
         Ok(())
     }
 
+    /// How [`crate::Stream::capture`] records on this device.
+    fn capture_mode(&self) -> CaptureMode {
+        CaptureMode::Queue
+    }
+
     /// Starts recording the work queued on `stream` into a graph instead of running it.
     fn begin_capture(&self, _stream: &dyn BackendStream) -> Result<()> {
         Err(Error::unsupported("graph capture", &self.info().id))
@@ -157,6 +162,16 @@ pub trait Backend: Send + Sync + Debug {
     fn end_capture(&self, _stream: &dyn BackendStream) -> Result<Box<dyn BackendGraph>> {
         Err(Error::unsupported("graph capture", &self.info().id))
     }
+}
+
+/// How a device records a graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureMode {
+    /// The work queued on the capturing stream is recorded ([`Backend::begin_capture`]).
+    Queue,
+    /// The device queues nothing (library calls run on the calling thread), so the graph
+    /// keeps the captured closure and runs it at every launch.
+    Calls,
 }
 
 /// How large pageable copies are staged: `chunk_bytes` per page-locked buffer (two

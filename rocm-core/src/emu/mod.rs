@@ -60,6 +60,7 @@ pub mod atomic;
 pub mod dispatch;
 pub mod exec;
 pub mod ext;
+mod graph;
 pub mod matrix;
 pub mod memory;
 pub mod program;
@@ -69,13 +70,15 @@ pub mod wave;
 mod tests;
 
 use crate::backend::{
-    downcast_stream, Allocation, Backend, BackendEvent, BackendKernel, BackendModule, BackendStream,
+    downcast_stream, Allocation, Backend, BackendEvent, BackendGraph, BackendKernel, BackendModule,
+    BackendStream,
 };
 use crate::isa::amdgpu::codeobj::CodeObject;
 use crate::isa::amdgpu::IsaTarget;
 use crate::module::{KernelArgs, LaunchConfig, ModuleImage};
 use crate::{Device, DeviceInfo, Error, Result, Target};
 use dispatch::{EmuKernel, LaunchStats};
+use graph::{GraphMemory, HostPtr, Op, Recording};
 use memory::AddressSpace;
 use std::any::Any;
 use std::collections::HashMap;
@@ -172,6 +175,25 @@ impl EmuBackend {
         }
     }
 
+    fn stream<'a>(&self, s: &'a dyn BackendStream) -> Result<&'a EmuStream> {
+        downcast_stream::<EmuStream>(s, &self.info.id)
+    }
+
+    /// `bytes` zeroed bytes of the address space; `graph` takes over their unmap while
+    /// a graph that uses them lives.
+    fn map(&self, bytes: usize, graph: Option<Arc<GraphMemory>>) -> Result<Box<dyn Allocation>> {
+        let base = lock(&self.mem)?.map(bytes).ok_or(Error::OutOfMemory {
+            device: self.info.id.clone(),
+            bytes,
+        })?;
+        Ok(Box::new(EmuAllocation {
+            mem: self.mem.clone(),
+            base,
+            bytes,
+            graph,
+        }))
+    }
+
     fn oob(&self, what: &str, addr: u64, bytes: usize) -> Error {
         Error::OutOfBounds {
             what: format!(
@@ -188,6 +210,8 @@ struct EmuAllocation {
     mem: Shared,
     base: u64,
     bytes: usize,
+    /// Set for memory allocated on a capturing stream: the graph unmaps it.
+    graph: Option<Arc<GraphMemory>>,
 }
 
 impl Allocation for EmuAllocation {
@@ -201,22 +225,66 @@ impl Allocation for EmuAllocation {
 
 impl Drop for EmuAllocation {
     fn drop(&mut self) {
+        if self.graph.as_ref().is_some_and(|g| g.defer(self.base)) {
+            return;
+        }
         if let Ok(mut m) = self.mem.lock() {
             m.unmap(self.base);
         }
     }
 }
 
-/// Streams run work when it is queued.
-#[derive(Debug)]
-pub struct EmuStream;
+/// Streams run work when it is queued, or record it while they capture a graph.
+#[derive(Debug, Default)]
+pub struct EmuStream {
+    recording: Mutex<Option<Recording>>,
+}
+
+impl EmuStream {
+    fn recording(&self) -> MutexGuard<'_, Option<Recording>> {
+        self.recording.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn is_recording(&self) -> bool {
+        self.recording().is_some()
+    }
+
+    /// Records `op` if the stream captures, else runs it now.
+    fn queue(&self, mem: &Shared, device: &str, op: Op) -> Result<()> {
+        if let Some(rec) = self.recording().as_mut() {
+            rec.push(op);
+            return Ok(());
+        }
+        graph::run(mem, device, &op)
+    }
+
+    /// The error of a synchronous host copy on a capturing stream.
+    fn host_copy(&self, what: &str) -> Result<()> {
+        if self.is_recording() {
+            return Err(Error::not_capturable(
+                format!("a {what} with pageable host memory"),
+                "copy through a PinnedBuffer (upload_async / download_async)",
+            ));
+        }
+        Ok(())
+    }
+}
 
 impl BackendStream for EmuStream {
     fn synchronize(&self) -> Result<()> {
+        if self.is_recording() {
+            return Err(Error::not_capturable(
+                "Stream::synchronize",
+                "a capturing stream runs nothing until its graph is launched",
+            ));
+        }
         Ok(())
     }
     fn record_event(&self) -> Result<Box<dyn BackendEvent>> {
         Ok(Box::new(EmuEvent(Instant::now())))
+    }
+    fn is_capturing(&self) -> bool {
+        self.is_recording()
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -248,19 +316,39 @@ impl Backend for EmuBackend {
     }
 
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Allocation>> {
-        let base = lock(&self.mem)?.map(bytes).ok_or(Error::OutOfMemory {
-            device: self.info.id.clone(),
-            bytes,
-        })?;
-        Ok(Box::new(EmuAllocation {
-            mem: self.mem.clone(),
-            base,
-            bytes,
-        }))
+        if graph::capturing_here(&self.mem) {
+            return Err(Error::not_capturable(
+                "Device::alloc",
+                "a stream of this device is capturing a graph; allocate with \
+                 Stream::alloc on the capturing stream",
+            ));
+        }
+        self.map(bytes, None)
+    }
+
+    fn alloc_on(&self, stream: &dyn BackendStream, bytes: usize) -> Result<Box<dyn Allocation>> {
+        let s = self.stream(stream)?;
+        let graph = s.recording().as_ref().map(Recording::memory);
+        let Some(graph) = graph else {
+            return self.map(bytes, None);
+        };
+        let alloc = self.map(bytes, Some(graph))?;
+        // Every replay starts from zeros, as the captured allocation and memset do on
+        // CUDA (the memory is zero now, at capture).
+        s.queue(
+            &self.mem,
+            &self.info.id,
+            Op::Fill {
+                dst: alloc.address(),
+                value: 0,
+                bytes,
+            },
+        )?;
+        Ok(alloc)
     }
 
     fn write(&self, stream: &dyn BackendStream, dst: u64, src: &[u8]) -> Result<()> {
-        downcast_stream::<EmuStream>(stream, &self.info.id)?;
+        self.stream(stream)?.host_copy("host-to-device copy")?;
         lock(&self.mem)?
             .slice_mut(dst, src.len())
             .ok_or_else(|| self.oob("write", dst, src.len()))?
@@ -269,7 +357,7 @@ impl Backend for EmuBackend {
     }
 
     fn read(&self, stream: &dyn BackendStream, src: u64, dst: &mut [u8]) -> Result<()> {
-        downcast_stream::<EmuStream>(stream, &self.info.id)?;
+        self.stream(stream)?.host_copy("device-to-host copy")?;
         dst.copy_from_slice(
             lock(&self.mem)?
                 .slice(src, dst.len())
@@ -278,17 +366,39 @@ impl Backend for EmuBackend {
         Ok(())
     }
 
+    unsafe fn write_async(
+        &self,
+        stream: &dyn BackendStream,
+        dst: u64,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        let op = Op::Upload {
+            dst,
+            src: HostPtr(src as *mut u8),
+            len,
+        };
+        self.stream(stream)?.queue(&self.mem, &self.info.id, op)
+    }
+
+    unsafe fn read_async(
+        &self,
+        stream: &dyn BackendStream,
+        src: u64,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<()> {
+        let op = Op::Download {
+            src,
+            dst: HostPtr(dst),
+            len,
+        };
+        self.stream(stream)?.queue(&self.mem, &self.info.id, op)
+    }
+
     fn copy(&self, stream: &dyn BackendStream, dst: u64, src: u64, bytes: usize) -> Result<()> {
-        downcast_stream::<EmuStream>(stream, &self.info.id)?;
-        let mut m = lock(&self.mem)?;
-        let tmp = m
-            .slice(src, bytes)
-            .ok_or_else(|| self.oob("copy source", src, bytes))?
-            .to_vec();
-        m.slice_mut(dst, bytes)
-            .ok_or_else(|| self.oob("copy destination", dst, bytes))?
-            .copy_from_slice(&tmp);
-        Ok(())
+        let op = Op::Copy { dst, src, bytes };
+        self.stream(stream)?.queue(&self.mem, &self.info.id, op)
     }
 
     fn fill_bytes(
@@ -298,16 +408,45 @@ impl Backend for EmuBackend {
         value: u8,
         bytes: usize,
     ) -> Result<()> {
-        downcast_stream::<EmuStream>(stream, &self.info.id)?;
-        lock(&self.mem)?
-            .slice_mut(dst, bytes)
-            .ok_or_else(|| self.oob("fill", dst, bytes))?
-            .fill(value);
-        Ok(())
+        let op = Op::Fill { dst, value, bytes };
+        self.stream(stream)?.queue(&self.mem, &self.info.id, op)
     }
 
     fn new_stream(&self) -> Result<Arc<dyn BackendStream>> {
-        Ok(Arc::new(EmuStream))
+        Ok(Arc::new(EmuStream::default()))
+    }
+
+    fn begin_capture(&self, stream: &dyn BackendStream) -> Result<()> {
+        let s = self.stream(stream)?;
+        let mut rec = s.recording();
+        if rec.is_some() {
+            return Err(Error::invalid(
+                "capture",
+                "this stream is already capturing",
+            ));
+        }
+        if graph::capturing_here(&self.mem) {
+            return Err(Error::invalid(
+                "capture",
+                format!(
+                    "another stream of {} is already capturing a graph",
+                    self.info.id
+                ),
+            ));
+        }
+        *rec = Some(Recording::new(self.mem.clone()));
+        graph::set_capturing(&self.mem, true);
+        Ok(())
+    }
+
+    fn end_capture(&self, stream: &dyn BackendStream) -> Result<Box<dyn BackendGraph>> {
+        let s = self.stream(stream)?;
+        let rec = s
+            .recording()
+            .take()
+            .ok_or_else(|| Error::invalid("capture", "this stream is not capturing"))?;
+        graph::set_capturing(&self.mem, false);
+        Ok(Box::new(rec.finish(self.info.id.clone())))
     }
 
     fn load_module(&self, image: &ModuleImage) -> Result<Arc<dyn BackendModule>> {
@@ -340,7 +479,7 @@ impl Backend for EmuBackend {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
             let resources = k.descriptor.resources(co.target)?;
-            let region = self.alloc(full.len().max(4))?;
+            let region = self.map(full.len().max(4), None)?;
             lock(&self.mem)?
                 .slice_mut(region.address(), full.len())
                 .ok_or_else(|| self.oob("code upload", region.address(), full.len()))?
@@ -397,7 +536,7 @@ impl BackendModule for EmuModule {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct EmuLaunchable {
     device: String,
     mem: Shared,
@@ -426,7 +565,15 @@ impl BackendKernel for EmuLaunchable {
         config: &LaunchConfig,
         args: &KernelArgs,
     ) -> Result<()> {
-        downcast_stream::<EmuStream>(stream, &self.device)?;
+        let s = downcast_stream::<EmuStream>(stream, &self.device)?;
+        if let Some(rec) = s.recording().as_mut() {
+            rec.push(Op::Launch {
+                kernel: self.clone(),
+                config: *config,
+                args: args.clone(),
+            });
+            return Ok(());
+        }
         self.run(config, args).map(|_| ())
     }
 }
