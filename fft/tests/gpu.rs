@@ -228,11 +228,17 @@ fn largest_single_kernel_sizes() {
     for dev in devices() {
         check(&dev, &Case::contiguous(4096, 1, Precision::F32, true), 1);
         check(&dev, &Case::contiguous(2048, 1, Precision::F64, false), 2);
+        if dev.target().caps().kernel_isa == rocm_core::KernelIsa::Ptx {
+            // Past 48 KiB of shared memory: dynamic shared memory, opted into at launch.
+            check(&dev, &Case::contiguous(16384, 2, Precision::F32, true), 3);
+            check(&dev, &Case::contiguous(8192, 1, Precision::F64, false), 4);
+        }
     }
 }
 
-/// The two-kernel four-step (lengths above the single kernel's shared memory on every
-/// device): batches, both directions, in place, strides and offsets.
+/// The two-kernel four-step (lengths above the single kernel's shared memory on the
+/// emulated targets, and larger ones on NVIDIA): batches, both directions, in place,
+/// strides and offsets.
 #[test]
 fn four_step_lengths_on_every_device() {
     for dev in devices() {
@@ -246,6 +252,14 @@ fn four_step_lengths_on_every_device() {
         c.output = (1, c.n + 1, 1);
         c.scale = 0.5;
         check(&dev, &c, 7);
+        if dev.target().caps().kernel_isa == rocm_core::KernelIsa::Ptx {
+            // NVIDIA's shared memory holds the lengths above in one kernel; these do not.
+            let mut c = Case::contiguous(1 << 16, 2, Precision::F32, true);
+            check(&dev, &c, 8);
+            c = Case::contiguous(3 << 13, 1, Precision::F64, false);
+            c.in_place = true;
+            check(&dev, &c, 9);
+        }
     }
 }
 
@@ -387,10 +401,16 @@ fn bad_input_is_an_error() {
 /// 32) against the reference.
 #[test]
 fn ptx_assembles_and_interprets() {
-    let shapes: Vec<(usize, Real)> = [1, 2, 7, 12, 64, 100, 169, 1000, 1024, 4096]
+    // 8192 and 16384 f32, 4096 and 8192 f64 need more than the 48 KiB PTX declares
+    // statically: their shared memory is dynamic and their launch requests it.
+    let shapes: Vec<(usize, Real)> = [1, 2, 7, 12, 64, 100, 169, 1000, 1024, 4096, 8192, 16384]
         .iter()
         .map(|&n| (n, Real::F32))
-        .chain([2, 60, 256, 2048].iter().map(|&n| (n, Real::F64)))
+        .chain(
+            [2, 60, 256, 2048, 4096, 8192]
+                .iter()
+                .map(|&n| (n, Real::F64)),
+        )
         .collect();
     let ptxas = rocm_kernels::ptxas::Ptxas::find();
     if ptxas.is_none() {
@@ -402,6 +422,17 @@ fn ptx_assembles_and_interprets() {
             let p = single::shape(n, real, true, false, &target).unwrap();
             let def = single::kernel(&p, &target).unwrap();
             let text = rocm_kernels::lang::ptx::lower(&def).unwrap();
+            let dynamic = single::launch_shared_bytes(&p, &target);
+            assert_eq!(
+                dynamic > 0,
+                text.contains(".extern .shared"),
+                "{arch} {n} {real:?}: launch requests {dynamic} dynamic bytes"
+            );
+            assert_eq!(
+                dynamic > 0,
+                p.shared_bytes() > 48 * 1024,
+                "{arch} {n} {real:?}"
+            );
             if let Some(ptxas) = &ptxas {
                 let r = ptxas.compile(&text, &target).unwrap();
                 let k = r.kernel(single::KERNEL).unwrap();

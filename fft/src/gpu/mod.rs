@@ -307,10 +307,12 @@ impl GpuPlan {
                 .into_iter()
                 .next()
                 .ok_or_else(|| Error::invalid("fft_single", "the program declares no kernel"))?;
+            let mut config = LaunchConfig::linear(grid, params.workgroup_size());
+            config.shared_bytes = single::launch_shared_bytes(params, target);
             Step::bind(
                 ProgramRef::of::<FftSingle>(params.clone()),
                 signature,
-                LaunchConfig::linear(grid, params.workgroup_size()),
+                config,
                 bindings,
             )
         };

@@ -40,8 +40,6 @@ pub const MAX_RADIX: usize = 16;
 const PRIMES: [usize; 6] = [2, 3, 5, 7, 11, 13];
 /// Work-items per workgroup the shape aims for.
 const WORKGROUP: usize = 256;
-/// Static shared memory a PTX kernel may declare (larger needs the dynamic opt-in).
-const PTX_STATIC_SHARED: u32 = 48 * 1024;
 
 /// The compute (and storage) type of a GPU transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -271,16 +269,23 @@ impl Exchange {
     }
 }
 
-/// The largest shared array a kernel for `target` may declare.
+/// The largest shared array a kernel for `target` may use: the workgroup's LDS, or on
+/// NVIDIA the shared memory a block may opt into (past 48 KiB the PTX declares it
+/// dynamically and the launch requests it: [`launch_shared_bytes`]).
 pub fn shared_limit(target: &Target) -> usize {
-    let caps = target.caps();
-    let lds = caps.lds_bytes_per_workgroup;
-    let limit = if caps.kernel_isa == rocm_core::KernelIsa::Ptx {
-        lds.min(PTX_STATIC_SHARED)
-    } else {
-        lds
-    };
-    limit as usize
+    target.caps().lds_bytes_per_workgroup as usize
+}
+
+/// The dynamic shared memory a launch of `p` on `target` requests: on NVIDIA, the
+/// kernel's shared bytes when they exceed what PTX declares statically; else 0.
+pub fn launch_shared_bytes(p: &SingleParams, target: &Target) -> u32 {
+    if target.caps().kernel_isa != rocm_core::KernelIsa::Ptx {
+        return 0;
+    }
+    match u32::try_from(p.shared_bytes()) {
+        Ok(b) if b > rocm_kernels::lang::ptx::STATIC_SHARED_LIMIT => b,
+        _ => 0,
+    }
 }
 
 /// Whether `r` is a radix the butterflies handle.

@@ -18,6 +18,20 @@ use super::ir::*;
 use crate::ptx::{KernelBuilder, Label, Module, Op as POp, Reg, Ty};
 use rocm_core::Result;
 
+/// The most shared memory a kernel declares statically; a kernel needing more declares
+/// its shared memory dynamically, and its launch must give
+/// [`dynamic_shared_bytes`] (`LaunchConfig::shared_bytes`).
+pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// The dynamic shared memory a launch of `kernel`'s PTX must request: its shared bytes
+/// when they exceed [`STATIC_SHARED_LIMIT`], else 0 (declared statically).
+pub fn dynamic_shared_bytes(kernel: &KernelDef) -> u32 {
+    match kernel.shared_bytes() {
+        b if b > STATIC_SHARED_LIMIT => b,
+        _ => 0,
+    }
+}
+
 /// The PTX module (for the kernel's NVIDIA target) holding `kernel`.
 pub fn lower(kernel: &KernelDef) -> Result<String> {
     let mut module = Module::for_kernels(
@@ -95,8 +109,11 @@ pub(super) fn entry(kernel: &KernelDef) -> KernelBuilder {
             ParamType::Bytes { .. } => {}
         }
     }
-    let shared = (kernel.shared_bytes() > 0)
-        .then(|| b.shared_array("lang_shared", kernel.shared_bytes(), 16));
+    let shared = match kernel.shared_bytes() {
+        0 => None,
+        bytes if bytes > STATIC_SHARED_LIMIT => Some(b.dynamic_shared_array(16)),
+        bytes => Some(b.shared_array("lang_shared", bytes, 16)),
+    };
     let mut l = Lower {
         k: kernel,
         b,

@@ -300,6 +300,10 @@ pub struct KernelBuilder {
     body: String,
     labels: u32,
     shared: Vec<(String, u32, u32)>,
+    /// A dynamically sized shared array `(name, align)`: declared `.extern` at module
+    /// scope, sized by the launch (`LaunchConfig::shared_bytes`), the way past the 48 KiB
+    /// a static declaration may take.
+    dynamic_shared: Option<(String, u32)>,
     guard: Option<(Reg, bool)>,
     /// `.maxntid`: the most threads a block launches with (lets ptxas budget registers).
     max_threads: Option<u32>,
@@ -325,6 +329,7 @@ impl KernelBuilder {
             body: String::new(),
             labels: 0,
             shared: Vec::new(),
+            dynamic_shared: None,
             guard: None,
             max_threads: None,
         }
@@ -685,6 +690,17 @@ impl KernelBuilder {
         r
     }
 
+    /// The address of the kernel's dynamically sized shared array (named after the
+    /// kernel, so kernels of one module do not share a declaration); the launch gives
+    /// its size.
+    pub fn dynamic_shared_array(&mut self, align: u32) -> Reg {
+        let name = format!("{}_dynamic_shared", self.name);
+        let r = self.reg(Ty::U32);
+        self.emit(format!("mov.u32 {r}, {name}"));
+        self.dynamic_shared = Some((name, align));
+        r
+    }
+
     pub fn ld_shared(&mut self, ty: Ty, addr: Reg, offset: i64) -> Reg {
         let r = self.reg(ty);
         self.emit(format!(
@@ -780,6 +796,13 @@ impl KernelBuilder {
     /// The `.entry` text.
     pub fn finish(&self) -> String {
         let mut s = String::new();
+        if let Some((name, align)) = &self.dynamic_shared {
+            let _ = writeln!(
+                s,
+                ".extern .shared .align {align} .b8 {name}[];
+"
+            );
+        }
         let _ = writeln!(s, ".visible .entry {}(", self.name);
         for (i, p) in self.params.iter().enumerate() {
             let sep = if i + 1 == self.params.len() { "" } else { "," };
