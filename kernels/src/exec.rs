@@ -8,13 +8,22 @@
 //! the signature lays them out, and launches (dependent steps through
 //! `launch_dependent`). It is a safe function: the views borrow live device memory for
 //! the call, and the plan's ranges are checked against them before any launch.
+//!
+//! [`Prepared`] is the same executor split in two for calls repeated with other buffers
+//! (a cached small Level 1 plan): [`Prepared::new`] does, once, everything that does not
+//! depend on the views (loading, the signature check, finding the kernel, packing every
+//! value), and [`Prepared::run`] checks the views exactly as [`execute`] does and writes
+//! their addresses into the packed block before launching.
 
 use crate::plan::{Arg, Plan};
 use crate::signature::{Packed, ParamType, Value};
 use rocm_core::{
-    BufferSlice, BufferSliceMut, Device, DeviceBuffer, Element, Error, Result, Stream,
+    BufferSlice, BufferSliceMut, Device, DeviceBuffer, Element, Error, Kernel, KernelArgs,
+    LaunchConfig, Result, Stream,
 };
 use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::Mutex;
 
 /// A device view a plan may address: start address, length in bytes, device, and
 /// whether kernels may write it. Made from borrowed buffers, so it cannot outlive them.
@@ -320,4 +329,165 @@ pub fn execute(
         }
     }
     Ok(())
+}
+
+/// A plan bound to one device: see the module documentation.
+#[derive(Debug)]
+pub struct Prepared {
+    device: Device,
+    steps: Vec<PreparedStep>,
+}
+
+#[derive(Debug)]
+struct PreparedStep {
+    kernel: Kernel,
+    config: LaunchConfig,
+    dependent: bool,
+    /// The packed arguments, view addresses written by each run (under the lock, so
+    /// concurrent runs of one prepared plan do not mix their addresses).
+    args: Mutex<KernelArgs>,
+    patches: Vec<Patch>,
+}
+
+/// A view address a run writes into parameter `index`.
+#[derive(Debug)]
+struct Patch {
+    index: usize,
+    name: String,
+    slot: usize,
+    offset_bytes: u64,
+    touched: Range<u64>,
+    writes: bool,
+}
+
+impl Prepared {
+    /// `plan` bound to `device`, or `None` for plans that need more than view
+    /// addresses per call (a workspace, device copies, tensor maps): [`execute`] runs
+    /// those. Errors are the ones [`execute`] would give for a step, found now.
+    pub fn new(plan: &Plan, device: &Device) -> Result<Option<Prepared>> {
+        if plan.workspace_bytes > 0 {
+            return Ok(None);
+        }
+        let mut steps = Vec::with_capacity(plan.steps.len());
+        for (i, step) in plan.steps.iter().enumerate() {
+            let sig = &step.signature;
+            if !step.copies.is_empty() || step.args.len() != sig.params.len() {
+                return Ok(None);
+            }
+            let loaded = step.program.load(device)?;
+            if !loaded.program.signatures.contains(sig) {
+                return Err(Error::invalid(
+                    "plan",
+                    format!(
+                        "step {}: {} has no kernel {sig}",
+                        i + 1,
+                        step.program.generator()
+                    ),
+                ));
+            }
+            let mut values = Vec::with_capacity(step.args.len());
+            let mut patches = Vec::new();
+            for (index, (p, arg)) in sig.params.iter().zip(&step.args).enumerate() {
+                crate::plan::check_arg(sig, &p.name, p.ty, arg)?;
+                values.push(match arg {
+                    Arg::Value(v) => Packed::Value(v.clone()),
+                    Arg::Buffer {
+                        slot,
+                        offset_bytes,
+                        touched,
+                        access,
+                    } => {
+                        if touched.start > touched.end {
+                            return Err(Error::invalid(
+                                "plan",
+                                format!("step {} (`{}`): an empty touched range", i + 1, p.name),
+                            ));
+                        }
+                        patches.push(Patch {
+                            index,
+                            name: p.name.clone(),
+                            slot: *slot,
+                            offset_bytes: *offset_bytes,
+                            touched: touched.clone(),
+                            writes: access.writes(),
+                        });
+                        Packed::Pointer(0)
+                    }
+                    Arg::Workspace { .. } | Arg::TensorMap { .. } => return Ok(None),
+                });
+            }
+            steps.push(PreparedStep {
+                kernel: loaded.module.kernel(&sig.kernel)?,
+                config: step.config,
+                dependent: step.dependent,
+                args: Mutex::new(sig.pack(&values, device)?),
+                patches,
+            });
+        }
+        Ok(Some(Prepared {
+            device: device.clone(),
+            steps,
+        }))
+    }
+
+    /// Runs the plan on `stream` with `buffers` (the problem's views in slot order), as
+    /// [`execute`] does.
+    pub fn run(&self, stream: &Stream, buffers: &[DeviceView<'_>]) -> Result<()> {
+        let device = stream.device();
+        if device != &self.device {
+            return Err(Error::DeviceMismatch {
+                what: "stream of a prepared plan".into(),
+                expected: self.device.id().into(),
+                found: device.id().into(),
+            });
+        }
+        for (i, step) in self.steps.iter().enumerate() {
+            let mut args = step.args.lock().unwrap_or_else(|p| p.into_inner());
+            for patch in &step.patches {
+                let bad = |why: String| {
+                    Error::invalid("plan", format!("step {}, `{}`: {why}", i + 1, patch.name))
+                };
+                let Some(v) = buffers.get(patch.slot) else {
+                    return Err(bad(format!(
+                        "no view {} ({} given)",
+                        patch.slot,
+                        buffers.len()
+                    )));
+                };
+                if v.device != device {
+                    return Err(Error::DeviceMismatch {
+                        what: patch.name.clone(),
+                        expected: device.id().into(),
+                        found: v.device.id().into(),
+                    });
+                }
+                if patch.touched.end > v.bytes || patch.offset_bytes > v.bytes {
+                    return Err(bad(format!(
+                        "bytes {}..{} (from offset {}) lie outside the view's {}",
+                        patch.touched.start, patch.touched.end, patch.offset_bytes, v.bytes
+                    )));
+                }
+                if patch.writes && !v.writable {
+                    return Err(bad("the kernel writes a read-only view".into()));
+                }
+                if !args.set_pointer(patch.index, v.address + patch.offset_bytes) {
+                    return Err(bad("not a pointer parameter".into()));
+                }
+            }
+            // SAFETY: as in `execute`: the arguments were packed from the kernel's own
+            // signature (checked against the program when prepared); every pointer now
+            // addresses a view borrowed for this call on this device, whose touched
+            // bytes lie inside it and are writable where the kernel writes (checked
+            // above), and the generator keeps its kernel inside the ranges its plan
+            // states. The views outlive the queued launch as any queued work does.
+            unsafe {
+                if step.dependent {
+                    step.kernel.launch_dependent(stream, &step.config, &args)?;
+                } else {
+                    step.kernel.launch(stream, &step.config, &args)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }

@@ -118,6 +118,26 @@ impl Case {
             dev.id(),
             self.p
         );
+        // The same plan prepared once and run on fresh buffers gives the same bytes.
+        let prepared = exec::Prepared::new(&plan, dev)
+            .unwrap()
+            .expect("a plan of buffer arguments only prepares");
+        let mut again = dev.upload(&self.before).unwrap();
+        {
+            let s = src.as_slice();
+            let mut d = again.as_slice_mut();
+            prepared
+                .run(
+                    dev.default_stream(),
+                    &[DeviceView::write(&mut d), DeviceView::read(&s)],
+                )
+                .unwrap_or_else(|e| panic!("{}: {:?}: {e}", dev.id(), self.p));
+        }
+        assert!(
+            again.to_vec().unwrap() == self.want(),
+            "{}: prepared",
+            dev.id()
+        );
     }
 
     fn in_ptx_sim(&self, target: &Target) {
@@ -195,6 +215,57 @@ fn passes_ptxas_without_spills() {
             eprintln!("{t} {element_bytes}-byte: {} registers", r.registers);
         }
     }
+}
+
+/// A prepared plan checks each run's views as `execute` does: too short, read-only where
+/// the kernel writes, on another device, or too few are errors (the same kind from both),
+/// and a stream of another device is refused.
+#[test]
+fn prepared_plans_check_views_as_execute_does() {
+    let dev = Device::open("emu:gfx90a").unwrap();
+    let case = Case::new(4, (5, 3, 1, 2, 2));
+    let plan = case.plan(dev.target());
+    let prepared = exec::Prepared::new(&plan, &dev).unwrap().unwrap();
+    let stream = dev.default_stream();
+    let src = dev.upload(&case.src).unwrap();
+    let short = dev.upload(&case.before[..case.before.len() / 2]).unwrap();
+    let mut dst = dev.upload(&case.before).unwrap();
+    let cpu = Device::cpu();
+    let on_cpu = cpu.upload(&case.before).unwrap();
+    let s = src.as_slice();
+    let short = short.as_slice();
+    let on_cpu = on_cpu.as_slice();
+    let both = |views: &[DeviceView<'_>]| {
+        let a = exec::execute(&plan, stream, views, None).unwrap_err();
+        let b = prepared.run(stream, views).unwrap_err();
+        assert_eq!(
+            std::mem::discriminant(&a),
+            std::mem::discriminant(&b),
+            "execute: {a}; prepared: {b}"
+        );
+        b
+    };
+    let e = both(&[DeviceView::read(&short), DeviceView::read(&s)]);
+    assert!(e.to_string().contains("outside"), "{e}");
+    let e = both(&[DeviceView::read(&dst.as_slice()), DeviceView::read(&s)]);
+    assert!(e.to_string().contains("read-only"), "{e}");
+    let e = both(&[DeviceView::read(&on_cpu), DeviceView::read(&s)]);
+    assert!(matches!(e, rocm_core::Error::DeviceMismatch { .. }), "{e}");
+    let mut d = dst.as_slice_mut();
+    let e = both(&[DeviceView::write(&mut d)]);
+    assert!(e.to_string().contains("no view"), "{e}");
+    let e = prepared
+        .run(
+            cpu.default_stream(),
+            &[DeviceView::write(&mut d), DeviceView::read(&s)],
+        )
+        .unwrap_err();
+    assert!(matches!(e, rocm_core::Error::DeviceMismatch { .. }), "{e}");
+    prepared
+        .run(stream, &[DeviceView::write(&mut d), DeviceView::read(&s)])
+        .unwrap();
+    drop(d);
+    assert!(dst.to_vec().unwrap() == case.want());
 }
 
 #[test]

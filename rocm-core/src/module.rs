@@ -158,6 +158,19 @@ impl KernelArgs {
         self.push_bytes(&address.to_le_bytes(), 8)
     }
 
+    /// Overwrites pointer parameter `index` (pushed with [`KernelArgs::push_pointer`])
+    /// with `address` of the same device, so a prepared argument block serves every
+    /// call; `false` (nothing written) when that parameter is not 8 bytes.
+    pub fn set_pointer(&mut self, index: usize, address: u64) -> bool {
+        match self.slots.get(index) {
+            Some(slot) if slot.size == 8 => {
+                self.bytes[slot.offset..slot.offset + 8].copy_from_slice(&address.to_le_bytes());
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The packed parameter block, padded to its alignment.
     pub fn bytes(&self) -> Vec<u8> {
         let mut b = self.bytes.clone();

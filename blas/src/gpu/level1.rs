@@ -10,10 +10,11 @@
 //! into the result: in device pointer mode straight into the caller's buffer, in host
 //! mode into the workspace, whence one element is downloaded.
 
+use crate::gpu::plan_cache::CachedPlan;
 use crate::Blas;
 use rocm_core::{BufferSliceMut, DType, Element, Error, Result};
 use rocm_kernels::catalog::Catalog;
-use rocm_kernels::exec::{execute, DeviceView};
+use rocm_kernels::exec::{execute, DeviceView, Prepared};
 use rocm_kernels::level1::plan::{self as l1plan, Problem, ResultAt};
 use rocm_kernels::level1::L1Op;
 
@@ -76,15 +77,21 @@ pub(crate) fn elementwise(
         scalars,
     };
     let catalog = Catalog::for_target(target);
-    let plan = blas
+    let cached = blas
         .level1_plans
         .get_or_plan(&problem, catalog, || {
-            l1plan::plan(&problem, target, catalog)
+            let plan = l1plan::plan(&problem, target, catalog)?;
+            let prepared = Prepared::new(&plan, blas.device())?;
+            Ok(CachedPlan { plan, prepared })
         })
         .map_err(|e| routine_error(blas, routine, e))?;
+    let run = |views: &[DeviceView<'_>]| match &cached.prepared {
+        Some(p) => p.run(blas.stream(), views),
+        None => execute(&cached.plan, blas.stream(), views, None),
+    };
     match y {
-        Some(y) => execute(&plan, blas.stream(), &[x.view, y.view], None),
-        None => execute(&plan, blas.stream(), &[x.view], None),
+        Some(y) => run(&[x.view, y.view]),
+        None => run(&[x.view]),
     }
 }
 

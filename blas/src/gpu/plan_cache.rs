@@ -9,6 +9,7 @@
 
 use rocm_core::DType;
 use rocm_kernels::catalog::Catalog;
+use rocm_kernels::exec::Prepared;
 use rocm_kernels::level1::plan::{Problem, ScalarArg, Vector};
 use rocm_kernels::level1::L1Op;
 use rocm_kernels::plan::Plan;
@@ -83,8 +84,16 @@ impl Key {
     }
 }
 
+/// A plan and, where the executor can bind it once, the plan prepared for the handle's
+/// device (a repeated call then only checks and writes its views' addresses).
+#[derive(Debug, Default)]
+pub(crate) struct CachedPlan {
+    pub plan: Plan,
+    pub prepared: Option<Prepared>,
+}
+
 /// A cached plan under its key.
-type Entry = (Key, Arc<Plan>);
+type Entry = (Key, Arc<CachedPlan>);
 
 /// The most recently used plans first.
 #[derive(Debug, Clone, Default)]
@@ -96,8 +105,8 @@ impl PlanCache {
         &self,
         p: &Problem<'_>,
         catalog: &'static Catalog,
-        make: impl FnOnce() -> Result<Plan, E>,
-    ) -> Result<Arc<Plan>, E> {
+        make: impl FnOnce() -> Result<CachedPlan, E>,
+    ) -> Result<Arc<CachedPlan>, E> {
         let Some(key) = Key::of(p, catalog) else {
             return make().map(Arc::new);
         };
@@ -158,7 +167,7 @@ mod tests {
             cache
                 .get_or_plan(p, catalog, || {
                     made.set(made.get() + 1);
-                    Ok::<_, ()>(Plan::default())
+                    Ok::<_, ()>(CachedPlan::default())
                 })
                 .unwrap();
             made.get()
@@ -177,7 +186,7 @@ mod tests {
         assert_eq!(look(&problem(4096, 1 << 12, &[ScalarArg::F32(0.5)])), 6);
         assert_eq!(cache.len(), 6);
         // Failed planning caches nothing.
-        let err = cache.get_or_plan(&problem(7, 0, &[]), catalog, || Err::<Plan, _>("no"));
+        let err = cache.get_or_plan(&problem(7, 0, &[]), catalog, || Err::<CachedPlan, _>("no"));
         assert_eq!(err.unwrap_err(), "no");
         assert_eq!(cache.len(), 6);
         // The cache is bounded.
