@@ -18,8 +18,10 @@ fn desc(dims: &[usize]) -> TensorDesc {
     TensorDesc::new(DType::F32, Layout::Nchw, dims).expect("a valid test descriptor")
 }
 
+/// What a case runs.
+type Run = Box<dyn Fn(&Dnn) -> Result<()>>;
 /// A case: its name, the word its error must contain, and what it runs.
-type Case = (String, &'static str, Box<dyn Fn(&Dnn) -> Result<()>>);
+type Case = (String, &'static str, Run);
 
 fn conv_dims(
     dnn: &Dnn,
@@ -52,7 +54,7 @@ fn conv_dims(
 
 fn cases() -> Vec<Case> {
     let mut v: Vec<Case> = Vec::new();
-    let mut add = |name: String, word: &'static str, f: Box<dyn Fn(&Dnn) -> Result<()>>| {
+    let mut add = |name: String, word: &'static str, f: Run| {
         v.push((name, word, f));
     };
     // Tensor descriptors whose element count or extent wraps.
