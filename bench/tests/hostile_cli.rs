@@ -95,6 +95,13 @@ fn table() -> Vec<Vec<String>> {
         "fft --device cpu --length 2147483647 {}",
         "fft --device cpu --length 64 64 {}",
         "solver gels --device cpu -n 64 --batch {}",
+        // The emulated GPU's paths (their own size limits and staging buffers).
+        "fft --device emu:gfx90a --length {}",
+        "fft --device emu:gfx90a --length 64 --batch {}",
+        "dnn conv --device emu:gfx90a -n {} -c 4 -H 8 -W 8 -k 4",
+        "solver getrf --device emu:gfx90a -n {}",
+        "blas gemm --device emu:gfx90a --m 64 --n 64 --k {}",
+        "sparse spmv --device emu:gfx90a --gen poisson2d:{}",
     ] {
         sized(t, &HUGE);
     }
