@@ -88,8 +88,20 @@ fn table() -> Vec<Vec<String>> {
         "dnn softmax --device cpu -n 1 -c 4 -H {}",
         "dnn softmax --device cpu -n 1 -c 4 -W {}",
         "fft --device cpu --length {} --batch 2",
+        "fft --device cpu --kind r2c --length {}",
+        "fft --device cpu --kind c2r --length {}",
+        "fft --device cpu --precision f64 --length {}",
+        "fft --device cpu --length {} 3",
+        "fft --device cpu --length 2147483647 {}",
         "fft --device cpu --length 64 64 {}",
         "solver gels --device cpu -n 64 --batch {}",
+        // The emulated GPU's paths (their own size limits and staging buffers).
+        "fft --device emu:gfx90a --length {}",
+        "fft --device emu:gfx90a --length 64 --batch {}",
+        "dnn conv --device emu:gfx90a -n {} -c 4 -H 8 -W 8 -k 4",
+        "solver getrf --device emu:gfx90a -n {}",
+        "blas gemm --device emu:gfx90a --m 64 --n 64 --k {}",
+        "sparse spmv --device emu:gfx90a --gen poisson2d:{}",
     ] {
         sized(t, &HUGE);
     }
@@ -108,6 +120,8 @@ fn table() -> Vec<Vec<String>> {
         "dnn conv --device cpu -m sideways",
         "dnn conv --device cpu --dtype f64x",
         "fft --device cpu --length 64 --kind q2q",
+        "fft --device cpu --length 2147483647",
+        "fft --device cpu --kind r2c --length 2147483647",
         "fft --device cpu --length 64 --precision f8",
         "ccl all_reduce --ranks 0",
         "ccl all_reduce --ranks 2 --root 5",
@@ -132,11 +146,8 @@ fn table() -> Vec<Vec<String>> {
 
 /// Cases (subcommand prefix, argument) whose huge sizes still reach an unchecked host
 /// allocation: they run and print, but do not fail the test. Each entry names what keeps
-/// it open (issue 29).
-/// - rocm-fft's CPU plan builds the four-step twiddle tables with infallible vectors
-///   (`FourStep::tables`, through the plan cache): a 2^40-point plan asks for 8 GiB
-///   before the bench reaches its own (fallible) buffers.
-const OPEN: [(&str, &str); 1] = [("fft ", " 1099511627776")];
+/// it open (issue 29). Empty: every case must end in a clean error.
+const OPEN: [(&str, &str); 0] = [];
 
 /// What one case did (the payloads are read through `Debug` in the report).
 #[derive(Debug)]
@@ -204,8 +215,19 @@ fn run(args: &[String]) -> (Outcome, String) {
 fn every_hostile_command_line_fails_cleanly() {
     let cases = table();
     let (mut bad, mut open) = (Vec::new(), 0);
+    // Outcomes in the issue-29 table's columns.
+    let (mut clean, mut accepted, mut panic, mut abort, mut hang, mut wrong) = (0, 0, 0, 0, 0, 0);
     for args in &cases {
         let (outcome, err) = run(args);
+        match &outcome {
+            Outcome::Clean => clean += 1,
+            Outcome::Success => accepted += 1,
+            Outcome::Panic(p) if p.contains("memory allocation of") => abort += 1,
+            Outcome::Panic(_) => panic += 1,
+            Outcome::Signal(_) => abort += 1,
+            Outcome::Hang => hang += 1,
+            Outcome::Silent => wrong += 1,
+        }
         let line = args.join(" ");
         if !matches!(outcome, Outcome::Clean)
             && OPEN
@@ -226,6 +248,10 @@ fn every_hostile_command_line_fails_cleanly() {
         "{} hostile command lines, {} not clean, {open} not clean in open subcommands",
         cases.len(),
         bad.len()
+    );
+    println!(
+        "cli: tried {} / clean error {clean} / accepted (exit 0) {accepted} / panic {panic} / abort {abort} / hang {hang} / wrong (no message) {wrong}",
+        cases.len()
     );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -193,7 +193,9 @@ struct PeerInfo {
     host: u64,
 }
 
-const HELLO: usize = 8 + 4 + 4 + 2 + 16 + 8;
+/// A rank's hello: magic, nranks, rank, port, address, host key and its timeout in ms
+/// (0: none).
+const HELLO: usize = 8 + 4 + 4 + 2 + 16 + 8 + 8;
 const ENTRY: usize = 16 + 2 + 8;
 /// The root's status byte for a join refused for a bad rank (0: accepted; a mismatch of
 /// nranks is `FailureKind::Mismatch`'s code).
@@ -292,7 +294,9 @@ fn accept(
 }
 
 fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Result<()> {
-    let deadline = deadline_of(timeout);
+    let mut deadline = deadline_of(timeout);
+    // The timeout the deadline stands for (shortened by ranks with shorter ones).
+    let mut limit = timeout;
     let mut conns: Vec<(usize, TcpStream)> = Vec::new();
     let mut table: Vec<Option<PeerInfo>> = Vec::new();
     let mut nranks = None;
@@ -301,7 +305,7 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
     let mut disagree = false;
     let mut timed_out = false;
     while nranks.is_none_or(|n| conns.len() < n) && problem.is_none() {
-        let mut s = match accept(&listener, timeout, deadline, "ranks to join") {
+        let mut s = match accept(&listener, limit, deadline, "ranks to join") {
             Ok(s) => s,
             // Tell the ranks that did join which ones never came (they would otherwise
             // only see the connection close).
@@ -310,7 +314,7 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
                 problem = Some(format!(
                     "{} did not join within {:?}",
                     missing_ranks(n, |r| table.get(r).is_some_and(Option::is_some)),
-                    timeout.unwrap_or_default()
+                    limit.unwrap_or_default()
                 ));
                 timed_out = true;
                 break;
@@ -328,6 +332,18 @@ fn run_root(listener: TcpListener, magic: u64, timeout: Option<Duration>) -> Res
         let port = u16::from_le_bytes([b[16], b[17]]);
         let ip = from_ip16(b[18..34].try_into().unwrap_or_default());
         let host = u64::from_le_bytes(b[34..42].try_into().unwrap_or_default());
+        let wait_ms = u64::from_le_bytes(b[42..50].try_into().unwrap_or_default());
+        if wait_ms > 0 {
+            // The rank gives up after its own timeout: answer it before then, naming
+            // the ranks still missing, rather than let it see only a read time out.
+            let own = Duration::from_millis(wait_ms);
+            if let Some(d) = Instant::now().checked_add(own * 9 / 10) {
+                if deadline.is_none_or(|dl| d < dl) {
+                    deadline = Some(d);
+                    limit = Some(own);
+                }
+            }
+        }
         match nranks {
             None if n == 0 || n > 1 << 16 => {
                 problem = Some(format!("nranks = {n} is not in 1..=65536"));
@@ -500,6 +516,10 @@ impl Comm {
         hello.extend_from_slice(&me.port().to_le_bytes());
         hello.extend_from_slice(&ip16(me.ip()));
         hello.extend_from_slice(&host.to_le_bytes());
+        let wait_ms = config
+            .timeout
+            .map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        hello.extend_from_slice(&wait_ms.to_le_bytes());
         let who = format!("rank {rank}");
         let at_root = |what: &'static str| exchange_error(&who, config.timeout, what);
         root.write_all(&hello)

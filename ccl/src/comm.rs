@@ -150,7 +150,12 @@ impl Comm {
 
     /// [`Comm::init_all`] with explicit settings.
     pub fn init_all_with(devices: &[Device], config: &Config) -> Result<Vec<Comm>> {
-        rocm_core::ensure_arg!(!devices.is_empty(), "devices", "needs at least one device");
+        rocm_core::ensure_arg!(
+            !devices.is_empty() && devices.len() <= 1 << 16,
+            "devices",
+            "a communicator has 1 to 65536 ranks, got {}",
+            devices.len()
+        );
         for d in devices {
             check_device("init_all", d)?;
         }

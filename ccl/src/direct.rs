@@ -197,15 +197,26 @@ pub(crate) fn all_reduce<T: Reducible>(
             };
             return Err(crate::error::aborted(e.op, r, reason));
         }
-        let arrived = (0..n).all(|j| {
-            e.slot(j)
-                .is_some_and(|sl| sl.arrive.load(Ordering::Acquire) >= go)
-        });
-        if arrived {
+        // The ranks that have not arrived: the first and how many (named on a timeout).
+        let (mut first, mut missing) = (None, 0usize);
+        for j in 0..n {
+            let here = e
+                .slot(j)
+                .is_some_and(|sl| sl.arrive.load(Ordering::Acquire) >= go);
+            if !here {
+                first = first.or(Some(j));
+                missing += 1;
+            }
+        }
+        let Some(first) = first else {
             let _ = gate.compare_exchange(g, go, Ordering::AcqRel, Ordering::Acquire);
             continue;
-        }
-        if let Err(err) = e.pause(w, "every rank to join") {
+        };
+        let awaited = move || match missing {
+            1 => format!("rank {first} to join"),
+            more => format!("rank {first} and {} more to join", more - 1),
+        };
+        if let Err(err) = e.pause_for(w, awaited) {
             let gate = &slot(e, 0)?.gate;
             if gate
                 .compare_exchange(g, cancel, Ordering::AcqRel, Ordering::Acquire)

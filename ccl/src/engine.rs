@@ -467,8 +467,8 @@ impl Engine {
     }
 
     /// One idle step of a wait outside [`Engine::run`]: backs off, and fails on abort or
-    /// past the deadline (`what` names what was awaited).
-    pub fn pause(&mut self, wait: &mut Wait, what: &str) -> Result<()> {
+    /// past the deadline (`what()` names what was awaited; built only then).
+    pub fn pause_for(&mut self, wait: &mut Wait, what: impl FnOnce() -> String) -> Result<()> {
         if !wait.backoff() {
             return Ok(());
         }
@@ -482,7 +482,7 @@ impl Engine {
                 self.op,
                 &format!("rank {}", self.rank),
                 timeout,
-                what,
+                &what(),
             ));
         }
         // Processes: every rank is awaited, so any closed peer is fatal.

@@ -84,9 +84,22 @@ impl RegionLayout {
         (PAGE + self.nranks * std::mem::size_of::<Slot>()).next_multiple_of(PAGE)
     }
 
-    /// Total bytes of the region.
+    /// Total bytes of the region; `usize::MAX` (which no allocation or mapping
+    /// grants, and every region check refuses) when the size overflows.
     pub fn bytes(&self) -> usize {
-        self.control_bytes() + self.nranks * self.nranks * self.stride()
+        let rings = self
+            .nranks
+            .checked_mul(self.nranks)
+            .and_then(|p| p.checked_mul(self.stride()));
+        let control = self
+            .nranks
+            .checked_mul(std::mem::size_of::<Slot>())
+            .and_then(|s| s.checked_add(PAGE))
+            .and_then(|s| s.checked_next_multiple_of(PAGE));
+        control
+            .zip(rings)
+            .and_then(|(c, r)| c.checked_add(r))
+            .unwrap_or(usize::MAX)
     }
 
     fn ring_offset(&self, from: usize, to: usize) -> usize {

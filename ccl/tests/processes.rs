@@ -481,6 +481,67 @@ fn child() {
                 t.elapsed()
             );
         }
+        // Dies before joining (spawn-time death).
+        "dead_at_spawn" => std::process::exit(1),
+        // Joins with a short timeout while the last rank never comes: the bootstrap
+        // fails within the timeout and names the missing rank.
+        "joiner" => {
+            let id = UniqueId::from_hex(&std::env::var("CCL_ID").unwrap()).unwrap();
+            let n: usize = std::env::var("CCL_N").unwrap().parse().unwrap();
+            let r: usize = std::env::var("CCL_R").unwrap().parse().unwrap();
+            let timeout = Duration::from_millis(1500);
+            let config = Config {
+                timeout: Some(timeout),
+                ..config_from(std::env::var("CCL_SHM").unwrap() == "1")
+            };
+            let t = Instant::now();
+            let e = Comm::init_rank_with(n, &id, r, &Device::cpu(), &config)
+                .map(|_| ())
+                .unwrap_err();
+            assert!(
+                t.elapsed() < timeout + Duration::from_secs(2),
+                "{:?}",
+                t.elapsed()
+            );
+            assert_eq!(failure_kind(&e), Some(FailureKind::Timeout), "{e}");
+            let missing = format!("rank {}", n - 1);
+            assert!(e.to_string().contains(&missing), "{e}");
+        }
+        // Calls while the last rank is stopped (SIGSTOP by the parent): the call ends
+        // within its timeout, and the rank that timed out itself names the stopped one.
+        "stop_survivor" => {
+            let mut comm = join_from_env_id();
+            comm.barrier().unwrap();
+            // The parent stops the victim 1.5 s after spawning; wait past that.
+            std::thread::sleep(Duration::from_millis(2500));
+            let timeout = Duration::from_millis(1000);
+            comm.set_timeout(Some(timeout));
+            let t = Instant::now();
+            let x = buffer(&comm, &vec![1.0f32; 1 << 12], false);
+            let mut y = buffer(&comm, &vec![0.0f32; 1 << 12], false);
+            let e = comm
+                .all_reduce(&x.as_slice(), &mut y.as_slice_mut(), ReduceOp::Sum)
+                .unwrap_err();
+            assert!(
+                t.elapsed() < timeout + Duration::from_secs(2),
+                "{:?}",
+                t.elapsed()
+            );
+            let stopped = format!("rank {}", comm.nranks() - 1);
+            match (failure_kind(&e), &e) {
+                // Timed out itself waiting for the stopped rank: exit code 0.
+                (Some(FailureKind::Timeout), rocm_core::Error::Timeout { waiting_for, .. })
+                    if waiting_for.contains(&stopped) => {}
+                // Timed out waiting for a peer that itself waits for the stopped rank (a
+                // ring over TCP, where no abort word tells the reason), or stopped by the
+                // other caller's failure: exit code 3, which the parent allows.
+                (Some(FailureKind::Timeout | FailureKind::Aborted | FailureKind::PeerLost), _) => {
+                    eprintln!("rank {}: {e}", comm.rank());
+                    std::process::exit(3)
+                }
+                other => panic!("expected a timeout, got {other:?}"),
+            }
+        }
         "env" => {
             let mut comm = Comm::from_env().unwrap();
             check_collectives(&mut comm, &SIZES[..3]);
@@ -612,6 +673,39 @@ fn abort_in_one_process_stops_the_others() {
         assert!(
             codes.iter().all(|c| *c == Some(0)),
             "shm={shm}: exit codes {codes:?}"
+        );
+    }
+}
+
+/// A rank that dies at spawn: the others' bootstrap fails within their timeout naming
+/// it (shared memory and TCP configurations; the bootstrap itself is TCP in both).
+#[test]
+fn a_rank_dead_at_spawn_fails_the_bootstrap_naming_it() {
+    for shm in [true, false] {
+        let mut kids = run_group(3, shm, &["joiner", "joiner", "dead_at_spawn"]);
+        let codes = wait_all(&mut kids, Duration::from_secs(30));
+        assert_eq!(codes, [Some(0), Some(0), Some(1)], "shm={shm}");
+    }
+}
+
+/// A rank stopped by SIGSTOP mid-run: the others' collective ends within their
+/// timeout, over shared memory and TCP; a rank that waited for the stopped one names it
+/// (one that waited for a peer which waits for it names that peer: exit code 3).
+#[test]
+fn a_stopped_rank_times_out_naming_it() {
+    for shm in [true, false] {
+        let mut kids = run_group(3, shm, &["stop_survivor", "stop_survivor", "victim"]);
+        std::thread::sleep(Duration::from_millis(1500));
+        let pid = kids[2].id().to_string();
+        let stopped = Command::new("kill").args(["-STOP", &pid]).status();
+        assert!(stopped.is_ok_and(|s| s.success()), "SIGSTOP to {pid}");
+        let codes = wait_all(&mut kids[..2], Duration::from_secs(30));
+        // SIGKILL ends a stopped process too.
+        let _ = kids[2].kill();
+        let _ = kids[2].wait();
+        assert!(
+            codes.iter().all(|c| matches!(c, Some(0) | Some(3))) && codes.contains(&Some(0)),
+            "shm={shm}: survivors {codes:?}"
         );
     }
 }

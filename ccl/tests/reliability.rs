@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use rocm_ccl::{failure_kind, Comm, Config, FailureKind, ReduceOp};
+use rocm_ccl::{failure_kind, Comm, Config, FailureKind, ReduceOp, UniqueId};
 use rocm_core::{Device, DeviceBuffer, Error};
 use std::time::{Duration, Instant};
 
@@ -43,11 +43,61 @@ fn a_missing_rank_times_out_and_stops_the_others() {
     for (r, e) in results.iter().enumerate() {
         assert_eq!(failure_kind(e), Some(FailureKind::Timeout), "rank {r}: {e}");
     }
-    // At least one rank timed out itself (the other may have been stopped by it).
+    // At least one rank timed out itself (the other may have been stopped by it), and
+    // each that did names the rank it waited for.
     assert!(
         results.iter().any(|e| matches!(e, Error::Timeout { .. })),
         "{results:?}"
     );
+    for e in &results[..2] {
+        if let Error::Timeout { waiting_for, .. } = e {
+            assert!(waiting_for.contains("rank 2"), "{e}");
+        }
+    }
+}
+
+/// A rank that dies before it joins (spawn-time death; here a thread that never calls
+/// `init_rank_with`): the others' bootstrap ends within the configured timeout with an
+/// error that names the missing rank, instead of waiting for it forever.
+#[test]
+fn a_rank_that_never_joins_fails_the_bootstrap_naming_it() {
+    let id = UniqueId::new_on("127.0.0.1:0".parse().unwrap()).unwrap();
+    let timeout = Duration::from_millis(1000);
+    let config = Config {
+        timeout: Some(timeout),
+        ..Config::default()
+    };
+    let t = Instant::now();
+    let results: Vec<rocm_core::Result<()>> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..2)
+            .map(|r| {
+                let config = config.clone();
+                s.spawn(move || {
+                    Comm::init_rank_with(3, &id, r, &Device::cpu(), &config).map(|_| ())
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // The timeout, plus the root's and the ranks' own deadlines in turn at most.
+    let waited = t.elapsed();
+    assert!(
+        waited < 3 * timeout + Duration::from_secs(1),
+        "waited {waited:?}"
+    );
+    for (r, res) in results.iter().enumerate() {
+        let e = res
+            .as_ref()
+            .expect_err("a bootstrap without rank 2 must fail");
+        assert!(
+            matches!(
+                failure_kind(e),
+                Some(FailureKind::Timeout | FailureKind::PeerLost)
+            ),
+            "rank {r}: {e}"
+        );
+        assert!(e.to_string().contains("rank 2"), "rank {r}: {e}");
+    }
 }
 
 #[test]
@@ -214,6 +264,31 @@ fn bad_arguments_are_clear_errors() {
     // Argument errors are local: the communicator still works afterwards.
     assert_eq!(comm.stopped(), None);
     assert!(Comm::init_all(&[]).is_err());
+    // More ranks than a communicator holds: refused before the n² rings are sized (with
+    // 1 GiB rings, 2^17 ranks' region size would wrap).
+    let many = vec![Device::cpu(); (1 << 16) + 1];
+    let big_rings = Config {
+        ring_bytes: 1 << 30,
+        ..Config::default()
+    };
+    let e = Comm::init_all_with(&many, &big_rings)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArgument { ref what, .. } if what == "devices"),
+        "{e}"
+    );
+    // Rank and nranks of a process-group join are checked before anything connects.
+    let id = UniqueId::from_parts("127.0.0.1:9".parse().unwrap(), 1);
+    for (n, r) in [(2, 2), (0, 0), ((1 << 16) + 1, 0), (usize::MAX, 0)] {
+        let e = Comm::init_rank_with(n, &id, r, &dev, &Config::default())
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidArgument { ref what, .. } if what == "rank"),
+            "nranks {n} rank {r}: {e}"
+        );
+    }
 }
 
 #[test]

@@ -358,8 +358,8 @@ impl Dnn {
             stage(self, &k, "k")?,
             stage(self, &v, "v")?,
         );
-        let mut out = vec![0f32; rows * s.d];
-        let mut lv = vec![f32::NEG_INFINITY; rows];
+        let mut out = rocm_core::host_alloc::try_vec("attention output", rows * s.d, 0f32)?;
+        let mut lv = rocm_core::host_alloc::try_vec("attention lse", rows, f32::NEG_INFINITY)?;
         let dev = self.device();
         let fma = crate::simd::has_fma();
         if s.d > 0 && s.sq > 0 {
@@ -643,7 +643,8 @@ impl Dnn {
                 Ok((s.k_off(b, kh, j0), kout, vout))
             })
             .collect::<Result<_>>()?;
-        let mut dkv = vec![0f32; s.b * s.hkv * s.sk * s.d];
+        let mut dkv =
+            rocm_core::host_alloc::try_vec("attention dk/dv", s.b * s.hkv * s.sk * s.d, 0f32)?;
         let mut dvv = dkv.clone();
         for (off, a, c) in kv {
             dkv[off..off + a.len()].copy_from_slice(&a);
@@ -699,7 +700,7 @@ impl Dnn {
                 Ok((s.q_off(b, hh, i0), out))
             })
             .collect::<Result<_>>()?;
-        let mut dqv = vec![0f32; rows * s.d];
+        let mut dqv = rocm_core::host_alloc::try_vec("attention dq", rows * s.d, 0f32)?;
         for (off, a) in qs {
             dqv[off..off + a.len()].copy_from_slice(&a);
         }

@@ -6,7 +6,7 @@
 //! by the whole window (`AverageInclusive`, padding counts as zeros) or by the in-bounds
 //! part (`AverageExclusive`).
 
-use crate::tensor::{dim_name, Tensor, TensorDesc, TensorMut};
+use crate::tensor::{dim_name, sized, Tensor, TensorDesc, TensorMut};
 use crate::{Dnn, DnnFloat};
 use rayon::prelude::*;
 use rocm_core::{BufferSlice, BufferSliceMut, Error, Result};
@@ -108,7 +108,12 @@ impl PoolDesc {
         let mut out = x.dims()[..2].to_vec();
         for i in 0..r {
             let inp = x.dims()[i + 2];
-            if inp + 2 * self.pads[i] < self.window[i] {
+            let padded = sized(
+                "pads",
+                self.pads[i].checked_mul(2).and_then(|e| e.checked_add(inp)),
+                || format!("the padded input {inp} + 2 x {}", self.pads[i]),
+            )?;
+            if padded < self.window[i] {
                 return Err(Error::invalid(
                     "x",
                     format!(
@@ -118,7 +123,7 @@ impl PoolDesc {
                     ),
                 ));
             }
-            out.push((inp + 2 * self.pads[i] - self.window[i]) / self.strides[i] + 1);
+            out.push((padded - self.window[i]) / self.strides[i] + 1);
         }
         Ok(out)
     }
@@ -181,8 +186,8 @@ impl Dnn {
             ));
         }
         let xv = x.widen("x")?;
-        let mut yv = vec![0f32; y.desc.numel()];
-        let mut iv = vec![0i32; y.desc.numel()];
+        let mut yv = rocm_core::host_alloc::try_vec("pooling output", y.desc.numel(), 0f32)?;
+        let mut iv = rocm_core::host_alloc::try_vec("pooling indices", y.desc.numel(), 0i32)?;
         if op > 0 && ip > 0 {
             yv.par_chunks_mut(op)
                 .zip(iv.par_chunks_mut(op))

@@ -68,6 +68,13 @@ impl Layout {
 }
 
 /// Names of the logical dimensions, for error messages.
+/// The value of a size expression computed with checked arithmetic (`None` when it
+/// overflowed), or an error naming `what`, the descriptor field whose value made it
+/// overflow. Every size derived from descriptor fields goes through here.
+pub(crate) fn sized(what: &str, v: Option<usize>, expr: impl FnOnce() -> String) -> Result<usize> {
+    v.ok_or_else(|| Error::invalid(what, format!("{} overflows the address space", expr())))
+}
+
 pub(crate) fn dim_name(rank: usize, i: usize) -> &'static str {
     const N4: [&str; 4] = ["N", "C", "H", "W"];
     const N5: [&str; 5] = ["N", "C", "D", "H", "W"];
@@ -354,7 +361,7 @@ impl<'a, T: DnnFloat> Tensor<'a, T> {
 
     /// The elements widened to f32, packed in logical (N, C, D, H, W) order.
     pub(crate) fn widen(&self, what: &str) -> Result<Vec<f32>> {
-        Ok(gather(self.desc, self.host(what)?))
+        gather(self.desc, self.host(what)?)
     }
 }
 
@@ -404,11 +411,13 @@ pub(crate) fn for_each_offset(desc: &TensorDesc, mut f: impl FnMut(usize, usize)
     }
 }
 
-/// The elements of `data` (described by `desc`) widened to f32, in logical order.
-pub(crate) fn gather<T: DnnFloat>(desc: &TensorDesc, data: &[T]) -> Vec<f32> {
-    let mut out = vec![0f32; desc.numel()];
+/// The elements of `data` (described by `desc`) widened to f32, in logical order; an
+/// out-of-memory error when the f32 copy cannot be held (it can be twice the size of
+/// an f16 tensor the caller could hold).
+pub(crate) fn gather<T: DnnFloat>(desc: &TensorDesc, data: &[T]) -> Result<Vec<f32>> {
+    let mut out = rocm_core::host_alloc::try_vec("f32 copy of a tensor", desc.numel(), 0f32)?;
     gather_into(desc, data, &mut out);
-    out
+    Ok(out)
 }
 
 /// Elements per parallel work item of the straight-pass loops: large enough to amortise

@@ -267,8 +267,8 @@ impl PlanBuilder {
                 };
                 ExecKind::Gpu(std::sync::Arc::new(GpuPlan::new(&problem, device)?))
             }
-            Precision::F64 => ExecKind::F64(CpuPlan::new(&tree)),
-            _ => ExecKind::F32(CpuPlan::new(&tree)),
+            Precision::F64 => ExecKind::F64(CpuPlan::new(&tree)?),
+            _ => ExecKind::F32(CpuPlan::new(&tree)?),
         };
         Ok(Plan {
             device: device.clone(),
@@ -595,6 +595,9 @@ impl Plan {
         // by the executor; real sides are already in scalars.
         let batch = self.tree.batch;
         let lane = p.lane_len();
+        // Tables deferred to the first execution, built here so that one that cannot
+        // be held is this call's error.
+        p.prepare()?;
         match work {
             Some(w) => {
                 let dev = w.device().clone();
@@ -621,15 +624,24 @@ impl Plan {
                 p.execute(src, dst, &self.input, &self.output, batch, self.scale, work);
             }
             None => {
-                let len = lane * p.lanes(batch);
+                const WHAT: &str = "rocm-fft work buffer";
+                let len = rocm_core::host_alloc::elements(WHAT, &[lane, p.lanes(batch)])?;
                 let run = |work: &mut [Complex<S::Compute>]| {
                     p.execute(src, dst, &self.input, &self.output, batch, self.scale, work)
                 };
                 match self.work_cache.try_lock() {
                     Ok(mut cache) => {
                         let cs = std::mem::size_of::<Complex<S::Compute>>();
-                        let slots = (len * cs).div_ceil(std::mem::size_of::<Complex<f64>>());
-                        if cache.len() < slots {
+                        let bytes = rocm_core::host_alloc::elements(WHAT, &[len, cs])?;
+                        let slots = bytes.div_ceil(std::mem::size_of::<Complex<f64>>());
+                        let have = cache.len();
+                        if have < slots {
+                            cache.try_reserve_exact(slots - have).map_err(|_| {
+                                Error::OutOfMemory {
+                                    device: format!("host ({WHAT})"),
+                                    bytes,
+                                }
+                            })?;
                             cache.resize(slots, Complex::new(0.0, 0.0));
                         }
                         let work: &mut [Complex<S::Compute>] =
@@ -638,7 +650,7 @@ impl Plan {
                     }
                     Err(_) => {
                         let zero = Complex::new(S::Compute::zero(), S::Compute::zero());
-                        run(&mut vec![zero; len]);
+                        run(&mut rocm_core::host_alloc::try_vec(WHAT, len, zero)?);
                     }
                 }
             }

@@ -62,19 +62,20 @@ pub struct RootTable {
 }
 
 impl RootTable {
-    /// Roots of order `n` (non-zero) in the direction's sign.
-    pub fn new(n: u64, forward: bool) -> Self {
+    /// Roots of order `n` (non-zero) in the direction's sign; an error when the two
+    /// tables (about `2·√n` values) cannot be held.
+    pub fn new(n: u64, forward: bool) -> rocm_core::Result<Self> {
+        use rocm_core::host_alloc::try_from_fn;
         let shift = ((n as f64).sqrt().ceil().max(1.0).log2().ceil() as u32).min(32);
-        RootTable {
+        let what = "root table";
+        let hi_len = usize::try_from(n.div_ceil(1 << shift))
+            .map_err(|_| rocm_core::Error::invalid(what, format!("order {n} is too large")))?;
+        Ok(RootTable {
             n,
             shift,
-            lo: (0..1u64 << shift)
-                .map(|e| root_dir(e, n, forward))
-                .collect(),
-            hi: (0..n.div_ceil(1 << shift))
-                .map(|e| root_dir(e << shift, n, forward))
-                .collect(),
-        }
+            lo: try_from_fn(what, 1usize << shift, |e| root_dir(e as u64, n, forward))?,
+            hi: try_from_fn(what, hi_len, |e| root_dir((e as u64) << shift, n, forward))?,
+        })
     }
 
     /// `ω_n^e` for any `e`.
@@ -110,12 +111,17 @@ impl Roots {
     /// Orders up to this evaluate every root directly.
     pub const DIRECT_MAX: u64 = 4096;
 
-    pub fn new(n: u64, forward: bool) -> Self {
-        Roots {
+    /// An error when the table of a large order cannot be held (see [`RootTable::new`]).
+    pub fn new(n: u64, forward: bool) -> rocm_core::Result<Self> {
+        Ok(Roots {
             n,
             forward,
-            table: (n > Self::DIRECT_MAX).then(|| RootTable::new(n, forward)),
-        }
+            table: if n > Self::DIRECT_MAX {
+                Some(RootTable::new(n, forward)?)
+            } else {
+                None
+            },
+        })
     }
 
     /// `ω_n^e` (`e^{∓2πie/n}`) for any `e`.
@@ -174,7 +180,7 @@ mod tests {
     fn roots_match_direct_roots_both_ways() {
         for n in [1u64, 12, 4096, 4097, 20014, 65537] {
             for fwd in [true, false] {
-                let r = Roots::new(n, fwd);
+                let r = Roots::new(n, fwd).unwrap();
                 for e in (0..2 * n).step_by((n as usize / 101).max(1)) {
                     let want = root_dir(e, n, fwd);
                     let tol = if n <= Roots::DIRECT_MAX { 0.0 } else { 4e-16 };
@@ -190,8 +196,8 @@ mod tests {
     #[test]
     fn root_table_matches_direct_roots() {
         for n in [1u64, 7, 64, 1000, 65536, 1 << 20, 999_983] {
-            let t = RootTable::new(n, true);
-            let tb = RootTable::new(n, false);
+            let t = RootTable::new(n, true).unwrap();
+            let tb = RootTable::new(n, false).unwrap();
             for e in (0..3 * n).step_by((n as usize / 251).max(1)) {
                 // Two rounded factors and one rounded product: a few ulp of f64.
                 assert!((t.get(e) - root(e, n)).norm() < 4e-16, "n {n} e {e}");

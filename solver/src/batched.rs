@@ -18,13 +18,16 @@ use rayon::prelude::*;
 use rocm_core::linalg::{Transpose, Uplo};
 use rocm_core::{BufferSlice, BufferSliceMut, Element, Result};
 
-/// `count` disjoint views `stride` apart (the caller checked the strides).
+/// `count` disjoint views `stride` apart (the caller checked the strides). The batch
+/// count must fit rocSOLVER's 32-bit integer: a count of empty problems passes the
+/// stride checks whatever its size, and each problem costs a view and an `Info`.
 fn split_strided<'a, T: Element>(
     buf: BufferSliceMut<'a, T>,
     stride: usize,
     count: usize,
 ) -> Result<Vec<BufferSliceMut<'a, T>>> {
-    let mut out = Vec::with_capacity(count);
+    check::dim("batch_count", count)?;
+    let mut out = rocm_core::host_alloc::try_with_capacity("batch_count", count)?;
     let mut rest = buf;
     for i in 0..count {
         if i + 1 == count {
@@ -45,9 +48,15 @@ fn views<'a, T: Element>(
     stride: usize,
     count: usize,
 ) -> Result<Vec<BufferSlice<'a, T>>> {
-    (0..count)
-        .map(|i| buf.slice((i * stride).min(buf.len())..))
-        .collect()
+    check::dim("batch_count", count)?;
+    let mut out = rocm_core::host_alloc::try_with_capacity("batch_count", count)?;
+    for i in 0..count {
+        let at = i
+            .checked_mul(stride)
+            .map_or(buf.len(), |o| o.min(buf.len()));
+        out.push(buf.slice(at..)?);
+    }
+    Ok(out)
 }
 
 fn check_views<T: Element>(

@@ -16,7 +16,9 @@ pub(crate) fn extent(rows: usize, cols: usize, ld: usize) -> usize {
     if rows == 0 || cols == 0 {
         0
     } else {
-        ld * (cols - 1) + rows
+        // Saturates: a leading dimension near 2^64 must not wrap to a small extent
+        // that a short buffer passes; `usize::MAX` fits no buffer.
+        ld.saturating_mul(cols - 1).saturating_add(rows)
     }
 }
 

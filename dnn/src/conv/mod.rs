@@ -22,7 +22,7 @@ mod winograd;
 
 use crate::activation::Activation;
 use crate::find::FindMode;
-use crate::tensor::{dim_name, Tensor, TensorDesc, TensorMut};
+use crate::tensor::{dim_name, sized, Tensor, TensorDesc, TensorMut};
 use crate::{Dnn, DnnFloat};
 use rayon::prelude::*;
 use rocm_core::{BufferSlice, BufferSliceMut, DeviceBuffer, Error, Result};
@@ -224,7 +224,9 @@ impl ConvDesc {
                         format!("dimension C = {} is not a multiple of groups = {g}", xd[1]),
                     ));
                 }
-                out.push(wd[1] * g);
+                out.push(sized("groups", wd[1].checked_mul(g), || {
+                    format!("w's C {} x groups {g}", wd[1])
+                })?);
             }
         }
         for i in 0..r {
@@ -236,27 +238,42 @@ impl ConvDesc {
                 ));
             }
             let (p, s, d) = (self.pads[i], self.strides[i], self.dilations[i]);
-            let ext = d * (f.max(1) - 1) + 1;
             let name = dim_name(r + 2, i + 2);
+            let ext = sized(
+                "dilations",
+                d.checked_mul(f - 1).and_then(|e| e.checked_add(1)),
+                || format!("the dilated filter extent {d} x ({f} - 1) + 1 of {name}"),
+            )?;
+            let padded = sized(
+                "pads",
+                p.checked_mul(2).and_then(|e| e.checked_add(inp)),
+                || format!("the padded input {inp} + 2 x {p} of {name}"),
+            )?;
             let o = match self.mode {
                 ConvMode::Convolution => {
-                    if inp + 2 * p < ext {
+                    if padded < ext {
                         return Err(Error::invalid(
                             "x",
                             format!("dimension {name} = {inp} with padding {p} is smaller than the dilated filter extent {ext}"),
                         ));
                     }
-                    (inp + 2 * p - ext) / s + 1
+                    (padded - ext) / s + 1
                 }
                 ConvMode::Transposed => {
-                    let full = (inp.max(1) - 1) * s + ext;
-                    if full < 2 * p + 1 {
+                    let full = sized(
+                        "strides",
+                        (inp.max(1) - 1)
+                            .checked_mul(s)
+                            .and_then(|e| e.checked_add(ext)),
+                        || format!("the transposed output ({inp} - 1) x {s} + {ext} of {name}"),
+                    )?;
+                    if full < padded - inp + 1 {
                         return Err(Error::invalid(
                             "x",
                             format!("dimension {name}: padding {p} removes the whole output"),
                         ));
                     }
-                    full - 2 * p
+                    full - (padded - inp)
                 }
             };
             out.push(o);
@@ -272,7 +289,7 @@ fn check_channels(c: usize, wc: usize, g: usize, xn: &str, wn: &str) -> Result<(
             format!("dimension C = {c} is not a multiple of groups = {g}"),
         ));
     }
-    if wc * g != c {
+    if wc.checked_mul(g) != Some(c) {
         return Err(Error::invalid(
             wn,
             format!("dimension C = {wc} must be x's C / groups = {c} / {g}"),
@@ -726,6 +743,15 @@ impl Dnn {
         out_name: &str,
     ) -> Result<ConvAlgo> {
         self.engine("convolution")?;
+        // The buffers are checked against their descriptors before an algorithm is
+        // chosen: finding one runs the problem on buffers of the descriptors' sizes.
+        args.a
+            .desc
+            .check_buffer::<T>(args.a_name, args.a.data.len())?;
+        args.b
+            .desc
+            .check_buffer::<T>(args.b_name, args.b.data.len())?;
+        out.desc.check_buffer::<T>(out_name, out.data.len())?;
         let algo = match algo {
             Some(a) => a,
             None => self.select_convolution_algorithm(p)?,
@@ -905,9 +931,9 @@ impl Dnn {
             CoreOp::BwdWeights => (g.x_len(), g.y_len(), g.w_len()),
         };
         let fill = |len: usize, seed: u64| -> Result<DeviceBuffer<f32>> {
-            let v: Vec<f32> = (0..len as u64)
-                .map(|i| crate::dropout::uniform(seed, i) - 0.5)
-                .collect();
+            let v = rocm_core::host_alloc::try_from_fn("find operand", len, |i| {
+                crate::dropout::uniform(seed, i as u64) - 0.5
+            })?;
             DeviceBuffer::from_slice(self.device(), &v)
         };
         let (a, b) = (fill(a_len, 1)?, fill(b_len, 2)?);

@@ -14,6 +14,7 @@ use crate::plan::Node;
 use crate::scalar::FftReal;
 use crate::twiddle::Roots;
 use num_complex::Complex;
+use rocm_core::{host_alloc, Result};
 use std::sync::Arc;
 
 type C<T> = Complex<T>;
@@ -44,7 +45,7 @@ struct Tables<T> {
 }
 
 impl<T: FftReal> Bluestein<T> {
-    pub fn new(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Self {
+    pub fn new(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Result<Self> {
         let t = cache::get_or_make(
             cache::Key::new::<T>("bluestein", vec![n, m, fwd as usize]),
             |_| (n + m) * std::mem::size_of::<C<T>>(),
@@ -55,37 +56,44 @@ impl<T: FftReal> Bluestein<T> {
                     conv: conv_node.clone(),
                     fwd,
                 };
-                cache::Deferred::new(params, |p| Self::tables(p.n, p.m, &p.conv, p.fwd))
+                Ok(cache::Deferred::new(params, |p| {
+                    Self::tables(p.n, p.m, &p.conv, p.fwd)
+                }))
             },
-        );
-        Bluestein {
+        )?;
+        Ok(Bluestein {
             n,
             m,
-            conv: Box::new(Exec::new(conv_node, true)),
+            conv: Box::new(Exec::new(conv_node, true)?),
             t,
-        }
+        })
     }
 
-    fn tables(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Tables<T> {
-        let roots = Roots::new(2 * n as u64, fwd);
+    /// Builds the chirp and the kernel if no execution has yet.
+    pub fn prepare(&self) -> Result<()> {
+        self.conv.prepare()?;
+        self.t.try_get().map(|_| ())
+    }
+
+    fn tables(n: usize, m: usize, conv_node: &Node, fwd: bool) -> Result<Tables<T>> {
+        const WHAT: &str = "Bluestein chirp table";
+        let roots = Roots::new(2 * n as u64, fwd)?;
         // e_k = k² mod 2N, stepped exactly: e_{k+1} = e_k + 2k + 1 (mod 2N).
         let two_n = 2 * n as u64;
         let mut e = 0u64;
-        let chirp64: Vec<C<f64>> = (0..n as u64)
-            .map(|k| {
-                let w = roots.get_reduced(e);
-                e += 2 * k + 1;
-                while e >= two_n {
-                    e -= two_n;
-                }
-                w
-            })
-            .collect();
+        let chirp64: Vec<C<f64>> = host_alloc::try_from_fn(WHAT, n, |k| {
+            let w = roots.get_reduced(e);
+            e += 2 * k as u64 + 1;
+            while e >= two_n {
+                e -= two_n;
+            }
+            w
+        })?;
         // The kernel, transformed in f64 by the same decomposition and rounded to T
         // in whichever buffer holds it (as the chirp is in its own).
-        let conv64 = super::kernel_exec::<T>(conv_node);
-        let mut b = vec![C::new(0.0, 0.0); m];
-        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len().max(m)];
+        let conv64 = super::kernel_exec::<T>(conv_node)?;
+        let mut b = host_alloc::try_vec(WHAT, m, C::new(0.0, 0.0))?;
+        let mut s = host_alloc::try_vec(WHAT, conv64.scratch_len().max(m), C::new(0.0, 0.0))?;
         for (j, w) in chirp64.iter().enumerate() {
             b[j] = w.conj();
             if j > 0 {
@@ -99,10 +107,10 @@ impl<T: FftReal> Bluestein<T> {
                 s
             }
         };
-        Tables {
+        Ok(Tables {
             chirp: Rounded::new(chirp64, n, 1.0),
             kernel: Rounded::new(kb, m, 1.0 / m as f64),
-        }
+        })
     }
 
     pub fn len(&self) -> usize {

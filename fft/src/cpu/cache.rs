@@ -8,6 +8,7 @@
 //! never frees a table in use). Tables are built outside the lock: two threads that
 //! miss on the same key at once both build it and the first one stored is kept.
 
+use rocm_core::{host_alloc, Result};
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
@@ -65,28 +66,29 @@ fn cache() -> &'static Mutex<Cache> {
 }
 
 /// The table for `key`: the cached one, or `make()`'s (of `bytes(&value)` bytes),
-/// stored for the next caller.
+/// stored for the next caller. An error of `make` (a table that cannot be held) is
+/// returned and nothing is stored.
 pub fn get_or_make<V: Any + Send + Sync>(
     key: Key,
     bytes: impl FnOnce(&V) -> usize,
-    make: impl FnOnce() -> V,
-) -> Arc<V> {
+    make: impl FnOnce() -> Result<V>,
+) -> Result<Arc<V>> {
     if let Some(v) = cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .touch::<V>(&key)
     {
-        return v;
+        return Ok(v);
     }
-    let value = Arc::new(make());
+    let value = Arc::new(make()?);
     let size = bytes(&value);
     if size > BUDGET {
-        return value;
+        return Ok(value);
     }
     let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
     // Another thread may have stored it meanwhile: share that one.
     if let Some(v) = c.touch::<V>(&key) {
-        return v;
+        return Ok(v);
     }
     let now = c.clock;
     while c.bytes + size > BUDGET {
@@ -111,7 +113,7 @@ pub fn get_or_make<V: Any + Send + Sync>(
             used: now,
         },
     );
-    value
+    Ok(value)
 }
 
 /// A table built on first use instead of at plan creation: the convolution kernels of
@@ -120,25 +122,52 @@ pub fn get_or_make<V: Any + Send + Sync>(
 /// within its creation budget. The first execution that needs it builds it, once per
 /// process for every plan sharing it through the cache; concurrent executions wait for
 /// the one building it. (rocFFT, for comparison, transforms its chirp on every
-/// execution.) `describe` is what `Debug` prints.
+/// execution.) Building can fail (a table that cannot be held): executions build it
+/// through [`Self::try_get`] before they run, so the error reaches their caller; a
+/// failed build leaves nothing behind and the next execution tries again.
 pub struct Deferred<V, P> {
     params: P,
-    build: fn(&P) -> V,
+    build: fn(&P) -> Result<V>,
     cell: OnceLock<V>,
+    /// Held while building, so concurrent executions wait for one build.
+    building: Mutex<()>,
 }
 
 impl<V, P> Deferred<V, P> {
-    pub fn new(params: P, build: fn(&P) -> V) -> Self {
+    pub fn new(params: P, build: fn(&P) -> Result<V>) -> Self {
         Deferred {
             params,
             build,
             cell: OnceLock::new(),
+            building: Mutex::new(()),
         }
     }
 
     /// The table, built now if no execution has built it yet.
+    pub fn try_get(&self) -> Result<&V> {
+        if let Some(v) = self.cell.get() {
+            return Ok(v);
+        }
+        let _guard = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = self.cell.get() {
+            return Ok(v);
+        }
+        let v = (self.build)(&self.params)?;
+        Ok(self.cell.get_or_init(|| v))
+    }
+
+    /// The table, which [`Self::try_get`] has built (every execution path of
+    /// [`super::CpuPlan`] calls it first). A direct caller of the executor that skipped
+    /// it gets the table built here, and an unholdable one aborts as a failed `Vec`
+    /// allocation does.
     pub fn get(&self) -> &V {
-        self.cell.get_or_init(|| (self.build)(&self.params))
+        match self.try_get() {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("rocm-fft: deferred plan table: {e}");
+                std::process::abort()
+            }
+        }
     }
 
     /// Whether the table has been built.
@@ -177,16 +206,20 @@ pub struct Table<T> {
 }
 
 impl<T: Copy> Table<T> {
-    /// `len` copies of `value`.
-    pub fn filled(len: usize, value: T) -> Self {
+    /// `len` copies of `value`, or an error naming `what` when the table cannot be
+    /// held (its size overflows, or the allocator refuses).
+    pub fn try_filled(what: &str, len: usize, value: T) -> Result<Self> {
         let size = std::mem::size_of::<T>().max(1);
-        let bytes = len * size;
+        let bytes = host_alloc::elements(what, &[len, size])?;
         let big = bytes >= HUGE_TABLE_MIN && HUGE % size == 0;
         let pad = if big { HUGE / size } else { 0 };
-        let mut buf: Vec<MaybeUninit<T>> = Vec::with_capacity(len + 2 * pad);
+        let total = len.checked_add(2 * pad).ok_or_else(|| {
+            rocm_core::Error::invalid(what, format!("{len} values overflow the address space"))
+        })?;
+        let mut buf: Vec<MaybeUninit<T>> = host_alloc::try_with_capacity(what, total)?;
         // SAFETY: `MaybeUninit` values need no initialisation, and the capacity is
         // at least this length.
-        unsafe { buf.set_len(len + 2 * pad) };
+        unsafe { buf.set_len(total) };
         let mut start = 0;
         if big {
             let at = buf.as_ptr() as usize;
@@ -214,7 +247,7 @@ impl<T: Copy> Table<T> {
         for v in &mut buf[start..start + len] {
             v.write(value);
         }
-        Table { buf, start, len }
+        Ok(Table { buf, start, len })
     }
 }
 
@@ -240,8 +273,10 @@ impl<T> std::ops::DerefMut for Table<T> {
 
 impl<T: Copy> Clone for Table<T> {
     fn clone(&self) -> Self {
+        // A copy that cannot be held aborts, as cloning a `Vec` does.
         let mut t = match self.first() {
-            Some(&v) => Table::filled(self.len, v),
+            Some(&v) => Table::try_filled("table copy", self.len, v)
+                .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<T>())),
             None => Table::default(),
         };
         t.copy_from_slice(self);
@@ -280,7 +315,7 @@ mod tests {
         static BUILDS: AtomicUsize = AtomicUsize::new(0);
         let d = Deferred::new(21usize, |&p| {
             BUILDS.fetch_add(1, Ordering::SeqCst);
-            vec![p; 3]
+            Ok(vec![p; 3])
         });
         assert!(!d.is_built());
         assert_eq!(BUILDS.load(Ordering::SeqCst), 0);
@@ -302,30 +337,34 @@ mod tests {
             |v: &Vec<u8>| v.len(),
             || {
                 made += 1;
-                vec![7u8; 10]
+                Ok(vec![7u8; 10])
             },
-        );
+        )
+        .unwrap();
         let b = get_or_make(
             Key::new::<f32>("test-table", vec![1, 2]),
             |v: &Vec<u8>| v.len(),
             || {
                 made += 1;
-                vec![8u8; 10]
+                Ok(vec![8u8; 10])
             },
-        );
+        )
+        .unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(made, 1);
         // Another element type or other parameters: another table.
         let c = get_or_make(
             Key::new::<f64>("test-table", vec![1, 2]),
             |v: &Vec<u8>| v.len(),
-            || vec![9u8; 10],
-        );
+            || Ok(vec![9u8; 10]),
+        )
+        .unwrap();
         let d = get_or_make(
             Key::new::<f32>("test-table", vec![1, 3]),
             |v: &Vec<u8>| v.len(),
-            || vec![10u8; 10],
-        );
+            || Ok(vec![10u8; 10]),
+        )
+        .unwrap();
         assert_eq!((a[0], c[0], d[0]), (7, 9, 10));
         assert!(held_bytes() >= 30);
     }
@@ -333,7 +372,7 @@ mod tests {
     #[test]
     fn tables_of_every_size() {
         for len in [0usize, 1, 1000, HUGE_TABLE_MIN / 8 + 3, 5 * HUGE / 8 + 1] {
-            let mut t = Table::filled(len, 1u64);
+            let mut t = Table::try_filled("test", len, 1u64).unwrap();
             assert_eq!(t.len(), len);
             assert!(t.iter().all(|&x| x == 1));
             for (i, x) in t.iter_mut().enumerate() {
@@ -351,8 +390,42 @@ mod tests {
     #[test]
     fn oversized_tables_are_not_kept() {
         let key = Key::new::<u8>("test-oversized", vec![]);
-        let a = get_or_make(key.clone(), |_: &u8| BUDGET + 1, || 1u8);
-        let b = get_or_make(key, |_: &u8| BUDGET + 1, || 2u8);
+        let a = get_or_make(key.clone(), |_: &u8| BUDGET + 1, || Ok(1u8)).unwrap();
+        let b = get_or_make(key, |_: &u8| BUDGET + 1, || Ok(2u8)).unwrap();
         assert_eq!((*a, *b), (1, 2));
+    }
+
+    /// A table whose size overflows, or that no allocator grants, is an error; a
+    /// failed make stores nothing (the next call makes it again), and a failed
+    /// deferred build is retried by the next execution.
+    #[test]
+    fn unholdable_tables_are_errors() {
+        let e = Table::try_filled("twiddles", usize::MAX / 4, 0u64).unwrap_err();
+        assert!(e.to_string().contains("twiddles"), "{e}");
+        // 2^57 u64 = 2^60 bytes fits a usize but no allocator grants it.
+        let e = Table::try_filled("twiddles", 1usize << 57, 0u64).unwrap_err();
+        assert!(matches!(e, rocm_core::Error::OutOfMemory { .. }), "{e}");
+        let key = Key::new::<u16>("test-failing", vec![]);
+        let failed = get_or_make(
+            key.clone(),
+            |_: &u8| 1,
+            || Err(rocm_core::Error::invalid("what", "why")),
+        );
+        assert!(failed.is_err());
+        let later = get_or_make(key, |_: &u8| 1, || Ok(5u8)).unwrap();
+        assert_eq!(*later, 5);
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static TRIES: AtomicUsize = AtomicUsize::new(0);
+        let d = Deferred::new((), |_| {
+            if TRIES.fetch_add(1, Ordering::SeqCst) == 0 {
+                Err(rocm_core::Error::invalid("kernel", "first build refused"))
+            } else {
+                Ok(3u8)
+            }
+        });
+        assert!(d.try_get().is_err());
+        assert!(!d.is_built());
+        assert_eq!(*d.try_get().unwrap(), 3);
+        assert_eq!(TRIES.load(Ordering::SeqCst), 2);
     }
 }

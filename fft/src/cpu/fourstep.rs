@@ -33,6 +33,7 @@ use crate::scalar::{cast, FftReal};
 use crate::twiddle::RootTable;
 use num_complex::Complex;
 use rayon::prelude::*;
+use rocm_core::{host_alloc, Result};
 use std::sync::Arc;
 
 type C<T> = Complex<T>;
@@ -67,7 +68,7 @@ impl<T: FftReal> FourStep<T> {
         first: Exec<T>,
         second: Exec<T>,
         fwd: bool,
-    ) -> Self {
+    ) -> Result<Self> {
         let width = RUN_BYTES / std::mem::size_of::<C<T>>();
         // The divisor of R nearest √R from above.
         let split = (1..=rows)
@@ -77,8 +78,8 @@ impl<T: FftReal> FourStep<T> {
             super::cache::Key::new::<T>("four-step", vec![n, rows, fwd as usize]),
             |t: &TwiddlePair<T>| (t.0.len() + t.1.len()) * std::mem::size_of::<C<T>>(),
             || Self::tables(n, rows, cols, split, fwd),
-        );
-        FourStep {
+        )?;
+        Ok(FourStep {
             n,
             rows,
             cols,
@@ -87,15 +88,25 @@ impl<T: FftReal> FourStep<T> {
             second: Box::new(second),
             split,
             tw,
-        }
+        })
     }
 
-    /// `(tw_hi, tw_lo)` (see [`FourStep`]'s fields).
-    fn tables(n: usize, rows: usize, cols: usize, split: usize, fwd: bool) -> TwiddlePair<T> {
-        let table = RootTable::new(n as u64, fwd);
+    /// `(tw_hi, tw_lo)` (see [`FourStep`]'s fields), or an error when they cannot be
+    /// held.
+    fn tables(
+        n: usize,
+        rows: usize,
+        cols: usize,
+        split: usize,
+        fwd: bool,
+    ) -> Result<TwiddlePair<T>> {
         let hi_len = rows / split;
-        let mut tw_hi = Vec::with_capacity(cols * hi_len);
-        let mut tw_lo = Vec::with_capacity(cols * split);
+        let what = "four-step twiddle table";
+        let mut tw_hi =
+            host_alloc::try_with_capacity(what, host_alloc::elements(what, &[cols, hi_len])?)?;
+        let mut tw_lo =
+            host_alloc::try_with_capacity(what, host_alloc::elements(what, &[cols, split])?)?;
+        let table = RootTable::new(n as u64, fwd)?;
         // Exponents stepped exactly mod N (no division per entry).
         let geometric = |out: &mut Vec<C<T>>, step: usize, count: usize| {
             let mut e = 0usize;
@@ -111,11 +122,17 @@ impl<T: FftReal> FourStep<T> {
             geometric(&mut tw_hi, (n2 * split) % n, hi_len);
             geometric(&mut tw_lo, n2, split);
         }
-        (tw_hi, tw_lo)
+        Ok((tw_hi, tw_lo))
     }
 
     pub fn len(&self) -> usize {
         self.n
+    }
+
+    /// Builds the deferred tables of the row and column plans.
+    pub fn prepare(&self) -> Result<()> {
+        self.first.prepare()?;
+        self.second.prepare()
     }
 
     /// Complex elements of scratch [`Self::run`] needs: the intermediate buffer and the
@@ -497,7 +514,7 @@ mod tests {
             first: stockham(rows),
             second: stockham(cols),
         };
-        let ex = Exec::<T>::new(&node, fwd);
+        let ex = Exec::<T>::new(&node, fwd).unwrap();
         let x: Vec<C<f64>> = (0..n)
             .map(|i| C::new((i as f64 * 0.71).sin(), (i as f64 * 1.37).cos() - 0.2))
             .collect();

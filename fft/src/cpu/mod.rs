@@ -24,6 +24,7 @@ use num_complex::Complex;
 use rader::Rader;
 use rayon::prelude::*;
 use real::RealExec;
+use rocm_core::Result;
 use stockham::Stockham;
 
 type C<T> = Complex<T>;
@@ -54,10 +55,12 @@ pub enum Exec<T> {
 }
 
 impl<T: FftReal> Exec<T> {
-    pub fn new(node: &Node, forward: bool) -> Self {
-        match node {
+    /// The node with its tables; an error (naming the table) when a table cannot be
+    /// held.
+    pub fn new(node: &Node, forward: bool) -> Result<Self> {
+        Ok(match node {
             Node::Stockham { n, radices, whole } => {
-                Exec::Stockham(Stockham::with_whole(*n, radices, *whole, forward))
+                Exec::Stockham(Stockham::with_whole(*n, radices, *whole, forward)?)
             }
             Node::FourStep {
                 n,
@@ -69,14 +72,26 @@ impl<T: FftReal> Exec<T> {
                 *n,
                 *rows,
                 *cols,
-                Exec::new(first, forward),
-                Exec::new(second, forward),
+                Exec::new(first, forward)?,
+                Exec::new(second, forward)?,
                 forward,
-            )),
+            )?),
             Node::Bluestein { n, m, conv } => {
-                Exec::Bluestein(Bluestein::new(*n, *m, conv, forward))
+                Exec::Bluestein(Bluestein::new(*n, *m, conv, forward)?)
             }
-            Node::Rader { n, g, conv } => Exec::Rader(Rader::new(*n, *g, conv, forward)),
+            Node::Rader { n, g, conv } => Exec::Rader(Rader::new(*n, *g, conv, forward)?),
+        })
+    }
+
+    /// Builds the tables that plan creation defers to the first execution (see
+    /// [`cache::Deferred`]), so that one that cannot be held is an error of the
+    /// execution instead of an abort inside it. Cheap once built.
+    pub fn prepare(&self) -> Result<()> {
+        match self {
+            Exec::Stockham(_) => Ok(()),
+            Exec::FourStep(f) => f.prepare(),
+            Exec::Bluestein(b) => b.prepare(),
+            Exec::Rader(r) => r.prepare(),
         }
     }
 
@@ -213,14 +228,17 @@ impl<T: FftReal> Exec<T> {
 /// computed in `f64` for a plan in `T`): for an `f64` plan the cached one the plan runs
 /// too; else Stockham sequences through [`Stockham::once`] (no table memory, not
 /// cached) and anything else as [`Exec::new`].
-pub(crate) fn kernel_exec<T: FftReal>(node: &Node) -> Exec<f64> {
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>() {
-        return Exec::new(node, true);
-    }
-    match node {
-        Node::Stockham { n, radices, .. } => Exec::Stockham(Stockham::once(*n, radices, true)),
-        other => Exec::new(other, true),
-    }
+pub(crate) fn kernel_exec<T: FftReal>(node: &Node) -> Result<Exec<f64>> {
+    let ex = if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>() {
+        Exec::new(node, true)?
+    } else {
+        match node {
+            Node::Stockham { n, radices, .. } => Exec::Stockham(Stockham::once(*n, radices, true)?),
+            other => Exec::new(other, true)?,
+        }
+    };
+    ex.prepare()?;
+    Ok(ex)
 }
 
 /// Columns per tile when lines at a stride are transformed together: 128 bytes of
@@ -484,7 +502,8 @@ fn columns_width<T: FftReal>(ex: &Exec<T>) -> usize {
 }
 
 impl<T: FftReal> CpuPlan<T> {
-    pub fn new(tree: &PlanTree) -> Self {
+    /// The plan's executors with their tables; an error when a table cannot be held.
+    pub fn new(tree: &PlanTree) -> Result<Self> {
         let fwd = tree.kind.is_forward();
         let mut c_lens = tree.lengths.clone();
         if tree.kind.is_real() {
@@ -505,7 +524,7 @@ impl<T: FftReal> CpuPlan<T> {
             .map(|s| {
                 let e = match &s.op {
                     AxisOp::Complex(n) => {
-                        let ex = Exec::new(n, fwd);
+                        let ex = Exec::new(n, fwd)?;
                         let need = if one_d_complex {
                             columns = columns_width(&ex);
                             // A batch tile and its scratch.
@@ -523,7 +542,7 @@ impl<T: FftReal> CpuPlan<T> {
                         StepExec::Complex(ex, n.len())
                     }
                     AxisOp::RealForward(r) | AxisOp::RealInverse(r) => {
-                        let ex = RealExec::new(r, fwd);
+                        let ex = RealExec::new(r, fwd)?;
                         lane_scratch = lane_scratch.max(ex.buffer_len() + ex.scratch_len());
                         if matches!(s.op, AxisOp::RealForward(_)) {
                             StepExec::RealForward(ex)
@@ -532,10 +551,10 @@ impl<T: FftReal> CpuPlan<T> {
                         }
                     }
                 };
-                (s.axis, e)
+                Ok((s.axis, e))
             })
-            .collect();
-        CpuPlan {
+            .collect::<Result<Vec<_>>>()?;
+        Ok(CpuPlan {
             kind: tree.kind,
             lengths: tree.lengths.clone(),
             c_lens,
@@ -543,7 +562,18 @@ impl<T: FftReal> CpuPlan<T> {
             steps,
             lane_scratch,
             columns,
+        })
+    }
+
+    /// Builds every table deferred to the first execution (see [`Exec::prepare`]).
+    pub fn prepare(&self) -> Result<()> {
+        for (_, step) in &self.steps {
+            match step {
+                StepExec::Complex(ex, _) => ex.prepare()?,
+                StepExec::RealForward(ex) | StepExec::RealInverse(ex) => ex.prepare()?,
+            }
         }
+        Ok(())
     }
 
     /// Complex elements of work per concurrently running transform.

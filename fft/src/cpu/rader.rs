@@ -14,6 +14,7 @@ use crate::plan::{pow_mod, Node};
 use crate::scalar::FftReal;
 use crate::twiddle::Roots;
 use num_complex::Complex;
+use rocm_core::{host_alloc, Result};
 use std::sync::Arc;
 
 type C<T> = Complex<T>;
@@ -54,7 +55,7 @@ fn scatter(gather: &[u32]) -> impl Iterator<Item = &u32> {
 }
 
 impl<T: FftReal> Rader<T> {
-    pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Self {
+    pub fn new(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Result<Self> {
         let t = cache::get_or_make(
             cache::Key::new::<T>("rader", vec![n, g, fwd as usize]),
             |_| (n - 1) * (std::mem::size_of::<C<T>>() + 4),
@@ -65,21 +66,30 @@ impl<T: FftReal> Rader<T> {
                     conv: conv_node.clone(),
                     fwd,
                 };
-                cache::Deferred::new(params, |p| Self::tables(p.n, p.g, &p.conv, p.fwd))
+                Ok(cache::Deferred::new(params, |p| {
+                    Self::tables(p.n, p.g, &p.conv, p.fwd)
+                }))
             },
-        );
-        Rader {
+        )?;
+        Ok(Rader {
             n,
-            conv: Box::new(Exec::new(conv_node, true)),
+            conv: Box::new(Exec::new(conv_node, true)?),
             t,
-        }
+        })
     }
 
-    fn tables(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Tables<T> {
+    /// Builds the kernel and the permutation if no execution has yet.
+    pub fn prepare(&self) -> Result<()> {
+        self.conv.prepare()?;
+        self.t.try_get().map(|_| ())
+    }
+
+    fn tables(n: usize, g: usize, conv_node: &Node, fwd: bool) -> Result<Tables<T>> {
+        const WHAT: &str = "Rader kernel table";
         let l = n - 1;
         // g^r mod p by repeated multiplication (exact: p < 2^32, so products fit u64).
         debug_assert!(n < 1 << 32 && pow_mod(g, l, n) == 1);
-        let mut gather: Vec<u32> = Vec::with_capacity(l);
+        let mut gather: Vec<u32> = host_alloc::try_with_capacity(WHAT, l)?;
         let (mut x, g64, n64) = (1u64, g as u64, n as u64);
         for _ in 0..l {
             gather.push(x as u32);
@@ -96,12 +106,11 @@ impl<T: FftReal> Rader<T> {
         }
         // The kernel F(b)/L, transformed in f64 by the same decomposition and
         // rounded to T in whichever buffer holds it.
-        let conv64 = super::kernel_exec::<T>(conv_node);
-        let roots = Roots::new(n as u64, fwd);
-        let mut b: Vec<C<f64>> = scatter(&gather)
-            .map(|&e| roots.get_reduced(e as u64))
-            .collect();
-        let mut s = vec![C::new(0.0, 0.0); conv64.scratch_len().max(l)];
+        let conv64 = super::kernel_exec::<T>(conv_node)?;
+        let roots = Roots::new(n as u64, fwd)?;
+        let mut b: Vec<C<f64>> = host_alloc::try_with_capacity(WHAT, l)?;
+        b.extend(scatter(&gather).map(|&e| roots.get_reduced(e as u64)));
+        let mut s = host_alloc::try_vec(WHAT, conv64.scratch_len().max(l), C::new(0.0, 0.0))?;
         let kb = match conv64.run(&mut b, &mut s, false) {
             Loc::A => b,
             Loc::B => {
@@ -109,10 +118,10 @@ impl<T: FftReal> Rader<T> {
                 s
             }
         };
-        Tables {
+        Ok(Tables {
             kernel: Rounded::new(kb, l, 1.0 / l as f64),
             gather,
-        }
+        })
     }
 
     pub fn len(&self) -> usize {

@@ -15,6 +15,7 @@ use crate::plan::RealNode;
 use crate::scalar::{cast, FftReal};
 use crate::twiddle::Roots;
 use num_complex::Complex;
+use rocm_core::{host_alloc, Result};
 use std::sync::Arc;
 
 type C<T> = Complex<T>;
@@ -35,24 +36,35 @@ pub enum RealExec<T> {
 }
 
 impl<T: FftReal> RealExec<T> {
-    pub fn new(node: &RealNode, forward: bool) -> Self {
-        match node {
+    /// The node with its tables; an error when a table cannot be held.
+    pub fn new(node: &RealNode, forward: bool) -> Result<Self> {
+        Ok(match node {
             RealNode::Even { n, half } => RealExec::Even {
                 n: *n,
-                half: Exec::new(half, forward),
+                half: Exec::new(half, forward)?,
                 tw: cache::get_or_make(
                     cache::Key::new::<f64>("real", vec![*n]),
                     |t: &Vec<C<f64>>| t.len() * std::mem::size_of::<C<f64>>(),
                     || {
-                        let roots = Roots::new(*n as u64, true);
-                        (0..n / 2).map(|k| roots.get_reduced(k as u64)).collect()
+                        let roots = Roots::new(*n as u64, true)?;
+                        host_alloc::try_from_fn("real-transform twiddle table", n / 2, |k| {
+                            roots.get_reduced(k as u64)
+                        })
                     },
-                ),
+                )?,
             },
             RealNode::ViaComplex { n, full } => RealExec::ViaComplex {
                 n: *n,
-                full: Exec::new(full, forward),
+                full: Exec::new(full, forward)?,
             },
+        })
+    }
+
+    /// Builds the tables of the complex transform deferred to the first execution.
+    pub fn prepare(&self) -> Result<()> {
+        match self {
+            RealExec::Even { half, .. } => half.prepare(),
+            RealExec::ViaComplex { full, .. } => full.prepare(),
         }
     }
 

@@ -30,6 +30,7 @@ use crate::twiddle::{root_dir, RootTable};
 use num_complex::Complex;
 use num_traits::{One, Zero};
 use rayon::prelude::*;
+use rocm_core::{host_alloc, Result};
 use std::array::from_fn;
 use std::sync::Arc;
 
@@ -186,6 +187,9 @@ pub struct Stockham<T> {
 /// process, starting the pool: 65536 cold 0.75 -> 0.45 ms with 2^17 against 2^15.)
 const PAR_TABLE_MIN: usize = 1 << 17;
 
+/// What an unholdable Stockham table is called in its error.
+const WHAT: &str = "Stockham twiddle table";
+
 /// The passes of `radices` (product `n`) with their twiddles.
 ///
 /// Every twiddle is `ω_{rm}^{pj} = ω_n^{s·p·j}` with the exponent exact in integers.
@@ -204,7 +208,7 @@ fn build_passes<T: FftReal>(
     radices: &[usize],
     forward: bool,
     table_max: usize,
-) -> Vec<Pass<T>> {
+) -> Result<Vec<Pass<T>>> {
     // Passes whose table would pass `table_max` entries. The lane shape's copies (at
     // most 3 more per entry, strides 2 and 3) are not counted: forming them per chunk
     // costs more than the pass saves (30030 = 2·13·11·7·5·3 with its second pass
@@ -218,7 +222,11 @@ fn build_passes<T: FftReal>(
             (r - 1) * m > table_max
         })
         .collect();
-    let table = (n > DIRECT_ROOTS_MAX).then(|| RootTable::new(n as u64, forward));
+    let table = if n > DIRECT_ROOTS_MAX {
+        Some(RootTable::new(n as u64, forward)?)
+    } else {
+        None
+    };
     // The quarter table is n/4 values: only when no pass is split (it would be most
     // of what splitting saves); the kept passes then take the two-table roots.
     let quarter_len = if n % 4 == 0 && !split.contains(&true) {
@@ -231,11 +239,11 @@ fn build_passes<T: FftReal>(
     let own_quarter = quarter_len > 0 && radices.first().is_none_or(|&r| r > 4);
     let mut quarter: Table<C<T>> = Table::default();
     if own_quarter {
-        quarter = Table::filled(quarter_len, C::zero());
+        quarter = Table::try_filled(WHAT, quarter_len, C::zero())?;
         fill_quarter(&mut quarter, n, table.as_ref(), forward);
     }
     let mut s = 1;
-    let mut passes: Vec<Pass<T>> = Vec::with_capacity(radices.len());
+    let mut passes: Vec<Pass<T>> = host_alloc::try_with_capacity(WHAT, radices.len())?;
     for (&r, &split) in radices.iter().zip(&split) {
         let m = n / (r * s);
         let odd = (r % 2 == 1).then(|| OddConsts::new(r, forward));
@@ -246,14 +254,14 @@ fn build_passes<T: FftReal>(
                 s,
                 tw: Table::default(),
                 twx: Table::default(),
-                split: Some(Split::new(n, r, m, s, forward)),
+                split: Some(Split::new(n, r, m, s, forward)?),
                 odd,
             });
             s *= r;
             continue;
         }
         let entries = (r - 1) * m;
-        let mut tw = Table::filled(entries, C::zero());
+        let mut tw = Table::try_filled(WHAT, entries, C::zero())?;
         let src = |q| Source {
             n,
             m,
@@ -276,7 +284,7 @@ fn build_passes<T: FftReal>(
         }
         let mut twx = Table::default();
         if s > 1 && s < LANE_TABLE_BELOW {
-            twx = Table::filled(entries * s, C::zero());
+            twx = Table::try_filled(WHAT, host_alloc::elements(WHAT, &[entries, s])?, C::zero())?;
             for (x, &w) in twx.chunks_exact_mut(s).zip(tw.iter()) {
                 x.fill(w);
             }
@@ -292,7 +300,7 @@ fn build_passes<T: FftReal>(
         });
         s *= r;
     }
-    passes
+    Ok(passes)
 }
 /// `q[e] = ω_n^e` for `e < n/4` (`4 | n`, `q.len() = n/4`): the first octant
 /// evaluated (directly, or from `table` when given), the second its exact mirror
@@ -448,16 +456,16 @@ impl<T: FftReal> Split<T> {
     /// The tables of pass `(r, m, s)` of a length-`n` plan. Exponents are exact in
     /// integers (`s·j·u` and `s·j·CHUNK·a` are below `r·m·s = n`); each root is
     /// evaluated directly (about one ulp of `f64`) and rounded once to `T`.
-    fn new(n: usize, r: usize, m: usize, s: usize, forward: bool) -> Self {
+    fn new(n: usize, r: usize, m: usize, s: usize, forward: bool) -> Result<Self> {
         let (klen, hlen) = (CHUNK.min(m), m.div_ceil(CHUNK));
         let root = |e: usize| cast(root_dir(e as u64, n as u64, forward));
-        let mut lo = Vec::with_capacity((r - 1) * klen);
-        let mut hi = Vec::with_capacity((r - 1) * hlen);
+        let mut lo = host_alloc::try_with_capacity(WHAT, (r - 1) * klen)?;
+        let mut hi = host_alloc::try_with_capacity(WHAT, (r - 1) * hlen)?;
         for j in 1..r {
             lo.extend((0..klen).map(|u| root(s * j * u)));
             hi.extend((0..hlen).map(|a| root(s * j * CHUNK * a)));
         }
-        Split { lo, hi, hlen }
+        Ok(Split { lo, hi, hlen })
     }
 
     /// Values per row of `lo`.
@@ -572,12 +580,19 @@ impl<T: FftReal> SimdFn<T> for FillChunk<'_, T> {
 }
 
 impl<T: FftReal> Stockham<T> {
-    pub fn new(n: usize, radices: &[usize], forward: bool) -> Self {
+    /// The passes of `radices` (product `n`); an error when their tables cannot be
+    /// held.
+    pub fn new(n: usize, radices: &[usize], forward: bool) -> Result<Self> {
         Self::with_whole(n, radices, None, forward)
     }
 
     /// [`Self::new`] with the planner's kernel for whole contiguous transforms.
-    pub fn with_whole(n: usize, radices: &[usize], whole: Option<Whole>, forward: bool) -> Self {
+    pub fn with_whole(
+        n: usize,
+        radices: &[usize],
+        whole: Option<Whole>,
+        forward: bool,
+    ) -> Result<Self> {
         let cached = |radices: &[usize]| {
             let mut params = vec![n, forward as usize];
             params.extend_from_slice(radices);
@@ -587,32 +602,33 @@ impl<T: FftReal> Stockham<T> {
                 || build_passes(n, radices, forward, TABLE_MAX),
             )
         };
-        let passes = cached(radices);
-        let registers = whole.map(|w| match w {
-            Whole::TwoPass(r1, r2) | Whole::Lanes(r1, r2) | Whole::Registers(r1, r2) => {
-                cached(&[r1, r2])
+        let passes = cached(radices)?;
+        let registers = match whole {
+            Some(Whole::TwoPass(r1, r2) | Whole::Lanes(r1, r2) | Whole::Registers(r1, r2)) => {
+                Some(cached(&[r1, r2])?)
             }
-        });
-        Stockham {
+            None => None,
+        };
+        Ok(Stockham {
             n,
             forward,
             passes,
             registers,
             whole,
-        }
+        })
     }
 
     /// A plan for one transform when a table is built (a convolution kernel): every pass
     /// split, so that building it writes next to no table memory, and not kept in
     /// the cache. About 10 % slower per run than [`Self::new`]'s.
-    pub fn once(n: usize, radices: &[usize], forward: bool) -> Self {
-        Stockham {
+    pub fn once(n: usize, radices: &[usize], forward: bool) -> Result<Self> {
+        Ok(Stockham {
             n,
             forward,
-            passes: Arc::new(build_passes(n, radices, forward, 0)),
+            passes: Arc::new(build_passes(n, radices, forward, 0)?),
             registers: None,
             whole: None,
-        }
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -2247,8 +2263,8 @@ mod tests {
         for &(n, radices) in cases {
             assert_eq!(radices.iter().product::<usize>(), n);
             for fwd in [true, false] {
-                let p64 = build_passes::<f64>(n, radices, fwd, TABLE_MAX);
-                let p32 = build_passes::<f32>(n, radices, fwd, TABLE_MAX);
+                let p64 = build_passes::<f64>(n, radices, fwd, TABLE_MAX).unwrap();
+                let p32 = build_passes::<f32>(n, radices, fwd, TABLE_MAX).unwrap();
                 for (a, b) in p64.iter().zip(&p32) {
                     let (r, m, s) = (a.radix, a.m, a.s);
                     assert_eq!(a.split.is_some(), b.split.is_some());
@@ -2357,11 +2373,11 @@ mod tests {
         for &(n, radices) in cases {
             assert_eq!(radices.iter().product::<usize>(), n);
             for fwd in [true, false] {
-                check(&Stockham::<f32>::new(n, radices, fwd), radices);
-                check(&Stockham::<f64>::new(n, radices, fwd), radices);
+                check(&Stockham::<f32>::new(n, radices, fwd).unwrap(), radices);
+                check(&Stockham::<f64>::new(n, radices, fwd).unwrap(), radices);
             }
             // Every pass split, as for a convolution kernel.
-            let once = Stockham::<f64>::once(n, radices, true);
+            let once = Stockham::<f64>::once(n, radices, true).unwrap();
             assert!(once
                 .passes
                 .iter()
@@ -2376,7 +2392,7 @@ mod tests {
             (64, &[8, 8]),
         ] {
             assert_eq!(radices.iter().product::<usize>(), n);
-            check(&Stockham::<f64>::once(n, radices, true), radices);
+            check(&Stockham::<f64>::once(n, radices, true).unwrap(), radices);
         }
     }
 
@@ -2392,7 +2408,7 @@ mod tests {
             let bytes = std::mem::size_of::<C<T>>();
             let radices = crate::plan::radix_passes(n, bytes);
             let whole = crate::plan::whole_kernel(n, bytes);
-            let st = Stockham::<T>::with_whole(n, &radices, whole, fwd);
+            let st = Stockham::<T>::with_whole(n, &radices, whole, fwd).unwrap();
             let widen = |v: &[C<T>]| -> Vec<C<f64>> {
                 v.iter()
                     .map(|z| C::new(z.re.as_f64(), z.im.as_f64()))
@@ -2465,7 +2481,7 @@ mod tests {
     fn short_first_passes_match_the_reference() {
         use crate::reference::{fft_f64, rel_l2};
         fn check<T: FftReal>(n: usize, radices: &[usize], fwd: bool) {
-            let st = Stockham::<T>::new(n, radices, fwd);
+            let st = Stockham::<T>::new(n, radices, fwd).unwrap();
             let first = &st.passes[0];
             let job = ShortFirstJob {
                 pass: first,
