@@ -264,7 +264,6 @@ fn prepared_plans_check_views_as_execute_does() {
     prepared
         .run(stream, &[DeviceView::write(&mut d), DeviceView::read(&s)])
         .unwrap();
-    drop(d);
     assert!(dst.to_vec().unwrap() == case.want());
 }
 
