@@ -150,17 +150,7 @@ pub fn execute(
     };
     for (i, step) in plan.steps.iter().enumerate() {
         let sig = &step.signature;
-        let loaded = step.program.load(device)?;
-        if !loaded.program.signatures.contains(sig) {
-            return Err(Error::invalid(
-                "plan",
-                format!(
-                    "step {}: {} has no kernel {sig}",
-                    i + 1,
-                    step.program.generator()
-                ),
-            ));
-        }
+        let loaded = load_checked(step, i, device)?;
         if step.args.len() != sig.params.len() {
             return Err(Error::invalid(
                 "plan",
@@ -331,6 +321,27 @@ pub fn execute(
     Ok(())
 }
 
+/// Step `i`'s program loaded on `device`, checked to declare the step's signature.
+fn load_checked(
+    step: &crate::plan::Step,
+    i: usize,
+    device: &Device,
+) -> Result<crate::generator::Loaded> {
+    let loaded = step.program.load(device)?;
+    if !loaded.program.signatures.contains(&step.signature) {
+        return Err(Error::invalid(
+            "plan",
+            format!(
+                "step {}: {} has no kernel {}",
+                i + 1,
+                step.program.generator(),
+                step.signature
+            ),
+        ));
+    }
+    Ok(loaded)
+}
+
 /// A plan bound to one device: see the module documentation.
 #[derive(Debug)]
 pub struct Prepared {
@@ -374,17 +385,7 @@ impl Prepared {
             if !step.copies.is_empty() || step.args.len() != sig.params.len() {
                 return Ok(None);
             }
-            let loaded = step.program.load(device)?;
-            if !loaded.program.signatures.contains(sig) {
-                return Err(Error::invalid(
-                    "plan",
-                    format!(
-                        "step {}: {} has no kernel {sig}",
-                        i + 1,
-                        step.program.generator()
-                    ),
-                ));
-            }
+            let loaded = load_checked(step, i, device)?;
             let mut values = Vec::with_capacity(step.args.len());
             let mut patches = Vec::new();
             for (index, (p, arg)) in sig.params.iter().zip(&step.args).enumerate() {
